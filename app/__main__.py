@@ -1,0 +1,5 @@
+"""``python -m app`` is the same as the ``fxscope`` console script."""
+
+from app.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,102 @@
+"""The ``fxscope`` command line.
+
+Each subcommand lives in ``app/commands/<name>.py`` and exposes ``register(subparsers)``, which adds its
+parser and sets ``func`` (called with the parsed namespace, returns the exit status). Commands are listed
+in :data:`COMMANDS` so that a new one is one line here and one module there.
+
+``fxscope`` with no arguments, or with file arguments that are not a command, opens the GUI
+(``app/gui.py``: ``launch(paths) -> int``).
+
+Errors reach the user as one line, ``fxscope: error: ...``, with exit status 2; a traceback is shown
+only when ``FXSCOPE_DEBUG=1`` is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from app import version
+
+#: subcommand name -> module under app.commands that registers it
+COMMANDS: dict[str, str] = {
+    "info": "info",
+    "generate": "generate",
+    "export": "export",
+    "screenshot": "screenshot",
+    "gsym": "gsym",
+    "symbolize": "symbolize",
+    "sframe": "sframe",
+    "symbfile": "symbfile",
+    "push-symbols": "push_symbols",
+}
+
+
+class CliError(Exception):
+    """A problem the user can fix (bad argument, unreadable file): printed as one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # noqa: D102 - argparse API
+        self.print_usage(sys.stderr)
+        self.exit(2, f"fxscope: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="fxscope",
+        description="Trace (FXT) and crash-report viewer with symbol tooling. "
+        "Run without a command to open the GUI (the bundled demo when no file is given).",
+    )
+    parser.add_argument("--version", action="version", version=f"fxscope {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, module_name in COMMANDS.items():
+        try:
+            module = importlib.import_module(f"app.commands.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"app.commands.{module_name}":
+                continue  # command not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"fxscope: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
+            from app import gui
+
+            return gui.launch(args_list)
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 0
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # last line of defence: a user never sees a traceback
+        if os.environ.get("FXSCOPE_DEBUG") == "1":
+            raise
+        from formats.errors import FormatError
+
+        if isinstance(exc, (FormatError, OSError)):
+            return _fail(str(exc))
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (set FXSCOPE_DEBUG=1 for details)")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

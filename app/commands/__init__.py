@@ -1,0 +1,1 @@
+"""One module per ``fxscope`` subcommand; each exposes ``register(subparsers)``."""

@@ -1,0 +1,1 @@
+"""The model: trace model, symbolization engine, symbol stores, queries. No Qt here."""

@@ -1,0 +1,139 @@
+"""The FXT reader's output: a columnar, numpy-backed description of one trace archive.
+
+This is the contract between the reader (``formats/fxt/reader.py``) and the trace model
+(``core/trace/``). Rows are in file order (the model sorts). There is no Python object per event: every
+per-event field is a numpy column of the same length; the few small tables (providers, strings, kernel
+objects, blobs) are Python lists.
+
+Conventions
+- Timestamps are int64 nanoseconds, converted with the ticks-per-second of the provider that was active
+  for the record (1e9 when no initialization record was seen, with a warning).
+- ``thread`` columns index ``threads_pid``/``threads_tid`` (one global table of distinct (pid, tid)
+  pairs, inline and indexed refs alike); -1 means an unresolved thread reference (a warning was recorded).
+- ``name``/``category``/string columns index :attr:`FxtColumns.strings`, one global deduplicated list of
+  every string seen (inline or indexed, any provider); -1 means an unresolved string reference.
+- ``provider`` columns index :attr:`FxtColumns.providers`.
+- Argument blocks are decoded lazily: :meth:`FxtColumns.event_args` (and the like) decode the words at
+  ``ev_args_word`` with the string/thread tables that were in force at that record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+
+
+class EventKind(IntEnum):
+    """Event type field of an event record (bits 16..19)."""
+
+    INSTANT = 0
+    COUNTER = 1
+    DURATION_BEGIN = 2
+    DURATION_END = 3
+    DURATION_COMPLETE = 4
+    ASYNC_BEGIN = 5
+    ASYNC_INSTANT = 6
+    ASYNC_END = 7
+    FLOW_BEGIN = 8
+    FLOW_STEP = 9
+    FLOW_END = 10
+
+
+class SchedKind(IntEnum):
+    """Row kinds of the scheduling columns."""
+
+    LEGACY_CONTEXT_SWITCH = 0
+    CONTEXT_SWITCH = 1
+    THREAD_WAKEUP = 2
+
+
+@dataclass
+class Provider:
+    id: int
+    name: str
+
+
+@dataclass
+class KernelObject:
+    """A kernel object record (process, thread, ...): small, so plain Python."""
+
+    koid: int
+    obj_type: int  # zx_obj_type_t: 1 = process, 2 = thread, ...
+    name: str
+    args: list  # decoded arguments (list[Arg])
+    provider: int
+    offset: int  # byte offset of the record
+
+
+@dataclass
+class UserspaceObject:
+    pointer: int
+    pid: int
+    name: str
+    args: list
+    provider: int
+    offset: int
+
+
+@dataclass
+class Blob:
+    name: str
+    blob_type: int
+    offset: int  # byte offset of the payload in the file
+    size: int  # payload bytes
+    args: list = field(default_factory=list)  # large blob with metadata only
+    ts: int | None = None  # ns, large blob with metadata only
+    thread: int = -1
+    category: int = -1
+
+
+@dataclass
+class FxtColumns:
+    """Everything the reader found. Field order groups: tables, events, scheduling, logs, diagnostics."""
+
+    path: str
+    big_endian: bool
+    providers: list[Provider]
+    strings: list[str]
+    threads_pid: np.ndarray  # uint64, one row per distinct (pid, tid)
+    threads_tid: np.ndarray  # uint64
+
+    # --- events (one row per event record, file order) ---
+    ev_ts: np.ndarray  # int64 ns
+    ev_kind: np.ndarray  # uint8, EventKind
+    ev_provider: np.ndarray  # uint16
+    ev_thread: np.ndarray  # int32 -> threads_*
+    ev_category: np.ndarray  # int32 -> strings
+    ev_name: np.ndarray  # int32 -> strings
+    ev_nargs: np.ndarray  # uint8
+    ev_args_word: np.ndarray  # int64: word index (byte offset / 8) of the first argument header
+    ev_id: np.ndarray  # uint64: counter id / async correlation id / flow id; 0 otherwise
+    ev_end_ts: np.ndarray  # int64 ns: end of duration-complete events; -1 otherwise
+    ev_offset: np.ndarray  # int64 byte offset of the record
+
+    # --- scheduling (one row per scheduling record) ---
+    sched_ts: np.ndarray  # int64 ns
+    sched_kind: np.ndarray  # uint8, SchedKind
+    sched_cpu: np.ndarray  # uint16
+    sched_out_tid: np.ndarray  # uint64 koid (outgoing thread; for wakeups: 0)
+    sched_in_tid: np.ndarray  # uint64 koid (incoming thread; for wakeups: the woken thread)
+    sched_out_state: np.ndarray  # uint8 thread state of the outgoing thread (legacy: from the record)
+    sched_waker_tid: np.ndarray  # uint64 koid of the waking thread when an argument names it, else 0
+    sched_offset: np.ndarray  # int64
+
+    # --- logs ---
+    log_ts: np.ndarray  # int64 ns
+    log_thread: np.ndarray  # int32 -> threads_*
+    log_message: np.ndarray  # int32 -> strings
+    log_offset: np.ndarray  # int64
+
+    kernel_objects: list[KernelObject]
+    userspace_objects: list[UserspaceObject]
+    blobs: list[Blob]
+
+    #: counts by record type name as ``fxscope info --json`` prints them
+    record_counts: dict[str, int]
+    #: human-readable problems, each naming a byte offset ("offset 0x1a8: ...")
+    warnings: list[str]

@@ -1,0 +1,21 @@
+"""Test-wide configuration: Qt renders offscreen, and shared test data is located once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TESTDATA = Path(os.environ.get("FXSCOPE_TESTDATA", REPO_ROOT.parent / "shared" / "testdata"))
+
+
+@pytest.fixture(scope="session")
+def testdata() -> Path:
+    """Root of ``../shared/testdata`` (third-party files and reference tool outputs)."""
+    if not TESTDATA.is_dir():
+        pytest.skip(f"shared test data not found at {TESTDATA} (set FXSCOPE_TESTDATA)")
+    return TESTDATA
