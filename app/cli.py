@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"fxscope {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, module_name in COMMANDS.items():
+    for module_name in COMMANDS.values():
         try:
             module = importlib.import_module(f"app.commands.{module_name}")
         except ModuleNotFoundError as exc:
