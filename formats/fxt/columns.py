@@ -21,8 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
+
+from formats.fxt.args import Arg
 
 
 class EventKind(IntEnum):
@@ -87,6 +90,8 @@ class Blob:
     ts: int | None = None  # ns, large blob with metadata only
     thread: int = -1
     category: int = -1
+    #: None for blob records (type 5); the blob format (0 with metadata, 1 without) for large BLOB records
+    large_format: int | None = None
 
 
 @dataclass
@@ -137,3 +142,36 @@ class FxtColumns:
     record_counts: dict[str, int]
     #: human-readable problems, each naming a byte offset ("offset 0x1a8: ...")
     warnings: list[str]
+
+    # --- additions beyond the original contract (all optional for a consumer) ---
+    #: instant events: 0 thread, 1 process, 2 global (legacy scope word, E1); 0 for other kinds
+    ev_scope: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    #: process koid of each scheduling row's threads (0 when the record carries only tids)
+    sched_out_pid: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    sched_in_pid: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    #: legacy context switch priorities (0 for the other kinds)
+    sched_out_prio: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    sched_in_prio: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    #: argument blocks of context-switch/wakeup rows (word index, count; 0 for legacy rows)
+    sched_args_word: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    sched_nargs: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    #: (provider index, byte offset) of each "buffer filled up, records likely dropped" provider event
+    buffer_overflows: list[tuple[int, int]] = field(default_factory=list)
+    #: ticks per second of each provider (index as :attr:`providers`), last initialization seen
+    ticks_per_second: list[int] = field(default_factory=list)
+    #: decodes argument blocks lazily with the tables in force at each record (set by the reader)
+    arg_decoder: Any = None
+
+    def event_args(self, i: int) -> list[Arg]:
+        """Arguments of event row ``i``, resolved with the string table of that record's provider."""
+        return self.arg_decoder.args_at(int(self.ev_offset[i]) // 8, int(self.ev_args_word[i]), int(self.ev_nargs[i]))
+
+    def sched_args(self, i: int) -> list[Arg]:
+        """Arguments of scheduling row ``i`` (context switch weights, wakeup ``waker``...)."""
+        return self.arg_decoder.args_at(
+            int(self.sched_offset[i]) // 8, int(self.sched_args_word[i]), int(self.sched_nargs[i])
+        )
+
+    @property
+    def n_events(self) -> int:
+        return len(self.ev_ts)

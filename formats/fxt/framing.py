@@ -1,0 +1,76 @@
+"""Find every record start of an FXT archive without a Python loop per record.
+
+Records are a chain: the next record starts ``size`` words after this one, so finding the starts is
+inherently sequential. We break the sequence into chunks and walk one chain per chunk in lockstep
+(one numpy step advances every chain by one record). A chain started at a chunk boundary that is not a
+record start reads garbage sizes for a while, but it soon lands on a true record start and from then on
+it *is* the true chain. A short sequential pass then stitches the chunks: it enters chunk ``j`` at the
+position where the true chain left chunk ``j-1``; if chunk ``j``'s chain visited that position, the rest
+of its positions are true, otherwise (rare) that chunk is walked again in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: words per chunk: small enough that a pure-Python fallback walk of one chunk is cheap
+CHUNK_WORDS = 2048
+
+
+def guessed_sizes(headers: np.ndarray) -> np.ndarray:
+    """Record size in words for each header, 32-bit field for type 15; 0 becomes 1 (skip one word)."""
+    size = (headers >> np.uint64(4)) & np.uint64(0xFFF)
+    large = (headers & np.uint64(0xF)) == 15
+    if large.any():
+        size[large] = (headers[large] >> np.uint64(4)) & np.uint64(0xFFFFFFFF)
+    size[size == 0] = 1
+    return size.astype(np.int64)
+
+
+def _size_of(header: int) -> int:
+    size = (header >> 4) & (0xFFFFFFFF if header & 0xF == 15 else 0xFFF)
+    return size or 1
+
+
+def record_starts(words: np.ndarray) -> np.ndarray:
+    """Word indices of the records chained from word 0 (int64, ascending).
+
+    A header of size 0 counts as a one-word record here; callers decide what it means (padding when the
+    word is all zero, otherwise the end of what can be decoded). The last start may describe a record
+    that runs past the end of ``words``.
+    """
+    n = len(words)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    k = (n + CHUNK_WORDS - 1) // CHUNK_WORDS
+    lo = np.arange(k, dtype=np.int64) * CHUNK_WORDS
+    hi = np.minimum(lo + CHUNK_WORDS, n)
+    mark = np.zeros(n, dtype=bool)
+    exit_pos = np.empty(k, dtype=np.int64)
+    cur, lim, chain = lo.copy(), hi.copy(), np.arange(k)
+    while len(cur):
+        mark[cur] = True
+        cur = cur + guessed_sizes(words[cur])
+        done = cur >= lim
+        if done.any():
+            exit_pos[chain[done]] = cur[done]
+            keep = ~done
+            cur, lim, chain = cur[keep], lim[keep], chain[keep]
+
+    lo_l, hi_l, exit_l = lo.tolist(), hi.tolist(), exit_pos.tolist()
+    p = 0
+    for j in range(k):
+        a, b = lo_l[j], hi_l[j]
+        if p >= b:  # a large record spans this whole chunk
+            mark[a:b] = False
+            continue
+        if mark[p]:
+            if p > a:
+                mark[a:p] = False
+            p = exit_l[j]
+            continue
+        mark[a:b] = False  # this chunk's chain never met the true one: walk it here
+        while p < b:
+            mark[p] = True
+            p += _size_of(int(words[p]))
+    return np.flatnonzero(mark).astype(np.int64)

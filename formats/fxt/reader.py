@@ -1,0 +1,903 @@
+"""Read an FXT trace archive into :class:`~formats.fxt.columns.FxtColumns`.
+
+Design (why it is fast): the file is memory-mapped and viewed as a numpy array of 64-bit words.
+:mod:`formats.fxt.framing` finds every record start with vectorized chain walking. The rare records that
+change how later ones are read (metadata, initialization, string, thread) and the rare descriptive ones
+(objects, blobs, large records) are handled in Python in file order (:mod:`formats.fxt.tables`). Events,
+logs and scheduling records, the bulk of any trace, are decoded with vectorized gathers: field offsets
+that inline strings/threads shift are computed as arrays, argument blocks are walked argument-by-argument
+for all records at once, and indexed refs are resolved against the registration history.
+
+Robustness (spec Part 3): nothing but a missing magic raises; every anomaly becomes a warning naming the
+byte offset of the record header, and whatever could be decoded is kept.
+
+Choice for the c-cube/ocaml-trace quirk (a thread record before the provider-info record): the spec's
+P2 rule is followed, so a provider-info record starts empty tables and thread ref 5 of that file's events
+is unresolved (thread -1, one warning). The provider name honours the length field ("oc").
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections import Counter
+
+import numpy as np
+
+from formats.errors import FormatError
+from formats.fxt.args import decode_args, decode_text
+from formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
+from formats.fxt.framing import record_starts
+from formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
+
+MAGIC_WORD = 0x0016547846040010
+MAGIC_LE = MAGIC_WORD.to_bytes(8, "little")
+MAGIC_BE = MAGIC_WORD.to_bytes(8, "big")
+
+RECORD_TYPE_NAMES = {
+    0: "metadata",
+    1: "initialization",
+    2: "string",
+    3: "thread",
+    4: "event",
+    5: "blob",
+    6: "userspace_object",
+    7: "kernel_object",
+    8: "scheduling",
+    9: "log",
+    15: "large",
+}
+RECORD_COUNT_KEYS = [*RECORD_TYPE_NAMES.values(), "unknown"]
+
+_U = np.uint64
+_WARN_CAP = 20  # individual warnings shown per kind; the rest are summarised with a count
+
+
+class Diagnostics:
+    """Warnings, each "offset 0x..: message"; at most a few per kind, then one summary line."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._count: Counter[str] = Counter()
+        self._first: dict[str, int] = {}
+
+    def warn(self, kind: str, offset: int, message: str) -> None:
+        self._count[kind] += 1
+        self._first.setdefault(kind, offset)
+        if self._count[kind] <= _WARN_CAP:
+            self.lines.append(f"offset 0x{offset:x}: {message}")
+
+    def warn_many(self, kind: str, offsets: np.ndarray, message: str) -> None:
+        """The same problem at many records (``message`` may contain ``{}`` for nothing else)."""
+        for off in offsets[: max(0, _WARN_CAP - self._count[kind])].tolist():
+            self.lines.append(f"offset 0x{off:x}: {message}")
+        if len(offsets):
+            self._first.setdefault(kind, int(offsets[0]))
+        self._count[kind] += len(offsets)
+
+    def finish(self) -> list[str]:
+        for kind, count in self._count.items():
+            if count > _WARN_CAP:
+                self.lines.append(
+                    f"offset 0x{self._first[kind]:x}: {count - _WARN_CAP} more warnings of this kind: {kind}"
+                )
+        return self.lines
+
+
+def read_fxt(path: str | os.PathLike[str], *, force: bool = False) -> FxtColumns:
+    """Read the FXT file at ``path`` (memory-mapped; the file is never modified).
+
+    Raises :class:`~formats.errors.FormatError` only when the file is not an FXT trace at all (no magic
+    record at its start, unless ``force`` assumes little-endian) or cannot be opened.
+    """
+    spath = os.fspath(path)
+    try:
+        with open(spath, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < 8:
+                raise FormatError("not an FXT trace (shorter than one record)", path=spath, offset=0)
+            buf: object = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=spath) from exc
+    return _decode(buf, spath, force)
+
+
+def read_fxt_bytes(data: bytes, path: str = "<bytes>", *, force: bool = False) -> FxtColumns:
+    """Read an FXT trace held in memory (tests, fuzzing)."""
+    if len(data) < 8:
+        raise FormatError("not an FXT trace (shorter than one record)", path=path, offset=0)
+    return _decode(bytes(data), path, force)
+
+
+def _decode(buf, path: str, force: bool) -> FxtColumns:
+    head = bytes(memoryview(buf)[:8])
+    if head == MAGIC_LE:
+        big = False
+    elif head == MAGIC_BE:
+        big = True
+    elif force:
+        big = False
+    else:
+        raise FormatError("not an FXT trace (no magic record at the start)", path=path, offset=0)
+    nbytes = len(buf)
+    n = nbytes // 8
+    raw = np.frombuffer(buf, dtype=np.uint8, count=n * 8)
+    words = np.frombuffer(buf, dtype=">u8" if big else "<u8", count=n)
+    if not words.dtype.isnative:
+        words = words.astype(np.uint64)  # native order once; streams still come from ``raw``
+    return _Decoder(words, raw, path, big, nbytes).run()
+
+
+def _ticks_to_ns(ticks: np.ndarray, tps: np.ndarray) -> np.ndarray:
+    """Exact ``ticks * 1e9 // tps`` per row (T1), as int64."""
+    ticks = ticks.astype(np.uint64, copy=False)
+    if len(tps) == 0 or (tps == 1_000_000_000).all():
+        return ticks.view(np.int64)
+    out = np.empty(len(ticks), np.int64)
+    for rate in np.unique(tps).tolist():
+        sel = tps == rate
+        t = ticks[sel]
+        if rate == 1_000_000_000:
+            out[sel] = t.view(np.int64)
+        elif rate < (1 << 33):
+            q, r = np.divmod(t, _U(rate))
+            out[sel] = (q * _U(1_000_000_000) + (r * _U(1_000_000_000)) // _U(rate)).view(np.int64)
+        else:
+            vals = [min(v * 1_000_000_000 // rate, (1 << 63) - 1) for v in t.tolist()]
+            out[sel] = np.array(vals, dtype=np.int64)
+    return out
+
+
+class _Decoder:
+    def __init__(self, words: np.ndarray, raw: np.ndarray, path: str, big: bool, nbytes: int) -> None:
+        self.w = words
+        self.raw = raw
+        self.raw64 = raw.view("<u8") if len(raw) else np.zeros(0, "<u8")
+        self.n = len(words)
+        self.path = path
+        self.big = big
+        self.nbytes = nbytes
+        self.diag = Diagnostics()
+        self.t = ProviderTables()
+        self.kernel_objects: list[KernelObject] = []
+        self.userspace_objects: list[UserspaceObject] = []
+        self.blobs: list[Blob] = []
+        self.overflows: list[tuple[int, int]] = []
+        self.extra_threads: list[tuple[int, int]] = []  # (pid, tid) of large blobs, mapped at the end
+        self._unresolved_str: set[tuple[int, int]] = set()
+        self._unresolved_thr: set[tuple[int, int]] = set()
+
+    # ------------------------------------------------------------------ framing
+    def _frame(self) -> np.ndarray:
+        w, n, diag = self.w, self.n, self.diag
+        starts = record_starts(w)
+        if len(starts) == 0:
+            return starts
+        hdr = w[starts]
+        rtype = hdr & _U(0xF)
+        size = np.where(rtype == 15, (hdr >> _U(4)) & _U(0xFFFFFFFF), (hdr >> _U(4)) & _U(0xFFF)).astype(np.int64)
+        bad = np.flatnonzero((size == 0) & (hdr != 0))
+        if len(bad):
+            cut = int(bad[0])
+            diag.warn("size0", int(starts[cut]) * 8, "Unexpected record of size 0: decoding stops here")
+            starts, size, hdr = starts[:cut], size[:cut], hdr[:cut]
+        pad = hdr == 0
+        if pad.any():
+            diag.warn_many("padding", starts[pad] * 8, "zero word skipped as padding")
+            starts, size = starts[~pad], size[~pad]
+        tail = self.nbytes - n * 8
+        if len(starts) and int(starts[-1]) + int(size[-1]) > n:
+            last = int(starts[-1])
+            missing = (last + int(size[-1])) * 8 - self.nbytes
+            diag.warn("truncated", last * 8, f"truncated final record: {missing} bytes missing")
+            starts = starts[:-1]
+        elif tail:
+            diag.warn("truncated", n * 8, f"file length is not a multiple of 8: {tail} trailing bytes ignored")
+        return starts
+
+    # ------------------------------------------------------------------ control records (Python)
+    def _string_ref(self, ref: int, word: int, end: int, offset: int) -> tuple[str, int]:
+        """Resolve a string ref against the live tables; ``word`` is where an inline stream would be."""
+        if ref == 0:
+            return "", 0
+        if ref & 0x8000:
+            length = ref & 0x7FFF
+            used = (length + 7) // 8
+            if word + used > end:
+                raise _Short("inline string runs past the record")
+            return decode_text(self.raw[word * 8 : word * 8 + length].tobytes()), used
+        gid = self.t.live_string(ref)
+        if gid is None:
+            self._warn_unresolved_string(ref, offset)
+            return f"<unresolved string #{ref}>", 0
+        return self.t.strings[gid], 0
+
+    def _warn_unresolved_string(self, ref: int, offset: int) -> None:
+        key = (self.t.provider, ref)
+        if key not in self._unresolved_str:
+            self._unresolved_str.add(key)
+            pid = self.t.providers[self.t.provider].id
+            self.diag.warn("unresolved string", offset, f"string ref {ref} not registered (provider {pid})")
+
+    def _args(self, first: int, nargs: int, end: int, offset: int) -> list:
+        problems: list[str] = []
+
+        def sref(ref: int, word: int) -> tuple[str, int]:
+            return self._string_ref(ref, word, end, offset)
+
+        try:
+            args = decode_args(self.w, self.raw, first, nargs, end, sref, problems)
+        except _Short as exc:
+            problems.append(str(exc))
+            args = []
+        for p in problems:
+            self.diag.warn("argument", offset, p)
+        return args
+
+    def _control(self, starts: np.ndarray, types: np.ndarray) -> None:
+        w, t, diag = self.w, self.t, self.diag
+        sel = np.flatnonzero((types != 4) & (types != 8) & (types != 9))
+        for pos, rtype in zip(starts[sel].tolist(), types[sel].tolist(), strict=True):
+            h = int(w[pos])
+            off = pos * 8
+            size = (h >> 4) & (0xFFFFFFFF if rtype == 15 else 0xFFF)
+            end = pos + size
+            try:
+                if rtype == 0:
+                    self._metadata(pos, h, end)
+                elif rtype == 1:
+                    if size < 2:
+                        raise _Short("initialization record without its ticks-per-second word")
+                    tps = int(w[pos + 1])
+                    if tps == 0:
+                        diag.warn("init0", off, "initialization record with 0 ticks per second ignored")
+                    else:
+                        t.initialization(pos, tps)
+                elif rtype == 2:
+                    index, length = (h >> 16) & 0x7FFF, (h >> 32) & 0x7FFF
+                    if pos + 1 + (length + 7) // 8 > end:
+                        raise _Short("string record shorter than its string")
+                    if index == 0:
+                        diag.warn("string index 0", off, "string record with index 0 ignored")
+                    else:
+                        text = decode_text(self.raw[(pos + 1) * 8 : (pos + 1) * 8 + length].tobytes())
+                        t.register_string(pos, index, text)
+                elif rtype == 3:
+                    index = (h >> 16) & 0xFF
+                    if size < 3:
+                        raise _Short("thread record shorter than 3 words")
+                    if index == 0:
+                        diag.warn("thread index 0", off, "thread record with index 0 ignored")
+                    else:
+                        t.register_thread(pos, index, int(w[pos + 1]), int(w[pos + 2]))
+                elif rtype == 5:
+                    self._blob(pos, h, end)
+                elif rtype == 6:
+                    self._userspace_object(pos, h, end)
+                elif rtype == 7:
+                    self._kernel_object(pos, h, end)
+                elif rtype == 15:
+                    self._large(pos, h, end)
+                else:
+                    diag.warn(f"unknown record type {rtype}", off, f"skipping record of unknown type {rtype}")
+            except _Short as exc:
+                diag.warn("short record", off, f"record dropped: {exc}")
+
+    def _metadata(self, pos: int, h: int, end: int) -> None:
+        mtype = (h >> 16) & 0xF
+        off = pos * 8
+        provider_id = (h >> 20) & 0xFFFFFFFF
+        if mtype == 1:
+            length = (h >> 52) & 0xFF
+            avail = (end - pos - 1) * 8
+            if length > avail:
+                self.diag.warn("provider name", off, "provider name longer than its record: truncated")
+                length = avail
+            name = decode_text(self.raw[(pos + 1) * 8 : (pos + 1) * 8 + length].tobytes())
+            self.t.provider_info(pos, provider_id, name)
+        elif mtype == 2:
+            if not self.t.provider_section(pos, provider_id):
+                self.diag.warn("unknown provider", off, f"provider section for unregistered provider {provider_id}")
+        elif mtype == 3:
+            event = (h >> 52) & 0xF
+            if event == 0:
+                pindex = next(
+                    (i for i, p in enumerate(self.t.providers) if p.id == provider_id), self.t.provider
+                )
+                self.overflows.append((pindex, off))
+                self.diag.warn(
+                    "overflow", off, f"provider {provider_id}: buffer filled up, records were likely dropped"
+                )
+            else:
+                self.diag.warn("provider event", off, f"skipping provider event of unknown type {event}")
+        elif mtype == 4:
+            info = (h >> 20) & 0xF
+            if info != 0:
+                self.diag.warn("trace info", off, f"skipping trace info record of unknown type {info}")
+        else:
+            self.diag.warn("metadata", off, f"skipping metadata of unknown type {mtype}")
+
+    def _thread_of(self, ref: int, word: int, end: int, offset: int) -> tuple[tuple[int, int] | None, int]:
+        if ref == 0:
+            if word + 2 > end:
+                raise _Short("inline thread runs past the record")
+            return (int(self.w[word]), int(self.w[word + 1])), 2
+        pair = self.t.live_thread(ref)
+        if pair is None:
+            self._warn_unresolved_thread(ref, offset)
+        return pair, 0
+
+    def _warn_unresolved_thread(self, ref: int, offset: int) -> None:
+        key = (self.t.provider, ref)
+        if key not in self._unresolved_thr:
+            self._unresolved_thr.add(key)
+            pid = self.t.providers[self.t.provider].id
+            self.diag.warn("unresolved thread", offset, f"thread ref {ref} not registered (provider {pid})")
+
+    def _kernel_object(self, pos: int, h: int, end: int) -> None:
+        if end - pos < 2:
+            raise _Short("kernel object record shorter than 2 words")
+        obj_type, name_ref, nargs = (h >> 16) & 0xFF, (h >> 24) & 0xFFFF, (h >> 40) & 0xF
+        koid = int(self.w[pos + 1])
+        name, used = self._string_ref(name_ref, pos + 2, end, pos * 8)
+        args = self._args(pos + 2 + used, nargs, end, pos * 8)
+        self.kernel_objects.append(KernelObject(koid, obj_type, name, args, self.t.provider, pos * 8))
+
+    def _userspace_object(self, pos: int, h: int, end: int) -> None:
+        if end - pos < 2:
+            raise _Short("userspace object record shorter than 2 words")
+        tref, name_ref, nargs = (h >> 16) & 0xFF, (h >> 24) & 0xFFFF, (h >> 40) & 0xF
+        pointer = int(self.w[pos + 1])
+        cur = pos + 2
+        if tref == 0:
+            if cur >= end:
+                raise _Short("inline process koid runs past the record")
+            pid = int(self.w[cur])
+            cur += 1
+        else:
+            pair = self.t.live_thread(tref)
+            if pair is None:
+                self._warn_unresolved_thread(tref, pos * 8)
+            pid = pair[0] if pair else 0
+        name, used = self._string_ref(name_ref, cur, end, pos * 8)
+        args = self._args(cur + used, nargs, end, pos * 8)
+        self.userspace_objects.append(UserspaceObject(pointer, pid, name, args, self.t.provider, pos * 8))
+
+    def _blob(self, pos: int, h: int, end: int) -> None:
+        name_ref, length, btype = (h >> 16) & 0xFFFF, (h >> 32) & 0x7FFF, (h >> 48) & 0xFF
+        name, used = self._string_ref(name_ref, pos + 1, end, pos * 8)
+        start = pos + 1 + used
+        if start + (length + 7) // 8 > end:
+            raise _Short("blob payload runs past the record")
+        if btype not in (1, 2, 3):
+            self.diag.warn("blob type", pos * 8, f"blob of undefined type {btype} kept as raw data")
+        self.blobs.append(Blob(name, btype, start * 8, length))
+
+    def _large(self, pos: int, h: int, end: int) -> None:
+        lrt, fmt = (h >> 36) & 0xF, (h >> 40) & 0xF
+        off = pos * 8
+        if lrt != 0:
+            self.diag.warn("large type", off, f"skipping unknown large record type {lrt}")
+            return
+        if fmt not in (0, 1):
+            self.diag.warn("large format", off, f"skipping unknown large blob record format {fmt}")
+            return
+        if end - pos < 3:
+            raise _Short("large blob record too short")
+        fh = int(self.w[pos + 1])
+        cat_ref, name_ref = fh & 0xFFFF, (fh >> 16) & 0xFFFF
+        cur = pos + 2
+        category, used = self._string_ref(cat_ref, cur, end, off)
+        cur += used
+        name, used = self._string_ref(name_ref, cur, end, off)
+        cur += used
+        blob = Blob(name, 0, 0, 0, large_format=fmt)
+        blob.category = self.t.intern(category)
+        if fmt == 0:
+            nargs, tref = (fh >> 32) & 0xF, (fh >> 36) & 0xFF
+            if cur >= end:
+                raise _Short("large blob record too short")
+            ticks = int(self.w[cur])
+            cur += 1
+            pair, used = self._thread_of(tref, cur, end, off)
+            cur += used
+            blob.args = self._args(cur, nargs, end, off)
+            cur = self._skip_args(cur, nargs, end)
+            blob.ts = min(ticks * 1_000_000_000 // self.t.gen_tps[self.t.gen], (1 << 63) - 1)
+            if pair is not None:
+                self.extra_threads.append(pair)
+                blob.thread = -(len(self.extra_threads) + 1)  # placeholder, mapped in _finish_threads
+        if cur >= end:
+            raise _Short("large blob record without its size word")
+        length = int(self.w[cur])
+        cur += 1
+        if cur * 8 + length > end * 8:
+            raise _Short("large blob payload runs past the record")
+        blob.offset, blob.size = cur * 8, length
+        self.blobs.append(blob)
+
+    def _skip_args(self, cur: int, nargs: int, end: int) -> int:
+        for _ in range(nargs):
+            if cur >= end:
+                break
+            size = (int(self.w[cur]) >> 4) & 0xFFF
+            if size == 0:
+                break
+            cur += size
+        return cur
+
+    # ------------------------------------------------------------------ bulk decoding helpers
+    def _gather(self, idx: np.ndarray) -> np.ndarray:
+        return self.w[np.minimum(idx, self.n - 1)] if self.n else np.zeros(len(idx), np.uint64)
+
+    def _segments(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(generation, provider index, ticks per second) in force at each record position."""
+        seg = np.searchsorted(np.asarray(self.t.seg_pos, np.int64), pos, side="right") - 1
+        gen = np.asarray(self.t.seg_gen, np.int64)[seg]
+        tps = np.asarray(self.t.seg_tps, np.int64)[seg]
+        return gen, np.asarray(self.t.gen_provider, np.int64)[gen], tps
+
+    def _intern_streams(self, word_off: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Global string ids of inline streams, deduplicated by content without a loop per stream."""
+        out = np.zeros(len(lengths), np.int64)  # length 0 -> "" (id 0)
+        nw = (lengths + 7) >> 3
+        for width in np.unique(nw[nw > 0]).tolist():
+            sel = np.flatnonzero(nw == width)
+            mat = self.raw64[word_off[sel][:, None] + np.arange(width)]
+            rem = (lengths[sel] & 7).astype(np.uint64)
+            mask = np.where(rem == 0, _U(0xFFFFFFFFFFFFFFFF), (_U(1) << (rem * _U(8))) - _U(1))
+            mat[:, -1] &= mask
+            key = np.column_stack([lengths[sel].astype(np.uint64), mat])
+            uniq, inv = np.unique(key, axis=0, return_inverse=True)
+            gids = np.array(
+                [self.t.intern(decode_text(row[1:].astype("<u8").tobytes()[: int(row[0])])) for row in uniq],
+                dtype=np.int64,
+            )
+            out[sel] = gids[inv.reshape(-1)]
+        return out
+
+    def _strings(self, ref: np.ndarray, inline_word: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Global string ids for string refs (-1 unresolved, warned once per provider and index)."""
+        out = np.zeros(len(ref), np.int64)
+        inline = (ref & 0x8000) != 0
+        if inline.any():
+            sel = np.flatnonzero(inline)
+            out[sel] = self._intern_streams(inline_word[sel], ref[sel] & 0x7FFF)
+        idx = np.flatnonzero(~inline & (ref != 0))
+        if len(idx):
+            got = self.str_lookup(gen[idx] * STRING_KEYS + ref[idx], pos[idx])
+            out[idx] = got
+            self._warn_unresolved_bulk(idx[got < 0], ref, gen, pos, "string")
+        return out
+
+    def _warn_unresolved_bulk(self, bad: np.ndarray, ref, gen, pos, what: str) -> None:
+        if not len(bad):
+            return
+        pindex = np.asarray(self.t.gen_provider, np.int64)[gen[bad]]
+        keys = pindex * 65536 + ref[bad]
+        _, first = np.unique(keys, return_index=True)
+        seen = self._unresolved_str if what == "string" else self._unresolved_thr
+        for i in np.sort(first).tolist():
+            key = (int(pindex[i]), int(ref[bad][i]))
+            if key in seen:
+                continue
+            seen.add(key)
+            prov = self.t.providers[key[0]].id
+            self.diag.warn(
+                f"unresolved {what}", int(pos[bad][i]) * 8, f"{what} ref {key[1]} not registered (provider {prov})"
+            )
+
+    def _threads(self, ref: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Registration row of each indexed thread ref (-1 unresolved); inline refs give -1 too."""
+        out = np.full(len(ref), -1, np.int64)
+        idx = np.flatnonzero(ref != 0)
+        if len(idx):
+            got = self.thr_lookup(gen[idx] * THREAD_KEYS + ref[idx], pos[idx])
+            out[idx] = got
+            self._warn_unresolved_bulk(idx[got < 0], ref, gen, pos, "thread")
+        return out
+
+    def _walk_args(
+        self, first: np.ndarray, nargs: np.ndarray, end: np.ndarray, ok: np.ndarray, offsets: np.ndarray, collect: bool
+    ) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+        """Advance past every record's arguments at once; returns (word after args, usable arg count, args).
+
+        Records whose arguments run past the record are marked not ``ok`` (F5/A3); an argument of size 0
+        ends that record's arguments (A2). With ``collect``, returns (row, position, header) per argument.
+        """
+        a = first.copy()
+        nargs_eff = nargs.copy()
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        act = np.flatnonzero(ok & (nargs > 0))
+        for k in range(15):
+            act = act[nargs[act] > k]
+            if not len(act):
+                break
+            ah = self._gather(a[act])
+            asz = ((ah >> _U(4)) & _U(0xFFF)).astype(np.int64)
+            zero = asz == 0
+            if zero.any():
+                nargs_eff[act[zero]] = k
+                self.diag.warn_many("argument size 0", offsets[act[zero]], "argument of size 0: later arguments dropped")
+            past = ~zero & (a[act] + asz > end[act])
+            if past.any():
+                ok[act[past]] = False
+                self.diag.warn_many("short record", offsets[act[past]], "record dropped: arguments run past the record")
+            keep = ~zero & ~past
+            act, asz, ah = act[keep], asz[keep], ah[keep]
+            if collect:
+                found.append((act, a[act].copy(), ah))
+            a[act] += asz
+        return a, nargs_eff, found
+
+    # ------------------------------------------------------------------ events
+    def _events(self, pos: np.ndarray) -> dict[str, np.ndarray]:
+        w_h = self.w[pos]
+        size = ((w_h >> _U(4)) & _U(0xFFF)).astype(np.int64)
+        end = pos + size
+        offsets = pos * 8
+        kind = ((w_h >> _U(16)) & _U(0xF)).astype(np.uint8)
+        nargs = ((w_h >> _U(20)) & _U(0xF)).astype(np.int64)
+        tref = ((w_h >> _U(24)) & _U(0xFF)).astype(np.int64)
+        cref = ((w_h >> _U(32)) & _U(0xFFFF)).astype(np.int64)
+        nref = (w_h >> _U(48)).astype(np.int64)
+        del w_h
+        ok = size >= 2
+        unknown = kind > 10
+        if unknown.any():
+            for k in np.unique(kind[unknown]).tolist():
+                self.diag.warn_many(f"event type {k}", offsets[kind == k], f"skipping event of unknown type {k}")
+            ok &= ~unknown
+        ticks = self._gather(pos + 1)
+        cur = pos + 2
+        inl_t = tref == 0
+        pid = np.where(inl_t, self._gather(cur), _U(0))
+        tid = np.where(inl_t, self._gather(cur + 1), _U(0))
+        cur = cur + 2 * inl_t
+        c_word = cur
+        cur = cur + np.where(cref & 0x8000 != 0, ((cref & 0x7FFF) + 7) >> 3, 0)
+        n_word = cur
+        cur = cur + np.where(nref & 0x8000 != 0, ((nref & 0x7FFF) + 7) >> 3, 0)
+        short = ok & (cur > end)
+        if short.any():
+            self.diag.warn_many("short record", offsets[short], "record dropped: event fields run past the record")
+            ok &= ~short
+        args_word = cur
+        after, nargs_eff, _ = self._walk_args(cur, nargs, end, ok, offsets, False)
+        has_data = (kind == 1) | (kind >= 4)
+        missing = ok & has_data & (after >= end) & (nargs_eff == nargs)
+        if missing.any():
+            self.diag.warn_many("short record", offsets[missing], "record dropped: event data word missing")
+            ok &= ~missing
+        data = np.where(has_data & (after < end) & (nargs_eff == nargs), self._gather(after), _U(0))
+        scope = np.where((kind == 0) & (after < end) & (nargs_eff == nargs), self._gather(after), _U(0))
+        badscope = scope > 2
+        if badscope.any():
+            self.diag.warn_many("scope", offsets[badscope & ok], "instant event scope out of range: thread scope used")
+            scope[badscope] = 0
+
+        keep = np.flatnonzero(ok)
+        if len(keep) != len(pos):
+            pos, end, offsets, kind, nargs_eff, tref, cref, nref = (
+                x[keep] for x in (pos, end, offsets, kind, nargs_eff, tref, cref, nref)
+            )
+            ticks, pid, tid, c_word, n_word, args_word, data, scope = (
+                x[keep] for x in (ticks, pid, tid, c_word, n_word, args_word, data, scope)
+            )
+        gen, provider, tps = self._segments(pos)
+        complete = kind == 4
+        end_ts = np.full(len(pos), -1, np.int64)
+        if complete.any():
+            end_ts[complete] = _ticks_to_ns(data[complete], tps[complete])
+            data = np.where(complete, _U(0), data)
+        return {
+            "pos": pos,
+            "ts": _ticks_to_ns(ticks, tps),
+            "kind": kind,
+            "provider": provider.astype(np.uint16),
+            "category": self._strings(cref, c_word, gen, pos).astype(np.int32),
+            "name": self._strings(nref, n_word, gen, pos).astype(np.int32),
+            "thread_row": self._threads(tref, gen, pos),
+            "inline": tref == 0,
+            "pid": pid,
+            "tid": tid,
+            "nargs": nargs_eff.astype(np.uint8),
+            "args_word": args_word,
+            "id": data,
+            "end_ts": end_ts,
+            "scope": scope.astype(np.uint8),
+        }
+
+    # ------------------------------------------------------------------ logs
+    def _logs(self, pos: np.ndarray) -> dict[str, np.ndarray]:
+        h = self.w[pos]
+        size = ((h >> _U(4)) & _U(0xFFF)).astype(np.int64)
+        end = pos + size
+        length = ((h >> _U(16)) & _U(0x7FFF)).astype(np.int64)
+        tref = ((h >> _U(32)) & _U(0xFF)).astype(np.int64)
+        ticks = self._gather(pos + 1)
+        cur = pos + 2
+        inl = tref == 0
+        pid = np.where(inl, self._gather(cur), _U(0))
+        tid = np.where(inl, self._gather(cur + 1), _U(0))
+        cur = cur + 2 * inl
+        ok = (size >= 2) & (cur + ((length + 7) >> 3) <= end)
+        if not ok.all():
+            self.diag.warn_many("short record", pos[~ok] * 8, "log record dropped: message runs past the record")
+            pos, tref, ticks, pid, tid, cur, length, inl = (x[ok] for x in (pos, tref, ticks, pid, tid, cur, length, inl))
+        gen, _provider, tps = self._segments(pos)
+        return {
+            "pos": pos,
+            "ts": _ticks_to_ns(ticks, tps),
+            "thread_row": self._threads(tref, gen, pos),
+            "inline": inl,
+            "pid": pid,
+            "tid": tid,
+            "message": self._intern_streams(cur, length).astype(np.int32),
+        }
+
+    # ------------------------------------------------------------------ scheduling
+    def _sched(self, pos: np.ndarray) -> dict[str, np.ndarray]:
+        h = self.w[pos]
+        size = ((h >> _U(4)) & _U(0xFFF)).astype(np.int64)
+        end = pos + size
+        sub = (h >> _U(60)).astype(np.int64)
+        m = len(pos)
+        ts = self._gather(pos + 1)
+        out_tid = np.zeros(m, np.uint64)
+        in_tid = np.zeros(m, np.uint64)
+        out_pid = np.zeros(m, np.uint64)
+        in_pid = np.zeros(m, np.uint64)
+        cpu = np.zeros(m, np.uint16)
+        state = np.zeros(m, np.uint8)
+        oprio = np.zeros(m, np.uint8)
+        iprio = np.zeros(m, np.uint8)
+        args_word = np.zeros(m, np.int64)
+        nargs = np.zeros(m, np.int64)
+        ok = size >= 2
+        gen, _provider, tps = self._segments(pos)
+        # legacy context switch (0)
+        leg = np.flatnonzero(sub == 0)
+        if len(leg):
+            hl = h[leg]
+            cpu[leg] = (hl >> _U(16)) & _U(0xFF)
+            state[leg] = (hl >> _U(24)) & _U(0xF)
+            oref = ((hl >> _U(28)) & _U(0xFF)).astype(np.int64)
+            iref = ((hl >> _U(36)) & _U(0xFF)).astype(np.int64)
+            oprio[leg] = (hl >> _U(44)) & _U(0xFF)
+            iprio[leg] = (hl >> _U(52)) & _U(0xFF)
+            cur = pos[leg] + 2
+            for ref, pid_col, tid_col in ((oref, out_pid, out_tid), (iref, in_pid, in_tid)):
+                inl = ref == 0
+                pid_col[leg] = np.where(inl, self._gather(cur), _U(0))
+                tid_col[leg] = np.where(inl, self._gather(cur + 1), _U(0))
+                cur = cur + 2 * inl
+                rows = self._threads(ref, gen[leg], pos[leg])
+                got = rows >= 0
+                if got.any():
+                    pid_col[leg[got]] = np.asarray(self.t.thr_pid, np.uint64)[rows[got]]
+                    tid_col[leg[got]] = np.asarray(self.t.thr_tid, np.uint64)[rows[got]]
+            ok[leg] &= cur <= end[leg]
+        for kind, fixed in ((1, 4), (2, 3)):
+            sel = np.flatnonzero(sub == kind)
+            if not len(sel):
+                continue
+            hs = h[sel]
+            nargs[sel] = (hs >> _U(16)) & _U(0xF)
+            cpu[sel] = (hs >> _U(20)) & _U(0xFFFF)
+            if kind == 1:
+                state[sel] = (hs >> _U(36)) & _U(0xF)
+                out_tid[sel] = self._gather(pos[sel] + 2)
+                in_tid[sel] = self._gather(pos[sel] + 3)
+            else:
+                in_tid[sel] = self._gather(pos[sel] + 2)
+            args_word[sel] = pos[sel] + fixed
+            ok[sel] &= size[sel] >= fixed
+        unknown = (sub > 2) & ok
+        if unknown.any():
+            for k in np.unique(sub[unknown]).tolist():
+                self.diag.warn_many(
+                    f"scheduling type {k}", pos[sub == k] * 8, f"skipping scheduling record of unknown type {k}"
+                )
+            ok &= ~unknown
+        short = (size >= 2) & ~ok & (sub <= 2)
+        if short.any():
+            self.diag.warn_many("short record", pos[short] * 8, "scheduling record dropped: shorter than its fields")
+        _after, nargs_eff, found = self._walk_args(args_word, nargs, end, ok, pos * 8, True)
+        waker = self._waker(found, sub, gen, pos)
+        keep = np.flatnonzero(ok)
+        cols = {
+            "ts": _ticks_to_ns(ts[keep], tps[keep]),
+            "kind": sub[keep].astype(np.uint8),
+            "cpu": cpu[keep],
+            "out_tid": out_tid[keep],
+            "in_tid": in_tid[keep],
+            "out_pid": out_pid[keep],
+            "in_pid": in_pid[keep],
+            "state": state[keep],
+            "waker": waker[keep],
+            "offset": pos[keep] * 8,
+            "out_prio": oprio[keep],
+            "in_prio": iprio[keep],
+            "args_word": args_word[keep],
+            "nargs": nargs_eff[keep].astype(np.uint8),
+        }
+        return cols
+
+    def _waker(self, found, sub: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Koid argument named "waker" of wakeup records (a Perfetto convention), vectorized."""
+        waker = np.zeros(len(sub), np.uint64)
+        target = self.t.string_id("waker")
+        inline_key = np.frombuffer(b"waker\0\0\0", "<u8")[0]
+        for rows, apos, ah in found:
+            is_koid = ((ah & _U(0xF)) == 8) & (sub[rows] == 2)
+            if not is_koid.any():
+                continue
+            rows, apos, ah = rows[is_koid], apos[is_koid], ah[is_koid]
+            ref = ((ah >> _U(16)) & _U(0xFFFF)).astype(np.int64)
+            inline = (ref & 0x8000) != 0
+            match = inline & ((ref & 0x7FFF) == 5) & (self.raw64[np.minimum(apos + 1, len(self.raw64) - 1)] == inline_key)
+            if target is not None:
+                idx = ~inline & (ref != 0)
+                got = self.str_lookup(gen[rows] * STRING_KEYS + ref, pos[rows])
+                match |= idx & (got == target)
+            value_word = apos + 1 + np.where(inline, ((ref & 0x7FFF) + 7) >> 3, 0)
+            waker[rows[match]] = self._gather(value_word[match])
+        return waker
+
+    # ------------------------------------------------------------------ assembly
+    def run(self) -> FxtColumns:
+        starts = self._frame()
+        types = (self.w[starts] & _U(0xF)).astype(np.uint8) if len(starts) else np.zeros(0, np.uint8)
+        counts = np.bincount(types, minlength=16)
+        record_counts = {name: int(counts[t]) for t, name in RECORD_TYPE_NAMES.items()}
+        record_counts["unknown"] = int(counts[10:15].sum())
+        self._control(starts, types)
+        t = self.t
+        self.str_lookup = Lookup(t.str_key, t.str_pos, np.asarray(t.str_gid, np.int64), len(t.gen_provider) * STRING_KEYS)
+        self.thr_lookup = Lookup(
+            t.thr_key, t.thr_pos, np.arange(len(t.thr_key), dtype=np.int64), len(t.gen_provider) * THREAD_KEYS
+        )
+        ev = self._events(starts[types == 4])
+        lg = self._logs(starts[types == 9])
+        sc = self._sched(starts[types == 8])
+        del starts, types
+        threads_pid, threads_tid, ev_thread, log_thread = self._thread_table(ev, lg)
+        self._warn_missing_init(ev["provider"])
+        decoder = ArgDecoder(self)
+        diag_lines = self.diag.finish()
+        return FxtColumns(
+            path=self.path,
+            big_endian=self.big,
+            providers=t.providers,
+            strings=t.strings,
+            threads_pid=threads_pid,
+            threads_tid=threads_tid,
+            ev_ts=ev["ts"],
+            ev_kind=ev["kind"],
+            ev_provider=ev["provider"],
+            ev_thread=ev_thread,
+            ev_category=ev["category"],
+            ev_name=ev["name"],
+            ev_nargs=ev["nargs"],
+            ev_args_word=ev["args_word"],
+            ev_id=ev["id"],
+            ev_end_ts=ev["end_ts"],
+            ev_offset=ev["pos"] * 8,
+            sched_ts=sc["ts"],
+            sched_kind=sc["kind"],
+            sched_cpu=sc["cpu"],
+            sched_out_tid=sc["out_tid"],
+            sched_in_tid=sc["in_tid"],
+            sched_out_state=sc["state"],
+            sched_waker_tid=sc["waker"],
+            sched_offset=sc["offset"],
+            log_ts=lg["ts"],
+            log_thread=log_thread,
+            log_message=lg["message"],
+            log_offset=lg["pos"] * 8,
+            kernel_objects=self.kernel_objects,
+            userspace_objects=self.userspace_objects,
+            blobs=self.blobs,
+            record_counts=record_counts,
+            warnings=diag_lines,
+            ev_scope=ev["scope"],
+            sched_out_pid=sc["out_pid"],
+            sched_in_pid=sc["in_pid"],
+            sched_out_prio=sc["out_prio"],
+            sched_in_prio=sc["in_prio"],
+            sched_args_word=sc["args_word"],
+            sched_nargs=sc["nargs"],
+            buffer_overflows=self.overflows,
+            ticks_per_second=self._provider_tps(),
+            arg_decoder=decoder,
+        )
+
+    def _provider_tps(self) -> list[int]:
+        out = [1_000_000_000] * len(self.t.providers)
+        for gen, pindex in enumerate(self.t.gen_provider):
+            if self.t.gen_has_init[gen]:
+                out[pindex] = self.t.gen_tps[gen]
+        return out
+
+    def _warn_missing_init(self, ev_provider: np.ndarray) -> None:
+        with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}
+        for pindex in np.unique(ev_provider).tolist():
+            if pindex not in with_init:
+                p = self.t.providers[pindex]
+                first = 0
+                self.diag.warn(
+                    "no initialization",
+                    first,
+                    f"provider {p.id} ({p.name!r}) has no initialization record: assuming 1 tick = 1 ns",
+                )
+
+    def _thread_table(self, ev: dict, lg: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One global table of distinct (pid, tid) pairs; inline and indexed refs map into it."""
+        reg_pid = np.asarray(self.t.thr_pid, np.uint64)
+        reg_tid = np.asarray(self.t.thr_tid, np.uint64)
+        extra = np.asarray(self.extra_threads, np.uint64).reshape(-1, 2)
+        ev_inl = np.flatnonzero(ev["inline"])
+        lg_inl = np.flatnonzero(lg["inline"])
+        pids = np.concatenate([reg_pid, ev["pid"][ev_inl], lg["pid"][lg_inl], extra[:, 0]])
+        tids = np.concatenate([reg_tid, ev["tid"][ev_inl], lg["tid"][lg_inl], extra[:, 1]])
+        pairs = np.empty(len(pids), dtype=[("p", "<u8"), ("t", "<u8")])
+        pairs["p"], pairs["t"] = pids, tids
+        uniq, inv = np.unique(pairs, return_inverse=True)
+        inv = inv.reshape(-1).astype(np.int32)
+        nreg = len(reg_pid)
+
+        def mapped(cols: dict, inl: np.ndarray, base: int) -> np.ndarray:
+            rows = cols["thread_row"]
+            out = np.full(len(rows), -1, np.int32)
+            got = rows >= 0
+            out[got] = inv[rows[got]]
+            out[inl] = inv[base : base + len(inl)]
+            return out
+
+        ev_thread = mapped(ev, ev_inl, nreg)
+        log_thread = mapped(lg, lg_inl, nreg + len(ev_inl))
+        base = nreg + len(ev_inl) + len(lg_inl)
+        for blob in self.blobs:
+            if blob.thread < -1:
+                blob.thread = int(inv[base + (-blob.thread - 2)])
+        return (
+            np.ascontiguousarray(uniq["p"]).astype(np.uint64),
+            np.ascontiguousarray(uniq["t"]).astype(np.uint64),
+            ev_thread,
+            log_thread,
+        )
+
+
+class _Short(Exception):
+    """A record's fields run past its size (F5): the record is dropped with a warning."""
+
+
+class ArgDecoder:
+    """Lazy argument decoding with the string table in force at a given record (kept by the columns)."""
+
+    def __init__(self, dec: _Decoder) -> None:
+        self.w, self.raw, self.t = dec.w, dec.raw, dec.t
+        self.str_lookup = dec.str_lookup
+        self._seg_pos = np.asarray(dec.t.seg_pos, np.int64)
+
+    def args_at(self, record_word: int, first: int, nargs: int) -> list:
+        """Decode ``nargs`` arguments at word ``first`` of the record whose header is at ``record_word``."""
+        if nargs == 0:
+            return []
+        h = int(self.w[record_word])
+        size = (h >> 4) & (0xFFFFFFFF if h & 0xF == 15 else 0xFFF)
+        end = min(record_word + size, len(self.w))
+        seg = int(np.searchsorted(self._seg_pos, record_word, side="right")) - 1
+        gen = self.t.seg_gen[seg]
+
+        def sref(ref: int, word: int) -> tuple[str, int]:
+            if ref == 0:
+                return "", 0
+            if ref & 0x8000:
+                length = ref & 0x7FFF
+                return decode_text(self.raw[word * 8 : word * 8 + length].tobytes()), (length + 7) // 8
+            gid = self.str_lookup.scalar(gen * STRING_KEYS + ref, record_word)
+            return (self.t.strings[gid] if gid >= 0 else f"<unresolved string #{ref}>"), 0
+
+        return decode_args(self.w, self.raw, first, nargs, end, sref)

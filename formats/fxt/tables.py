@@ -1,0 +1,183 @@
+"""Provider state of an FXT archive: providers, string and thread registrations, tick rates.
+
+The few records that change how later records are read (metadata, initialization, string, thread) are
+applied here in file order, in Python; they are rare. Every registration is also kept as history
+``(key, word position, value)`` so that the many records that *use* the tables (events, logs,
+scheduling) can be resolved afterwards in bulk: a ref at position ``pos`` means the latest registration
+of the same key before ``pos`` (:func:`lookup`).
+
+Keys are per provider *generation*: a provider-info record starts a fresh generation (empty tables,
+default tick rate; spec P2), a provider-section record makes that provider's current generation active
+again (P3). Provider 0, generation 0, is current from the start of the file (P1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from formats.fxt.columns import Provider
+
+DEFAULT_TPS = 1_000_000_000
+STRING_KEYS = 1 << 15
+THREAD_KEYS = 1 << 8
+
+
+class ProviderTables:
+    """Mutable provider state while walking the control records, then frozen into numpy arrays."""
+
+    def __init__(self) -> None:
+        self.strings: list[str] = [""]
+        self._string_ids: dict[str, int] = {"": 0}
+        self.providers: list[Provider] = [Provider(0, "")]
+        self._provider_index: dict[int, int] = {0: 0}
+        self.gen_provider: list[int] = [0]  # generation -> index in providers
+        self.gen_tps: list[int] = [DEFAULT_TPS]
+        self.gen_has_init: list[bool] = [False]
+        self._current_gen_of: dict[int, int] = {0: 0}  # provider index -> its current generation
+        self.gen = 0
+        # segments: a new one starts at every provider switch or tick-rate change
+        self.seg_pos: list[int] = [0]
+        self.seg_gen: list[int] = [0]
+        self.seg_tps: list[int] = [DEFAULT_TPS]
+        # registration history
+        self.str_key: list[int] = []
+        self.str_pos: list[int] = []
+        self.str_gid: list[int] = []
+        self.thr_key: list[int] = []
+        self.thr_pos: list[int] = []
+        self.thr_pid: list[int] = []
+        self.thr_tid: list[int] = []
+        self._live_str: list[dict[int, int]] = [{}]
+        self._live_thr: list[dict[int, tuple[int, int]]] = [{}]
+
+    # --- strings ---
+    def intern(self, text: str) -> int:
+        gid = self._string_ids.get(text)
+        if gid is None:
+            gid = len(self.strings)
+            self.strings.append(text)
+            self._string_ids[text] = gid
+        return gid
+
+    def string_id(self, text: str) -> int | None:
+        return self._string_ids.get(text)
+
+    # --- providers ---
+    @property
+    def provider(self) -> int:
+        """Index (in :attr:`providers`) of the current provider."""
+        return self.gen_provider[self.gen]
+
+    def _segment(self, pos: int) -> None:
+        if self.seg_pos[-1] == pos:
+            self.seg_gen[-1], self.seg_tps[-1] = self.gen, self.gen_tps[self.gen]
+        else:
+            self.seg_pos.append(pos)
+            self.seg_gen.append(self.gen)
+            self.seg_tps.append(self.gen_tps[self.gen])
+
+    def _new_gen(self, pindex: int) -> int:
+        self.gen_provider.append(pindex)
+        self.gen_tps.append(DEFAULT_TPS)
+        self.gen_has_init.append(False)
+        self._live_str.append({})
+        self._live_thr.append({})
+        gen = len(self.gen_provider) - 1
+        self._current_gen_of[pindex] = gen
+        return gen
+
+    def provider_info(self, pos: int, provider_id: int, name: str) -> None:
+        pindex = self._provider_index.get(provider_id)
+        if pindex is None:
+            pindex = len(self.providers)
+            self.providers.append(Provider(provider_id, name))
+            self._provider_index[provider_id] = pindex
+        else:
+            self.providers[pindex].name = name
+        self.gen = self._new_gen(pindex)
+        self._segment(pos)
+
+    def provider_section(self, pos: int, provider_id: int) -> bool:
+        """Switch to a provider; returns False when it was unknown (and has been created empty, P4)."""
+        pindex = self._provider_index.get(provider_id)
+        known = pindex is not None
+        if pindex is None:
+            pindex = len(self.providers)
+            self.providers.append(Provider(provider_id, ""))
+            self._provider_index[provider_id] = pindex
+            self._new_gen(pindex)
+        self.gen = self._current_gen_of[pindex]
+        self._segment(pos)
+        return known
+
+    def initialization(self, pos: int, ticks_per_second: int) -> None:
+        self.gen_tps[self.gen] = ticks_per_second
+        self.gen_has_init[self.gen] = True
+        self._segment(pos)
+
+    # --- registrations ---
+    def register_string(self, pos: int, index: int, text: str) -> None:
+        gid = self.intern(text)
+        self.str_key.append(self.gen * STRING_KEYS + index)
+        self.str_pos.append(pos)
+        self.str_gid.append(gid)
+        self._live_str[self.gen][index] = gid
+
+    def register_thread(self, pos: int, index: int, pid: int, tid: int) -> None:
+        self.thr_key.append(self.gen * THREAD_KEYS + index)
+        self.thr_pos.append(pos)
+        self.thr_pid.append(pid)
+        self.thr_tid.append(tid)
+        self._live_thr[self.gen][index] = (pid, tid)
+
+    def live_string(self, index: int) -> int | None:
+        return self._live_str[self.gen].get(index)
+
+    def live_thread(self, index: int) -> tuple[int, int] | None:
+        return self._live_thr[self.gen].get(index)
+
+
+class Lookup:
+    """Resolve (key, position) -> value of the latest registration of ``key`` before ``position``."""
+
+    def __init__(self, keys: list[int], pos: list[int], values: np.ndarray, keyspace: int) -> None:
+        k = np.asarray(keys, dtype=np.int64)
+        p = np.asarray(pos, dtype=np.int64)
+        order = np.lexsort((p, k))
+        self.keys, self.pos, self.values = k[order], p[order], np.asarray(values, dtype=np.int64)[order]
+        self.keyspace = keyspace
+        self._dense: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        if keyspace <= (1 << 22):
+            # Common case: most keys are registered once. A dense table answers those with gathers.
+            count = np.bincount(self.keys, minlength=keyspace) if len(k) else np.zeros(keyspace, np.int64)
+            first = np.full(keyspace, np.iinfo(np.int64).max, dtype=np.int64)
+            value = np.full(keyspace, -1, dtype=np.int64)
+            single = count[self.keys] == 1
+            first[self.keys[single]] = self.pos[single]
+            value[self.keys[single]] = self.values[single]
+            self._dense = (count > 1, first, value)
+
+    def __call__(self, keys: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Values for each query (-1 when no registration of the key precedes the position)."""
+        out = np.full(len(keys), -1, dtype=np.int64)
+        if len(keys) == 0 or len(self.keys) == 0:
+            return out
+        inrange = (keys >= 0) & (keys < self.keyspace)
+        if self._dense is not None:
+            multi, first, value = self._dense
+            kq = np.where(inrange, keys, 0)
+            hit = inrange & (pos > first[kq])
+            out[hit] = value[kq[hit]]
+            slow = np.flatnonzero(inrange & multi[kq])
+        else:
+            slow = np.flatnonzero(inrange)
+        if len(slow):
+            comp_reg = (self.keys << 32) | self.pos
+            comp_q = (keys[slow] << 32) | pos[slow]
+            j = np.searchsorted(comp_reg, comp_q, side="left") - 1
+            ok = (j >= 0) & (self.keys[np.maximum(j, 0)] == keys[slow])
+            out[slow[ok]] = self.values[j[ok]]
+        return out
+
+    def scalar(self, key: int, pos: int) -> int:
+        return int(self(np.array([key], np.int64), np.array([pos], np.int64))[0])
