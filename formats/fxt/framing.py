@@ -27,6 +27,48 @@ def guessed_sizes(headers: np.ndarray) -> np.ndarray:
     return size.astype(np.int64)
 
 
+def _plausible(headers: np.ndarray) -> np.ndarray:
+    """Headers that could start a record: defined type, non-zero size, defined sub-type."""
+    t = headers & np.uint64(0xF)
+    size = (headers >> np.uint64(4)) & np.uint64(0xFFF)
+    sub = (headers >> np.uint64(16)) & np.uint64(0xF)
+    ok = (size > 0) | (t == 15)
+    ok &= (t <= 9) | (t == 15)
+    ok &= (t != 4) | (sub <= 10)
+    ok &= (t != 0) | ((sub >= 1) & (sub <= 4))
+    ok &= (t != 8) | ((headers >> np.uint64(60)) <= 2)
+    ok &= (t != 15) | (((headers >> np.uint64(36)) & np.uint64(0xF)) == 0)
+    return ok
+
+
+#: candidate start words tried at the beginning of each chunk, and records checked from each
+_CANDIDATES = 24
+_CHECK_STEPS = 6
+
+
+def _chunk_starts(words: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """For each chunk, a word among its first few from which several records in a row look valid.
+
+    Only speed depends on this guess (a chain started on a true record start is the true chain at once);
+    correctness comes from the stitching pass.
+    """
+    n = len(words)
+    cand = (lo[:, None] + np.arange(_CANDIDATES)).reshape(-1)
+    cand = np.minimum(cand, n - 1)
+    cur = cand.copy()
+    good = np.ones(len(cand), dtype=bool)
+    for _ in range(_CHECK_STEPS):
+        inside = cur < n
+        h = words[np.minimum(cur, n - 1)]
+        good &= ~inside | _plausible(h)
+        cur = np.where(inside, cur + guessed_sizes(h), cur)
+    # Among plausible candidates prefer the one whose walk ends earliest: chains from wrong starts
+    # usually take one big random jump, and a wrong start that merges early costs nothing.
+    score = np.where(good, cur, np.iinfo(np.int64).max).reshape(len(lo), _CANDIDATES)
+    best = np.argmin(score, axis=1)
+    return cand.reshape(len(lo), _CANDIDATES)[np.arange(len(lo)), best]
+
+
 def _size_of(header: int) -> int:
     size = (header >> 4) & (0xFFFFFFFF if header & 0xF == 15 else 0xFFF)
     return size or 1
@@ -47,7 +89,11 @@ def record_starts(words: np.ndarray) -> np.ndarray:
     hi = np.minimum(lo + CHUNK_WORDS, n)
     mark = np.zeros(n, dtype=bool)
     exit_pos = np.empty(k, dtype=np.int64)
-    cur, lim, chain = lo.copy(), hi.copy(), np.arange(k)
+    cur, lim, chain = _chunk_starts(words, lo), hi.copy(), np.arange(k)
+    cur[0] = 0
+    early = cur >= lim
+    exit_pos[early] = cur[early]
+    cur, lim, chain = cur[~early], lim[~early], chain[~early]
     while len(cur):
         mark[cur] = True
         cur = cur + guessed_sizes(words[cur])
@@ -64,13 +110,20 @@ def record_starts(words: np.ndarray) -> np.ndarray:
         if p >= b:  # a large record spans this whole chunk
             mark[a:b] = False
             continue
+        if p > a:
+            mark[a:p] = False
         if mark[p]:
-            if p > a:
-                mark[a:p] = False
             p = exit_l[j]
             continue
-        mark[a:b] = False  # this chunk's chain never met the true one: walk it here
-        while p < b:
-            mark[p] = True
+        # The chunk's chain met the true one later (or never): walk the true chain until it reaches a
+        # position the chunk's chain visited; from there on, that chain is the true one.
+        entry = p
+        walked = []
+        while p < b and not mark[p]:
+            walked.append(p)
             p += _size_of(int(words[p]))
+        mark[entry:min(p, b)] = False
+        mark[walked] = True
+        if p < b:
+            p = exit_l[j]
     return np.flatnonzero(mark).astype(np.int64)

@@ -1,0 +1,266 @@
+"""A deterministic synthetic FXT trace: the input of ``fxscope generate``, the demo and the benchmarks.
+
+The trace looks like a small system: three providers (each with its own string/thread tables and tick
+rate), several processes and threads, nested durations, async spans, flows that hop between threads,
+counters, instants, scheduling records of all three kinds, logs (a few with symbolizer markup such as
+``{{{pc:0x1234}}}``), kernel and userspace objects, every argument type, blobs and large records.
+
+Most events come from a fixed 12-event "unit" (a frame: outer/inner durations, an instant, a counter,
+async begin/instant/end, flow end/begin, a complete event) built for many units at once with numpy, so a
+5-million-event trace takes seconds, not minutes. Every chunk of units is preceded by a "rich" block
+written record by record with :class:`~formats.fxt.writer.FxtWriter` that carries the rarer records.
+The same ``(events, seed, big_endian)`` always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from formats.fxt.args import ArgType as A
+from formats.fxt.columns import EventKind as K
+from formats.fxt.writer import FxtWriter
+
+PROVIDERS = [(1, "compositor", 1_000_000_000), (2, "netstack", 1_000_000_000), (3, "kernel-sampler", 2_000_000_000)]
+THREADS_PER_PROVIDER = 4
+CATEGORIES = ["app", "render", "io"]
+OUTER = ["frame", "rpc", "commit", "layout"]
+INNER = ["draw", "decode", "read", "write", "flush"]
+INSTANTS = ["vsync", "tick", "packet"]
+COUNTERS = ["queue_depth", "memory"]
+ASYNC = ["fetch", "upload"]
+ARG_NAMES = ["count", "bytes", "ratio", "status", "ptr", "flow"]
+ARG_VALUES = ["ok", "retry", "error"]
+STRINGS = CATEGORIES + OUTER + INNER + INSTANTS + COUNTERS + ASYNC + ARG_NAMES + ARG_VALUES
+SID = {s: i + 1 for i, s in enumerate(STRINGS)}  # string index (same in every provider's table)
+DYNAMIC_INDEX = 60  # re-registered in every chunk with a new value
+
+UNIT_KINDS = [
+    K.DURATION_BEGIN, K.FLOW_END, K.DURATION_BEGIN, K.INSTANT, K.ASYNC_BEGIN, K.DURATION_END,
+    K.COUNTER, K.ASYNC_INSTANT, K.FLOW_BEGIN, K.DURATION_END, K.DURATION_COMPLETE, K.ASYNC_END,
+]  # fmt: skip
+UNIT_WORDS = [3, 3, 2, 4, 3, 2, 5, 3, 3, 3, 5, 3]
+UNIT_EVENTS = len(UNIT_KINDS)
+UNITS_PER_CHUNK = 1500
+UNIT_NS = 20_000
+
+
+def _pid(provider: int) -> int:
+    return 1000 * provider
+
+
+def _tid(provider: int, t: int) -> int:
+    return 1000 * provider + 10 + t
+
+
+class _Rich:
+    """Writes the rare records of one chunk and counts the events it wrote."""
+
+    def __init__(self, w: FxtWriter) -> None:
+        self.w = w
+        self.events = 0
+
+    def event(self, *args, **kwargs) -> None:
+        self.w.event(*args, **kwargs)
+        self.events += 1
+
+
+def _preamble(w: FxtWriter) -> None:
+    for pid_, name, tps in PROVIDERS:
+        w.provider_info(pid_, name)
+        if pid_ == 2:  # the Jane Street 4-word initialization variant (base tick, base time)
+            w.initialization(tps, extra_words=(0, 1_700_000_000_000_000_000))
+        else:
+            w.initialization(tps)
+        for s, i in SID.items():
+            w.string(i, s)
+        for t in range(THREADS_PER_PROVIDER):
+            w.thread(t + 1, _pid(pid_), _tid(pid_, t))
+        w.kernel_object(_pid(pid_), 1, f"{name}.cm")
+        for t in range(THREADS_PER_PROVIDER):
+            w.kernel_object(_tid(pid_, t), 2, f"{name}-worker-{t}", [("process", A.KOID, _pid(pid_))])
+        w.userspace_object(0x7F000000 + pid_ * 0x100, 1, f"{name}::Session", [("refs", A.UINT32, 2)])
+        w.userspace_object(0x7F000080 + pid_ * 0x100, (_pid(pid_),), "Buffer", [("size", A.UINT64, 4096)])
+
+
+def _rich_block(w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, first_flow: int) -> int:
+    """Rare records for one chunk in a 10 us window starting at ``t0`` ns; returns the events written."""
+    r = _Rich(w)
+    tk = tps // 1_000_000_000  # ticks per ns (1 or 2)
+
+    def ts(ns: int) -> int:
+        return (t0 + ns) * tk
+
+    w.string(DYNAMIC_INDEX, f"dynamic-{chunk}")
+    every_arg = [
+        ("null", A.NULL, None),
+        ("i32", A.INT32, -chunk),
+        ("u32", A.UINT32, chunk),
+        ("i64", A.INT64, -(1 << 40) - chunk),
+        ("u64", A.UINT64, (1 << 63) + chunk),
+        ("f64", A.DOUBLE, chunk / 3),
+        (SID["status"], A.STRING, SID["ok"]),
+        ("inline_str", A.STRING, f"chunk {chunk}"),
+        (SID["ptr"], A.POINTER, 0x7F000000 + provider * 0x100),
+        ("koid", A.KOID, _tid(provider, 0)),
+        ("flag", A.BOOL, chunk % 2 == 0),
+        ("blob", A.BLOB, bytes(range(chunk % 7, chunk % 7 + 11))),
+    ]
+    r.event(K.INSTANT, ts(100), 1, "rich", "every-arg-type", every_arg)
+    r.event(K.INSTANT, ts(200), 2, SID["app"], DYNAMIC_INDEX, [("scope", A.STRING, "global")], extra_words=(2,))
+    # a thread only ever referenced inline
+    inline_thread = (_pid(provider), _tid(provider, 9))
+    r.event(K.DURATION_BEGIN, ts(300), inline_thread, SID["io"], "inline-thread-work")
+    r.event(K.COUNTER, ts(400), inline_thread, SID["app"], SID["memory"],
+            [("heap", A.INT64, 1 << 20 + chunk % 5), ("slabs", A.UINT32, 10 + chunk % 3)], data=provider)  # fmt: skip
+    r.event(K.DURATION_END, ts(900), inline_thread, SID["io"], "inline-thread-work")
+    # a flow step on another thread, between the previous chunk's last flow begin and this chunk's end
+    if chunk > 0:
+        r.event(K.DURATION_BEGIN, ts(1000), 3, SID["render"], "relay")
+        r.event(K.FLOW_STEP, ts(1100), 3, SID["render"], SID["flow"], data=first_flow)
+        r.event(K.DURATION_END, ts(1500), 3, SID["render"], "relay")
+    cpu = chunk % 4
+    w.legacy_context_switch(ts(1600), cpu, 3, 1, (_pid(provider), _tid(provider, 1)), 20, 24)
+    w.context_switch(ts(1700), cpu, 2, _tid(provider, 1), _tid(provider, 2),
+                     [("incoming_weight", A.INT32, 100), ("outgoing_weight", A.INT32, 80)])  # fmt: skip
+    w.thread_wakeup(ts(1800), cpu, _tid(provider, 3), [("weight", A.INT32, 50), ("waker", A.KOID, _tid(provider, 2))])
+    w.log(ts(1900), 1, f"chunk {chunk}: frames queued")
+    if chunk % 3 == 0:
+        w.log(
+            ts(2000),
+            (_pid(provider), _tid(provider, 0)),
+            "crash report:\n{{{reset}}}\n{{{module:0:libfoo.so:elf:0123456789abcdef}}}\n"
+            "{{{mmap:0x1000:0x4000:load:0:rx:0x0}}}\n{{{pc:0x1234}}}\n{{{bt:0:0x1234:pc}}}",
+        )
+    if chunk % 5 == 0:
+        w.blob("raw-data", 1, bytes((chunk + i) & 0xFF for i in range(37)))
+        w.blob(SID["bytes"], 2, b"\x01\x02\x03\x04" * 8)
+        w.blob("perfetto", 3, b"\x0a\x02\x08\x01")
+    if chunk == 0:
+        w.large_blob("debug", "big-snapshot", bytes(range(256)) * 160, ts=ts(2100), thread=1,
+                     args=[("compressed", A.BOOL, False)])  # fmt: skip
+        w.large_blob(SID["app"], "attachment", b"attachment payload")
+        w.kernel_object(_tid(provider, 9), 2, "inline-only-thread", [("process", A.KOID, _pid(provider))])
+    if chunk == 1:
+        w.provider_event(provider, 0)  # "buffer filled up"
+    return r.events
+
+
+def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big_endian: bool) -> bytes:
+    """``n`` 12-event units starting at global unit ``u0`` and time ``t0`` ns, as bytes."""
+    if n <= 0:
+        return b""
+    u = np.arange(u0, u0 + n, dtype=np.uint64)
+    words = np.zeros((n, sum(UNIT_WORDS)), dtype=np.uint64)
+    gaps = rng.integers(200, 1500, size=(n, UNIT_EVENTS), dtype=np.int64)
+    offs = np.cumsum(gaps, axis=1)
+    base = t0 + (np.arange(n, dtype=np.int64) * UNIT_NS)
+    ticks = ((base[:, None] + offs) * tk).astype(np.uint64)
+    thread = rng.integers(1, THREADS_PER_PROVIDER + 1, size=n).astype(np.uint64)
+    cat = np.array([SID[c] for c in CATEGORIES], np.uint64)[rng.integers(0, len(CATEGORIES), size=n)]
+
+    def pick(names: list[str]) -> np.ndarray:
+        return np.array([SID[s] for s in names], np.uint64)[rng.integers(0, len(names), size=n)]
+
+    outer, inner = pick(OUTER), pick(INNER)
+    names = [outer, SID["flow"], inner, pick(INSTANTS), pick(ASYNC), inner, pick(COUNTERS), None, SID["flow"],
+             outer, pick(INNER), None]  # fmt: skip
+    # async spans cross units: their name and category depend only on the id so begin and end match
+    async_ids = np.array([SID[s] for s in ASYNC], np.uint64)
+    names[4] = names[7] = async_ids[((u + np.uint64(1)) % np.uint64(len(ASYNC))).astype(np.int64)]
+    names[11] = async_ids[(u % np.uint64(len(ASYNC))).astype(np.int64)]
+    nargs = [1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0]
+    kinds = np.array(UNIT_KINDS, np.uint64)
+    col = 0
+    for r, size in enumerate(UNIT_WORDS):
+        kind = np.full(n, kinds[r], np.uint64)
+        if r in (1, 11) and u0 == 0:
+            kind[0] = K.INSTANT  # nothing to end yet: an instant with a (thread) scope word instead
+        name = names[r]
+        words[:, col] = (
+            np.uint64(4) | np.uint64(size << 4) | (kind << np.uint64(16)) | np.uint64(nargs[r] << 20)
+            | (thread << np.uint64(24)) | ((np.uint64(SID["io"]) if r in (4, 7, 11) else cat) << np.uint64(32))
+            | (np.asarray(name, np.uint64) << np.uint64(48))
+        )  # fmt: skip
+        words[:, col + 1] = ticks[:, r]
+        col += size
+    # per-record payloads (column = start of record + offset)
+    starts = np.cumsum([0, *UNIT_WORDS[:-1]])
+    words[:, starts[0] + 2] = np.uint64(A.INT32 | (1 << 4) | (SID["count"] << 16)) | (u & np.uint64(0xFFFF)) << np.uint64(32)
+    words[:, starts[1] + 2] = np.where(u == 0, 0, u)  # flow end: id u (begun by the previous unit)
+    words[:, starts[3] + 2] = np.uint64(A.UINT64 | (2 << 4) | (SID["bytes"] << 16))
+    words[:, starts[3] + 3] = rng.integers(0, 1 << 20, size=n).astype(np.uint64)
+    words[:, starts[4] + 2] = u + np.uint64(1)  # async id
+    words[:, starts[6] + 2] = np.uint64(A.DOUBLE | (2 << 4) | (SID["ratio"] << 16))
+    words[:, starts[6] + 3] = rng.random(n).view(np.uint64)
+    words[:, starts[6] + 4] = thread  # counter id
+    words[:, starts[7] + 2] = u + np.uint64(1)
+    words[:, starts[8] + 2] = u + np.uint64(1)  # flow begin: id u + 1
+    status = np.array([SID[s] for s in ARG_VALUES], np.uint64)[rng.integers(0, 3, size=n)]
+    words[:, starts[9] + 2] = np.uint64(A.STRING | (1 << 4) | (SID["status"] << 16)) | (status << np.uint64(32))
+    words[:, starts[10] + 2] = np.uint64(A.POINTER | (2 << 4) | (SID["ptr"] << 16))
+    words[:, starts[10] + 3] = np.uint64(0x7F000000) + (thread << np.uint64(8))
+    words[:, starts[10] + 4] = ticks[:, 10] + (gaps[:, 11] // 2 * tk).astype(np.uint64)  # end time
+    words[:, starts[11] + 2] = np.where(u == 0, 0, u)  # async end of the previous unit's span
+    return words.astype(">u8" if big_endian else "<u8").tobytes()
+
+
+def generate_trace(events: int, seed: int = 1, big_endian: bool = False) -> bytes:
+    """The bytes of a synthetic trace with exactly ``events`` event records (at least ~50 for the structure)."""
+    rng = np.random.default_rng(seed)
+    parts: list[bytes] = []
+    w = FxtWriter(big_endian=big_endian)
+    _preamble(w)
+    parts.append(w.getvalue())
+    remaining = max(0, events)
+    per_chunk = max(20, min(UNITS_PER_CHUNK, events // (UNIT_EVENTS * 8)))  # >= 8 chunks: every provider
+    unit = 0
+    t0 = 1_000_000
+    chunk = 0
+    while remaining > 0:
+        provider, _name, tps = PROVIDERS[chunk % len(PROVIDERS)]
+        w = FxtWriter(big_endian=big_endian, magic=False)
+        w.provider_section(provider)
+        rich_events = _rich_block(w, chunk, provider, tps, t0, unit)
+        if rich_events > remaining:  # tiny traces: fill with instants instead
+            w = FxtWriter(big_endian=big_endian, magic=False)
+            w.provider_section(provider)
+            rich_events = 0
+        remaining -= rich_events
+        parts.append(w.getvalue())
+        t0 += 10_000
+        n_units = min(per_chunk, remaining // UNIT_EVENTS)
+        parts.append(_bulk_units(rng, n_units, unit, t0, tps // 1_000_000_000, big_endian))
+        remaining -= n_units * UNIT_EVENTS
+        unit += n_units
+        t0 += n_units * UNIT_NS
+        if n_units < per_chunk and remaining > 0:  # the tail: single instants
+            w = FxtWriter(big_endian=big_endian, magic=False)
+            for i in range(remaining):
+                w.event(K.INSTANT, (t0 + i * 100) * (tps // 1_000_000_000), 1 + i % THREADS_PER_PROVIDER,
+                        SID["app"], SID["tick"])  # fmt: skip
+            parts.append(w.getvalue())
+            remaining = 0
+        chunk += 1
+    return b"".join(parts)
+
+
+def write_trace(path: str | os.PathLike[str], events: int, seed: int = 1, big_endian: bool = False) -> int:
+    """Write :func:`generate_trace` output atomically (temp file in the same directory, then rename)."""
+    data = generate_trace(events, seed, big_endian)
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return len(data)
