@@ -24,7 +24,11 @@ from formats.fxt.args import ArgType as A
 from formats.fxt.columns import EventKind as K
 from formats.fxt.writer import FxtWriter
 
-PROVIDERS = [(1, "compositor", 1_000_000_000), (2, "netstack", 1_000_000_000), (3, "kernel-sampler", 2_000_000_000)]
+PROVIDERS = [
+    (1, "compositor", 1_000_000_000),
+    (2, "netstack", 1_000_000_000),
+    (3, "kernel-sampler", 2_000_000_000),
+]
 THREADS_PER_PROVIDER = 4
 CATEGORIES = ["app", "render", "io"]
 OUTER = ["frame", "rpc", "commit", "layout"]
@@ -110,7 +114,9 @@ def _rich_block(w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, firs
         ("blob", A.BLOB, bytes(range(chunk % 7, chunk % 7 + 11))),
     ]
     r.event(K.INSTANT, ts(100), 1, "rich", "every-arg-type", every_arg)
-    r.event(K.INSTANT, ts(200), 2, SID["app"], DYNAMIC_INDEX, [("scope", A.STRING, "global")], extra_words=(2,))
+    r.event(
+        K.INSTANT, ts(200), 2, SID["app"], DYNAMIC_INDEX, [("scope", A.STRING, "global")], extra_words=(2,)
+    )
     # a thread only ever referenced inline
     inline_thread = (_pid(provider), _tid(provider, 9))
     r.event(K.DURATION_BEGIN, ts(300), inline_thread, SID["io"], "inline-thread-work")
@@ -126,7 +132,9 @@ def _rich_block(w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, firs
     w.legacy_context_switch(ts(1600), cpu, 3, 1, (_pid(provider), _tid(provider, 1)), 20, 24)
     w.context_switch(ts(1700), cpu, 2, _tid(provider, 1), _tid(provider, 2),
                      [("incoming_weight", A.INT32, 100), ("outgoing_weight", A.INT32, 80)])  # fmt: skip
-    w.thread_wakeup(ts(1800), cpu, _tid(provider, 3), [("weight", A.INT32, 50), ("waker", A.KOID, _tid(provider, 2))])
+    w.thread_wakeup(
+        ts(1800), cpu, _tid(provider, 3), [("weight", A.INT32, 50), ("waker", A.KOID, _tid(provider, 2))]
+    )
     w.log(ts(1900), 1, f"chunk {chunk}: frames queued")
     if chunk % 3 == 0:
         w.log(
@@ -189,7 +197,9 @@ def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big
         col += size
     # per-record payloads (column = start of record + offset)
     starts = np.cumsum([0, *UNIT_WORDS[:-1]])
-    words[:, starts[0] + 2] = np.uint64(A.INT32 | (1 << 4) | (SID["count"] << 16)) | (u & np.uint64(0xFFFF)) << np.uint64(32)
+    words[:, starts[0] + 2] = np.uint64(A.INT32 | (1 << 4) | (SID["count"] << 16)) | (
+        u & np.uint64(0xFFFF)
+    ) << np.uint64(32)
     words[:, starts[1] + 2] = np.where(u == 0, 0, u)  # flow end: id u (begun by the previous unit)
     words[:, starts[3] + 2] = np.uint64(A.UINT64 | (2 << 4) | (SID["bytes"] << 16))
     words[:, starts[3] + 3] = rng.integers(0, 1 << 20, size=n).astype(np.uint64)
@@ -200,7 +210,9 @@ def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big
     words[:, starts[7] + 2] = u + np.uint64(1)
     words[:, starts[8] + 2] = u + np.uint64(1)  # flow begin: id u + 1
     status = np.array([SID[s] for s in ARG_VALUES], np.uint64)[rng.integers(0, 3, size=n)]
-    words[:, starts[9] + 2] = np.uint64(A.STRING | (1 << 4) | (SID["status"] << 16)) | (status << np.uint64(32))
+    words[:, starts[9] + 2] = np.uint64(A.STRING | (1 << 4) | (SID["status"] << 16)) | (
+        status << np.uint64(32)
+    )
     words[:, starts[10] + 2] = np.uint64(A.POINTER | (2 << 4) | (SID["ptr"] << 16))
     words[:, starts[10] + 3] = np.uint64(0x7F000000) + (thread << np.uint64(8))
     words[:, starts[10] + 4] = ticks[:, 10] + (gaps[:, 11] // 2 * tk).astype(np.uint64)  # end time

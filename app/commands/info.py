@@ -51,7 +51,9 @@ def _human(info: dict) -> str:
     lines.append(f"records: {total}  " + ", ".join(f"{k} {v}" for k, v in info["records"].items() if v))
     events = sum(info["events"].values())
     lines.append(f"events: {events}  " + ", ".join(f"{k} {v}" for k, v in info["events"].items() if v))
-    lines.append("providers: " + ", ".join(f"{p['id']} {p['name'] or '(unnamed)'}" for p in info["providers"]))
+    lines.append(
+        "providers: " + ", ".join(f"{p['id']} {p['name'] or '(unnamed)'}" for p in info["providers"])
+    )
     lines.append(f"processes: {info['processes']}  threads: {info['threads']}")
     if info["first_ts_ns"] is not None:
         span = (info["last_ts_ns"] - info["first_ts_ns"]) / 1e9

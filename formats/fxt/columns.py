@@ -164,7 +164,9 @@ class FxtColumns:
 
     def event_args(self, i: int) -> list[Arg]:
         """Arguments of event row ``i``, resolved with the string table of that record's provider."""
-        return self.arg_decoder.args_at(int(self.ev_offset[i]) // 8, int(self.ev_args_word[i]), int(self.ev_nargs[i]))
+        return self.arg_decoder.args_at(
+            int(self.ev_offset[i]) // 8, int(self.ev_args_word[i]), int(self.ev_nargs[i])
+        )
 
     def sched_args(self, i: int) -> list[Arg]:
         """Arguments of scheduling row ``i`` (context switch weights, wakeup ``waker``...)."""

@@ -122,7 +122,7 @@ def record_starts(words: np.ndarray) -> np.ndarray:
         while p < b and not mark[p]:
             walked.append(p)
             p += _size_of(int(words[p]))
-        mark[entry:min(p, b)] = False
+        mark[entry : min(p, b)] = False
         mark[walked] = True
         if p < b:
             p = exit_l[j]

@@ -175,7 +175,9 @@ class _Decoder:
             return starts
         hdr = w[starts]
         rtype = hdr & _U(0xF)
-        size = np.where(rtype == 15, (hdr >> _U(4)) & _U(0xFFFFFFFF), (hdr >> _U(4)) & _U(0xFFF)).astype(np.int64)
+        size = np.where(rtype == 15, (hdr >> _U(4)) & _U(0xFFFFFFFF), (hdr >> _U(4)) & _U(0xFFF)).astype(
+            np.int64
+        )
         bad = np.flatnonzero((size == 0) & (hdr != 0))
         if len(bad):
             cut = int(bad[0])
@@ -192,7 +194,9 @@ class _Decoder:
             diag.warn("truncated", last * 8, f"truncated final record: {missing} bytes missing")
             starts = starts[:-1]
         elif tail:
-            diag.warn("truncated", n * 8, f"file length is not a multiple of 8: {tail} trailing bytes ignored")
+            diag.warn(
+                "truncated", n * 8, f"file length is not a multiple of 8: {tail} trailing bytes ignored"
+            )
         return starts
 
     # ------------------------------------------------------------------ control records (Python)
@@ -297,7 +301,9 @@ class _Decoder:
             self.t.provider_info(pos, provider_id, name)
         elif mtype == 2:
             if not self.t.provider_section(pos, provider_id):
-                self.diag.warn("unknown provider", off, f"provider section for unregistered provider {provider_id}")
+                self.diag.warn(
+                    "unknown provider", off, f"provider section for unregistered provider {provider_id}"
+                )
         elif mtype == 3:
             event = (h >> 52) & 0xF
             if event == 0:
@@ -456,7 +462,9 @@ class _Decoder:
             out[sel] = gids[inv.reshape(-1)]
         return out
 
-    def _strings(self, ref: np.ndarray, inline_word: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    def _strings(
+        self, ref: np.ndarray, inline_word: np.ndarray, gen: np.ndarray, pos: np.ndarray
+    ) -> np.ndarray:
         """Global string ids for string refs (-1 unresolved, warned once per provider and index)."""
         out = np.zeros(len(ref), np.int64)
         inline = (ref & 0x8000) != 0
@@ -484,7 +492,9 @@ class _Decoder:
             seen.add(key)
             prov = self.t.providers[key[0]].id
             self.diag.warn(
-                f"unresolved {what}", int(pos[bad][i]) * 8, f"{what} ref {key[1]} not registered (provider {prov})"
+                f"unresolved {what}",
+                int(pos[bad][i]) * 8,
+                f"{what} ref {key[1]} not registered (provider {prov})",
             )
 
     def _threads(self, ref: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -498,7 +508,13 @@ class _Decoder:
         return out
 
     def _walk_args(
-        self, first: np.ndarray, nargs: np.ndarray, end: np.ndarray, ok: np.ndarray, offsets: np.ndarray, collect: bool
+        self,
+        first: np.ndarray,
+        nargs: np.ndarray,
+        end: np.ndarray,
+        ok: np.ndarray,
+        offsets: np.ndarray,
+        collect: bool,
     ) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
         """Advance past every record's arguments at once; returns (word after args, usable arg count, args).
 
@@ -518,11 +534,15 @@ class _Decoder:
             zero = asz == 0
             if zero.any():
                 nargs_eff[act[zero]] = k
-                self.diag.warn_many("argument size 0", offsets[act[zero]], "argument of size 0: later arguments dropped")
+                self.diag.warn_many(
+                    "argument size 0", offsets[act[zero]], "argument of size 0: later arguments dropped"
+                )
             past = ~zero & (a[act] + asz > end[act])
             if past.any():
                 ok[act[past]] = False
-                self.diag.warn_many("short record", offsets[act[past]], "record dropped: arguments run past the record")
+                self.diag.warn_many(
+                    "short record", offsets[act[past]], "record dropped: arguments run past the record"
+                )
             keep = ~zero & ~past
             act, asz, ah = act[keep], asz[keep], ah[keep]
             if collect:
@@ -546,7 +566,9 @@ class _Decoder:
         unknown = kind > 10
         if unknown.any():
             for k in np.unique(kind[unknown]).tolist():
-                self.diag.warn_many(f"event type {k}", offsets[kind == k], f"skipping event of unknown type {k}")
+                self.diag.warn_many(
+                    f"event type {k}", offsets[kind == k], f"skipping event of unknown type {k}"
+                )
             ok &= ~unknown
         ticks = self._gather(pos + 1)
         cur = pos + 2
@@ -560,7 +582,9 @@ class _Decoder:
         cur = cur + np.where(nref & 0x8000 != 0, ((nref & 0x7FFF) + 7) >> 3, 0)
         short = ok & (cur > end)
         if short.any():
-            self.diag.warn_many("short record", offsets[short], "record dropped: event fields run past the record")
+            self.diag.warn_many(
+                "short record", offsets[short], "record dropped: event fields run past the record"
+            )
             ok &= ~short
         args_word = cur
         after, nargs_eff, _ = self._walk_args(cur, nargs, end, ok, offsets, False)
@@ -573,7 +597,9 @@ class _Decoder:
         scope = np.where((kind == 0) & (after < end) & (nargs_eff == nargs), self._gather(after), _U(0))
         badscope = scope > 2
         if badscope.any():
-            self.diag.warn_many("scope", offsets[badscope & ok], "instant event scope out of range: thread scope used")
+            self.diag.warn_many(
+                "scope", offsets[badscope & ok], "instant event scope out of range: thread scope used"
+            )
             scope[badscope] = 0
 
         keep = np.flatnonzero(ok)
@@ -623,8 +649,12 @@ class _Decoder:
         cur = cur + 2 * inl
         ok = (size >= 2) & (cur + ((length + 7) >> 3) <= end)
         if not ok.all():
-            self.diag.warn_many("short record", pos[~ok] * 8, "log record dropped: message runs past the record")
-            pos, tref, ticks, pid, tid, cur, length, inl = (x[ok] for x in (pos, tref, ticks, pid, tid, cur, length, inl))
+            self.diag.warn_many(
+                "short record", pos[~ok] * 8, "log record dropped: message runs past the record"
+            )
+            pos, tref, ticks, pid, tid, cur, length, inl = (
+                x[ok] for x in (pos, tref, ticks, pid, tid, cur, length, inl)
+            )
         gen, _provider, tps = self._segments(pos)
         return {
             "pos": pos,
@@ -697,12 +727,16 @@ class _Decoder:
         if unknown.any():
             for k in np.unique(sub[unknown]).tolist():
                 self.diag.warn_many(
-                    f"scheduling type {k}", pos[sub == k] * 8, f"skipping scheduling record of unknown type {k}"
+                    f"scheduling type {k}",
+                    pos[sub == k] * 8,
+                    f"skipping scheduling record of unknown type {k}",
                 )
             ok &= ~unknown
         short = (size >= 2) & ~ok & (sub <= 2)
         if short.any():
-            self.diag.warn_many("short record", pos[short] * 8, "scheduling record dropped: shorter than its fields")
+            self.diag.warn_many(
+                "short record", pos[short] * 8, "scheduling record dropped: shorter than its fields"
+            )
         _after, nargs_eff, found = self._walk_args(args_word, nargs, end, ok, pos * 8, True)
         waker = self._waker(found, sub, gen, pos)
         keep = np.flatnonzero(ok)
@@ -736,7 +770,11 @@ class _Decoder:
             rows, apos, ah = rows[is_koid], apos[is_koid], ah[is_koid]
             ref = ((ah >> _U(16)) & _U(0xFFFF)).astype(np.int64)
             inline = (ref & 0x8000) != 0
-            match = inline & ((ref & 0x7FFF) == 5) & (self.raw64[np.minimum(apos + 1, len(self.raw64) - 1)] == inline_key)
+            match = (
+                inline
+                & ((ref & 0x7FFF) == 5)
+                & (self.raw64[np.minimum(apos + 1, len(self.raw64) - 1)] == inline_key)
+            )
             if target is not None:
                 idx = ~inline & (ref != 0)
                 got = self.str_lookup(gen[rows] * STRING_KEYS + ref, pos[rows])
@@ -754,7 +792,9 @@ class _Decoder:
         record_counts["unknown"] = int(counts[10:15].sum())
         self._control(starts, types)
         t = self.t
-        self.str_lookup = Lookup(t.str_key, t.str_pos, np.asarray(t.str_gid, np.int64), len(t.gen_provider) * STRING_KEYS)
+        self.str_lookup = Lookup(
+            t.str_key, t.str_pos, np.asarray(t.str_gid, np.int64), len(t.gen_provider) * STRING_KEYS
+        )
         self.thr_lookup = Lookup(
             t.thr_key, t.thr_pos, np.arange(len(t.thr_key), dtype=np.int64), len(t.gen_provider) * THREAD_KEYS
         )
@@ -763,7 +803,7 @@ class _Decoder:
         sc = self._sched(starts[types == 8])
         del starts, types
         threads_pid, threads_tid, ev_thread, log_thread = self._thread_table(ev, lg)
-        self._warn_missing_init(ev["provider"])
+        self._warn_missing_init(ev["provider"], ev["pos"])
         decoder = ArgDecoder(self)
         diag_lines = self.diag.finish()
         return FxtColumns(
@@ -820,12 +860,12 @@ class _Decoder:
                 out[pindex] = self.t.gen_tps[gen]
         return out
 
-    def _warn_missing_init(self, ev_provider: np.ndarray) -> None:
+    def _warn_missing_init(self, ev_provider: np.ndarray, ev_pos: np.ndarray) -> None:
         with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}
         for pindex in np.unique(ev_provider).tolist():
             if pindex not in with_init:
                 p = self.t.providers[pindex]
-                first = 0
+                first = int(ev_pos[np.argmax(ev_provider == pindex)]) * 8
                 self.diag.warn(
                     "no initialization",
                     first,

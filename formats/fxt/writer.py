@@ -154,7 +154,9 @@ class FxtWriter:
         nref, nbody = self._sref(name)
         self._emit(5 | (nref << 16) | (len(payload) << 32) | (blob_type << 48), [nbody, _pad(payload)])
 
-    def userspace_object(self, pointer: int, process: int | tuple[int], name: StrRef, args: Sequence[ArgSpec] = ()) -> None:
+    def userspace_object(
+        self, pointer: int, process: int | tuple[int], name: StrRef, args: Sequence[ArgSpec] = ()
+    ) -> None:
         """``process`` is a thread index or ``(pid,)`` for an inline process koid."""
         if isinstance(process, tuple):
             tref, tbody = 0, self.word(process[0])
@@ -166,14 +168,32 @@ class FxtWriter:
 
     def kernel_object(self, koid: int, obj_type: int, name: StrRef, args: Sequence[ArgSpec] = ()) -> None:
         nref, nbody = self._sref(name)
-        self._emit(7 | (obj_type << 16) | (nref << 24) | (len(args) << 40), [self.word(koid), nbody, *self.encode_args(args)])
+        self._emit(
+            7 | (obj_type << 16) | (nref << 24) | (len(args) << 40),
+            [self.word(koid), nbody, *self.encode_args(args)],
+        )
 
     def legacy_context_switch(
-        self, ts: int, cpu: int, out_state: int, out_thread: ThreadRef, in_thread: ThreadRef, out_prio: int = 0, in_prio: int = 0
+        self,
+        ts: int,
+        cpu: int,
+        out_state: int,
+        out_thread: ThreadRef,
+        in_thread: ThreadRef,
+        out_prio: int = 0,
+        in_prio: int = 0,
     ) -> None:
         oref, obody = self._tref(out_thread)
         iref, ibody = self._tref(in_thread)
-        header = 8 | (cpu << 16) | (out_state << 24) | (oref << 28) | (iref << 36) | (out_prio << 44) | (in_prio << 52)
+        header = (
+            8
+            | (cpu << 16)
+            | (out_state << 24)
+            | (oref << 28)
+            | (iref << 36)
+            | (out_prio << 44)
+            | (in_prio << 52)
+        )
         self._emit(header, [self.word(ts), obody, ibody])
 
     def context_switch(

@@ -1,0 +1,82 @@
+"""``fxscope info`` and ``fxscope generate`` end to end (subprocess, as a user runs them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+EVENT_KEYS = {"instant", "counter", "duration_begin", "duration_end", "duration_complete", "async_begin",
+              "async_instant", "async_end", "flow_begin", "flow_step", "flow_end"}  # fmt: skip
+RECORD_KEYS = {"metadata", "initialization", "string", "thread", "event", "blob", "userspace_object",
+               "kernel_object", "scheduling", "log", "large", "unknown"}  # fmt: skip
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_info_json_on_real_trace(testdata):
+    r = _run("info", str(testdata / "fxt" / "richiesams_fxt-python_trace.fxt"), "--json")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert set(info["records"]) == RECORD_KEYS and set(info["events"]) == EVENT_KEYS
+    assert info["records"]["string"] == 864 and info["records"]["event"] == 34592
+    assert info["events"]["duration_begin"] == info["events"]["duration_end"] == 17296
+    assert info["providers"] == [{"id": 0, "name": "jane_tracing"}]
+    assert (info["processes"], info["threads"]) == (1, 1)
+    assert (info["first_ts_ns"], info["last_ts_ns"], info["warnings"]) == (0, 329913, [])
+
+
+def test_info_partial_trace_and_not_a_trace(tmp_path, testdata):
+    data = (testdata / "fxt" / "ocaml-trace_t2_second.fxt").read_bytes()
+    part = tmp_path / "part.fxt"
+    part.write_bytes(data[:-12])
+    r = _run("info", str(part), "--json")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["events"]["instant"] == 0 and info["events"]["duration_complete"] == 2
+    assert any("truncated final record" in w and w.startswith("offset 0x") for w in info["warnings"])
+    bad = tmp_path / "bad.fxt"
+    bad.write_text("not a trace\n")
+    for path in (bad, tmp_path / "missing.fxt"):
+        r = _run("info", str(path))
+        assert r.returncode == 2 and r.stderr.startswith("fxscope: error: ") and "Traceback" not in r.stderr
+
+
+def test_info_human_output(testdata):
+    r = _run("info", str(testdata / "fxt" / "ocaml-trace_t2_second.fxt"))
+    assert r.returncode == 0
+    assert "duration_complete 2" in r.stdout and "1 oc" in r.stdout and "warnings: 2" in r.stdout
+
+
+def test_generate_is_deterministic_and_complete(tmp_path):
+    a, b, c, be = (tmp_path / n for n in ("a.fxt", "b.fxt", "c.fxt", "be.fxt"))
+    assert _run("generate", "-o", str(a), "--events", "5000", "--seed", "3").returncode == 0
+    assert _run("generate", "-o", str(b), "--events", "5000", "--seed", "3").returncode == 0
+    assert _run("generate", "-o", str(c), "--events", "5000", "--seed", "4").returncode == 0
+    assert _run("generate", "-o", str(be), "--events", "5000", "--seed", "3", "--big-endian").returncode == 0
+    assert a.read_bytes() == b.read_bytes() != c.read_bytes()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    infos = [json.loads(_run("info", str(p), "--json").stdout) for p in (a, be)]
+    for info in infos:
+        assert sum(info["events"].values()) == 5000
+        assert all(info["events"][k] > 0 for k in EVENT_KEYS)
+        assert all(info["records"][k] > 0 for k in RECORD_KEYS - {"unknown"})
+        assert len(info["providers"]) == 4 and info["processes"] >= 3 and info["threads"] >= 12
+    assert infos[1]["big_endian"] and {**infos[0], "path": "", "big_endian": 0} == {
+        **infos[1],
+        "path": "",
+        "big_endian": 0,
+    }
+    r = _run("generate", "-o", str(tmp_path / "x.fxt"), "--events", "-1")
+    assert r.returncode == 2 and "fxscope: error:" in r.stderr
+
+
+def test_bundled_demo_shows_every_kind(tmp_path):
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[2] / "resources" / "demo" / "demo.fxt"
+    info = json.loads(_run("info", str(demo), "--json").stdout)
+    assert all(v > 0 for v in info["events"].values())
+    assert all(info["records"][k] > 0 for k in RECORD_KEYS - {"unknown"})
