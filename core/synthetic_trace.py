@@ -90,7 +90,9 @@ def _preamble(w: FxtWriter) -> None:
         w.userspace_object(0x7F000080 + pid_ * 0x100, (_pid(pid_),), "Buffer", [("size", A.UINT64, 4096)])
 
 
-def _rich_block(w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, first_flow: int) -> int:
+def _rich_block(
+    w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, first_flow: int, blob_arg: bool = True
+) -> int:
     """Rare records for one chunk in a 10 us window starting at ``t0`` ns; returns the events written."""
     r = _Rich(w)
     tk = tps // 1_000_000_000  # ticks per ns (1 or 2)
@@ -112,7 +114,7 @@ def _rich_block(w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, firs
         ("koid", A.KOID, _tid(provider, 0)),
         ("flag", A.BOOL, chunk % 2 == 0),
         ("blob", A.BLOB, bytes(range(chunk % 7, chunk % 7 + 11))),
-    ]
+    ][: None if blob_arg else -1]
     r.event(K.INSTANT, ts(100), 1, "rich", "every-arg-type", every_arg)
     r.event(
         K.INSTANT, ts(200), 2, SID["app"], DYNAMIC_INDEX, [("scope", A.STRING, "global")], extra_words=(2,)
@@ -129,7 +131,8 @@ def _rich_block(w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, firs
         r.event(K.FLOW_STEP, ts(1100), 3, SID["render"], SID["flow"], data=first_flow)
         r.event(K.DURATION_END, ts(1500), 3, SID["render"], "relay")
     cpu = chunk % 4
-    w.legacy_context_switch(ts(1600), cpu, 3, 1, (_pid(provider), _tid(provider, 1)), 20, 24)
+    if blob_arg:  # the peer reader does not know legacy context switches either
+        w.legacy_context_switch(ts(1600), cpu, 3, 1, (_pid(provider), _tid(provider, 1)), 20, 24)
     w.context_switch(ts(1700), cpu, 2, _tid(provider, 1), _tid(provider, 2),
                      [("incoming_weight", A.INT32, 100), ("outgoing_weight", A.INT32, 80)])  # fmt: skip
     w.thread_wakeup(
@@ -220,8 +223,14 @@ def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big
     return words.astype(">u8" if big_endian else "<u8").tobytes()
 
 
-def generate_trace(events: int, seed: int = 1, big_endian: bool = False) -> bytes:
-    """The bytes of a synthetic trace with exactly ``events`` event records (at least ~50 for the structure)."""
+def generate_trace(
+    events: int, seed: int = 1, big_endian: bool = False, peer_compatible: bool = False
+) -> bytes:
+    """The bytes of a synthetic trace with exactly ``events`` event records.
+
+    ``peer_compatible`` leaves out the blob argument (type 10), which the pure-Python ``fxt`` package
+    rejects, and the legacy context switch, which it does not know, so that the benchmark can run that peer on the same file.
+    """
     rng = np.random.default_rng(seed)
     parts: list[bytes] = []
     w = FxtWriter(big_endian=big_endian)
@@ -236,7 +245,7 @@ def generate_trace(events: int, seed: int = 1, big_endian: bool = False) -> byte
         provider, _name, tps = PROVIDERS[chunk % len(PROVIDERS)]
         w = FxtWriter(big_endian=big_endian, magic=False)
         w.provider_section(provider)
-        rich_events = _rich_block(w, chunk, provider, tps, t0, unit)
+        rich_events = _rich_block(w, chunk, provider, tps, t0, unit, not peer_compatible)
         if rich_events > remaining:  # tiny traces: fill with instants instead
             w = FxtWriter(big_endian=big_endian, magic=False)
             w.provider_section(provider)
@@ -260,9 +269,15 @@ def generate_trace(events: int, seed: int = 1, big_endian: bool = False) -> byte
     return b"".join(parts)
 
 
-def write_trace(path: str | os.PathLike[str], events: int, seed: int = 1, big_endian: bool = False) -> int:
+def write_trace(
+    path: str | os.PathLike[str],
+    events: int,
+    seed: int = 1,
+    big_endian: bool = False,
+    peer_compatible: bool = False,
+) -> int:
     """Write :func:`generate_trace` output atomically (temp file in the same directory, then rename)."""
-    data = generate_trace(events, seed, big_endian)
+    data = generate_trace(events, seed, big_endian, peer_compatible)
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:

@@ -126,4 +126,4 @@ def record_starts(words: np.ndarray) -> np.ndarray:
         mark[walked] = True
         if p < b:
             p = exit_l[j]
-    return np.flatnonzero(mark).astype(np.int64)
+    return np.flatnonzero(mark).astype(np.int64, copy=False)

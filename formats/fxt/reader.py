@@ -125,26 +125,31 @@ def _decode(buf, path: str, force: bool) -> FxtColumns:
     words = np.frombuffer(buf, dtype=">u8" if big else "<u8", count=n)
     if not words.dtype.isnative:
         words = words.astype(np.uint64)  # native order once; streams still come from ``raw``
-    return _Decoder(words, raw, path, big, nbytes).run()
+    dec = _Decoder(words, raw, path, big, nbytes)
+    dec.mm = buf if isinstance(buf, mmap.mmap) else None
+    return dec.run()
 
 
-def _ticks_to_ns(ticks: np.ndarray, tps: np.ndarray) -> np.ndarray:
-    """Exact ``ticks * 1e9 // tps`` per row (T1), as int64."""
+def _ticks_to_ns(ticks: np.ndarray, tps: np.ndarray, rates: set[int] | None = None) -> np.ndarray:
+    """Exact ``ticks * 1e9 // tps`` per row (T1), as int64; ``rates`` = the distinct values in ``tps``."""
     ticks = ticks.astype(np.uint64, copy=False)
-    if len(tps) == 0 or (tps == 1_000_000_000).all():
+    if rates is None:
+        rates = set(np.unique(tps).tolist())
+    if rates <= {1_000_000_000}:
         return ticks.view(np.int64)
     out = np.empty(len(ticks), np.int64)
-    for rate in np.unique(tps).tolist():
+    for rate in sorted(rates):
         sel = tps == rate
+        if not sel.any():
+            continue
         t = ticks[sel]
         if rate == 1_000_000_000:
             out[sel] = t.view(np.int64)
         elif rate < (1 << 33):
             q, r = np.divmod(t, _U(rate))
             out[sel] = (q * _U(1_000_000_000) + (r * _U(1_000_000_000)) // _U(rate)).view(np.int64)
-        else:
-            vals = [min(v * 1_000_000_000 // rate, (1 << 63) - 1) for v in t.tolist()]
-            out[sel] = np.array(vals, dtype=np.int64)
+        else:  # exact in Python integers; such tick rates are exotic
+            out[sel] = np.array([min(v * 1_000_000_000 // rate, (1 << 63) - 1) for v in t.tolist()], np.int64)
     return out
 
 
@@ -163,41 +168,56 @@ class _Decoder:
         self.userspace_objects: list[UserspaceObject] = []
         self.blobs: list[Blob] = []
         self.overflows: list[tuple[int, int]] = []
-        self.extra_threads: list[tuple[int, int]] = []  # (pid, tid) of large blobs, mapped at the end
+        # (pid, tid) of inline thread refs, in code order (see _thread_codes)
+        self.inline_pids: list[np.ndarray] = []
+        self.inline_tids: list[np.ndarray] = []
+        self.n_inline = 0
+        self.mm = None
+        self.rates: set[int] = {1_000_000_000}
         self._unresolved_str: set[tuple[int, int]] = set()
         self._unresolved_thr: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ framing
-    def _frame(self) -> np.ndarray:
+    def _frame(self) -> tuple[np.ndarray, np.ndarray]:
+        """Record starts (word indices) and record types, after the size-0 / padding / truncation rules."""
         w, n, diag = self.w, self.n, self.diag
         starts = record_starts(w)
-        if len(starts) == 0:
-            return starts
         hdr = w[starts]
-        rtype = hdr & _U(0xF)
-        size = np.where(rtype == 15, (hdr >> _U(4)) & _U(0xFFFFFFFF), (hdr >> _U(4)) & _U(0xFFF)).astype(
-            np.int64
-        )
-        bad = np.flatnonzero((size == 0) & (hdr != 0))
-        if len(bad):
-            cut = int(bad[0])
-            diag.warn("size0", int(starts[cut]) * 8, "Unexpected record of size 0: decoding stops here")
-            starts, size, hdr = starts[:cut], size[:cut], hdr[:cut]
-        pad = hdr == 0
-        if pad.any():
-            diag.warn_many("padding", starts[pad] * 8, "zero word skipped as padding")
-            starts, size = starts[~pad], size[~pad]
+        low = hdr.view(np.uint16)[::4] if np.little_endian else (hdr & _U(0xFFFF)).astype(np.uint16)
+        zero = np.flatnonzero(low < 16)  # 12-bit size field 0: padding, corrupt, or a large record
+        if len(zero):
+            hz = hdr[zero]
+            real_zero = ((hz & _U(0xF)) != 15) | (((hz >> _U(4)) & _U(0xFFFFFFFF)) == 0)
+            bad = zero[real_zero & (hz != 0)]
+            if len(bad):
+                cut = int(bad[0])
+                diag.warn("size0", int(starts[cut]) * 8, "Unexpected record of size 0: decoding stops here")
+                starts, hdr, low = starts[:cut], hdr[:cut], low[:cut]
+                zero = zero[zero < cut]
+                hz = hdr[zero]
+            pad = zero[hz == 0]
+            if len(pad):
+                diag.warn_many("padding", starts[pad] * 8, "zero word skipped as padding")
+                keep = np.ones(len(starts), bool)
+                keep[pad] = False
+                starts, hdr, low = starts[keep], hdr[keep], low[keep]
+        del hdr
+        types = (low & np.uint16(0xF)).astype(np.uint8)
         tail = self.nbytes - n * 8
-        if len(starts) and int(starts[-1]) + int(size[-1]) > n:
+        if len(starts):
             last = int(starts[-1])
-            missing = (last + int(size[-1])) * 8 - self.nbytes
-            diag.warn("truncated", last * 8, f"truncated final record: {missing} bytes missing")
-            starts = starts[:-1]
-        elif tail:
+            h = int(w[last])
+            size = (h >> 4) & (0xFFFFFFFF if h & 0xF == 15 else 0xFFF)
+            if last + size > n:
+                missing = (last + size) * 8 - self.nbytes
+                diag.warn("truncated", last * 8, f"truncated final record: {missing} bytes missing")
+                starts, types = starts[:-1], types[:-1]
+                tail = 0
+        if tail:
             diag.warn(
                 "truncated", n * 8, f"file length is not a multiple of 8: {tail} trailing bytes ignored"
             )
-        return starts
+        return starts, types
 
     # ------------------------------------------------------------------ control records (Python)
     def _string_ref(self, ref: int, word: int, end: int, offset: int) -> tuple[str, int]:
@@ -410,9 +430,11 @@ class _Decoder:
             blob.args = self._args(cur, nargs, end, off)
             cur = self._skip_args(cur, nargs, end)
             blob.ts = min(ticks * 1_000_000_000 // self.t.gen_tps[self.t.gen], (1 << 63) - 1)
-            if pair is not None:
-                self.extra_threads.append(pair)
-                blob.thread = -(len(self.extra_threads) + 1)  # placeholder, mapped in _finish_threads
+            if pair is not None:  # an inline-thread code, mapped to the thread table at the end
+                self.inline_pids.append(np.array([pair[0]], np.uint64))
+                self.inline_tids.append(np.array([pair[1]], np.uint64))
+                blob.thread = -2 - self.n_inline
+                self.n_inline += 1
         if cur >= end:
             raise _Short("large blob record without its size word")
         length = int(self.w[cur])
@@ -465,17 +487,24 @@ class _Decoder:
     def _strings(
         self, ref: np.ndarray, inline_word: np.ndarray, gen: np.ndarray, pos: np.ndarray
     ) -> np.ndarray:
-        """Global string ids for string refs (-1 unresolved, warned once per provider and index)."""
-        out = np.zeros(len(ref), np.int64)
-        inline = (ref & 0x8000) != 0
+        """Global string ids (int32) for string refs (-1 unresolved, warned once per provider and index)."""
+        ref = ref.astype(np.int64)
+        out = np.zeros(len(ref), np.int32)
+        inline = ref >= 0x8000
         if inline.any():
             sel = np.flatnonzero(inline)
             out[sel] = self._intern_streams(inline_word[sel], ref[sel] & 0x7FFF)
-        idx = np.flatnonzero(~inline & (ref != 0))
-        if len(idx):
+        indexed = ~inline & (ref != 0)
+        if indexed.all():
+            got = self.str_lookup(gen * STRING_KEYS + ref, pos)
+            out[:] = got
+            bad = np.flatnonzero(got < 0)
+        else:
+            idx = np.flatnonzero(indexed)
             got = self.str_lookup(gen[idx] * STRING_KEYS + ref[idx], pos[idx])
             out[idx] = got
-            self._warn_unresolved_bulk(idx[got < 0], ref, gen, pos, "string")
+            bad = idx[got < 0]
+        self._warn_unresolved_bulk(bad, ref, gen, pos, "string")
         return out
 
     def _warn_unresolved_bulk(self, bad: np.ndarray, ref, gen, pos, what: str) -> None:
@@ -499,6 +528,11 @@ class _Decoder:
 
     def _threads(self, ref: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """Registration row of each indexed thread ref (-1 unresolved); inline refs give -1 too."""
+        ref = ref.astype(np.int64)
+        if (ref != 0).all():
+            out = self.thr_lookup(gen * THREAD_KEYS + ref, pos)
+            self._warn_unresolved_bulk(np.flatnonzero(out < 0), ref, gen, pos, "thread")
+            return out
         out = np.full(len(ref), -1, np.int64)
         idx = np.flatnonzero(ref != 0)
         if len(idx):
@@ -513,7 +547,7 @@ class _Decoder:
         nargs: np.ndarray,
         end: np.ndarray,
         ok: np.ndarray,
-        offsets: np.ndarray,
+        pos: np.ndarray,
         collect: bool,
     ) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
         """Advance past every record's arguments at once; returns (word after args, usable arg count, args).
@@ -535,13 +569,13 @@ class _Decoder:
             if zero.any():
                 nargs_eff[act[zero]] = k
                 self.diag.warn_many(
-                    "argument size 0", offsets[act[zero]], "argument of size 0: later arguments dropped"
+                    "argument size 0", pos[act[zero]] * 8, "argument of size 0: later arguments dropped"
                 )
             past = ~zero & (a[act] + asz > end[act])
             if past.any():
                 ok[act[past]] = False
                 self.diag.warn_many(
-                    "short record", offsets[act[past]], "record dropped: arguments run past the record"
+                    "short record", pos[act[past]] * 8, "record dropped: arguments run past the record"
                 )
             keep = ~zero & ~past
             act, asz, ah = act[keep], asz[keep], ah[keep]
@@ -551,87 +585,116 @@ class _Decoder:
         return a, nargs_eff, found
 
     # ------------------------------------------------------------------ events
+    def _header_fields(self, h: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(size, byte 2, byte 3, bits 32..47, bits 48..63) of record headers, via cheap strided views."""
+        if np.little_endian:
+            h16 = h.view(np.uint16).reshape(-1, 4)
+            h8 = h.view(np.uint8).reshape(-1, 8)
+            return h16[:, 0] >> 4, h8[:, 2], h8[:, 3], h16[:, 2], h16[:, 3]
+        return (
+            ((h >> _U(4)) & _U(0xFFF)).astype(np.uint16),
+            ((h >> _U(16)) & _U(0xFF)).astype(np.uint8),
+            ((h >> _U(24)) & _U(0xFF)).astype(np.uint8),
+            ((h >> _U(32)) & _U(0xFFFF)).astype(np.uint16),
+            (h >> _U(48)).astype(np.uint16),
+        )
+
+    def _thread_codes(
+        self, tref: np.ndarray, gen: np.ndarray, pos: np.ndarray, inl: np.ndarray, cur: np.ndarray
+    ):
+        """int32 codes: >= 0 a thread registration row, -1 unresolved, <= -2 an inline pair (collected)."""
+        code = self._threads(tref, gen, pos).astype(np.int32)
+        sel = np.flatnonzero(inl)
+        if len(sel):
+            self.inline_pids.append(self._gather(cur[sel]))
+            self.inline_tids.append(self._gather(cur[sel] + 1))
+            code[sel] = -2 - (self.n_inline + np.arange(len(sel), dtype=np.int32))
+            self.n_inline += len(sel)
+        return code
+
     def _events(self, pos: np.ndarray) -> dict[str, np.ndarray]:
-        w_h = self.w[pos]
-        size = ((w_h >> _U(4)) & _U(0xFFF)).astype(np.int64)
-        end = pos + size
-        offsets = pos * 8
-        kind = ((w_h >> _U(16)) & _U(0xF)).astype(np.uint8)
-        nargs = ((w_h >> _U(20)) & _U(0xF)).astype(np.int64)
-        tref = ((w_h >> _U(24)) & _U(0xFF)).astype(np.int64)
-        cref = ((w_h >> _U(32)) & _U(0xFFFF)).astype(np.int64)
-        nref = (w_h >> _U(48)).astype(np.int64)
-        del w_h
-        ok = size >= 2
+        h = self.w[pos]
+        size16, b2, b3, cref, nref = self._header_fields(h)
+        end = pos + size16
+        kind = b2 & np.uint8(0xF)
+        nargs = b2 >> np.uint8(4)
+        tref = b3
+        ok = size16 >= 2
         unknown = kind > 10
         if unknown.any():
             for k in np.unique(kind[unknown]).tolist():
                 self.diag.warn_many(
-                    f"event type {k}", offsets[kind == k], f"skipping event of unknown type {k}"
+                    f"event type {k}", pos[kind == k] * 8, f"skipping event of unknown type {k}"
                 )
             ok &= ~unknown
         ticks = self._gather(pos + 1)
-        cur = pos + 2
         inl_t = tref == 0
-        pid = np.where(inl_t, self._gather(cur), _U(0))
-        tid = np.where(inl_t, self._gather(cur + 1), _U(0))
-        cur = cur + 2 * inl_t
-        c_word = cur
-        cur = cur + np.where(cref & 0x8000 != 0, ((cref & 0x7FFF) + 7) >> 3, 0)
-        n_word = cur
-        cur = cur + np.where(nref & 0x8000 != 0, ((nref & 0x7FFF) + 7) >> 3, 0)
-        short = ok & (cur > end)
-        if short.any():
-            self.diag.warn_many(
-                "short record", offsets[short], "record dropped: event fields run past the record"
-            )
-            ok &= ~short
-        args_word = cur
-        after, nargs_eff, _ = self._walk_args(cur, nargs, end, ok, offsets, False)
+        c_inl = cref >= 0x8000
+        n_inl = nref >= 0x8000
+        any_inline = inl_t.any() or c_inl.any() or n_inl.any()
+        if any_inline:
+            c_word = pos + 2 + 2 * inl_t
+            n_word = c_word + np.where(c_inl, ((cref & 0x7FFF).astype(np.int64) + 7) >> 3, 0)
+            args_word = n_word + np.where(n_inl, ((nref & 0x7FFF).astype(np.int64) + 7) >> 3, 0)
+            short = ok & (args_word > end)
+            if short.any():
+                self.diag.warn_many(
+                    "short record", pos[short] * 8, "record dropped: event fields run past the record"
+                )
+                ok &= ~short
+        else:
+            args_word = pos + 2
+            c_word = n_word = args_word
+        after, nargs_eff, _ = self._walk_args(args_word, nargs, end, ok, pos, False)
         has_data = (kind == 1) | (kind >= 4)
-        missing = ok & has_data & (after >= end) & (nargs_eff == nargs)
+        full_args = nargs_eff == nargs
+        room = after < end
+        missing = ok & has_data & ~room & full_args
         if missing.any():
-            self.diag.warn_many("short record", offsets[missing], "record dropped: event data word missing")
+            self.diag.warn_many("short record", pos[missing] * 8, "record dropped: event data word missing")
             ok &= ~missing
-        data = np.where(has_data & (after < end) & (nargs_eff == nargs), self._gather(after), _U(0))
-        scope = np.where((kind == 0) & (after < end) & (nargs_eff == nargs), self._gather(after), _U(0))
-        badscope = scope > 2
-        if badscope.any():
-            self.diag.warn_many(
-                "scope", offsets[badscope & ok], "instant event scope out of range: thread scope used"
+        data_ok = room & full_args
+        data = self._gather(after)
+        data[~(data_ok & has_data)] = 0
+        scope_m = data_ok & (kind == 0)
+        scope = np.zeros(len(pos), np.uint8)
+        if scope_m.any():
+            sv = self._gather(after[scope_m])
+            bad = sv > 2
+            if bad.any():
+                self.diag.warn_many(
+                    "scope", pos[scope_m][bad] * 8, "instant event scope out of range: thread scope used"
+                )
+            scope[scope_m] = np.where(bad, 0, sv)
+        if not ok.all():
+            keep = np.flatnonzero(ok)
+            pos, end, kind, nargs_eff, tref, cref, nref, inl_t = (
+                x[keep] for x in (pos, end, kind, nargs_eff, tref, cref, nref, inl_t)
             )
-            scope[badscope] = 0
-
-        keep = np.flatnonzero(ok)
-        if len(keep) != len(pos):
-            pos, end, offsets, kind, nargs_eff, tref, cref, nref = (
-                x[keep] for x in (pos, end, offsets, kind, nargs_eff, tref, cref, nref)
-            )
-            ticks, pid, tid, c_word, n_word, args_word, data, scope = (
-                x[keep] for x in (ticks, pid, tid, c_word, n_word, args_word, data, scope)
-            )
+            ticks, data, scope, args_word = (x[keep] for x in (ticks, data, scope, args_word))
+            if any_inline:
+                c_word, n_word = c_word[keep], n_word[keep]
+            else:
+                c_word = n_word = args_word
         gen, provider, tps = self._segments(pos)
         complete = kind == 4
         end_ts = np.full(len(pos), -1, np.int64)
         if complete.any():
-            end_ts[complete] = _ticks_to_ns(data[complete], tps[complete])
-            data = np.where(complete, _U(0), data)
+            end_ts[complete] = _ticks_to_ns(data[complete], tps[complete], self.rates)
+            data[complete] = 0
         return {
             "pos": pos,
-            "ts": _ticks_to_ns(ticks, tps),
+            "ts": _ticks_to_ns(ticks, tps, self.rates),
             "kind": kind,
-            "provider": provider.astype(np.uint16),
-            "category": self._strings(cref, c_word, gen, pos).astype(np.int32),
-            "name": self._strings(nref, n_word, gen, pos).astype(np.int32),
-            "thread_row": self._threads(tref, gen, pos),
-            "inline": tref == 0,
-            "pid": pid,
-            "tid": tid,
-            "nargs": nargs_eff.astype(np.uint8),
+            "provider": provider,
+            "category": self._strings(cref, c_word, gen, pos),
+            "name": self._strings(nref, n_word, gen, pos),
+            "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
+            "nargs": nargs_eff,
             "args_word": args_word,
             "id": data,
             "end_ts": end_ts,
-            "scope": scope.astype(np.uint8),
+            "scope": scope,
         }
 
     # ------------------------------------------------------------------ logs
@@ -642,27 +705,19 @@ class _Decoder:
         length = ((h >> _U(16)) & _U(0x7FFF)).astype(np.int64)
         tref = ((h >> _U(32)) & _U(0xFF)).astype(np.int64)
         ticks = self._gather(pos + 1)
-        cur = pos + 2
         inl = tref == 0
-        pid = np.where(inl, self._gather(cur), _U(0))
-        tid = np.where(inl, self._gather(cur + 1), _U(0))
-        cur = cur + 2 * inl
+        cur = pos + 2 + 2 * inl
         ok = (size >= 2) & (cur + ((length + 7) >> 3) <= end)
         if not ok.all():
             self.diag.warn_many(
                 "short record", pos[~ok] * 8, "log record dropped: message runs past the record"
             )
-            pos, tref, ticks, pid, tid, cur, length, inl = (
-                x[ok] for x in (pos, tref, ticks, pid, tid, cur, length, inl)
-            )
+            pos, tref, ticks, cur, length, inl = (x[ok] for x in (pos, tref, ticks, cur, length, inl))
         gen, _provider, tps = self._segments(pos)
         return {
             "pos": pos,
-            "ts": _ticks_to_ns(ticks, tps),
-            "thread_row": self._threads(tref, gen, pos),
-            "inline": inl,
-            "pid": pid,
-            "tid": tid,
+            "ts": _ticks_to_ns(ticks, tps, self.rates),
+            "thread": self._thread_codes(tref, gen, pos, inl, pos + 2),
             "message": self._intern_streams(cur, length).astype(np.int32),
         }
 
@@ -737,11 +792,11 @@ class _Decoder:
             self.diag.warn_many(
                 "short record", pos[short] * 8, "scheduling record dropped: shorter than its fields"
             )
-        _after, nargs_eff, found = self._walk_args(args_word, nargs, end, ok, pos * 8, True)
+        _after, nargs_eff, found = self._walk_args(args_word, nargs, end, ok, pos, True)
         waker = self._waker(found, sub, gen, pos)
         keep = np.flatnonzero(ok)
         cols = {
-            "ts": _ticks_to_ns(ts[keep], tps[keep]),
+            "ts": _ticks_to_ns(ts[keep], tps[keep], self.rates),
             "kind": sub[keep].astype(np.uint8),
             "cpu": cpu[keep],
             "out_tid": out_tid[keep],
@@ -784,28 +839,76 @@ class _Decoder:
         return waker
 
     # ------------------------------------------------------------------ assembly
+    #: records decoded per vectorized block: bounds the temporaries and lets file pages go early
+    BLOCK_RECORDS = 1 << 18
+
+    _EV_COLUMNS = {
+        "ts": np.int64, "kind": np.uint8, "provider": np.uint16, "thread": np.int32, "category": np.int32,
+        "name": np.int32, "nargs": np.uint8, "args_word": np.int64, "id": np.uint64, "end_ts": np.int64,
+        "pos": np.int64, "scope": np.uint8,
+    }  # fmt: skip
+
+    def _release(self, first_word: int, end_word: int) -> None:
+        """Drop mapped file pages we are done with from our resident set (they stay in the page cache)."""
+        if self.mm is None or not hasattr(self.mm, "madvise"):
+            return
+        start = (first_word * 8) // mmap.PAGESIZE * mmap.PAGESIZE
+        length = min(end_word * 8, self.nbytes) - start
+        if length > 0:
+            try:
+                self.mm.madvise(mmap.MADV_DONTNEED, start, length)
+            except (OSError, ValueError):
+                self.mm = None
+
     def run(self) -> FxtColumns:
-        starts = self._frame()
-        types = (self.w[starts] & _U(0xF)).astype(np.uint8) if len(starts) else np.zeros(0, np.uint8)
+        starts, types = self._frame()
         counts = np.bincount(types, minlength=16)
         record_counts = {name: int(counts[t]) for t, name in RECORD_TYPE_NAMES.items()}
         record_counts["unknown"] = int(counts[10:15].sum())
         self._control(starts, types)
+        self._release(0, self.n)
         t = self.t
+        self.rates = set(t.seg_tps)
         self.str_lookup = Lookup(
             t.str_key, t.str_pos, np.asarray(t.str_gid, np.int64), len(t.gen_provider) * STRING_KEYS
         )
         self.thr_lookup = Lookup(
             t.thr_key, t.thr_pos, np.arange(len(t.thr_key), dtype=np.int64), len(t.gen_provider) * THREAD_KEYS
         )
-        ev = self._events(starts[types == 4])
-        lg = self._logs(starts[types == 9])
-        sc = self._sched(starts[types == 8])
+        n_ev = int(counts[4])
+        ev = {k: np.empty(n_ev, dt) for k, dt in self._EV_COLUMNS.items()}
+        fill = 0
+        logs: list[dict] = []
+        scheds: list[dict] = []
+        for b0 in range(0, len(starts), self.BLOCK_RECORDS):
+            st = starts[b0 : b0 + self.BLOCK_RECORDS]
+            ty = types[b0 : b0 + self.BLOCK_RECORDS]
+            sel = st[ty == 4]
+            if len(sel):
+                block = self._events(sel)
+                m = len(block["pos"])
+                for k in self._EV_COLUMNS:
+                    ev[k][fill : fill + m] = block[k]
+                fill += m
+                del block
+            sel = st[ty == 9]
+            if len(sel):
+                logs.append(self._logs(sel))
+            sel = st[ty == 8]
+            if len(sel):
+                scheds.append(self._sched(sel))
+            self._release(int(st[0]), int(st[-1]) + 1)
+        if fill < n_ev:
+            ev = {k: v[:fill].copy() for k, v in ev.items()}
         del starts, types
-        threads_pid, threads_tid, ev_thread, log_thread = self._thread_table(ev, lg)
+        lg = _concat(logs, {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32})
+        sc = _concat(scheds, _SCHED_COLUMNS)
+        threads_pid, threads_tid = self._thread_table([ev["thread"], lg["thread"]])
         self._warn_missing_init(ev["provider"], ev["pos"])
         decoder = ArgDecoder(self)
         diag_lines = self.diag.finish()
+        ev_offset = ev["pos"]
+        ev_offset *= 8
         return FxtColumns(
             path=self.path,
             big_endian=self.big,
@@ -816,14 +919,14 @@ class _Decoder:
             ev_ts=ev["ts"],
             ev_kind=ev["kind"],
             ev_provider=ev["provider"],
-            ev_thread=ev_thread,
+            ev_thread=ev["thread"],
             ev_category=ev["category"],
             ev_name=ev["name"],
             ev_nargs=ev["nargs"],
             ev_args_word=ev["args_word"],
             ev_id=ev["id"],
             ev_end_ts=ev["end_ts"],
-            ev_offset=ev["pos"] * 8,
+            ev_offset=ev_offset,
             sched_ts=sc["ts"],
             sched_kind=sc["kind"],
             sched_cpu=sc["cpu"],
@@ -833,7 +936,7 @@ class _Decoder:
             sched_waker_tid=sc["waker"],
             sched_offset=sc["offset"],
             log_ts=lg["ts"],
-            log_thread=log_thread,
+            log_thread=lg["thread"],
             log_message=lg["message"],
             log_offset=lg["pos"] * 8,
             kernel_objects=self.kernel_objects,
@@ -872,41 +975,44 @@ class _Decoder:
                     f"provider {p.id} ({p.name!r}) has no initialization record: assuming 1 tick = 1 ns",
                 )
 
-    def _thread_table(self, ev: dict, lg: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """One global table of distinct (pid, tid) pairs; inline and indexed refs map into it."""
+    def _thread_table(self, code_columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """One global table of distinct (pid, tid) pairs; rewrites thread codes (in place) to its rows."""
         reg_pid = np.asarray(self.t.thr_pid, np.uint64)
         reg_tid = np.asarray(self.t.thr_tid, np.uint64)
-        extra = np.asarray(self.extra_threads, np.uint64).reshape(-1, 2)
-        ev_inl = np.flatnonzero(ev["inline"])
-        lg_inl = np.flatnonzero(lg["inline"])
-        pids = np.concatenate([reg_pid, ev["pid"][ev_inl], lg["pid"][lg_inl], extra[:, 0]])
-        tids = np.concatenate([reg_tid, ev["tid"][ev_inl], lg["tid"][lg_inl], extra[:, 1]])
+        pids = np.concatenate([reg_pid, *self.inline_pids])
+        tids = np.concatenate([reg_tid, *self.inline_tids])
         pairs = np.empty(len(pids), dtype=[("p", "<u8"), ("t", "<u8")])
         pairs["p"], pairs["t"] = pids, tids
         uniq, inv = np.unique(pairs, return_inverse=True)
         inv = inv.reshape(-1).astype(np.int32)
         nreg = len(reg_pid)
-
-        def mapped(cols: dict, inl: np.ndarray, base: int) -> np.ndarray:
-            rows = cols["thread_row"]
-            out = np.full(len(rows), -1, np.int32)
-            got = rows >= 0
-            out[got] = inv[rows[got]]
-            out[inl] = inv[base : base + len(inl)]
-            return out
-
-        ev_thread = mapped(ev, ev_inl, nreg)
-        log_thread = mapped(lg, lg_inl, nreg + len(ev_inl))
-        base = nreg + len(ev_inl) + len(lg_inl)
+        for codes in code_columns:
+            reg = codes >= 0
+            inl = codes <= -2
+            if reg.any():
+                codes[reg] = inv[codes[reg]]
+            if inl.any():
+                codes[inl] = inv[nreg + (-2 - codes[inl])]
         for blob in self.blobs:
-            if blob.thread < -1:
-                blob.thread = int(inv[base + (-blob.thread - 2)])
-        return (
-            np.ascontiguousarray(uniq["p"]).astype(np.uint64),
-            np.ascontiguousarray(uniq["t"]).astype(np.uint64),
-            ev_thread,
-            log_thread,
+            if blob.thread <= -2:
+                blob.thread = int(inv[nreg + (-2 - blob.thread)])
+        return np.ascontiguousarray(uniq["p"]).astype(np.uint64), np.ascontiguousarray(uniq["t"]).astype(
+            np.uint64
         )
+
+
+_SCHED_COLUMNS = {
+    "ts": np.int64, "kind": np.uint8, "cpu": np.uint16, "out_tid": np.uint64, "in_tid": np.uint64,
+    "out_pid": np.uint64, "in_pid": np.uint64, "state": np.uint8, "waker": np.uint64, "offset": np.int64,
+    "out_prio": np.uint8, "in_prio": np.uint8, "args_word": np.int64, "nargs": np.uint8,
+}  # fmt: skip
+
+
+def _concat(blocks: list[dict], dtypes: dict) -> dict[str, np.ndarray]:
+    return {
+        k: (np.concatenate([b[k] for b in blocks]).astype(dt, copy=False) if blocks else np.zeros(0, dt))
+        for k, dt in dtypes.items()
+    }
 
 
 class _Short(Exception):

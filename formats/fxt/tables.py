@@ -156,27 +156,27 @@ class Lookup:
             first[self.keys[single]] = self.pos[single]
             value[self.keys[single]] = self.values[single]
             self._dense = (count > 1, first, value)
+        self._has_multi = bool(len(self.keys)) and bool((np.diff(self.keys) == 0).any())
 
     def __call__(self, keys: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """Values for each query (-1 when no registration of the key precedes the position)."""
-        out = np.full(len(keys), -1, dtype=np.int64)
         if len(keys) == 0 or len(self.keys) == 0:
-            return out
-        inrange = (keys >= 0) & (keys < self.keyspace)
+            return np.full(len(keys), -1, dtype=np.int64)
         if self._dense is not None:
             multi, first, value = self._dense
-            kq = np.where(inrange, keys, 0)
-            hit = inrange & (pos > first[kq])
-            out[hit] = value[kq[hit]]
-            slow = np.flatnonzero(inrange & multi[kq])
+            if keys.min() < 0 or keys.max() >= self.keyspace:
+                keys = np.clip(keys, 0, self.keyspace - 1)  # cannot happen for well-formed keys
+            out = np.where(pos > first[keys], value[keys], -1)
+            slow = np.flatnonzero(multi[keys]) if self._has_multi else np.zeros(0, np.int64)
         else:
-            slow = np.flatnonzero(inrange)
+            out = np.full(len(keys), -1, dtype=np.int64)
+            slow = np.arange(len(keys))
         if len(slow):
             comp_reg = (self.keys << 32) | self.pos
             comp_q = (keys[slow] << 32) | pos[slow]
             j = np.searchsorted(comp_reg, comp_q, side="left") - 1
             ok = (j >= 0) & (self.keys[np.maximum(j, 0)] == keys[slow])
-            out[slow[ok]] = self.values[j[ok]]
+            out[slow] = np.where(ok, self.values[np.maximum(j, 0)], -1)
         return out
 
     def scalar(self, key: int, pos: int) -> int:
