@@ -130,9 +130,11 @@ def _decode(buf, path: str, force: bool) -> FxtColumns:
     return dec.run()
 
 
-def _ticks_to_ns(ticks: np.ndarray, tps: np.ndarray, rates: set[int] | None = None) -> np.ndarray:
+def _ticks_to_ns(ticks: np.ndarray, tps: np.ndarray | None, rates: set[int] | None = None) -> np.ndarray:
     """Exact ``ticks * 1e9 // tps`` per row (T1), as int64; ``rates`` = the distinct values in ``tps``."""
     ticks = ticks.astype(np.uint64, copy=False)
+    if tps is None:
+        return ticks.view(np.int64)
     if rates is None:
         rates = set(np.unique(tps).tolist())
     if rates <= {1_000_000_000}:
@@ -456,20 +458,31 @@ class _Decoder:
 
     # ------------------------------------------------------------------ bulk decoding helpers
     def _gather(self, idx: np.ndarray) -> np.ndarray:
-        return self.w[np.minimum(idx, self.n - 1)] if self.n else np.zeros(len(idx), np.uint64)
+        return np.take(self.w, idx, mode="clip") if self.n else np.zeros(len(idx), np.uint64)
 
-    def _segments(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(generation, provider index, ticks per second) in force at each record position."""
-        seg = np.searchsorted(np.asarray(self.t.seg_pos, np.int64), pos, side="right") - 1
-        gen = np.asarray(self.t.seg_gen, np.int64)[seg]
-        tps = np.asarray(self.t.seg_tps, np.int64)[seg]
-        return gen, np.asarray(self.t.gen_provider, np.int64)[gen], tps
+    def _segments(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(generation, provider index, ticks per second or None when all are 1e9) at each position."""
+        if len(self._seg_pos) == 1:
+            gen = np.full(len(pos), self._seg_gen[0], np.int64)
+            prov = np.full(len(pos), self._seg_prov[0], np.uint16)
+            return gen, prov, None if self.rates <= {1_000_000_000} else np.full(len(pos), self._seg_tps[0])
+        seg = np.searchsorted(self._seg_pos, pos, side="right") - 1
+        tps = None if self.rates <= {1_000_000_000} else self._seg_tps[seg]
+        return self._seg_gen[seg], self._seg_prov[seg], tps
+
+    def _freeze_segments(self) -> None:
+        t = self.t
+        self.rates = set(t.seg_tps)
+        self._seg_pos = np.asarray(t.seg_pos, np.int64)
+        self._seg_gen = np.asarray(t.seg_gen, np.int64)
+        self._seg_prov = np.asarray(t.gen_provider, np.uint16)[self._seg_gen]
+        self._seg_tps = np.asarray(t.seg_tps, np.int64)
 
     def _intern_streams(self, word_off: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Global string ids of inline streams, deduplicated by content without a loop per stream."""
         out = np.zeros(len(lengths), np.int64)  # length 0 -> "" (id 0)
         nw = (lengths + 7) >> 3
-        for width in np.unique(nw[nw > 0]).tolist():
+        for width in sorted(set(nw[nw > 0].tolist())):
             sel = np.flatnonzero(nw == width)
             mat = self.raw64[word_off[sel][:, None] + np.arange(width)]
             rem = (lengths[sel] & 7).astype(np.uint64)
@@ -488,24 +501,26 @@ class _Decoder:
         self, ref: np.ndarray, inline_word: np.ndarray, gen: np.ndarray, pos: np.ndarray
     ) -> np.ndarray:
         """Global string ids (int32) for string refs (-1 unresolved, warned once per provider and index)."""
-        ref = ref.astype(np.int64)
-        out = np.zeros(len(ref), np.int32)
-        inline = ref >= 0x8000
-        if inline.any():
-            sel = np.flatnonzero(inline)
-            out[sel] = self._intern_streams(inline_word[sel], ref[sel] & 0x7FFF)
-        indexed = ~inline & (ref != 0)
-        if indexed.all():
+        special = (ref.astype(np.uint16) - np.uint16(1)) >= np.uint16(0x7FFF)  # 0 (empty) or inline
+        if not special.any():
             got = self.str_lookup(gen * STRING_KEYS + ref, pos)
-            out[:] = got
-            bad = np.flatnonzero(got < 0)
-        else:
-            idx = np.flatnonzero(indexed)
-            got = self.str_lookup(gen[idx] * STRING_KEYS + ref[idx], pos[idx])
-            out[idx] = got
-            bad = idx[got < 0]
-        self._warn_unresolved_bulk(bad, ref, gen, pos, "string")
+            if self._has_unresolved(got):
+                self._warn_unresolved_bulk(np.flatnonzero(got < 0), ref.astype(np.int64), gen, pos, "string")
+            return got.astype(np.int32)
+        # Mixed block: resolve every ref as if indexed, then overwrite the empty and inline ones.
+        ref = ref.astype(np.int64)
+        got = self.str_lookup(gen * STRING_KEYS + (ref & 0x7FFF), pos)
+        out = got.astype(np.int32)
+        out[special] = 0
+        inline = np.flatnonzero(ref >= 0x8000)
+        if len(inline):
+            out[inline] = self._intern_streams(inline_word[inline], ref[inline] & 0x7FFF)
+        self._warn_unresolved_bulk(np.flatnonzero((got < 0) & ~special), ref, gen, pos, "string")
         return out
+
+    @staticmethod
+    def _has_unresolved(got: np.ndarray) -> bool:
+        return bool(len(got)) and int(got.min()) < 0
 
     def _warn_unresolved_bulk(self, bad: np.ndarray, ref, gen, pos, what: str) -> None:
         if not len(bad):
@@ -680,7 +695,9 @@ class _Decoder:
         complete = kind == 4
         end_ts = np.full(len(pos), -1, np.int64)
         if complete.any():
-            end_ts[complete] = _ticks_to_ns(data[complete], tps[complete], self.rates)
+            end_ts[complete] = _ticks_to_ns(
+                data[complete], None if tps is None else tps[complete], self.rates
+            )
             data[complete] = 0
         return {
             "pos": pos,
@@ -796,7 +813,7 @@ class _Decoder:
         waker = self._waker(found, sub, gen, pos)
         keep = np.flatnonzero(ok)
         cols = {
-            "ts": _ticks_to_ns(ts[keep], tps[keep], self.rates),
+            "ts": _ticks_to_ns(ts[keep], None if tps is None else tps[keep], self.rates),
             "kind": sub[keep].astype(np.uint8),
             "cpu": cpu[keep],
             "out_tid": out_tid[keep],
@@ -868,7 +885,7 @@ class _Decoder:
         self._control(starts, types)
         self._release(0, self.n)
         t = self.t
-        self.rates = set(t.seg_tps)
+        self._freeze_segments()
         self.str_lookup = Lookup(
             t.str_key, t.str_pos, np.asarray(t.str_gid, np.int64), len(t.gen_provider) * STRING_KEYS
         )
@@ -986,13 +1003,13 @@ class _Decoder:
         uniq, inv = np.unique(pairs, return_inverse=True)
         inv = inv.reshape(-1).astype(np.int32)
         nreg = len(reg_pid)
+        n_inline = len(pids) - nreg
+        # codes: >= 0 registration row, -1 unresolved, <= -2 inline pair (-2 - k); one gather maps all
+        table = np.concatenate([inv[nreg:][::-1], np.array([-1], np.int32), inv[:nreg]])
         for codes in code_columns:
-            reg = codes >= 0
-            inl = codes <= -2
-            if reg.any():
-                codes[reg] = inv[codes[reg]]
-            if inl.any():
-                codes[inl] = inv[nreg + (-2 - codes[inl])]
+            if len(codes):
+                codes += n_inline + 1
+                np.take(table, codes, out=codes)
         for blob in self.blobs:
             if blob.thread <= -2:
                 blob.thread = int(inv[nreg + (-2 - blob.thread)])

@@ -146,28 +146,39 @@ class Lookup:
         order = np.lexsort((p, k))
         self.keys, self.pos, self.values = k[order], p[order], np.asarray(values, dtype=np.int64)[order]
         self.keyspace = keyspace
-        self._dense: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._dense: tuple[np.ndarray, np.ndarray] | None = None
+        self._single_last = -1
         if keyspace <= (1 << 22):
-            # Common case: most keys are registered once. A dense table answers those with gathers.
+            # Common case: most keys are registered once. A dense table answers those with gathers;
+            # value -2 marks keys registered more than once (answered by binary search).
             count = np.bincount(self.keys, minlength=keyspace) if len(k) else np.zeros(keyspace, np.int64)
             first = np.full(keyspace, np.iinfo(np.int64).max, dtype=np.int64)
             value = np.full(keyspace, -1, dtype=np.int64)
             single = count[self.keys] == 1
             first[self.keys[single]] = self.pos[single]
             value[self.keys[single]] = self.values[single]
-            self._dense = (count > 1, first, value)
-        self._has_multi = bool(len(self.keys)) and bool((np.diff(self.keys) == 0).any())
+            value[count > 1] = -2
+            self._dense = (first, value)
+            self._single_last = int(self.pos[single].max()) if single.any() else -1
+            self._has_multi = bool((count > 1).any())
 
     def __call__(self, keys: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """Values for each query (-1 when no registration of the key precedes the position)."""
+        """Values for each query (-1 when no registration of the key precedes the position).
+
+        ``pos`` must be ascending (records in file order).
+        """
         if len(keys) == 0 or len(self.keys) == 0:
             return np.full(len(keys), -1, dtype=np.int64)
         if self._dense is not None:
-            multi, first, value = self._dense
+            first, value = self._dense
             if keys.min() < 0 or keys.max() >= self.keyspace:
                 keys = np.clip(keys, 0, self.keyspace - 1)  # cannot happen for well-formed keys
-            out = np.where(pos > first[keys], value[keys], -1)
-            slow = np.flatnonzero(multi[keys]) if self._has_multi else np.zeros(0, np.int64)
+            if int(pos[0]) > self._single_last:  # every single registration precedes these records
+                out = value[keys]
+            else:
+                out = value[keys]
+                out[(out >= 0) & (pos <= first[keys])] = -1
+            slow = np.flatnonzero(out == -2) if self._has_multi else np.zeros(0, np.int64)
         else:
             out = np.full(len(keys), -1, dtype=np.int64)
             slow = np.arange(len(keys))
