@@ -130,28 +130,20 @@ def _decode(buf, path: str, force: bool) -> FxtColumns:
     return dec.run()
 
 
-def _ticks_to_ns(ticks: np.ndarray, tps: np.ndarray | None, rates: set[int] | None = None) -> np.ndarray:
-    """Exact ``ticks * 1e9 // tps`` per row (T1), as int64; ``rates`` = the distinct values in ``tps``."""
-    ticks = ticks.astype(np.uint64, copy=False)
-    if tps is None:
-        return ticks.view(np.int64)
-    if rates is None:
-        rates = set(np.unique(tps).tolist())
-    if rates <= {1_000_000_000}:
-        return ticks.view(np.int64)
-    out = np.empty(len(ticks), np.int64)
-    for rate in sorted(rates):
-        sel = tps == rate
-        if not sel.any():
-            continue
-        t = ticks[sel]
-        if rate == 1_000_000_000:
-            out[sel] = t.view(np.int64)
-        elif rate < (1 << 33):
-            q, r = np.divmod(t, _U(rate))
-            out[sel] = (q * _U(1_000_000_000) + (r * _U(1_000_000_000)) // _U(rate)).view(np.int64)
-        else:  # exact in Python integers; such tick rates are exotic
-            out[sel] = np.array([min(v * 1_000_000_000 // rate, (1 << 63) - 1) for v in t.tolist()], np.int64)
+def _convert_rate(ticks: np.ndarray, rate: int) -> np.ndarray:
+    """Exact ``ticks * 1e9 // rate`` (T1) for one tick rate, as int64."""
+    if rate < (1 << 33):
+        q, r = np.divmod(ticks, _U(rate))
+        return (q * _U(1_000_000_000) + (r * _U(1_000_000_000)) // _U(rate)).view(np.int64)
+    # exact in Python integers; such tick rates are exotic
+    return np.array([min(v * 1_000_000_000 // rate, (1 << 63) - 1) for v in ticks.tolist()], np.int64)
+
+
+def _ticks_to_ns(ticks: np.ndarray, runs: list[tuple[int, int, int]]) -> np.ndarray:
+    """Nanoseconds from ticks; ``runs`` gives the row ranges whose rate is not 1e9 (1 tick = 1 ns)."""
+    out = ticks.astype(np.uint64, copy=bool(runs)).view(np.int64)
+    for a, b, rate in runs:
+        out[a:b] = _convert_rate(ticks[a:b].astype(np.uint64, copy=False), rate)
     return out
 
 
@@ -460,15 +452,31 @@ class _Decoder:
     def _gather(self, idx: np.ndarray) -> np.ndarray:
         return np.take(self.w, idx, mode="clip") if self.n else np.zeros(len(idx), np.uint64)
 
-    def _segments(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """(generation, provider index, ticks per second or None when all are 1e9) at each position."""
-        if len(self._seg_pos) == 1:
-            gen = np.full(len(pos), self._seg_gen[0], np.int64)
-            prov = np.full(len(pos), self._seg_prov[0], np.uint16)
-            return gen, prov, None if self.rates <= {1_000_000_000} else np.full(len(pos), self._seg_tps[0])
-        seg = np.searchsorted(self._seg_pos, pos, side="right") - 1
-        tps = None if self.rates <= {1_000_000_000} else self._seg_tps[seg]
-        return self._seg_gen[seg], self._seg_prov[seg], tps
+    def _segments(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
+        """Generation and provider index at each (ascending) position, and the runs of rows whose tick
+        rate is not 1e9 as ``(start row, end row, ticks per second)``."""
+        m = len(pos)
+        if m == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.uint16), []
+        sp = self._seg_pos
+        lo = int(np.searchsorted(sp, pos[0], side="right")) - 1
+        hi = int(np.searchsorted(sp, pos[-1], side="right"))
+        if hi - lo == 1:
+            gen = np.full(m, self._seg_gen[lo], np.int64)
+            prov = np.full(m, self._seg_prov[lo], np.uint16)
+            bounds = [0, m]
+        else:
+            inner = np.searchsorted(pos, sp[lo + 1 : hi], side="left")
+            counts = np.diff(np.concatenate([[0], inner, [m]]))
+            gen = np.repeat(self._seg_gen[lo:hi], counts)
+            prov = np.repeat(self._seg_prov[lo:hi], counts)
+            bounds = [0, *inner.tolist(), m]
+        runs = [
+            (bounds[i], bounds[i + 1], rate)
+            for i, rate in enumerate(self._seg_tps[lo:hi].tolist())
+            if rate != 1_000_000_000 and bounds[i + 1] > bounds[i]
+        ]
+        return gen, prov, runs
 
     def _freeze_segments(self) -> None:
         t = self.t
@@ -695,13 +703,11 @@ class _Decoder:
         complete = kind == 4
         end_ts = np.full(len(pos), -1, np.int64)
         if complete.any():
-            end_ts[complete] = _ticks_to_ns(
-                data[complete], None if tps is None else tps[complete], self.rates
-            )
+            end_ts[complete] = _ticks_to_ns(data, tps)[complete]
             data[complete] = 0
         return {
             "pos": pos,
-            "ts": _ticks_to_ns(ticks, tps, self.rates),
+            "ts": _ticks_to_ns(ticks, tps),
             "kind": kind,
             "provider": provider,
             "category": self._strings(cref, c_word, gen, pos),
@@ -733,7 +739,7 @@ class _Decoder:
         gen, _provider, tps = self._segments(pos)
         return {
             "pos": pos,
-            "ts": _ticks_to_ns(ticks, tps, self.rates),
+            "ts": _ticks_to_ns(ticks, tps),
             "thread": self._thread_codes(tref, gen, pos, inl, pos + 2),
             "message": self._intern_streams(cur, length).astype(np.int32),
         }
@@ -813,7 +819,7 @@ class _Decoder:
         waker = self._waker(found, sub, gen, pos)
         keep = np.flatnonzero(ok)
         cols = {
-            "ts": _ticks_to_ns(ts[keep], None if tps is None else tps[keep], self.rates),
+            "ts": _ticks_to_ns(ts, tps)[keep],
             "kind": sub[keep].astype(np.uint8),
             "cpu": cpu[keep],
             "out_tid": out_tid[keep],
@@ -883,7 +889,7 @@ class _Decoder:
         record_counts = {name: int(counts[t]) for t, name in RECORD_TYPE_NAMES.items()}
         record_counts["unknown"] = int(counts[10:15].sum())
         self._control(starts, types)
-        self._release(0, self.n)
+        # (file pages are released block by block below, after their last use)
         t = self.t
         self._freeze_segments()
         self.str_lookup = Lookup(
@@ -982,7 +988,8 @@ class _Decoder:
 
     def _warn_missing_init(self, ev_provider: np.ndarray, ev_pos: np.ndarray) -> None:
         with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}
-        for pindex in np.unique(ev_provider).tolist():
+        used = np.bincount(ev_provider, minlength=len(self.t.providers)) if len(ev_provider) else []
+        for pindex in np.flatnonzero(used).tolist():
             if pindex not in with_init:
                 p = self.t.providers[pindex]
                 first = int(ev_pos[np.argmax(ev_provider == pindex)]) * 8
@@ -1009,7 +1016,7 @@ class _Decoder:
         for codes in code_columns:
             if len(codes):
                 codes += n_inline + 1
-                np.take(table, codes, out=codes)
+                codes[:] = np.take(table, codes)  # (take with out= aliasing its input is slow)
         for blob in self.blobs:
             if blob.thread <= -2:
                 blob.thread = int(inv[nreg + (-2 - blob.thread)])
