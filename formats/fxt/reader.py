@@ -863,7 +863,7 @@ class _Decoder:
 
     # ------------------------------------------------------------------ assembly
     #: records decoded per vectorized block: bounds the temporaries and lets file pages go early
-    BLOCK_RECORDS = 1 << 18
+    BLOCK_RECORDS = 1 << 17
 
     _EV_COLUMNS = {
         "ts": np.int64, "kind": np.uint8, "provider": np.uint16, "thread": np.int32, "category": np.int32,
