@@ -1,0 +1,1 @@
+"""GSYM symbolication files (LLVM version 1): reader with inline lookups."""

@@ -1,0 +1,447 @@
+"""GSYM reader: memory-mapped, either byte order, lookups with inline call stacks.
+
+The layout and the lookup algorithm follow LLVM's implementation (``../shared/specs/gsym.md`` Part 2):
+lookups must print what ``llvm-gsymutil --address`` (LLVM 19) prints, so the quirks are LLVM's on purpose:
+a zero-size FunctionInfo covers every address up to the next entry, the *last* line row at an address wins,
+and an inline node contributes a frame only when its call file is set.
+
+Only the header and the two address tables are decoded up front (as numpy views of the mapping); a
+FunctionInfo is decoded when a lookup lands in it, so opening a large file costs nothing.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from formats.errors import FormatError
+from formats.gsym.leb128 import Cursor
+
+GSYM_MAGIC = 0x4753594D
+GSYM_CIGAM = 0x4D595347
+HEADER_SIZE = 48
+
+INFO_END = 0
+INFO_LINE_TABLE = 1
+INFO_INLINE = 2
+INFO_MERGED = 3
+INFO_CALL_SITES = 4
+
+
+@dataclass(frozen=True)
+class Header:
+    version: int
+    addr_off_size: int
+    uuid: bytes
+    base_address: int
+    num_addresses: int
+    strtab_offset: int
+    strtab_size: int
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """One frame of a lookup result; index 0 of a result is the innermost (inlined) frame."""
+
+    name: str
+    offset: int
+    directory: str = ""
+    base: str = ""
+    line: int = 0
+
+    @property
+    def path(self) -> str:
+        return join_path(self.directory, self.base)
+
+
+@dataclass
+class LookupResult:
+    address: int
+    locations: list[SourceLocation] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class LookupError_(Exception):
+    """An address that a GSYM file does not cover (or whose FunctionInfo is broken): message as LLVM's."""
+
+
+def join_path(directory: str, base: str) -> str:
+    """LLVM's display rule: ``\\`` separates only when the directory has backslashes and no slash."""
+    if not directory:
+        return base
+    sep = "\\" if ("\\" in directory and "/" not in directory) else "/"
+    return f"{directory}{sep}{base}"
+
+
+@dataclass
+class _InlineNode:
+    ranges: list[tuple[int, int]]
+    name: int
+    call_file: int
+    call_line: int
+    children: list[_InlineNode]
+
+
+class GsymReader:
+    """A GSYM file opened for lookups. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = str(path)
+        with open(self.path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0:
+                raise FormatError("empty file, not a GSYM file", path=self.path, offset=0)
+            self._mm: mmap.mmap | None = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            self._init(memoryview(self._mm))
+        except Exception:
+            self.close()
+            raise
+
+    @classmethod
+    def from_bytes(cls, data: bytes, path: str = "<bytes>") -> GsymReader:
+        self = cls.__new__(cls)
+        self.path = path
+        self._mm = None
+        self._init(memoryview(bytes(data)))
+        return self
+
+    def __enter__(self) -> GsymReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._buf = memoryview(b"")
+        self.addr_offsets = np.zeros(0, np.uint64)
+        self.info_offsets = np.zeros(0, np.uint32)
+        if self._mm is not None:
+            try:
+                self._mm.close()
+            except BufferError:  # a caller still holds a view; the OS frees it at exit
+                pass
+            self._mm = None
+
+    # ------------------------------------------------------------------ header and tables
+    def _err(self, message: str, offset: int | None = None) -> FormatError:
+        return FormatError(message, path=self.path, offset=offset)
+
+    def _init(self, buf: memoryview) -> None:
+        self._buf = buf
+        n = len(buf)
+        if n < 4:
+            raise self._err("not enough data for a gsym::Header", 0)
+        (magic_le,) = struct.unpack_from("<I", buf, 0)
+        if magic_le == GSYM_MAGIC:
+            self.byte_order = "<"
+        elif magic_le == GSYM_CIGAM:
+            self.byte_order = ">"
+        else:
+            raise self._err(f"invalid GSYM magic 0x{magic_le:08x}: not a GSYM file", 0)
+        if n < HEADER_SIZE:
+            raise self._err("not enough data for a gsym::Header", 0)
+        bo = self.byte_order
+        _, version, aos, uuid_size, base, num, str_off, str_size = struct.unpack_from(bo + "IHBBQIII", buf, 0)
+        if version != 1:
+            raise self._err(f"unsupported GSYM version {version}", 4)
+        if aos not in (1, 2, 4, 8):
+            raise self._err(f"invalid address offset size {aos}", 6)
+        if uuid_size > 20:
+            raise self._err(f"invalid UUID size {uuid_size}", 7)
+        uuid = bytes(buf[0x1C : 0x1C + uuid_size])
+        self.header = Header(version, aos, uuid, base, num, str_off, str_size)
+        addr_end = HEADER_SIZE + num * aos
+        info_start = (addr_end + 3) & ~3
+        info_end = info_start + num * 4
+        if info_end + 4 > n:
+            raise self._err(
+                f"address tables of {num} entries need {info_end + 4} bytes, file has {n}: truncated or corrupt",
+                HEADER_SIZE,
+            )
+        dt = {1: "u1", 2: "u2", 4: "u4", 8: "u8"}[aos]
+        self.addr_offsets = np.frombuffer(buf, dtype=np.dtype(bo + dt), count=num, offset=HEADER_SIZE).astype(
+            np.uint64
+        )
+        self.info_offsets = np.frombuffer(buf, dtype=np.dtype(bo + "u4"), count=num, offset=info_start)
+        if num > 1 and bool(np.any(self.addr_offsets[1:] < self.addr_offsets[:-1])):
+            raise self._err("address table is not sorted", HEADER_SIZE)
+        self._file_table_offset = info_end
+        (nfiles,) = struct.unpack_from(bo + "I", buf, info_end)
+        if info_end + 4 + nfiles * 8 > n:
+            raise self._err(f"file table of {nfiles} entries runs past the end of the file", info_end)
+        self.files = np.frombuffer(buf, dtype=np.dtype(bo + "u4"), count=nfiles * 2, offset=info_end + 4).reshape(
+            nfiles, 2
+        )
+        if str_off + str_size > n:
+            raise self._err(f"string table [0x{str_off:x}, +0x{str_size:x}) runs past the end of the file", 0x14)
+        self._strtab = bytes(buf[str_off : str_off + str_size])
+        self._str_cache: dict[int, str] = {}
+
+    @property
+    def uuid(self) -> bytes:
+        return self.header.uuid
+
+    @property
+    def base_address(self) -> int:
+        return self.header.base_address
+
+    def __len__(self) -> int:
+        return self.header.num_addresses
+
+    def address(self, index: int) -> int:
+        return self.header.base_address + int(self.addr_offsets[index])
+
+    def string(self, offset: int) -> str:
+        """NUL-terminated string at ``offset``; an offset past the table is the empty string (as LLVM)."""
+        cached = self._str_cache.get(offset)
+        if cached is not None:
+            return cached
+        if offset >= len(self._strtab):
+            value = ""
+        else:
+            end = self._strtab.find(b"\0", offset)
+            value = self._strtab[offset : end if end >= 0 else len(self._strtab)].decode("utf-8", "replace")
+        self._str_cache[offset] = value
+        return value
+
+    def file(self, index: int) -> tuple[str, str]:
+        """(directory, base name) of file-table entry ``index``."""
+        if index >= len(self.files):
+            raise LookupError_(f"failed to extract file[{index}]")
+        d, b = self.files[index]
+        return self.string(int(d)), self.string(int(b))
+
+    # ------------------------------------------------------------------ FunctionInfo decoding
+    def _function_chunks(self, offset: int) -> tuple[int, int, dict[int, tuple[int, int]]]:
+        """Size, name offset and {info type: (data offset, length)} of the FunctionInfo at ``offset``."""
+        buf, bo = self._buf, self.byte_order
+        if offset + 8 > len(buf):
+            raise LookupError_("FunctionInfo data is truncated")
+        size, name = struct.unpack_from(bo + "II", buf, offset)
+        pos = offset + 8
+        chunks: dict[int, tuple[int, int]] = {}
+        while True:
+            if pos + 8 > len(buf):
+                raise LookupError_("FunctionInfo data is truncated")
+            itype, ilen = struct.unpack_from(bo + "II", buf, pos)
+            pos += 8
+            if itype == INFO_END:
+                break
+            if pos + ilen > len(buf):
+                raise LookupError_("FunctionInfo data is truncated")
+            chunks.setdefault(itype, (pos, ilen))
+            pos += ilen
+        return size, name, chunks
+
+    def function_size(self, index: int) -> int:
+        off = int(self.info_offsets[index])
+        if off + 4 > len(self._buf):
+            raise LookupError_("FunctionInfo data is truncated")
+        return struct.unpack_from(self.byte_order + "I", self._buf, off)[0]
+
+    def line_rows(self, data_off: int, length: int, func_start: int) -> list[tuple[int, int, int]]:
+        """Decode a LineTable chunk into (address, file index, line) rows."""
+        cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
+        min_delta = cur.sleb()
+        max_delta = cur.sleb()
+        line = cur.uleb()
+        line_range = max_delta - min_delta + 1
+        if line_range <= 0:
+            raise LookupError_(f"0x{data_off:08x}: invalid LineTable MinDelta/MaxDelta {min_delta}/{max_delta}")
+        addr, file_idx = func_start, 1
+        rows: list[tuple[int, int, int]] = []
+        while True:
+            if cur.at_end():
+                raise LookupError_(f"0x{cur.pos - data_off:08x}: EOF found before EndSequence")
+            op = cur.u8()
+            if op == 0:
+                break
+            if op == 1:
+                file_idx = cur.uleb()
+            elif op == 2:
+                addr += cur.uleb()
+                rows.append((addr, file_idx, line))
+            elif op == 3:
+                line += cur.sleb()
+            else:
+                adj = op - 4
+                line += min_delta + adj % line_range
+                addr += adj // line_range
+                rows.append((addr, file_idx, line))
+        return rows
+
+    def inline_tree(self, data_off: int, length: int, func_start: int) -> _InlineNode | None:
+        cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
+        return _decode_inline(cur, func_start, depth=0)
+
+    # ------------------------------------------------------------------ lookups
+    def find_index(self, address: int) -> int:
+        """Index of the FunctionInfo covering ``address``; raises LookupError_ as LLVM words it."""
+        base = self.header.base_address
+        if address < base or len(self.addr_offsets) == 0:
+            raise LookupError_(f"address 0x{address:x} is not in GSYM")
+        off = address - base
+        i = int(np.searchsorted(self.addr_offsets, np.uint64(off), side="right")) - 1
+        if i < 0:
+            raise LookupError_(f"address 0x{address:x} is not in GSYM")
+        value = self.addr_offsets[i]
+        first = int(np.searchsorted(self.addr_offsets, value, side="left"))
+        for j in range(first, i + 1):
+            size = self.function_size(j)
+            start = base + int(value)
+            if size == 0 or start <= address < start + size:
+                return j
+        raise LookupError_(f"address 0x{address:x} is not in GSYM")
+
+    def lookup(self, address: int) -> LookupResult:
+        """Inline call stack at ``address`` (innermost first), or a result whose ``error`` says why not."""
+        try:
+            return LookupResult(address, self._lookup(address))
+        except LookupError_ as exc:
+            return LookupResult(address, error=str(exc))
+
+    def lookup_many(self, addresses: np.ndarray | list[int]) -> list[LookupResult]:
+        """Batch lookup: the address search is vectorized, FunctionInfos are decoded once per function."""
+        addrs = np.asarray(addresses, dtype=np.uint64)
+        results: list[LookupResult] = []
+        cache: dict[int, tuple] = {}
+        base = np.uint64(self.header.base_address)
+        offs = addrs - base
+        idx = np.searchsorted(self.addr_offsets, offs, side="right").astype(np.int64) - 1
+        for a, i in zip(addrs.tolist(), idx.tolist(), strict=True):
+            if a < self.header.base_address or i < 0:
+                results.append(LookupResult(a, error=f"address 0x{a:x} is not in GSYM"))
+                continue
+            try:
+                results.append(LookupResult(a, self._lookup(a, cache)))
+            except LookupError_ as exc:
+                results.append(LookupResult(a, error=str(exc)))
+        return results
+
+    def _decoded(self, index: int, cache: dict[int, tuple] | None) -> tuple:
+        if cache is not None and index in cache:
+            return cache[index]
+        func_start = self.address(index)
+        size, name, chunks = self._function_chunks(int(self.info_offsets[index]))
+        if name == 0:
+            raise LookupError_(f"0x{int(self.info_offsets[index]):08x}: invalid FunctionInfo Name value 0x00000000")
+        rows = None
+        if INFO_LINE_TABLE in chunks:
+            rows = self.line_rows(*chunks[INFO_LINE_TABLE], func_start)
+        inline = self.inline_tree(*chunks[INFO_INLINE], func_start) if INFO_INLINE in chunks else None
+        row_addrs = np.array([r[0] for r in rows], dtype=np.uint64) if rows else None
+        entry = (func_start, name, rows, row_addrs, inline)
+        if cache is not None:
+            cache[index] = entry
+        return entry
+
+    def _lookup(self, address: int, cache: dict[int, tuple] | None = None) -> list[SourceLocation]:
+        index = self.find_index(address)
+        func_start, name_off, rows, row_addrs, inline = self._decoded(index, cache)
+        name = self.string(name_off)
+        offset = address - func_start
+        if rows is None:
+            return [SourceLocation(name, offset)]
+        k = int(np.searchsorted(row_addrs, np.uint64(address), side="right")) - 1
+        if k < 0 or rows[k][1] == 0:
+            raise LookupError_(f"address 0x{address:x} is not in the line table")
+        _, file_idx, line = rows[k]
+        directory, base = self.file(file_idx)
+        locations = [SourceLocation(name, offset, directory, base, line)]
+        if inline is not None:
+            self._apply_inline(inline, address, locations)
+        return locations
+
+    def _apply_inline(self, node: _InlineNode, address: int, locations: list[SourceLocation]) -> bool:
+        if not any(lo <= address < hi for lo, hi in node.ranges):
+            return False
+        for child in node.children:
+            if self._apply_inline(child, address, locations):
+                break
+        if node.call_file != 0:
+            directory, base = self.file(node.call_file)
+            if directory or base:
+                last = locations[-1]
+                locations[-1] = SourceLocation(
+                    self.string(node.name), address - node.ranges[0][0], last.directory, last.base, last.line
+                )
+                locations.append(SourceLocation(last.name, last.offset, directory, base, node.call_line))
+        return True
+
+
+_MAX_INLINE_DEPTH = 512
+
+
+def _decode_inline(cur: Cursor, base: int, depth: int) -> _InlineNode | None:
+    """One inline node and its subtree; ``None`` for the ``NumRanges == 0`` terminator."""
+    if depth > _MAX_INLINE_DEPTH:
+        raise LookupError_("InlineInfo nesting is deeper than 512 levels: corrupt")
+    count = cur.uleb()
+    if count == 0:
+        return None
+    if count > cur.remaining():
+        raise LookupError_(f"0x{cur.pos:08x}: missing InlineInfo address ranges data")
+    ranges = []
+    for _ in range(count):
+        start = base + cur.uleb()
+        size = cur.uleb()
+        if size:
+            ranges.append((start, start + size))
+    ranges = _normalise(ranges)
+    has_children = cur.u8()
+    name = cur.u32()
+    call_file = cur.uleb()
+    call_line = cur.uleb()
+    children: list[_InlineNode] = []
+    if has_children:
+        child_base = ranges[0][0] if ranges else base
+        while True:
+            child = _decode_inline(cur, child_base, depth + 1)
+            if child is None:
+                break
+            children.append(child)
+    return _InlineNode(ranges, name, call_file, call_line, children)
+
+
+def _normalise(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    ranges.sort()
+    merged: list[tuple[int, int]] = []
+    for lo, hi in ranges:
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def format_lookup(result: LookupResult) -> str:
+    """One result exactly as ``llvm-gsymutil --address`` prints it (with the trailing newline)."""
+    head = f"0x{result.address:016x}: "
+    if result.error is not None:
+        return f"{head}error: {result.error}\n"
+    parts = []
+    last = len(result.locations) - 1
+    for i, loc in enumerate(result.locations):
+        text = loc.name
+        if loc.offset > 0:
+            text += f" + {loc.offset}"
+        if loc.directory or loc.base:
+            text += f" @ {join_path(loc.directory, loc.base or '<invalid-file>')}:{loc.line}"
+        if i != last:
+            text += " [inlined]"
+        parts.append(text)
+    return head + ("\n" + " " * 20).join(parts) + "\n"
+
+
+def open_gsym(path: str | Path) -> GsymReader:
+    return GsymReader(path)
