@@ -80,3 +80,21 @@ def test_fuzz_corrupted_bytes_never_crash(testdata: Path, data: st.DataObject) -
         return
     for result in reader.lookup_many(_addresses(case_dir)):
         assert isinstance(format_lookup(result), str)
+
+
+DUMPS = [
+    ("crashdemo", "binary.gsym", "dump.llvm19.txt"),
+    ("libdemo", "binary.gsym", "dump.llvm19.txt"),
+    ("textstats", "binary.gsym", "dump.llvm19.txt"),
+    ("textstats-dwarf4", "binary.llvm14.gsym", "dump.llvm14.txt"),
+    ("tiny", "binary.gsym", "dump.llvm19.txt"),
+]
+
+
+@pytest.mark.parametrize(("case", "gsym", "expected"), DUMPS)
+def test_dump_equals_llvm_gsymutil(testdata: Path, case: str, gsym: str, expected: str) -> None:
+    from formats.gsym.dump import dump_text
+
+    case_dir = testdata / "gsym" / case
+    with GsymReader(case_dir / gsym) as reader:
+        assert dump_text(reader) == (case_dir / expected).read_text()

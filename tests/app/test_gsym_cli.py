@@ -1,0 +1,41 @@
+"""``fxscope gsym lookup/dump`` print exactly what llvm-gsymutil 19 printed for the same files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _fxscope(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=120, cwd=cwd,
+        env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+
+
+@pytest.mark.parametrize("case", ["tiny", "crashdemo"])
+def test_lookup_matches_llvm_gsymutil(testdata: Path, case: str) -> None:
+    case_dir = testdata / "gsym" / case
+    addresses = (case_dir / "addresses.txt").read_text().split()
+    result = _fxscope("gsym", "lookup", "binary.gsym", *addresses, cwd=case_dir)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (case_dir / "lookup.llvm19.txt").read_text()
+
+
+@pytest.mark.parametrize("case", ["tiny", "libdemo"])
+def test_dump_matches_llvm_gsymutil(testdata: Path, case: str) -> None:
+    case_dir = testdata / "gsym" / case
+    result = _fxscope("gsym", "dump", "binary.gsym", cwd=case_dir)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (case_dir / "dump.llvm19.txt").read_text()
+
+
+def test_not_a_gsym_is_one_line_error(testdata: Path) -> None:
+    case_dir = testdata / "gsym" / "tiny"
+    result = _fxscope("gsym", "dump", "binary", cwd=case_dir)  # the ELF, not the GSYM
+    assert result.returncode == 2
+    assert result.stderr.startswith("fxscope: error: binary: offset 0x0: invalid GSYM magic")
+    assert "Traceback" not in result.stderr
