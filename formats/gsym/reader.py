@@ -11,6 +11,7 @@ FunctionInfo is decoded when a lookup lands in it, so opening a large file costs
 
 from __future__ import annotations
 
+import bisect
 import mmap
 import os
 import struct
@@ -339,7 +340,7 @@ class GsymReader:
         if INFO_LINE_TABLE in chunks:
             rows = self.line_rows(*chunks[INFO_LINE_TABLE], func_start)
         inline = self.inline_tree(*chunks[INFO_INLINE], func_start) if INFO_INLINE in chunks else None
-        row_addrs = np.array([r[0] for r in rows], dtype=np.uint64) if rows else None
+        row_addrs = [r[0] for r in rows] if rows is not None else None
         entry = (func_start, name, rows, row_addrs, inline)
         if cache is not None:
             cache[index] = entry
@@ -352,7 +353,7 @@ class GsymReader:
         offset = address - func_start
         if rows is None:
             return [SourceLocation(name, offset)]
-        k = int(np.searchsorted(row_addrs, np.uint64(address), side="right")) - 1
+        k = bisect.bisect_right(row_addrs, address) - 1
         if k < 0 or rows[k][1] == 0:
             raise LookupError_(f"address 0x{address:x} is not in the line table")
         _, file_idx, line = rows[k]
