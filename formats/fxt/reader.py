@@ -270,8 +270,8 @@ class _Decoder:
                     if size < 2:
                         raise _Short("initialization record without its ticks-per-second word")
                     tps = int(w[pos + 1])
-                    if tps == 0:
-                        diag.warn("init0", off, "initialization record with 0 ticks per second ignored")
+                    if tps == 0 or tps >= 1 << 63:
+                        diag.warn("init0", off, f"initialization record with {tps} ticks per second ignored")
                     else:
                         t.initialization(pos, tps)
                 elif rtype == 2:
