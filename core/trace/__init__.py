@@ -1,0 +1,1 @@
+"""The trace model built from the FXT reader columns: slices, tracks, queries. No Qt."""

@@ -1,0 +1,215 @@
+"""Thread slices: duration begin/end events matched as a stack, plus complete events, with depth and self time.
+
+Everything is vectorized over numpy columns (no Python object per event), because a timeline must build
+this for tens of millions of events. The matching follows what a trace viewer user expects:
+
+- On each thread, an end closes the innermost open slice (a stack), by timestamp order; ties keep file
+  order, except that the end of a complete event comes before anything else at the same timestamp
+  (unless the complete event has zero length: then its end follows its own begin).
+- An end with no open slice (the trace started mid-stack, as magic-trace output does) is kept: it becomes
+  a slice from the thread's first timestamp to that end, flagged :data:`FLAG_UNMATCHED_END`. A later such
+  end is the outer one, as it would be on a real stack.
+- A begin never closed is kept up to the end of the trace, flagged :data:`FLAG_UNCLOSED`.
+
+Depth and nesting come from the running stack depth: a begin at stack level L opens a slice at depth L,
+and within one (thread, level) begins and ends alternate, so pairing is a stable sort plus a shift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from formats.fxt.columns import EventKind, FxtColumns
+
+FLAG_UNMATCHED_END = 1
+FLAG_UNCLOSED = 2
+
+
+@dataclass
+class SliceTable:
+    """One row per slice, sorted by (thread, start). Column ``event`` indexes the reader's event rows."""
+
+    ts: np.ndarray  # int64 ns
+    dur: np.ndarray  # int64 ns
+    thread: np.ndarray  # int32 -> FxtColumns.threads_*
+    depth: np.ndarray  # uint16
+    name: np.ndarray  # int32 -> strings
+    category: np.ndarray  # int32 -> strings
+    event: np.ndarray  # int32 event row of the begin (or complete, or unmatched end) record
+    flags: np.ndarray  # uint8 FLAG_*
+    parent: np.ndarray  # int32 row of the enclosing slice, -1 at depth 0
+    self_dur: np.ndarray  # int64 ns: dur minus the children's durations
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+    @property
+    def end(self) -> np.ndarray:
+        return self.ts + self.dur
+
+    def nbytes(self) -> int:
+        return sum(getattr(self, name).nbytes for name in self.__dataclass_fields__)
+
+
+def _empty() -> SliceTable:
+    z = np.zeros(0, np.int64)
+    return SliceTable(
+        z, z.copy(), np.zeros(0, np.int32), np.zeros(0, np.uint16), np.zeros(0, np.int32),
+        np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.int32), z.copy(),
+    )
+
+
+def build_slices(cols: FxtColumns, trace_end: int | None = None) -> SliceTable:
+    """Match duration events of every thread into slices (see the module docstring for the rules)."""
+    kind = cols.ev_kind
+    sel = np.flatnonzero(
+        (kind == EventKind.DURATION_BEGIN) | (kind == EventKind.DURATION_END) | (kind == EventKind.DURATION_COMPLETE)
+    )
+    if len(sel) == 0:
+        return _empty()
+    if trace_end is None:
+        trace_end = max(int(cols.ev_ts.max()), int(cols.ev_end_ts.max(initial=-1)))
+
+    ev = sel.astype(np.int64)
+    k = kind[sel]
+    ts = cols.ev_ts[sel]
+    thread = cols.ev_thread[sel].astype(np.int64)
+    complete = k == EventKind.DURATION_COMPLETE
+    c_idx = np.flatnonzero(complete)
+
+    # Marker stream: begins (+1) and ends (-1); a complete event contributes both.
+    # is_end doubles as a tie-break: a complete event's end sorts first among equal timestamps.
+    m_ev = np.concatenate([ev, ev[c_idx]])
+    m_ts = np.concatenate([ts, np.maximum(cols.ev_end_ts[sel][c_idx], ts[c_idx])])
+    m_thread = np.concatenate([thread, thread[c_idx]])
+    m_delta = np.concatenate([np.where(k == EventKind.DURATION_END, -1, 1), np.full(len(c_idx), -1)]).astype(np.int64)
+    # A zero-length complete event keeps its end right after its own begin (same tie, same event row).
+    c_end_tie = (m_ts[len(ev):] == ts[c_idx]).astype(np.int8)
+    m_tie = np.concatenate([np.ones(len(ev), np.int8), c_end_tie])
+    m_is_end = np.r_[np.zeros(len(ev), np.int8), np.ones(len(c_idx), np.int8)]
+    order = np.lexsort((m_is_end, m_ev, m_tie, m_ts, m_thread))
+    m_ev, m_ts, m_thread, m_delta = m_ev[order], m_ts[order], m_thread[order], m_delta[order]
+
+    # Per-thread running depth with reflection at zero: an end at an empty stack is unmatched.
+    starts = np.flatnonzero(np.r_[True, m_thread[1:] != m_thread[:-1]])
+    seg_id = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(m_thread)]))
+    raw = _segmented_cumsum(m_delta, starts, seg_id)
+    run_min = _segmented_running_min(raw, starts, seg_id)
+    prev_min = np.where(np.r_[True, m_thread[1:] != m_thread[:-1]], 0, np.r_[0, run_min[:-1]])
+    prev_min = np.minimum(prev_min, 0)
+    unmatched = (m_delta < 0) & (raw < prev_min)
+    # Reflected depth: level of the stack after each marker.
+    after = raw - np.minimum(run_min, 0)
+
+    # Unmatched ends become slices opened at the thread's first timestamp, outermost = latest.
+    u_idx = np.flatnonzero(unmatched)
+    thread_first_ts = m_ts[starts][seg_id]
+    u_thread = m_thread[u_idx]
+    # Their depth: they enclose everything before them; the latest is depth 0.
+    # Count of unmatched ends after each one on the same thread = its depth.
+    u_rank_from_end = _rank_from_end(u_thread)
+
+    # Matched markers: drop unmatched ends; pair begins and ends by (thread, level).
+    keep = ~unmatched
+    kk = np.flatnonzero(keep)
+    is_begin = m_delta[kk] > 0
+    level = np.where(is_begin, after[kk] - 1, after[kk])  # a begin opens level L, its end returns to L
+    # Unmatched ends on the same thread sit below every matched slice before them in depth terms:
+    # add, for each marker, the number of unmatched ends still ahead of it on its thread.
+    ahead = _count_ahead(unmatched, seg_id, starts)
+    level = level + ahead[kk]
+    order2 = np.lexsort((np.arange(len(kk)), level, m_thread[kk]))
+    g_thread = m_thread[kk][order2]
+    g_level = level[order2]
+    g_begin = is_begin[order2]
+    g_ts = m_ts[kk][order2]
+    g_ev = m_ev[kk][order2]
+    nxt_same = np.r_[(g_thread[1:] == g_thread[:-1]) & (g_level[1:] == g_level[:-1]), False]
+    nxt_is_end = np.r_[~g_begin[1:], False]
+    b_rows = np.flatnonzero(g_begin)
+    closed = nxt_same[b_rows] & nxt_is_end[b_rows]
+    b_ts = g_ts[b_rows]
+    b_end = np.where(closed, g_ts[np.minimum(b_rows + 1, len(g_ts) - 1)], max(trace_end, 0))
+    b_end = np.maximum(b_end, b_ts)
+    b_flags = np.where(closed, 0, FLAG_UNCLOSED).astype(np.uint8)
+
+    s_ts = np.concatenate([b_ts, thread_first_ts[u_idx]])
+    s_end = np.concatenate([b_end, m_ts[u_idx]])
+    s_thread = np.concatenate([g_thread[b_rows], u_thread])
+    s_depth = np.concatenate([g_level[b_rows], u_rank_from_end])
+    s_ev = np.concatenate([g_ev[b_rows], m_ev[u_idx]])
+    s_flags = np.concatenate([b_flags, np.full(len(u_idx), FLAG_UNMATCHED_END, np.uint8)])
+
+    # Sorted by thread, start; outer (shallower) first among equal starts.
+    o = np.lexsort((s_depth, s_ts, s_thread))
+    s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (a[o] for a in (s_ts, s_end, s_thread, s_depth, s_ev, s_flags))
+    dur = s_end - s_ts
+    parent = _parents(s_thread, s_depth, s_ts, s_end)
+    child_total = np.bincount(parent[parent >= 0], weights=dur[parent >= 0], minlength=len(dur)).astype(np.int64)
+    return SliceTable(
+        ts=s_ts,
+        dur=dur,
+        thread=s_thread.astype(np.int32),
+        depth=s_depth.astype(np.uint16),
+        name=cols.ev_name[s_ev].astype(np.int32),
+        category=cols.ev_category[s_ev].astype(np.int32),
+        event=s_ev.astype(np.int32),
+        flags=s_flags,
+        parent=parent,
+        self_dur=np.maximum(dur - child_total, 0),
+    )
+
+
+def _segmented_cumsum(values: np.ndarray, starts: np.ndarray, seg_id: np.ndarray) -> np.ndarray:
+    total = np.cumsum(values)
+    base = np.r_[0, total[starts[1:] - 1]] if len(starts) else np.zeros(0, np.int64)
+    return total - base[seg_id]
+
+
+def _segmented_running_min(values: np.ndarray, starts: np.ndarray, seg_id: np.ndarray) -> np.ndarray:
+    # Shift each segment far below the previous ones so a global running minimum restarts per segment.
+    span = int(np.abs(values).max(initial=0)) * 2 + 2
+    offset = (len(starts) - seg_id).astype(np.int64) * span
+    return np.minimum.accumulate(values + offset) - offset
+
+
+def _rank_from_end(groups: np.ndarray) -> np.ndarray:
+    """For items grouped in runs (sorted by group), how many items of the same group follow each one."""
+    if len(groups) == 0:
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    ends = np.r_[starts[1:], len(groups)]
+    run = np.repeat(np.arange(len(starts)), ends - starts)
+    return ends[run] - 1 - np.arange(len(groups))
+
+
+def _count_ahead(flag: np.ndarray, seg_id: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per marker: the number of flagged markers after it in its segment."""
+    c = np.cumsum(flag[::-1].astype(np.int64))[::-1]  # flagged at or after i, across segments
+    seg_end = np.r_[starts[1:], len(flag)]
+    after_seg = np.r_[c[seg_end[:-1]], 0] if len(starts) else np.zeros(0, np.int64)
+    return c - after_seg[seg_id] - flag.astype(np.int64)
+
+
+def _parents(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Row of the enclosing slice (same thread, depth - 1, latest start <= ts, the longest on a tie), or -1."""
+    n = len(ts)
+    parent = np.full(n, -1, np.int32)
+    if n == 0:
+        return parent
+    key_order = np.lexsort((end, ts, depth, thread))
+    k_thread, k_depth, k_ts = thread[key_order], depth[key_order].astype(np.int64), ts[key_order]
+    child = np.flatnonzero(depth > 0)
+    # Composite search on (thread, depth, ts) via lexicographic searchsorted over structured keys.
+    keys = np.empty(n, dtype=[("t", np.int64), ("d", np.int64), ("s", np.int64)])
+    keys["t"], keys["d"], keys["s"] = k_thread, k_depth, k_ts
+    probe = np.empty(len(child), dtype=keys.dtype)
+    probe["t"], probe["d"], probe["s"] = thread[child], depth[child].astype(np.int64) - 1, ts[child]
+    pos = np.searchsorted(keys, probe, side="right") - 1
+    ok = pos >= 0
+    pos_c = np.maximum(pos, 0)
+    ok &= (k_thread[pos_c] == probe["t"]) & (k_depth[pos_c] == probe["d"])
+    parent[child[ok]] = key_order[pos_c[ok]].astype(np.int32)
+    return parent

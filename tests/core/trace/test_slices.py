@@ -1,0 +1,176 @@
+"""Slice matching on hand-built traces, on the real Jane Street trace, and against a plain stack walk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END, build_slices
+from formats.fxt.columns import EventKind as K
+from formats.fxt.reader import read_fxt, read_fxt_bytes
+from formats.fxt.writer import FxtWriter
+
+T1 = (1, 10)
+T2 = (1, 11)
+
+
+def _trace(events: list[tuple]) -> bytes:
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for ev in events:
+        kind, ts, thread, name, *rest = ev
+        data = rest[0] if rest else None
+        w.event(kind, ts, thread, "cat", name, data=data)
+    return w.getvalue()
+
+
+def _rows(cols, table) -> list[tuple]:
+    return [
+        (cols.strings[table.name[i]], int(table.ts[i]), int(table.dur[i]), int(table.depth[i]), int(table.flags[i]))
+        for i in range(len(table))
+    ]
+
+
+def test_nesting_depth_and_self_time() -> None:
+    cols = read_fxt_bytes(
+        _trace(
+            [
+                (K.DURATION_BEGIN, 100, T1, "outer"),
+                (K.DURATION_BEGIN, 110, T1, "mid"),
+                (K.DURATION_COMPLETE, 120, T1, "leaf", 130),
+                (K.DURATION_END, 150, T1, "mid"),
+                (K.DURATION_END, 200, T1, "outer"),
+                (K.DURATION_BEGIN, 105, T2, "other"),
+                (K.DURATION_END, 106, T2, "other"),
+            ]
+        )
+    )
+    table = build_slices(cols)
+    rows = _rows(cols, table)
+    assert rows == [
+        ("outer", 100, 100, 0, 0),
+        ("mid", 110, 40, 1, 0),
+        ("leaf", 120, 10, 2, 0),
+        ("other", 105, 1, 0, 0),
+    ]
+    assert table.self_dur.tolist() == [60, 30, 10, 1]
+    assert table.parent.tolist() == [-1, 0, 1, -1]
+
+
+def test_unmatched_end_and_unclosed_begin_are_kept_and_flagged() -> None:
+    cols = read_fxt_bytes(
+        _trace(
+            [
+                (K.DURATION_BEGIN, 10, T1, "x"),
+                (K.DURATION_END, 20, T1, "x"),
+                (K.DURATION_END, 30, T1, "started-before-trace"),
+                (K.DURATION_END, 40, T1, "outermost"),
+                (K.DURATION_BEGIN, 50, T1, "never-closed"),
+                (K.INSTANT, 90, T1, "i"),
+            ]
+        )
+    )
+    rows = _rows(cols, build_slices(cols))
+    assert rows == [
+        ("outermost", 10, 30, 0, FLAG_UNMATCHED_END),
+        ("started-before-trace", 10, 20, 1, FLAG_UNMATCHED_END),
+        ("x", 10, 10, 2, 0),
+        ("never-closed", 50, 40, 0, FLAG_UNCLOSED),
+    ]
+
+
+def _reference(events: list[tuple[int, int, int, int]], trace_end: int) -> list[tuple[int, int, int, int, int]]:
+    """Plain per-thread stack walk over (thread, ts, order, kind, ...) in the documented order."""
+    out = []
+    by_thread: dict[int, list] = {}
+    for e in events:
+        by_thread.setdefault(e[0], []).append(e)
+    for thread in sorted(by_thread):
+        markers = []
+        for _t, ts, order, kind, end in by_thread[thread]:
+            if kind == K.DURATION_COMPLETE:
+                markers.append((ts, 1, order, 0, +1, order))
+                markers.append((max(end, ts), 0 if end > ts else 1, order, 1, -1, order))
+            else:
+                markers.append((ts, 1, order, 0, +1 if kind == K.DURATION_BEGIN else -1, order))
+        markers.sort()
+        first = markers[0][0]
+        stack: list[tuple[int, int]] = []
+        unmatched = []
+        closed = []
+        for pos, (ts, _tie, _o, _is_end, delta, ev) in enumerate(markers):
+            if delta > 0:
+                stack.append((ts, ev))
+            elif stack:
+                start, bev = stack.pop()
+                closed.append((start, ts, len(stack), bev, pos))
+            else:
+                unmatched.append((ts, ev, pos))
+        n_un = len(unmatched)
+        rows = []
+        for start, end, depth, ev, closed_at in closed:
+            # an unmatched end later on the stack encloses everything closed before it
+            ahead = sum(1 for u in unmatched if u[2] > closed_at)
+            rows.append((thread, start, end - start, depth + ahead, ev, 0))
+        for depth, (start, ev) in enumerate(stack):
+            rows.append((thread, start, max(trace_end, start) - start, depth, ev, FLAG_UNCLOSED))
+        for i, (ts_u, ev_u, _pos) in enumerate(unmatched):
+            rows.append((thread, first, ts_u - first, n_un - 1 - i, ev_u, FLAG_UNMATCHED_END))
+        out.extend(rows)
+    return sorted((r[0], r[1], r[3], r[2], r[5]) for r in out)
+
+
+EVENTS = st.lists(
+    st.tuples(
+        st.integers(0, 2),
+        st.integers(0, 50),
+        st.sampled_from([K.DURATION_BEGIN, K.DURATION_END, K.DURATION_COMPLETE]),
+        st.integers(0, 20),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(EVENTS)
+def test_matches_a_plain_stack_walk(spec: list[tuple[int, int, int, int]]) -> None:
+    events = []
+    for order, (thread, ts, kind, length) in enumerate(spec):
+        end = ts + length if kind == K.DURATION_COMPLETE else None
+        events.append((kind, ts, (1, 100 + thread), f"e{order}", *([end] if end is not None else [])))
+    cols = read_fxt_bytes(_trace(events))
+    table = build_slices(cols)
+    trace_end = max(int(cols.ev_ts.max()), int(cols.ev_end_ts.max()))
+    ref_events = [
+        (int(cols.ev_thread[i]), int(cols.ev_ts[i]), i, int(cols.ev_kind[i]), int(cols.ev_end_ts[i]))
+        for i in range(len(cols.ev_ts))
+    ]
+    got = sorted(
+        (int(table.thread[i]), int(table.ts[i]), int(table.depth[i]), int(table.dur[i]), int(table.flags[i]))
+        for i in range(len(table))
+    )
+    assert got == _reference(ref_events, trace_end)
+    # every slice lies inside its parent
+    p = table.parent
+    has = p >= 0
+    assert np.all(table.ts[has] >= table.ts[p[has]])
+    assert np.all(table.end[has] <= table.end[p[has]])
+
+
+def test_real_trace_that_starts_mid_stack(testdata: Path) -> None:
+    cols = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
+    table = build_slices(cols)
+    matched = int(np.count_nonzero(table.flags == 0))
+    unmatched = int(np.count_nonzero(table.flags == FLAG_UNMATCHED_END))
+    unclosed = int(np.count_nonzero(table.flags == FLAG_UNCLOSED))
+    # every begin and every end is accounted for exactly once
+    assert matched + unclosed == 17296
+    assert matched + unmatched == 17296
+    # the file starts with duration-end events in file order, but sorted by time they pair up
+    assert unmatched == unclosed
+    assert np.all(table.dur >= 0)
+    assert np.all(table.self_dur <= table.dur)
