@@ -1,0 +1,1 @@
+"""Timeline views over core.trace.model: track items, the timeline widget, the details panel."""

@@ -1,0 +1,119 @@
+"""Track graphics items: one item per thread track, never one per slice.
+
+Each frame a track asks the model for the slices visible at the current zoom (sub-pixel slices are merged
+by the model), then paints them in pixel coordinates with one ``drawRects`` call per colour. View
+coordinates are seconds relative to the trace start (a local origin: absolute nanosecond timestamps do not
+survive float32 drawing) and rows on the y axis.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
+
+from core.trace.model import ThreadTrack, TraceModel
+
+#: Perfetto-like muted palette; a name always gets the same colour (hash of the name, not of its index).
+PALETTE = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#7f8fa6", "#3d9970", "#c45d8a", "#5f8dd3", "#d4a017", "#6a8e3f", "#a05195",
+]
+_BRUSHES = [QBrush(QColor(c)) for c in PALETTE]
+_MERGED_BRUSH = QBrush(QColor("#8a8f98"))
+ROW_HEIGHT = 1.0  # view units per depth row
+ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
+
+
+def colour_index(name: str) -> int:
+    return zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
+
+
+class SliceTrackItem(pg.GraphicsObject):
+    """Draws the slices of one thread track between rows ``y0`` and ``y0 + depth count``."""
+
+    def __init__(self, model: TraceModel, track: ThreadTrack, y0: float) -> None:
+        super().__init__()
+        self.model = model
+        self.track = track
+        self.y0 = y0
+        self.origin = model.start_ns
+        self.selected_row = -1
+        # colour index per slice name id, computed once per name (names are few)
+        names = model.slices.name[track.lo : track.hi]
+        uniq = np.unique(names)
+        self._colour_of = {int(n): colour_index(model.strings[n] if 0 <= n < len(model.strings) else "") for n in uniq}
+        self._font = QFont()
+        self._font.setPointSizeF(8.0)
+        self._metrics = QFontMetrics(self._font)
+        self.last_drawn = 0  # boxes drawn in the last paint (tests and benchmarks read it)
+
+    @property
+    def rows(self) -> int:
+        return self.track.max_depth + 1
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        span = (self.model.end_ns - self.model.start_ns) / 1e9
+        return QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT)
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        vb = self.getViewBox()
+        if vb is None:
+            return
+        (x0, x1), _ = vb.viewRange()
+        tr = painter.transform()
+        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
+        if sx <= 0:
+            return
+        ns_per_px = 1e9 / sx
+        t0 = self.origin + int(x0 * 1e9)
+        t1 = self.origin + int(x1 * 1e9) + 1
+        vis = self.model.visible(self.track, t0, t1, ns_per_px)
+        self.last_drawn = len(vis.rows)
+        if len(vis.rows) == 0:
+            return
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        left = (vis.start - self.origin) / 1e9 * sx + dx
+        right = (vis.end - self.origin) / 1e9 * sx + dx
+        left = np.clip(left, -10.0, 1e7)
+        right = np.clip(right, -10.0, 1e7)
+        width = np.maximum(right - left, 1.0)
+        top = (self.y0 + vis.depth * ROW_HEIGHT) * sy + dy
+        height = ROW_FILL * ROW_HEIGHT * sy
+        names = self.model.slices.name[vis.rows]
+        colours = np.array([self._colour_of.get(int(n), 0) for n in names], np.int64)
+        colours[vis.count > 1] = -1
+        for c in np.unique(colours).tolist():
+            idx = np.flatnonzero(colours == c)
+            painter.setBrush(_MERGED_BRUSH if c < 0 else _BRUSHES[c])
+            painter.drawRects(
+                [QRectF(float(left[i]), float(top[i]), float(width[i]), height) for i in idx.tolist()]
+            )
+        if self.selected_row >= 0:
+            sel = np.flatnonzero(vis.rows == self.selected_row)
+            if len(sel):
+                i = int(sel[0])
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.setPen(QPen(QColor("#111111"), 2.0))
+                painter.drawRect(QRectF(float(left[i]), float(top[i]), float(width[i]), height))
+                painter.setPen(Qt.PenStyle.NoPen)
+        # labels where a slice is wide enough to say something
+        if height >= 10:
+            painter.setFont(self._font)
+            painter.setPen(QPen(QColor("#ffffff")))
+            for i in np.flatnonzero((width > 24) & (vis.count == 1)).tolist():
+                text = self._metrics.elidedText(
+                    self.model.name_of(int(vis.rows[i])), Qt.TextElideMode.ElideRight, int(width[i]) - 4
+                )
+                if text:
+                    painter.drawText(
+                        QRectF(float(left[i]) + 2, float(top[i]), float(width[i]) - 4, height),
+                        Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                        text,
+                    )
+        painter.restore()

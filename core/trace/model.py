@@ -1,0 +1,210 @@
+"""The trace model: what the timeline shows, built once from the reader's columns, Qt-free.
+
+Perfetto's split is the model here: the importer (``formats.fxt.reader``) fills columns, this module derives
+tables (slices per thread, tracks grouped by process) and answers the queries a view needs for one frame:
+the slices of a track that are visible in a time window at a given pixel resolution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.trace.slices import SliceTable, build_slices
+from formats.fxt.columns import FxtColumns
+
+PROCESS_OBJ = 1
+THREAD_OBJ = 2
+
+
+@dataclass
+class ThreadTrack:
+    """The slices of one thread: rows ``lo:hi`` of :attr:`TraceModel.slices` (sorted by thread, start)."""
+
+    thread: int  # index into the reader's thread table
+    pid: int
+    tid: int
+    name: str
+    lo: int
+    hi: int
+    max_depth: int
+    #: per depth: rows of this track at that depth, sorted by start, and the running max of their ends
+    by_depth: list[np.ndarray] = field(default_factory=list)
+    end_max: list[np.ndarray] = field(default_factory=list)
+
+
+@dataclass
+class ProcessGroup:
+    pid: int
+    name: str
+    tracks: list[ThreadTrack]
+
+
+@dataclass
+class VisibleSlices:
+    """What a track draws in one frame: slice rows plus how many slices each drawn box stands for."""
+
+    rows: np.ndarray  # int64 rows into TraceModel.slices
+    depth: np.ndarray  # uint16
+    count: np.ndarray  # int64: 1 for a real slice, >1 for a box that merges sub-pixel slices
+    start: np.ndarray  # int64 ns of the box
+    end: np.ndarray  # int64 ns of the box
+
+
+class TraceModel:
+    """Slices, processes and threads of one trace, with the per-frame queries of the timeline."""
+
+    def __init__(self, cols: FxtColumns) -> None:
+        self.cols = cols
+        self.strings = cols.strings
+        ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
+        ends = [cols.ev_end_ts[cols.ev_end_ts >= 0]] if len(cols.ev_end_ts) else []
+        stacked = np.concatenate(ts_all + ends) if ts_all else np.zeros(1, np.int64)
+        self.start_ns = int(stacked.min())
+        self.end_ns = max(int(stacked.max()), self.start_ns + 1)
+        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns)
+        self._names = self._object_names()
+        self.processes = self._build_tracks()
+
+    # ------------------------------------------------------------------ construction
+    def _object_names(self) -> dict[tuple[int, int], str]:
+        names: dict[tuple[int, int], str] = {}
+        for obj in self.cols.kernel_objects:
+            if obj.obj_type in (PROCESS_OBJ, THREAD_OBJ) and obj.name:
+                names[(obj.obj_type, obj.koid)] = obj.name
+        return names
+
+    def thread_name(self, thread: int) -> str:
+        tid = int(self.cols.threads_tid[thread]) if thread >= 0 else 0
+        name = self._names.get((THREAD_OBJ, tid))
+        return f"{name} {tid}" if name else f"thread {tid}"
+
+    def process_name(self, pid: int) -> str:
+        name = self._names.get((PROCESS_OBJ, pid))
+        return f"{name} {pid}" if name else f"process {pid}"
+
+    def _build_tracks(self) -> list[ProcessGroup]:
+        s = self.slices
+        groups: dict[int, list[ThreadTrack]] = {}
+        if len(s):
+            bounds = np.flatnonzero(np.r_[True, s.thread[1:] != s.thread[:-1], True])
+            for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+                thread = int(s.thread[lo])
+                pid = int(self.cols.threads_pid[thread]) if thread >= 0 else 0
+                tid = int(self.cols.threads_tid[thread]) if thread >= 0 else 0
+                depth = s.depth[lo:hi]
+                track = ThreadTrack(thread, pid, tid, self.thread_name(thread), lo, hi, int(depth.max()))
+                for d in range(track.max_depth + 1):
+                    rows = lo + np.flatnonzero(depth == d)  # already sorted by start within a thread
+                    track.by_depth.append(rows)
+                    track.end_max.append(np.maximum.accumulate(s.ts[rows] + s.dur[rows]))
+                groups.setdefault(pid, []).append(track)
+        return [
+            ProcessGroup(pid, self.process_name(pid), sorted(tracks, key=lambda t: t.tid))
+            for pid, tracks in sorted(groups.items())
+        ]
+
+    @property
+    def tracks(self) -> list[ThreadTrack]:
+        return [t for group in self.processes for t in group.tracks]
+
+    # ------------------------------------------------------------------ queries
+    def visible(self, track: ThreadTrack, t0: int, t1: int, ns_per_px: float) -> VisibleSlices:
+        """Slices of ``track`` overlapping [t0, t1), with slices under one pixel merged per pixel bucket.
+
+        Like Perfetto's per-depth summaries, a bucket keeps its longest slice (for the colour and the click)
+        and the number of slices it stands for, so a frame draws at most ~width boxes per depth whatever the
+        zoom level.
+        """
+        s = self.slices
+        out_rows, out_depth, out_count, out_start, out_end = [], [], [], [], []
+        bucket = max(ns_per_px, 1.0)
+        for d, rows in enumerate(track.by_depth):
+            if len(rows) == 0:
+                continue
+            starts = s.ts[rows]
+            # first row whose running max end exceeds t0, last row starting before t1
+            a = int(np.searchsorted(track.end_max[d], t0, side="right"))
+            b = int(np.searchsorted(starts, t1, side="left"))
+            if b <= a:
+                continue
+            r = rows[a:b]
+            st = s.ts[r]
+            en = st + s.dur[r]
+            wide = (en - st) >= bucket
+            key = np.floor((st - t0) / bucket).astype(np.int64)
+            narrow = ~wide
+            if np.any(narrow):
+                nk = key[narrow]
+                nr = r[narrow]
+                ndur = s.dur[nr]
+                # longest slice per bucket: sort by (bucket, -dur), take each bucket's first
+                o = np.lexsort((-ndur, nk))
+                nk, nr = nk[o], nr[o]
+                first = np.r_[True, nk[1:] != nk[:-1]]
+                counts = np.diff(np.r_[np.flatnonzero(first), len(nk)])
+                keep_rows = nr[first]
+                b_start = t0 + nk[first] * bucket
+                out_rows.append(keep_rows)
+                out_count.append(counts)
+                out_start.append(b_start.astype(np.int64))
+                out_end.append((b_start + bucket).astype(np.int64))
+                out_depth.append(np.full(len(keep_rows), d, np.uint16))
+            if np.any(wide):
+                wr = r[wide]
+                out_rows.append(wr)
+                out_count.append(np.ones(len(wr), np.int64))
+                out_start.append(st[wide])
+                out_end.append(en[wide])
+                out_depth.append(np.full(len(wr), d, np.uint16))
+        if not out_rows:
+            z = np.zeros(0, np.int64)
+            return VisibleSlices(z, np.zeros(0, np.uint16), z, z, z)
+        return VisibleSlices(
+            np.concatenate(out_rows),
+            np.concatenate(out_depth),
+            np.concatenate(out_count),
+            np.concatenate(out_start),
+            np.concatenate(out_end),
+        )
+
+    def slice_at(self, track: ThreadTrack, depth: int, t: int) -> int:
+        """Row of the slice of ``track`` at ``depth`` covering time ``t``, or -1."""
+        if depth < 0 or depth >= len(track.by_depth):
+            return -1
+        rows = track.by_depth[depth]
+        i = int(np.searchsorted(self.slices.ts[rows], t, side="right")) - 1
+        if i < 0:
+            return -1
+        row = int(rows[i])
+        return row if t < self.slices.ts[row] + max(int(self.slices.dur[row]), 1) else -1
+
+    def slice_details(self, row: int) -> dict[str, object]:
+        """What the details panel shows for a slice: names resolved, times in ns, arguments decoded."""
+        s = self.slices
+        ev = int(s.event[row])
+        args = []
+        try:
+            args = [(a.name, a.value) for a in self.cols.event_args(ev)]
+        except Exception as exc:  # a corrupt argument block must not break the panel
+            args = [("<arguments unreadable>", str(exc))]
+        thread = int(s.thread[row])
+        return {
+            "name": self._str(int(s.name[row])),
+            "category": self._str(int(s.category[row])),
+            "thread": self.thread_name(thread),
+            "process": self.process_name(int(self.cols.threads_pid[thread])) if thread >= 0 else "",
+            "start_ns": int(s.ts[row]),
+            "duration_ns": int(s.dur[row]),
+            "self_ns": int(s.self_dur[row]),
+            "depth": int(s.depth[row]),
+            "flags": int(s.flags[row]),
+            "args": args,
+        }
+
+    def _str(self, index: int) -> str:
+        return self.strings[index] if 0 <= index < len(self.strings) else "<unresolved>"
+
+    def name_of(self, row: int) -> str:
+        return self._str(int(self.slices.name[row]))

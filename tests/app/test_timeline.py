@@ -1,0 +1,110 @@
+"""The timeline window on the bundled demo and on a real third-party trace (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
+from app.main_window import MainWindow
+from resources import DEMO_TRACE
+
+
+@pytest.fixture
+def window(qtbot):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    assert win.open_path(str(DEMO_TRACE))
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def test_click_selects_the_slice_the_model_has_there(window, qtbot) -> None:
+    tab = window.current_tab()
+    timeline, model = tab.timeline, tab.model
+    item = timeline.items[0]
+    row = int(item.track.by_depth[0][len(item.track.by_depth[0]) // 2])
+    start, dur = int(model.slices.ts[row]), int(model.slices.dur[row])
+    timeline.set_range_ns(start - dur, start + 2 * dur)
+    qtbot.wait(10)
+    vb = timeline.plot.getViewBox()
+    centre_x = (start + dur / 2 - model.start_ns) / 1e9
+    scene_pt = vb.mapViewToScene(pg_point(centre_x, item.y0 + 0.4))
+    view_pt = timeline.plot.mapFromScene(scene_pt)
+    with qtbot.waitSignal(timeline.sliceSelected, timeout=2000) as blocker:
+        qtbot.mouseClick(timeline.plot.viewport(), Qt.MouseButton.LeftButton, pos=view_pt)
+    assert blocker.args == [row]
+    text = tab.details.toPlainText()
+    assert model.name_of(row) in text
+    assert "Self time" in text
+
+
+def pg_point(x: float, y: float):
+    from PySide6.QtCore import QPointF
+
+    return QPointF(x, y)
+
+
+def test_keyboard_zoom_and_pan(window, qtbot) -> None:
+    timeline = window.current_tab().timeline
+    a0, b0 = timeline.visible_range_ns()
+    qtbot.keyClick(timeline, Qt.Key.Key_W)
+    a1, b1 = timeline.visible_range_ns()
+    assert (b1 - a1) < (b0 - a0) * 0.9
+    qtbot.keyClick(timeline, Qt.Key.Key_D)
+    a2, b2 = timeline.visible_range_ns()
+    assert a2 > a1 and b2 > b1
+    qtbot.keyClick(timeline, Qt.Key.Key_S)
+    assert (timeline.visible_range_ns()[1] - timeline.visible_range_ns()[0]) > (b2 - a2)
+
+
+def test_bad_file_shows_a_message_and_the_window_survives(window, qtbot, tmp_path: Path, monkeypatch) -> None:
+    shown = []
+    monkeypatch.setattr("app.main_window.QMessageBox.warning", lambda *a: shown.append(a[2]))
+    bad = tmp_path / "bad.fxt"
+    bad.write_bytes(b"not a trace at all")
+    assert not window.open_path(str(bad))
+    assert shown and "bad.fxt" in shown[0]
+    assert window.tabs.count() == 1
+
+
+def test_real_trace_opens(qtbot, testdata: Path) -> None:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(str(testdata / "fxt" / "richiesams_fxt-python_trace.fxt"))
+    model = win.current_tab().model
+    assert len(model.slices) == 17296
+    assert [t.name for t in model.tracks] == ["main 2"]  # thread name from the kernel object record
+
+
+def test_screenshot_draws_slices_where_the_model_says(tmp_path: Path) -> None:
+    out = tmp_path / "shot.png"
+    from core.trace.model import TraceModel
+    from formats.fxt.reader import read_fxt
+
+    model = TraceModel(read_fxt(DEMO_TRACE))
+    track = model.tracks[0]
+    row = int(track.by_depth[0][0])
+    start, dur = int(model.slices.ts[row]), int(model.slices.dur[row])
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "screenshot", str(DEMO_TRACE), "-o", str(out), "--size", "1200x800",
+         "--range", f"{start - dur}:{start + 2 * dur}"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    image = QImage(str(out))
+    assert image.width() == 1200 and image.height() == 800
+    pixels = np.array([[image.pixelColor(x, y).name() for x in range(0, 1200, 8)] for y in range(0, 800, 8)])
+    assert len(np.unique(pixels)) > 5  # not blank
+    # the slice fills the middle third of the plot horizontally on the first track's depth-0 row
+    colours = {image.pixelColor(x, y).name() for x in range(560, 760, 10) for y in range(60, 140, 2)}
+    from app.timeline.tracks import PALETTE, colour_index
+
+    assert PALETTE[colour_index(model.name_of(row))] in colours
