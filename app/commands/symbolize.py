@@ -1,0 +1,72 @@
+"""``fxscope symbolize``: the symbolizing markup filter, output-compatible with ``llvm-symbolizer --filter-markup``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+
+from app.cli import CliError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "symbolize",
+        help="symbolize a log with symbolizer markup (like llvm-symbolizer --filter-markup)",
+        description="Reads logs (stdin by default), replaces {{{...}}} markup with symbolized text and prints "
+        "diagnostics on stderr in llvm-symbolizer's words. Code addresses resolve through GSYM files; data "
+        "addresses through ELF symbol tables.",
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="log files (default: stdin)")
+    p.add_argument("--debug-file-directory", action="append", default=[], metavar="DIR",
+                   help="directory with a .build-id/xx/rest.debug tree (repeatable)")
+    p.add_argument("--symbols", action="append", default=[], metavar="PATH",
+                   help="a .gsym or ELF file, or a directory of .gsym files (repeatable)")
+    p.add_argument("--color", choices=["always", "never", "auto"], default="auto")
+    p.add_argument("--no-color", action="store_const", const="never", dest="color")
+    p.set_defaults(func=run)
+
+
+def _symbol_files(paths: list[str]) -> tuple[list[Path], list[Path]]:
+    gsyms: list[Path] = []
+    elves: list[Path] = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            gsyms.extend(sorted(path.glob("*.gsym")))
+        elif not path.is_file():
+            raise CliError(f"{text}: no such file or directory")
+        elif path.read_bytes()[:4] in (b"MYSG", b"GSYM"):
+            gsyms.append(path)
+        else:
+            elves.append(path)
+    return gsyms, elves
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.symbolize.markup_filter import MarkupFilter
+    from core.symbolize.resolver import GsymResolver
+
+    gsyms, elves = _symbol_files(args.symbols)
+    for directory in args.debug_file_directory:
+        if not Path(directory).is_dir():
+            raise CliError(f"{directory}: not a directory")
+    resolver = GsymResolver(gsyms, elves, [Path(d) for d in args.debug_file_directory])
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    filt = MarkupFilter(resolver, sys.stdout.write, sys.stderr.write, color=color)
+    sources = args.files or ["-"]
+    for source in sources:
+        if source == "-":
+            stream = sys.stdin
+        else:
+            try:
+                stream = open(source, encoding="utf-8", errors="surrogateescape", newline="")
+            except OSError as exc:
+                raise CliError(f"{source}: {exc.strerror}") from None
+        with stream if source != "-" else contextlib.nullcontext(stream):
+            for line in stream:
+                filt.filter_line(line)
+    filt.finish()
+    return 0
+

@@ -1,0 +1,1 @@
+"""Symbolization: the markup filter, resolvers from build ID + address to frames."""

@@ -1,0 +1,496 @@
+"""The symbolizing markup filter, output-compatible with ``llvm-symbolizer --filter-markup`` (LLVM 19).
+
+It is a single pass over lines that accumulates context (modules and mmaps) and rewrites presentation
+elements (``symbol``, ``pc``, ``data``, ``bt``) into symbolized text, following LLVM's ``MarkupFilter``
+step by step (``../shared/specs/symbolizer-markup.md`` Parts 3 and 4): contextual lines are elided into
+module summary lines, invalid elements produce diagnostics with an echo of the line and a caret, and with
+colour enabled the SGR state of the input is tracked and re-emitted in LLVM's form.
+
+Output and diagnostics go to two callables so the command line, tests and the crash view can all use it.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from core.symbolize.resolver import Frame, ResolveError, Resolver
+from formats.markup.fields import (
+    parse_address,
+    parse_build_id,
+    parse_decimal,
+    parse_integer,
+    parse_mode,
+    parse_pc_type,
+)
+from formats.markup.parser import Node, parse_line
+
+CONTEXTUAL_TAGS = ("module", "mmap", "reset")
+_COLOURS = {f"\x1b[3{i}m": i for i in range(8)}
+BLUE, CYAN, GREEN = 4, 6, 2
+
+
+@dataclass
+class Module:
+    id: int
+    name: str
+    build_id: bytes
+
+
+@dataclass
+class MMap:
+    addr: int
+    size: int
+    module: Module
+    mode: str
+    module_relative: int
+
+    def contains(self, address: int) -> bool:
+        return self.addr <= address < self.addr + self.size
+
+    def relative(self, address: int) -> int:
+        return address - self.addr + self.module_relative
+
+
+@dataclass
+class _InfoLine:
+    module: Module
+    mmaps: list[MMap] = field(default_factory=list)
+
+
+def demangle(name: str) -> str:
+    """Itanium C++ names through the C++ runtime's demangler; anything else unchanged."""
+    if name.startswith("_Z"):
+        try:
+            import cxxfilt
+
+            return cxxfilt.demangle(name)
+        except Exception:  # an undemanglable name is shown as written
+            return name
+    return name
+
+
+class MarkupFilter:
+    def __init__(
+        self,
+        resolver: Resolver,
+        write: Callable[[str], None],
+        diagnose: Callable[[str], None],
+        color: bool = False,
+    ) -> None:
+        self.resolver = resolver
+        self.out = write
+        self.err = diagnose
+        self.colors = color
+        self.modules: dict[int, Module] = {}
+        self.mmap_starts: list[int] = []
+        self.mmaps: dict[int, MMap] = {}
+        self.info: _InfoLine | None = None
+        self.colour: int | None = None
+        self.bold = False
+        self.line = ""
+
+    # ------------------------------------------------------------------ driver
+    def filter_line(self, line: str) -> None:
+        """One input line, including its line break (a missing final break is added, as LLVM's driver does)."""
+        if not line.endswith("\n"):
+            line += "\n"
+        self.line = line
+        self._reset_colour()
+        deferred: list[Node] = []
+        for node in parse_line(line):
+            if self._try_contextual(node, deferred):
+                return
+            deferred.append(node)
+        self._end_info_line()
+        for node in deferred:
+            self._filter_node(node)
+
+    def finish(self) -> None:
+        self._end_info_line()
+        self._reset_colour()
+        self.modules.clear()
+        self.mmaps.clear()
+        self.mmap_starts.clear()
+
+    def _line_ending(self) -> str:
+        return "\r\n" if self.line.endswith("\r\n") else "\n"
+
+    # ------------------------------------------------------------------ diagnostics
+    def _report(self, severity: str, message: str, column: int | None) -> None:
+        text = f"{severity}: {message}\n"
+        if column is not None:
+            text += self.line + " " * column + "^\n"
+        self.err(text)
+
+    def _type_error(self, node: Node, index: int, kind: str) -> None:
+        self._report("error", f"expected {kind}; found '{node.fields[index]}'", node.field_columns[index])
+
+    def _check_fields(self, node: Node, n: int) -> bool:
+        if len(node.fields) == n:
+            return True
+        warn = len(node.fields) > n
+        self._report("warning" if warn else "error", f"expected {n} field(s); found {len(node.fields)}", node.tag_end)
+        return warn
+
+    def _check_at_least(self, node: Node, n: int) -> bool:
+        if len(node.fields) >= n:
+            return True
+        self._report("error", f"expected at least {n} field(s); found {len(node.fields)}", node.tag_end)
+        return False
+
+    def _warn_at_most(self, node: Node, n: int) -> None:
+        if len(node.fields) > n:
+            self._report("warning", f"expected at most {n} field(s); found {len(node.fields)}", node.tag_end)
+
+    # ------------------------------------------------------------------ colour
+    def _sgr(self, colour: int | None, bold: bool) -> str:
+        if colour is None:
+            return "\x1b[1m" if bold else ""
+        return f"\x1b[0;{'1;' if bold else ''}3{colour}m"
+
+    def _highlight(self) -> None:
+        if self.colors:
+            self.out(self._sgr(CYAN if self.colour == BLUE else BLUE, self.bold))
+
+    def _value(self, text: str) -> None:
+        if self.colors:
+            self.out(self._sgr(GREEN, self.bold))
+        self.out(text)
+        self._highlight()
+
+    def _restore_colour(self) -> None:
+        if not self.colors:
+            return
+        if self.colour is not None:
+            self.out(self._sgr(self.colour, self.bold))
+        else:
+            self.out("\x1b[0m")
+            if self.bold:
+                self.out("\x1b[1m")
+
+    def _reset_colour(self) -> None:
+        if self.colour is None and not self.bold:
+            return
+        self.colour = None
+        self.bold = False
+        if self.colors:
+            self.out("\x1b[0m")
+
+    def _try_sgr(self, node: Node) -> bool:
+        if not node.is_sgr:
+            return False
+        if node.text == "\x1b[0m":
+            self._reset_colour()
+        elif node.text == "\x1b[1m":
+            self.bold = True
+            if self.colors:
+                self.out("\x1b[1m")
+        else:
+            self.colour = _COLOURS[node.text]
+            if self.colors:
+                self.out(self._sgr(self.colour, False))
+        return True
+
+    # ------------------------------------------------------------------ contextual elements
+    def _try_contextual(self, node: Node, deferred: list[Node]) -> bool:
+        if node.tag == "module":
+            self._module(node, deferred)
+        elif node.tag == "mmap":
+            self._mmap(node, deferred)
+        elif node.tag == "reset":
+            self._reset(node, deferred)
+        else:
+            return False
+        return True
+
+    def _flush_deferred(self, deferred: list[Node]) -> None:
+        for node in deferred:
+            self._filter_node(node)
+
+    def _begin_info_line(self, module: Module) -> None:
+        self._highlight()
+        self.out("[[[ELF module")
+        self._value(f" #0x{module.id:x} ")
+        self.out('"')
+        self._value(module.name)
+        self.out('"')
+        self.info = _InfoLine(module)
+
+    def _end_info_line(self) -> None:
+        if self.info is None:
+            return
+        # no highlight here: the summary line's last value already restored it
+        for i, m in enumerate(sorted(self.info.mmaps, key=lambda m: m.addr)):
+            self.out(" [" if i == 0 else ",[")
+            self._value(f"0x{m.addr:x}")
+            self.out("-")
+            self._value(f"0x{m.addr + m.size - 1:x}")
+            self.out("](")
+            self._value(m.mode)
+            self.out(")")
+        self.out("]]]" + self._line_ending())
+        self._restore_colour()
+        self.info = None
+
+    def _module(self, node: Node, deferred: list[Node]) -> None:
+        if not self._check_at_least(node, 3):
+            return
+        mod_id = parse_integer(node.fields[0])
+        if mod_id is None:
+            return self._type_error(node, 0, "module ID")
+        if node.fields[2] != "elf":
+            return self._report("error", "unknown module type", node.field_columns[2])
+        if not self._check_fields(node, 4):
+            return
+        build_id = parse_build_id(node.fields[3])
+        if build_id is None:
+            return self._type_error(node, 3, "build ID")
+        if mod_id in self.modules:
+            return self._report("error", "duplicate module ID", node.field_columns[0])
+        module = self.modules[mod_id] = Module(mod_id, node.fields[1], build_id)
+        self._end_info_line()
+        self._flush_deferred(deferred)
+        self._begin_info_line(module)
+        self.out("; BuildID=")
+        self._value(build_id.hex())
+
+    def _mmap(self, node: Node, deferred: list[Node]) -> None:
+        if not self._check_at_least(node, 3):
+            return
+        addr = parse_address(node.fields[0])
+        if addr is None:
+            return self._type_error(node, 0, "address")
+        size = parse_integer(node.fields[1])
+        if size is None:
+            return self._type_error(node, 1, "size")
+        if node.fields[2] != "load":
+            return self._report("error", "unknown mmap type", node.field_columns[2])
+        if not self._check_fields(node, 6):
+            return
+        mod_id = parse_integer(node.fields[3])
+        if mod_id is None:
+            return self._type_error(node, 3, "module ID")
+        mode = parse_mode(node.fields[4])
+        if mode is None:
+            return self._type_error(node, 4, "mode")
+        module = self.modules.get(mod_id)
+        if module is None:
+            return self._report("error", "unknown module ID", node.field_columns[3])
+        relative = parse_address(node.fields[5])
+        if relative is None:
+            return self._type_error(node, 5, "address")
+        new = MMap(addr, size, module, mode, relative)
+        other = self._overlapping(new)
+        if other is not None:
+            return self._report(
+                "error",
+                f"overlapping mmap: #0x{other.module.id:x} [0x{other.addr:x}-0x{other.addr + other.size - 1:x}]",
+                node.field_columns[0],
+            )
+        bisect.insort(self.mmap_starts, addr)
+        self.mmaps[addr] = new
+        if self.info is None or self.info.module is not module:
+            self._end_info_line()
+            self._flush_deferred(deferred)
+            self._begin_info_line(module)
+            self.out("; adds")
+        assert self.info is not None
+        self.info.mmaps.append(new)
+
+    def _reset(self, node: Node, deferred: list[Node]) -> None:
+        if not self._check_fields(node, 0):
+            return
+        if self.modules or self.mmaps:
+            self._end_info_line()
+            self._flush_deferred(deferred)
+            self._raw(node)
+            self.out(self._line_ending())
+            self.modules.clear()
+            self.mmaps.clear()
+            self.mmap_starts.clear()
+
+    def _overlapping(self, new: MMap) -> MMap | None:
+        i = bisect.bisect_right(self.mmap_starts, new.addr)
+        if i < len(self.mmap_starts) and new.contains(self.mmap_starts[i]):
+            return self.mmaps[self.mmap_starts[i]]
+        if i > 0:
+            prev = self.mmaps[self.mmap_starts[i - 1]]
+            if prev.contains(new.addr):
+                return prev
+        return None
+
+    def containing_mmap(self, address: int) -> MMap | None:
+        i = bisect.bisect_right(self.mmap_starts, address)
+        if i == 0:
+            return None
+        m = self.mmaps[self.mmap_starts[i - 1]]
+        return m if m.contains(address) else None
+
+    # ------------------------------------------------------------------ presentation elements
+    def _filter_node(self, node: Node) -> None:
+        if node.tag and not node.tag.isascii() or node.tag and not all("a" <= c <= "z" for c in node.tag):
+            self._report("error", "tags must be all lowercase characters", node.column + 3)
+            return
+        if node.tag == "symbol":
+            self._symbol(node)
+        elif node.tag == "pc":
+            self._pc(node)
+        elif node.tag == "bt":
+            self._bt(node)
+        elif node.tag == "data":
+            self._data(node)
+        elif not self._try_sgr(node):
+            self.out(node.text)
+
+    def _raw(self, node: Node) -> None:
+        self._highlight()
+        self.out("[[[")
+        self._value(node.tag)
+        for f in node.fields:
+            self.out(":")
+            self._value(f)
+        self.out("]]]")
+        self._restore_colour()
+
+    def _symbol(self, node: Node) -> None:
+        if not self._check_fields(node, 1):
+            return
+        self._highlight()
+        self.out(demangle(node.fields[0]))
+        self._restore_colour()
+
+    def _locate(self, node: Node, address: int) -> MMap | None:
+        mmap = self.containing_mmap(address)
+        if mmap is None:
+            self._report("error", "no mmap covers address", node.field_columns[0])
+            self._raw(node)
+        return mmap
+
+    def _resolve_code(self, node: Node, mmap: MMap, address: int) -> list[Frame] | None:
+        try:
+            return self.resolver.code(mmap.module.build_id, mmap.relative(address))
+        except ResolveError as exc:
+            self._report("error", str(exc), None)
+            self._raw(node)
+            return None
+
+    def _pc(self, node: Node) -> None:
+        if not self._check_at_least(node, 1):
+            return
+        self._warn_at_most(node, 2)
+        addr = parse_address(node.fields[0])
+        if addr is None:
+            return self._type_error(node, 0, "address")
+        kind = "pc"
+        if len(node.fields) == 2:
+            parsed = parse_pc_type(node.fields[1])
+            if parsed is None:
+                return self._type_error(node, 1, "PC type")
+            kind = parsed
+        if kind == "ra":
+            addr -= 1
+        mmap = self._locate(node, addr)
+        if mmap is None:
+            return
+        frames = self._resolve_code(node, mmap, addr)
+        if frames is None:
+            return
+        if not frames:
+            return self._raw(node)
+        outer, inner = frames[-1], frames[0]
+        self._highlight()
+        self._value(outer.function)
+        self.out("[")
+        self._value(inner.file or "<invalid>")
+        self.out(":")
+        self._value(str(inner.line))
+        self.out("]")
+        self._restore_colour()
+
+    def _bt(self, node: Node) -> None:
+        if not self._check_at_least(node, 2):
+            return
+        self._warn_at_most(node, 3)
+        number = parse_decimal(node.fields[0])
+        if number is None:
+            return self._type_error(node, 0, "frame number")
+        addr = parse_address(node.fields[1])
+        if addr is None:
+            return self._type_error(node, 1, "address")
+        kind = "ra"
+        if len(node.fields) == 3:
+            parsed = parse_pc_type(node.fields[2])
+            if parsed is None:
+                return self._type_error(node, 2, "PC type")
+            kind = parsed
+        if kind == "ra":
+            addr -= 1
+        mmap = self._locate(node, addr)
+        if mmap is None:
+            return
+        frames = self._resolve_code(node, mmap, addr)
+        if frames is None:
+            return
+        relative = mmap.relative(addr)
+        entries: list[Frame | None] = list(frames) or [None]
+        self._highlight()
+        header = f"#{number}".rjust(6)
+        cut = header.index("#") + 1
+        for i, frame in enumerate(entries):
+            self.out(header[:cut])
+            self._value(header[cut:])
+            if i == len(entries) - 1:
+                self.out("   ")
+            else:
+                self.out(".")
+                self._value(str(i + 1).ljust(2))
+            self._value(f" 0x{addr:016x} ")
+            if frame is not None:
+                self._value(frame.function)
+                self.out(" ")
+                self._value(frame.file or "<invalid>")
+                self.out(":")
+                self._value(str(frame.line))
+                self.out(":")
+                self._value(str(frame.column))
+                self.out(" ")
+            self.out("(")
+            self._value(mmap.module.name)
+            self.out("+")
+            self._value(f"0x{relative:x}")
+            self.out(")")
+            if i != len(entries) - 1:
+                self.out(self._line_ending())
+        self._restore_colour()
+
+    def _data(self, node: Node) -> None:
+        if not self._check_fields(node, 1):
+            return
+        addr = parse_address(node.fields[0])
+        if addr is None:
+            return self._type_error(node, 0, "address")
+        mmap = self._locate(node, addr)
+        if mmap is None:
+            return
+        try:
+            name = self.resolver.data(mmap.module.build_id, mmap.relative(addr))
+        except ResolveError as exc:
+            self._report("error", str(exc), None)
+            self._raw(node)
+            return
+        self._highlight()
+        self.out(name if name is not None else "<invalid>")
+        self._restore_colour()
+
+
+def filter_text(text: str, resolver: Resolver, color: bool = False) -> tuple[str, str]:
+    """Filter a whole log; returns (output, diagnostics)."""
+    out: list[str] = []
+    err: list[str] = []
+    f = MarkupFilter(resolver, out.append, err.append, color=color)
+    for line in text.splitlines(keepends=True):
+        f.filter_line(line)
+    f.finish()
+    return "".join(out), "".join(err)

@@ -1,0 +1,153 @@
+"""What the markup filter asks of symbols: frames for a code address, a name for a data address.
+
+A resolver answers for a module (named by its build ID) and a module-relative address. The filter does not
+care where the answer comes from (GSYM files, ELF symbol tables, a debuginfod server), so resolvers are
+small classes behind one protocol and can be chained.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One (possibly inlined) frame; ``file == ""`` means no line information."""
+
+    function: str
+    file: str = ""
+    line: int = 0
+    column: int = 0
+
+
+class ResolveError(Exception):
+    """The module cannot be symbolized at all (e.g. its binary was not found); worded like LLVM."""
+
+
+class Resolver(Protocol):
+    def code(self, build_id: bytes, address: int) -> list[Frame]:
+        """Inline stack at ``address``, innermost first; ``[]`` when nothing is known there."""
+
+    def data(self, build_id: bytes, address: int) -> str | None:
+        """Name of the data object containing ``address``, or ``None``."""
+
+
+class GsymResolver:
+    """Code lookups through GSYM files (found by their UUID = build ID); data through ELF symbol tables.
+
+    GSYM carries no column numbers, so frames have column 0 (llvm-symbolizer reads columns from DWARF).
+    """
+
+    def __init__(
+        self,
+        gsym_paths: list[Path] | None = None,
+        elf_paths: list[Path] | None = None,
+        debug_file_directories: list[Path] | None = None,
+    ) -> None:
+        from formats.gsym.reader import GsymReader
+
+        self._debug_dirs = list(debug_file_directories or [])
+
+        self._gsyms: dict[bytes, GsymReader] = {}
+        for path in gsym_paths or []:
+            reader = GsymReader(path)
+            self._gsyms.setdefault(reader.uuid, reader)
+        self._elf_paths: dict[bytes, Path] = {}
+        for path in elf_paths or []:
+            build_id = _elf_build_id(path)
+            if build_id:
+                self._elf_paths.setdefault(build_id, path)
+        self._data_symbols: dict[bytes, list[tuple[int, int, str]]] = {}
+
+    def known(self, build_id: bytes) -> bool:
+        return build_id in self._gsyms or self._elf_path(build_id) is not None
+
+    def _elf_path(self, build_id: bytes) -> Path | None:
+        """An ELF given by the user, or ``DIR/.build-id/xx/rest.debug`` under a debug file directory."""
+        path = self._elf_paths.get(build_id)
+        if path is None and len(build_id) >= 2:
+            hex_id = build_id.hex()
+            for directory in self._debug_dirs:
+                candidate = Path(directory) / ".build-id" / hex_id[:2] / f"{hex_id[2:]}.debug"
+                if candidate.is_file():
+                    path = self._elf_paths[build_id] = candidate
+                    break
+        return path
+
+    def code(self, build_id: bytes, address: int) -> list[Frame]:
+        reader = self._gsyms.get(build_id)
+        if reader is None:
+            if self._elf_path(build_id) is not None:
+                return []
+            raise ResolveError("could not find build ID")
+        result = reader.lookup(address)
+        if not result.ok:
+            return []
+        return [Frame(loc.name, loc.path, loc.line, 0) for loc in result.locations]
+
+    def data(self, build_id: bytes, address: int) -> str | None:
+        path = self._elf_path(build_id)
+        if path is None:
+            if build_id in self._gsyms:
+                return None
+            raise ResolveError("could not find build ID")
+        symbols = self._data_symbols.get(build_id)
+        if symbols is None:
+            symbols = self._data_symbols[build_id] = _elf_data_symbols(path)
+        # LLVM's getNameFromSymbolTable: the last symbol starting at or before the address; a sized one
+        # must contain it, a zero-size one covers everything up to the next symbol.
+        i = bisect.bisect_right(symbols, (address, float("inf"), "")) - 1
+        if i < 0:
+            return None
+        start, size, name = symbols[i]
+        if size and start + size <= address:
+            return None
+        return name
+
+
+_KEPT_SYMBOL_TYPES = ("STT_NOTYPE", "STT_FUNC", "STT_OBJECT", "STT_GNU_IFUNC", "STT_LOOS")
+
+
+def _elf_build_id(path: Path) -> bytes | None:
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        with open(path, "rb") as fh:
+            elf = ELFFile(fh)
+            for section in elf.iter_sections():
+                if section.header.sh_type == "SHT_NOTE":
+                    for note in section.iter_notes():
+                        if note["n_type"] == "NT_GNU_BUILD_ID":
+                            return bytes.fromhex(note["n_desc"])
+    except (ELFError, OSError, ValueError):
+        return None
+    return None
+
+
+def _elf_data_symbols(path: Path) -> list[tuple[int, int, str]]:
+    from elftools.elf.constants import SH_FLAGS
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
+    out: list[tuple[int, int, str]] = []
+    with open(path, "rb") as fh:
+        elf = ELFFile(fh)
+        for section in elf.iter_sections():
+            if isinstance(section, SymbolTableSection):
+                for sym in section.iter_symbols():
+                    # the symbols LLVM's symbolizer keeps: named functions, objects and untyped symbols
+                    # (assembly) in allocated sections
+                    if sym["st_info"]["type"] not in _KEPT_SYMBOL_TYPES or not sym.name:
+                        continue
+                    shndx = sym["st_shndx"]
+                    if not isinstance(shndx, int) or shndx >= elf.num_sections():
+                        continue
+                    if not elf.get_section(shndx)["sh_flags"] & SH_FLAGS.SHF_ALLOC:
+                        continue
+                    out.append((sym["st_value"], sym["st_size"], sym.name))
+    out.sort()
+    return out

@@ -1,0 +1,1 @@
+"""Symbolizer markup (``{{{...}}}`` log elements): parser and field syntax."""
