@@ -446,3 +446,36 @@ def format_lookup(result: LookupResult) -> str:
 
 def open_gsym(path: str | Path) -> GsymReader:
     return GsymReader(path)
+
+
+def function_infos(reader: GsymReader) -> list:
+    """Decode every FunctionInfo into the table-free model (what the writer takes)."""
+    from formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
+
+    def source(index: int) -> SourceFile | None:
+        if index == 0:
+            return None
+        directory, base = reader.file(index)
+        return SourceFile(directory, base)
+
+    def node(n: _InlineNode) -> InlineNode:
+        return InlineNode(
+            reader.string(n.name), list(n.ranges), source(n.call_file), n.call_line, [node(c) for c in n.children]
+        )
+
+    out = []
+    for i in range(len(reader)):
+        start = reader.address(i)
+        size, name, chunks = reader._function_chunks(int(reader.info_offsets[i]))
+        lines = None
+        if INFO_LINE_TABLE in chunks:
+            lines = [
+                LineRow(addr, source(f) or SourceFile("", ""), line)
+                for addr, f, line in reader.line_rows(*chunks[INFO_LINE_TABLE], start)
+            ]
+        inline = None
+        if INFO_INLINE in chunks:
+            tree = reader.inline_tree(*chunks[INFO_INLINE], start)
+            inline = node(tree) if tree is not None else None
+        out.append(FunctionInfo(start, size, reader.string(name), lines, inline))
+    return out

@@ -1,0 +1,198 @@
+"""GSYM writer: encodes :class:`~formats.gsym.model.FunctionInfo` lists as LLVM version-1 files.
+
+The encoders follow LLVM's ``GsymCreator``/``FunctionInfo``/``LineTable``/``InlineInfo`` byte for byte
+(``../shared/specs/gsym.md`` 2.2-2.10 and 2.13): the same alignment, the same choice of the special-opcode
+line window, the same relative range bases. Only the order of strings and files in their tables is ours
+(LLVM's follows its DWARF walk), which readers do not depend on.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+from formats.gsym.leb128 import encode_sleb, encode_uleb
+from formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
+from formats.gsym.reader import GSYM_MAGIC, HEADER_SIZE
+
+MAX_LINE_RANGE = 14
+OPCODE_BASE = 4
+
+
+class GsymEncodeError(ValueError):
+    """The model cannot be encoded (unsorted line rows, a child range outside its parent, ...)."""
+
+
+class _Tables:
+    def __init__(self) -> None:
+        self.strtab = bytearray(b"\0")
+        self.strings: dict[str, int] = {"": 0}
+        self.files: list[tuple[int, int]] = [(0, 0)]
+        self.file_index: dict[tuple[int, int], int] = {(0, 0): 0}
+
+    def string(self, text: str) -> int:
+        offset = self.strings.get(text)
+        if offset is None:
+            offset = self.strings[text] = len(self.strtab)
+            self.strtab += text.encode("utf-8") + b"\0"
+        return offset
+
+    def file(self, source: SourceFile | None) -> int:
+        if source is None:
+            return 0
+        key = (self.string(source.directory), self.string(source.base))
+        index = self.file_index.get(key)
+        if index is None:
+            index = self.file_index[key] = len(self.files)
+            self.files.append(key)
+        return index
+
+
+def encode_line_table(rows: Sequence[LineRow], func_start: int, tables: _Tables, bo: str = "<") -> bytes:
+    if not rows:
+        raise GsymEncodeError("attempted to encode invalid LineTable object")
+    lines = [r.line for r in rows]
+    if len(rows) == 1:
+        min_d = max_d = 0
+    else:
+        deltas = [b - a for a, b in zip(lines, lines[1:], strict=False)]
+        min_d, max_d = min(deltas), max(deltas)
+        if max_d - min_d > MAX_LINE_RANGE:
+            distinct = sorted(set(deltas))
+            counts = {d: deltas.count(d) for d in distinct}
+            best = (0, 0, 0)  # count, first index, last index
+            for i, first in enumerate(distinct):
+                count, j = 0, i
+                while j < len(distinct) and distinct[j] - first <= MAX_LINE_RANGE:
+                    count += counts[distinct[j]]
+                    j += 1
+                if count > best[0]:
+                    best = (count, i, j - 1)
+            min_d, max_d = distinct[best[1]], distinct[best[2]]
+    if min_d == max_d and 0 < min_d < MAX_LINE_RANGE:
+        min_d = 0
+    line_range = max_d - min_d + 1
+    out = bytearray(encode_sleb(min_d) + encode_sleb(max_d) + encode_uleb(lines[0]))
+    prev_addr, prev_file, prev_line = func_start, 1, lines[0]
+    for row in rows:
+        if row.address < func_start:
+            raise GsymEncodeError(
+                f"LineEntry has address 0x{row.address:x} which is less than the function start address "
+                f"0x{func_start:x}"
+            )
+        if row.address < prev_addr:
+            raise GsymEncodeError("LineEntry in LineTable not in ascending order")
+        file_index = tables.file(row.file)
+        addr_delta = row.address - prev_addr
+        line_delta = row.line - prev_line
+        if file_index != prev_file:
+            out += b"\x01" + encode_uleb(file_index)
+        special = (line_delta - min_d) + line_range * addr_delta + OPCODE_BASE
+        if min_d <= line_delta <= max_d and special <= 255:
+            out.append(special)
+        else:
+            if line_delta:
+                out += b"\x03" + encode_sleb(line_delta)
+            out += b"\x02" + encode_uleb(addr_delta)
+        prev_addr, prev_file, prev_line = row.address, file_index, row.line
+    out.append(0)
+    return bytes(out)
+
+
+def _normalise(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def encode_inline(node: InlineNode, base: int, tables: _Tables, bo: str = "<", depth: int = 0) -> bytes:
+    ranges = _normalise(list(node.ranges))
+    if not ranges:
+        raise GsymEncodeError("attempted to encode invalid InlineInfo object")
+    out = bytearray(encode_uleb(len(ranges)))
+    for lo, hi in ranges:
+        if lo < base:
+            raise GsymEncodeError(f"inline range 0x{lo:x} starts before its base 0x{base:x}")
+        out += encode_uleb(lo - base) + encode_uleb(hi - lo)
+    out.append(1 if node.children else 0)
+    out += struct.pack(bo + "I", tables.string(node.name))
+    out += encode_uleb(tables.file(node.call_file)) + encode_uleb(node.call_line)
+    if node.children:
+        for child in node.children:
+            for lo, hi in _normalise(list(child.ranges)):
+                if not any(plo <= lo and hi <= phi for plo, phi in ranges):
+                    raise GsymEncodeError("child range not contained in parent")
+            out += encode_inline(child, ranges[0][0], tables, bo, depth + 1)
+        out += encode_uleb(0)
+    return bytes(out)
+
+
+def encode_function(info: FunctionInfo, tables: _Tables, bo: str = "<") -> bytes:
+    if not info.name:
+        raise GsymEncodeError(f"function at 0x{info.start:x} has no name")
+    out = bytearray(struct.pack(bo + "II", info.size, tables.string(info.name)))
+    if info.lines:
+        chunk = encode_line_table(info.lines, info.start, tables, bo)
+        out += struct.pack(bo + "II", 1, len(chunk)) + chunk
+    if info.inline is not None and _normalise(list(info.inline.ranges)):
+        chunk = encode_inline(info.inline, info.start, tables, bo)
+        out += struct.pack(bo + "II", 2, len(chunk)) + chunk
+    out += struct.pack(bo + "II", 0, 0)
+    return bytes(out)
+
+
+def write_gsym(
+    functions: Sequence[FunctionInfo],
+    uuid: bytes = b"",
+    base_address: int | None = None,
+    big_endian: bool = False,
+) -> bytes:
+    """A complete GSYM file. ``base_address`` defaults to the first function's start (as LLVM's)."""
+    if len(uuid) > 20:
+        raise GsymEncodeError(f"invalid UUID size {len(uuid)}")
+    bo = ">" if big_endian else "<"
+    funcs = sorted(functions, key=lambda f: f.start)
+    if base_address is None:
+        base_address = funcs[0].start if funcs else 0
+    if funcs and funcs[0].start < base_address:
+        raise GsymEncodeError("a function starts below the base address")
+    max_off = (funcs[-1].start - base_address) if funcs else 0
+    aos = 1 if max_off <= 0xFF else 2 if max_off <= 0xFFFF else 4 if max_off <= 0xFFFFFFFF else 8
+    tables = _Tables()
+    encoded = [encode_function(f, tables, bo) for f in funcs]
+
+    n = len(funcs)
+    addr_table = b"".join(
+        struct.pack(bo + {1: "B", 2: "H", 4: "I", 8: "Q"}[aos], f.start - base_address) for f in funcs
+    )
+    pos = HEADER_SIZE + len(addr_table)
+    pad_addr = (-pos) % 4
+    pos += pad_addr
+    info_table_pos = pos
+    pos += 4 * n
+    file_table = struct.pack(bo + "I", len(tables.files)) + b"".join(
+        struct.pack(bo + "II", d, b) for d, b in tables.files
+    )
+    pos += len(file_table)
+    strtab_offset = pos
+    pos += len(tables.strtab)
+    offsets = []
+    body = bytearray()
+    for chunk in encoded:
+        pad = (-(pos + len(body))) % 4
+        body += b"\0" * pad
+        offsets.append(pos + len(body))
+        body += chunk
+    header = struct.pack(
+        bo + "IHBBQIII", GSYM_MAGIC, 1, aos, len(uuid), base_address, n, strtab_offset, len(tables.strtab)
+    ) + uuid.ljust(20, b"\0")
+    out = bytearray(header)
+    out += addr_table + b"\0" * pad_addr
+    assert len(out) == info_table_pos
+    out += b"".join(struct.pack(bo + "I", o) for o in offsets)
+    out += file_table + tables.strtab + body
+    return bytes(out)
