@@ -22,6 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("gsym", help="GSYM symbol files: lookup, dump")
     gsub = parser.add_subparsers(dest="gsym_command", metavar="SUBCOMMAND", required=True)
 
+    convert = gsub.add_parser("convert", help="convert an ELF file's DWARF and symbol table to GSYM")
+    convert.add_argument("elf", metavar="ELF")
+    convert.add_argument("-o", "--output", required=True, metavar="OUT.gsym")
+    convert.set_defaults(func=_run_convert)
+
     lookup = gsub.add_parser(
         "lookup", help="look up addresses (prints what llvm-gsymutil --address prints)"
     )
@@ -59,4 +64,13 @@ def _run_dump(args: argparse.Namespace) -> int:
     with _open(args.gsym) as reader:
         for line in dump_lines(reader):
             sys.stdout.write(line + "\n")
+    return 0
+
+
+def _run_convert(args: argparse.Namespace) -> int:
+    from core.symbolize.gsym_convert import convert_elf_to_gsym
+
+    report = convert_elf_to_gsym(args.elf, args.output)
+    for line in report.lines():
+        print(line)
     return 0

@@ -31,6 +31,19 @@ class Resolver(Protocol):
     def code(self, build_id: bytes, address: int) -> list[Frame]:
         """Inline stack at ``address``, innermost first; ``[]`` when nothing is known there."""
 
+    def _convert(self, build_id: bytes, elf: Path):
+        """GSYM for an ELF found by build ID, converted once from its DWARF and symbol table."""
+        from core.symbolize.gsym_convert import build_gsym
+        from formats.errors import FormatError
+        from formats.gsym.reader import GsymReader
+
+        try:
+            data, _report = build_gsym(elf)
+        except FormatError as exc:
+            raise ResolveError(str(exc)) from None
+        reader = self._gsyms[build_id] = GsymReader.from_bytes(data, path=str(elf))
+        return reader
+
     def data(self, build_id: bytes, address: int) -> str | None:
         """Name of the data object containing ``address``, or ``None``."""
 
@@ -80,13 +93,29 @@ class GsymResolver:
     def code(self, build_id: bytes, address: int) -> list[Frame]:
         reader = self._gsyms.get(build_id)
         if reader is None:
-            if self._elf_path(build_id) is not None:
+            elf = self._elf_path(build_id)
+            if elf is None:
+                raise ResolveError("could not find build ID")
+            reader = self._convert(build_id, elf)
+            if reader is None:
                 return []
-            raise ResolveError("could not find build ID")
         result = reader.lookup(address)
         if not result.ok:
             return []
         return [Frame(loc.name, loc.path, loc.line, 0) for loc in result.locations]
+
+    def _convert(self, build_id: bytes, elf: Path):
+        """GSYM for an ELF found by build ID, converted once from its DWARF and symbol table."""
+        from core.symbolize.gsym_convert import build_gsym
+        from formats.errors import FormatError
+        from formats.gsym.reader import GsymReader
+
+        try:
+            data, _report = build_gsym(elf)
+        except FormatError as exc:
+            raise ResolveError(str(exc)) from None
+        reader = self._gsyms[build_id] = GsymReader.from_bytes(data, path=str(elf))
+        return reader
 
     def data(self, build_id: bytes, address: int) -> str | None:
         path = self._elf_path(build_id)

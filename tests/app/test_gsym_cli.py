@@ -39,3 +39,23 @@ def test_not_a_gsym_is_one_line_error(testdata: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("fxscope: error: binary: offset 0x0: invalid GSYM magic")
     assert "Traceback" not in result.stderr
+
+
+def test_convert_then_lookup(testdata: Path, tmp_path: Path) -> None:
+    case_dir = testdata / "gsym" / "crashdemo"
+    out = tmp_path / "crashdemo.gsym"
+    result = _fxscope("gsym", "convert", str(case_dir / "binary"), "-o", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Pruned 14 functions, ended with 21 total" in result.stdout  # as llvm-gsymutil 19 reports
+    addresses = (case_dir / "addresses.txt").read_text().split()
+    result = _fxscope("gsym", "lookup", str(out), *addresses, cwd=tmp_path)
+    assert result.stdout.split("\n", 1)[1] == (case_dir / "lookup.llvm19.txt").read_text().split("\n", 1)[1]
+
+
+def test_convert_of_a_non_elf_is_one_line_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"\x7fELF\x02\x01" + bytes(10))
+    result = _fxscope("gsym", "convert", str(bad), "-o", str(tmp_path / "x.gsym"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"fxscope: error: {bad}")
+    assert not (tmp_path / "x.gsym").exists()

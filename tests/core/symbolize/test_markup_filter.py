@@ -17,8 +17,6 @@ NO_SYMBOLS = [
     "build-id-not-found", "color", "context-line-elision", "error-location", "mmap", "module",
     "parse-fields", "reset", "symbol", "tag",
 ]
-# Not covered yet: "pc" and "bt" need line and inline information from the test's DWARF object, which needs
-# the DWARF -> GSYM converter (issue 4); they are compared once it lands.
 
 
 def _case(testdata: Path, name: str) -> Path:
@@ -34,17 +32,31 @@ def test_lit_case_byte_identical(testdata: Path, name: str) -> None:
     assert err == (case / "expected.stderr").read_text()
 
 
-def test_lit_data_case_with_the_object_built_by_llvm_mc(testdata: Path, tmp_path: Path) -> None:
+def _with_object(testdata: Path, tmp_path: Path, name: str) -> tuple[str, str, Path]:
     llvm_mc = shutil.which("llvm-mc-19") or shutil.which("llvm-mc")
     if llvm_mc is None:
         pytest.skip("llvm-mc is not installed (apt-get install llvm-19): cannot build the lit test's object")
-    case = _case(testdata, "data")
+    case = _case(testdata, name)
     obj = tmp_path / ".build-id" / "ab" / "cdef.debug"  # where llvm-symbolizer finds BuildID=abcdef
     obj.parent.mkdir(parents=True)
     subprocess.run([llvm_mc, "-filetype=obj", "-triple=x86_64-pc-linux", str(case / "asm.s"), "-o", str(obj)],
                    check=True)
+    # the object's DWARF is converted to GSYM on first use
     out, err = filter_text((case / "input.txt").read_text(), GsymResolver(debug_file_directories=[tmp_path]))
+    return out, err, case
+
+
+@pytest.mark.parametrize("name", ["data", "pc"])
+def test_lit_case_with_the_object_built_by_llvm_mc(testdata: Path, tmp_path: Path, name: str) -> None:
+    out, err, case = _with_object(testdata, tmp_path, name)
     assert out == (case / "expected.stdout").read_text()
+    assert err == (case / "expected.stderr").read_text()
+
+
+def test_lit_bt_case_apart_from_columns(testdata: Path, tmp_path: Path) -> None:
+    """Deliberate difference: frames come from GSYM, which has no columns (LLVM prints them from DWARF)."""
+    out, err, case = _with_object(testdata, tmp_path, "bt")
+    assert _without_columns(out) == _without_columns((case / "expected.stdout").read_text())
     assert err == (case / "expected.stderr").read_text()
 
 

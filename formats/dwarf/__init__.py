@@ -1,0 +1,1 @@
+"""DWARF debug information (via pyelftools) decoded into a function/line/inline model."""
