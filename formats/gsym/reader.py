@@ -217,10 +217,14 @@ class GsymReader:
 
     def file(self, index: int) -> tuple[str, str]:
         """(directory, base name) of file-table entry ``index``."""
-        if index >= len(self.files):
-            raise LookupError_(f"failed to extract file[{index}]")
-        d, b = self.files[index]
-        return self.string(int(d)), self.string(int(b))
+        cache = self.__dict__.setdefault("_file_cache", {})
+        found = cache.get(index)
+        if found is None:
+            if index >= len(self.files):
+                raise LookupError_(f"failed to extract file[{index}]")
+            d, b = self.files[index]
+            found = cache[index] = (self.string(int(d)), self.string(int(b)))
+        return found
 
     # ------------------------------------------------------------------ FunctionInfo decoding
     def _function_chunks(self, offset: int) -> tuple[int, int, dict[int, tuple[int, int]]]:
@@ -261,24 +265,41 @@ class GsymReader:
             raise LookupError_(f"0x{data_off:08x}: invalid LineTable MinDelta/MaxDelta {min_delta}/{max_delta}")
         addr, file_idx = func_start, 1
         rows: list[tuple[int, int, int]] = []
+        # The opcode loop is the hot path of batch lookups: plain bytes and local LEB decoding.
+        data = bytes(self._buf[cur.pos : data_off + length])
+        pos, end = 0, len(data)
         while True:
-            if cur.at_end():
-                raise LookupError_(f"0x{cur.pos - data_off:08x}: EOF found before EndSequence")
-            op = cur.u8()
-            if op == 0:
-                break
-            if op == 1:
-                file_idx = cur.uleb()
-            elif op == 2:
-                addr += cur.uleb()
-                rows.append((addr, file_idx, line))
-            elif op == 3:
-                line += cur.sleb()
-            else:
+            if pos >= end:
+                raise LookupError_(f"0x{cur.pos - data_off + pos:08x}: EOF found before EndSequence")
+            op = data[pos]
+            pos += 1
+            if op >= 4:
                 adj = op - 4
                 line += min_delta + adj % line_range
                 addr += adj // line_range
                 rows.append((addr, file_idx, line))
+                continue
+            if op == 0:
+                break
+            value = shift = 0
+            while True:
+                if pos >= end or shift > 63:
+                    raise LookupError_(f"0x{cur.pos - data_off + pos:08x}: EOF found before an opcode's value")
+                byte = data[pos]
+                pos += 1
+                value |= (byte & 0x7F) << shift
+                shift += 7
+                if byte < 0x80:
+                    break
+            if op == 1:
+                file_idx = value
+            elif op == 2:
+                addr += value
+                rows.append((addr, file_idx, line))
+            else:  # AdvanceLine: SLEB128
+                if byte & 0x40:
+                    value -= 1 << shift
+                line += value
         return rows
 
     def inline_tree(self, data_off: int, length: int, func_start: int) -> _InlineNode | None:
@@ -311,20 +332,48 @@ class GsymReader:
         except LookupError_ as exc:
             return LookupResult(address, error=str(exc))
 
+    def _sizes(self) -> list[int]:
+        """Every FunctionInfo's size, gathered in one vectorized read (-1 where the offset is past the end)."""
+        if getattr(self, "_size_list", None) is None:
+            raw = np.frombuffer(self._buf, np.uint8)
+            offs = self.info_offsets.astype(np.int64)
+            ok = offs + 4 <= len(raw)
+            gathered = raw[np.where(ok, offs, 0)[:, None] + np.arange(4)]
+            sizes = gathered.copy().view(np.dtype(self.byte_order + "u4")).ravel().astype(np.int64)
+            sizes[~ok] = -1
+            self._size_list = sizes.tolist()
+        return self._size_list
+
     def lookup_many(self, addresses: np.ndarray | list[int]) -> list[LookupResult]:
-        """Batch lookup: the address search is vectorized, FunctionInfos are decoded once per function."""
+        """Batch lookup: the address-table search is vectorized, each FunctionInfo is decoded once."""
         addrs = np.asarray(addresses, dtype=np.uint64)
-        results: list[LookupResult] = []
-        cache: dict[int, tuple] = {}
-        base = np.uint64(self.header.base_address)
-        offs = addrs - base
+        base = self.header.base_address
+        below = addrs < np.uint64(base)
+        offs = np.where(below, np.uint64(0), addrs - np.uint64(base))
         idx = np.searchsorted(self.addr_offsets, offs, side="right").astype(np.int64) - 1
-        for a, i in zip(addrs.tolist(), idx.tolist(), strict=True):
-            if a < self.header.base_address or i < 0:
+        firsts = np.searchsorted(self.addr_offsets, self.addr_offsets[np.maximum(idx, 0)], side="left")
+        sizes = self._sizes()
+        cache: dict[int, tuple] = {}
+        results: list[LookupResult] = []
+        for a, i, first, low in zip(addrs.tolist(), idx.tolist(), firsts.tolist(), below.tolist(), strict=True):
+            if low or i < 0:
                 results.append(LookupResult(a, error=f"address 0x{a:x} is not in GSYM"))
                 continue
+            start = base + int(self.addr_offsets[i])
+            found = -1
+            for j in range(first, i + 1):
+                size = sizes[j]
+                if size < 0:
+                    break
+                if size == 0 or a < start + size:
+                    found = j
+                    break
+            if found < 0:
+                message = "FunctionInfo data is truncated" if sizes[first] < 0 else f"address 0x{a:x} is not in GSYM"
+                results.append(LookupResult(a, error=message))
+                continue
             try:
-                results.append(LookupResult(a, self._lookup(a, cache)))
+                results.append(LookupResult(a, self._locations(a, found, cache)))
             except LookupError_ as exc:
                 results.append(LookupResult(a, error=str(exc)))
         return results
@@ -347,7 +396,9 @@ class GsymReader:
         return entry
 
     def _lookup(self, address: int, cache: dict[int, tuple] | None = None) -> list[SourceLocation]:
-        index = self.find_index(address)
+        return self._locations(address, self.find_index(address), cache)
+
+    def _locations(self, address: int, index: int, cache: dict[int, tuple] | None) -> list[SourceLocation]:
         func_start, name_off, rows, row_addrs, inline = self._decoded(index, cache)
         name = self.string(name_off)
         offset = address - func_start
@@ -364,7 +415,10 @@ class GsymReader:
         return locations
 
     def _apply_inline(self, node: _InlineNode, address: int, locations: list[SourceLocation]) -> bool:
-        if not any(lo <= address < hi for lo, hi in node.ranges):
+        for lo, hi in node.ranges:
+            if lo <= address < hi:
+                break
+        else:
             return False
         for child in node.children:
             if self._apply_inline(child, address, locations):
