@@ -1,0 +1,1 @@
+"""SFrame stack-trace sections: decoder, lookups, objdump-compatible dump."""

@@ -1,0 +1,128 @@
+"""SFrame decoding against binutils 2.40 (objdump --sframe) on real binaries, plus hand-built sections."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from formats.errors import FormatError
+from formats.sframe.dump import objdump_text
+from formats.sframe.section import find_sframe_section, parse_sframe
+
+CASES = ["crashdemo", "crashdemo-fp", "fp-O0", "libdemo", "t-O2", "textstats", "textstats-fp"]
+
+
+def _case(testdata: Path, name: str) -> tuple[Path, str]:
+    folder = testdata / "sframe" / name
+    meta = json.loads((folder / "sframe-section.json").read_text())
+    return folder, meta["from"]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_dump_equals_objdump(testdata: Path, name: str) -> None:
+    folder, elf = _case(testdata, name)
+    data, address = find_sframe_section(str(folder / elf))
+    assert data == (folder / "sframe.bin").read_bytes()
+    section = parse_sframe(data, address)
+    assert section.warnings == []
+    assert objdump_text(section, elf, "elf64-x86-64") == (folder / "objdump-sframe.txt").read_text()
+
+
+def test_relocatable_object_dump(testdata: Path) -> None:
+    folder = testdata / "sframe" / "fp-O0"
+    data, address = find_sframe_section(str(folder / "fp_sframe_v1.o"))
+    text = objdump_text(parse_sframe(data, address), "fp_sframe_v1.o", "elf64-x86-64")
+    assert text == (folder / "objdump-sframe.fp_sframe_v1.o.txt").read_text()
+
+
+def test_lookup_agrees_with_the_dump_rows(testdata: Path) -> None:
+    """Every FRE row objdump printed for a PCINC function is the rule our lookup returns at that PC."""
+    folder, elf = _case(testdata, "textstats-fp")
+    section = parse_sframe(*find_sframe_section(str(folder / elf)))
+    checked = 0
+    for line in (folder / "objdump-sframe.txt").read_text().splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and len(parts[0]) == 16 and parts[0] != "0" * 16 and "+" in parts[1]:
+            pc = int(parts[0], 16)
+            rule = section.rule(pc)
+            if rule is None or section.fde_type(section.find_fde(pc)) == 1:
+                continue
+            assert f"{rule.cfa_base}+{rule.cfa_offset}" == parts[1]
+            assert (f"c{rule.fp_offset:+d}" if rule.fp_offset is not None else "u") == parts[2]
+            assert rule.ra_offset == -8  # AMD64: the header's fixed RA offset
+            checked += 1
+    assert checked > 40
+
+
+def test_pcmask_plt_lookup(testdata: Path) -> None:
+    folder, elf = _case(testdata, "t-O2")
+    section = parse_sframe(*find_sframe_section(str(folder / elf)))
+    # pltN entries at 0x1030: 16-byte blocks, CFA sp+8 up to offset 0xb, then sp+16
+    assert section.rule(0x1030).cfa_offset == 8
+    assert section.rule(0x103B).cfa_offset == 16
+    assert section.rule(0x1036).cfa_offset == 8
+    assert section.rule(0x1000) is None  # below every function
+
+
+def _v2_big_endian() -> bytes:
+    """One function at 0x1000 (PC-relative start), 3 FREs with 2-byte starts and offsets, AArch64 BE."""
+    fres = b"".join([
+        struct.pack(">HB", 0, (1 << 5) | (1 << 1) | 1) + struct.pack(">h", 0),            # CFA = SP + 0
+        struct.pack(">HB", 4, (1 << 5) | (3 << 1) | 1) + struct.pack(">hhh", 16, -8, -16),  # + RA, FP
+        struct.pack(">HB", 0x20, (1 << 5) | (3 << 1) | 0) + struct.pack(">hhh", 16, -8, -16),
+    ])
+    fde_pos = 28
+    start_field = 0x1000 - fde_pos  # relative to the field itself (errata 1 flag)
+    fde = struct.pack(">iIIIBBH", start_field, 0x40, 0, 3, 1, 0, 0)  # FRE type ADDR2, PCINC
+    header = struct.pack(">HBBBbbBIIIII", 0xDEE2, 2, 0x1 | 0x4, 1, 0, 0, 0, 1, 3, len(fres), 0, len(fde))
+    return header + fde + fres
+
+
+def test_hand_built_v2_big_endian_aarch64() -> None:
+    section = parse_sframe(_v2_big_endian())
+    assert section.byte_order == ">" and section.header.version == 2
+    assert int(section.fde_start[0]) == 0x1000
+    assert section.rule(0x1002).cfa_offset == 0
+    rule = section.rule(0x1010)
+    assert (rule.cfa_base, rule.cfa_offset, rule.ra_offset, rule.fp_offset) == ("sp", 16, -8, -16)
+    assert section.rule(0x1030).cfa_base == "fp"
+    assert section.rule(0x1040) is None
+
+
+def test_every_truncation_is_an_error_or_a_partial_result(testdata: Path) -> None:
+    folder, _ = _case(testdata, "t-O2")
+    data = (folder / "sframe.bin").read_bytes()
+    for cut in range(len(data)):
+        try:
+            section = parse_sframe(data[:cut], 0x2100)
+        except FormatError:
+            continue
+        for i in range(len(section)):
+            section.fres(i)
+        section.rule(0x1151)
+
+
+def test_not_sframe() -> None:
+    with pytest.raises(FormatError, match="magic"):
+        parse_sframe(b"\x7fELF" + bytes(40))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_fuzz_corrupt_sections(testdata: Path, data: st.DataObject) -> None:
+    blob = bytearray((testdata / "sframe" / "textstats" / "sframe.bin").read_bytes())
+    for _ in range(data.draw(st.integers(1, 6))):
+        blob[data.draw(st.integers(0, len(blob) - 1))] = data.draw(st.integers(0, 255))
+    try:
+        section = parse_sframe(bytes(blob), 0)
+    except FormatError:
+        return
+    for i in range(min(len(section), 50)):
+        section.fres(i)
+        section.rule(int(section.fde_start[i]) + 1)
+    objdump_text(section, "x", "elf64-x86-64")
