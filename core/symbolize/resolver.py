@@ -74,6 +74,7 @@ class GsymResolver:
             if build_id:
                 self._elf_paths.setdefault(build_id, path)
         self._data_symbols: dict[bytes, list[tuple[int, int, str]]] = {}
+        self._dwarf: dict[bytes, object] = {}
 
     def known(self, build_id: bytes) -> bool:
         return build_id in self._gsyms or self._elf_path(build_id) is not None
@@ -102,7 +103,43 @@ class GsymResolver:
         result = reader.lookup(address)
         if not result.ok:
             return []
-        return [Frame(loc.name, loc.path, loc.line, 0) for loc in result.locations]
+        columns = self._columns(build_id, address, len(result.locations))
+        return [Frame(loc.name, loc.path, loc.line, col) for loc, col in zip(result.locations, columns, strict=True)]
+
+    def _columns(self, build_id: bytes, address: int, count: int) -> list[int]:
+        """Columns for a GSYM inline stack, from the module's DWARF when its ELF is at hand (else 0s).
+
+        GSYM stores no columns; llvm-symbolizer prints the line row's column for the innermost frame and
+        DW_AT_call_column of each inlined call for the frames around it.
+        """
+        zeros = [0] * count
+        elf = self._elf_path(build_id)
+        if elf is None:
+            return zeros
+        model = self._dwarf.get(build_id)
+        if model is None:
+            from formats.dwarf.functions import read_dwarf
+            from formats.errors import FormatError
+
+            try:
+                model = read_dwarf(elf)
+            except FormatError:
+                model = False
+            self._dwarf[build_id] = model
+        if not model:
+            return zeros
+        fn = model.function_at(address)
+        chain = []
+        nodes = fn.inlines if fn is not None else []
+        while True:
+            inside = next((n for n in nodes if any(lo <= address < hi for lo, hi in n.ranges)), None)
+            if inside is None:
+                break
+            chain.append(inside)
+            nodes = inside.children
+        if len(chain) + 1 != count:
+            return zeros
+        return [model.row_column(address)] + [node.call_column for node in reversed(chain)]
 
     def _convert(self, build_id: bytes, elf: Path):
         """GSYM for an ELF found by build ID, converted once from its DWARF and symbol table."""

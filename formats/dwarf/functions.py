@@ -40,6 +40,7 @@ class LineSequence:
     files: list[SourceFile | None]
     lines: list[int]
     end: list[bool]
+    columns: list[int] = field(default_factory=list)
 
     @property
     def low(self) -> int:
@@ -55,6 +56,40 @@ class DwarfModel:
     functions: list[DwarfFunction]
     sequences: list[list[LineSequence]]  # per compile unit
     warnings: list[str]
+
+    def row_column(self, address: int) -> int:
+        """Column of the line row in force at ``address`` (the last row at or before it), 0 if unknown."""
+        index = self._column_index()
+        k = bisect.bisect_right(index[0], address) - 1
+        if k < 0:
+            return 0
+        seq = index[1][k]
+        if not seq.low <= address < seq.high or not seq.columns:
+            return 0
+        i = bisect.bisect_right(seq.addresses, address) - 1
+        return seq.columns[i] if i >= 0 else 0
+
+    def _column_index(self) -> tuple[list[int], list[LineSequence]]:
+        cached = self.__dict__.get("_col_index")
+        if cached is None:
+            seqs = sorted((s for cu in self.sequences for s in cu), key=lambda s: s.low)
+            cached = self.__dict__["_col_index"] = ([s.low for s in seqs], seqs)
+        return cached
+
+    def function_at(self, address: int) -> DwarfFunction | None:
+        index = self.__dict__.get("_fn_index")
+        if index is None:
+            spans = sorted((lo, hi, i) for i, fn in enumerate(self.functions) for lo, hi in fn.ranges)
+            index = self.__dict__["_fn_index"] = ([s[0] for s in spans], spans)
+        k = bisect.bisect_right(index[0], address) - 1
+        while k >= 0:
+            lo, hi, i = index[1][k]
+            if lo <= address < hi:
+                return self.functions[i]
+            if address - lo > 1 << 24:
+                break
+            k -= 1
+        return None
 
     def line_rows(self, cu_index: int, start: int, end: int) -> list[LineRow] | None:
         """LLVM's ``convertFunctionLineTable`` for the range [start, end): None when no sequence covers it."""
@@ -187,7 +222,7 @@ class _CU:
         if self.lineprog is None:
             return []
         seqs: list[LineSequence] = []
-        cur = LineSequence([], [], [], [])
+        cur = LineSequence([], [], [], [], [])
         for entry in self.lineprog.get_entries():
             st = entry.state
             if st is None:
@@ -196,14 +231,16 @@ class _CU:
             cur.files.append(self.file(st.file))
             cur.lines.append(st.line)
             cur.end.append(bool(st.end_sequence))
+            cur.columns.append(st.column)
             if st.end_sequence:
                 if len(cur.addresses) > 1 and cur.high > cur.low:
                     order = sorted(range(len(cur.addresses)), key=lambda k: cur.addresses[k])
                     seqs.append(LineSequence(
                         [cur.addresses[k] for k in order], [cur.files[k] for k in order],
                         [cur.lines[k] for k in order], [cur.end[k] for k in order],
+                        [cur.columns[k] for k in order],
                     ))
-                cur = LineSequence([], [], [], [])
+                cur = LineSequence([], [], [], [], [])
         seqs.sort(key=lambda s: s.low)
         return seqs
 
@@ -223,8 +260,9 @@ def _inline_children(cu: _CU, die, depth: int = 0) -> list[InlineNode]:
             if call_file is None:
                 continue
             call_line = child.attributes["DW_AT_call_line"].value if "DW_AT_call_line" in child.attributes else 0
+            column = child.attributes["DW_AT_call_column"].value if "DW_AT_call_column" in child.attributes else 0
             out.append(InlineNode(die_name(child) or "", ranges, call_file, call_line,
-                                  _inline_children(cu, child, depth + 1)))
+                                  _inline_children(cu, child, depth + 1), column))
         elif tag in ("DW_TAG_lexical_block", "DW_TAG_subprogram"):
             out.extend(_inline_children(cu, child, depth + 1))
     return out

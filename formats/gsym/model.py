@@ -34,6 +34,8 @@ class InlineNode:
     call_file: SourceFile | None = None
     call_line: int = 0
     children: list[InlineNode] = field(default_factory=list)
+    #: DW_AT_call_column when known (DWARF has it, GSYM does not store it)
+    call_column: int = 0
 
 
 @dataclass

@@ -53,10 +53,10 @@ def test_lit_case_with_the_object_built_by_llvm_mc(testdata: Path, tmp_path: Pat
     assert err == (case / "expected.stderr").read_text()
 
 
-def test_lit_bt_case_apart_from_columns(testdata: Path, tmp_path: Path) -> None:
-    """Deliberate difference: frames come from GSYM, which has no columns (LLVM prints them from DWARF)."""
+def test_lit_bt_case(testdata: Path, tmp_path: Path) -> None:
+    """Inline frames from GSYM, columns from the object's DWARF (GSYM has none): byte-identical."""
     out, err, case = _with_object(testdata, tmp_path, "bt")
-    assert _without_columns(out) == _without_columns((case / "expected.stdout").read_text())
+    assert out == (case / "expected.stdout").read_text()
     assert err == (case / "expected.stderr").read_text()
 
 
@@ -68,18 +68,34 @@ def _without_columns(text: str) -> str:
 
 
 @pytest.mark.parametrize("suffix", ["", ".color"])
-def test_crash_demo_through_gsym(testdata: Path, suffix: str) -> None:
-    """The real crash log through LLVM-made GSYM files and the ELF symbol tables of its .build-id tree.
-
-    Deliberate difference: GSYM stores no column numbers, so our frames print column 0 where LLVM (reading
-    DWARF) prints the column; the comparison sets every frame's column to 0 on both sides.
-    """
+def test_crash_demo_byte_identical(testdata: Path, suffix: str) -> None:
+    """The real crash log: frames from LLVM-made GSYM files, columns and data symbols from the ELF files
+    of its .build-id tree."""
     demo = testdata / "markup" / "crash-demo"
     resolver = GsymResolver(
         [testdata / "gsym" / "crashdemo" / "binary.gsym", testdata / "gsym" / "libdemo" / "binary.gsym"],
         sorted((demo / ".build-id").glob("*/*.debug")),
     )
     out, err = filter_text((demo / "input.log").read_text(), resolver, color=bool(suffix))
-    expected = (demo / f"expected.llvm19{suffix}.stdout").read_text()
-    assert _without_columns(out) == _without_columns(expected)
+    assert out == (demo / f"expected.llvm19{suffix}.stdout").read_text()
     assert err == (demo / f"expected.llvm19{suffix}.stderr").read_text()
+
+
+def test_crash_demo_from_the_build_id_tree_alone(testdata: Path) -> None:
+    """Only --debug-file-directory: the ELF files are converted to GSYM on first use; same output."""
+    demo = testdata / "markup" / "crash-demo"
+    out, err = filter_text((demo / "input.log").read_text(), GsymResolver(debug_file_directories=[demo]))
+    assert out == (demo / "expected.llvm19.stdout").read_text()
+    assert err == (demo / "expected.llvm19.stderr").read_text()
+
+
+def test_gsym_without_its_elf_prints_column_zero(testdata: Path) -> None:
+    """Deliberate difference: with only GSYM files there is no column information, so frames say :0."""
+    demo = testdata / "markup" / "crash-demo"
+    resolver = GsymResolver([testdata / "gsym" / "crashdemo" / "binary.gsym",
+                             testdata / "gsym" / "libdemo" / "binary.gsym"])
+    out, _ = filter_text((demo / "input.log").read_text(), resolver)
+    expected = (demo / "expected.llvm19.stdout").read_text()
+    assert "payload.h:24:0 (crashdemo+0x13ff)" in out
+    frames = [line for line in out.splitlines() if line.startswith("    #")]
+    assert frames == [_COLUMN.sub(r"\g<1>0\2", line) for line in expected.splitlines() if line.startswith("    #")]
