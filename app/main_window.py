@@ -28,6 +28,15 @@ class TraceTab(QSplitter):
         self.timeline.sliceSelected.connect(self.details.show_row)
 
 
+def is_crash_log(path: str) -> bool:
+    """A text log (by suffix, or markup in its first 64 KiB) rather than an FXT trace."""
+    if Path(path).suffix.lower() in (".log", ".txt"):
+        return True
+    with open(path, "rb") as fh:
+        head = fh.read(65536)
+    return not head.startswith(b"\x10\x00\x04\x46\x78\x54\x16\x00") and b"{{{" in head
+
+
 def load_model(path: str) -> TraceModel:
     from formats.fxt.reader import read_fxt
 
@@ -55,8 +64,16 @@ class MainWindow(QMainWindow):
         menu.addAction(quit_action)
 
     def open_path(self, path: str) -> bool:
-        """Open a trace in a new tab; a file that fails shows a message and the window stays usable."""
+        """Open a trace or a crash log in a new tab; a file that fails shows a message, the window stays."""
         try:
+            if is_crash_log(path):
+                from app.crash.view import CrashView
+
+                view = CrashView()
+                view.open_log(path)
+                index = self.tabs.addTab(view, Path(path).name)
+                self.tabs.setCurrentIndex(index)
+                return True
             model = load_model(path)
         except Exception as exc:  # any reader failure is a message, never a crashed window
             QMessageBox.warning(self, "fxscope", f"Cannot open {path}:\n{exc}")
@@ -72,7 +89,9 @@ class MainWindow(QMainWindow):
         return tab if isinstance(tab, TraceTab) else None
 
     def _open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open trace", "", "Fuchsia traces (*.fxt);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open trace or crash log", "", "Fuchsia traces (*.fxt);;Crash logs (*.log *.txt);;All files (*)"
+        )
         if path:
             self.open_path(path)
 

@@ -43,16 +43,23 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.file):
         raise CliError(f"{args.file}: no such file")
     from app.gui import application
-    from app.main_window import MainWindow, TraceTab, load_model
+    from app.main_window import MainWindow, TraceTab, is_crash_log, load_model
 
     app = application()
-    model = load_model(args.file)  # errors surface as one line through the CLI
     window = MainWindow()
-    tab = TraceTab(model)
-    window.tabs.addTab(tab, os.path.basename(args.file))
+    if is_crash_log(args.file):
+        from app.crash.view import CrashView
+
+        view = CrashView()
+        view.open_log(args.file)  # the first frame is selected, its source shown
+        window.tabs.addTab(view, os.path.basename(args.file))
+        tab = None
+    else:
+        tab = TraceTab(load_model(args.file))  # errors surface as one line through the CLI
+        window.tabs.addTab(tab, os.path.basename(args.file))
     window.resize(*args.size)
     window.show()
-    if args.range:
+    if args.range and tab is not None:
         tab.timeline.set_range_ns(*args.range)
     for _ in range(3):
         app.processEvents()

@@ -1,0 +1,1 @@
+"""The crash view: a symbolized crash log you can click through to source."""

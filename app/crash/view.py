@@ -1,0 +1,331 @@
+"""Crash view: the symbolized log, a backtrace you can click, modules, registers, and the source at a frame.
+
+The model is :class:`core.symbolize.crash_report.CrashReport`; this widget only shows it. Source paths
+recorded at build time (``/build/...``) are mapped through "source roots" (prefix -> local directory), and
+the log's own directory and its parents are tried as roots too, so a checkout next to the log just works.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QTextBrowser,
+    QTextEdit,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.symbolize.crash_report import CrashReport, load_report
+from core.symbolize.resolver import Frame, GsymResolver
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_C_KEYWORDS = (
+    "auto break case char const continue default do double else enum extern float for goto if inline int long "
+    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile "
+    "while bool true false nullptr class namespace template typename public private protected virtual"
+).split()
+
+
+class _CHighlighter(QSyntaxHighlighter):
+    """Keywords, comments, strings and preprocessor lines: enough to read C, C++ and Rust at a glance."""
+
+    def __init__(self, document) -> None:
+        super().__init__(document)
+
+        def fmt(colour: str, bold: bool = False) -> QTextCharFormat:
+            f = QTextCharFormat()
+            f.setForeground(QColor(colour))
+            if bold:
+                f.setFontWeight(QFont.Weight.Bold)
+            return f
+
+        self.rules = [
+            (re.compile(r"\b(" + "|".join(_C_KEYWORDS) + r")\b"), fmt("#1f4e9c", True)),
+            (re.compile(r'"([^"\\]|\\.)*"'), fmt("#a0522d")),
+            (re.compile(r"^\s*#\s*\w+"), fmt("#7b3294")),
+            (re.compile(r"//.*$"), fmt("#6a737d")),
+            (re.compile(r"/\*.*?\*/"), fmt("#6a737d")),
+        ]
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt API
+        for pattern, f in self.rules:
+            for m in pattern.finditer(text):
+                self.setFormat(m.start(), m.end() - m.start(), f)
+
+
+def default_resolver(log_path: Path, debug_dirs: list[str] | None = None) -> GsymResolver:
+    """Symbols from the user's directories plus the log's own directory (a .build-id tree next to it)."""
+    dirs = [Path(d) for d in (debug_dirs or [])] + [log_path.parent]
+    return GsymResolver(debug_file_directories=dirs)
+
+
+def map_source(path: str, roots: list[tuple[str, str]], log_dir: Path) -> Path | None:
+    """A local file for a recorded source path: explicit prefix mappings first, then guesses near the log."""
+    for prefix, local in roots:
+        if path.startswith(prefix):
+            candidate = Path(local) / path[len(prefix):].lstrip("/")
+            if candidate.is_file():
+                return candidate
+    if Path(path).is_file():
+        return Path(path)
+    parts = Path(path).parts
+    for base in [log_dir, *log_dir.parents][:4]:
+        for i in range(1, len(parts)):
+            candidate = base.joinpath(*parts[i:])
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def editor_command(path: Path, line: int) -> list[str] | None:
+    """``$VISUAL``/``$EDITOR`` with the file:line syntax common editors understand."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        return None
+    argv = shlex.split(editor)
+    name = Path(argv[0]).name
+    if name in ("code", "code-insiders", "codium"):
+        return [*argv, "--goto", f"{path}:{line}"]
+    if name in ("subl", "zed"):
+        return [*argv, f"{path}:{line}"]
+    if name in ("vim", "nvim", "vi", "nano", "emacs", "emacsclient", "gedit", "kate", "micro", "helix", "hx"):
+        return [*argv, f"+{line}", str(path)]
+    return [*argv, str(path)]
+
+
+class CrashView(QWidget):
+    """One crash log. ``frameSelected(index)`` is emitted when a backtrace row is chosen."""
+
+    frameSelected = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None, source_roots: list[tuple[str, str]] | None = None,
+                 debug_dirs: list[str] | None = None) -> None:
+        super().__init__(parent)
+        self.source_roots = list(source_roots or [])
+        self.debug_dirs = list(debug_dirs or [])
+        self.report: CrashReport | None = None
+        self.log_path = Path(".")
+        self.current_source: tuple[Path, int] | None = None
+
+        self.log = QTextBrowser()
+        self.log.setOpenLinks(False)
+        self.log.anchorClicked.connect(self._anchor)
+        mono = QFont("Monospace")
+        mono.setStyleHint(QFont.StyleHint.TypeWriter)
+        self.log.setFont(mono)
+
+        self.backtrace = QTreeWidget()
+        self.backtrace.setHeaderLabels(["#", "Address", "Function", "Location", "Module"])
+        self.backtrace.setRootIsDecorated(True)
+        self.backtrace.setUniformRowHeights(True)
+        self.backtrace.currentItemChanged.connect(self._frame_changed)
+        self.modules = QTableWidget(0, 4)
+        self.modules.setHorizontalHeaderLabels(["Module", "Build ID", "Mappings", "Symbols"])
+        self.registers = QTableWidget(0, 3)
+        self.registers.setHorizontalHeaderLabels(["Register", "Value", "Points into"])
+        for table in (self.modules, self.registers):
+            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+            table.horizontalHeader().setStretchLastSection(True)
+            table.verticalHeader().setVisible(False)
+            table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        side = QTabWidget()
+        side.addTab(self.backtrace, "Backtrace")
+        side.addTab(self.registers, "Registers")
+        side.addTab(self.modules, "Modules")
+
+        self.source_title = QLabel("Click a frame to see its source.")
+        self.open_button = QPushButton("Open in editor")
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(self.open_in_editor)
+        self.source = QPlainTextEdit()
+        self.source.setReadOnly(True)
+        self.source.setFont(mono)
+        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self._highlighter = _CHighlighter(self.source.document())
+        source_box = QWidget()
+        sl = QVBoxLayout(source_box)
+        sl.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        bar.addWidget(self.source_title, 1)
+        bar.addWidget(self.open_button)
+        sl.addLayout(bar)
+        sl.addWidget(self.source)
+
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(side)
+        right.addWidget(source_box)
+        right.setStretchFactor(0, 2)
+        right.setStretchFactor(1, 3)
+        main = QSplitter(Qt.Orientation.Horizontal)
+        main.addWidget(self.log)
+        main.addWidget(right)
+        main.setStretchFactor(0, 1)
+        main.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(main)
+        self._entries: list[tuple[int, Frame | None]] = []
+
+    # ------------------------------------------------------------------ loading
+    def open_log(self, path: str | os.PathLike[str]) -> None:
+        self.log_path = Path(path).resolve()
+        self.report = load_report(self.log_path, default_resolver(self.log_path, self.debug_dirs))
+        self._show()
+
+    def _show(self) -> None:
+        report = self.report
+        assert report is not None
+        lines = []
+        for line in report.text.splitlines():
+            escaped = html.escape(_ANSI.sub("", line))  # SGR the filter did not recognise
+            stripped = line.strip()
+            if stripped.startswith("#") and "(" in stripped:
+                number = stripped[1:].split()[0].split(".")[0]
+                escaped = f'<a href="frame:{number}" style="color:#1f4e9c;text-decoration:none">{escaped}</a>'
+            elif "{{{dumpfile:" in line:
+                escaped = f'<span style="color:#7b3294">{escaped}</span>'
+            lines.append(escaped)
+        self.log.setHtml("<pre style='margin:4px'>" + "\n".join(lines) + "</pre>")
+
+        self.backtrace.clear()
+        self._entries = []
+        for entry in report.backtrace:
+            # indices follow llvm-symbolizer's order (#0.1, #0.2, #0, #1, ...): index 0 is the innermost
+            # frame, where the crash happened; the tree groups inlined frames under their caller
+            top = QTreeWidgetItem()
+            frames = entry.frames or [None]
+            outer = frames[-1]
+            for k, inner in enumerate(frames[:-1]):
+                child = QTreeWidgetItem()
+                self._fill(child, f"{entry.number}.{k + 1}", entry.address, inner, entry.module, entry.relative)
+                child.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
+                self._entries.append((entry.number, inner))
+                top.addChild(child)
+            self._fill(top, str(entry.number), entry.address, outer, entry.module, entry.relative)
+            top.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
+            self._entries.append((entry.number, outer))
+            self.backtrace.addTopLevelItem(top)
+            top.setExpanded(True)
+        for col in range(5):
+            self.backtrace.resizeColumnToContents(col)
+
+        self.modules.setRowCount(len(report.modules))
+        for row, m in enumerate(report.modules):
+            maps = [f"[0x{x.addr:x}-0x{x.addr + x.size - 1:x}]({x.mode})" for x in report.mmaps if x.module is m]
+            resolver = default_resolver(self.log_path, self.debug_dirs)
+            known = "found" if resolver.known(m.build_id) else "not found"
+            for col, text in enumerate([m.name, m.build_id.hex(), " ".join(maps), known]):
+                self.modules.setItem(row, col, QTableWidgetItem(text))
+        self.registers.setRowCount(len(report.registers))
+        for row, reg in enumerate(report.registers):
+            for col, text in enumerate([reg.name, f"0x{reg.value:x}", reg.annotation]):
+                item = QTableWidgetItem(text)
+                if reg.annotation:
+                    item.setBackground(QColor("#fff4c2"))
+                self.registers.setItem(row, col, item)
+        if self._entries:
+            self.select_frame(0)
+
+    @staticmethod
+    def _fill(item: QTreeWidgetItem, number: str, address: int, frame: Frame | None, module: str, rel: int) -> None:
+        location = ""
+        if frame is not None and frame.file:
+            location = f"{Path(frame.file).name}:{frame.line}" + (f":{frame.column}" if frame.column else "")
+        for col, text in enumerate([number, f"0x{address:x}", frame.function if frame else "??", location,
+                                    f"{module}+0x{rel:x}"]):
+            item.setText(col, text)
+        if frame is not None and frame.file:
+            item.setToolTip(3, frame.file)
+
+    # ------------------------------------------------------------------ selection and source
+    def frame_items(self) -> list[QTreeWidgetItem]:
+        out = []
+        for i in range(self.backtrace.topLevelItemCount()):
+            top = self.backtrace.topLevelItem(i)
+            out.append(top)
+            out.extend(top.child(k) for k in range(top.childCount()))
+        return sorted(out, key=lambda it: it.data(0, Qt.ItemDataRole.UserRole))
+
+    def select_frame(self, index: int) -> None:
+        items = self.frame_items()
+        if 0 <= index < len(items):
+            self.backtrace.setCurrentItem(items[index])
+
+    def _anchor(self, url) -> None:
+        text = url.toString()
+        if text.startswith("frame:"):
+            number = text.split(":", 1)[1]
+            for i, (n, _frame) in enumerate(self._entries):
+                if str(n) == number:
+                    self.select_frame(i)
+                    break
+
+    def _frame_changed(self, current: QTreeWidgetItem | None, _previous) -> None:
+        if current is None:
+            return
+        index = current.data(0, Qt.ItemDataRole.UserRole)
+        _n, frame = self._entries[index]
+        self.frameSelected.emit(index)
+        if frame is None or not frame.file:
+            self._no_source("No source location for this frame.")
+            return
+        local = map_source(frame.file, self.source_roots, self.log_path.parent)
+        if local is None:
+            self._no_source(f"{frame.file}:{frame.line} — source not found (add a source root in Preferences).")
+            return
+        self.show_source(local, frame.line, frame.file)
+
+    def _no_source(self, message: str) -> None:
+        self.current_source = None
+        self.source.setPlainText("")
+        self.source_title.setText(message)
+        self.open_button.setEnabled(False)
+
+    def show_source(self, path: Path, line: int, recorded: str | None = None) -> None:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            self._no_source(f"{path}: {exc.strerror}")
+            return
+        self.current_source = (path, line)
+        self.source.setPlainText(text)
+        self.source_title.setText(f"{recorded or path}:{line}" + (f"  →  {path}" if recorded else ""))
+        self.open_button.setEnabled(editor_command(path, line) is not None)
+        block = self.source.document().findBlockByLineNumber(max(line - 1, 0))
+        cursor = QTextCursor(block)
+        self.source.setTextCursor(cursor)
+        selection = QTextEdit.ExtraSelection()
+        selection.format.setBackground(QColor("#ffe08a"))
+        selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        selection.cursor = cursor
+        self.source.setExtraSelections([selection])
+        self.source.centerCursor()
+
+    def current_line_text(self) -> str:
+        return self.source.textCursor().block().text()
+
+    def open_in_editor(self) -> None:
+        if self.current_source is None:
+            return
+        argv = editor_command(*self.current_source)
+        if argv:
+            subprocess.Popen(argv, start_new_session=True)  # noqa: S603 - the user's editor

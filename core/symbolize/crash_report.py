@@ -1,0 +1,125 @@
+"""A crash log as structured data for the crash view: symbolized text, backtrace, modules, registers, dumps.
+
+The text comes from :class:`MarkupFilter` (the same output as ``fxscope symbolize``); the filter also
+records every backtrace frame it symbolized. Registers come from ``{{{hexdict:...}}}`` elements (which the
+reference filter passes through untouched), parsed here and annotated with the function a value points
+into when it falls inside a module's mapping.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.symbolize.markup_filter import MarkupFilter, MMap, Module
+from core.symbolize.resolver import Frame, ResolveError, Resolver
+from formats.markup.parser import MarkupParser
+
+_PAIR = re.compile(r"([A-Za-z_][\w.]*)\s*:\s*(0x[0-9a-fA-F]+|[0-9]+)\b")
+
+
+@dataclass
+class BacktraceEntry:
+    number: int
+    address: int  # adjusted (return address - 1 for :ra)
+    module: str
+    relative: int
+    frames: list[Frame]  # innermost first; empty when nothing is known
+
+
+@dataclass
+class Register:
+    name: str
+    value: int
+    annotation: str = ""  # "function (module+0x...)" when the value points into code
+
+
+@dataclass
+class Dump:
+    kind: str
+    name: str
+    line: int
+
+
+@dataclass
+class CrashReport:
+    text: str
+    diagnostics: str
+    backtrace: list[BacktraceEntry] = field(default_factory=list)
+    modules: list[Module] = field(default_factory=list)
+    mmaps: list[MMap] = field(default_factory=list)
+    registers: list[Register] = field(default_factory=list)
+    dumps: list[Dump] = field(default_factory=list)
+
+
+class _RecordingFilter(MarkupFilter):
+    """The reference filter plus a record of what the crash view needs."""
+
+    def __init__(self, resolver: Resolver, out, err) -> None:
+        super().__init__(resolver, out, err, color=False)
+        self.entries: list[BacktraceEntry] = []
+        self.all_modules: list[Module] = []
+        self.all_mmaps: list[MMap] = []
+
+    def _resolve_code(self, node, mmap, address):
+        frames = super()._resolve_code(node, mmap, address)
+        if node.tag == "bt":
+            self.entries.append(BacktraceEntry(int(node.fields[0]) if node.fields[0].isdigit() else -1, address,
+                                               mmap.module.name, mmap.relative(address), list(frames or [])))
+        return frames
+
+    def _module(self, node, deferred):
+        before = set(self.modules)
+        super()._module(node, deferred)
+        self.all_modules.extend(m for k, m in self.modules.items() if k not in before)
+
+    def _mmap(self, node, deferred):
+        before = set(self.mmaps)
+        super()._mmap(node, deferred)
+        self.all_mmaps.extend(m for k, m in self.mmaps.items() if k not in before)
+
+
+def build_report(text: str, resolver: Resolver) -> CrashReport:
+    out: list[str] = []
+    err: list[str] = []
+    filt = _RecordingFilter(resolver, out.append, err.append)
+    for line in text.splitlines(keepends=True):
+        filt.filter_line(line)
+    mmaps_at_end = list(filt.mmaps.values())
+    filt.finish()
+    report = CrashReport("".join(out), "".join(err), filt.entries, filt.all_modules, filt.all_mmaps)
+    parser = MarkupParser(multiline=True)
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        nodes = parser.feed(line)
+        for node in nodes or []:
+            if node.tag == "hexdict":
+                for name, value in _PAIR.findall(":".join(node.fields)):
+                    report.registers.append(Register(name, int(value, 0)))
+            elif node.tag == "dumpfile" and len(node.fields) >= 2:
+                report.dumps.append(Dump(node.fields[0], node.fields[1], number))
+    _annotate(report.registers, mmaps_at_end or report.mmaps, resolver)
+    return report
+
+
+def _annotate(registers: list[Register], mmaps: list[MMap], resolver: Resolver) -> None:
+    for reg in registers:
+        for m in mmaps:
+            if m.contains(reg.value):
+                rel = m.relative(reg.value)
+                where = f"{m.module.name}+0x{rel:x}"
+                name = None
+                try:
+                    if "x" in m.mode:
+                        frames = resolver.code(m.module.build_id, rel)
+                        name = frames[-1].function if frames else None
+                    else:
+                        name = resolver.data(m.module.build_id, rel)
+                except ResolveError:
+                    name = None
+                reg.annotation = f"{name} ({where})" if name else where
+                break
+
+
+def load_report(path: str | Path, resolver: Resolver) -> CrashReport:
+    return build_report(Path(path).read_text(encoding="utf-8", errors="replace"), resolver)
