@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# converted symbols and debuginfod downloads go to a throwaway cache, never the user's
+os.environ["FXSCOPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="fxscope-test-cache-")
+os.environ.pop("DEBUGINFOD_URLS", None)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = Path(os.environ.get("FXSCOPE_TESTDATA", REPO_ROOT.parent / "shared" / "testdata"))

@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="directory with a .build-id/xx/rest.debug tree (repeatable)")
     p.add_argument("--symbols", action="append", default=[], metavar="PATH",
                    help="a .gsym or ELF file, or a directory of .gsym files (repeatable)")
+    p.add_argument("--debuginfod", action="append", default=None, metavar="URL",
+                   help="debuginfod server (repeatable; default: $DEBUGINFOD_URLS)")
     p.add_argument("--color", choices=["always", "never", "auto"], default="auto")
     p.add_argument("--no-color", action="store_const", const="never", dest="color")
     p.set_defaults(func=run)
@@ -52,7 +54,10 @@ def run(args: argparse.Namespace) -> int:
     for directory in args.debug_file_directory:
         if not Path(directory).is_dir():
             raise CliError(f"{directory}: not a directory")
-    resolver = GsymResolver(gsyms, elves, [Path(d) for d in args.debug_file_directory])
+    from core.symbols.store import SymbolStore
+
+    dirs = [Path(d) for d in args.debug_file_directory]
+    resolver = GsymResolver(gsyms, elves, dirs, store=SymbolStore(dirs, args.debuginfod))
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     filt = MarkupFilter(resolver, sys.stdout.write, sys.stderr.write, color=color)
     sources = args.files or ["-"]

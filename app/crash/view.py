@@ -74,8 +74,10 @@ class _CHighlighter(QSyntaxHighlighter):
 
 def default_resolver(log_path: Path, debug_dirs: list[str] | None = None) -> GsymResolver:
     """Symbols from the user's directories plus the log's own directory (a .build-id tree next to it)."""
+    from core.symbols.store import SymbolStore
+
     dirs = [Path(d) for d in (debug_dirs or [])] + [log_path.parent]
-    return GsymResolver(debug_file_directories=dirs)
+    return GsymResolver(debug_file_directories=dirs, store=SymbolStore(dirs))
 
 
 def map_source(path: str, roots: list[tuple[str, str]], log_dir: Path) -> Path | None:

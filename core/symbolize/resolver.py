@@ -59,7 +59,10 @@ class GsymResolver:
         gsym_paths: list[Path] | None = None,
         elf_paths: list[Path] | None = None,
         debug_file_directories: list[Path] | None = None,
+        store=None,
     ) -> None:
+        """``store`` (a :class:`core.symbols.store.SymbolStore`) adds directories, debuginfod and the cache."""
+        self._store = store
         from formats.gsym.reader import GsymReader
 
         self._debug_dirs = list(debug_file_directories or [])
@@ -82,6 +85,10 @@ class GsymResolver:
     def _elf_path(self, build_id: bytes) -> Path | None:
         """An ELF given by the user, or ``DIR/.build-id/xx/rest.debug`` under a debug file directory."""
         path = self._elf_paths.get(build_id)
+        if path is None and self._store is not None:
+            path = self._store.find_elf(build_id)
+            if path is not None:
+                self._elf_paths[build_id] = path
         if path is None and len(build_id) >= 2:
             hex_id = build_id.hex()
             for directory in self._debug_dirs:
@@ -93,6 +100,17 @@ class GsymResolver:
 
     def code(self, build_id: bytes, address: int) -> list[Frame]:
         reader = self._gsyms.get(build_id)
+        if reader is None and self._store is not None:
+            from formats.errors import FormatError
+
+            try:
+                cached = self._store.find_gsym(build_id)
+            except FormatError as exc:
+                raise ResolveError(str(exc)) from None
+            if cached is not None:
+                from formats.gsym.reader import GsymReader
+
+                reader = self._gsyms[build_id] = GsymReader(cached)
         if reader is None:
             elf = self._elf_path(build_id)
             if elf is None:

@@ -1,0 +1,180 @@
+"""Find a module's symbols by build ID: local directories, ``ids.txt`` lists, debuginfod servers, a cache.
+
+Layouts searched in each user directory (the ones other tools produce):
+
+- ``DIR/.build-id/ab/cdef....debug`` (separate debug files) and ``DIR/.build-id/ab/cdef...`` (binaries);
+- ``DIR/<build-id>`` / ``DIR/<build-id>.debug`` / ``DIR/<build-id>.gsym`` (flat directories named by ID);
+- ``DIR/ids.txt``: lines ``<build-id> <path>`` (relative paths are relative to DIR), as Fuchsia writes;
+- any other ELF or GSYM file directly in DIR, indexed by the build ID it carries (read once per file).
+
+debuginfod servers (``DEBUGINFOD_URLS`` or explicit URLs) are asked ``GET /buildid/<id>/debuginfo``, then
+``/executable``; answers are cached under the user cache directory. DWARF is converted to GSYM once per build
+ID and the result cached too, so the second lookup of a module costs a file open.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.atomic_file import atomic_output
+from core.paths import user_cache_dir
+
+MAX_DOWNLOAD = 4 << 30  # a debug file larger than 4 GiB is refused rather than filling the disk
+CHUNK = 1 << 20
+
+
+def read_build_id(path: Path) -> bytes | None:
+    """GNU build ID of an ELF file, or the UUID of a GSYM file; None for anything else."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(48)
+    except OSError:
+        return None
+    if head[:4] in (b"MYSG", b"GSYM"):
+        if len(head) < 48 or head[7] > 20 or head[7] == 0:
+            return None
+        return bytes(head[0x1C : 0x1C + head[7]])  # the header's UUID: bytes, whatever the byte order
+    if head[:4] != b"\x7fELF":
+        return None
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import NoteSection
+
+    try:
+        with open(path, "rb") as fh:
+            elf = ELFFile(fh)
+            for section in elf.iter_sections():
+                if isinstance(section, NoteSection):
+                    for note in section.iter_notes():
+                        if note["n_type"] == "NT_GNU_BUILD_ID":
+                            return bytes.fromhex(note["n_desc"])
+    except (ELFError, OSError, ValueError):
+        return None
+    return None
+
+
+class SymbolStore:
+    def __init__(
+        self,
+        directories: Sequence[str | os.PathLike[str]] = (),
+        debuginfod_urls: Sequence[str] | None = None,
+        cache_dir: Path | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.directories = [Path(d) for d in directories]
+        if debuginfod_urls is None:
+            debuginfod_urls = os.environ.get("DEBUGINFOD_URLS", "").split()
+        self.debuginfod_urls = [u.rstrip("/") for u in debuginfod_urls if u]
+        self.cache_dir = cache_dir or user_cache_dir()
+        self.timeout = timeout
+        self._index: dict[Path, dict[bytes, list[Path]]] = {}
+        self.errors: list[str] = []
+
+    # ------------------------------------------------------------------ local
+    def _dir_index(self, directory: Path) -> dict[bytes, list[Path]]:
+        index = self._index.get(directory)
+        if index is not None:
+            return index
+        index = {}
+        ids = directory / "ids.txt"
+        if ids.is_file():
+            for line in ids.read_text(errors="replace").splitlines():
+                parts = line.split(None, 1)
+                if len(parts) == 2:
+                    try:
+                        key = bytes.fromhex(parts[0])
+                    except ValueError:
+                        continue
+                    target = Path(parts[1].strip())
+                    index.setdefault(key, []).append(target if target.is_absolute() else directory / target)
+        try:
+            entries = sorted(directory.iterdir())
+        except OSError:
+            entries = []
+        for entry in entries:
+            if entry.is_file() and entry.name != "ids.txt":
+                build_id = read_build_id(entry)
+                if build_id:
+                    index.setdefault(build_id, []).append(entry)
+        self._index[directory] = index
+        return index
+
+    def _local(self, build_id: bytes, want_gsym: bool) -> Path | None:
+        hex_id = build_id.hex()
+        for directory in self.directories:
+            if want_gsym:
+                candidates = [directory / f"{hex_id}.gsym"]
+            else:
+                candidates = [
+                    directory / ".build-id" / hex_id[:2] / f"{hex_id[2:]}.debug",
+                    directory / ".build-id" / hex_id[:2] / hex_id[2:],
+                    directory / f"{hex_id}.debug",
+                    directory / hex_id,
+                ]
+            for candidate in candidates:
+                if candidate.is_file():
+                    return candidate
+            for path in self._dir_index(directory).get(build_id, []):
+                is_gsym = path.suffix == ".gsym"
+                if path.is_file() and is_gsym == want_gsym:
+                    return path
+        return None
+
+    # ------------------------------------------------------------------ debuginfod
+    def _debuginfod(self, build_id: bytes) -> Path | None:
+        if not self.debuginfod_urls:
+            return None
+        hex_id = build_id.hex()
+        cached_dir = self.cache_dir / "debuginfod" / hex_id
+        for kind in ("debuginfo", "executable"):
+            cached = cached_dir / kind
+            if cached.is_file():
+                return cached
+        import requests
+
+        for kind in ("debuginfo", "executable"):
+            for url in self.debuginfod_urls:
+                target = cached_dir / kind
+                try:
+                    with requests.get(f"{url}/buildid/{hex_id}/{kind}", stream=True, timeout=self.timeout) as r:
+                        if r.status_code == 404:
+                            continue
+                        r.raise_for_status()
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        with atomic_output(target) as tmp, open(tmp, "wb") as fh:
+                            total = 0
+                            for chunk in r.iter_content(CHUNK):
+                                total += len(chunk)
+                                if total > MAX_DOWNLOAD:
+                                    raise OSError(f"{url}: {kind} for {hex_id} is larger than 4 GiB")
+                                fh.write(chunk)
+                    return target
+                except (requests.RequestException, OSError) as exc:
+                    self.errors.append(f"debuginfod {url}: {exc}")
+        return None
+
+    # ------------------------------------------------------------------ public
+    def find_elf(self, build_id: bytes) -> Path | None:
+        """A binary or debug file with this build ID (local first, then debuginfod)."""
+        return self._local(build_id, want_gsym=False) or self._debuginfod(build_id)
+
+    def find_gsym(self, build_id: bytes, convert: bool = True) -> Path | None:
+        """A GSYM file for the build ID: a user's, the cache's, or one converted now from the ELF."""
+        found = self._local(build_id, want_gsym=True)
+        if found:
+            return found
+        cached = self.cache_dir / "gsym" / f"{build_id.hex()}.gsym"
+        if cached.is_file():
+            return cached
+        if not convert:
+            return None
+        elf = self.find_elf(build_id)
+        if elf is None:
+            return None
+        from core.symbolize.gsym_convert import convert_elf_to_gsym
+
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        convert_elf_to_gsym(elf, cached)
+        return cached

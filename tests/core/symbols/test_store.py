@@ -1,0 +1,109 @@
+"""Symbol discovery by build ID: directory layouts, ids.txt, the GSYM cache, and a real debuginfod server."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from core.symbols.store import SymbolStore, read_build_id
+from formats.gsym.reader import GsymReader
+
+CRASHDEMO = "3d3a85572513e6cff897b8e9637d480eeb092027"
+LIBDEMO = "5c7743dceebb74fe9bb07feedcededf0da0e852d"
+
+
+def test_build_id_tree_next_to_the_crash_log(testdata: Path, tmp_path: Path) -> None:
+    store = SymbolStore([testdata / "markup" / "crash-demo"], debuginfod_urls=[], cache_dir=tmp_path)
+    found = store.find_elf(bytes.fromhex(CRASHDEMO))
+    assert found is not None and found.name == CRASHDEMO[2:] + ".debug"
+    assert store.find_elf(bytes.fromhex("abad1d")) is None
+
+
+def test_flat_directory_ids_txt_and_gsym_files(testdata: Path, tmp_path: Path) -> None:
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    shutil.copy(testdata / "gsym" / "libdemo" / "binary", flat / "libdemo.so")  # found by reading its note
+    listed = tmp_path / "listed"
+    listed.mkdir()
+    (listed / "ids.txt").write_text(f"{CRASHDEMO} {testdata / 'gsym' / 'crashdemo' / 'binary'}\nnot-hex x\n")
+    gsyms = tmp_path / "gsyms"
+    gsyms.mkdir()
+    shutil.copy(testdata / "gsym" / "tiny" / "binary.gsym", gsyms / "whatever.gsym")
+    store = SymbolStore([flat, listed, gsyms], debuginfod_urls=[], cache_dir=tmp_path / "cache")
+    assert store.find_elf(bytes.fromhex(LIBDEMO)) == flat / "libdemo.so"
+    assert store.find_elf(bytes.fromhex(CRASHDEMO)) == testdata / "gsym" / "crashdemo" / "binary"
+    tiny_id = GsymReader(testdata / "gsym" / "tiny" / "binary.gsym").uuid
+    assert read_build_id(gsyms / "whatever.gsym") == tiny_id
+    assert store.find_gsym(tiny_id) == gsyms / "whatever.gsym"
+
+
+def test_gsym_is_converted_once_and_cached(testdata: Path, tmp_path: Path) -> None:
+    store = SymbolStore([testdata / "markup" / "crash-demo"], debuginfod_urls=[], cache_dir=tmp_path)
+    first = store.find_gsym(bytes.fromhex(CRASHDEMO))
+    assert first == tmp_path / "gsym" / f"{CRASHDEMO}.gsym"
+    stamp = first.stat().st_mtime_ns
+    again = SymbolStore([], debuginfod_urls=[], cache_dir=tmp_path).find_gsym(bytes.fromhex(CRASHDEMO))
+    assert again == first and first.stat().st_mtime_ns == stamp  # reused, not converted again
+    assert GsymReader(first).lookup(0x13FF).locations[0].name == "payload_weight"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def debuginfod_server(testdata: Path, tmp_path: Path):
+    exe = shutil.which("debuginfod")
+    if exe is None:
+        pytest.skip("debuginfod is not installed (apt-get install debuginfod)")
+    served = tmp_path / "served"
+    served.mkdir()
+    shutil.copy(testdata / "gsym" / "crashdemo" / "binary", served / "crashdemo")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [exe, "-F", "-p", str(port), "-d", str(tmp_path / "db.sqlite"), "-t", "0", "-g", "0", str(served)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{url}/buildid/{CRASHDEMO}/executable", timeout=2).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if proc.poll() is not None:
+                pytest.skip("debuginfod exited at start")
+            time.sleep(0.3)
+        else:
+            pytest.skip("debuginfod did not index the test directory within 30 s")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_debuginfod_fetch_and_cache(debuginfod_server: str, testdata: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    store = SymbolStore([], debuginfod_urls=[debuginfod_server], cache_dir=cache)
+    found = store.find_elf(bytes.fromhex(CRASHDEMO))
+    assert found is not None and found.is_relative_to(cache)
+    assert found.read_bytes() == (testdata / "gsym" / "crashdemo" / "binary").read_bytes()
+    assert store.find_elf(bytes.fromhex("00" * 20)) is None  # 404 from the server
+    offline = SymbolStore([], debuginfod_urls=["http://127.0.0.1:9"], cache_dir=cache)
+    assert offline.find_elf(bytes.fromhex(CRASHDEMO)) == found  # served from the cache
+
+
+def test_unreachable_debuginfod_is_an_error_note_not_a_crash(tmp_path: Path) -> None:
+    store = SymbolStore([], debuginfod_urls=["http://127.0.0.1:9"], cache_dir=tmp_path, timeout=2)
+    assert store.find_elf(bytes.fromhex(CRASHDEMO)) is None
+    assert store.errors and "127.0.0.1:9" in store.errors[0]
