@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.symbolize.resolver import Frame, ResolveError, Resolver
+from core.symbols.demangle import demangle
 from formats.markup.fields import (
     parse_address,
     parse_build_id,
@@ -57,18 +58,6 @@ class MMap:
 class _InfoLine:
     module: Module
     mmaps: list[MMap] = field(default_factory=list)
-
-
-def demangle(name: str) -> str:
-    """Itanium C++ names through the C++ runtime's demangler; anything else unchanged."""
-    if name.startswith("_Z"):
-        try:
-            import cxxfilt
-
-            return cxxfilt.demangle(name)
-        except Exception:  # an undemanglable name is shown as written
-            return name
-    return name
 
 
 class MarkupFilter:
@@ -401,7 +390,7 @@ class MarkupFilter:
             return self._raw(node)
         outer, inner = frames[-1], frames[0]
         self._highlight()
-        self._value(outer.function)
+        self._value(demangle(outer.function))
         self.out("[")
         self._value(inner.file or "<invalid>")
         self.out(":")
@@ -448,7 +437,7 @@ class MarkupFilter:
                 self._value(str(i + 1).ljust(2))
             self._value(f" 0x{addr:016x} ")
             if frame is not None:
-                self._value(frame.function)
+                self._value(demangle(frame.function))
                 self.out(" ")
                 self._value(frame.file or "<invalid>")
                 self.out(":")
