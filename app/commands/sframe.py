@@ -22,15 +22,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _file_format(path: str) -> str:
-    from elftools.elf.elffile import ELFFile
+    """objdump's BFD target name for the header line."""
+    from formats.elf.reader import read_elf
 
-    with open(path, "rb") as fh:
-        elf = ELFFile(fh)
-        key = (elf.elfclass == 64 and "ELFCLASS64" or "ELFCLASS32", elf["e_machine"])
-        name = _FORMATS.get(key, f"elf{elf.elfclass}-{str(elf['e_machine']).lower().removeprefix('em_')}")
-        if elf["e_machine"] == "EM_AARCH64" and not elf.little_endian:
-            name = "elf64-bigaarch64"
-        return name
+    info = read_elf(path)
+    if info.machine == "EM_AARCH64":
+        return f"elf{info.elfclass}-{'little' if info.little_endian else 'big'}aarch64"
+    key = (f"ELFCLASS{info.elfclass}", info.machine)
+    return _FORMATS.get(key, f"elf{info.elfclass}-{info.machine.lower().removeprefix('em_')}")
 
 
 def _run_dump(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from core.atomic_file import write_atomic
 from formats.dwarf.functions import DwarfFunction, DwarfModel, read_dwarf
-from formats.errors import FormatError
+from formats.elf.reader import read_elf
 from formats.gsym.model import FunctionInfo, InlineNode, LineRow
 from formats.gsym.writer import write_gsym
 
@@ -38,60 +38,6 @@ class ConversionReport:
             f"Pruned {self.pruned} functions, ended with {self.total} total",
             *(f"warning: {w}" for w in self.warnings),
         ]
-
-
-@dataclass
-class ElfFacts:
-    build_id: bytes
-    base_address: int | None
-    text_ranges: list[tuple[int, int]]
-    symbols: list[tuple[int, int, str]]  # function symbols in text: (address, size, name)
-
-
-def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def elf_facts(path: str) -> ElfFacts:
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.constants import SH_FLAGS
-    from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import NoteSection, SymbolTableSection
-
-    try:
-        with open(path, "rb") as fh:
-            elf = ELFFile(fh)
-            build_id = b""
-            text: list[tuple[int, int]] = []
-            symbols: list[tuple[int, int, str]] = []
-            for section in elf.iter_sections():
-                if isinstance(section, NoteSection):
-                    for note in section.iter_notes():
-                        if note["n_type"] == "NT_GNU_BUILD_ID":
-                            build_id = bytes.fromhex(note["n_desc"])
-                if section["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and section["sh_size"]:
-                    text.append((section["sh_addr"], section["sh_addr"] + section["sh_size"]))
-            text = _merge(text)
-            symtab = elf.get_section_by_name(".symtab")
-            if isinstance(symtab, SymbolTableSection):
-                for sym in symtab.iter_symbols():
-                    if sym["st_info"]["type"] != "STT_FUNC" or not sym.name:
-                        continue
-                    addr = sym["st_value"]
-                    if any(lo <= addr < hi for lo, hi in text):
-                        symbols.append((addr, sym["st_size"], sym.name))
-            loads = [seg["p_vaddr"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
-            return ElfFacts(build_id, min(loads) if loads else None, text, symbols)
-    except FileNotFoundError:
-        raise FormatError("no such file", path=path) from None
-    except (ELFError, OSError, ValueError) as exc:
-        raise FormatError(f"not a readable ELF file ({exc})", path=path) from None
 
 
 def _clip_inline(nodes: list[InlineNode], parent: list[tuple[int, int]]) -> list[InlineNode]:
@@ -164,7 +110,7 @@ def convert_elf_to_gsym(elf_path: str | os.PathLike[str], out_path: str | os.Pat
 def build_gsym(elf_path: str | os.PathLike[str]) -> tuple[bytes, ConversionReport]:
     """The GSYM bytes for one ELF file, and what the conversion found."""
     path = os.fspath(elf_path)
-    facts = elf_facts(path)
+    facts = read_elf(path)
     model = read_dwarf(path)
     report = ConversionReport(path, "", warnings=list(model.warnings))
     funcs: list[FunctionInfo] = []
@@ -172,9 +118,9 @@ def build_gsym(elf_path: str | os.PathLike[str]) -> tuple[bytes, ConversionRepor
         infos = dwarf_function_infos(model, fn, facts.text_ranges)
         funcs.extend(infos)
     report.dwarf_functions = len(funcs)
-    for addr, size, name in facts.symbols:
+    for addr, size, name in facts.functions:
         funcs.append(FunctionInfo(addr, size, name))
-    report.symbol_functions = len(facts.symbols)
+    report.symbol_functions = len(facts.functions)
     final, report.pruned = finalize(funcs, facts.text_ranges)
     report.total = len(final)
     return write_gsym(final, facts.build_id[:20], facts.base_address), report

@@ -7,10 +7,12 @@ small classes behind one protocol and can be chained.
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from formats.elf.reader import ElfInfo, read_elf
+from formats.errors import FormatError
 
 
 @dataclass(frozen=True)
@@ -73,10 +75,13 @@ class GsymResolver:
             self._gsyms.setdefault(reader.uuid, reader)
         self._elf_paths: dict[bytes, Path] = {}
         for path in elf_paths or []:
-            build_id = _elf_build_id(path)
+            try:
+                build_id = read_elf(path).build_id
+            except FormatError:
+                continue
             if build_id:
                 self._elf_paths.setdefault(build_id, path)
-        self._data_symbols: dict[bytes, list[tuple[int, int, str]]] = {}
+        self._elf_info: dict[bytes, ElfInfo] = {}
         self._dwarf: dict[bytes, object] = {}
 
     def known(self, build_id: bytes) -> bool:
@@ -178,60 +183,10 @@ class GsymResolver:
             if build_id in self._gsyms:
                 return None
             raise ResolveError("could not find build ID")
-        symbols = self._data_symbols.get(build_id)
-        if symbols is None:
-            symbols = self._data_symbols[build_id] = _elf_data_symbols(path)
-        # LLVM's getNameFromSymbolTable: the last symbol starting at or before the address; a sized one
-        # must contain it, a zero-size one covers everything up to the next symbol.
-        i = bisect.bisect_right(symbols, (address, float("inf"), "")) - 1
-        if i < 0:
-            return None
-        start, size, name = symbols[i]
-        if size and start + size <= address:
-            return None
-        return name
-
-
-_KEPT_SYMBOL_TYPES = ("STT_NOTYPE", "STT_FUNC", "STT_OBJECT", "STT_GNU_IFUNC", "STT_LOOS")
-
-
-def _elf_build_id(path: Path) -> bytes | None:
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
-
-    try:
-        with open(path, "rb") as fh:
-            elf = ELFFile(fh)
-            for section in elf.iter_sections():
-                if section.header.sh_type == "SHT_NOTE":
-                    for note in section.iter_notes():
-                        if note["n_type"] == "NT_GNU_BUILD_ID":
-                            return bytes.fromhex(note["n_desc"])
-    except (ELFError, OSError, ValueError):
-        return None
-    return None
-
-
-def _elf_data_symbols(path: Path) -> list[tuple[int, int, str]]:
-    from elftools.elf.constants import SH_FLAGS
-    from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import SymbolTableSection
-
-    out: list[tuple[int, int, str]] = []
-    with open(path, "rb") as fh:
-        elf = ELFFile(fh)
-        for section in elf.iter_sections():
-            if isinstance(section, SymbolTableSection):
-                for sym in section.iter_symbols():
-                    # the symbols LLVM's symbolizer keeps: named functions, objects and untyped symbols
-                    # (assembly) in allocated sections
-                    if sym["st_info"]["type"] not in _KEPT_SYMBOL_TYPES or not sym.name:
-                        continue
-                    shndx = sym["st_shndx"]
-                    if not isinstance(shndx, int) or shndx >= elf.num_sections():
-                        continue
-                    if not elf.get_section(shndx)["sh_flags"] & SH_FLAGS.SHF_ALLOC:
-                        continue
-                    out.append((sym["st_value"], sym["st_size"], sym.name))
-    out.sort()
-    return out
+        info = self._elf_info.get(build_id)
+        if info is None:
+            try:
+                info = self._elf_info[build_id] = read_elf(path)
+            except FormatError as exc:
+                raise ResolveError(str(exc)) from None
+        return info.symbol_at(address)

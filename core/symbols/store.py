@@ -20,6 +20,8 @@ from pathlib import Path
 
 from core.atomic_file import atomic_output
 from core.paths import user_cache_dir
+from formats.elf.reader import file_crc32, read_elf
+from formats.errors import FormatError
 
 MAX_DOWNLOAD = 4 << 30  # a debug file larger than 4 GiB is refused rather than filling the disk
 CHUNK = 1 << 20
@@ -38,21 +40,10 @@ def read_build_id(path: Path) -> bytes | None:
         return bytes(head[0x1C : 0x1C + head[7]])  # the header's UUID: bytes, whatever the byte order
     if head[:4] != b"\x7fELF":
         return None
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import NoteSection
-
     try:
-        with open(path, "rb") as fh:
-            elf = ELFFile(fh)
-            for section in elf.iter_sections():
-                if isinstance(section, NoteSection):
-                    for note in section.iter_notes():
-                        if note["n_type"] == "NT_GNU_BUILD_ID":
-                            return bytes.fromhex(note["n_desc"])
-    except (ELFError, OSError, ValueError):
+        return read_elf(path).build_id or None
+    except FormatError:
         return None
-    return None
 
 
 class SymbolStore:
@@ -156,6 +147,26 @@ class SymbolStore:
         return None
 
     # ------------------------------------------------------------------ public
+    def find_debug_file(self, elf: str | os.PathLike[str]) -> Path | None:
+        """The separate debug file of a stripped binary: by build ID, then by ``.gnu_debuglink`` (with its
+        CRC checked) next to the binary, in its ``.debug/`` directory and under ``/usr/lib/debug``."""
+        info = read_elf(elf)
+        if info.has_dwarf:
+            return Path(elf)
+        if info.build_id:
+            found = self._local(info.build_id, want_gsym=False)
+            if found is not None and Path(found).resolve() != Path(elf).resolve():
+                return found
+        if info.debuglink is None:
+            return None
+        name, crc = info.debuglink
+        here = Path(elf).resolve().parent
+        for candidate in (here / name, here / ".debug" / name, Path("/usr/lib/debug") / here.relative_to("/") / name,
+                          *(d / name for d in self.directories)):
+            if candidate.is_file() and candidate.resolve() != Path(elf).resolve() and file_crc32(candidate) == crc:
+                return candidate
+        return None
+
     def find_elf(self, build_id: bytes) -> Path | None:
         """A binary or debug file with this build ID (local first, then debuginfod)."""
         return self._local(build_id, want_gsym=False) or self._debuginfod(build_id)

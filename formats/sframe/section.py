@@ -292,20 +292,10 @@ def parse_sframe(data: bytes, address: int = 0, path: str | None = None) -> SFra
 
 def find_sframe_section(path: str) -> tuple[bytes, int]:
     """Bytes and load address of an ELF file's ``.sframe`` (by name, section type or PT_GNU_SFRAME)."""
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
+    from formats.elf.reader import find_section
 
-    try:
-        with open(path, "rb") as fh:
-            elf = ELFFile(fh)
-            for section in elf.iter_sections():
-                if section.name == ".sframe" or section["sh_type"] in ("SHT_GNU_SFRAME", 0x6FFFFFF4):
-                    return section.data(), section["sh_addr"]
-            for seg in elf.iter_segments():
-                if seg["p_type"] in ("PT_GNU_SFRAME", 0x6474E554):
-                    return seg.data(), seg["p_vaddr"]
-    except FileNotFoundError:
-        raise FormatError("no such file", path=path) from None
-    except (ELFError, OSError, ValueError, struct.error) as exc:
-        raise FormatError(f"not a readable ELF file ({exc})", path=path) from None
-    raise FormatError("no .sframe section", path=path)
+    found = find_section(path, names=(".sframe",), types=("SHT_GNU_SFRAME", 0x6FFFFFF4),
+                         segment_types=("PT_GNU_SFRAME", 0x6474E554))
+    if found is None:
+        raise FormatError("no .sframe section", path=path)
+    return found

@@ -1,0 +1,1 @@
+"""ELF files through pyelftools: build ID, segments, symbols, debuglink, sections."""

@@ -1,0 +1,169 @@
+"""What fxscope needs from an ELF file, read once through pyelftools.
+
+Build ID (``NT_GNU_BUILD_ID``), load segments (for module-relative addresses), executable ranges,
+function and data symbols, ``.gnu_debuglink``, whether DWARF is present, and raw sections by name or type.
+Every consumer (GSYM conversion, the symbol store, data symbolization, SFrame) goes through here, so an
+unreadable file fails in one place with one kind of error: :class:`formats.errors.FormatError`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import struct
+import zlib
+from dataclasses import dataclass, field
+
+from formats.errors import FormatError
+
+#: symbol types llvm-symbolizer keeps for name lookups (assembly often leaves symbols untyped)
+KEPT_SYMBOL_TYPES = ("STT_NOTYPE", "STT_FUNC", "STT_OBJECT", "STT_GNU_IFUNC", "STT_LOOS")
+
+
+@dataclass(frozen=True)
+class Segment:
+    vaddr: int
+    memsz: int
+    offset: int
+    filesz: int
+    flags: int  # PF_X = 1, PF_W = 2, PF_R = 4
+
+
+@dataclass
+class ElfInfo:
+    path: str
+    machine: str
+    elfclass: int
+    little_endian: bool
+    elf_type: str
+    build_id: bytes
+    load_segments: list[Segment]
+    text_ranges: list[tuple[int, int]]  # merged [start, end) of executable sections
+    functions: list[tuple[int, int, str]]  # (address, size, name) of STT_FUNC symbols in text, .symtab
+    symbols: list[tuple[int, int, str]]  # sorted (address, size, name) of named symbols in allocated sections
+    debuglink: tuple[str, int] | None  # (file name, CRC32) from .gnu_debuglink
+    has_dwarf: bool
+    section_names: list[str] = field(default_factory=list)
+
+    @property
+    def base_address(self) -> int | None:
+        """The lowest load address (what llvm-gsymutil uses as a GSYM's base), None for objects."""
+        return min((s.vaddr for s in self.load_segments), default=None)
+
+    def symbol_at(self, address: int) -> str | None:
+        """llvm-symbolizer's data lookup: the last symbol at or before the address that contains it (a
+        zero-size symbol covers everything up to the next one)."""
+        i = bisect.bisect_right(self.symbols, (address, float("inf"), "")) - 1
+        if i < 0:
+            return None
+        start, size, name = self.symbols[i]
+        if size and start + size <= address:
+            return None
+        return name
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.constants import SH_FLAGS
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import NoteSection, SymbolTableSection
+
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            elf = ELFFile(fh)
+            build_id = b""
+            text: list[tuple[int, int]] = []
+            names = []
+            debuglink = None
+            symtabs = []
+            for section in elf.iter_sections():
+                names.append(section.name)
+                if isinstance(section, NoteSection):
+                    for note in section.iter_notes():
+                        if note["n_type"] == "NT_GNU_BUILD_ID":
+                            build_id = bytes.fromhex(note["n_desc"])
+                elif isinstance(section, SymbolTableSection):
+                    symtabs.append(section)
+                if section["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and section["sh_size"]:
+                    text.append((section["sh_addr"], section["sh_addr"] + section["sh_size"]))
+                if section.name == ".gnu_debuglink":
+                    data = section.data()
+                    end = data.find(b"\0")
+                    if end > 0 and len(data) >= ((end + 4) & ~3) + 4:
+                        crc_at = (end + 4) & ~3
+                        (crc,) = struct.unpack_from("<I" if elf.little_endian else ">I", data, crc_at)
+                        debuglink = (data[:end].decode("utf-8", "replace"), crc)
+            text = _merge(text)
+            functions: list[tuple[int, int, str]] = []
+            symbols: list[tuple[int, int, str]] = []
+            for table in symtabs:
+                is_symtab = table.name == ".symtab"
+                for sym in table.iter_symbols():
+                    kind = sym["st_info"]["type"]
+                    if not sym.name or kind not in KEPT_SYMBOL_TYPES:
+                        continue
+                    addr, size, shndx = sym["st_value"], sym["st_size"], sym["st_shndx"]
+                    if is_symtab and kind == "STT_FUNC" and any(lo <= addr < hi for lo, hi in text):
+                        functions.append((addr, size, sym.name))
+                    if isinstance(shndx, int) and shndx < elf.num_sections():
+                        if elf.get_section(shndx)["sh_flags"] & SH_FLAGS.SHF_ALLOC:
+                            symbols.append((addr, size, sym.name))
+            symbols = sorted(set(symbols))
+            segments = [
+                Segment(s["p_vaddr"], s["p_memsz"], s["p_offset"], s["p_filesz"], s["p_flags"])
+                for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"
+            ]
+            return ElfInfo(
+                path, str(elf["e_machine"]), elf.elfclass, elf.little_endian, str(elf["e_type"]), build_id,
+                segments, text, functions, symbols, debuglink,
+                any(n in (".debug_info", ".zdebug_info") for n in names), names,
+            )
+    except FileNotFoundError:
+        raise FormatError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise FormatError("is a directory", path=path) from None
+    except (ELFError, OSError, ValueError, struct.error, KeyError) as exc:
+        raise FormatError(f"not a readable ELF file ({exc})", path=path) from None
+
+
+def find_section(path: str | os.PathLike[str], names: tuple[str, ...] = (), types: tuple = (),
+                 segment_types: tuple = ()) -> tuple[bytes, int] | None:
+    """Bytes and address of the first section matching a name or type, else of a matching segment."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            elf = ELFFile(fh)
+            for section in elf.iter_sections():
+                if section.name in names or section["sh_type"] in types:
+                    return section.data(), section["sh_addr"]
+            for seg in elf.iter_segments():
+                if seg["p_type"] in segment_types:
+                    return seg.data(), seg["p_vaddr"]
+    except FileNotFoundError:
+        raise FormatError("no such file", path=path) from None
+    except (ELFError, OSError, ValueError, struct.error) as exc:
+        raise FormatError(f"not a readable ELF file ({exc})", path=path) from None
+    return None
+
+
+def file_crc32(path: str | os.PathLike[str]) -> int:
+    """CRC32 of a whole file, as ``.gnu_debuglink`` records it for the separate debug file."""
+    crc = 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return crc & 0xFFFFFFFF

@@ -1,0 +1,87 @@
+"""The ELF layer on the real testdata binaries, against what readelf reports, and on broken files."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.symbols.store import SymbolStore
+from formats.elf.reader import read_elf
+from formats.errors import FormatError
+
+BINARIES = ["gsym/crashdemo/binary", "gsym/libdemo/binary", "gsym/tiny/binary", "symbfile/inline-no-tco"]
+
+
+@pytest.mark.parametrize("rel", BINARIES)
+def test_build_id_and_segments_match_readelf(testdata: Path, rel: str) -> None:
+    readelf = shutil.which("readelf")
+    if readelf is None:
+        pytest.skip("readelf is not installed (apt-get install binutils)")
+    path = testdata / rel
+    info = read_elf(path)
+    notes = subprocess.run([readelf, "-n", str(path)], capture_output=True, text=True).stdout
+    assert f"Build ID: {info.build_id.hex()}" in notes
+    headers = subprocess.run([readelf, "-lW", str(path)], capture_output=True, text=True).stdout
+    loads = [line.split() for line in headers.splitlines() if line.strip().startswith("LOAD")]
+    assert [s.vaddr for s in info.load_segments] == [int(parts[2], 16) for parts in loads]
+    assert info.has_dwarf
+
+
+def test_symbols_and_data_lookup(testdata: Path) -> None:
+    info = read_elf(testdata / "gsym" / "crashdemo" / "binary")
+    assert ("main" in {name for _a, _s, name in info.functions})
+    address = next(a for a, _s, n in info.symbols if n == "g_pipeline_state")
+    assert info.symbol_at(address) == "g_pipeline_state"
+    assert info.symbol_at(address + 1) == "g_pipeline_state"
+    assert info.base_address == 0
+
+
+def test_debuglink_and_separate_debug_file(testdata: Path, tmp_path: Path) -> None:
+    objcopy = shutil.which("objcopy")
+    if objcopy is None:
+        pytest.skip("objcopy is not installed (apt-get install binutils)")
+    src = testdata / "gsym" / "tiny" / "binary"
+    debug = tmp_path / "tiny.debug"
+    stripped = tmp_path / "tiny"
+    subprocess.run([objcopy, "--only-keep-debug", str(src), str(debug)], check=True)
+    subprocess.run([objcopy, "--strip-debug", f"--add-gnu-debuglink={debug}", str(src), str(stripped)], check=True)
+    info = read_elf(stripped)
+    assert not info.has_dwarf and info.debuglink is not None and info.debuglink[0] == "tiny.debug"
+    assert SymbolStore([], debuginfod_urls=[], cache_dir=tmp_path).find_debug_file(stripped) == debug
+    debug.write_bytes(debug.read_bytes() + b"x")  # wrong CRC: not the right file
+    assert SymbolStore([], debuginfod_urls=[], cache_dir=tmp_path).find_debug_file(stripped) is None
+
+
+def test_not_elf_and_truncated(tmp_path: Path, testdata: Path) -> None:
+    text = tmp_path / "a.txt"
+    text.write_text("hello")
+    with pytest.raises(FormatError):
+        read_elf(text)
+    data = (testdata / "gsym" / "tiny" / "binary").read_bytes()
+    for cut in (0, 10, 63, 64, 500, 4000, len(data) - 100):
+        p = tmp_path / f"t{cut}"
+        p.write_bytes(data[:cut])
+        try:
+            read_elf(p)
+        except FormatError as exc:
+            assert str(p) in str(exc)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_fuzz_header_mutations(testdata: Path, tmp_path_factory, data: st.DataObject) -> None:
+    blob = bytearray((testdata / "gsym" / "tiny" / "binary").read_bytes())
+    for _ in range(data.draw(st.integers(1, 6))):
+        pos = data.draw(st.integers(0, 255))  # ELF and program headers: where parsers trip
+        blob[pos] = data.draw(st.integers(0, 255))
+    path = tmp_path_factory.mktemp("elf") / "mutant"
+    path.write_bytes(bytes(blob))
+    try:
+        read_elf(path)
+    except FormatError:
+        pass
