@@ -365,21 +365,30 @@ class MarkupFilter:
             self._raw(node)
             return None
 
+    def _code_address(self, node: Node, index: int, default_kind: str) -> int | None:
+        """The address field at ``index`` adjusted by its optional ``ra``/``pc`` suffix (the field after it,
+        consulted only when it is the last one): a return address points after the call, so ``ra`` means
+        address - 1. ``None`` after a diagnostic."""
+        addr = parse_address(node.fields[index])
+        if addr is None:
+            self._type_error(node, index, "address")
+            return None
+        kind = default_kind
+        if len(node.fields) == index + 2:
+            parsed = parse_pc_type(node.fields[index + 1])
+            if parsed is None:
+                self._type_error(node, index + 1, "PC type")
+                return None
+            kind = parsed
+        return addr - 1 if kind == "ra" else addr
+
     def _pc(self, node: Node) -> None:
         if not self._check_at_least(node, 1):
             return
         self._warn_at_most(node, 2)
-        addr = parse_address(node.fields[0])
+        addr = self._code_address(node, 0, "pc")
         if addr is None:
-            return self._type_error(node, 0, "address")
-        kind = "pc"
-        if len(node.fields) == 2:
-            parsed = parse_pc_type(node.fields[1])
-            if parsed is None:
-                return self._type_error(node, 1, "PC type")
-            kind = parsed
-        if kind == "ra":
-            addr -= 1
+            return
         mmap = self._locate(node, addr)
         if mmap is None:
             return
@@ -405,17 +414,9 @@ class MarkupFilter:
         number = parse_decimal(node.fields[0])
         if number is None:
             return self._type_error(node, 0, "frame number")
-        addr = parse_address(node.fields[1])
+        addr = self._code_address(node, 1, "ra")
         if addr is None:
-            return self._type_error(node, 1, "address")
-        kind = "ra"
-        if len(node.fields) == 3:
-            parsed = parse_pc_type(node.fields[2])
-            if parsed is None:
-                return self._type_error(node, 2, "PC type")
-            kind = parsed
-        if kind == "ra":
-            addr -= 1
+            return
         mmap = self._locate(node, addr)
         if mmap is None:
             return

@@ -33,19 +33,6 @@ class Resolver(Protocol):
     def code(self, build_id: bytes, address: int) -> list[Frame]:
         """Inline stack at ``address``, innermost first; ``[]`` when nothing is known there."""
 
-    def _convert(self, build_id: bytes, elf: Path):
-        """GSYM for an ELF found by build ID, converted once from its DWARF and symbol table."""
-        from core.symbolize.gsym_convert import build_gsym
-        from formats.errors import FormatError
-        from formats.gsym.reader import GsymReader
-
-        try:
-            data, _report = build_gsym(elf)
-        except FormatError as exc:
-            raise ResolveError(str(exc)) from None
-        reader = self._gsyms[build_id] = GsymReader.from_bytes(data, path=str(elf))
-        return reader
-
     def data(self, build_id: bytes, address: int) -> str | None:
         """Name of the data object containing ``address``, or ``None``."""
 
@@ -167,7 +154,6 @@ class GsymResolver:
     def _convert(self, build_id: bytes, elf: Path):
         """GSYM for an ELF found by build ID, converted once from its DWARF and symbol table."""
         from core.symbolize.gsym_convert import build_gsym
-        from formats.errors import FormatError
         from formats.gsym.reader import GsymReader
 
         try:
