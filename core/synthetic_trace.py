@@ -15,11 +15,10 @@ The same ``(events, seed, big_endian)`` always gives the same bytes.
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
+from core.atomic_file import write_atomic
 from formats.fxt.args import ArgType as A
 from formats.fxt.columns import EventKind as K
 from formats.fxt.writer import FxtWriter
@@ -276,18 +275,7 @@ def write_trace(
     big_endian: bool = False,
     peer_compatible: bool = False,
 ) -> int:
-    """Write :func:`generate_trace` output atomically (temp file in the same directory, then rename)."""
+    """Write :func:`generate_trace` output atomically (see :mod:`core.atomic_file`)."""
     data = generate_trace(events, seed, big_endian, peer_compatible)
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, data)
     return len(data)
