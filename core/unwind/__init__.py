@@ -1,0 +1,1 @@
+"""Stack unwinding from SFrame rules."""
