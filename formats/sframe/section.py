@@ -33,6 +33,7 @@ FDE_PCMASK = 1
 BASE_FP = 0
 BASE_SP = 1
 HEADER_SIZE = 28
+NOT_TRACKED = -(1 << 62)
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,51 @@ class SFrameSection:
                 break
             best = fre
         return (i, best) if best is not None else None
+
+    def fre_table(self) -> dict[str, np.ndarray]:
+        """Every FRE of every PCINC FDE as columns sorted by absolute start address (built once).
+
+        Columns: ``start`` (absolute), ``fde``, ``base`` (BASE_SP/BASE_FP), ``cfa``, ``ra``, ``fp`` (offsets;
+        ``ra``/``fp`` hold ``NOT_TRACKED`` when absent), ``count`` (offset count; 0 = outermost frame).
+        """
+        cached = self.__dict__.get("_fre_table")
+        if cached is not None:
+            return cached
+        h = self.header
+        rows: list[tuple[int, int, int, int, int, int, int]] = []
+        for i in range(len(self)):
+            if self.fde_type(i) != FDE_PCINC:
+                continue
+            start = int(self.fde_start[i])
+            for fre in self.fres(i):
+                offsets = list(fre.offsets)
+                cfa = offsets[0] if offsets else 0
+                rest = offsets[1:]
+                ra = h.fixed_ra_offset if h.fixed_ra_offset else (rest.pop(0) if rest else NOT_TRACKED)
+                fp = h.fixed_fp_offset if h.fixed_fp_offset else (rest.pop(0) if rest else NOT_TRACKED)
+                rows.append((start + fre.start, i, fre.base_reg, cfa, ra, fp, len(offsets)))
+        table = np.array(rows, dtype=np.int64).reshape(-1, 7)
+        table = table[np.lexsort((table[:, 1], table[:, 0]))] if len(table) else table
+        cached = {name: table[:, k].copy() for k, name in
+                  enumerate(("start", "fde", "base", "cfa", "ra", "fp", "count"))}
+        self.__dict__["_fre_table"] = cached
+        return cached
+
+    def rules(self, pcs: np.ndarray) -> dict[str, np.ndarray]:
+        """Vectorized :meth:`rule` for PCINC functions: one row per PC, ``found`` False where no rule applies
+        (no FDE, a PCMASK FDE, or a PC before the function's first FRE)."""
+        pcs = np.asarray(pcs, dtype=np.int64)
+        t = self.fre_table()
+        fde = self.find_fdes(pcs)
+        k = np.searchsorted(t["start"], pcs, side="right") - 1
+        kc = np.maximum(k, 0)
+        found = (fde >= 0) & (k >= 0)
+        if len(t["start"]):
+            found &= t["fde"][kc] == fde
+        else:
+            found[:] = False
+        return {"found": found, **{name: np.where(found, t[name][kc] if len(t["start"]) else 0, 0)
+                                   for name in ("base", "cfa", "ra", "fp", "count")}}
 
     def rule(self, pc: int) -> Rule | None:
         """The unwind rule at ``pc`` (DEFAULT FDE semantics, spec 5.5), or ``None`` without SFrame info."""

@@ -126,3 +126,25 @@ def test_fuzz_corrupt_sections(testdata: Path, data: st.DataObject) -> None:
         section.fres(i)
         section.rule(int(section.fde_start[i]) + 1)
     objdump_text(section, "x", "elf64-x86-64")
+
+
+def test_vectorized_rules_equal_single_lookups(testdata: Path) -> None:
+    import numpy as np
+
+    from formats.sframe.section import NOT_TRACKED
+
+    folder, elf = _case(testdata, "textstats-fp")
+    section = parse_sframe(*find_sframe_section(str(folder / elf)))
+    lo = int(section.fde_start.min()) - 8
+    hi = int((section.fde_start + section.fde_size).max()) + 8
+    pcs = np.arange(lo, hi)
+    batch = section.rules(pcs)
+    for n, pc in enumerate(pcs.tolist()):
+        i = section.find_fde(pc)
+        single = section.rule(pc) if i >= 0 and section.fde_type(i) == 0 else None
+        assert bool(batch["found"][n]) == (single is not None), hex(pc)
+        if single is not None:
+            assert ("sp" if batch["base"][n] == 1 else "fp") == single.cfa_base
+            assert batch["cfa"][n] == single.cfa_offset
+            assert batch["ra"][n] == (single.ra_offset if single.ra_offset is not None else NOT_TRACKED)
+            assert batch["fp"][n] == (single.fp_offset if single.fp_offset is not None else NOT_TRACKED)

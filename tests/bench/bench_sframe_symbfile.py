@@ -1,0 +1,45 @@
+"""SFrame lookup benchmark: FRE lookups per second for 100,000 PCs in a real binary with ``.sframe``.
+
+Prints ``sframe_lookups_per_s`` (vectorized :meth:`SFrameSection.rules`) and, as the peer in the same run,
+``sframe_scalar_lookups_per_s`` (one :meth:`SFrameSection.rule` call per PC) with their ratio. The binary is
+the testdata word counter (built with -Wa,--gsframe) unless a path is given. (Symbfile figures will join
+when the symbfile reader exists.) Run: ``.venv/bin/python tests/bench/bench_sframe_symbfile.py [ELF]``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from formats.sframe.section import find_sframe_section, parse_sframe  # noqa: E402
+
+
+def main() -> None:
+    default = ROOT.parent / "shared" / "testdata" / "sframe" / "textstats" / "binary"
+    elf = sys.argv[1] if len(sys.argv) > 1 else str(default)
+    section = parse_sframe(*find_sframe_section(elf))
+    rng = np.random.default_rng(5)
+    pick = rng.integers(0, len(section), 100_000)
+    pcs = section.fde_start[pick] + rng.integers(0, 1 << 30, 100_000) % np.maximum(section.fde_size[pick], 1)
+    section.rules(pcs[:10])  # builds the FRE table once
+    t = time.perf_counter()
+    batch = section.rules(pcs)
+    vec_s = time.perf_counter() - t
+    t = time.perf_counter()
+    for pc in pcs[:20_000].tolist():
+        section.rule(pc)
+    scalar_s = (time.perf_counter() - t) * 5
+    print(f"binary: {elf} ({len(section)} FDEs)")
+    print(f"sframe_lookups_per_s: {len(pcs) / vec_s:,.0f}  (found {int(batch['found'].sum())} of {len(pcs)})")
+    print(f"sframe_scalar_lookups_per_s: {len(pcs) / scalar_s:,.0f}")
+    print(f"vectorized_over_scalar: {scalar_s / vec_s:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
