@@ -1,0 +1,1 @@
+"""Elastic / OpenTelemetry symbfiles: framing, protobuf messages (symbfile.proto), reader and writer."""
