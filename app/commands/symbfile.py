@@ -13,6 +13,10 @@ from app.cli import CliError
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("symbfile", help="Elastic symbfiles")
     ssub = p.add_subparsers(dest="symbfile_command", metavar="SUBCOMMAND", required=True)
+    create = ssub.add_parser("create", help="write PREFIX.ranges.symbfile and PREFIX.returnpads.symbfile from DWARF")
+    create.add_argument("elf", metavar="ELF")
+    create.add_argument("-o", "--output", required=True, metavar="PREFIX")
+    create.set_defaults(func=_run_create)
     dump = ssub.add_parser("dump", help="print the records of a symbfile")
     dump.add_argument("file", metavar="FILE")
     dump.add_argument("--json", action="store_true", help="one JSON object with the records")
@@ -54,4 +58,17 @@ def _run_dump(args: argparse.Namespace) -> int:
                 print(f"return pad 0x{r.elf_va:x}: {trace}")
     if result.error:
         print(f"fxscope: warning: {args.file}: {result.error}", file=sys.stderr)
+    return 0
+
+
+def _run_create(args: argparse.Namespace) -> int:
+    from core.atomic_file import write_atomic
+    from core.symbfile_export.create import create_symbfiles
+    from formats.symbfile.codec import write_symbfile
+
+    ranges, pads = create_symbfiles(args.elf)
+    write_atomic(f"{args.output}.ranges.symbfile", write_symbfile(ranges))
+    write_atomic(f"{args.output}.returnpads.symbfile", write_symbfile(pads))
+    print(f"{args.output}.ranges.symbfile: {len(ranges)} ranges")
+    print(f"{args.output}.returnpads.symbfile: {len(pads)} return pads")
     return 0

@@ -91,6 +91,19 @@ class DwarfModel:
             k -= 1
         return None
 
+    def all_rows(self, cu_index: int, start: int, end: int) -> list[LineRow]:
+        """Every line row starting in [start, end) (end-of-sequence markers excluded, nothing collapsed)."""
+        rows: list[LineRow] = []
+        for seq in self.sequences[cu_index]:
+            if seq.high <= start or seq.low >= end:
+                continue
+            i = bisect.bisect_left(seq.addresses, start)
+            while i < len(seq.addresses) and seq.addresses[i] < end:
+                if not seq.end[i] and seq.files[i] is not None:
+                    rows.append(LineRow(seq.addresses[i], seq.files[i], seq.lines[i]))
+                i += 1
+        return rows
+
     def line_rows(self, cu_index: int, start: int, end: int) -> list[LineRow] | None:
         """LLVM's ``convertFunctionLineTable`` for the range [start, end): None when no sequence covers it."""
         for seq in self.sequences[cu_index]:

@@ -31,3 +31,16 @@ def test_text_dump_and_bad_file(testdata: Path, tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "app", "symbfile", "dump", str(bad)], capture_output=True,
                             text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.returncode == 2 and "missing 'symbfile' magic" in result.stderr
+
+
+def test_create_then_dump(testdata: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    prefix = tmp_path / "inline"
+    made = subprocess.run([sys.executable, "-m", "app", "symbfile", "create", str(testdata / "symbfile" / "inline-no-tco"),
+                           "-o", str(prefix)], capture_output=True, text=True, timeout=120, env=env)
+    assert made.returncode == 0, made.stderr
+    assert "9 ranges" in made.stdout and "6 return pads" in made.stdout
+    dumped = subprocess.run([sys.executable, "-m", "app", "symbfile", "dump", "--json",
+                             f"{prefix}.returnpads.symbfile"], capture_output=True, text=True, timeout=120, env=env)
+    pads = json.loads(dumped.stdout)["records"]
+    assert [p["elf_va"] for p in pads] == ["0x64b", "0x657", "0x7b3", "0x7cb", "0x7df", "0x7fb"]

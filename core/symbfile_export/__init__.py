@@ -1,0 +1,1 @@
+"""Symbfile export: ranges and return pads from an ELF, FileIDs, and upload to a symbolization service."""

@@ -1,0 +1,49 @@
+"""Symbfile export from the upstream AArch64 fixture binary: the same ranges as the upstream symbfile and the
+return pads of the upstream generator's test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.symbfile_export.create import create_symbfiles
+from formats.errors import FormatError
+from formats.symbfile.codec import read_symbfile, write_symbfile
+
+
+def _key(r) -> tuple:
+    return (r.elf_va, r.length, r.func, r.file, r.call_file, r.call_line, r.depth, list(r.line_table))
+
+
+def test_ranges_equal_the_upstream_symbfile(testdata: Path) -> None:
+    folder = testdata / "symbfile"
+    ranges, _pads = create_symbfiles(folder / "inline-no-tco")
+    upstream = read_symbfile((folder / "inline-no-tco.ranges.symbfile").read_bytes()).ranges
+    assert sorted(map(_key, ranges)) == sorted(map(_key, upstream))
+
+
+def test_return_pads_equal_the_upstream_expectations(testdata: Path) -> None:
+    folder = testdata / "symbfile"
+    _ranges, pads = create_symbfiles(folder / "inline-no-tco")
+    expected = json.loads((folder / "upstream-retpad-expectations.json").read_text())["return_pads"]
+    got = [(hex(p.elf_va), [{"func": f, "file": fi, "line": ln} for f, fi, ln in p.entries]) for p in pads]
+    assert got == sorted((e["elf_va"], e["entries"]) for e in expected)
+
+
+def test_written_files_read_back(testdata: Path) -> None:
+    ranges, pads = create_symbfiles(testdata / "symbfile" / "inline-no-tco")
+    assert read_symbfile(write_symbfile(ranges)).records == ranges
+    assert read_symbfile(write_symbfile(pads)).records == pads
+
+
+def test_x86_binary_and_a_file_without_dwarf(testdata: Path, tmp_path: Path) -> None:
+    ranges, pads = create_symbfiles(testdata / "gsym" / "crashdemo" / "binary")
+    assert any(r.func == "on_node" and r.depth == 0 for r in ranges)
+    assert any(r.func == "payload_weight" and r.depth >= 1 for r in ranges)
+    assert pads and all(p.entries for p in pads)
+    text = tmp_path / "x"
+    text.write_text("nope")
+    with pytest.raises(FormatError):
+        create_symbfiles(text)
