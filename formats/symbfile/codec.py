@@ -191,7 +191,8 @@ def read_symbfile(data: bytes, path: str = "<bytes>") -> Symbfile:
     return Symbfile(records)
 
 
-def _frame(mtype: int, body: bytes) -> bytes:
+def frame(mtype: int, body: bytes) -> bytes:
+    """One message with its length and type prefix."""
     return _encode_varint(len(body)) + _encode_varint(mtype) + body
 
 
@@ -207,9 +208,9 @@ def write_symbfile(records: Iterable[Range | ReturnPad]) -> bytes:
                 counts[s] = counts.get(s, 0) + (1 if isinstance(r, Range) else 2)
     table = [s for s, n in counts.items() if n > 1]
     index = {s: i for i, s in enumerate(table)}
-    out = bytearray(MAGIC) + _frame(MT_HEADER, b"")
+    out = bytearray(MAGIC) + frame(MT_HEADER, b"")
     if table:
-        out += _frame(MT_STRING_TABLE_V1, pb.StringTableV1(strings=table).SerializeToString())
+        out += frame(MT_STRING_TABLE_V1, pb.StringTableV1(strings=table).SerializeToString())
     prev: int | None = None
     for r in records:
         if isinstance(r, Range):
@@ -247,7 +248,7 @@ def write_symbfile(records: Iterable[Range | ReturnPad]) -> bytes:
         else:
             msg.setElfVA = r.elf_va
         prev = r.elf_va
-        out += _frame(mtype, msg.SerializeToString())
+        out += frame(mtype, msg.SerializeToString())
     return bytes(out)
 
 
