@@ -9,6 +9,7 @@ there, outermost first (the call line for outer entries, the pad's own line for 
 
 from __future__ import annotations
 
+import bisect
 import os
 
 from core.symbols.demangle import demangle
@@ -27,7 +28,13 @@ def _path(source: SourceFile | None) -> str | None:
 
 def _own_rows(rows: list[LineRow], lo: int, hi: int, children: list[InlineNode]) -> list[LineRow]:
     covered = [(clo, chi) for child in children for clo, chi in child.ranges]
-    own = [r for r in rows if lo <= r.address < hi and not any(clo <= r.address < chi for clo, chi in covered)]
+    addresses = [r.address for r in rows]  # rows are sorted by address
+    first, last = bisect.bisect_left(addresses, lo), bisect.bisect_left(addresses, hi)
+    inside = rows[first:last]
+    if first > 0 and not (inside and inside[0].address == lo):
+        # the row in force at the range start began earlier (mid-statement inlining): it covers lo too
+        inside.insert(0, LineRow(lo, rows[first - 1].file, rows[first - 1].line))
+    own = [r for r in inside if not any(clo <= r.address < chi for clo, chi in covered)]
     # several rows at one address (a statement boundary the compiler emitted twice): the last one holds
     return [r for i, r in enumerate(own) if i + 1 == len(own) or own[i + 1].address != r.address]
 
@@ -50,10 +57,11 @@ def build_ranges(model: DwarfModel) -> list[Range]:
             inline(node.children, rows, depth + 1)
 
     for fn in model.functions:
+        rows = sorted((r for lo, hi in fn.ranges for r in model.all_rows(fn.cu_index, lo, hi)),
+                      key=lambda r: r.address)
         for lo, hi in fn.ranges:
-            rows = model.all_rows(fn.cu_index, lo, hi)
-            out.append(_range(fn.name, lo, hi, rows, [n for n in fn.inlines], 0, None, None))
-            inline([n for n in fn.inlines if any(lo <= a < hi for a, _ in n.ranges)], rows, 1)
+            out.append(_range(fn.name, lo, hi, rows, fn.inlines, 0, None, None))
+        inline(fn.inlines, rows, 1)  # once per function: an inlined call may span its hot and cold parts
     return out
 
 
@@ -79,6 +87,8 @@ def build_return_pads(path: str, ranges: list[Range]) -> list[ReturnPad]:
                 return image[off : off + size]
         return None
 
+    by_start = sorted(ranges, key=lambda x: x.elf_va)
+    starts = [x.elf_va for x in by_start]
     pads: dict[int, ReturnPad] = {}
     for r in ranges:
         if r.depth != 0:
@@ -86,10 +96,12 @@ def build_return_pads(path: str, ranges: list[Range]) -> list[ReturnPad]:
         code = file_bytes(r.elf_va, r.length)
         if code is None:
             continue
+        # inline ranges lie inside their function's ranges: only those starting in r can contain a pad in r
+        local = by_start[bisect.bisect_left(starts, r.elf_va) : bisect.bisect_left(starts, r.elf_va + r.length)]
         for insn in md.disasm(code, r.elf_va):
             if capstone.CS_GRP_CALL in insn.groups:
                 va = insn.address + insn.size - 1
-                frames = lookup(ranges, va)
+                frames = lookup(local, va)
                 if frames:
                     pads[va] = ReturnPad(va, [(f, fi or "", ln or 0) for f, fi, ln in reversed(frames)])
     return [pads[va] for va in sorted(pads)]

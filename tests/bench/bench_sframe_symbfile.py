@@ -2,8 +2,9 @@
 
 Prints ``sframe_lookups_per_s`` (vectorized :meth:`SFrameSection.rules`) and, as the peer in the same run,
 ``sframe_scalar_lookups_per_s`` (one :meth:`SFrameSection.rule` call per PC) with their ratio. The binary is
-the testdata word counter (built with -Wa,--gsframe) unless a path is given. (Symbfile figures will join
-when the symbfile reader exists.) Run: ``.venv/bin/python tests/bench/bench_sframe_symbfile.py [ELF]``.
+the testdata word counter (built with -Wa,--gsframe) unless a path is given. Then ``symbfile_records_per_s``:
+reading a ranges file made from a large real binary (the Python runtime's libpython, converted once and
+cached under tests/bench/.cache/). Run: ``.venv/bin/python tests/bench/bench_sframe_symbfile.py [ELF]``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,29 @@ def main() -> None:
     print(f"sframe_lookups_per_s: {len(pcs) / vec_s:,.0f}  (found {int(batch['found'].sum())} of {len(pcs)})")
     print(f"sframe_scalar_lookups_per_s: {len(pcs) / scalar_s:,.0f}")
     print(f"vectorized_over_scalar: {scalar_s / vec_s:.1f}x")
+    symbfile_benchmark()
+
+
+def symbfile_benchmark() -> None:
+    import sysconfig
+
+    from core.symbfile_export.create import create_symbfiles
+    from formats.symbfile.codec import read_symbfile, write_symbfile
+
+    lib = Path(sysconfig.get_config_var("LIBDIR") or "") / (sysconfig.get_config_var("INSTSONAME") or "")
+    cache = Path(__file__).resolve().parent / ".cache" / f"{lib.name}.ranges.symbfile"
+    if not cache.exists():
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        t = time.perf_counter()
+        ranges, _pads = create_symbfiles(lib)
+        cache.write_bytes(write_symbfile(ranges))
+        print(f"symbfile_create_s: {time.perf_counter() - t:.1f} ({lib})")
+    data = cache.read_bytes()
+    t = time.perf_counter()
+    records = read_symbfile(data).records
+    read_s = time.perf_counter() - t
+    print(f"symbfile: {len(data) / 1e6:.1f} MB, {len(records):,} records")
+    print(f"symbfile_records_per_s: {len(records) / read_s:,.0f}")
 
 
 if __name__ == "__main__":

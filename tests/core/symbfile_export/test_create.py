@@ -47,3 +47,24 @@ def test_x86_binary_and_a_file_without_dwarf(testdata: Path, tmp_path: Path) -> 
     text.write_text("nope")
     with pytest.raises(FormatError):
         create_symbfiles(text)
+
+
+@pytest.mark.parametrize("case", ["crashdemo", "libdemo", "textstats", "tiny"])
+def test_ranges_lookup_equals_gsym(testdata: Path, case: str) -> None:
+    """A ranges file answers an address with the same inline stack as llvm-gsymutil's GSYM of the binary
+    (at every recorded address where GSYM has line information; hot/cold splits and header inlines included)."""
+    from formats.gsym.reader import GsymReader
+    from formats.symbfile.codec import lookup
+
+    folder = testdata / "gsym" / case
+    ranges, _ = create_symbfiles(folder / "binary")
+    ranges = read_symbfile(write_symbfile(ranges)).ranges  # through the file format
+    gsym = GsymReader(folder / "binary.gsym")
+    compared = 0
+    for address in (int(w, 16) for w in (folder / "addresses.txt").read_text().split()):
+        result = gsym.lookup(address)
+        if not result.ok or not result.locations[0].base:
+            continue
+        assert lookup(ranges, address) == [(loc.name, loc.path, loc.line) for loc in result.locations], hex(address)
+        compared += 1
+    assert compared >= 10
