@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import struct
 
+from formats.leb128 import encode_sleb, encode_uleb  # noqa: F401 - re-exported for the GSYM writer
+
 
 class Cursor:
     def __init__(self, buf: memoryview | bytes, pos: int, end: int, byte_order: str = "<") -> None:
@@ -78,26 +80,3 @@ def _truncated(what: str, pos: int) -> Exception:
     from formats.gsym.reader import LookupError_
 
     return LookupError_(f"0x{pos:08x}: data is truncated (missing {what})")
-
-
-def encode_uleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def encode_sleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40):
-            out.append(byte)
-            return bytes(out)
-        out.append(byte | 0x80)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from google.protobuf.message import DecodeError
 
 from formats.errors import FormatError
+from formats.leb128 import encode_uleb
 from formats.symbfile import symbfile_pb2 as pb
 
 MAGIC = b"symbfile"
@@ -65,18 +66,6 @@ def _varint(data: bytes, pos: int) -> tuple[int, int] | None:
         if byte < 0x80:
             return value, pos + i + 1
     raise ValueError("Variable-length integer is too big")
-
-
-def _encode_varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
 
 
 def iter_messages(data: bytes, path: str = "<bytes>") -> Iterator[tuple[int, int, bytes]]:
@@ -193,7 +182,7 @@ def read_symbfile(data: bytes, path: str = "<bytes>") -> Symbfile:
 
 def frame(mtype: int, body: bytes) -> bytes:
     """One message with its length and type prefix."""
-    return _encode_varint(len(body)) + _encode_varint(mtype) + body
+    return encode_uleb(len(body)) + encode_uleb(mtype) + body
 
 
 def write_symbfile(records: Iterable[Range | ReturnPad]) -> bytes:
