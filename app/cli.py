@@ -5,7 +5,8 @@ parser and sets ``func`` (called with the parsed namespace, returns the exit sta
 in :data:`COMMANDS` so that a new one is one line here and one module there.
 
 ``fxscope`` with no arguments, or with file arguments that are not a command, opens the GUI
-(``app/gui.py``: ``launch(paths) -> int``).
+(``app/gui.py``: ``launch(paths) -> int``); a running fxscope gets the files instead unless
+``--new-window`` comes first.
 
 Errors reach the user as one line, ``fxscope: error: ...``, with exit status 2; a traceback is shown
 only when ``FXSCOPE_DEBUG=1`` is set.
@@ -52,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Run without a command to open the GUI (the bundled demo when no file is given).",
     )
     parser.add_argument("--version", action="version", version=f"fxscope {version()}")
+    parser.add_argument("--new-window", action="store_true",
+                        help="fxscope --new-window [FILE...]: open a window of its own instead of handing FILE to "
+                        "the running fxscope (also FXSCOPE_NEW_INSTANCE=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_name in COMMANDS.values():
         try:
@@ -72,10 +76,13 @@ def _fail(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
+        new_window = bool(args_list) and args_list[0] == "--new-window"
+        if new_window:
+            args_list = args_list[1:]
+        if new_window or not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
             from app import gui
 
-            return gui.launch(args_list)
+            return gui.launch(args_list, new_window=new_window)
         parser = build_parser()
         args = parser.parse_args(args_list)
         if not getattr(args, "func", None):

@@ -1,21 +1,51 @@
-"""GUI entry point: ``fxscope [FILE...]`` opens the main window (the bundled demo when no file is given)."""
+"""GUI entry point: ``fxscope [FILE...]`` opens the main window (the bundled demo when no file is given).
+
+A second ``fxscope FILE`` while a window is open hands FILE to that window (``app/single_instance.py``),
+which is what a desktop file's ``Exec=fxscope %F`` needs to behave like other viewers.
+"""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
 
+#: QSettings organisation and application name: one settings file, ~/.config/fxscope/fxscope.conf on Linux
+ORGANIZATION = "fxscope"
+APPLICATION = "fxscope"
+#: the desktop file's base name, so Wayland compositors match windows to packaging/linux/*.desktop
+DESKTOP_FILE = "io.github.fxscope.fxscope"
+
 
 def application():
     """The QApplication, created once with the names QSettings and the desktop integration use."""
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance()
-    if app is None:
-        app = QApplication(sys.argv[:1])
-        app.setOrganizationName("fxscope")
-        app.setApplicationName("fxscope")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    if app.applicationName() != APPLICATION:  # also an instance made by someone else (pytest-qt, an embedder)
+        app.setOrganizationName(ORGANIZATION)
+        app.setApplicationName(APPLICATION)
+        app.setDesktopFileName(DESKTOP_FILE)
+        app.setWindowIcon(app_icon())
     return app
+
+
+def app_icon():
+    """The application icon from the bundled renderings (every size, so no size is scaled at run time)."""
+    from PySide6.QtGui import QIcon
+
+    from resources import ICON_SIZES, icon_png
+
+    icon = QIcon()
+    for size in ICON_SIZES:
+        icon.addFile(str(icon_png(size)))
+    return icon
+
+
+def settings():
+    """The one QSettings store (organisation/application names above, native format per platform)."""
+    from PySide6.QtCore import QSettings
+
+    return QSettings(ORGANIZATION, APPLICATION)
 
 
 def build_window(paths: Sequence[str]):
@@ -28,9 +58,35 @@ def build_window(paths: Sequence[str]):
     return window
 
 
-def launch(paths: Sequence[str]) -> int:
+def open_in(window, paths: Sequence[str]) -> None:
+    """Open files sent by another ``fxscope`` as new tabs and bring the window to the front."""
+    for path in paths:
+        window.open_path(path)
+    if window.isMinimized():
+        window.showNormal()
+    window.show()
+    window.raise_()
+    window.activateWindow()
+
+
+def launch(paths: Sequence[str], new_window: bool = False) -> int:
+    from app import single_instance
+
     app = application()
-    window = build_window(paths)
-    window.resize(1400, 850)
+    server = None
+    if single_instance.enabled(new_window):
+        if single_instance.send_to_running(paths):
+            return 0  # the running window took the files
+        server = single_instance.InstanceServer(app)
+        if not server.listen():
+            server = None  # could not listen (e.g. a racing start): run on our own, still correct
+    window = build_window(single_instance.absolute_paths(paths))
+    store = settings()
+    geometry = store.value("window/geometry")
+    if geometry is None or not window.restoreGeometry(geometry):
+        window.resize(1400, 850)
+    if server is not None:
+        server.pathsReceived.connect(lambda received: open_in(window, received))
+    app.aboutToQuit.connect(lambda: store.setValue("window/geometry", window.saveGeometry()))
     window.show()
     return app.exec()

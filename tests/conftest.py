@@ -1,4 +1,5 @@
-"""Test-wide configuration: Qt renders offscreen, and shared test data is located once."""
+"""Test-wide configuration: Qt renders offscreen, per-user state is private to the run, shared test data is
+located once."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # converted symbols and debuginfod downloads go to a throwaway cache, never the user's
 os.environ["FXSCOPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="fxscope-test-cache-")
 os.environ.pop("DEBUGINFOD_URLS", None)
+# a started GUI must never hand files to (or take files from) the user's running fxscope, nor write the
+# user's settings
+os.environ["FXSCOPE_INSTANCE"] = f"fxscope-test-{os.getpid()}"
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fxscope-test-config-")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = Path(os.environ.get("FXSCOPE_TESTDATA", REPO_ROOT.parent / "shared" / "testdata"))
