@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.trace.slices import SliceTable, build_slices
-from formats.fxt.columns import FxtColumns
+from formats.fxt.columns import EventKind, FxtColumns
 
 PROCESS_OBJ = 1
 THREAD_OBJ = 2
@@ -59,7 +59,7 @@ class TraceModel:
         self.cols = cols
         self.strings = cols.strings
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
-        ends = [cols.ev_end_ts[cols.ev_end_ts >= 0]] if len(cols.ev_end_ts) else []
+        ends = [cols.ev_data[cols.ev_kind == EventKind.DURATION_COMPLETE].view(np.int64)]
         stacked = np.concatenate(ts_all + ends) if ts_all else np.zeros(1, np.int64)
         self.start_ns = int(stacked.min())
         self.end_ns = max(int(stacked.max()), self.start_ns + 1)

@@ -70,7 +70,9 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None) -> SliceTable:
     if len(sel) == 0:
         return _empty()
     if trace_end is None:
-        trace_end = max(int(cols.ev_ts.max()), int(cols.ev_end_ts.max(initial=-1)))
+        complete_all = kind == EventKind.DURATION_COMPLETE
+        end_max = int(cols.ev_data[complete_all].view(np.int64).max()) if complete_all.any() else -1
+        trace_end = max(int(cols.ev_ts.max()), end_max)
 
     ev = sel.astype(np.int64)
     k = kind[sel]
@@ -82,7 +84,7 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None) -> SliceTable:
     # Marker stream: begins (+1) and ends (-1); a complete event contributes both.
     # is_end doubles as a tie-break: a complete event's end sorts first among equal timestamps.
     m_ev = np.concatenate([ev, ev[c_idx]])
-    m_ts = np.concatenate([ts, np.maximum(cols.ev_end_ts[sel][c_idx], ts[c_idx])])
+    m_ts = np.concatenate([ts, np.maximum(cols.ev_data[sel[c_idx]].view(np.int64), ts[c_idx])])
     m_thread = np.concatenate([thread, thread[c_idx]])
     m_delta = np.concatenate([np.where(k == EventKind.DURATION_END, -1, 1), np.full(len(c_idx), -1)]).astype(np.int64)
     # A zero-length complete event keeps its end right after its own begin (same tie, same event row).

@@ -113,10 +113,11 @@ class FxtColumns:
     ev_category: np.ndarray  # int32 -> strings
     ev_name: np.ndarray  # int32 -> strings
     ev_nargs: np.ndarray  # uint8
-    ev_args_word: np.ndarray  # int64: word index (byte offset / 8) of the first argument header
-    ev_id: np.ndarray  # uint64: counter id / async correlation id / flow id; 0 otherwise
-    ev_end_ts: np.ndarray  # int64 ns: end of duration-complete events; -1 otherwise
-    ev_offset: np.ndarray  # int64 byte offset of the record
+    ev_args_skip: np.ndarray  # uint16: words from the record start to the first argument header
+    #: uint64 data word: counter id / async correlation id / flow id; for duration-complete events the
+    #: end timestamp in ns (as int64 bits); 0 otherwise. Read it through ``ev_id`` / ``ev_end_ts``.
+    ev_data: np.ndarray
+    ev_word: np.ndarray  # word index (byte offset / 8) of the record: uint32 below 16 GiB, else int64
 
     # --- scheduling (one row per scheduling record) ---
     sched_ts: np.ndarray  # int64 ns
@@ -162,11 +163,32 @@ class FxtColumns:
     #: decodes argument blocks lazily with the tables in force at each record (set by the reader)
     arg_decoder: Any = None
 
+    # The columns below are derived on access (each call builds a new array): storing them would cost
+    # 24 more bytes per event, and peak memory while loading must stay within twice the file size.
+    @property
+    def ev_offset(self) -> np.ndarray:
+        """int64 byte offset of each event record."""
+        return self.ev_word.astype(np.int64) * 8
+
+    @property
+    def ev_args_word(self) -> np.ndarray:
+        """int64 word index (byte offset / 8) of each event's first argument header."""
+        return self.ev_word.astype(np.int64) + self.ev_args_skip
+
+    @property
+    def ev_id(self) -> np.ndarray:
+        """uint64 counter id / async correlation id / flow id; 0 for other kinds."""
+        return np.where(self.ev_kind == EventKind.DURATION_COMPLETE, np.uint64(0), self.ev_data)
+
+    @property
+    def ev_end_ts(self) -> np.ndarray:
+        """int64 ns end of duration-complete events; -1 for other kinds."""
+        return np.where(self.ev_kind == EventKind.DURATION_COMPLETE, self.ev_data.view(np.int64), -1)
+
     def event_args(self, i: int) -> list[Arg]:
         """Arguments of event row ``i``, resolved with the string table of that record's provider."""
-        return self.arg_decoder.args_at(
-            int(self.ev_offset[i]) // 8, int(self.ev_args_word[i]), int(self.ev_nargs[i])
-        )
+        word = int(self.ev_word[i])
+        return self.arg_decoder.args_at(word, word + int(self.ev_args_skip[i]), int(self.ev_nargs[i]))
 
     def sched_args(self, i: int) -> list[Arg]:
         """Arguments of scheduling row ``i`` (context switch weights, wakeup ``waker``...)."""

@@ -179,26 +179,33 @@ class _Decoder:
         """Record starts (word indices) and record types, after the size-0 / padding / truncation rules."""
         w, n, diag = self.w, self.n, self.diag
         starts = record_starts(w)
-        hdr = w[starts]
-        low = hdr.view(np.uint16)[::4] if np.little_endian else (hdr & _U(0xFFFF)).astype(np.uint16)
+        # Walking the chain touched every page of the file: drop them, then read the headers' low 16 bits
+        # a chunk at a time, releasing as we go, so that file pages and per-record arrays never add up.
+        self._release(0, n)
+        if n < 1 << 31:
+            starts = starts.astype(np.uint32)
+        low = np.empty(len(starts), np.uint16)
+        for a in range(0, len(starts), self.BLOCK_RECORDS):
+            st = starts[a : a + self.BLOCK_RECORDS].astype(np.int64)
+            low[a : a + len(st)] = self.w[st] & _U(0xFFFF)
+            self._release(int(st[0]), int(st[-1]) + 1)
         zero = np.flatnonzero(low < 16)  # 12-bit size field 0: padding, corrupt, or a large record
         if len(zero):
-            hz = hdr[zero]
+            hz = w[starts[zero]]
             real_zero = ((hz & _U(0xF)) != 15) | (((hz >> _U(4)) & _U(0xFFFFFFFF)) == 0)
             bad = zero[real_zero & (hz != 0)]
             if len(bad):
                 cut = int(bad[0])
                 diag.warn("size0", int(starts[cut]) * 8, "Unexpected record of size 0: decoding stops here")
-                starts, hdr, low = starts[:cut], hdr[:cut], low[:cut]
+                starts, low = starts[:cut], low[:cut]
                 zero = zero[zero < cut]
-                hz = hdr[zero]
+                hz = w[starts[zero]]
             pad = zero[hz == 0]
             if len(pad):
-                diag.warn_many("padding", starts[pad] * 8, "zero word skipped as padding")
+                diag.warn_many("padding", starts[pad].astype(np.int64) * 8, "zero word skipped as padding")
                 keep = np.ones(len(starts), bool)
                 keep[pad] = False
-                starts, hdr, low = starts[keep], hdr[keep], low[keep]
-        del hdr
+                starts, low = starts[keep], low[keep]
         types = (low & np.uint16(0xF)).astype(np.uint8)
         tail = self.nbytes - n * 8
         if len(starts):
@@ -632,10 +639,17 @@ class _Decoder:
         code = self._threads(tref, gen, pos).astype(np.int32)
         sel = np.flatnonzero(inl)
         if len(sel):
-            self.inline_pids.append(self._gather(cur[sel]))
-            self.inline_tids.append(self._gather(cur[sel] + 1))
-            code[sel] = -2 - (self.n_inline + np.arange(len(sel), dtype=np.int32))
-            self.n_inline += len(sel)
+            # Keep each block's distinct pairs only: a trace of inline thread refs would otherwise hold
+            # 16 bytes per event until the end, more than the event columns' share of the memory budget.
+            pairs = np.empty((len(sel), 2), np.uint64)
+            pairs[:, 0] = self._gather(cur[sel])
+            pairs[:, 1] = self._gather(cur[sel] + 1)
+            uniq, inv = np.unique(pairs.view(f"V{16}").reshape(-1), return_inverse=True)
+            uniq = uniq.view(np.uint64).reshape(-1, 2)
+            self.inline_pids.append(uniq[:, 0].copy())
+            self.inline_tids.append(uniq[:, 1].copy())
+            code[sel] = -2 - (self.n_inline + inv.reshape(-1).astype(np.int32))
+            self.n_inline += len(uniq)
         return code
 
     def _events(self, pos: np.ndarray) -> dict[str, np.ndarray]:
@@ -704,10 +718,8 @@ class _Decoder:
                 c_word = n_word = args_word
         gen, provider, tps = self._segments(pos)
         complete = kind == 4
-        end_ts = np.full(len(pos), -1, np.int64)
-        if complete.any():
-            end_ts[complete] = _ticks_to_ns(data, tps)[complete]
-            data[complete] = 0
+        if complete.any():  # the data word of a complete event is its end: stored in ns, in place
+            data[complete] = _ticks_to_ns(data, tps)[complete].view(np.uint64)
         return {
             "pos": pos,
             "ts": _ticks_to_ns(ticks, tps),
@@ -717,9 +729,8 @@ class _Decoder:
             "name": self._strings(nref, n_word, gen, pos),
             "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
             "nargs": nargs_eff,
-            "args_word": args_word,
-            "id": data,
-            "end_ts": end_ts,
+            "args_skip": (args_word - pos).astype(np.uint16),  # <= record size (12 bits)
+            "data": data,
             "scope": scope,
         }
 
@@ -866,11 +877,15 @@ class _Decoder:
 
     # ------------------------------------------------------------------ assembly
     #: records decoded per vectorized block: bounds the temporaries and lets file pages go early
-    BLOCK_RECORDS = 1 << 17
+    BLOCK_RECORDS = 1 << 16
+    #: file words a block of sparse records may span (8 MiB)
+    SPAN_WORDS = 1 << 20
 
+    #: the stored event columns, 39 bytes per event (see FxtColumns for the derived ones); "pos" is
+    #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS = {
         "ts": np.int64, "kind": np.uint8, "provider": np.uint16, "thread": np.int32, "category": np.int32,
-        "name": np.int32, "nargs": np.uint8, "args_word": np.int64, "id": np.uint64, "end_ts": np.int64,
+        "name": np.int32, "nargs": np.uint8, "args_skip": np.uint16, "data": np.uint64,
         "pos": np.int64, "scope": np.uint8,
     }  # fmt: skip
 
@@ -888,11 +903,15 @@ class _Decoder:
 
     def run(self) -> FxtColumns:
         starts, types = self._frame()
-        counts = np.bincount(types, minlength=16)
+        counts = np.zeros(16, np.int64)
+        for a in range(0, len(types), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
+            counts += np.bincount(types[a : a + self.BLOCK_RECORDS], minlength=16)
         record_counts = {name: int(counts[t]) for t, name in RECORD_TYPE_NAMES.items()}
         record_counts["unknown"] = int(counts[10:15].sum())
         self._control(starts, types)
-        # (file pages are released block by block below, after their last use)
+        # Each page fault maps its neighbours too (fault-around, 64 KiB): the scattered control records
+        # made most of the file resident again. Drop it; the blocks below fault in and release in turn.
+        self._release(0, self.n)
         t = self.t
         self._freeze_segments()
         self.str_lookup = Lookup(
@@ -902,39 +921,39 @@ class _Decoder:
             t.thr_key, t.thr_pos, np.arange(len(t.thr_key), dtype=np.int64), len(t.gen_provider) * THREAD_KEYS
         )
         n_ev = int(counts[4])
-        ev = {k: np.empty(n_ev, dt) for k, dt in self._EV_COLUMNS.items()}
-        fill = 0
-        logs: list[dict] = []
-        scheds: list[dict] = []
-        for b0 in range(0, len(starts), self.BLOCK_RECORDS):
-            st = starts[b0 : b0 + self.BLOCK_RECORDS]
-            ty = types[b0 : b0 + self.BLOCK_RECORDS]
-            sel = st[ty == 4]
-            if len(sel):
-                block = self._events(sel)
-                m = len(block["pos"])
-                for k in self._EV_COLUMNS:
-                    ev[k][fill : fill + m] = block[k]
-                fill += m
-                del block
-            sel = st[ty == 9]
-            if len(sel):
-                logs.append(self._logs(sel))
-            sel = st[ty == 8]
-            if len(sel):
-                scheds.append(self._sched(sel))
-            self._release(int(st[0]), int(st[-1]) + 1)
-        if fill < n_ev:
-            ev = {k: v[:fill].copy() for k, v in ev.items()}
+        B = self.BLOCK_RECORDS
+        # The events' record column starts out as the event records' starts (uint32 below 16 GiB, see
+        # _frame) and is compacted in place as blocks are decoded; log and scheduling starts are split off,
+        # so the per-record starts and types are gone before the event columns fill up.
+        ev_dtypes = {**self._EV_COLUMNS, "pos": starts.dtype}
+        ev = {k: np.empty(n_ev, dt) for k, dt in ev_dtypes.items()}
+        ev_pos, k = ev["pos"], 0
+        for a in range(0, len(starts), B):
+            sel = starts[a : a + B][types[a : a + B] == 4]
+            ev_pos[k : k + len(sel)] = sel
+            k += len(sel)
+        log_starts, sched_starts = starts[types == 9], starts[types == 8]
         del starts, types
+        fill = 0
+        for b0 in range(0, n_ev, B):
+            sel = ev_pos[b0 : b0 + B].astype(np.int64)  # a copy: the column is rewritten at fill <= b0
+            block = self._events(sel)
+            m = len(block["pos"])
+            for key in self._EV_COLUMNS:
+                ev[key][fill : fill + m] = block[key]
+            fill += m
+            del block
+            self._release(int(sel[0]), int(sel[-1]) + 1)
+        logs = self._blocks(log_starts, self._logs)
+        scheds = self._blocks(sched_starts, self._sched)
+        if fill < n_ev:
+            ev = {key: v[:fill].copy() for key, v in ev.items()}
         lg = _concat(logs, {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32})
         sc = _concat(scheds, _SCHED_COLUMNS)
         threads_pid, threads_tid = self._thread_table([ev["thread"], lg["thread"]])
         self._warn_missing_init(ev["provider"], ev["pos"])
         decoder = ArgDecoder(self)
         diag_lines = self.diag.finish()
-        ev_offset = ev["pos"]
-        ev_offset *= 8
         return FxtColumns(
             path=self.path,
             big_endian=self.big,
@@ -949,10 +968,9 @@ class _Decoder:
             ev_category=ev["category"],
             ev_name=ev["name"],
             ev_nargs=ev["nargs"],
-            ev_args_word=ev["args_word"],
-            ev_id=ev["id"],
-            ev_end_ts=ev["end_ts"],
-            ev_offset=ev_offset,
+            ev_args_skip=ev["args_skip"],
+            ev_data=ev["data"],
+            ev_word=ev["pos"],
             sched_ts=sc["ts"],
             sched_kind=sc["kind"],
             sched_cpu=sc["cpu"],
@@ -982,6 +1000,25 @@ class _Decoder:
             arg_decoder=decoder,
         )
 
+    def _blocks(self, starts: np.ndarray, decode) -> list[dict]:
+        """Decode records at ``starts`` with ``decode`` a block at a time, releasing their file pages.
+
+        Sparse records (logs, scheduling) are spread over the whole file, and one page fault can map a
+        whole large page-cache folio: a block therefore also ends after ``SPAN_WORDS`` of file, so that
+        what one block maps stays small.
+        """
+        out = []
+        if not len(starts):
+            return out
+        cuts = np.searchsorted(starts, np.arange(int(starts[0]), int(starts[-1]) + 1, self.SPAN_WORDS)[1:])
+        bounds = np.union1d(np.r_[0, cuts, len(starts)], np.arange(0, len(starts), self.BLOCK_RECORDS))
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            if b > a:
+                sel = starts[a:b].astype(np.int64)
+                out.append(decode(sel))
+                self._release(int(sel[0]), int(sel[-1]) + 1)
+        return out
+
     def _provider_tps(self) -> list[int]:
         out = [1_000_000_000] * len(self.t.providers)
         for gen, pindex in enumerate(self.t.gen_provider):
@@ -991,7 +1028,9 @@ class _Decoder:
 
     def _warn_missing_init(self, ev_provider: np.ndarray, ev_pos: np.ndarray) -> None:
         with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}
-        used = np.bincount(ev_provider, minlength=len(self.t.providers)) if len(ev_provider) else []
+        used = np.zeros(len(self.t.providers), np.int64)
+        for a in range(0, len(ev_provider), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
+            used += np.bincount(ev_provider[a : a + self.BLOCK_RECORDS], minlength=len(used))
         for pindex in np.flatnonzero(used).tolist():
             if pindex not in with_init:
                 p = self.t.providers[pindex]
@@ -1017,9 +1056,10 @@ class _Decoder:
         # codes: >= 0 registration row, -1 unresolved, <= -2 inline pair (-2 - k); one gather maps all
         table = np.concatenate([inv[nreg:][::-1], np.array([-1], np.int32), inv[:nreg]])
         for codes in code_columns:
-            if len(codes):
-                codes += n_inline + 1
-                codes[:] = np.take(table, codes)  # (take with out= aliasing its input is slow)
+            for a in range(0, len(codes), self.BLOCK_RECORDS):  # in chunks: no full-size temporaries
+                chunk = codes[a : a + self.BLOCK_RECORDS]
+                chunk += n_inline + 1
+                chunk[:] = np.take(table, chunk)  # (take with out= aliasing its input is slow)
         for blob in self.blobs:
             if blob.thread <= -2:
                 blob.thread = int(inv[nreg + (-2 - blob.thread)])
