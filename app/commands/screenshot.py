@@ -29,8 +29,9 @@ def _range(text: str) -> tuple[int, int]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("screenshot", help="render the window for FILE offscreen to a PNG")
-    p.add_argument("file", metavar="FILE")
+    p = sub.add_parser("screenshot", help="render the window for FILE (default: the bundled demo) offscreen to a PNG")
+    p.add_argument("file", metavar="FILE", nargs="?", default=None,
+                   help="trace or crash log (default: the bundled demo trace, so an installation can be checked)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.png")
     p.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH")
     p.add_argument("--range", type=_range, default=None, metavar="START_NS:END_NS",
@@ -40,6 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.file is None:
+        from resources import DEMO_TRACE
+
+        args.file = str(DEMO_TRACE)
     if not os.path.isfile(args.file):
         raise CliError(f"{args.file}: no such file")
     from app.gui import application
