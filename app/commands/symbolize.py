@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--debug-file-directory", action="append", default=[], metavar="DIR",
                    help="directory with a .build-id/xx/rest.debug tree (repeatable)")
     p.add_argument("--symbols", action="append", default=[], metavar="PATH",
-                   help="a .gsym or ELF file, or a directory of .gsym files (repeatable)")
+                   help="a .gsym or ELF file, a BUILDID.ranges.symbfile, or a directory of those (repeatable)")
     p.add_argument("--debuginfod", action="append", default=None, metavar="URL",
                    help="debuginfod server (repeatable; default: $DEBUGINFOD_URLS)")
     p.add_argument("--color", choices=["always", "never", "auto"], default="auto")
@@ -30,34 +30,49 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _symbol_files(paths: list[str]) -> tuple[list[Path], list[Path]]:
+def _symbol_files(paths: list[str]) -> tuple[list[Path], list[Path], list[Path]]:
+    """(GSYM files, ELF files, ranges symbfiles named BUILDID.ranges.symbfile) among the --symbols paths."""
+    from core.symbolize.resolver import ResolveError, symbfile_build_id
+
     gsyms: list[Path] = []
     elves: list[Path] = []
+    symbfiles: list[Path] = []
     for text in paths:
         path = Path(text)
         if path.is_dir():
             gsyms.extend(sorted(path.glob("*.gsym")))
-        elif not path.is_file():
+            symbfiles.extend(sorted(path.glob("*.ranges.symbfile")))
+            continue
+        if not path.is_file():
             raise CliError(f"{text}: no such file or directory")
-        elif path.read_bytes()[:4] in (b"MYSG", b"GSYM"):
+        with open(path, "rb") as f:
+            head = f.read(8)
+        if head[:4] in (b"MYSG", b"GSYM"):
             gsyms.append(path)
+        elif head == b"symbfile":
+            symbfiles.append(path)
         else:
             elves.append(path)
-    return gsyms, elves
+    for path in symbfiles:
+        try:
+            symbfile_build_id(path)
+        except ResolveError as exc:
+            raise CliError(str(exc)) from None
+    return gsyms, elves, symbfiles
 
 
 def run(args: argparse.Namespace) -> int:
     from core.symbolize.markup_filter import MarkupFilter
     from core.symbolize.resolver import GsymResolver
 
-    gsyms, elves = _symbol_files(args.symbols)
+    gsyms, elves, symbfiles = _symbol_files(args.symbols)
     for directory in args.debug_file_directory:
         if not Path(directory).is_dir():
             raise CliError(f"{directory}: not a directory")
     from core.symbols.store import SymbolStore
 
     dirs = [Path(d) for d in args.debug_file_directory]
-    resolver = GsymResolver(gsyms, elves, dirs, store=SymbolStore(dirs, args.debuginfod))
+    resolver = GsymResolver(gsyms, elves, dirs, store=SymbolStore(dirs, args.debuginfod), symbfile_paths=symbfiles)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     filt = MarkupFilter(resolver, sys.stdout.write, sys.stderr.write, color=color)
     sources = args.files or ["-"]

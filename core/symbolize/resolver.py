@@ -49,9 +49,16 @@ class GsymResolver:
         elf_paths: list[Path] | None = None,
         debug_file_directories: list[Path] | None = None,
         store=None,
+        symbfile_paths: list[Path] | None = None,
     ) -> None:
-        """``store`` (a :class:`core.symbols.store.SymbolStore`) adds directories, debuginfod and the cache."""
+        """``store`` (a :class:`core.symbols.store.SymbolStore`) adds directories, debuginfod and the cache.
+        ``symbfile_paths``: ranges symbfiles named ``BUILDID.ranges.symbfile`` (see :func:`symbfile_build_id`;
+        a symbfile does not record its build ID), consulted before GSYM for their modules."""
         self._store = store
+        self._symbfile_paths: dict[bytes, Path] = {}
+        for path in symbfile_paths or []:
+            self._symbfile_paths.setdefault(symbfile_build_id(path), Path(path))
+        self._symbfiles: dict[bytes, object] = {}
         from formats.gsym.reader import GsymReader
 
         self._debug_dirs = list(debug_file_directories or [])
@@ -72,7 +79,20 @@ class GsymResolver:
         self._dwarf: dict[bytes, object] = {}
 
     def known(self, build_id: bytes) -> bool:
-        return build_id in self._gsyms or self._elf_path(build_id) is not None
+        return build_id in self._symbfile_paths or build_id in self._gsyms or self._elf_path(build_id) is not None
+
+    def _symbfile_code(self, build_id: bytes, address: int) -> list[Frame]:
+        table = self._symbfiles.get(build_id)
+        if table is None:
+            from formats.symbfile.table import read_range_table
+
+            path = self._symbfile_paths[build_id]
+            try:
+                table = read_range_table(path.read_bytes(), str(path))
+            except (OSError, FormatError) as exc:
+                raise ResolveError(str(exc)) from None
+            self._symbfiles[build_id] = table
+        return [Frame(func, file or "", line or 0) for func, file, line in table.lookup(address)]
 
     def _elf_path(self, build_id: bytes) -> Path | None:
         """An ELF given by the user, or ``DIR/.build-id/xx/rest.debug`` under a debug file directory."""
@@ -91,6 +111,8 @@ class GsymResolver:
         return path
 
     def code(self, build_id: bytes, address: int) -> list[Frame]:
+        if build_id in self._symbfile_paths:
+            return self._symbfile_code(build_id, address)
         reader = self._gsyms.get(build_id)
         if reader is None and self._store is not None:
             from formats.errors import FormatError
@@ -166,7 +188,7 @@ class GsymResolver:
     def data(self, build_id: bytes, address: int) -> str | None:
         path = self._elf_path(build_id)
         if path is None:
-            if build_id in self._gsyms:
+            if build_id in self._gsyms or build_id in self._symbfile_paths:
                 return None
             raise ResolveError("could not find build ID")
         info = self._elf_info.get(build_id)
@@ -176,3 +198,20 @@ class GsymResolver:
             except FormatError as exc:
                 raise ResolveError(str(exc)) from None
         return info.symbol_at(address)
+
+
+def symbfile_build_id(path: Path | str) -> bytes:
+    """The build ID in a symbfile's name, ``BUILDID.ranges.symbfile`` or ``BUILDID.symbfile`` (hex).
+
+    Symbfiles are keyed by the service's FileID, not the build ID, so a file given to the symbolizer has
+    to say which module it describes; the name is where ``fxscope symbfile create`` users put it."""
+    name = Path(path).name
+    for suffix in (".ranges.symbfile", ".symbfile"):
+        if name.endswith(suffix):
+            stem = name[: -len(suffix)]
+            try:
+                if stem and len(stem) % 2 == 0:
+                    return bytes.fromhex(stem)
+            except ValueError:
+                pass
+    raise ResolveError(f"{path}: cannot tell which module this symbfile describes: name it BUILDID.ranges.symbfile")

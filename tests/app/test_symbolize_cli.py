@@ -32,3 +32,47 @@ def test_missing_symbol_file_is_one_line_error(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip().endswith("nope.gsym: no such file or directory")
+
+
+def test_ranges_symbfiles_are_a_symbol_source(testdata: Path, tmp_path: Path) -> None:
+    """The crash log symbolized through ranges symbfiles (named by build ID) reads exactly as through
+    llvm-gsymutil's GSYM files of the same binaries (neither has columns without the ELF at hand)."""
+    from core.symbfile_export.create import create_symbfiles
+    from formats.elf.reader import read_elf
+    from formats.symbfile.codec import write_symbfile
+
+    demo = testdata / "markup" / "crash-demo"
+    symbfiles = []
+    for case in ("crashdemo", "libdemo"):
+        binary = testdata / "gsym" / case / "binary"
+        ranges, _pads = create_symbfiles(binary)
+        path = tmp_path / f"{read_elf(binary).build_id.hex()}.ranges.symbfile"
+        path.write_bytes(write_symbfile(ranges))
+        symbfiles.append(path)
+
+    def symbolize(*symbols: Path) -> subprocess.CompletedProcess:
+        args = [a for s in symbols for a in ("--symbols", str(s))]
+        return subprocess.run(
+            [sys.executable, "-m", "app", "symbolize", "--no-color", *args],
+            input=(demo / "input.log").read_text(), capture_output=True, text=True, timeout=120,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+
+    via_symbfile = symbolize(*symbfiles)
+    via_gsym = symbolize(*(testdata / "gsym" / c / "binary.gsym" for c in ("crashdemo", "libdemo")))
+    assert via_symbfile.returncode == 0, via_symbfile.stderr
+    # Ranges files describe DWARF functions only; GSYM adds symbol-table-only functions without lines
+    # (here ``_start``, printed as ``<invalid>:0:0``). Every other line is the same.
+    ours, theirs = via_symbfile.stdout.splitlines(), via_gsym.stdout.splitlines()
+    assert len(ours) == len(theirs)
+    differing = [(a, b) for a, b in zip(ours, theirs, strict=True) if a != b]
+    assert len(differing) <= 2
+    for a, b in differing:
+        assert "<invalid>:0:0" in b and a == b.replace(" _start <invalid>:0:0", ""), (a, b)
+    assert via_symbfile.stderr == via_gsym.stderr
+    assert "main" in via_symbfile.stdout and ".c:" in via_symbfile.stdout
+
+    unnamed = tmp_path / "demo.ranges.symbfile"
+    unnamed.write_bytes(symbfiles[0].read_bytes())
+    result = symbolize(unnamed)
+    assert result.returncode == 2 and "name it BUILDID.ranges.symbfile" in result.stderr
