@@ -241,6 +241,9 @@ class SFrameSection:
         """The unwind rule at ``pc`` (DEFAULT FDE semantics, spec 5.5), or ``None`` without SFrame info."""
         found = self.find_fre(pc)
         if found is None:
+            i = self.find_fde(pc)
+            if i >= 0 and self.header.version >= 3 and int(self.fde_num_fres[i]) == 0 and self.fde_info2[i] & 0x1F == 0:
+                return Rule("sp", 0, None, None, ra_undefined=True)  # v3 DEFAULT FDE without FREs: outermost
             return None
         _i, fre = found
         h = self.header

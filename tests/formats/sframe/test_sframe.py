@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from formats.errors import FormatError
 from formats.sframe.dump import objdump_text
-from formats.sframe.section import find_sframe_section, parse_sframe
+from formats.sframe.section import Rule, find_sframe_section, parse_sframe
 
 CASES = ["crashdemo", "crashdemo-fp", "fp-O0", "libdemo", "t-O2", "textstats", "textstats-fp"]
 
@@ -148,3 +148,32 @@ def test_vectorized_rules_equal_single_lookups(testdata: Path) -> None:
             assert batch["cfa"][n] == single.cfa_offset
             assert batch["ra"][n] == (single.ra_offset if single.ra_offset is not None else NOT_TRACKED)
             assert batch["fp"][n] == (single.fp_offset if single.fp_offset is not None else NOT_TRACKED)
+
+
+def _v3_little_endian_amd64() -> bytes:
+    """Two v3 FDEs (16-byte index entries, 5-byte attributes before the FREs), PC-relative starts: one
+    signal-frame function with two FREs, one DEFAULT function without FREs (an outermost frame)."""
+    fres0 = struct.pack("<HBBB", 2, 0x80, 0, 0)  # attribute: 2 FREs, signal frame, ADDR1, PCINC; DEFAULT
+    fres0 += struct.pack("<BBb", 0, (1 << 1) | 1, 8)  # at +0: CFA = SP + 8
+    fres0 += struct.pack("<BBbb", 4, (2 << 1) | 1, 16, -16)  # at +4: CFA = SP + 16, FP at CFA - 16
+    fres1 = struct.pack("<HBBB", 0, 0, 0, 0)
+    fres = fres0 + fres1
+    fde_pos = 28
+    fdes = b""
+    for k, (target, size, fre_off) in enumerate([(0x1000, 0x20, 0), (0x2000, 0x10, len(fres0))]):
+        fdes += struct.pack("<qII", target - (fde_pos + 16 * k), size, fre_off)
+    header = struct.pack("<HBBBbbBIIIII", 0xDEE2, 3, 0x1 | 0x4, 3, 0, -8, 0, 2, 2, len(fres), 0, len(fdes))
+    return header + fdes + fres
+
+
+def test_hand_built_v3_little_endian_amd64() -> None:
+    section = parse_sframe(_v3_little_endian_amd64())
+    assert section.header.version == 3 and section.byte_order == "<" and not section.warnings
+    assert section.fde_start.tolist() == [0x1000, 0x2000]
+    assert section.fde_num_fres.tolist() == [2, 0]
+    assert section.rule(0x1002) == Rule("sp", 8, -8, None)
+    assert section.rule(0x101F) == Rule("sp", 16, -8, -16)
+    assert section.rule(0x2004) == Rule("sp", 0, None, None, ra_undefined=True)
+    assert section.rule(0x1020) is None and section.rule(0x0FFF) is None
+    truncated = parse_sframe(_v3_little_endian_amd64()[:-3])
+    assert truncated.warnings and truncated.rule(0x1002) == Rule("sp", 8, -8, None)
