@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from formats.sframe.section import SFrameSection
+from formats.sframe.section import DWARF_SP_FP, SFrameSection
 
 
 @dataclass
@@ -44,8 +44,10 @@ def unwind(
     memory: StackMemory,
     load_bias: int = 0,
     max_frames: int = 512,
+    lr: int | None = None,
 ) -> Unwind:
-    """PCs from the current frame outwards. ``load_bias`` = runtime address - link-time address."""
+    """PCs from the current frame outwards. ``load_bias`` = runtime address - link-time address; ``lr``: the
+    link register (AArch64 x30, s390x r14) of the top frame, where a leaf function's return address is."""
     result = Unwind([pc])
     first = True
     while len(result.pcs) < max_frames:
@@ -57,23 +59,40 @@ def unwind(
         if rule.ra_undefined:
             result.stop_reason = "outermost frame (return address undefined)"
             return result
-        base = sp if rule.cfa_base == "sp" else fp
+        sp_reg, fp_reg = DWARF_SP_FP.get(section.header.abi, (-1, -1))
+        regs = {sp_reg: sp, fp_reg: fp}  # the registers a walk knows in every frame
+        link = _LINK_REGISTER.get(section.header.abi)
+        if first and lr is not None and link is not None:
+            regs[link] = lr
+        if rule.cfa_base == "reg" and rule.cfa_register not in regs:
+            result.stop_reason = f"unsafe unwind: CFA based on register {rule.cfa_register}, not recoverable"
+            return result
+        base = sp if rule.cfa_base == "sp" else fp if rule.cfa_base == "fp" else regs[rule.cfa_register]
         cfa = base + rule.cfa_offset
-        if rule.ra_offset is None:
+        if rule.cfa_deref:
+            loaded = memory.read64(cfa)
+            if loaded is None:
+                result.stop_reason = f"CFA pointer at 0x{cfa:x} is outside the captured stack"
+                return result
+            cfa = loaded
+        if rule.ra_offset is None and not (first and link in regs):
             result.stop_reason = "return address not tracked (in a register) below the top frame"
             return result
-        ra = memory.read64(cfa + rule.ra_offset)
+        if rule.ra_offset is None:  # not saved yet: still in the link register (top frame only)
+            ra, why = regs[link], ""
+        else:
+            ra, why = _recover("return address", rule.ra_register, rule.ra_offset, rule.ra_deref, cfa, regs, memory)
         if ra is None:
-            result.stop_reason = f"return address at 0x{cfa + rule.ra_offset:x} is outside the captured stack"
+            result.stop_reason = why
             return result
         new_fp = fp
         if rule.fp_offset is not None:
-            saved = memory.read64(cfa + rule.fp_offset)
-            if saved is None:
-                result.stop_reason = f"saved FP at 0x{cfa + rule.fp_offset:x} is outside the captured stack"
+            new_fp, why = _recover("saved FP", rule.fp_register, rule.fp_offset, rule.fp_deref, cfa, regs, memory)
+            if new_fp is None:
+                result.stop_reason = why
                 return result
-            new_fp = saved
-        if cfa <= sp:
+        cfa += rule.sp_offset  # the caller's SP (s390x: CFA - 160)
+        if cfa < sp or (cfa == sp and not first):  # (a leaf's caller may share its SP: AArch64, s390x)
             result.stop_reason = "stack pointer did not grow: corrupt stack or rule"
             return result
         if ra == 0:
@@ -84,3 +103,22 @@ def unwind(
         first = False
     result.stop_reason = f"stopped after {max_frames} frames"
     return result
+
+
+#: DWARF number of the link register per SFrame ABI (AArch64 x30, s390x r14)
+_LINK_REGISTER = {1: 30, 2: 30, 4: 14}
+
+
+def _recover(
+    what: str, register: int | None, offset: int, deref: bool, cfa: int, regs: dict[int, int], memory: StackMemory
+) -> tuple[int | None, str]:
+    """A saved value: ``[*](base + offset)`` with base the CFA or a known register; (None, why) if not."""
+    if register is not None and register not in regs:
+        return None, f"{what} is in register {register}, which is not recovered below the top frame"
+    address = (cfa if register is None else regs[register]) + offset
+    if not deref:
+        return address, ""
+    value = memory.read64(address)
+    if value is None:
+        return None, f"{what} at 0x{address:x} is outside the captured stack"
+    return value, ""

@@ -30,6 +30,13 @@ ABI_S390X_BE = 4
 
 FDE_PCINC = 0
 FDE_PCMASK = 1
+#: v3 FDE types (``sfda_func_info2`` bits 0-4)
+FDE_TYPE_DEFAULT = 0
+FDE_TYPE_FLEX = 1
+#: DWARF register numbers of (SP, FP) per ABI: FLEX rules name registers, DEFAULT rules SP or FP
+DWARF_SP_FP = {ABI_AARCH64_BE: (31, 29), ABI_AARCH64_LE: (31, 29), ABI_AMD64_LE: (7, 6), ABI_S390X_BE: (15, 11)}
+#: s390x: caller SP = CFA - 160; stored CFA offsets are (offset - 160) / 8
+S390X_SP_VAL_OFFSET = -160
 BASE_FP = 0
 BASE_SP = 1
 HEADER_SIZE = 28
@@ -59,6 +66,7 @@ class FRE:
     base_reg: int  # BASE_FP or BASE_SP
     offsets: tuple[int, ...]  # signed stack offsets / data words
     mangled_ra: bool
+    offset_size: int = 1  # bytes per offset (FLEX control words are unsigned at this width)
 
     @property
     def cfa_offset(self) -> int | None:
@@ -69,12 +77,20 @@ class FRE:
 class Rule:
     """How to recover the caller's frame at one PC (``None`` = not tracked; ``ra_undefined`` = outermost)."""
 
-    cfa_base: str  # "sp" or "fp"
+    cfa_base: str  # "sp", "fp", or "reg" (FLEX: the DWARF register ``cfa_register``)
     cfa_offset: int
-    ra_offset: int | None  # RA = *(CFA + ra_offset)
-    fp_offset: int | None  # FP = *(CFA + fp_offset)
+    ra_offset: int | None  # RA = *(CFA + ra_offset); None: not saved (still in its register)
+    fp_offset: int | None  # FP = *(CFA + fp_offset); None: unchanged
     ra_undefined: bool = False
     mangled_ra: bool = False
+    # --- beyond "CFA + offset, dereferenced": FLEX FDEs (v3) and s390x register slots ---
+    cfa_register: int | None = None  # DWARF register number of the CFA base (FLEX)
+    cfa_deref: bool = False  # CFA = *(base + cfa_offset) (FLEX, e.g. DRAP)
+    ra_register: int | None = None  # RA's base is this DWARF register instead of the CFA
+    ra_deref: bool = True  # False: RA = base + ra_offset itself (s390x: the register's value)
+    fp_register: int | None = None
+    fp_deref: bool = True
+    sp_offset: int = 0  # caller SP = CFA + sp_offset (s390x: -160)
 
 
 @dataclass
@@ -145,7 +161,7 @@ class SFrameSection:
             fmt = {1: "b", 2: "h", 4: "i"}[osize]
             offsets = struct.unpack_from(bo + fmt * count, data, pos)
             pos += count * osize
-            out.append(FRE(start, info & 1, tuple(offsets), bool(info >> 7)))
+            out.append(FRE(start, info & 1, tuple(offsets), bool(info >> 7), osize))
         self._fres[i] = out
         return out
 
@@ -203,8 +219,11 @@ class SFrameSection:
             return cached
         h = self.header
         rows: list[tuple[int, int, int, int, int, int, int]] = []
+        flex = h.version >= 3 and bool((self.fde_info2 & 0x1F == FDE_TYPE_FLEX).any())
         for i in range(len(self)):
-            if self.fde_type(i) != FDE_PCINC:
+            if self.fde_type(i) != FDE_PCINC or h.abi == ABI_S390X_BE:
+                continue  # PCMASK, s390x slots and FLEX rules: the scalar rule() only
+            if flex and int(self.fde_info2[i]) & 0x1F == FDE_TYPE_FLEX:
                 continue
             start = int(self.fde_start[i])
             for fre in self.fres(i):
@@ -223,7 +242,7 @@ class SFrameSection:
 
     def rules(self, pcs: np.ndarray) -> dict[str, np.ndarray]:
         """Vectorized :meth:`rule` for PCINC functions: one row per PC, ``found`` False where no rule applies
-        (no FDE, a PCMASK FDE, or a PC before the function's first FRE)."""
+        here (no FDE, a PCMASK or FLEX FDE, s390x, or a PC before the function's first FRE)."""
         pcs = np.asarray(pcs, dtype=np.int64)
         t = self.fre_table()
         fde = self.find_fdes(pcs)
@@ -238,18 +257,23 @@ class SFrameSection:
                                    for name in ("base", "cfa", "ra", "fp", "count")}}
 
     def rule(self, pc: int) -> Rule | None:
-        """The unwind rule at ``pc`` (DEFAULT FDE semantics, spec 5.5), or ``None`` without SFrame info."""
+        """The unwind rule at ``pc`` (spec 5.5; v3 FLEX FDEs per 5.6, s390x slots per 4.4), or ``None``
+        without SFrame info."""
         found = self.find_fre(pc)
         if found is None:
             i = self.find_fde(pc)
             if i >= 0 and self.header.version >= 3 and int(self.fde_num_fres[i]) == 0 and self.fde_info2[i] & 0x1F == 0:
                 return Rule("sp", 0, None, None, ra_undefined=True)  # v3 DEFAULT FDE without FREs: outermost
             return None
-        _i, fre = found
+        i, fre = found
         h = self.header
         base = "sp" if fre.base_reg == BASE_SP else "fp"
         if not fre.offsets:
             return Rule(base, 0, None, None, ra_undefined=True)
+        if h.version >= 3 and int(self.fde_info2[i]) & 0x1F == FDE_TYPE_FLEX:
+            return self._flex_rule(fre)
+        if h.abi == ABI_S390X_BE:
+            return self._s390x_rule(base, fre)
         cfa = fre.offsets[0]
         rest = list(fre.offsets[1:])
         if h.fixed_ra_offset != 0:
@@ -261,6 +285,60 @@ class SFrameSection:
         else:
             fp = rest.pop(0) if rest else None
         return Rule(base, cfa, ra, fp, mangled_ra=fre.mangled_ra)
+
+    def _flex_rule(self, fre: FRE) -> Rule | None:
+        """FLEX FRE (spec 4.5): (control word, displacement) pairs for CFA, RA and FP; a control word of 0 has
+        no displacement and leaves that entity to its default. Control: bit 0 register base, bit 1 dereference,
+        bits 3+ the DWARF register number."""
+        words = list(fre.offsets)
+        pairs: list[tuple[int, int] | None] = []
+        for _entity in range(3):
+            if not words:
+                pairs.append(None)
+                continue
+            control = words.pop(0) & ((1 << (8 * fre.offset_size)) - 1)
+            if control == 0:
+                pairs.append(None)
+                continue
+            if not words:
+                return None  # a control word without its displacement: corrupt
+            pairs.append((control, words.pop(0)))
+        cfa, ra, fp = pairs
+        if cfa is None or not cfa[0] & 1:
+            return None  # the CFA must be recovered from a register
+        sp_reg, fp_reg = DWARF_SP_FP.get(self.header.abi, (-1, -1))
+        reg = cfa[0] >> 3
+        base = "sp" if reg == sp_reg else "fp" if reg == fp_reg else "reg"
+        rule = {"cfa_base": base, "cfa_offset": cfa[1], "cfa_register": reg, "cfa_deref": bool(cfa[0] & 2),
+                "mangled_ra": fre.mangled_ra}  # fmt: skip
+        if self.header.abi == ABI_S390X_BE:
+            rule["sp_offset"] = S390X_SP_VAL_OFFSET
+        for name, pair, fixed in (("ra", ra, self.header.fixed_ra_offset), ("fp", fp, None)):
+            if pair is None:
+                rule[f"{name}_offset"] = fixed or None
+                continue
+            control, disp = pair
+            rule[f"{name}_offset"] = disp
+            rule[f"{name}_register"] = control >> 3 if control & 1 else None
+            rule[f"{name}_deref"] = bool(control & 2)
+        return Rule(**rule)
+
+
+    def _s390x_rule(self, base: str, fre: FRE) -> Rule:
+        """s390x DEFAULT FRE (spec 4.4): CFA = base + offset * 8 + 160; an RA/FP slot of 0 is "not saved", an
+        odd slot names the DWARF register (slot >> 1) that holds the value, an even one a CFA offset."""
+        o = list(fre.offsets)
+        slots: dict[str, dict] = {}
+        for name, k in (("ra", 1), ("fp", 2)):
+            v = o[k] if len(o) > k else 0
+            if v == 0:
+                slots[name] = {f"{name}_offset": None}
+            elif v & 1:
+                slots[name] = {f"{name}_offset": 0, f"{name}_register": v >> 1, f"{name}_deref": False}
+            else:
+                slots[name] = {f"{name}_offset": v}
+        return Rule(base, o[0] * 8 - S390X_SP_VAL_OFFSET, mangled_ra=fre.mangled_ra, sp_offset=S390X_SP_VAL_OFFSET,
+                    **slots["ra"], **slots["fp"])  # fmt: skip
 
 
 def parse_sframe(data: bytes, address: int = 0, path: str | None = None) -> SFrameSection:
