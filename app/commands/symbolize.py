@@ -74,7 +74,18 @@ def run(args: argparse.Namespace) -> int:
     dirs = [Path(d) for d in args.debug_file_directory]
     resolver = GsymResolver(gsyms, elves, dirs, store=SymbolStore(dirs, args.debuginfod), symbfile_paths=symbfiles)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    filt = MarkupFilter(resolver, sys.stdout.write, sys.stderr.write, color=color)
+    # Output is collected and written in blocks: a symbolized line is a dozen small pieces.
+    pending: list[str] = []
+
+    def flush() -> None:
+        sys.stdout.write("".join(pending))
+        pending.clear()
+
+    def diagnose(text: str) -> None:
+        flush()  # keep stdout and stderr in order on a shared terminal
+        sys.stderr.write(text)
+
+    filt = MarkupFilter(resolver, pending.append, diagnose, color=color)
     sources = args.files or ["-"]
     for source in sources:
         if source == "-":
@@ -87,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
         with stream if source != "-" else contextlib.nullcontext(stream):
             for line in stream:
                 filt.filter_line(line)
+                if len(pending) > 4096:
+                    flush()
     filt.finish()
+    flush()
     return 0
 

@@ -79,6 +79,8 @@ class MarkupFilter:
         self.colour: int | None = None
         self.bold = False
         self.line = ""
+        # (build ID, module-relative address) -> frames: backtraces repeat the same addresses
+        self._code_cache: dict[tuple[bytes, int], list[Frame]] = {}
 
     # ------------------------------------------------------------------ driver
     def filter_line(self, line: str) -> None:
@@ -87,6 +89,10 @@ class MarkupFilter:
             line += "\n"
         self.line = line
         self._reset_colour()
+        if "{{{" not in line and "\x1b" not in line:  # most of a log: no markup, no SGR -> as it is
+            self._end_info_line()
+            self.out(line)
+            return
         deferred: list[Node] = []
         for node in parse_line(line):
             if self._try_contextual(node, deferred):
@@ -358,8 +364,13 @@ class MarkupFilter:
         return mmap
 
     def _resolve_code(self, node: Node, mmap: MMap, address: int) -> list[Frame] | None:
+        key = (mmap.module.build_id, mmap.relative(address))
+        cached = self._code_cache.get(key)
+        if cached is not None:
+            return cached
         try:
-            return self.resolver.code(mmap.module.build_id, mmap.relative(address))
+            frames = self._code_cache[key] = self.resolver.code(*key)
+            return frames
         except ResolveError as exc:
             self._report("error", str(exc), None)
             self._raw(node)
@@ -425,34 +436,38 @@ class MarkupFilter:
             return
         relative = mmap.relative(addr)
         entries: list[Frame | None] = list(frames) or [None]
-        self._highlight()
+        # One string per backtrace element (a hot path: 30 frames a crash): the pieces _highlight/_value
+        # would write one by one, in the same order and colours.
+        if self.colors:
+            hl = self._sgr(CYAN if self.colour == BLUE else BLUE, self.bold)
+            green = self._sgr(GREEN, self.bold)
+
+            def val(text: str) -> str:
+                return green + text + hl
+        else:
+            hl = ""
+
+            def val(text: str) -> str:
+                return text
+
         header = f"#{number}".rjust(6)
         cut = header.index("#") + 1
+        lead, num = header[:cut], val(header[cut:])
+        where = f"{val(f' 0x{addr:016x} ')}"
+        tail = f"({val(mmap.module.name)}+{val(f'0x{relative:x}')})"
+        parts = [hl]
+        last = len(entries) - 1
         for i, frame in enumerate(entries):
-            self.out(header[:cut])
-            self._value(header[cut:])
-            if i == len(entries) - 1:
-                self.out("   ")
-            else:
-                self.out(".")
-                self._value(str(i + 1).ljust(2))
-            self._value(f" 0x{addr:016x} ")
+            parts.append(lead + num)
+            parts.append("   " if i == last else "." + val(str(i + 1).ljust(2)))
+            parts.append(where)
             if frame is not None:
-                self._value(demangle(frame.function))
-                self.out(" ")
-                self._value(frame.file or "<invalid>")
-                self.out(":")
-                self._value(str(frame.line))
-                self.out(":")
-                self._value(str(frame.column))
-                self.out(" ")
-            self.out("(")
-            self._value(mmap.module.name)
-            self.out("+")
-            self._value(f"0x{relative:x}")
-            self.out(")")
-            if i != len(entries) - 1:
-                self.out(self._line_ending())
+                parts.append(f"{val(demangle(frame.function))} {val(frame.file or '<invalid>')}:"
+                             f"{val(str(frame.line))}:{val(str(frame.column))} ")
+            parts.append(tail)
+            if i != last:
+                parts.append(self._line_ending())
+        self.out("".join(parts))
         self._restore_colour()
 
     def _data(self, node: Node) -> None:
