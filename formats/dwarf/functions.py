@@ -165,6 +165,26 @@ def die_name(die) -> str | None:
     return _follow(die, lambda d: _attr_str(d, "DW_AT_name"))
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def source_file(version: int, name: bytes | str, d_index: int, dirs, comp_dir: str) -> SourceFile:
+    """A line-table file entry as (directory, base name) of its absolute path, as LLVM's AbsoluteFilePath:
+    the entry's directory (DWARF 5 indexes from 0, DWARF 4 from 1 with 0 the compilation directory), then
+    the compilation directory for a path still relative."""
+    if version >= 5:
+        directory = dirs[d_index] if 0 <= d_index < len(dirs) else b""
+    else:
+        directory = dirs[d_index - 1] if 1 <= d_index <= len(dirs) else comp_dir
+    path = _text(name)
+    if not posixpath.isabs(path):
+        path = posixpath.join(_text(directory), path)
+        if not posixpath.isabs(path) and comp_dir:
+            path = posixpath.join(comp_dir, path)
+    return SourceFile(posixpath.dirname(path), posixpath.basename(path))
+
+
 class _CU:
     def __init__(self, dwarf, cu) -> None:
         self.cu = cu
@@ -189,19 +209,7 @@ class _CU:
             i = index if self.version >= 5 else index - 1
             if 0 <= i < len(entries):
                 entry = entries[i]
-                name = entry.name.decode("utf-8", "replace") if isinstance(entry.name, bytes) else entry.name
-                d_index = entry.dir_index
-                if self.version >= 5:
-                    directory = dirs[d_index] if 0 <= d_index < len(dirs) else b""
-                else:
-                    directory = dirs[d_index - 1] if 1 <= d_index <= len(dirs) else self.comp_dir.encode()
-                directory = directory.decode("utf-8", "replace") if isinstance(directory, bytes) else directory
-                path = name
-                if not posixpath.isabs(path):
-                    path = posixpath.join(directory, path)
-                    if not posixpath.isabs(path) and self.comp_dir:
-                        path = posixpath.join(self.comp_dir, path)
-                result = SourceFile(posixpath.dirname(path), posixpath.basename(path))
+                result = source_file(self.version, entry.name, entry.dir_index, dirs, self.comp_dir)
         self._files[index] = result
         return result
 
@@ -281,8 +289,24 @@ def _inline_children(cu: _CU, die, depth: int = 0) -> list[InlineNode]:
     return out
 
 
-def read_dwarf(path: str | os.PathLike[str]) -> DwarfModel:
-    """Functions with DWARF ranges and line sequences of every compile unit of an ELF file."""
+def read_dwarf(path: str | os.PathLike[str], fast: bool = True) -> DwarfModel:
+    """Functions with DWARF ranges and line sequences of every compile unit of an ELF file.
+
+    The hand-written decoder (:mod:`formats.dwarf.fast`) reads what it supports; anything else (and any
+    malformed file) goes through pyelftools, which also words the errors. ``fast=False`` forces pyelftools.
+    """
+    if fast:
+        from formats.dwarf.fast import read_dwarf_fast
+
+        try:
+            return read_dwarf_fast(path)
+        except Exception:  # Unsupported, or malformed data: the pyelftools walk decides what it is
+            pass
+    return read_dwarf_pyelftools(path)
+
+
+def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
+    """:func:`read_dwarf` through pyelftools only (the reference for the fast decoder)."""
     from elftools.common.exceptions import DWARFError, ELFError
     from elftools.elf.elffile import ELFFile
 
