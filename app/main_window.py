@@ -53,11 +53,18 @@ class MainWindow(QMainWindow):
         self.tabs.tabCloseRequested.connect(self.tabs.removeTab)
         self.setCentralWidget(self.tabs)
         self.setAcceptDrops(True)
+        from app.preferences import load_settings
+
+        self.prefs = load_settings()
         menu = self.menuBar().addMenu("&File")
         open_action = QAction("&Open…", self)
         open_action.setShortcut(QKeySequence.StandardKey.Open)
         open_action.triggered.connect(self._open_dialog)
         menu.addAction(open_action)
+        prefs_action = QAction("&Preferences…", self)
+        prefs_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        prefs_action.triggered.connect(self.edit_preferences)
+        menu.addAction(prefs_action)
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
@@ -67,9 +74,7 @@ class MainWindow(QMainWindow):
         """Open a trace or a crash log in a new tab; a file that fails shows a message, the window stays."""
         try:
             if is_crash_log(path):
-                from app.crash.view import CrashView
-
-                view = CrashView()
+                view = self.new_crash_view()
                 view.open_log(path)
                 index = self.tabs.addTab(view, Path(path).name)
                 self.tabs.setCurrentIndex(index)
@@ -83,6 +88,37 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(index)
         tab.timeline.setFocus()
         return True
+
+    def new_crash_view(self):
+        """A crash view with the symbol settings; a dump that is a trace opens here as a new tab."""
+        from app.crash.view import CrashView
+
+        p = self.prefs
+        view = CrashView(source_roots=p.source_roots, debug_dirs=p.debug_dirs, dump_dirs=p.dump_dirs,
+                         debuginfod_urls=p.debuginfod_urls, cache_dir=p.cache_dir)  # fmt: skip
+        view.openTrace.connect(self.open_path)
+        return view
+
+    def edit_preferences(self) -> None:
+        from app.preferences import PreferencesDialog
+
+        dialog = PreferencesDialog(self.prefs, self)
+        if dialog.exec():
+            self.apply_preferences(dialog.settings())
+
+    def apply_preferences(self, prefs) -> None:
+        """Save ``prefs``; open crash views take the new source roots at once, symbols on their next log."""
+        from app.crash.view import CrashView
+        from app.preferences import save_settings
+
+        self.prefs = prefs
+        save_settings(prefs)
+        for i in range(self.tabs.count()):
+            view = self.tabs.widget(i)
+            if isinstance(view, CrashView):
+                view.source_roots = list(prefs.source_roots)
+                view.debug_dirs, view.dump_dirs = list(prefs.debug_dirs), list(prefs.dump_dirs)
+                view.debuginfod_urls, view.cache_dir = prefs.debuginfod_urls, prefs.cache_dir
 
     def current_tab(self) -> TraceTab | None:
         tab = self.tabs.currentWidget()

@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.symbolize.crash_report import CrashReport, load_report
+from core.symbolize.crash_report import CrashReport, build_report, load_report
+from core.symbolize.dumpfiles import DumpTarget, resolve_dumps
 from core.symbolize.resolver import Frame, GsymResolver
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -72,12 +73,17 @@ class _CHighlighter(QSyntaxHighlighter):
                 self.setFormat(m.start(), m.end() - m.start(), f)
 
 
-def default_resolver(log_path: Path, debug_dirs: list[str] | None = None) -> GsymResolver:
-    """Symbols from the user's directories plus the log's own directory (a .build-id tree next to it)."""
+def default_resolver(
+    log_path: Path, debug_dirs: list[str] | None = None, debuginfod_urls: list[str] | None = None,
+    cache_dir: str = "",
+) -> GsymResolver:
+    """Symbols from the user's directories plus the log's own directory (a .build-id tree next to it), and
+    debuginfod servers (``None``: ``$DEBUGINFOD_URLS``); ``cache_dir`` "" is the default cache."""
     from core.symbols.store import SymbolStore
 
     dirs = [Path(d) for d in (debug_dirs or [])] + [log_path.parent]
-    return GsymResolver(debug_file_directories=dirs, store=SymbolStore(dirs))
+    store = SymbolStore(dirs, debuginfod_urls, Path(cache_dir) if cache_dir else None)
+    return GsymResolver(debug_file_directories=dirs, store=store)
 
 
 def map_source(path: str, roots: list[tuple[str, str]], log_dir: Path) -> Path | None:
@@ -118,12 +124,19 @@ class CrashView(QWidget):
     """One crash log. ``frameSelected(index)`` is emitted when a backtrace row is chosen."""
 
     frameSelected = Signal(int)
+    #: a dumpfile trigger whose file is an FXT trace was opened: the path, for the main window's timeline
+    openTrace = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, source_roots: list[tuple[str, str]] | None = None,
-                 debug_dirs: list[str] | None = None) -> None:
+                 debug_dirs: list[str] | None = None, dump_dirs: list[str] | None = None,
+                 debuginfod_urls: list[str] | None = None, cache_dir: str = "") -> None:
         super().__init__(parent)
+        self.cache_dir = cache_dir
         self.source_roots = list(source_roots or [])
         self.debug_dirs = list(debug_dirs or [])
+        self.dump_dirs = list(dump_dirs or [])
+        self.debuginfod_urls = debuginfod_urls
+        self.dump_targets: list[DumpTarget] = []
         self.report: CrashReport | None = None
         self.log_path = Path(".")
         self.current_source: tuple[Path, int] | None = None
@@ -153,6 +166,14 @@ class CrashView(QWidget):
         side.addTab(self.backtrace, "Backtrace")
         side.addTab(self.registers, "Registers")
         side.addTab(self.modules, "Modules")
+        self.dumps = QTableWidget(0, 4)
+        self.dumps.setHorizontalHeaderLabels(["Type", "Name", "Handler", "Module context"])
+        self.dumps.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.dumps.horizontalHeader().setStretchLastSection(True)
+        self.dumps.verticalHeader().setVisible(False)
+        self.dumps.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.dumps.cellDoubleClicked.connect(lambda row, _col: self.open_dump(row))
+        side.addTab(self.dumps, "Dumps")
 
         self.source_title = QLabel("Click a frame to see its source.")
         self.open_button = QPushButton("Open in editor")
@@ -190,13 +211,36 @@ class CrashView(QWidget):
     # ------------------------------------------------------------------ loading
     def open_log(self, path: str | os.PathLike[str]) -> None:
         self.log_path = Path(path).resolve()
-        self.report = load_report(self.log_path, default_resolver(self.log_path, self.debug_dirs))
+        self.report = load_report(self.log_path, self._resolver())
         self._show()
+
+    def open_text(self, text: str, base_dir: str | os.PathLike[str]) -> None:
+        """A crash log that is not a file of its own (log records of a trace); ``base_dir`` stands for the
+        log's directory (symbols, sources and dumps are looked for there)."""
+        self.log_path = Path(base_dir).resolve() / "log"
+        self.report = build_report(text, self._resolver())
+        self._show()
+
+    def _resolver(self) -> GsymResolver:
+        return default_resolver(self.log_path, self.debug_dirs, self.debuginfod_urls, self.cache_dir)
+
+    def open_dump(self, index: int) -> bool:
+        """Open dump ``index`` with its handler (a trace: ``openTrace``); False when nothing can open it."""
+        if not 0 <= index < len(self.dump_targets):
+            return False
+        target = self.dump_targets[index]
+        if target.handler is not None and target.handler.name == "trace":
+            self.openTrace.emit(str(target.path))
+            return True
+        self.source_title.setText(f"dump {target.dump.kind}:{target.dump.name}: {target.status}")
+        return False
 
     def _show(self) -> None:
         report = self.report
         assert report is not None
+        self.dump_targets = resolve_dumps(report, self.log_path.parent, self.dump_dirs)
         lines = []
+        dump_index = 0
         for line in report.text.splitlines():
             escaped = html.escape(_ANSI.sub("", line))  # SGR the filter did not recognise
             stripped = line.strip()
@@ -204,7 +248,8 @@ class CrashView(QWidget):
                 number = stripped[1:].split()[0].split(".")[0]
                 escaped = f'<a href="frame:{number}" style="color:#1f4e9c;text-decoration:none">{escaped}</a>'
             elif "{{{dumpfile:" in line:
-                escaped = f'<span style="color:#7b3294">{escaped}</span>'
+                escaped = f'<a href="dump:{dump_index}" style="color:#7b3294">{escaped}</a>'
+                dump_index += 1
             lines.append(escaped)
         self.log.setHtml("<pre style='margin:4px'>" + "\n".join(lines) + "</pre>")
 
@@ -231,9 +276,9 @@ class CrashView(QWidget):
             self.backtrace.resizeColumnToContents(col)
 
         self.modules.setRowCount(len(report.modules))
+        resolver = self._resolver()
         for row, m in enumerate(report.modules):
             maps = [f"[0x{x.addr:x}-0x{x.addr + x.size - 1:x}]({x.mode})" for x in report.mmaps if x.module is m]
-            resolver = default_resolver(self.log_path, self.debug_dirs)
             known = "found" if resolver.known(m.build_id) else "not found"
             for col, text in enumerate([m.name, m.build_id.hex(), " ".join(maps), known]):
                 self.modules.setItem(row, col, QTableWidgetItem(text))
@@ -244,6 +289,11 @@ class CrashView(QWidget):
                 if reg.annotation:
                     item.setBackground(QColor("#fff4c2"))
                 self.registers.setItem(row, col, item)
+        self.dumps.setRowCount(len(self.dump_targets))
+        for row, target in enumerate(self.dump_targets):
+            texts = [target.dump.kind, target.dump.name, target.status, "; ".join(target.modules)]
+            for col, text in enumerate(texts):
+                self.dumps.setItem(row, col, QTableWidgetItem(text))
         if self._entries:
             self.select_frame(0)
 
@@ -274,7 +324,9 @@ class CrashView(QWidget):
 
     def _anchor(self, url) -> None:
         text = url.toString()
-        if text.startswith("frame:"):
+        if text.startswith("dump:"):
+            self.open_dump(int(text.split(":", 1)[1]))
+        elif text.startswith("frame:"):
             number = text.split(":", 1)[1]
             for i, (n, _frame) in enumerate(self._entries):
                 if str(n) == number:

@@ -93,3 +93,70 @@ def test_screenshot_of_a_crash_log(crash_dir: Path, tmp_path: Path) -> None:
     # the marked source line's highlight colour is on screen
     colours = {image.pixelColor(x, y).name() for x in range(800, 1400, 7) for y in range(300, 800, 3)}
     assert "#ffe08a" in colours
+
+
+def test_dumpfile_link_opens_the_trace_in_the_timeline(qtbot, crash_dir: Path) -> None:
+    from PySide6.QtCore import QUrl
+
+    from app.main_window import TraceTab
+    from resources import DEMO_TRACE
+
+    shutil.copy(DEMO_TRACE, crash_dir / "crashdemo.3829.state")  # the dump the log names, an FXT trace
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(str(crash_dir / "input.log"))
+    view = win.tabs.currentWidget()
+    assert [t.handler.name for t in view.dump_targets] == ["trace"]
+    assert view.dumps.item(0, 2).text().startswith("FXT trace")
+    assert "crashdemo (3d3a8557" in view.dumps.item(0, 3).text()  # the module context a dump tool needs
+    assert 'href="dump:0"' in view.log.toHtml()
+    view.log.anchorClicked.emit(QUrl("dump:0"))
+    assert win.tabs.count() == 2 and isinstance(win.tabs.currentWidget(), TraceTab)
+
+
+def test_dumps_without_a_handler_are_listed(qtbot, crash_dir: Path, tmp_path: Path) -> None:
+    view = CrashView(dump_dirs=[str(tmp_path / "dumps")])
+    qtbot.addWidget(view)
+    view.open_log(crash_dir / "input.log")
+    assert view.dump_targets[0].path is None and "not found in" in view.dumps.item(0, 2).text()
+    assert str(tmp_path / "dumps") in view.dumps.item(0, 2).text()
+    assert not view.open_dump(0)
+    (tmp_path / "dumps").mkdir()
+    (tmp_path / "dumps" / "crashdemo.3829.state").write_bytes(b"\x7fELF not a trace")
+    view.open_log(crash_dir / "input.log")
+    assert view.dump_targets[0].handler is None and "no handler" in view.dumps.item(0, 2).text()
+    assert not view.open_dump(0) and "crashdemo-state:crashdemo.3829.state" in view.source_title.text()
+
+
+def test_preferences_round_trip_and_source_roots(qtbot, crash_dir: Path, tmp_path: Path) -> None:
+    from PySide6.QtCore import QSettings
+
+    from app.preferences import PreferencesDialog, load_settings, save_settings
+    from core.symbols.settings import SymbolSettings
+
+    prefs = SymbolSettings(["/syms/a", "/syms/b"], ["https://debuginfod.example"], "/tmp/cache",
+                           [("/build/x", "/src/x")], ["/dumps"])  # fmt: skip
+    dialog = PreferencesDialog(prefs)
+    qtbot.addWidget(dialog)
+    assert dialog.settings() == prefs
+    dialog.urls.setPlainText("")
+    assert dialog.settings().debuginfod_urls is None  # empty: $DEBUGINFOD_URLS
+    store = QSettings(str(tmp_path / "prefs.ini"), QSettings.Format.IniFormat)
+    save_settings(prefs, store)
+    assert load_settings(QSettings(str(tmp_path / "prefs.ini"), QSettings.Format.IniFormat)) == prefs
+    assert load_settings(QSettings(str(tmp_path / "empty.ini"), QSettings.Format.IniFormat)) == SymbolSettings()
+
+    # the sources live elsewhere: a source root set in the preferences finds them for an open crash view
+    shutil.move(crash_dir / "crashdemo", tmp_path / "checkout")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_path(str(crash_dir / "input.log"))
+    view = win.tabs.currentWidget()
+    assert view.current_source is None
+    recorded = view._entries[0][1].file
+    prefix = recorded[: recorded.index("/src/")]
+    win.apply_preferences(SymbolSettings(source_roots=[(prefix, str(tmp_path / "checkout"))]))
+    view.select_frame(1)
+    view.select_frame(0)
+    assert view.current_source == (tmp_path / "checkout" / "src" / "payload.h", 24)
+    assert load_settings().source_roots == [(prefix, str(tmp_path / "checkout"))]
