@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 
 from core.atomic_file import write_atomic
+from formats.dwarf.fast import paused_gc
 from formats.dwarf.functions import DwarfFunction, DwarfModel, read_dwarf
 from formats.elf.reader import read_elf
 from formats.gsym.model import FunctionInfo, InlineNode, LineRow
@@ -43,8 +44,13 @@ class ConversionReport:
 def _clip_inline(nodes: list[InlineNode], parent: list[tuple[int, int]]) -> list[InlineNode]:
     """Children whose ranges lie inside the parent's; a child left without ranges is dropped."""
     out = []
+    single = parent[0] if len(parent) == 1 else None
     for node in nodes:
-        ranges = [(lo, hi) for lo, hi in node.ranges if any(plo <= lo and hi <= phi for plo, phi in parent)]
+        if single is not None:
+            plo, phi = single
+            ranges = [r for r in node.ranges if plo <= r[0] and r[1] <= phi]
+        else:
+            ranges = [r for r in node.ranges if any(plo <= r[0] and r[1] <= phi for plo, phi in parent)]
         if not ranges:
             continue
         out.append(InlineNode(node.name, ranges, node.call_file, node.call_line, _clip_inline(node.children, ranges)))
@@ -109,6 +115,11 @@ def convert_elf_to_gsym(elf_path: str | os.PathLike[str], out_path: str | os.Pat
 
 def build_gsym(elf_path: str | os.PathLike[str]) -> tuple[bytes, ConversionReport]:
     """The GSYM bytes for one ELF file, and what the conversion found."""
+    with paused_gc():
+        return _build_gsym(elf_path)
+
+
+def _build_gsym(elf_path: str | os.PathLike[str]) -> tuple[bytes, ConversionReport]:
     path = os.fspath(elf_path)
     facts = read_elf(path)
     model = read_dwarf(path)

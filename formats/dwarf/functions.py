@@ -111,23 +111,24 @@ class DwarfModel:
                 break
         else:
             return None
-        first = max(bisect.bisect_right(seq.addresses, start) - 1, 0)
+        addresses, files, lines, ends = seq.addresses, seq.files, seq.lines, seq.end
+        first = max(bisect.bisect_right(addresses, start) - 1, 0)
+        stop = bisect.bisect_left(addresses, end, first)  # rows at or past the end are not the range's
         rows: list[LineRow] = []
-        for i in range(first, len(seq.addresses)):
-            addr = seq.addresses[i]
-            if addr >= end:
-                break
-            file = seq.files[i]
+        last_file = last_line = None
+        for i in range(first, stop):
+            file = files[i]
             if file is None:
                 break
-            if addr < start:
-                addr = start  # the function starts between two rows: its first row is the earlier one
-            line = seq.lines[i]
-            if rows and rows[-1].file == file and rows[-1].line == line:
+            line = lines[i]
+            if line == last_line and (file is last_file or file == last_file):
+                continue  # the same file and line as the row before: collapsed
+            if ends[i]:
                 continue
-            if seq.end[i]:
-                continue
-            rows.append(LineRow(addr, file, line))
+            addr = addresses[i]
+            # the function starts between two rows: its first row is the earlier one
+            rows.append(LineRow(addr if addr >= start else start, file, line))
+            last_file, last_line = file, line
         return rows
 
 

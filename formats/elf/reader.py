@@ -72,6 +72,51 @@ def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+#: the numeric st_info types of KEPT_SYMBOL_TYPES (pyelftools names 10 STT_LOOS, GNU_IFUNC's value)
+_KEPT_TYPE_CODES = (0, 1, 2, 10)
+
+
+def _kept_symbols(elf, table) -> list[tuple[int, int, str, int, int]]:
+    """(address, size, name, type, section index) of the named symbols of KEPT_SYMBOL_TYPES in a symbol
+    table, in table order: the entries are decoded as one numpy array, names only for the symbols kept."""
+    import numpy as np
+
+    bo = "<" if elf.little_endian else ">"
+    if elf.elfclass == 64:
+        dtype = np.dtype([("name", bo + "u4"), ("info", "u1"), ("other", "u1"), ("shndx", bo + "u2"),
+                          ("value", bo + "u8"), ("size", bo + "u8")])
+    else:
+        dtype = np.dtype([("name", bo + "u4"), ("value", bo + "u4"), ("size", bo + "u4"), ("info", "u1"),
+                          ("other", "u1"), ("shndx", bo + "u2")])
+    if table["sh_entsize"] != dtype.itemsize:
+        return [(sym["st_value"], sym["st_size"], sym.name, _type_code(sym["st_info"]["type"]),
+                 _shndx_code(sym["st_shndx"])) for sym in table.iter_symbols()
+                if sym.name and sym["st_info"]["type"] in KEPT_SYMBOL_TYPES]
+    data = table.data()
+    entries = np.frombuffer(data, dtype, count=len(data) // dtype.itemsize)
+    kinds = entries["info"] & 0xF
+    picked = np.flatnonzero(np.isin(kinds, _KEPT_TYPE_CODES) & (entries["name"] != 0))
+    strtab = elf.get_section(table["sh_link"]).data()
+    out = []
+    for name_off, value, size, kind, shndx in zip(
+        entries["name"][picked].tolist(), entries["value"][picked].tolist(),
+        entries["size"][picked].tolist(), kinds[picked].tolist(), entries["shndx"][picked].tolist(), strict=True,
+    ):
+        end = strtab.find(b"\0", name_off)
+        raw = strtab[name_off:end if end >= 0 else len(strtab)]
+        if raw:
+            out.append((value, size, raw.decode("utf-8", errors="replace"), kind, shndx))
+    return out
+
+
+def _type_code(name: str) -> int:
+    return {"STT_NOTYPE": 0, "STT_OBJECT": 1, "STT_FUNC": 2}.get(name, 10)
+
+
+def _shndx_code(shndx: int | str) -> int:
+    return shndx if isinstance(shndx, int) else 0
+
+
 def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
     from elftools.common.exceptions import ELFError
     from elftools.elf.constants import SH_FLAGS
@@ -107,18 +152,14 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
             text = _merge(text)
             functions: list[tuple[int, int, str]] = []
             symbols: list[tuple[int, int, str]] = []
+            alloc = [bool(elf.get_section(i)["sh_flags"] & SH_FLAGS.SHF_ALLOC) for i in range(elf.num_sections())]
             for table in symtabs:
                 is_symtab = table.name == ".symtab"
-                for sym in table.iter_symbols():
-                    kind = sym["st_info"]["type"]
-                    if not sym.name or kind not in KEPT_SYMBOL_TYPES:
-                        continue
-                    addr, size, shndx = sym["st_value"], sym["st_size"], sym["st_shndx"]
-                    if is_symtab and kind == "STT_FUNC" and any(lo <= addr < hi for lo, hi in text):
-                        functions.append((addr, size, sym.name))
-                    if isinstance(shndx, int) and shndx < elf.num_sections():
-                        if elf.get_section(shndx)["sh_flags"] & SH_FLAGS.SHF_ALLOC:
-                            symbols.append((addr, size, sym.name))
+                for addr, size, name, kind, shndx in _kept_symbols(elf, table):
+                    if is_symtab and kind == 2 and any(lo <= addr < hi for lo, hi in text):
+                        functions.append((addr, size, name))
+                    if shndx not in (0, 0xFFF1, 0xFFF2) and shndx < len(alloc) and alloc[shndx]:
+                        symbols.append((addr, size, name))
             symbols = sorted(set(symbols))
             segments = [
                 Segment(s["p_vaddr"], s["p_memsz"], s["p_offset"], s["p_filesz"], s["p_flags"])

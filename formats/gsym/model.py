@@ -7,6 +7,7 @@ and names are plain strings here, the tables are the writer's business.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -15,8 +16,9 @@ class SourceFile:
     base: str
 
 
-@dataclass(frozen=True)
-class LineRow:
+class LineRow(NamedTuple):
+    """One line-table row (a named tuple: a large conversion makes hundreds of thousands of them)."""
+
     address: int
     file: SourceFile
     line: int

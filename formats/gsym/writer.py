@@ -9,6 +9,7 @@ line window, the same relative range bases. Only the order of strings and files 
 from __future__ import annotations
 
 import struct
+from collections import Counter
 from collections.abc import Sequence
 
 from formats.gsym.leb128 import encode_sleb, encode_uleb
@@ -17,6 +18,11 @@ from formats.gsym.reader import GSYM_MAGIC, HEADER_SIZE
 
 MAX_LINE_RANGE = 14
 OPCODE_BASE = 4
+_ONE_BYTE = [bytes((i,)) for i in range(128)]
+
+
+def _uleb(value: int) -> bytes:
+    return _ONE_BYTE[value] if 0 <= value < 128 else encode_uleb(value)
 
 
 class GsymEncodeError(ValueError):
@@ -29,6 +35,7 @@ class _Tables:
         self.strings: dict[str, int] = {"": 0}
         self.files: list[tuple[int, int]] = [(0, 0)]
         self.file_index: dict[tuple[int, int], int] = {(0, 0): 0}
+        self.by_source: dict[SourceFile, int] = {}
 
     def string(self, text: str) -> int:
         offset = self.strings.get(text)
@@ -40,6 +47,12 @@ class _Tables:
     def file(self, source: SourceFile | None) -> int:
         if source is None:
             return 0
+        index = self.by_source.get(source)
+        if index is None:
+            index = self.by_source[source] = self._file(source)
+        return index
+
+    def _file(self, source: SourceFile) -> int:
         key = (self.string(source.directory), self.string(source.base))
         index = self.file_index.get(key)
         if index is None:
@@ -58,8 +71,8 @@ def encode_line_table(rows: Sequence[LineRow], func_start: int, tables: _Tables,
         deltas = [b - a for a, b in zip(lines, lines[1:], strict=False)]
         min_d, max_d = min(deltas), max(deltas)
         if max_d - min_d > MAX_LINE_RANGE:
-            distinct = sorted(set(deltas))
-            counts = {d: deltas.count(d) for d in distinct}
+            counts = Counter(deltas)
+            distinct = sorted(counts)
             best = (0, 0, 0)  # count, first index, last index
             for i, first in enumerate(distinct):
                 count, j = 0, i
@@ -74,32 +87,46 @@ def encode_line_table(rows: Sequence[LineRow], func_start: int, tables: _Tables,
     line_range = max_d - min_d + 1
     out = bytearray(encode_sleb(min_d) + encode_sleb(max_d) + encode_uleb(lines[0]))
     prev_addr, prev_file, prev_line = func_start, 1, lines[0]
-    for row in rows:
-        if row.address < func_start:
-            raise GsymEncodeError(
-                f"LineEntry has address 0x{row.address:x} which is less than the function start address "
-                f"0x{func_start:x}"
-            )
-        if row.address < prev_addr:
+    file_of = tables.by_source.get
+    append = out.append
+    last_source = None
+    for address, source, line in rows:
+        if address < prev_addr:
+            if address < func_start:
+                raise GsymEncodeError(
+                    f"LineEntry has address 0x{address:x} which is less than the function start address "
+                    f"0x{func_start:x}"
+                )
             raise GsymEncodeError("LineEntry in LineTable not in ascending order")
-        file_index = tables.file(row.file)
-        addr_delta = row.address - prev_addr
-        line_delta = row.line - prev_line
+        if source is not last_source:
+            file_index = file_of(source) if source is not None else 0
+            if file_index is None:
+                file_index = tables.file(source)
+            last_source = source
+        addr_delta = address - prev_addr
+        line_delta = line - prev_line
         if file_index != prev_file:
-            out += b"\x01" + encode_uleb(file_index)
-        special = (line_delta - min_d) + line_range * addr_delta + OPCODE_BASE
-        if min_d <= line_delta <= max_d and special <= 255:
-            out.append(special)
-        else:
-            if line_delta:
-                out += b"\x03" + encode_sleb(line_delta)
-            out += b"\x02" + encode_uleb(addr_delta)
-        prev_addr, prev_file, prev_line = row.address, file_index, row.line
-    out.append(0)
+            append(1)
+            out += _uleb(file_index)
+        if min_d <= line_delta <= max_d:
+            special = (line_delta - min_d) + line_range * addr_delta + OPCODE_BASE
+            if special <= 255:
+                append(special)
+                prev_addr, prev_file, prev_line = address, file_index, line
+                continue
+        if line_delta:
+            append(3)
+            out += encode_sleb(line_delta)
+        append(2)
+        out += _uleb(addr_delta)
+        prev_addr, prev_file, prev_line = address, file_index, line
+    append(0)
     return bytes(out)
 
 
 def _normalise(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    if len(ranges) == 1:
+        return list(ranges) if ranges[0][1] > ranges[0][0] else []
     merged: list[tuple[int, int]] = []
     for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
         if merged and lo <= merged[-1][1]:
@@ -110,25 +137,38 @@ def _normalise(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def encode_inline(node: InlineNode, base: int, tables: _Tables, bo: str = "<", depth: int = 0) -> bytes:
-    ranges = _normalise(list(node.ranges))
+    ranges = _normalise(node.ranges)
     if not ranges:
         raise GsymEncodeError("attempted to encode invalid InlineInfo object")
-    out = bytearray(encode_uleb(len(ranges)))
+    out = bytearray()
+    _encode_inline_into(out, node, ranges, base, tables, bo)
+    return bytes(out)
+
+
+def _encode_inline_into(out: bytearray, node: InlineNode, ranges: list[tuple[int, int]], base: int,
+                        tables: _Tables, bo: str) -> None:
+    """One node (its ranges already normalised and non-empty) and its subtree, appended to ``out``."""
+    out += _uleb(len(ranges))
     for lo, hi in ranges:
         if lo < base:
             raise GsymEncodeError(f"inline range 0x{lo:x} starts before its base 0x{base:x}")
-        out += encode_uleb(lo - base) + encode_uleb(hi - lo)
-    out.append(1 if node.children else 0)
+        out += _uleb(lo - base)
+        out += _uleb(hi - lo)
+    children = node.children
+    out.append(1 if children else 0)
     out += struct.pack(bo + "I", tables.string(node.name))
-    out += encode_uleb(tables.file(node.call_file)) + encode_uleb(node.call_line)
-    if node.children:
-        for child in node.children:
-            for lo, hi in _normalise(list(child.ranges)):
+    out += _uleb(tables.file(node.call_file))
+    out += _uleb(node.call_line)
+    if children:
+        for child in children:
+            child_ranges = _normalise(child.ranges)
+            for lo, hi in child_ranges:
                 if not any(plo <= lo and hi <= phi for plo, phi in ranges):
                     raise GsymEncodeError("child range not contained in parent")
-            out += encode_inline(child, ranges[0][0], tables, bo, depth + 1)
-        out += encode_uleb(0)
-    return bytes(out)
+            if not child_ranges:
+                raise GsymEncodeError("attempted to encode invalid InlineInfo object")
+            _encode_inline_into(out, child, child_ranges, ranges[0][0], tables, bo)
+        out.append(0)
 
 
 def encode_function(info: FunctionInfo, tables: _Tables, bo: str = "<") -> bytes:
@@ -138,7 +178,7 @@ def encode_function(info: FunctionInfo, tables: _Tables, bo: str = "<") -> bytes
     if info.lines:
         chunk = encode_line_table(info.lines, info.start, tables, bo)
         out += struct.pack(bo + "II", 1, len(chunk)) + chunk
-    if info.inline is not None and _normalise(list(info.inline.ranges)):
+    if info.inline is not None and _normalise(info.inline.ranges):
         chunk = encode_inline(info.inline, info.start, tables, bo)
         out += struct.pack(bo + "II", 2, len(chunk)) + chunk
     out += struct.pack(bo + "II", 0, 0)
