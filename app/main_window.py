@@ -9,23 +9,37 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
 from app.timeline.details import DetailsPanel
+from app.timeline.logs import LogPanel
 from app.timeline.widget import TimelineWidget
 from core.trace.model import TraceModel
 
 
 class TraceTab(QSplitter):
-    """A timeline over a details panel for one trace."""
+    """A timeline over a details panel and the log panel for one trace."""
 
-    def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
+    def __init__(self, model: TraceModel, parent: QWidget | None = None, resolver=None) -> None:
+        """``resolver``: a factory of the symbol resolver for crash reports in the trace's log records."""
         super().__init__(Qt.Orientation.Vertical, parent)
         self.model = model
         self.timeline = TimelineWidget(model)
         self.details = DetailsPanel(model)
+        self.logs = LogPanel(model, resolver or (lambda: _default_resolver(model.cols.path)))
+        self.bottom = QTabWidget()
+        self.bottom.setDocumentMode(True)
+        self.bottom.addTab(self.details, "Details")
+        self.bottom.addTab(self.logs, f"Logs ({len(self.logs.logs)})")
         self.addWidget(self.timeline)
-        self.addWidget(self.details)
+        self.addWidget(self.bottom)
         self.setStretchFactor(0, 4)
         self.setStretchFactor(1, 1)
         self.timeline.sliceSelected.connect(self.details.show_row)
+        self.timeline.sliceSelected.connect(lambda _row: self.bottom.setCurrentWidget(self.details))
+
+
+def _default_resolver(trace_path: str):
+    from app.crash.view import default_resolver
+
+    return default_resolver(Path(trace_path).resolve().parent / "log")
 
 
 def is_crash_log(path: str) -> bool:
@@ -83,7 +97,16 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # any reader failure is a message, never a crashed window
             QMessageBox.warning(self, "fxscope", f"Cannot open {path}:\n{exc}")
             return False
-        tab = TraceTab(model)
+        p = self.prefs
+        trace_dir = Path(path).resolve().parent
+
+        def resolver():
+            from app.crash.view import default_resolver
+
+            return default_resolver(trace_dir / "log", p.debug_dirs, p.debuginfod_urls, p.cache_dir)
+
+        tab = TraceTab(model, resolver=resolver)
+        tab.logs.crashRequested.connect(lambda text: self.open_crash_text(text, trace_dir, Path(path).name))
         index = self.tabs.addTab(tab, Path(path).name)
         self.tabs.setCurrentIndex(index)
         tab.timeline.setFocus()
@@ -98,6 +121,13 @@ class MainWindow(QMainWindow):
                          debuginfod_urls=p.debuginfod_urls, cache_dir=p.cache_dir)  # fmt: skip
         view.openTrace.connect(self.open_path)
         return view
+
+    def open_crash_text(self, text: str, base_dir: Path, source: str) -> None:
+        """A crash report found in a trace's log records, in a crash tab of its own."""
+        view = self.new_crash_view()
+        view.open_text(text, base_dir)
+        index = self.tabs.addTab(view, f"crash in {source}")
+        self.tabs.setCurrentIndex(index)
 
     def edit_preferences(self) -> None:
         from app.preferences import PreferencesDialog

@@ -223,12 +223,15 @@ def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big
 
 
 def generate_trace(
-    events: int, seed: int = 1, big_endian: bool = False, peer_compatible: bool = False
+    events: int, seed: int = 1, big_endian: bool = False, peer_compatible: bool = False,
+    crash_log: str | None = None,
 ) -> bytes:
     """The bytes of a synthetic trace with exactly ``events`` event records.
 
     ``peer_compatible`` leaves out the blob argument (type 10), which the pure-Python ``fxt`` package
     rejects, and the legacy context switch, which it does not know, so that the benchmark can run that peer on the same file.
+    ``crash_log``: a log text (e.g. a crash report in symbolizer markup) appended as log records, one per
+    line, of the first provider's first thread after the last event, as a crashing component's logger writes it.
     """
     rng = np.random.default_rng(seed)
     parts: list[bytes] = []
@@ -265,6 +268,13 @@ def generate_trace(
             parts.append(w.getvalue())
             remaining = 0
         chunk += 1
+    if crash_log:
+        provider, _name, tps = PROVIDERS[0]
+        w = FxtWriter(big_endian=big_endian, magic=False)
+        w.provider_section(provider)
+        for i, line in enumerate(crash_log.splitlines()):
+            w.log((t0 + 1_000 + i * 10) * (tps // 1_000_000_000), (_pid(provider), _tid(provider, 0)), line)
+        parts.append(w.getvalue())
     return b"".join(parts)
 
 
@@ -274,8 +284,9 @@ def write_trace(
     seed: int = 1,
     big_endian: bool = False,
     peer_compatible: bool = False,
+    crash_log: str | None = None,
 ) -> int:
     """Write :func:`generate_trace` output atomically (see :mod:`core.atomic_file`)."""
-    data = generate_trace(events, seed, big_endian, peer_compatible)
+    data = generate_trace(events, seed, big_endian, peer_compatible, crash_log)
     write_atomic(path, data)
     return len(data)

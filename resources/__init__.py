@@ -11,7 +11,7 @@ from pathlib import Path
 RESOURCES_DIR = Path(__file__).resolve().parent
 DEMO_DIR = RESOURCES_DIR / "demo"
 DEMO_TRACE = DEMO_DIR / "demo.fxt"
-DEMO_CRASH_LOG = DEMO_DIR / "crash" / "crash.log"
+DEMO_CRASH_LOG = DEMO_DIR / "crash.log"
 ICONS_DIR = RESOURCES_DIR / "icons"
 ICON_SVG = ICONS_DIR / "fxscope.svg"
 #: square sizes of the committed PNG renderings of ICON_SVG (packaging/render-icons.py writes them)

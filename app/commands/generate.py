@@ -1,8 +1,9 @@
-"""``fxscope generate -o OUT.fxt --events N [--seed S] [--big-endian]``: a deterministic synthetic trace."""
+"""``fxscope generate -o OUT.fxt --events N [--seed S] [--big-endian] [--crash-log FILE]``: a deterministic synthetic trace."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from app.cli import CliError
 from core.synthetic_trace import write_trace
@@ -13,7 +14,13 @@ MAX_EVENTS = 500_000_000
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.events <= MAX_EVENTS:
         raise CliError(f"--events must be between 0 and {MAX_EVENTS}")
-    size = write_trace(args.output, args.events, seed=args.seed, big_endian=args.big_endian)
+    crash_log = None
+    if args.crash_log:
+        try:
+            crash_log = Path(args.crash_log).read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError as exc:
+            raise CliError(f"{args.crash_log}: {exc.strerror}") from None
+    size = write_trace(args.output, args.events, seed=args.seed, big_endian=args.big_endian, crash_log=crash_log)
     print(f"wrote {args.output}: {args.events} events, {size} bytes")
     return 0
 
@@ -29,4 +36,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--events", type=int, required=True, help="number of event records")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--big-endian", action="store_true", help="write big-endian words")
+    p.add_argument("--crash-log", metavar="FILE",
+                   help="append this log (e.g. a crash report in symbolizer markup) as log records, one per line")
     p.set_defaults(func=run)

@@ -1,0 +1,50 @@
+"""The log panel: a trace's log records, the crash report inside them symbolized, and opened in the crash view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.crash.view import CrashView, default_resolver
+from app.main_window import MainWindow, TraceTab
+from core.trace.logs import LogTable
+from formats.fxt.reader import read_fxt
+from resources import DEMO_CRASH_LOG, DEMO_TRACE
+
+
+def test_the_crash_report_in_the_demo_trace_reads_as_llvm_symbolizer_prints_it(testdata: Path) -> None:
+    from core.symbolize.markup_filter import filter_text
+
+    logs = LogTable(read_fxt(DEMO_TRACE))
+    resets = [r for r in range(len(logs)) if logs.text(r) == "{{{reset}}}"]
+    assert resets, "the demo trace carries the crash demo's report"
+    crash = DEMO_CRASH_LOG.read_text()
+    text = logs.report_text(resets[-1])
+    assert text == crash[crash.index("{{{reset}}}"):]  # the report, from its reset to the end of the process's log
+    resolver = default_resolver(DEMO_TRACE.parent / "log")
+    expected = (testdata / "markup" / "crash-demo" / "expected.llvm19.stdout").read_text()
+    assert filter_text(text, resolver)[0] == expected[expected.index("[[[ELF module #0x0"):]
+    # each backtrace record shows its frames as llvm-symbolizer prints them (inline frames included)
+    for row in logs.report_rows(resets[-1]).tolist():
+        if logs.text(row).lstrip().startswith("{{{bt:"):
+            shown = logs.symbolized(row, resolver)
+            assert shown and all(line in expected.splitlines() for line in shown.splitlines()), shown
+    assert not logs.markup[0] and logs.symbolized(0, resolver) == logs.text(0)
+
+
+def test_log_panel_opens_the_crash_view(qtbot) -> None:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(str(DEMO_TRACE))
+    tab = win.tabs.currentWidget()
+    assert isinstance(tab, TraceTab)
+    panel = tab.logs
+    assert panel.log_model.rowCount() == len(panel.logs) > 50
+    bt = next(r for r in range(len(panel.logs)) if panel.logs.text(r).lstrip().startswith("{{{bt:4:"))
+    shown = panel.log_model.data(panel.log_model.index(bt, 2))
+    assert "run_pipeline" in shown and "pipeline.c:20" in shown
+    assert not panel.open_crash(0)  # an ordinary record
+    assert panel.open_crash(bt)
+    view = win.tabs.currentWidget()
+    assert isinstance(view, CrashView) and win.tabs.count() == 2
+    assert view.current_source is not None and view.current_source[0].name == "payload.h"
+    assert [e.number for e in view.report.backtrace][:3] == [0, 1, 2]
