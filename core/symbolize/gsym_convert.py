@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass, field
 
 from core.atomic_file import write_atomic
-from formats.dwarf.fast import paused_gc
 from formats.dwarf.functions import DwarfFunction, DwarfModel, read_dwarf
 from formats.elf.reader import read_elf
+from formats.gc_pause import paused_gc
 from formats.gsym.model import FunctionInfo, InlineNode, LineRow
 from formats.gsym.writer import write_gsym
 

@@ -22,13 +22,12 @@ error messages for those files.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import mmap
 import os
 import struct
 
 from formats.dwarf.functions import source_file
+from formats.gc_pause import paused_gc
 from formats.gsym.model import InlineNode, SourceFile
 
 
@@ -903,19 +902,6 @@ def _text(value) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return str(value)
-
-
-@contextlib.contextmanager
-def paused_gc():
-    """The cyclic garbage collector off for a bulk build of acyclic objects (a large model makes millions of
-    tuples and lists; the collections they trigger cost a third of a conversion), back on afterwards."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def read_dwarf_fast(path: str | os.PathLike[str]):

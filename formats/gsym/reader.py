@@ -17,10 +17,12 @@ import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from formats.errors import FormatError
+from formats.gc_pause import paused_gc
 from formats.gsym.leb128 import Cursor
 
 GSYM_MAGIC = 0x4753594D
@@ -45,9 +47,11 @@ class Header:
     strtab_size: int
 
 
-@dataclass(frozen=True)
-class SourceLocation:
-    """One frame of a lookup result; index 0 of a result is the innermost (inlined) frame."""
+class SourceLocation(NamedTuple):
+    """One frame of a lookup result; index 0 of a result is the innermost (inlined) frame.
+
+    A named tuple: batch lookups make one per frame, and a dataclass's constructor would cost a third of it.
+    """
 
     name: str
     offset: int
@@ -256,6 +260,10 @@ class GsymReader:
 
     def line_rows(self, data_off: int, length: int, func_start: int) -> list[tuple[int, int, int]]:
         """Decode a LineTable chunk into (address, file index, line) rows."""
+        return list(zip(*self._line_columns(data_off, length, func_start), strict=True))
+
+    def _line_columns(self, data_off: int, length: int, func_start: int) -> tuple[list, list, list]:
+        """A LineTable chunk as its rows' addresses, file indexes and lines."""
         cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
         min_delta = cur.sleb()
         max_delta = cur.sleb()
@@ -264,7 +272,10 @@ class GsymReader:
         if line_range <= 0:
             raise LookupError_(f"0x{data_off:08x}: invalid LineTable MinDelta/MaxDelta {min_delta}/{max_delta}")
         addr, file_idx = func_start, 1
-        rows: list[tuple[int, int, int]] = []
+        addrs: list[int] = []
+        files: list[int] = []
+        lines: list[int] = []
+        add_addr, add_file, add_line = addrs.append, files.append, lines.append
         # The opcode loop is the hot path of batch lookups: plain bytes and local LEB decoding.
         data = bytes(self._buf[cur.pos : data_off + length])
         pos, end = 0, len(data)
@@ -277,7 +288,9 @@ class GsymReader:
                 adj = op - 4
                 line += min_delta + adj % line_range
                 addr += adj // line_range
-                rows.append((addr, file_idx, line))
+                add_addr(addr)
+                add_file(file_idx)
+                add_line(line)
                 continue
             if op == 0:
                 break
@@ -295,16 +308,22 @@ class GsymReader:
                 file_idx = value
             elif op == 2:
                 addr += value
-                rows.append((addr, file_idx, line))
+                add_addr(addr)
+                add_file(file_idx)
+                add_line(line)
             else:  # AdvanceLine: SLEB128
                 if byte & 0x40:
                     value -= 1 << shift
                 line += value
-        return rows
+        return addrs, files, lines
 
     def inline_tree(self, data_off: int, length: int, func_start: int) -> _InlineNode | None:
-        cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
-        return _decode_inline(cur, func_start, depth=0)
+        data = bytes(self._buf[data_off : data_off + length])
+        try:
+            return _fast_inline(data, 0, func_start, 0, "little" if self.byte_order == "<" else "big")[0]
+        except (IndexError, _Irregular):  # malformed: the checked decoder says what is wrong, as LLVM does
+            cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
+            return _decode_inline(cur, func_start, depth=0)
 
     # ------------------------------------------------------------------ lookups
     def find_index(self, address: int) -> int:
@@ -345,93 +364,141 @@ class GsymReader:
         return self._size_list
 
     def lookup_many(self, addresses: np.ndarray | list[int]) -> list[LookupResult]:
-        """Batch lookup: the address-table search is vectorized, each FunctionInfo is decoded once."""
+        """Batch lookup: the address-table search is vectorized, each FunctionInfo is decoded once (line rows,
+        inline tree and its address segments), and each inline call chain is resolved once per segment."""
+        with paused_gc():
+            return self._lookup_many(addresses)
+
+    def _lookup_many(self, addresses: np.ndarray | list[int]) -> list[LookupResult]:
         addrs = np.asarray(addresses, dtype=np.uint64)
         base = self.header.base_address
         below = addrs < np.uint64(base)
         offs = np.where(below, np.uint64(0), addrs - np.uint64(base))
         idx = np.searchsorted(self.addr_offsets, offs, side="right").astype(np.int64) - 1
-        firsts = np.searchsorted(self.addr_offsets, self.addr_offsets[np.maximum(idx, 0)], side="left")
+        found_offs = self.addr_offsets[np.maximum(idx, 0)] if len(self.addr_offsets) else np.zeros_like(addrs)
+        firsts = np.searchsorted(self.addr_offsets, found_offs, side="left")
+        starts = (found_offs + np.uint64(base)).tolist() if len(self.addr_offsets) else [0] * len(addrs)
         sizes = self._sizes()
         cache: dict[int, tuple] = {}
         results: list[LookupResult] = []
-        for a, i, first, low in zip(addrs.tolist(), idx.tolist(), firsts.tolist(), below.tolist(), strict=True):
+        append = results.append
+        frames = self._frames
+        for a, i, first, low, start in zip(addrs.tolist(), idx.tolist(), firsts.tolist(), below.tolist(), starts,
+                                           strict=True):
             if low or i < 0:
-                results.append(LookupResult(a, error=f"address 0x{a:x} is not in GSYM"))
+                append(LookupResult(a, error=f"address 0x{a:x} is not in GSYM"))
                 continue
-            start = base + int(self.addr_offsets[i])
-            found = -1
-            for j in range(first, i + 1):
-                size = sizes[j]
-                if size < 0:
-                    break
-                if size == 0 or a < start + size:
-                    found = j
-                    break
+            if first == i:  # one entry at this start address (the common case)
+                size = sizes[i]
+                found = i if size == 0 or (size > 0 and a < start + size) else -1
+            else:
+                found = _first_covering(sizes, first, i, a, start)
             if found < 0:
                 message = "FunctionInfo data is truncated" if sizes[first] < 0 else f"address 0x{a:x} is not in GSYM"
-                results.append(LookupResult(a, error=message))
+                append(LookupResult(a, error=message))
                 continue
             try:
-                results.append(LookupResult(a, self._locations(a, found, cache)))
+                entry = cache.get(found)
+                if entry is None:
+                    entry = self._decoded(found, cache)
+                append(LookupResult(a, frames(a, entry)))
             except LookupError_ as exc:
-                results.append(LookupResult(a, error=str(exc)))
+                append(LookupResult(a, error=str(exc)))
         return results
 
     def _decoded(self, index: int, cache: dict[int, tuple] | None) -> tuple:
-        if cache is not None and index in cache:
-            return cache[index]
+        """One FunctionInfo ready for lookups: (start, name, row addresses, row file indexes, row (directory,
+        base name) or None where the file does not resolve, row lines, inline root, inline segment bounds,
+        chain cache)."""
+        if cache is not None:
+            entry = cache.get(index)
+            if entry is not None:
+                return entry
         func_start = self.address(index)
         size, name, chunks = self._function_chunks(int(self.info_offsets[index]))
         if name == 0:
             raise LookupError_(f"0x{int(self.info_offsets[index]):08x}: invalid FunctionInfo Name value 0x00000000")
-        rows = None
+        row_addrs = row_files = row_paths = row_lines = None
         if INFO_LINE_TABLE in chunks:
-            rows = self.line_rows(*chunks[INFO_LINE_TABLE], func_start)
+            row_addrs, row_files, row_lines = self._line_columns(*chunks[INFO_LINE_TABLE], func_start)
+            paths = {}
+            for f in set(row_files):
+                try:
+                    paths[f] = self.file(f) if f else None
+                except LookupError_:  # raised again by the lookups that land on such a row
+                    paths[f] = None
+            row_paths = list(map(paths.__getitem__, row_files))
         inline = self.inline_tree(*chunks[INFO_INLINE], func_start) if INFO_INLINE in chunks else None
-        row_addrs = [r[0] for r in rows] if rows is not None else None
-        entry = (func_start, name, rows, row_addrs, inline)
+        bounds = None
+        if inline is not None:
+            edges: set[int] = set()
+            stack = [inline]
+            while stack:
+                node = stack.pop()
+                for lo, hi in node.ranges:
+                    edges.add(lo)
+                    edges.add(hi)
+                stack.extend(node.children)
+            bounds = sorted(edges)
+        entry = (func_start, self.string(name), row_addrs, row_files, row_paths, row_lines, inline, bounds, {})
         if cache is not None:
             cache[index] = entry
         return entry
 
     def _lookup(self, address: int, cache: dict[int, tuple] | None = None) -> list[SourceLocation]:
-        return self._locations(address, self.find_index(address), cache)
+        return self._frames(address, self._decoded(self.find_index(address), cache))
 
-    def _locations(self, address: int, index: int, cache: dict[int, tuple] | None) -> list[SourceLocation]:
-        func_start, name_off, rows, row_addrs, inline = self._decoded(index, cache)
-        name = self.string(name_off)
+    def _frames(self, address: int, entry: tuple) -> list[SourceLocation]:
+        func_start, name, row_addrs, row_files, row_paths, row_lines, inline, bounds, chains = entry
         offset = address - func_start
-        if rows is None:
+        if row_addrs is None:
             return [SourceLocation(name, offset)]
         k = bisect.bisect_right(row_addrs, address) - 1
-        if k < 0 or rows[k][1] == 0:
+        if k < 0 or row_files[k] == 0:
             raise LookupError_(f"address 0x{address:x} is not in the line table")
-        _, file_idx, line = rows[k]
-        directory, base = self.file(file_idx)
-        locations = [SourceLocation(name, offset, directory, base, line)]
-        if inline is not None:
-            self._apply_inline(inline, address, locations)
+        path = row_paths[k]
+        directory, base = path if path is not None else self.file(row_files[k])
+        line = row_lines[k]
+        if inline is None:
+            return [SourceLocation(name, offset, directory, base, line)]
+        # the inline call chain is the same for every address between two consecutive range edges
+        segment = bisect.bisect_right(bounds, address)
+        chain = chains.get(segment)
+        if chain is None:
+            chain = chains[segment] = self._inline_chain(inline, address)
+        locations = []
+        for node_name, node_start, call_dir, call_base, call_line in chain:
+            locations.append(SourceLocation(node_name, address - node_start, directory, base, line))
+            directory, base, line = call_dir, call_base, call_line
+        locations.append(SourceLocation(name, offset, directory, base, line))
         return locations
 
-    def _apply_inline(self, node: _InlineNode, address: int, locations: list[SourceLocation]) -> bool:
-        for lo, hi in node.ranges:
-            if lo <= address < hi:
+    def _inline_chain(self, root: _InlineNode, address: int) -> tuple:
+        """The inline nodes that contribute a frame at ``address``, innermost first, as (name, first range
+        start, call directory, call base name, call line): LLVM's rule, a node whose ranges contain the
+        address, its first child that does, and so on; a node counts when its call file is set."""
+        path = []
+        node = root
+        while True:
+            for lo, hi in node.ranges:
+                if lo <= address < hi:
+                    break
+            else:
                 break
-        else:
-            return False
-        for child in node.children:
-            if self._apply_inline(child, address, locations):
+            path.append(node)
+            for child in node.children:
+                if any(lo <= address < hi for lo, hi in child.ranges):
+                    node = child
+                    break
+            else:
                 break
-        if node.call_file != 0:
-            directory, base = self.file(node.call_file)
-            if directory or base:
-                last = locations[-1]
-                locations[-1] = SourceLocation(
-                    self.string(node.name), address - node.ranges[0][0], last.directory, last.base, last.line
-                )
-                locations.append(SourceLocation(last.name, last.offset, directory, base, node.call_line))
-        return True
+        chain = []
+        for node in reversed(path):
+            if node.call_file != 0:
+                directory, base = self.file(node.call_file)
+                if directory or base:
+                    chain.append((self.string(node.name), node.ranges[0][0], directory, base, node.call_line))
+        return tuple(chain)
 
 
 _MAX_INLINE_DEPTH = 512
@@ -466,6 +533,75 @@ def _decode_inline(cur: Cursor, base: int, depth: int) -> _InlineNode | None:
                 break
             children.append(child)
     return _InlineNode(ranges, name, call_file, call_line, children)
+
+
+def _first_covering(sizes: list[int], first: int, last: int, address: int, start: int) -> int:
+    """Among the entries first..last that share one start address, the first that covers ``address`` (a
+    zero size covers everything up to the next entry); -1 for none or at an unreadable size."""
+    for j in range(first, last + 1):
+        size = sizes[j]
+        if size < 0:
+            return -1
+        if size == 0 or address < start + size:
+            return j
+    return -1
+
+
+class _Irregular(Exception):
+    """The fast inline decoder met something only the checked decoder words correctly."""
+
+
+def _fast_inline(data: bytes, pos: int, base: int, depth: int, order: str) -> tuple[_InlineNode | None, int]:
+    """:func:`_decode_inline` over plain bytes without per-read checks; IndexError or _Irregular where the data
+    is not well formed (the checked decoder then runs)."""
+    if depth > _MAX_INLINE_DEPTH:
+        raise _Irregular
+    count, pos = _uleb(data, pos)
+    if count == 0:
+        return None, pos
+    if count > len(data) - pos:
+        raise _Irregular
+    ranges = []
+    for _ in range(count):
+        start, pos = _uleb(data, pos)
+        size, pos = _uleb(data, pos)
+        if size:
+            start += base
+            ranges.append((start, start + size))
+    if len(ranges) > 1:
+        ranges = _normalise(ranges)
+    has_children = data[pos]
+    if pos + 5 > len(data):
+        raise _Irregular
+    name = int.from_bytes(data[pos + 1 : pos + 5], order)
+    call_file, pos = _uleb(data, pos + 5)
+    call_line, pos = _uleb(data, pos)
+    children: list[_InlineNode] = []
+    if has_children:
+        child_base = ranges[0][0] if ranges else base
+        while True:
+            child, pos = _fast_inline(data, pos, child_base, depth + 1, order)
+            if child is None:
+                break
+            children.append(child)
+    return _InlineNode(ranges, name, call_file, call_line, children), pos
+
+
+def _uleb(data: bytes, pos: int) -> tuple[int, int]:
+    byte = data[pos]
+    if byte < 0x80:
+        return byte, pos + 1
+    value = byte & 0x7F
+    shift = 7
+    while True:
+        pos += 1
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos + 1
+        shift += 7
+        if shift > 63:
+            raise _Irregular
 
 
 def _normalise(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
