@@ -46,13 +46,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"fxscope: error: {message}\n")
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, with the version looked up only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit", **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        parser.exit(message=f"fxscope {version()}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="fxscope",
         description="Trace (FXT) and crash-report viewer with symbol tooling. "
         "Run without a command to open the GUI (the bundled demo when no file is given).",
     )
-    parser.add_argument("--version", action="version", version=f"fxscope {version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--new-window", action="store_true",
                         help="fxscope --new-window [FILE...]: open a window of its own instead of handing FILE to "
                         "the running fxscope (also FXSCOPE_NEW_INSTANCE=1)")

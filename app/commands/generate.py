@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from app.cli import CliError
-from core.synthetic_trace import write_trace
 
 MAX_EVENTS = 500_000_000
 
@@ -20,6 +19,8 @@ def run(args: argparse.Namespace) -> int:
             crash_log = Path(args.crash_log).read_text(encoding="utf-8", errors="surrogateescape")
         except OSError as exc:
             raise CliError(f"{args.crash_log}: {exc.strerror}") from None
+    from core.synthetic_trace import write_trace  # (here: every fxscope command loads this module)
+
     size = write_trace(args.output, args.events, seed=args.seed, big_endian=args.big_endian, crash_log=crash_log)
     print(f"wrote {args.output}: {args.events} events, {size} bytes")
     return 0

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from formats.fxt.columns import EventKind, FxtColumns
-from formats.fxt.reader import read_fxt
+if TYPE_CHECKING:  # imported where used: every fxscope command loads this module to register it
+    from formats.fxt.columns import FxtColumns
 
 EVENT_KEYS = [
     "instant",
@@ -26,6 +25,10 @@ EVENT_KEYS = [
 
 
 def summarize(cols: FxtColumns) -> dict:
+    import numpy as np
+
+    from formats.fxt.columns import EventKind
+
     """The ``--json`` object: counts, providers, distinct processes/threads that events refer to, span."""
     kinds = np.bincount(cols.ev_kind, minlength=len(EventKind)) if len(cols.ev_kind) else np.zeros(11, int)
     threads = np.unique(cols.ev_thread[cols.ev_thread >= 0])
@@ -64,6 +67,8 @@ def _human(info: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from formats.fxt.reader import read_fxt
+
     info = summarize(read_fxt(args.trace))
     print(json.dumps(info, indent=2) if args.json else _human(info))
     return 0

@@ -89,18 +89,37 @@ def run(args: argparse.Namespace) -> int:
     sources = args.files or ["-"]
     for source in sources:
         if source == "-":
-            stream = sys.stdin
+            stream = sys.stdin.buffer
         else:
             try:
-                stream = open(source, encoding="utf-8", errors="surrogateescape", newline="")
+                stream = open(source, "rb")  # noqa: SIM115 - closed below
             except OSError as exc:
                 raise CliError(f"{source}: {exc.strerror}") from None
         with stream if source != "-" else contextlib.nullcontext(stream):
-            for line in stream:
-                filt.filter_line(line)
-                if len(pending) > 4096:
-                    flush()
+            _filter_stream(stream, filt, flush)
     filt.finish()
     flush()
     return 0
 
+
+def _filter_stream(stream, filt, flush) -> None:
+    """Feed whole lines to the filter as they arrive: ``read1`` returns what a pipe has (a tail -f keeps
+    flowing), and lines without markup are handed over in runs rather than one by one."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+    read = getattr(stream, "read1", stream.read)
+    rest = ""
+    while True:
+        chunk = read(1 << 16)
+        text = rest + decoder.decode(chunk, final=not chunk)
+        if not chunk:
+            if text:
+                filt.filter_lines(text)
+            flush()
+            return
+        cut = text.rfind("\n") + 1
+        rest = text[cut:]
+        if cut:
+            filt.filter_lines(text[:cut])
+            flush()

@@ -81,6 +81,12 @@ class MarkupFilter:
         self.line = ""
         # (build ID, module-relative address) -> frames: backtraces repeat the same addresses
         self._code_cache: dict[tuple[bytes, int], list[Frame]] = {}
+        # line -> (output, colour, bold) for lines that printed no diagnostic and changed no context: a
+        # line's output depends only on the line and the context, so it is reused until the context changes
+        self._line_cache: dict[str, tuple[str, int | None, bool]] = {}
+        self._bt_cache: dict[tuple, tuple] = {}
+        self._failed = False
+        self._context_seen = False  # a module, mmap or reset element was seen on the current line
 
     # ------------------------------------------------------------------ driver
     def filter_line(self, line: str) -> None:
@@ -88,11 +94,69 @@ class MarkupFilter:
         if not line.endswith("\n"):
             line += "\n"
         self.line = line
-        self._reset_colour()
+        if self.colour is not None or self.bold:
+            self._reset_colour()
         if "{{{" not in line and "\x1b" not in line:  # most of a log: no markup, no SGR -> as it is
-            self._end_info_line()
+            if self.info is not None:
+                self._end_info_line()
             self.out(line)
             return
+        if self.info is None:
+            cached = self._line_cache.get(line)
+            if cached is not None:
+                self.out(cached[0])
+                self.colour, self.bold = cached[1], cached[2]
+                return
+        out = self.out
+        pieces: list[str] = []
+        self.out, self._failed, self._context_seen = pieces.append, False, False
+        try:
+            self._filter_markup_line(line)
+        finally:
+            self.out = out
+        text = "".join(pieces)
+        out(text)
+        if self._failed or self._context_seen or self.info is not None:
+            self._line_cache.clear()  # a context element may have changed what earlier lines meant
+            self._bt_cache.clear()
+        elif len(self._line_cache) < 65536:
+            self._line_cache[line] = (text, self.colour, self.bold)
+
+    def filter_lines(self, text: str) -> None:
+        """Many whole lines at once (``text`` ends with a line break, or is the end of the input): runs of
+        lines without markup or SGR are copied in one piece; the others go through :meth:`filter_line`."""
+        parts = text.split("\n")
+        last = parts.pop()  # after the final line break ("" when the text ends with one)
+        start = 0
+        cache = self._line_cache
+        for i, part in enumerate(parts):
+            if "{{{" in part or "\x1b" in part:
+                if i > start:
+                    self._plain("\n".join(parts[start:i]) + "\n")
+                line = part + "\n"
+                hit = cache.get(line) if self.colour is None and not self.bold and self.info is None else None
+                if hit is None:
+                    self.filter_line(line)
+                else:  # what filter_line would do on a cache hit, without the call
+                    self.line = line
+                    self.out(hit[0])
+                    self.colour, self.bold = hit[1], hit[2]
+                start = i + 1
+        if start < len(parts):
+            self._plain("\n".join(parts[start:]) + "\n")
+        if last:
+            self.filter_line(last)  # a final line without its break (filter_line adds it)
+
+    def _plain(self, run: str) -> None:
+        """Lines without markup or SGR: what filter_line does for the first, and nothing for the rest."""
+        if self.colour is not None or self.bold:
+            self._reset_colour()
+        if self.info is not None:
+            self._end_info_line()
+        self.line = run[run.rfind("\n", 0, len(run) - 1) + 1 :]
+        self.out(run if run.endswith("\n") else run + "\n")
+
+    def _filter_markup_line(self, line: str) -> None:
         deferred: list[Node] = []
         for node in parse_line(line):
             if self._try_contextual(node, deferred):
@@ -114,6 +178,7 @@ class MarkupFilter:
 
     # ------------------------------------------------------------------ diagnostics
     def _report(self, severity: str, message: str, column: int | None) -> None:
+        self._failed = True
         text = f"{severity}: {message}\n"
         if column is not None:
             text += self.line + " " * column + "^\n"
@@ -190,6 +255,8 @@ class MarkupFilter:
 
     # ------------------------------------------------------------------ contextual elements
     def _try_contextual(self, node: Node, deferred: list[Node]) -> bool:
+        if node.tag in ("module", "mmap", "reset"):
+            self._context_seen = True
         if node.tag == "module":
             self._module(node, deferred)
         elif node.tag == "mmap":
@@ -428,16 +495,30 @@ class MarkupFilter:
         addr = self._code_address(node, 1, "ra")
         if addr is None:
             return
-        mmap = self._locate(node, addr)
-        if mmap is None:
-            return
-        frames = self._resolve_code(node, mmap, addr)
-        if frames is None:
-            return
+        # everything after the frame number depends only on the address and the colour state: cached
+        # (until the context changes) so that repeated backtraces cost a dictionary lookup each frame
+        key = (addr, self.colour, self.bold, self._line_ending())
+        cached = self._bt_cache.get(key)
+        if cached is None:
+            mmap = self._locate(node, addr)
+            if mmap is None:
+                return
+            frames = self._resolve_code(node, mmap, addr)
+            if frames is None:
+                return
+            cached = self._bt_cache[key] = self._bt_bodies(addr, mmap, frames)
+        hl, val, bodies = cached
+        header = f"#{number}".rjust(6)
+        cut = header.index("#") + 1
+        head = header[:cut] + val(header[cut:])
+        self.out(hl + "".join(head + body for body in bodies))
+        self._restore_colour()
+
+    def _bt_bodies(self, addr: int, mmap: MMap, frames: list[Frame]):
+        """(highlight, value renderer, one string per inline entry after its ``#N``): a backtrace element
+        as the pieces _highlight/_value would write one by one, in the same order and colours."""
         relative = mmap.relative(addr)
         entries: list[Frame | None] = list(frames) or [None]
-        # One string per backtrace element (a hot path: 30 frames a crash): the pieces _highlight/_value
-        # would write one by one, in the same order and colours.
         if self.colors:
             hl = self._sgr(CYAN if self.colour == BLUE else BLUE, self.bold)
             green = self._sgr(GREEN, self.bold)
@@ -450,25 +531,21 @@ class MarkupFilter:
             def val(text: str) -> str:
                 return text
 
-        header = f"#{number}".rjust(6)
-        cut = header.index("#") + 1
-        lead, num = header[:cut], val(header[cut:])
-        where = f"{val(f' 0x{addr:016x} ')}"
+        where = val(f" 0x{addr:016x} ")
         tail = f"({val(mmap.module.name)}+{val(f'0x{relative:x}')})"
-        parts = [hl]
         last = len(entries) - 1
+        bodies = []
         for i, frame in enumerate(entries):
-            parts.append(lead + num)
-            parts.append("   " if i == last else "." + val(str(i + 1).ljust(2)))
-            parts.append(where)
+            body = "   " if i == last else "." + val(str(i + 1).ljust(2))
+            body += where
             if frame is not None:
-                parts.append(f"{val(demangle(frame.function))} {val(frame.file or '<invalid>')}:"
-                             f"{val(str(frame.line))}:{val(str(frame.column))} ")
-            parts.append(tail)
+                body += (f"{val(demangle(frame.function))} {val(frame.file or '<invalid>')}:"
+                         f"{val(str(frame.line))}:{val(str(frame.column))} ")
+            body += tail
             if i != last:
-                parts.append(self._line_ending())
-        self.out("".join(parts))
-        self._restore_colour()
+                body += self._line_ending()
+            bodies.append(body)
+        return hl, val, bodies
 
     def _data(self, node: Node) -> None:
         if not self._check_fields(node, 1):
