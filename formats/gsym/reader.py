@@ -12,6 +12,7 @@ FunctionInfo is decoded when a lookup lands in it, so opening a large file costs
 from __future__ import annotations
 
 import bisect
+import functools
 import mmap
 import os
 import struct
@@ -64,7 +65,7 @@ class SourceLocation(NamedTuple):
         return join_path(self.directory, self.base)
 
 
-@dataclass
+@dataclass(slots=True)
 class LookupResult:
     address: int
     locations: list[SourceLocation] = field(default_factory=list)
@@ -276,18 +277,20 @@ class GsymReader:
         files: list[int] = []
         lines: list[int] = []
         add_addr, add_file, add_line = addrs.append, files.append, lines.append
-        # The opcode loop is the hot path of batch lookups: plain bytes and local LEB decoding.
+        # The opcode loop is the hot path of batch lookups: plain bytes, per-window tables of what each
+        # special opcode adds, local LEB decoding; running off the end is an IndexError, reported below.
+        addr_step, line_step = _special_opcode_tables(min_delta, line_range)
         data = bytes(self._buf[cur.pos : data_off + length])
         pos, end = 0, len(data)
         while True:
-            if pos >= end:
-                raise LookupError_(f"0x{cur.pos - data_off + pos:08x}: EOF found before EndSequence")
-            op = data[pos]
+            try:
+                op = data[pos]
+            except IndexError:
+                raise LookupError_(f"0x{cur.pos - data_off + pos:08x}: EOF found before EndSequence") from None
             pos += 1
             if op >= 4:
-                adj = op - 4
-                line += min_delta + adj % line_range
-                addr += adj // line_range
+                line += line_step[op]
+                addr += addr_step[op]
                 add_addr(addr)
                 add_file(file_idx)
                 add_line(line)
@@ -533,6 +536,14 @@ def _decode_inline(cur: Cursor, base: int, depth: int) -> _InlineNode | None:
                 break
             children.append(child)
     return _InlineNode(ranges, name, call_file, call_line, children)
+
+
+@functools.lru_cache(maxsize=512)
+def _special_opcode_tables(min_delta: int, line_range: int) -> tuple[list[int], list[int]]:
+    """Address and line advance of each special opcode (4..255) of a LineTable with this line window."""
+    addr_step = [0] * 4 + [(op - 4) // line_range for op in range(4, 256)]
+    line_step = [0] * 4 + [min_delta + (op - 4) % line_range for op in range(4, 256)]
+    return addr_step, line_step
 
 
 def _first_covering(sizes: list[int], first: int, last: int, address: int, start: int) -> int:
