@@ -443,6 +443,14 @@ class MarkupFilter:
             self._raw(node)
             return None
 
+    def _frames_at(self, node: Node, address: int) -> tuple[MMap, list[Frame]] | None:
+        """The mmap covering ``address`` and its frames; ``None`` after a diagnostic (raw markup printed)."""
+        mmap = self._locate(node, address)
+        if mmap is None:
+            return None
+        frames = self._resolve_code(node, mmap, address)
+        return None if frames is None else (mmap, frames)
+
     def _code_address(self, node: Node, index: int, default_kind: str) -> int | None:
         """The address field at ``index`` adjusted by its optional ``ra``/``pc`` suffix (the field after it,
         consulted only when it is the last one): a return address points after the call, so ``ra`` means
@@ -467,12 +475,10 @@ class MarkupFilter:
         addr = self._code_address(node, 0, "pc")
         if addr is None:
             return
-        mmap = self._locate(node, addr)
-        if mmap is None:
+        found = self._frames_at(node, addr)
+        if found is None:
             return
-        frames = self._resolve_code(node, mmap, addr)
-        if frames is None:
-            return
+        frames = found[1]
         if not frames:
             return self._raw(node)
         outer, inner = frames[-1], frames[0]
@@ -500,13 +506,10 @@ class MarkupFilter:
         key = (addr, self.colour, self.bold, self._line_ending())
         cached = self._bt_cache.get(key)
         if cached is None:
-            mmap = self._locate(node, addr)
-            if mmap is None:
+            found = self._frames_at(node, addr)
+            if found is None:
                 return
-            frames = self._resolve_code(node, mmap, addr)
-            if frames is None:
-                return
-            cached = self._bt_cache[key] = self._bt_bodies(addr, mmap, frames)
+            cached = self._bt_cache[key] = self._bt_bodies(addr, *found)
         hl, val, bodies = cached
         header = f"#{number}".rjust(6)
         cut = header.index("#") + 1
