@@ -53,7 +53,8 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the version and exit", **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        parser.exit(message=f"fxscope {version()}\n")
+        print(f"fxscope {version()}")  # on stdout, as argparse's own version action prints it
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:

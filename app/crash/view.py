@@ -86,6 +86,32 @@ def default_resolver(
     return GsymResolver(debug_file_directories=dirs, store=store)
 
 
+#: SGR colour numbers 30-37 as shown on a light background (the terminal's dark yellow, not pure yellow)
+_SGR_COLOURS = ["#000000", "#c0392b", "#2e8b57", "#b8860b", "#1f4e9c", "#8e44ad", "#138d90", "#7f7f7f"]
+
+
+def sgr_to_html(line: str) -> str:
+    """A log line with ANSI SGR sequences (reset, bold, colours 30-37) as escaped HTML with spans."""
+    out: list[str] = []
+    colour: str | None = None
+    bold = False
+    pos = 0
+    for m in _ANSI.finditer(line + "\x1b[0m"):
+        if m.start() > pos:
+            text = html.escape(line[pos : m.start()])
+            style = (f"color:{colour};" if colour else "") + ("font-weight:bold;" if bold else "")
+            out.append(f'<span style="{style}">{text}</span>' if style else text)
+        pos = m.end()
+        for code in (m.group()[2:-1] or "0").split(";"):
+            if code in ("", "0"):
+                colour, bold = None, False
+            elif code == "1":
+                bold = True
+            elif code.isdigit() and 30 <= int(code) <= 37:
+                colour = _SGR_COLOURS[int(code) - 30]
+    return "".join(out)
+
+
 def map_source(path: str, roots: list[tuple[str, str]], log_dir: Path) -> Path | None:
     """A local file for a recorded source path: explicit prefix mappings first, then guesses near the log."""
     for prefix, local in roots:
@@ -211,14 +237,14 @@ class CrashView(QWidget):
     # ------------------------------------------------------------------ loading
     def open_log(self, path: str | os.PathLike[str]) -> None:
         self.log_path = Path(path).resolve()
-        self.report = load_report(self.log_path, self._resolver())
+        self.report = load_report(self.log_path, self._resolver(), color=True)
         self._show()
 
     def open_text(self, text: str, base_dir: str | os.PathLike[str]) -> None:
         """A crash log that is not a file of its own (log records of a trace); ``base_dir`` stands for the
         log's directory (symbols, sources and dumps are looked for there)."""
         self.log_path = Path(base_dir).resolve() / "log"
-        self.report = build_report(text, self._resolver())
+        self.report = build_report(text, self._resolver(), color=True)
         self._show()
 
     def _resolver(self) -> GsymResolver:
@@ -242,12 +268,13 @@ class CrashView(QWidget):
         lines = []
         dump_index = 0
         for line in report.text.splitlines():
-            escaped = html.escape(_ANSI.sub("", line))  # SGR the filter did not recognise
-            stripped = line.strip()
+            plain = _ANSI.sub("", line)
+            escaped = sgr_to_html(line)  # the log's own colours and the filter's highlights
+            stripped = plain.strip()
             if stripped.startswith("#") and "(" in stripped:
                 number = stripped[1:].split()[0].split(".")[0]
                 escaped = f'<a href="frame:{number}" style="color:#1f4e9c;text-decoration:none">{escaped}</a>'
-            elif "{{{dumpfile:" in line:
+            elif "{{{dumpfile:" in plain:
                 escaped = f'<a href="dump:{dump_index}" style="color:#7b3294">{escaped}</a>'
                 dump_index += 1
             lines.append(escaped)

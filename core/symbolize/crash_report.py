@@ -56,8 +56,10 @@ class CrashReport:
 class _RecordingFilter(MarkupFilter):
     """The reference filter plus a record of what the crash view needs."""
 
-    def __init__(self, resolver: Resolver, out, err) -> None:
-        super().__init__(resolver, out, err, color=False)
+    caching = False  # every backtrace element must reach _resolve_code to be recorded
+
+    def __init__(self, resolver: Resolver, out, err, color: bool = False) -> None:
+        super().__init__(resolver, out, err, color=color)
         self.entries: list[BacktraceEntry] = []
         self.all_modules: list[Module] = []
         self.all_mmaps: list[MMap] = []
@@ -80,10 +82,11 @@ class _RecordingFilter(MarkupFilter):
         self.all_mmaps.extend(m for k, m in self.mmaps.items() if k not in before)
 
 
-def build_report(text: str, resolver: Resolver) -> CrashReport:
+def build_report(text: str, resolver: Resolver, color: bool = False) -> CrashReport:
+    """``color``: the symbolized text keeps the log's SGR colours and adds llvm-symbolizer's highlights."""
     out: list[str] = []
     err: list[str] = []
-    filt = _RecordingFilter(resolver, out.append, err.append)
+    filt = _RecordingFilter(resolver, out.append, err.append, color)
     for line in text.splitlines(keepends=True):
         filt.filter_line(line)
     mmaps_at_end = list(filt.mmaps.values())
@@ -121,5 +124,5 @@ def _annotate(registers: list[Register], mmaps: list[MMap], resolver: Resolver) 
                 break
 
 
-def load_report(path: str | Path, resolver: Resolver) -> CrashReport:
-    return build_report(Path(path).read_text(encoding="utf-8", errors="replace"), resolver)
+def load_report(path: str | Path, resolver: Resolver, color: bool = False) -> CrashReport:
+    return build_report(Path(path).read_text(encoding="utf-8", errors="replace"), resolver, color)

@@ -61,6 +61,9 @@ class _InfoLine:
 
 
 class MarkupFilter:
+    #: reuse line outputs and backtrace renderings (a subclass that watches every resolution turns it off)
+    caching = True
+
     def __init__(
         self,
         resolver: Resolver,
@@ -101,7 +104,7 @@ class MarkupFilter:
                 self._end_info_line()
             self.out(line)
             return
-        if self.info is None:
+        if self.info is None and self.caching:
             cached = self._line_cache.get(line)
             if cached is not None:
                 self.out(cached[0])
@@ -119,7 +122,7 @@ class MarkupFilter:
         if self._failed or self._context_seen or self.info is not None:
             self._line_cache.clear()  # a context element may have changed what earlier lines meant
             self._bt_cache.clear()
-        elif len(self._line_cache) < 65536:
+        elif self.caching and len(self._line_cache) < 65536:
             self._line_cache[line] = (text, self.colour, self.bold)
 
     def filter_lines(self, text: str) -> None:
@@ -135,6 +138,7 @@ class MarkupFilter:
                     self._plain("\n".join(parts[start:i]) + "\n")
                 line = part + "\n"
                 hit = cache.get(line) if self.colour is None and not self.bold and self.info is None else None
+                hit = hit if self.caching else None
                 if hit is None:
                     self.filter_line(line)
                 else:  # what filter_line would do on a cache hit, without the call
@@ -504,7 +508,7 @@ class MarkupFilter:
         # everything after the frame number depends only on the address and the colour state: cached
         # (until the context changes) so that repeated backtraces cost a dictionary lookup each frame
         key = (addr, self.colour, self.bold, self._line_ending())
-        cached = self._bt_cache.get(key)
+        cached = self._bt_cache.get(key) if self.caching else None
         if cached is None:
             found = self._frames_at(node, addr)
             if found is None:

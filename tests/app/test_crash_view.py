@@ -160,3 +160,18 @@ def test_preferences_round_trip_and_source_roots(qtbot, crash_dir: Path, tmp_pat
     view.select_frame(0)
     assert view.current_source == (tmp_path / "checkout" / "src" / "payload.h", 24)
     assert load_settings().source_roots == [(prefix, str(tmp_path / "checkout"))]
+
+
+def test_log_colours_are_preserved(qtbot, crash_dir: Path) -> None:
+    from app.crash.view import sgr_to_html
+
+    assert sgr_to_html("\x1b[1m\x1b[31m*** x <y> ***\x1b[0m done") == (
+        '<span style="color:#c0392b;font-weight:bold;">*** x &lt;y&gt; ***</span> done')
+    assert sgr_to_html("plain") == "plain"
+    view = CrashView()
+    qtbot.addWidget(view)
+    view.open_log(crash_dir / "input.log")
+    page = view.log.toHtml()
+    assert "fatal signal 11" in page and "#c0392b" in page  # the log's red crash line stays red
+    assert "#2e8b57" in page  # green: INFO tags and the symbolizer's highlighted values
+    assert [e.number for e in view.report.backtrace] == list(range(10))  # recording unaffected by caches
