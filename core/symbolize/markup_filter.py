@@ -12,12 +12,14 @@ Output and diagnostics go to two callables so the command line, tests and the cr
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.symbolize.resolver import Frame, ResolveError, Resolver
 from core.symbols.demangle import demangle
 from formats.markup.fields import (
+    U64_MAX,
     parse_address,
     parse_build_id,
     parse_decimal,
@@ -58,6 +60,10 @@ class MMap:
 class _InfoLine:
     module: Module
     mmaps: list[MMap] = field(default_factory=list)
+
+
+#: a line that is plain text around one ``{{{bt:N:ADDR[:ra|:pc]}}}`` (see MarkupFilter._bare_bt)
+_BARE_BT = re.compile(r"([^{}\x1b\n]*)\{\{\{bt:([0-9]{1,20}):(0x[0-9a-fA-F]{1,16}|0+)(?::(ra|pc))?\}\}\}([^{}\x1b\n]*\r?\n)")
 
 
 class MarkupFilter:
@@ -110,8 +116,15 @@ class MarkupFilter:
                 self.out(cached[0])
                 self.colour, self.bold = cached[1], cached[2]
                 return
+            fast = self._bare_bt(line)
+            if fast is not None:
+                self.out(fast)
+                self._line_cache[line] = (fast, None, False)
+                return
         out = self.out
         pieces: list[str] = []
+        # a pending module summary line is finished by this line's output: that part is not the line's own
+        had_info = self.info is not None
         self.out, self._failed, self._context_seen = pieces.append, False, False
         try:
             self._filter_markup_line(line)
@@ -122,8 +135,31 @@ class MarkupFilter:
         if self._failed or self._context_seen or self.info is not None:
             self._line_cache.clear()  # a context element may have changed what earlier lines meant
             self._bt_cache.clear()
-        elif self.caching and len(self._line_cache) < 65536:
+        elif self.caching and not had_info and len(self._line_cache) < 65536:
             self._line_cache[line] = (text, self.colour, self.bold)
+
+    def _bare_bt(self, line: str) -> str | None:
+        """The output of a line holding one well-formed ``bt`` element and plain text, when its address
+        was rendered before (the common line of a backtrace seen again with a new frame number); else None
+        and the line takes the general path. Same checks and output as the general path for that form."""
+        m = _BARE_BT.fullmatch(line)
+        if m is None or self.colour is not None or self.bold:
+            return None
+        lead, digits, address, kind, trail = m.groups()
+        number = int(digits)
+        addr = 0 if address.strip("0") == "" else int(address[2:], 16)
+        if number > U64_MAX or addr > U64_MAX:
+            return None
+        if kind != "pc":
+            addr -= 1
+        cached = self._bt_cache.get((addr, None, False, self._line_ending()))
+        if cached is None:
+            return None
+        hl, val, bodies = cached
+        header = f"#{number}".rjust(6)
+        cut = header.index("#") + 1
+        head = header[:cut] + val(header[cut:])
+        return lead + hl + "".join(head + body for body in bodies) + ("\x1b[0m" if self.colors else "") + trail
 
     def filter_lines(self, text: str) -> None:
         """Many whole lines at once (``text`` ends with a line break, or is the end of the input): runs of

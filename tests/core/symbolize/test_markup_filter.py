@@ -99,3 +99,62 @@ def test_gsym_without_its_elf_prints_column_zero(testdata: Path) -> None:
     assert "payload.h:24:0 (crashdemo+0x13ff)" in out
     frames = [line for line in out.splitlines() if line.startswith("    #")]
     assert frames == [_COLUMN.sub(r"\g<1>0\2", line) for line in expected.splitlines() if line.startswith("    #")]
+
+
+_CONTEXT = (
+    "{{{module:0:crashdemo:elf:3d3a85572513e6cff897b8e9637d480eeb092027}}}\n"
+    "{{{mmap:0x55bc37e48000:0x5000:load:0:rx:0x0}}}\n"
+)
+
+
+def _lines_strategy():
+    from hypothesis import strategies as st
+
+    address = st.sampled_from(["0x55bc37e493ff", "0x55bc37e49204", "0x55bc37e4933f", "0x55bc37e48000",
+                               "0x55BC37E493FF", "0x0", "0", "0x1", "0xzz", "0x10000000000000000"])  # fmt: skip
+    bt = st.builds(
+        lambda lead, n, a, kind, trail, eol: f"{lead}{{{{{{bt:{n}:{a}{kind}}}}}}}{trail}{eol}",
+        st.sampled_from(["", "   ", "x "]), st.sampled_from(["0", "1", "29", "007", "99999999999999999999999"]),
+        address, st.sampled_from(["", ":ra", ":pc", ":xx", ":ra:extra"]), st.sampled_from(["", " tail", " }}}"]),
+        st.sampled_from(["\n", "\r\n"]),
+    )  # fmt: skip
+    other = st.sampled_from(["plain text\n", "\x1b[31mred\x1b[0m {{{pc:0x55bc37e493ff}}}\n", "{{{reset}}}\n", _CONTEXT])
+    return st.lists(st.one_of(bt, bt, other), max_size=40)
+
+
+@pytest.fixture(scope="module")
+def demo_resolver(testdata: Path) -> GsymResolver:
+    return GsymResolver([testdata / "gsym" / "crashdemo" / "binary.gsym"])
+
+
+def test_caches_and_fast_paths_change_nothing(demo_resolver) -> None:
+    """Line reuse, the bare-bt fast path and whole-text feeding give exactly the plain filter's output."""
+    from hypothesis import given, settings
+
+    from core.symbolize.markup_filter import MarkupFilter
+
+    class Plain(MarkupFilter):
+        caching = False
+
+    def run(cls, text: str, color: bool, whole: bool) -> tuple[str, str]:
+        out: list[str] = []
+        err: list[str] = []
+        f = cls(demo_resolver, out.append, err.append, color=color)
+        if whole:
+            f.filter_lines(text)
+        else:
+            for line in text.splitlines(keepends=True):
+                f.filter_line(line)
+        f.finish()
+        return "".join(out), "".join(err)
+
+    @settings(max_examples=300, deadline=None)
+    @given(lines=_lines_strategy())
+    def check(lines: list[str]) -> None:
+        text = _CONTEXT + "".join(lines)
+        for color in (False, True):
+            expected = run(Plain, text, color, whole=False)
+            assert run(MarkupFilter, text, color, whole=False) == expected
+            assert run(MarkupFilter, text, color, whole=True) == expected
+
+    check()
