@@ -263,8 +263,12 @@ class GsymReader:
         """Decode a LineTable chunk into (address, file index, line) rows."""
         return list(zip(*self._line_columns(data_off, length, func_start), strict=True))
 
-    def _line_columns(self, data_off: int, length: int, func_start: int) -> tuple[list, list, list]:
-        """A LineTable chunk as its rows' addresses, file indexes and lines."""
+    def _line_columns(
+        self, data_off: int, length: int, func_start: int, upto: int = 1 << 64
+    ) -> tuple[list, list, list]:
+        """A LineTable chunk as its rows' addresses, file indexes and lines; with ``upto``, only the rows
+        up to that address (what a lookup there needs: LLVM's LineTable::lookup stops there too, so a
+        corrupt tail beyond it is not an error for it)."""
         cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
         min_delta = cur.sleb()
         max_delta = cur.sleb()
@@ -291,6 +295,8 @@ class GsymReader:
             if op >= 4:
                 line += line_step[op]
                 addr += addr_step[op]
+                if addr > upto:
+                    break
                 add_addr(addr)
                 add_file(file_idx)
                 add_line(line)
@@ -311,6 +317,8 @@ class GsymReader:
                 file_idx = value
             elif op == 2:
                 addr += value
+                if addr > upto:
+                    break
                 add_addr(addr)
                 add_file(file_idx)
                 add_line(line)
@@ -382,6 +390,12 @@ class GsymReader:
         firsts = np.searchsorted(self.addr_offsets, found_offs, side="left")
         starts = (found_offs + np.uint64(base)).tolist() if len(self.addr_offsets) else [0] * len(addrs)
         sizes = self._sizes()
+        # the highest address each group of entries (same start) is asked for: line tables are decoded
+        # that far only, once per batch
+        upto = np.zeros(len(self.addr_offsets) + 1, np.uint64)
+        if len(addrs):
+            np.maximum.at(upto, np.where(below | (idx < 0), len(self.addr_offsets), firsts), addrs)
+        upto_list = upto.tolist()
         cache: dict[int, tuple] = {}
         results: list[LookupResult] = []
         append = results.append
@@ -403,13 +417,13 @@ class GsymReader:
             try:
                 entry = cache.get(found)
                 if entry is None:
-                    entry = self._decoded(found, cache)
+                    entry = self._decoded(found, cache, upto_list[first])
                 append(LookupResult(a, frames(a, entry)))
             except LookupError_ as exc:
                 append(LookupResult(a, error=str(exc)))
         return results
 
-    def _decoded(self, index: int, cache: dict[int, tuple] | None) -> tuple:
+    def _decoded(self, index: int, cache: dict[int, tuple] | None, upto: int = 1 << 64) -> tuple:
         """One FunctionInfo ready for lookups: (start, name, row addresses, row file indexes, row (directory,
         base name) or None where the file does not resolve, row lines, inline root, inline segment bounds,
         chain cache)."""
@@ -423,7 +437,7 @@ class GsymReader:
             raise LookupError_(f"0x{int(self.info_offsets[index]):08x}: invalid FunctionInfo Name value 0x00000000")
         row_addrs = row_files = row_paths = row_lines = None
         if INFO_LINE_TABLE in chunks:
-            row_addrs, row_files, row_lines = self._line_columns(*chunks[INFO_LINE_TABLE], func_start)
+            row_addrs, row_files, row_lines = self._line_columns(*chunks[INFO_LINE_TABLE], func_start, upto)
             paths = {}
             for f in set(row_files):
                 try:
@@ -449,7 +463,7 @@ class GsymReader:
         return entry
 
     def _lookup(self, address: int, cache: dict[int, tuple] | None = None) -> list[SourceLocation]:
-        return self._frames(address, self._decoded(self.find_index(address), cache))
+        return self._frames(address, self._decoded(self.find_index(address), cache, address))
 
     def _frames(self, address: int, entry: tuple) -> list[SourceLocation]:
         func_start, name, row_addrs, row_files, row_paths, row_lines, inline, bounds, chains = entry
