@@ -48,20 +48,22 @@ def settings():
     return QSettings(ORGANIZATION, APPLICATION)
 
 
-def build_window(paths: Sequence[str]):
+def build_window(paths: Sequence[str], background: bool = False):
+    """The main window with ``paths`` (the demo when none) opening; ``background`` loads traces in a
+    thread (the interactive app), without it they are open when this returns (screenshots, tests)."""
     from app.main_window import MainWindow
     from resources import DEMO_TRACE
 
     window = MainWindow()
     for path in list(paths) or [str(DEMO_TRACE)]:
-        window.open_path(path)
+        window.open_path(path, background=background)
     return window
 
 
 def open_in(window, paths: Sequence[str]) -> None:
     """Open files sent by another ``fxscope`` as new tabs and bring the window to the front."""
     for path in paths:
-        window.open_path(path)
+        window.open_path(path, background=True)
     if window.isMinimized():
         window.showNormal()
     window.show()
@@ -80,7 +82,7 @@ def launch(paths: Sequence[str], new_window: bool = False) -> int:
         server = single_instance.InstanceServer(app)
         if not server.listen():
             server = None  # could not listen (e.g. a racing start): run on our own, still correct
-    window = build_window(single_instance.absolute_paths(paths))
+    window = build_window(single_instance.absolute_paths(paths), background=True)
     store = settings()
     geometry = store.value("window/geometry")
     if geometry is None or not window.restoreGeometry(geometry):

@@ -6,7 +6,16 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QWidget,
+)
 
 from app.timeline.details import DetailsPanel
 from app.timeline.logs import LogPanel
@@ -79,24 +88,117 @@ class MainWindow(QMainWindow):
         prefs_action.setShortcut(QKeySequence.StandardKey.Preferences)
         prefs_action.triggered.connect(self.edit_preferences)
         menu.addAction(prefs_action)
+        self.recent_menu = menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         menu.addAction(quit_action)
+        # background loads: a progress bar and a Cancel button in the status bar while any is running
+        self.loaders: list = []
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(240)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_loads)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel_button)
+        self.progress.hide()
+        self.cancel_button.hide()
 
-    def open_path(self, path: str) -> bool:
-        """Open a trace or a crash log in a new tab; a file that fails shows a message, the window stays."""
+    # ------------------------------------------------------------------ recent files
+    RECENT_MAX = 10
+
+    def recent_files(self) -> list[str]:
+        from app.gui import settings
+
+        value = settings().value("recent_files", [])
+        if isinstance(value, str):  # QSettings gives a lone string for a one-element list
+            value = [value]
+        return [str(v) for v in value or []]
+
+    def _remember(self, path: str) -> None:
+        from app.gui import settings
+
+        path = str(Path(path).resolve())
+        recent = [path] + [p for p in self.recent_files() if p != path]
+        store = settings()
+        store.setValue("recent_files", recent[: self.RECENT_MAX])
+        store.sync()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_files()
+        for path in recent:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _checked=False, p=path: self.open_path(p, background=True))
+        if not recent:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    # ------------------------------------------------------------------ background loading
+    def load_in_background(self, path: str):
+        """Read and model a trace in a thread; the tab appears when it is ready. Returns the loader."""
+        from app.loading import TraceLoader
+
+        loader = TraceLoader(path, self)
+        self.loaders.append(loader)
+        loader.progressed.connect(self._show_progress)
+        loader.loaded.connect(lambda model, p=path: self._add_trace_tab(p, model))
+        loader.failed.connect(lambda message, p=path: self._load_failed(p, message))
+        loader.finished.connect(lambda ld=loader: self._load_done(ld))
+        self.progress.setValue(0)
+        self.progress.show()
+        self.cancel_button.show()
+        self.statusBar().showMessage(f"Loading {path}…")
+        loader.start()
+        return loader
+
+    def _show_progress(self, fraction: float) -> None:
+        self.progress.setValue(int(fraction * 1000))
+
+    def cancel_loads(self) -> None:
+        for loader in self.loaders:
+            loader.cancel()
+        self.statusBar().showMessage("Loading cancelled", 5000)
+
+    def _load_done(self, loader) -> None:
+        if loader in self.loaders:
+            self.loaders.remove(loader)
+        if not self.loaders:
+            self.progress.hide()
+            self.cancel_button.hide()
+            if self.statusBar().currentMessage().startswith("Loading "):
+                self.statusBar().clearMessage()
+
+    def _load_failed(self, path: str, message: str) -> None:
+        self.statusBar().showMessage(f"Cannot open {path}", 10000)
+        box = QMessageBox(QMessageBox.Icon.Warning, "fxscope", f"Cannot open {path}:\n{message}", parent=self)
+        box.setModal(False)
+        box.open()  # never a nested event loop: the window keeps running
+
+    def open_path(self, path: str, background: bool = False) -> bool:
+        """Open a trace or a crash log in a new tab; a file that fails shows a message, the window stays.
+        With ``background``, a trace loads in a thread (progress and Cancel in the status bar)."""
         try:
             if is_crash_log(path):
                 view = self.new_crash_view()
                 view.open_log(path)
                 index = self.tabs.addTab(view, Path(path).name)
                 self.tabs.setCurrentIndex(index)
+                self._remember(path)
+                return True
+            if background:
+                self.load_in_background(path)
                 return True
             model = load_model(path)
         except Exception as exc:  # any reader failure is a message, never a crashed window
-            QMessageBox.warning(self, "fxscope", f"Cannot open {path}:\n{exc}")
+            self._load_failed(path, str(exc))
             return False
+        self._add_trace_tab(path, model)
+        return True
+
+    def _add_trace_tab(self, path: str, model: TraceModel) -> None:
+        self._remember(path)
         p = self.prefs
         trace_dir = Path(path).resolve().parent
 
@@ -110,7 +212,6 @@ class MainWindow(QMainWindow):
         index = self.tabs.addTab(tab, Path(path).name)
         self.tabs.setCurrentIndex(index)
         tab.timeline.setFocus()
-        return True
 
     def new_crash_view(self):
         """A crash view with the symbol settings; a dump that is a trace opens here as a new tab."""
@@ -159,7 +260,7 @@ class MainWindow(QMainWindow):
             self, "Open trace or crash log", "", "Fuchsia traces (*.fxt);;Crash logs (*.log *.txt);;All files (*)"
         )
         if path:
-            self.open_path(path)
+            self.open_path(path, background=True)
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt API
         if event.mimeData().hasUrls():
@@ -168,4 +269,4 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event) -> None:  # noqa: N802 - Qt API
         for url in event.mimeData().urls():
             if url.isLocalFile():
-                self.open_path(url.toLocalFile())
+                self.open_path(url.toLocalFile(), background=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import mmap
 import os
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 
@@ -87,11 +88,15 @@ class Diagnostics:
         return self.lines
 
 
-def read_fxt(path: str | os.PathLike[str], *, force: bool = False) -> FxtColumns:
+def read_fxt(
+    path: str | os.PathLike[str], *, force: bool = False, progress: Callable[[float], None] | None = None
+) -> FxtColumns:
     """Read the FXT file at ``path`` (memory-mapped; the file is never modified).
 
     Raises :class:`~formats.errors.FormatError` only when the file is not an FXT trace at all (no magic
-    record at its start, unless ``force`` assumes little-endian) or cannot be opened.
+    record at its start, unless ``force`` assumes little-endian) or cannot be opened. ``progress`` is
+    called with the fraction done (0..1) between blocks; an exception it raises (a Cancel button's)
+    ends the read and propagates.
     """
     spath = os.fspath(path)
     try:
@@ -102,7 +107,7 @@ def read_fxt(path: str | os.PathLike[str], *, force: bool = False) -> FxtColumns
             buf: object = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror or exc}", path=spath) from exc
-    return _decode(buf, spath, force)
+    return _decode(buf, spath, force, progress)
 
 
 def read_fxt_bytes(data: bytes, path: str = "<bytes>", *, force: bool = False) -> FxtColumns:
@@ -112,7 +117,7 @@ def read_fxt_bytes(data: bytes, path: str = "<bytes>", *, force: bool = False) -
     return _decode(bytes(data), path, force)
 
 
-def _decode(buf, path: str, force: bool) -> FxtColumns:
+def _decode(buf, path: str, force: bool, progress: Callable[[float], None] | None = None) -> FxtColumns:
     head = bytes(memoryview(buf)[:8])
     if head == MAGIC_LE:
         big = False
@@ -130,6 +135,7 @@ def _decode(buf, path: str, force: bool) -> FxtColumns:
         words = words.astype(np.uint64)  # native order once; streams still come from ``raw``
     dec = _Decoder(words, raw, path, big, nbytes)
     dec.mm = buf if isinstance(buf, mmap.mmap) else None
+    dec.progress = progress or (lambda _fraction: None)
     return dec.run()
 
 
@@ -170,6 +176,7 @@ class _Decoder:
         self.inline_tids: list[np.ndarray] = []
         self.n_inline = 0
         self.mm = None
+        self.progress: Callable[[float], None] = lambda _fraction: None
         self.rates: set[int] = {1_000_000_000}
         self._unresolved_str: set[tuple[int, int]] = set()
         self._unresolved_thr: set[tuple[int, int]] = set()
@@ -935,7 +942,9 @@ class _Decoder:
         log_starts, sched_starts = starts[types == 9], starts[types == 8]
         del starts, types
         fill = 0
+        self.progress(0.1)
         for b0 in range(0, n_ev, B):
+            self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
             sel = ev_pos[b0 : b0 + B].astype(np.int64)  # a copy: the column is rewritten at fill <= b0
             block = self._events(sel)
             m = len(block["pos"])

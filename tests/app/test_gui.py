@@ -40,7 +40,7 @@ def test_window_geometry_is_restored_from_settings(qtbot, monkeypatch) -> None:
     saved.resize(700, 500)  # inside the offscreen platform's 800x600 screen
     gui.settings().setValue("window/geometry", saved.saveGeometry())
     windows: list[MainWindow] = []
-    monkeypatch.setattr(gui, "build_window", lambda paths: windows.append(MainWindow()) or windows[-1])
+    monkeypatch.setattr(gui, "build_window", lambda paths, **_: windows.append(MainWindow()) or windows[-1])
     try:
         assert gui.launch([]) == 0
         qtbot.addWidget(windows[0])

@@ -36,8 +36,8 @@ def first_instance(qtbot, monkeypatch, instance_name):
     windows: list[MainWindow] = []
     real_build = gui.build_window
 
-    def build(paths):
-        windows.append(real_build(paths))
+    def build(paths, background=False):
+        windows.append(real_build(paths, background=background))
         qtbot.addWidget(windows[-1])
         return windows[-1]
 
@@ -66,7 +66,7 @@ def _second_fxscope(qtbot, *args: str, cwd: Path) -> subprocess.Popen:
 
 def test_second_fxscope_opens_a_relative_path_as_a_tab_of_the_running_window(qtbot, first_instance, tmp_path):
     window = first_instance
-    assert window.tabs.count() == 1
+    qtbot.waitUntil(lambda: window.tabs.count() == 1, timeout=30000)  # the demo, loaded in the background
     (tmp_path / "logs").mkdir()
     shutil.copy(DEMO_CRASH_LOG, tmp_path / "logs" / "second.log")
     received: list[list[str]] = []
@@ -99,7 +99,7 @@ def test_new_window_neither_hands_over_nor_listens(qtbot, monkeypatch, instance_
     monkeypatch.setattr(single_instance, "send_to_running", no_hand_over)
     app = gui.application()
     monkeypatch.setattr(app, "exec", lambda: 0)
-    monkeypatch.setattr(gui, "build_window", lambda paths: qtbot.addWidget(w := MainWindow()) or w)
+    monkeypatch.setattr(gui, "build_window", lambda paths, **_: qtbot.addWidget(w := MainWindow()) or w)
     assert gui.launch([], new_window=True) == 0
     assert not [s for s in app.findChildren(single_instance.InstanceServer) if s.is_listening()]
 

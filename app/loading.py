@@ -1,0 +1,60 @@
+"""Loading a trace off the UI thread: read and model-building in a QThread, progress and cancel.
+
+A 10-million-event trace takes seconds to read and to match into slices; the window must stay responsive
+meanwhile (the UI thread never waits on the reader) and the user must be able to give up. The reader calls
+back between blocks with the fraction done; the callback raises :class:`Cancelled` once Cancel was pressed,
+which unwinds the read. numpy releases the GIL in its kernels, and the reader's own Python loops run in
+blocks, so the UI thread gets the interpreter often enough to repaint.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QThread, Signal
+
+
+class Cancelled(Exception):
+    """The user cancelled the load."""
+
+
+class TraceLoader(QThread):
+    """Reads ``path`` and builds its :class:`core.trace.model.TraceModel` in a thread of its own."""
+
+    progressed = Signal(float)  # 0..1
+    loaded = Signal(object)  # the TraceModel
+    failed = Signal(str)  # a message for the user
+    cancelled = Signal()
+
+    #: shares of the work: reading the file, then building the model (slices, tracks)
+    READ_SHARE = 0.8
+
+    def __init__(self, path: str, parent=None) -> None:
+        super().__init__(parent)
+        self.path = path
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def _tick(self, fraction: float) -> None:
+        if self._cancel.is_set():
+            raise Cancelled
+        self.progressed.emit(fraction)
+
+    def run(self) -> None:
+        from core.trace.model import TraceModel
+        from formats.fxt.reader import read_fxt
+
+        try:
+            cols = read_fxt(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
+            self._tick(self.READ_SHARE)
+            model = TraceModel(cols)
+            self._tick(1.0)
+        except Cancelled:
+            self.cancelled.emit()
+            return
+        except Exception as exc:  # any reader or model failure is a message, never a dead window
+            self.failed.emit(str(exc))
+            return
+        self.loaded.emit(model)

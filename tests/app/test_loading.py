@@ -1,0 +1,58 @@
+"""Loading traces off the UI thread: the tab appears when ready, Cancel stops a load, a bad file is a
+message and the window keeps working; opened files are remembered as recent files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.loading import TraceLoader
+from app.main_window import MainWindow, TraceTab
+from resources import DEMO_TRACE
+
+
+def test_background_load_adds_the_tab_and_remembers_the_file(qtbot) -> None:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(str(DEMO_TRACE), background=True)
+    assert win.tabs.count() == 0 and win.cancel_button.isVisibleTo(win)  # still loading
+    qtbot.waitUntil(lambda: win.tabs.count() == 1, timeout=30000)
+    assert isinstance(win.tabs.currentWidget(), TraceTab)
+    qtbot.waitUntil(lambda: not win.loaders, timeout=5000)
+    assert not win.progress.isVisibleTo(win) and not win.cancel_button.isVisibleTo(win)
+    assert win.recent_files()[0] == str(DEMO_TRACE.resolve())
+    win._fill_recent()
+    assert [a.text() for a in win.recent_menu.actions()][0] == str(DEMO_TRACE.resolve())
+
+
+def test_cancel_stops_the_load(qtbot) -> None:
+    loader = TraceLoader(str(DEMO_TRACE))
+    loader.cancel()  # pressed before the first progress report: the reader unwinds at its first block
+    with qtbot.waitSignal(loader.cancelled, timeout=10000):
+        loader.start()
+    loader.wait()
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    started = win.load_in_background(str(DEMO_TRACE))
+    started.cancel()
+    qtbot.waitUntil(lambda: not win.loaders, timeout=10000)
+    assert win.tabs.count() <= 1  # a load that finished before the click still shows its tab
+
+
+def test_a_bad_file_is_a_message_and_the_window_keeps_working(qtbot, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    bad = tmp_path / "bad.fxt"
+    bad.write_bytes(b"\x10\x00\x04\x46\x78\x54\x16\x00" + b"\xff" * 3)  # magic, then a torn record
+    worse = tmp_path / "worse.fxt"
+    worse.write_bytes(b"not a trace at all, but long enough")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_path(str(worse), background=True)
+    qtbot.waitUntil(lambda: not win.loaders, timeout=10000)
+    boxes = [w for w in win.findChildren(QMessageBox) if w.isVisible()]
+    assert boxes and "not an FXT trace" in boxes[0].text() and win.tabs.count() == 0
+    win.open_path(str(bad), background=True)  # readable with a warning: opens
+    qtbot.waitUntil(lambda: win.tabs.count() == 1, timeout=10000)
+    assert win.open_path(str(DEMO_TRACE))  # and the window still opens files
+    assert win.tabs.count() == 2
