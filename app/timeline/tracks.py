@@ -12,6 +12,7 @@ import zlib
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.Qt import internals
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
 
@@ -26,6 +27,18 @@ _BRUSHES = [QBrush(QColor(c)) for c in PALETTE]
 _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
 ROW_HEIGHT = 1.0  # view units per depth row
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
+
+
+def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h) -> None:
+    """One drawRects call over numpy columns (pixel coordinates): the rectangles are written straight
+    into a QRectF array's memory (pyqtgraph's PrimitiveArray), no Python object per rectangle."""
+    if not len(x):
+        return
+    rects = internals.PrimitiveArray(QRectF, 4)
+    rects.resize(len(x))
+    mem = rects.ndarray()
+    mem[:, 0], mem[:, 1], mem[:, 2], mem[:, 3] = x, y, w, h
+    painter.drawRects(*rects.drawargs())
 
 
 def colour_index(name: str) -> int:
@@ -91,9 +104,7 @@ class SliceTrackItem(pg.GraphicsObject):
         for c in np.unique(colours).tolist():
             idx = np.flatnonzero(colours == c)
             painter.setBrush(_MERGED_BRUSH if c < 0 else _BRUSHES[c])
-            painter.drawRects(
-                [QRectF(float(left[i]), float(top[i]), float(width[i]), height) for i in idx.tolist()]
-            )
+            draw_rects(painter, left[idx], top[idx], width[idx], height)
         if self.selected_row >= 0:
             sel = np.flatnonzero(vis.rows == self.selected_row)
             if len(sel):
