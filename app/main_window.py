@@ -43,6 +43,7 @@ class TraceTab(QSplitter):
         self.setStretchFactor(1, 1)
         self.timeline.sliceSelected.connect(self.details.show_row)
         self.timeline.sliceSelected.connect(lambda _row: self.bottom.setCurrentWidget(self.details))
+        self.logs.timeSelected.connect(self.timeline.show_time)  # logs in sync with the timeline
 
 
 def _default_resolver(trace_path: str):

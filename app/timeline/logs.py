@@ -67,6 +67,8 @@ class LogPanel(QTableView):
     """``crashRequested(text)``: the crash report around an activated markup record."""
 
     crashRequested = Signal(str)
+    #: a record was clicked: its timestamp (ns), for the timeline to show
+    timeSelected = Signal(int)
 
     def __init__(self, model: TraceModel, resolver: Callable[[], object], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,6 +86,7 @@ class LogPanel(QTableView):
         mono.setStyleHint(QFont.StyleHint.TypeWriter)
         self.setFont(mono)
         self.activated.connect(lambda index: self.open_crash(index.row()))
+        self.clicked.connect(lambda index: self.timeSelected.emit(int(self.logs.ts[index.row()])))
 
     def open_crash(self, row: int) -> bool:
         if not 0 <= row < len(self.logs) or not self.logs.markup[row]:

@@ -48,3 +48,25 @@ def test_log_panel_opens_the_crash_view(qtbot) -> None:
     assert isinstance(view, CrashView) and win.tabs.count() == 2
     assert view.current_source is not None and view.current_source[0].name == "payload.h"
     assert [e.number for e in view.report.backtrace][:3] == [0, 1, 2]
+
+
+def test_clicking_a_log_line_shows_its_time_on_the_timeline(qtbot) -> None:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_path(str(DEMO_TRACE))
+    tab = win.tabs.currentWidget()
+    timeline, panel = tab.timeline, tab.logs
+    timeline.set_range_ns(tab.model.start_ns, tab.model.start_ns + 1_000_000)  # the first millisecond
+    row = len(panel.logs) - 1  # the crash report's last line, near the end of the trace
+    panel.clicked.emit(panel.log_model.index(row, 2))
+    t0, t1 = timeline.visible_range_ns()
+    ts = int(panel.logs.ts[row])
+    assert t0 <= ts <= t1 and abs((t0 + t1) // 2 - ts) < (t1 - t0) // 50  # centred, zoom kept
+    assert 0.9e6 < t1 - t0 < 1.1e6
+    assert timeline.marker.isVisible() and abs(timeline.marker.value() - (ts - tab.model.start_ns) / 1e9) < 1e-9
+    # the overview strip's region follows the view, and moving it moves the view
+    x0, x1 = timeline.region.getRegion()
+    assert abs(x0 - (t0 - tab.model.start_ns) / 1e9) < 1e-6
+    timeline.region.setRegion((0.0, 0.002))
+    t0, t1 = timeline.visible_range_ns()
+    assert abs(t0 - tab.model.start_ns) < 1000 and abs(t1 - t0 - 2_000_000) < 1000
