@@ -68,6 +68,12 @@ class SliceTrackItem(pg.GraphicsObject):
     def rows(self) -> int:
         return self.track.max_depth + 1
 
+    def set_y(self, y0: float) -> None:
+        if y0 != self.y0:
+            self.prepareGeometryChange()
+            self.y0 = y0
+            self.update()
+
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         span = (self.model.end_ns - self.model.start_ns) / 1e9
         return QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT)

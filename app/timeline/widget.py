@@ -7,16 +7,38 @@ selection (or the whole trace). The x axis is seconds from the trace start and p
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from app.timeline.tracks import ROW_HEIGHT, SliceTrackItem
 from core.trace.model import TraceModel
 
 PROCESS_HEADER_ROWS = 1.0
+
+
+@dataclass
+class Lane:
+    """One labelled track of the timeline: a graphics item with ``rows``, ``y0`` and ``set_y``."""
+
+    key: tuple  # ("thread", thread index), ...: what pins refer to
+    label: str
+    item: object
+    pid: int
+
+
+@dataclass
+class Group:
+    """A process: a header row and its lanes, collapsible."""
+
+    pid: int
+    name: str
+    lanes: list[Lane]
+    collapsed: bool = False
 ZOOM_STEP = 0.8
 PAN_STEP = 0.2
 
@@ -48,26 +70,26 @@ class TimelineWidget(QWidget):
         bottom.setLabel(units="s")
         bottom.enableAutoSIPrefix(True)
         self.items: list[SliceTrackItem] = []
-        ticks = []
-        y = 0.0
+        self.groups: list[Group] = []
         for group in model.processes:
-            ticks.append((y + 0.5, f"▾ {group.name}"))
-            y += PROCESS_HEADER_ROWS
+            lanes = []
             for track in group.tracks:
-                item = SliceTrackItem(model, track, y)
+                item = SliceTrackItem(model, track, 0.0)
                 self.plot.addItem(item)
                 self.items.append(item)
-                ticks.append((y + 0.45, f"   {track.name}"))
-                y += item.rows * ROW_HEIGHT + 0.3
-        self.total_rows = max(y, 1.0)
+                lanes.append(Lane(("thread", track.thread), track.name, item, group.pid))
+            self.groups.append(Group(group.pid, group.name, lanes))
+        self.pinned: list[tuple] = []  # lane keys, in pin order, drawn first
+        self.headers: list[tuple[float, object]] = []  # (y, group pid or "pinned") of each header row
         left = self.plot.getAxis("left")
-        left.setTicks([ticks, []])
+        left.setStyle(tickLength=0, textFillLimits=[(0, 2.0), (2, 2.0)])
+        self._layout()
         # pyqtgraph drops a tick label that does not fit the axis: size the axis to the longest name
         metrics = QFontMetrics(left.font() if hasattr(left, "font") else QFont())
-        widest = max((metrics.horizontalAdvance(text) for _, text in ticks), default=100)
+        labels = [f"   {lane.label}" for g in self.groups for lane in g.lanes] + [f"▾ {g.name}" for g in self.groups]
+        widest = max((metrics.horizontalAdvance(text) for text in labels), default=100)
         self.axis_width = min(widest + 24, 360)
         left.setWidth(self.axis_width)
-        left.setStyle(tickLength=0, textFillLimits=[(0, 2.0), (2, 2.0)])
         self.duration_s = (model.end_ns - model.start_ns) / 1e9
         vb.setLimits(xMin=-0.05 * self.duration_s, xMax=1.05 * self.duration_s, minXRange=1e-9)
         self.fit_all()
@@ -85,6 +107,96 @@ class TimelineWidget(QWidget):
         self.marker = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#d62728", width=1.5))
         self.marker.hide()
         self.plot.addItem(self.marker, ignoreBounds=True)
+
+    # ------------------------------------------------------------------ track layout
+    def lanes(self) -> list[Lane]:
+        return [lane for group in self.groups for lane in group.lanes]
+
+    def _layout(self) -> None:
+        """Place every lane: the pinned ones first, then each process group (a header row, and its lanes
+        unless collapsed). Tracks keep their items; only their y and visibility change."""
+        by_key = {lane.key: lane for lane in self.lanes()}
+        ticks: list[tuple[float, str]] = []
+        self.headers = []
+        y = 0.0
+
+        def place(lane: Lane) -> None:
+            nonlocal y
+            lane.item.set_y(y)
+            lane.item.setVisible(True)
+            ticks.append((y + 0.45, f"   {lane.label}"))
+            y += lane.item.rows * ROW_HEIGHT + 0.3
+
+        pinned = [by_key[k] for k in self.pinned if k in by_key]
+        if pinned:
+            self.headers.append((y, "pinned"))
+            ticks.append((y + 0.5, "📌 pinned"))
+            y += PROCESS_HEADER_ROWS
+            for lane in pinned:
+                place(lane)
+        for group in self.groups:
+            self.headers.append((y, group.pid))
+            ticks.append((y + 0.5, f"{'▸' if group.collapsed else '▾'} {group.name}"))
+            y += PROCESS_HEADER_ROWS
+            for lane in group.lanes:
+                if lane.key in self.pinned:
+                    continue
+                if group.collapsed:
+                    lane.item.setVisible(False)
+                else:
+                    place(lane)
+        self.total_rows = max(y, 1.0)
+        self.plot.getAxis("left").setTicks([ticks, []])
+        self.plot.getViewBox().setLimits(yMin=0.0, yMax=max(self.total_rows, 1.0))
+
+    def toggle_group(self, pid: int) -> None:
+        """Collapse or expand a process group."""
+        for group in self.groups:
+            if group.pid == pid:
+                group.collapsed = not group.collapsed
+        self._layout()
+
+    def pin(self, key: tuple) -> None:
+        if key not in self.pinned:
+            self.pinned.append(key)
+            self._layout()
+
+    def unpin(self, key: tuple) -> None:
+        if key in self.pinned:
+            self.pinned.remove(key)
+            self._layout()
+
+    def pin_process(self, pid: int) -> None:
+        """Pin every lane of a process (Perfetto pins whole processes too)."""
+        for lane in self.lanes():
+            if lane.pid == pid and lane.key not in self.pinned:
+                self.pinned.append(lane.key)
+        self._layout()
+
+    def lane_at(self, y_rows: float) -> Lane | None:
+        for lane in self.lanes():
+            item = lane.item
+            if item.isVisible() and item.y0 <= y_rows < item.y0 + item.rows * ROW_HEIGHT + 0.3:
+                return lane
+        return None
+
+    def header_at(self, y_rows: float):
+        for y, what in self.headers:
+            if y <= y_rows < y + PROCESS_HEADER_ROWS:
+                return what
+        return None
+
+    def _context_menu(self, y_rows: float, screen_pos) -> None:
+        lane = self.lane_at(y_rows)
+        if lane is None:
+            return
+        menu = QMenu(self)
+        if lane.key in self.pinned:
+            menu.addAction("Unpin track", lambda: self.unpin(lane.key))
+        else:
+            menu.addAction("Pin track to the top", lambda: self.pin(lane.key))
+        menu.addAction("Pin the whole process", lambda: self.pin_process(lane.pid))
+        menu.popup(screen_pos)
 
     # ------------------------------------------------------------------ overview strip
     OVERVIEW_BINS = 1000
@@ -196,7 +308,7 @@ class TimelineWidget(QWidget):
         """Slice row under view coordinates (seconds from start, rows), or -1."""
         t = self.model.start_ns + int(round(x_s * 1e9))
         for item in self.items:
-            if item.y0 <= y_rows < item.y0 + item.rows * ROW_HEIGHT:
+            if item.isVisible() and item.y0 <= y_rows < item.y0 + item.rows * ROW_HEIGHT:
                 depth = int((y_rows - item.y0) // ROW_HEIGHT)
                 return self.model.slice_at(item.track, depth, t)
         return -1
@@ -210,5 +322,12 @@ class TimelineWidget(QWidget):
 
     def _on_click(self, event) -> None:
         pos = self.plot.getViewBox().mapSceneToView(event.scenePos())
-        self.select(self.hit_test(pos.x(), pos.y()))
         self.setFocus()
+        if event.button() == Qt.MouseButton.RightButton:
+            self._context_menu(pos.y(), event.screenPos().toPoint())
+            return
+        header = self.header_at(pos.y())
+        if isinstance(header, int):  # a process header: collapse or expand the group
+            self.toggle_group(header)
+            return
+        self.select(self.hit_test(pos.x(), pos.y()))

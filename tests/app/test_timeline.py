@@ -109,3 +109,29 @@ def test_screenshot_draws_slices_where_the_model_says(tmp_path: Path) -> None:
     from app.timeline.tracks import PALETTE, colour_index
 
     assert PALETTE[colour_index(model.name_of(row))] in colours
+
+
+def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
+    timeline = window.current_tab().timeline
+    first, second = timeline.groups[0], timeline.groups[1]
+    header_y = dict((what, y) for y, what in timeline.headers)
+    assert timeline.header_at(header_y[second.pid] + 0.5) == second.pid
+    before = header_y[second.pid]
+    timeline.toggle_group(first.pid)  # collapse: its lanes hide, the next group moves up to the row after
+    assert all(not lane.item.isVisible() for lane in first.lanes)
+    assert dict((w, y) for y, w in timeline.headers)[second.pid] == 1.0 < before
+    timeline.toggle_group(first.pid)
+    assert all(lane.item.isVisible() for lane in first.lanes)
+
+    lane = second.lanes[0]
+    timeline.pin(lane.key)
+    assert timeline.headers[0][1] == "pinned" and lane.item.y0 == 1.0  # right under the pinned header
+    track = lane.item.track
+    model = timeline.model
+    row = int(track.by_depth[0][len(track.by_depth[0]) // 2])  # a depth-0 slice of that thread
+    x = (int(model.slices.ts[row]) + int(model.slices.dur[row]) // 2 - model.start_ns) / 1e9
+    assert timeline.hit_test(x, 1.0 + 0.4) == row  # clicks land on the pinned track where it is drawn now
+    timeline.unpin(lane.key)
+    assert timeline.headers[0][1] != "pinned"
+    timeline.pin_process(second.pid)
+    assert [k for k in timeline.pinned] == [lane.key for lane in second.lanes]

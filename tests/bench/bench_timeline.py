@@ -1,0 +1,150 @@
+"""Timeline benchmark: model build and offscreen frame times for a 10-million-event trace, and the demo's
+first frame.
+
+Generates (once, cached under tests/bench/.cache/) a synthetic trace with ``core.synthetic_trace``, builds the
+model in a fresh process, renders the timeline offscreen at 1920x1080 at full zoom-out, in a 1 ms window and
+through 60 pan/zoom steps, and prints ``model_build_s``, ``model_bytes_per_event`` (the reader's columns plus
+every model table), ``frame_ms_p50``/``frame_ms_p95`` (per zoom level and over all frames), and
+``first_frame_s``: ``fxscope screenshot`` of the bundled demo as a whole process (start, load, first paint).
+The peer figure is the same frame rendered with level-of-detail merging switched off (every slice drawn),
+in the same process: the ratio is what the per-pixel summaries buy.
+Run: ``.venv/bin/python tests/bench/bench_timeline.py [--events N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path(__file__).resolve().parent / ".cache"
+
+_CHILD = r"""
+import json, os, statistics, sys, time
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import numpy as np
+from app.gui import application
+app = application()
+from core.trace.model import TraceModel
+from formats.fxt.reader import read_fxt
+from app.timeline.widget import TimelineWidget
+
+path, events = sys.argv[1], int(sys.argv[2])
+t0 = time.perf_counter()
+cols = read_fxt(path)
+t1 = time.perf_counter()
+model = TraceModel(cols)
+for name in ("async_spans", "flows", "counters", "instants", "sched"):
+    getattr(model, name, None)  # the tables the views use, where the model has them
+t2 = time.perf_counter()
+
+def nbytes(obj, seen):
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes if obj.base is None or not isinstance(obj.base, np.ndarray) else 0
+    if isinstance(obj, (list, tuple)):
+        return sum(nbytes(o, seen) for o in obj)
+    if isinstance(obj, dict):
+        return sum(nbytes(v, seen) for v in obj.values())
+    if hasattr(obj, "__dict__"):
+        return sum(nbytes(v, seen) for k, v in vars(obj).items() if k not in ("cols",))
+    return 0
+
+seen = set()
+model_bytes = nbytes(cols, seen) + nbytes(model, seen)
+
+widget = TimelineWidget(model)
+widget.resize(1920, 1080)
+widget.show()
+app.processEvents()
+
+def frame():
+    t = time.perf_counter()
+    widget.plot.viewport().repaint()
+    app.processEvents()
+    return (time.perf_counter() - t) * 1000
+
+levels = {}
+widget.fit_all(); frame()
+levels["full"] = [frame() for _ in range(5)]
+mid = (model.start_ns + model.end_ns) // 2
+widget.set_range_ns(mid, mid + 1_000_000); frame()
+levels["1ms"] = [frame() for _ in range(5)]
+steps = []
+widget.fit_all(); frame()
+for i in range(60):
+    if i % 3 == 0:
+        widget.zoom(0.6)
+    elif i % 3 == 1:
+        widget.pan(0.3)
+    else:
+        widget.pan(-0.1)
+    steps.append(frame())
+levels["pan_zoom"] = steps
+# the peer: the full view again with level-of-detail merging off (every slice becomes a box)
+lod = model.visible
+model.visible = lambda track, a, b, ns_per_px: lod(track, a, b, 1e-3)
+widget.fit_all(); frame()
+peer = [frame() for _ in range(3)]
+model.visible = lod
+print(json.dumps({"read_s": t1 - t0, "model_s": t2 - t1, "events": len(cols.ev_ts),
+                  "model_bytes": model_bytes, "levels": levels, "peer_full": peer}))
+"""
+
+
+def _trace(events: int) -> Path:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"synthetic_{events}_seed1.fxt"
+    if not path.exists():
+        sys.path.insert(0, str(ROOT))
+        from core.synthetic_trace import write_trace
+
+        write_trace(path, events, seed=1)
+    return path
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--events", type=int, default=10_000_000)
+    args = ap.parse_args()
+    path = _trace(args.events)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen", "FXSCOPE_NEW_INSTANCE": "1"}
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(args.events)], capture_output=True,
+                         text=True, env=env, cwd=ROOT)  # fmt: skip
+    if out.returncode != 0:
+        raise SystemExit(f"child failed:\n{out.stderr[-3000:]}")
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"trace: {path.name} ({path.stat().st_size / 1e6:.0f} MB, {r['events']:,} events)")
+    print(f"read_s: {r['read_s']:.2f}")
+    print(f"model_build_s: {r['model_s']:.2f}")
+    print(f"model_bytes_per_event: {r['model_bytes'] / r['events']:.1f}  (reader columns + model tables)")
+    every = []
+    for level, frames in r["levels"].items():
+        every += frames
+        print(f"frame_ms_p50[{level}]: {_pct(frames, 0.5):.1f}  p95: {_pct(frames, 0.95):.1f}")
+    print(f"frame_ms_p50: {_pct(every, 0.5):.1f}")
+    print(f"frame_ms_p95: {_pct(every, 0.95):.1f}")
+    full, peer = _pct(r["levels"]["full"], 0.5), _pct(r["peer_full"], 0.5)
+    print(f"peer_frame_ms_full_without_lod: {peer:.1f}  (ratio {peer / max(full, 1e-9):.1f}x)")
+    t = time.perf_counter()
+    shot = subprocess.run([sys.executable, "-m", "app", "screenshot", "-o", str(CACHE / "demo.png")],
+                          capture_output=True, text=True, env=env, cwd=ROOT)  # fmt: skip
+    if shot.returncode != 0:
+        raise SystemExit(f"screenshot failed: {shot.stderr[-2000:]}")
+    print(f"first_frame_s: {time.perf_counter() - t:.2f}  (fxscope screenshot of the demo, whole process)")
+
+
+if __name__ == "__main__":
+    main()
