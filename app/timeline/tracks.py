@@ -41,6 +41,23 @@ def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h
     painter.drawRects(*rects.drawargs())
 
 
+def _merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Boxes of one colour on one row that touch or overlap (within half a pixel) become one box: the
+    same pixels with fewer rectangles to fill (zoomed out, runs of merged buckets are the common case)."""
+    if len(x) < 2:
+        return x, y, w
+    order = np.lexsort((x, y))
+    x, y, w = x[order], y[order], w[order]
+    new_row = np.r_[True, y[1:] != y[:-1]]
+    # running right edge within each row: rows are shifted apart so that the running max never crosses
+    # from one row into the next (pixel coordinates are clipped to [-10, 1e7] by the caller)
+    offset = (np.cumsum(new_row) - 1) * 4e7
+    right = np.maximum.accumulate(x + w + offset) - offset
+    first = np.flatnonzero(new_row | np.r_[True, x[1:] > right[:-1] + 0.5])
+    run_right = np.maximum.reduceat(x + w, first)
+    return x[first], y[first], run_right - x[first]
+
+
 def colour_index(name: str) -> int:
     return zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
 
@@ -57,8 +74,12 @@ class SliceTrackItem(pg.GraphicsObject):
         self.selected_row = -1
         # colour index per slice name id, computed once per name (names are few)
         names = model.slices.name[track.lo : track.hi]
-        uniq = np.unique(names)
-        self._colour_of = {int(n): colour_index(model.strings[n] if 0 <= n < len(model.strings) else "") for n in uniq}
+        # colour index per slice name id, computed once per name (names are few), looked up by searchsorted
+        self._name_ids = np.unique(names)
+        self._name_colours = np.array(
+            [colour_index(model.strings[n] if 0 <= n < len(model.strings) else "") for n in self._name_ids.tolist()],
+            np.int64,
+        )
         self._font = QFont()
         self._font.setPointSizeF(8.0)
         self._metrics = QFontMetrics(self._font)
@@ -105,12 +126,14 @@ class SliceTrackItem(pg.GraphicsObject):
         top = (self.y0 + vis.depth * ROW_HEIGHT) * sy + dy
         height = ROW_FILL * ROW_HEIGHT * sy
         names = self.model.slices.name[vis.rows]
-        colours = np.array([self._colour_of.get(int(n), 0) for n in names], np.int64)
+        pos = np.searchsorted(self._name_ids, names).clip(0, max(len(self._name_ids) - 1, 0))
+        colours = self._name_colours[pos] if len(self._name_colours) else np.zeros(len(names), np.int64)
         colours[vis.count > 1] = -1
         for c in np.unique(colours).tolist():
             idx = np.flatnonzero(colours == c)
+            x, y, w = _merge_touching(left[idx], top[idx], width[idx])
             painter.setBrush(_MERGED_BRUSH if c < 0 else _BRUSHES[c])
-            draw_rects(painter, left[idx], top[idx], width[idx], height)
+            draw_rects(painter, x, y, w, height)
         if self.selected_row >= 0:
             sel = np.flatnonzero(vis.rows == self.selected_row)
             if len(sel):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.trace.lod import SlicePyramid
 from core.trace.slices import SliceTable, build_slices
 from formats.fxt.columns import EventKind, FxtColumns
 
@@ -32,6 +33,8 @@ class ThreadTrack:
     #: per depth: rows of this track at that depth, sorted by start, and the running max of their ends
     by_depth: list[np.ndarray] = field(default_factory=list)
     end_max: list[np.ndarray] = field(default_factory=list)
+    #: lane number of depth 0 in the model's :class:`~core.trace.lod.SlicePyramid` (set when it is built)
+    lane_base: int = 0
 
 
 @dataclass
@@ -66,6 +69,7 @@ class TraceModel:
         self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns)
         self._names = self._object_names()
         self.processes = self._build_tracks()
+        self._pyramid: SlicePyramid | None = None
 
     # ------------------------------------------------------------------ construction
     def _object_names(self) -> dict[tuple[int, int], str]:
@@ -110,13 +114,34 @@ class TraceModel:
         return [t for group in self.processes for t in group.tracks]
 
     # ------------------------------------------------------------------ queries
+    @property
+    def pyramid(self) -> SlicePyramid:
+        """Precomputed per-pixel summaries of every (thread, depth) lane (built on first use)."""
+        if self._pyramid is None:
+            s = self.slices
+            lane = np.zeros(len(s), np.int32)
+            base = 0
+            for track in self.tracks:
+                track.lane_base = base
+                lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
+                base += track.max_depth + 1
+            self._pyramid = SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns)
+        return self._pyramid
+
     def visible(self, track: ThreadTrack, t0: int, t1: int, ns_per_px: float) -> VisibleSlices:
         """Slices of ``track`` overlapping [t0, t1), with slices under one pixel merged per pixel bucket.
 
         Like Perfetto's per-depth summaries, a bucket keeps its longest slice (for the colour and the click)
         and the number of slices it stands for, so a frame draws at most ~width boxes per depth whatever the
-        zoom level.
+        zoom level. Zoomed out, the summaries come precomputed from :attr:`pyramid`; zoomed in past its
+        finest level, the few slices in the window are merged here.
         """
+        level = self.pyramid.level_for(ns_per_px) if len(self.slices) else None
+        if level is not None:
+            parts = [self.pyramid.query(level, track.lane_base + d, t0, t1) for d in range(track.max_depth + 1)]
+            depth = np.concatenate([np.full(len(p[0]), d, np.uint16) for d, p in enumerate(parts)])
+            rows, count, start, end = (np.concatenate([p[k] for p in parts]) for k in range(4))
+            return VisibleSlices(rows.astype(np.int64), depth, count, start.astype(np.int64), end.astype(np.int64))
         s = self.slices
         out_rows, out_depth, out_count, out_start, out_end = [], [], [], [], []
         bucket = max(ns_per_px, 1.0)
