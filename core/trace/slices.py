@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.trace.segments import segmented_cumsum, segmented_running_min
 from formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
@@ -97,8 +98,8 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None) -> SliceTable:
     # Per-thread running depth with reflection at zero: an end at an empty stack is unmatched.
     starts = np.flatnonzero(np.r_[True, m_thread[1:] != m_thread[:-1]])
     seg_id = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(m_thread)]))
-    raw = _segmented_cumsum(m_delta, starts, seg_id)
-    run_min = _segmented_running_min(raw, starts, seg_id)
+    raw = segmented_cumsum(m_delta, starts, seg_id)
+    run_min = segmented_running_min(raw, starts, seg_id)
     prev_min = np.where(np.r_[True, m_thread[1:] != m_thread[:-1]], 0, np.r_[0, run_min[:-1]])
     prev_min = np.minimum(prev_min, 0)
     unmatched = (m_delta < 0) & (raw < prev_min)
@@ -162,19 +163,6 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None) -> SliceTable:
         parent=parent,
         self_dur=np.maximum(dur - child_total, 0),
     )
-
-
-def _segmented_cumsum(values: np.ndarray, starts: np.ndarray, seg_id: np.ndarray) -> np.ndarray:
-    total = np.cumsum(values)
-    base = np.r_[0, total[starts[1:] - 1]] if len(starts) else np.zeros(0, np.int64)
-    return total - base[seg_id]
-
-
-def _segmented_running_min(values: np.ndarray, starts: np.ndarray, seg_id: np.ndarray) -> np.ndarray:
-    # Shift each segment far below the previous ones so a global running minimum restarts per segment.
-    span = int(np.abs(values).max(initial=0)) * 2 + 2
-    offset = (len(starts) - seg_id).astype(np.int64) * span
-    return np.minimum.accumulate(values + offset) - offset
 
 
 def _rank_from_end(groups: np.ndarray) -> np.ndarray:
