@@ -21,6 +21,23 @@ from core.trace.model import TraceModel
 PROCESS_HEADER_ROWS = 1.0
 
 
+class TimelineViewBox(pg.ViewBox):
+    """Drag pans (pyqtgraph's own); Shift+drag measures between two points, snapping to slice edges."""
+
+    def __init__(self, timeline: TimelineWidget) -> None:
+        super().__init__()
+        self.timeline = timeline
+
+    def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph API
+        if ev.button() == Qt.MouseButton.LeftButton and ev.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            ev.accept()
+            a = self.mapSceneToView(ev.buttonDownScenePos())
+            b = self.mapSceneToView(ev.scenePos())
+            self.timeline.measure(a.x(), b.x(), a.y(), final=ev.isFinish())
+            return
+        super().mouseDragEvent(ev, axis)
+
+
 class TimeGridItem(pg.GraphicsObject):
     """Light vertical lines at the bottom axis' ticks, drawn in one call, under the tracks."""
 
@@ -81,7 +98,7 @@ class TimelineWidget(QWidget):
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(background="w", viewBox=TimelineViewBox(self))
         self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         layout = QVBoxLayout(self)
@@ -129,6 +146,9 @@ class TimelineWidget(QWidget):
         self.fit_all()
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.selected_row = -1
+        self.measure_region = None
+        self.measure_label = None
+        self.measured: tuple[int, int] | None = None
         vb.sigXRangeChanged.connect(self._sync_overview)
         self.region.sigRegionChanged.connect(self._overview_moved)
         self._sync_overview()
@@ -231,6 +251,51 @@ class TimelineWidget(QWidget):
             menu.addAction("Pin track to the top", lambda: self.pin(lane.key))
         menu.addAction("Pin the whole process", lambda: self.pin_process(lane.pid))
         menu.popup(screen_pos)
+
+    # ------------------------------------------------------------------ measuring
+    SNAP_PX = 8
+
+    def snap(self, x_s: float, y_rows: float) -> float:
+        """``x_s`` moved to the nearest slice start or end of the lane under ``y_rows`` within SNAP_PX
+        pixels (Perfetto's measure does not snap; edges are what one measures between)."""
+        lane = self.lane_at(y_rows)
+        vb = self.plot.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        tol = self.SNAP_PX * (x1 - x0) / max(vb.width(), 1.0)
+        if lane is None or not hasattr(lane.item, "track"):
+            return x_s
+        track = lane.item.track
+        s = self.model.slices
+        t = self.model.start_ns + x_s * 1e9
+        best, best_d = x_s, tol
+        for rows in track.by_depth:
+            i = int(np.searchsorted(s.ts[rows], t))
+            for j in (i - 1, i):
+                if 0 <= j < len(rows):
+                    r = int(rows[j])
+                    for edge in (int(s.ts[r]), int(s.ts[r] + s.dur[r])):
+                        d = abs(edge - t) / 1e9
+                        if d < best_d:
+                            best, best_d = (edge - self.model.start_ns) / 1e9, d
+        return best
+
+    def measure(self, xa: float, xb: float, y_rows: float, final: bool = True) -> tuple[int, int]:
+        """Show the span between two view x positions (snapped); returns it in ns (start, end)."""
+        a, b = sorted((self.snap(xa, y_rows), self.snap(xb, y_rows)))
+        if self.measure_region is None:
+            self.measure_region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 170, 0, 45),
+                                                      pen=pg.mkPen("#e08a00"))  # fmt: skip
+            self.measure_label = pg.TextItem(color="#8a5300", anchor=(0.5, 1.0))
+            self.plot.addItem(self.measure_region, ignoreBounds=True)
+            self.plot.addItem(self.measure_label, ignoreBounds=True)
+        self.measure_region.setRegion((a, b))
+        start, end = self.model.start_ns + round(a * 1e9), self.model.start_ns + round(b * 1e9)
+        from app.timeline.details import format_ns
+
+        self.measure_label.setText(f"Δ {format_ns(end - start)}")
+        self.measure_label.setPos((a + b) / 2, y_rows)
+        self.measured = (start, end)
+        return start, end
 
     # ------------------------------------------------------------------ overview strip
     OVERVIEW_BINS = 1000

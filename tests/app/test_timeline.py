@@ -135,3 +135,26 @@ def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
     assert timeline.headers[0][1] != "pinned"
     timeline.pin_process(second.pid)
     assert [k for k in timeline.pinned] == [lane.key for lane in second.lanes]
+
+
+def test_measure_snaps_to_slice_edges(window) -> None:
+    timeline = window.current_tab().timeline
+    model = timeline.model
+    lane = timeline.groups[0].lanes[0]
+    track = lane.item.track
+    s = model.slices
+    row = int(track.by_depth[0][3])
+    start, end = int(s.ts[row]), int(s.ts[row] + s.dur[row])
+    timeline.set_range_ns(start - 4 * (end - start), end + 4 * (end - start))
+    (x0, x1), _ = timeline.plot.getViewBox().viewRange()
+    px = (x1 - x0) / timeline.plot.getViewBox().width()
+    o = model.start_ns
+    y = lane.item.y0 + 0.4
+    # two points a few pixels off the slice's edges snap onto them exactly
+    got = timeline.measure((start - o) / 1e9 - 3 * px, (end - o) / 1e9 + 2 * px, y)
+    assert got == (start, end)
+    assert timeline.measure_label.toPlainText().startswith("Δ ")
+    # far from any edge: no snapping
+    a = (start - o) / 1e9 - 30 * px
+    got = timeline.measure(a, (end - o) / 1e9, y)
+    assert got[1] == end and abs(got[0] - (o + round(a * 1e9))) <= 1
