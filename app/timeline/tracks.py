@@ -62,32 +62,32 @@ def colour_index(name: str) -> int:
     return zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
 
 
-class SliceTrackItem(pg.GraphicsObject):
-    """Draws the slices of one thread track between rows ``y0`` and ``y0 + depth count``."""
+class BoxTrackItem(pg.GraphicsObject):
+    """Common drawing of coloured, labelled boxes in rows (slices, async spans): one drawRects per colour,
+    in pixel coordinates from a local time origin; subclasses say which boxes a frame has."""
 
-    def __init__(self, model: TraceModel, track: ThreadTrack, y0: float) -> None:
+    def __init__(self, model: TraceModel, y0: float) -> None:
         super().__init__()
         self.model = model
-        self.track = track
         self.y0 = y0
         self.origin = model.start_ns
         self.selected_row = -1
-        # colour index per slice name id, computed once per name (names are few)
-        names = model.slices.name[track.lo : track.hi]
-        # colour index per slice name id, computed once per name (names are few), looked up by searchsorted
-        self._name_ids = np.unique(names)
-        self._name_colours = np.array(
-            [colour_index(model.strings[n] if 0 <= n < len(model.strings) else "") for n in self._name_ids.tolist()],
-            np.int64,
-        )
         self._font = QFont()
         self._font.setPointSizeF(8.0)
         self._metrics = QFontMetrics(self._font)
         self.last_drawn = 0  # boxes drawn in the last paint (tests and benchmarks read it)
+        self._name_ids = np.zeros(0, np.int64)
+        self._name_colours = np.zeros(0, np.int64)
 
-    @property
-    def rows(self) -> int:
-        return self.track.max_depth + 1
+    def _set_names(self, names: np.ndarray) -> None:
+        """Colour index per name id, computed once per distinct name (names are few)."""
+        self._name_ids = np.unique(names)
+        strings = self.model.strings
+        self._name_colours = np.array(
+            [colour_index(strings[n] if 0 <= n < len(strings) else "") for n in self._name_ids.tolist()], np.int64
+        )
+
+    rows = 1
 
     def set_y(self, y0: float) -> None:
         if y0 != self.y0:
@@ -98,6 +98,13 @@ class SliceTrackItem(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         span = (self.model.end_ns - self.model.start_ns) / 1e9
         return QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT)
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        """(rows, row index within the track, count, start ns, end ns, name ids) visible in [t0, t1)."""
+        raise NotImplementedError
+
+    def label(self, row: int) -> str:
+        raise NotImplementedError
 
     def paint(self, painter: QPainter, *args: object) -> None:
         vb = self.getViewBox()
@@ -111,45 +118,40 @@ class SliceTrackItem(pg.GraphicsObject):
         ns_per_px = 1e9 / sx
         t0 = self.origin + int(x0 * 1e9)
         t1 = self.origin + int(x1 * 1e9) + 1
-        vis = self.model.visible(self.track, t0, t1, ns_per_px)
-        self.last_drawn = len(vis.rows)
-        if len(vis.rows) == 0:
+        rows, level, count, start, end, names = self.boxes(t0, t1, ns_per_px)
+        self.last_drawn = len(rows)
+        if len(rows) == 0:
             return
         painter.save()
         painter.resetTransform()
         painter.setPen(Qt.PenStyle.NoPen)
-        left = (vis.start - self.origin) / 1e9 * sx + dx
-        right = (vis.end - self.origin) / 1e9 * sx + dx
-        left = np.clip(left, -10.0, 1e7)
-        right = np.clip(right, -10.0, 1e7)
+        left = np.clip((start - self.origin) / 1e9 * sx + dx, -10.0, 1e7)
+        right = np.clip((end - self.origin) / 1e9 * sx + dx, -10.0, 1e7)
         width = np.maximum(right - left, 1.0)
-        top = (self.y0 + vis.depth * ROW_HEIGHT) * sy + dy
+        top = (self.y0 + level * ROW_HEIGHT) * sy + dy
         height = ROW_FILL * ROW_HEIGHT * sy
-        names = self.model.slices.name[vis.rows]
         pos = np.searchsorted(self._name_ids, names).clip(0, max(len(self._name_ids) - 1, 0))
         colours = self._name_colours[pos] if len(self._name_colours) else np.zeros(len(names), np.int64)
-        colours[vis.count > 1] = -1
+        colours[count > 1] = -1
         for c in np.unique(colours).tolist():
             idx = np.flatnonzero(colours == c)
             x, y, w = _merge_touching(left[idx], top[idx], width[idx])
             painter.setBrush(_MERGED_BRUSH if c < 0 else _BRUSHES[c])
             draw_rects(painter, x, y, w, height)
         if self.selected_row >= 0:
-            sel = np.flatnonzero(vis.rows == self.selected_row)
+            sel = np.flatnonzero(rows == self.selected_row)
             if len(sel):
                 i = int(sel[0])
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.setPen(QPen(QColor("#111111"), 2.0))
                 painter.drawRect(QRectF(float(left[i]), float(top[i]), float(width[i]), height))
                 painter.setPen(Qt.PenStyle.NoPen)
-        # labels where a slice is wide enough to say something
+        # labels where a box is wide enough to say something
         if height >= 10:
             painter.setFont(self._font)
             painter.setPen(QPen(QColor("#ffffff")))
-            for i in np.flatnonzero((width > 24) & (vis.count == 1)).tolist():
-                text = self._metrics.elidedText(
-                    self.model.name_of(int(vis.rows[i])), Qt.TextElideMode.ElideRight, int(width[i]) - 4
-                )
+            for i in np.flatnonzero((width > 24) & (count == 1)).tolist():
+                text = self._metrics.elidedText(self.label(int(rows[i])), Qt.TextElideMode.ElideRight, int(width[i]) - 4)
                 if text:
                     painter.drawText(
                         QRectF(float(left[i]) + 2, float(top[i]), float(width[i]) - 4, height),
@@ -157,3 +159,64 @@ class SliceTrackItem(pg.GraphicsObject):
                         text,
                     )
         painter.restore()
+
+
+class SliceTrackItem(BoxTrackItem):
+    """Draws the slices of one thread track between rows ``y0`` and ``y0 + depth count``."""
+
+    def __init__(self, model: TraceModel, track: ThreadTrack, y0: float) -> None:
+        super().__init__(model, y0)
+        self.track = track
+        self._set_names(model.slices.name[track.lo : track.hi])
+
+    @property
+    def rows(self) -> int:
+        return self.track.max_depth + 1
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        vis = self.model.visible(self.track, t0, t1, ns_per_px)
+        return vis.rows, vis.depth, vis.count, vis.start, vis.end, self.model.slices.name[vis.rows]
+
+    def label(self, row: int) -> str:
+        return self.model.name_of(row)
+
+
+class AsyncTrackItem(BoxTrackItem):
+    """The async spans of one process, one row per lane; sub-pixel spans merged per pixel."""
+
+    def __init__(self, model: TraceModel, table, pid: int, lanes: int, y0: float) -> None:
+        super().__init__(model, y0)
+        self.table, self.pid, self.lanes = table, pid, lanes
+        a, b = table.lane_rows(pid, 0)[0], table.lane_rows(pid, lanes - 1)[1]
+        self._set_names(table.name[a:b])
+
+    @property
+    def rows(self) -> int:
+        return self.lanes
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        t = self.table
+        parts = []
+        for lane in range(self.lanes):
+            r = t.rows_in(self.pid, lane, t0, t1)
+            if not len(r):
+                continue
+            st, en = t.start[r], t.end[r]
+            narrow = (en - st) < ns_per_px
+            count = np.ones(len(r), np.int64)
+            if narrow.any():  # one box per pixel for the spans under a pixel: the first, with the count
+                px = ((st - t0) // max(ns_per_px, 1.0)).astype(np.int64)
+                px[~narrow] = -1 - np.arange(int((~narrow).sum()))  # wide spans stay themselves
+                _u, first, counts = np.unique(px, return_index=True, return_counts=True)
+                r, st, en, count = r[first], st[first], en[first], counts.astype(np.int64)
+                en = np.where(count > 1, np.maximum(en, st + int(ns_per_px)), en)
+            parts.append((r, np.full(len(r), lane, np.int64), count, st, en))
+        if not parts:
+            z = np.zeros(0, np.int64)
+            return z, z, z, z, z, z
+        rows, lane, count, st, en = (np.concatenate([p[k] for p in parts]) for k in range(5))
+        return rows, lane, count, st, en, t.name[rows]
+
+    def label(self, row: int) -> str:
+        i = int(self.table.name[row])
+        return self.model.strings[i] if 0 <= i < len(self.model.strings) else "?"

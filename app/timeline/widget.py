@@ -15,7 +15,7 @@ from PySide6.QtCore import QLineF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QVBoxLayout, QWidget
 
-from app.timeline.tracks import ROW_HEIGHT, SliceTrackItem
+from app.timeline.tracks import ROW_HEIGHT, AsyncTrackItem, SliceTrackItem
 from core.trace.model import TraceModel
 
 PROCESS_HEADER_ROWS = 1.0
@@ -120,6 +120,7 @@ class TimelineWidget(QWidget):
         bottom.enableAutoSIPrefix(True)
         self.items: list[SliceTrackItem] = []
         self.groups: list[Group] = []
+        by_pid: dict[int, Group] = {}
         for group in model.processes:
             lanes = []
             for track in group.tracks:
@@ -127,7 +128,15 @@ class TimelineWidget(QWidget):
                 self.plot.addItem(item)
                 self.items.append(item)
                 lanes.append(Lane(("thread", track.thread), track.name, item, group.pid))
-            self.groups.append(Group(group.pid, group.name, lanes))
+            by_pid[group.pid] = Group(group.pid, group.name, lanes)
+        # async spans: one track per process, first in its group (as Perfetto shows them)
+        spans = model.async_spans
+        for pid, n_lanes in spans.tracks():
+            item = AsyncTrackItem(model, spans, pid, n_lanes, 0.0)
+            self.plot.addItem(item)
+            group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
+            group.lanes.insert(0, Lane(("async", pid), "async", item, pid))
+        self.groups = [by_pid[pid] for pid in sorted(by_pid)]
         self.pinned: list[tuple] = []  # lane keys, in pin order, drawn first
         self.headers: list[tuple[float, object]] = []  # (y, group pid or "pinned") of each header row
         left = self.plot.getAxis("left")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.trace.async_spans import AsyncTable, build_async
 from core.trace.lod import SlicePyramid
 from core.trace.slices import SliceTable, build_slices
 from formats.fxt.columns import EventKind, FxtColumns
@@ -70,6 +71,7 @@ class TraceModel:
         self._names = self._object_names()
         self.processes = self._build_tracks()
         self._pyramid: SlicePyramid | None = None
+        self._async: AsyncTable | None = None
 
     # ------------------------------------------------------------------ construction
     def _object_names(self) -> dict[tuple[int, int], str]:
@@ -115,6 +117,13 @@ class TraceModel:
 
     # ------------------------------------------------------------------ queries
     @property
+    def async_spans(self) -> AsyncTable:
+        """Async spans laid out in lanes per process (built on first use)."""
+        if self._async is None:
+            self._async = build_async(self.cols, self.start_ns, self.end_ns)
+        return self._async
+
+    @property
     def pyramid(self) -> SlicePyramid:
         """Precomputed per-pixel summaries of every (thread, depth) lane (built on first use)."""
         if self._pyramid is None:
@@ -138,10 +147,14 @@ class TraceModel:
         """
         level = self.pyramid.level_for(ns_per_px) if len(self.slices) else None
         if level is not None:
-            parts = [self.pyramid.query(level, track.lane_base + d, t0, t1) for d in range(track.max_depth + 1)]
+            parts = [
+                self.pyramid.query(level, track.lane_base + d, t0, t1) for d in range(track.max_depth + 1)
+            ]
             depth = np.concatenate([np.full(len(p[0]), d, np.uint16) for d, p in enumerate(parts)])
             rows, count, start, end = (np.concatenate([p[k] for p in parts]) for k in range(4))
-            return VisibleSlices(rows.astype(np.int64), depth, count, start.astype(np.int64), end.astype(np.int64))
+            return VisibleSlices(
+                rows.astype(np.int64), depth, count, start.astype(np.int64), end.astype(np.int64)
+            )
         s = self.slices
         out_rows, out_depth, out_count, out_start, out_end = [], [], [], [], []
         bucket = max(ns_per_px, 1.0)

@@ -104,8 +104,9 @@ def test_screenshot_draws_slices_where_the_model_says(tmp_path: Path) -> None:
     assert image.width() == 1200 and image.height() == 800
     pixels = np.array([[image.pixelColor(x, y).name() for x in range(0, 1200, 8)] for y in range(0, 800, 8)])
     assert len(np.unique(pixels)) > 5  # not blank
-    # the slice fills the middle third of the plot horizontally on the first track's depth-0 row
-    colours = {image.pixelColor(x, y).name() for x in range(560, 760, 10) for y in range(60, 140, 2)}
+    # the slice fills the middle third of the plot horizontally on the first thread track's depth-0 row
+    # (below the overview strip and the process's async track)
+    colours = {image.pixelColor(x, y).name() for x in range(560, 760, 10) for y in range(50, 400, 2)}
     from app.timeline.tracks import PALETTE, colour_index
 
     assert PALETTE[colour_index(model.name_of(row))] in colours
@@ -123,7 +124,7 @@ def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
     timeline.toggle_group(first.pid)
     assert all(lane.item.isVisible() for lane in first.lanes)
 
-    lane = second.lanes[0]
+    lane = next(lane for lane in second.lanes if lane.key[0] == "thread")
     timeline.pin(lane.key)
     assert timeline.headers[0][1] == "pinned" and lane.item.y0 == 1.0  # right under the pinned header
     track = lane.item.track
@@ -135,12 +136,13 @@ def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
     assert timeline.headers[0][1] != "pinned"
     timeline.pin_process(second.pid)
     assert [k for k in timeline.pinned] == [lane.key for lane in second.lanes]
+    assert timeline.pinned[0][0] == "async"  # the process's async track is pinned with it
 
 
 def test_measure_snaps_to_slice_edges(window) -> None:
     timeline = window.current_tab().timeline
     model = timeline.model
-    lane = timeline.groups[0].lanes[0]
+    lane = next(lane for lane in timeline.groups[0].lanes if lane.key[0] == "thread")
     track = lane.item.track
     s = model.slices
     row = int(track.by_depth[0][3])
