@@ -220,3 +220,51 @@ class AsyncTrackItem(BoxTrackItem):
     def label(self, row: int) -> str:
         i = int(self.table.name[row])
         return self.model.strings[i] if 0 <= i < len(self.model.strings) else "?"
+
+
+class MarkerTrackItem(pg.GraphicsObject):
+    """Points in time (log records, instant events) as thin ticks in one row, one tick per pixel at most."""
+
+    rows = 1
+
+    def __init__(self, model: TraceModel, ts: np.ndarray, y0: float, colour: str = "#6b7a90") -> None:
+        super().__init__()
+        self.model = model
+        self.ts = np.sort(ts)
+        self.y0 = y0
+        self.origin = model.start_ns
+        self._brush = QBrush(QColor(colour))
+        self.last_drawn = 0
+
+    def set_y(self, y0: float) -> None:
+        if y0 != self.y0:
+            self.prepareGeometryChange()
+            self.y0 = y0
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        span = (self.model.end_ns - self.model.start_ns) / 1e9
+        return QRectF(0.0, self.y0, max(span, 1e-9), ROW_HEIGHT)
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        vb = self.getViewBox()
+        if vb is None or not len(self.ts):
+            return
+        (x0, x1), _ = vb.viewRange()
+        tr = painter.transform()
+        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
+        if sx <= 0:
+            return
+        t0, t1 = self.origin + int(x0 * 1e9), self.origin + int(x1 * 1e9) + 1
+        a, b = np.searchsorted(self.ts, [t0, t1])
+        px = np.unique(np.floor((self.ts[a:b] - self.origin) / 1e9 * sx + dx))
+        self.last_drawn = len(px)
+        if not len(px):
+            return
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self._brush)
+        top = self.y0 * sy + dy
+        draw_rects(painter, px - 0.5, np.full(len(px), top), np.full(len(px), 2.0), ROW_FILL * ROW_HEIGHT * sy)
+        painter.restore()

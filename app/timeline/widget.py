@@ -15,7 +15,7 @@ from PySide6.QtCore import QLineF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QVBoxLayout, QWidget
 
-from app.timeline.tracks import ROW_HEIGHT, AsyncTrackItem, SliceTrackItem
+from app.timeline.tracks import ROW_HEIGHT, AsyncTrackItem, MarkerTrackItem, SliceTrackItem
 from core.trace.model import TraceModel
 
 PROCESS_HEADER_ROWS = 1.0
@@ -137,6 +137,16 @@ class TimelineWidget(QWidget):
             group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
             group.lanes.insert(0, Lane(("async", pid), "async", item, pid))
         self.groups = [by_pid[pid] for pid in sorted(by_pid)]
+        # log records: one marker lane per process that logs, after its threads
+        log_pid = model.cols.threads_pid[np.maximum(model.cols.log_thread, 0)] if len(model.cols.log_ts) else []
+        for pid in np.unique(log_pid).tolist():
+            item = MarkerTrackItem(model, model.cols.log_ts[log_pid == pid], 0.0, "#8a5300")
+            self.plot.addItem(item)
+            group = by_pid.get(int(pid))
+            if group is None:
+                group = by_pid[int(pid)] = Group(int(pid), model.process_name(int(pid)), [])
+                self.groups.append(group)
+            group.lanes.append(Lane(("logs", int(pid)), "logs", item, int(pid)))
         self.pinned: list[tuple] = []  # lane keys, in pin order, drawn first
         self.headers: list[tuple[float, object]] = []  # (y, group pid or "pinned") of each header row
         left = self.plot.getAxis("left")

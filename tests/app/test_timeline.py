@@ -160,3 +160,20 @@ def test_measure_snaps_to_slice_edges(window) -> None:
     a = (start - o) / 1e9 - 30 * px
     got = timeline.measure(a, (end - o) / 1e9, y)
     assert got[1] == end and abs(got[0] - (o + round(a * 1e9))) <= 1
+
+
+def test_async_and_log_lanes_draw_what_the_model_has(window, qtbot) -> None:
+    timeline = window.current_tab().timeline
+    model = timeline.model
+    kinds = {lane.key[0] for lane in timeline.lanes()}
+    assert {"thread", "async", "logs"} <= kinds
+    async_pids = {lane.pid for lane in timeline.lanes() if lane.key[0] == "async"}
+    assert async_pids == {pid for pid, _n in model.async_spans.tracks()}
+    timeline.plot.viewport().repaint()
+    for lane in timeline.lanes():
+        if lane.key[0] in ("async", "logs") and lane.item.isVisible():
+            view_top = timeline.plot.getViewBox().viewRange()[1][1]
+            if lane.item.y0 < view_top:
+                assert lane.item.last_drawn > 0, lane.key
+    logs = [lane for lane in timeline.lanes() if lane.key[0] == "logs"]
+    assert sum(len(lane.item.ts) for lane in logs) == len(model.cols.log_ts)
