@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.trace.segments import segment_ids, segment_starts, stack_depths
+from core.trace.segments import pair_searchsorted, segment_ids, segment_starts, stack_depths
 from formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
@@ -219,14 +219,13 @@ def _bind_instants(
     if open_.any():
         b = np.flatnonzero(is_begin)
         level_b = after[b] - 1
-        keys = np.empty(len(b), dtype=[("s", np.int64), ("l", np.int64), ("i", np.int64)])
-        keys["s"], keys["l"], keys["i"] = seg[b], level_b, b  # already sorted: segments, then index...
-        keys = np.sort(keys, order=["s", "l", "i"])
+        lane_key = seg[b] * (int(after.max()) + 1) + level_b  # (key, level), then marker index
+        o = np.lexsort((b, lane_key))
         q = inst[open_]
-        probe = np.empty(len(q), keys.dtype)
-        probe["s"], probe["l"], probe["i"] = seg[q], after[q] - 1, q
-        pos = np.searchsorted(keys, probe, "right") - 1
-        span[open_] = marker_row[keys["i"][np.maximum(pos, 0)]]
+        q_key = seg[q] * (int(after.max()) + 1) + after[q] - 1
+        pos = pair_searchsorted(lane_key[o], b[o], q_key, q, "right") - 1
+        hit = b[o][np.maximum(pos, 0)]
+        span[open_] = marker_row[hit]
     # Fallback: exactly one span with the same id covers the instant's timestamp.
     loose = np.flatnonzero(span < 0)
     if len(loose) and len(span_start):
@@ -249,20 +248,16 @@ def _single_cover(
     m = len(start)
     by_start = np.lexsort((start, span_id))
     by_end = np.lexsort((end, span_id))
-    ks = np.empty(m, dtype=[("i", np.uint64), ("t", np.int64)])
-    ks["i"], ks["t"] = span_id[by_start], start[by_start]
-    ke = np.empty(m, dtype=ks.dtype)
-    ke["i"], ke["t"] = span_id[by_end], end[by_end]
-    probe = np.empty(len(q_id), ks.dtype)
-    probe["i"], probe["t"] = q_id, q_ts
-    first = np.searchsorted(ks["i"], q_id, "left")
-    started = np.searchsorted(ks, probe, "right")  # rows of the id with start <= ts end here
-    ended = np.searchsorted(ke, probe, "left") - np.searchsorted(ke["i"], q_id, "left")  # end < ts
+    s_id, s_start = span_id[by_start], start[by_start]
+    first = np.searchsorted(s_id, q_id, "left")
+    started = pair_searchsorted(s_id, s_start, q_id, q_ts, "right")  # rows of the id with start <= ts
+    e_id = span_id[by_end]
+    ended = pair_searchsorted(e_id, end[by_end], q_id, q_ts, "left") - np.searchsorted(e_id, q_id, "left")
     covering = (started - first) - ended
     # The only covering span is the started one with the latest end: a segmented running argmax.
     end_rank = np.empty(m, np.int64)
     end_rank[np.argsort(end[by_start], kind="stable")] = np.arange(m)
-    group = np.cumsum(np.r_[True, ks["i"][1:] != ks["i"][:-1]]) - 1
+    group = np.cumsum(np.r_[True, s_id[1:] != s_id[:-1]]) - 1
     val = np.maximum.accumulate(group * (m + 1) + end_rank)
     pos_of_rank = np.empty(m, np.int64)
     pos_of_rank[end_rank] = np.arange(m)

@@ -1,0 +1,222 @@
+"""Flow arrows: flow begin/step/end events bound to thread slices and chained into links, vectorized.
+
+The rules are the FXT spec's (Part 3, E4), which is what Perfetto's importer does:
+
+- **Binding.** Every flow event binds to the innermost slice open on its own thread at its timestamp
+  (``start <= ts <= end``; at a shared timestamp, a slice whose begin record comes after the flow event in
+  the file has not started yet). One with no enclosing slice is dropped and counted in
+  :attr:`FlowTable.unbound`.
+- **Key** = (process koid of the event's thread, flow correlation id). Events are replayed in timestamp
+  order (ties in file order). A begin with no active flow of its key starts one at its slice; a second
+  begin while the key is active is ignored (the first binding is kept). A step links the previous slice
+  of the flow to its slice, which becomes the source of the next link; an end links and retires the key.
+- **Cross-process flows.** A step/end whose process has begun no flow with that id (so far) joins the
+  flow with that id begun in another process, if flows with that id have so far been begun in exactly
+  one process; with more than one it is ambiguous and dropped.
+- Each link points from the earlier slice to the later one (by slice start). The spec's drawing anchors
+  are :meth:`FlowTable.anchors`: a link leaves where its source slice ends and arrives where its
+  destination slice begins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
+from core.trace.slices import SliceTable
+from formats.fxt.columns import EventKind, FxtColumns
+
+
+@dataclass
+class FlowTable:
+    """One row per link, sorted by (src_slice, src_ts)."""
+
+    src_slice: np.ndarray  # int32 row of the SliceTable
+    dst_slice: np.ndarray  # int32
+    id: np.ndarray  # uint64 flow correlation id
+    src_ts: np.ndarray  # int64 ns of the flow event bound to the source slice
+    dst_ts: np.ndarray  # int64 ns of the flow event bound to the destination slice
+    src_event: np.ndarray  # int32 event rows of those flow events
+    dst_event: np.ndarray
+    #: flow events with no enclosing slice on their thread (dropped)
+    unbound: int = 0
+    #: other dropped events: "without_start" (step/end with no active flow), "ambiguous" (the id was begun
+    #: in several processes), "duplicate_begin" (begin of an active key, ignored)
+    dropped: dict[str, int] = field(default_factory=dict)
+    _by_dst: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_dst = np.argsort(self.dst_slice, kind="stable")
+
+    def __len__(self) -> int:
+        return len(self.src_slice)
+
+    def outgoing(self, slice_row: int) -> np.ndarray:
+        """Link rows whose source is ``slice_row``."""
+        lo, hi = np.searchsorted(self.src_slice, [slice_row, slice_row + 1])
+        return np.arange(lo, hi)
+
+    def incoming(self, slice_row: int) -> np.ndarray:
+        """Link rows whose destination is ``slice_row``."""
+        dst = self.dst_slice[self._by_dst]
+        lo, hi = np.searchsorted(dst, [slice_row, slice_row + 1])
+        return self._by_dst[lo:hi]
+
+    def anchors(self, slices: SliceTable) -> tuple[np.ndarray, np.ndarray]:
+        """(ns where each link leaves, ns where it arrives): source slice end, destination slice start."""
+        src = self.src_slice.astype(np.int64)
+        return slices.ts[src] + slices.dur[src], slices.ts[self.dst_slice.astype(np.int64)]
+
+
+def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event: np.ndarray) -> np.ndarray:
+    """Row of the innermost slice of ``thread`` open at ``ts`` for each query (event row ``event``), or -1.
+
+    The slice of the thread with the latest start <= ts is the innermost candidate; slices are properly
+    nested, so if it ended before ts the answer is among its ancestors (walked up, vectorized, once per
+    level of depth at most).
+    """
+    n = len(ts)
+    if n == 0 or len(slices) == 0:
+        return np.full(n, -1, np.int64)
+    cand = pair_searchsorted(slices.thread, slices.ts, thread, ts, "right") - 1
+    s_thread, s_ts, s_event = slices.thread, slices.ts, slices.event
+    # same timestamp, but the slice's begin record comes later in the file: not open yet
+    while True:
+        c = np.maximum(cand, 0)
+        late = (cand >= 0) & (s_thread[c] == thread) & (s_ts[c] == ts) & (s_event[c] > event)
+        if not late.any():
+            break
+        cand[late] -= 1
+    c = np.maximum(cand, 0)
+    cand[(cand < 0) | (s_thread[c] != thread)] = -1
+    end = slices.ts + slices.dur
+    todo = np.flatnonzero(cand >= 0)
+    while len(todo):
+        ended = end[cand[todo]] < ts[todo]
+        todo = todo[ended]
+        cand[todo] = slices.parent[cand[todo]]
+        todo = todo[cand[todo] >= 0]
+    return cand
+
+
+def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
+    """Bind and chain the flow events of ``cols`` (see the module docstring)."""
+    kind = cols.ev_kind
+    sel = np.flatnonzero((kind >= EventKind.FLOW_BEGIN) & (kind <= EventKind.FLOW_END))
+    sel = sel[np.lexsort((sel, cols.ev_ts[sel]))]  # timestamp order, ties in file order
+    ts = cols.ev_ts[sel]
+    thread = cols.ev_thread[sel].astype(np.int64)
+    bound = bind_to_slices(slices, thread, ts, sel)
+    unbound = int((bound < 0).sum())
+    keep = bound >= 0
+    sel, ts, thread, bound = sel[keep], ts[keep], thread[keep], bound[keep]
+    k = kind[sel]
+    fid = cols.ev_data[sel]
+    pid = np.where(thread >= 0, cols.threads_pid[np.maximum(thread, 0)] if len(cols.threads_pid) else 0, 0)
+    pid = pid.astype(np.uint64)
+    pos = np.arange(len(sel))
+
+    key_pid, ambiguous, no_start = _key_process(pid, fid, k, pos)
+    live = ~(ambiguous | no_start)
+    dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
+    idx = np.flatnonzero(live)
+    o = np.lexsort((idx, fid[idx], key_pid[idx]))  # by key, then time order (pos)
+    idx = idx[o]
+    g_pid, g_id, g_k = key_pid[idx], fid[idx], k[idx]
+    m = len(idx)
+    if m == 0:
+        return _empty(unbound, dropped)
+    starts = np.flatnonzero(np.r_[True, (g_pid[1:] != g_pid[:-1]) | (g_id[1:] != g_id[:-1])])
+    seg = segment_ids(starts, m)
+    is_b, is_s, is_e = g_k == EventKind.FLOW_BEGIN, g_k == EventKind.FLOW_STEP, g_k == EventKind.FLOW_END
+    # A flow is active after a begin until an end; begins while active are ignored, so the begin that
+    # counts is the first one after the last end; the source of a link is the last step after it, or it.
+    last_e = ffill_index(is_e, starts, seg)
+    from_ = np.where(last_e >= 0, last_e + 1, starts[seg])  # <= the row itself: within the segment
+    begin = bfill_index(is_b, starts, seg)[from_]
+    active = (begin >= 0) & (begin < np.arange(m))
+    last_s = ffill_index(is_s, starts, seg)
+    src = np.where(last_s > begin, last_s, begin)
+    link = (is_s | is_e) & active
+    dropped["without_start"] += int(((is_s | is_e) & ~active).sum())
+    dropped["duplicate_begin"] = int((is_b & active).sum())
+
+    a, b = idx[src[link]], idx[np.flatnonzero(link)]
+    s_slice, d_slice = bound[a], bound[b]
+    swap = slices.ts[s_slice] > slices.ts[d_slice]
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    order = np.lexsort((ts[a], bound[a]))
+    a, b = a[order], b[order]
+    return FlowTable(
+        src_slice=bound[a].astype(np.int32),
+        dst_slice=bound[b].astype(np.int32),
+        id=fid[a].astype(np.uint64),
+        src_ts=ts[a],
+        dst_ts=ts[b],
+        src_event=sel[a].astype(np.int32),
+        dst_event=sel[b].astype(np.int32),
+        unbound=unbound,
+        dropped=dropped,
+    )
+
+
+def _key_process(
+    pid: np.ndarray, fid: np.ndarray, k: np.ndarray, pos: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Process part of each event's flow key, with the cross-process rule for steps and ends.
+
+    Returns (key pid, ambiguous, no start): a step/end at position ``pos`` keeps its own process if that
+    process began a flow with its id before; else it takes the one process that did, if exactly one did.
+    """
+    key_pid = pid.copy()
+    n = len(pid)
+    ambiguous = np.zeros(n, bool)
+    no_start = np.zeros(n, bool)
+    begins = np.flatnonzero(k == EventKind.FLOW_BEGIN)
+    follow = np.flatnonzero(k != EventKind.FLOW_BEGIN)
+    if len(follow) == 0:
+        return key_pid, ambiguous, no_start
+    if len(begins) == 0:
+        no_start[follow] = True
+        return key_pid, ambiguous, no_start
+    big = np.iinfo(np.int64).max
+    # first begin position of every (id, pid)
+    ob = begins[
+        np.lexsort((pos[begins], pid[begins].view(np.int64), fid[begins]))
+    ]  # (int64 order: see below)
+    pairs = ob[np.r_[True, (fid[ob][1:] != fid[ob][:-1]) | (pid[ob][1:] != pid[ob][:-1])]]
+    p_id, p_pid, p_pos = fid[pairs], pid[pairs], pos[pairs]
+    # own process: first begin of (id, pid)
+    j = np.minimum(
+        pair_searchsorted(p_id, p_pid.view(np.int64), fid[follow], pid[follow].view(np.int64)), len(pairs) - 1
+    )
+    has_own = (p_id[j] == fid[follow]) & (p_pid[j] == pid[follow])
+    own_first = np.where(has_own, p_pos[j], big)
+    # per id: the first begins of the earliest and of the second earliest process
+    by_time = np.lexsort((p_pos, p_id))
+    t_id, t_pid, t_pos = p_id[by_time], p_pid[by_time], p_pos[by_time]
+    head = np.flatnonzero(np.r_[True, t_id[1:] != t_id[:-1]])
+    second = head + 1
+    pos2 = np.where(second < np.r_[head[1:], len(t_id)], t_pos[np.minimum(second, len(t_id) - 1)], big)
+    h = np.minimum(np.searchsorted(t_id[head], fid[follow]), len(head) - 1)
+    known = t_id[head][h] == fid[follow]
+    pos1 = np.where(known, t_pos[head][h], big)
+    pid1 = t_pid[head][h]
+    p2 = np.where(known, pos2[h], big)
+    at = pos[follow]
+    own = own_first < at
+    other = ~own & (pos1 < at) & (p2 >= at)
+    key_pid[follow[other]] = pid1[other]
+    ambiguous[follow[~own & (pos1 < at) & (p2 < at)]] = True
+    no_start[follow[~own & ~(pos1 < at)]] = True
+    return key_pid, ambiguous, no_start
+
+
+def _empty(unbound: int, dropped: dict[str, int]) -> FlowTable:
+    i32, i64 = np.zeros(0, np.int32), np.zeros(0, np.int64)
+    dropped.setdefault("duplicate_begin", 0)
+    return FlowTable(
+        i32, i32.copy(), np.zeros(0, np.uint64), i64, i64.copy(), i32.copy(), i32.copy(), unbound, dropped
+    )
