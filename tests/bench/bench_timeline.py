@@ -47,8 +47,8 @@ def nbytes(obj, seen):
     if id(obj) in seen:
         return 0
     seen.add(id(obj))
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes if obj.base is None or not isinstance(obj.base, np.ndarray) else 0
+    if isinstance(obj, np.ndarray):  # owned memory only: views, and arrays over the mapped file, are not
+        return obj.nbytes if obj.flags.owndata else 0
     if isinstance(obj, (list, tuple)):
         return sum(nbytes(o, seen) for o in obj)
     if isinstance(obj, dict):
@@ -129,7 +129,7 @@ def main() -> None:
     print(f"trace: {path.name} ({path.stat().st_size / 1e6:.0f} MB, {r['events']:,} events)")
     print(f"read_s: {r['read_s']:.2f}")
     print(f"model_build_s: {r['model_s']:.2f}")
-    print(f"model_bytes_per_event: {r['model_bytes'] / r['events']:.1f}  (reader columns + model tables)")
+    print(f"model_bytes_per_event: {r['model_bytes'] / r['events']:.1f}  (reader columns + model tables, owned memory)")
     every = []
     for level, frames in r["levels"].items():
         every += frames
