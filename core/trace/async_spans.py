@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.trace.segments import pair_searchsorted, segment_ids, segment_starts, stack_depths
+from core.trace.threads import thread_pids
 from formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
@@ -153,8 +154,7 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
     s_event = ev[s_marker]
     s_end_event = np.r_[np.where(closed, ev[np.maximum(e_idx, 0)], -1), ev[u_idx]]
     thread = cols.ev_thread[s_event]
-    pid = np.where(thread >= 0, cols.threads_pid[np.maximum(thread, 0)] if len(cols.threads_pid) else 0, 0)
-    pid = pid.astype(np.uint64)
+    pid = thread_pids(cols, thread)
 
     # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
     o1 = np.lexsort((s_event, -(s_end - s_start), s_start, pid))

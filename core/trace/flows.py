@@ -26,6 +26,7 @@ import numpy as np
 
 from core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from core.trace.slices import SliceTable
+from core.trace.threads import thread_pids
 from formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -114,8 +115,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
     sel, ts, thread, bound = sel[keep], ts[keep], thread[keep], bound[keep]
     k = kind[sel]
     fid = cols.ev_data[sel]
-    pid = np.where(thread >= 0, cols.threads_pid[np.maximum(thread, 0)] if len(cols.threads_pid) else 0, 0)
-    pid = pid.astype(np.uint64)
+    pid = thread_pids(cols, thread)
     pos = np.arange(len(sel))
 
     key_pid, ambiguous, no_start = _key_process(pid, fid, k, pos)

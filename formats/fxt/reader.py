@@ -156,6 +156,27 @@ def _ticks_to_ns(ticks: np.ndarray, runs: list[tuple[int, int, int]]) -> np.ndar
     return out
 
 
+def intern_streams(raw64: np.ndarray, tables: ProviderTables, word_off: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Global string ids of inline streams (word offset, byte length), deduplicated by content without a
+    loop per stream: one decode per distinct content."""
+    out = np.zeros(len(lengths), np.int64)  # length 0 -> "" (id 0)
+    nw = (lengths + 7) >> 3
+    for width in sorted(set(nw[nw > 0].tolist())):
+        sel = np.flatnonzero(nw == width)
+        mat = raw64[word_off[sel][:, None] + np.arange(width)]
+        rem = (lengths[sel] & 7).astype(np.uint64)
+        mask = np.where(rem == 0, _U(0xFFFFFFFFFFFFFFFF), (_U(1) << (rem * _U(8))) - _U(1))
+        mat[:, -1] &= mask
+        key = np.column_stack([lengths[sel].astype(np.uint64), mat])
+        uniq, inv = np.unique(key, axis=0, return_inverse=True)
+        gids = np.array(
+            [tables.intern(decode_text(row[1:].astype("<u8").tobytes()[: int(row[0])])) for row in uniq],
+            dtype=np.int64,
+        )
+        out[sel] = gids[inv.reshape(-1)]
+    return out
+
+
 class _Decoder:
     def __init__(self, words: np.ndarray, raw: np.ndarray, path: str, big: bool, nbytes: int) -> None:
         self.w = words
@@ -504,23 +525,7 @@ class _Decoder:
         self._seg_tps = np.asarray(t.seg_tps, np.int64)
 
     def _intern_streams(self, word_off: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Global string ids of inline streams, deduplicated by content without a loop per stream."""
-        out = np.zeros(len(lengths), np.int64)  # length 0 -> "" (id 0)
-        nw = (lengths + 7) >> 3
-        for width in sorted(set(nw[nw > 0].tolist())):
-            sel = np.flatnonzero(nw == width)
-            mat = self.raw64[word_off[sel][:, None] + np.arange(width)]
-            rem = (lengths[sel] & 7).astype(np.uint64)
-            mask = np.where(rem == 0, _U(0xFFFFFFFFFFFFFFFF), (_U(1) << (rem * _U(8))) - _U(1))
-            mat[:, -1] &= mask
-            key = np.column_stack([lengths[sel].astype(np.uint64), mat])
-            uniq, inv = np.unique(key, axis=0, return_inverse=True)
-            gids = np.array(
-                [self.t.intern(decode_text(row[1:].astype("<u8").tobytes()[: int(row[0])])) for row in uniq],
-                dtype=np.int64,
-            )
-            out[sel] = gids[inv.reshape(-1)]
-        return out
+        return intern_streams(self.raw64, self.t, word_off, lengths)
 
     def _strings(
         self, ref: np.ndarray, inline_word: np.ndarray, gen: np.ndarray, pos: np.ndarray
@@ -1100,8 +1105,32 @@ class ArgDecoder:
 
     def __init__(self, dec: _Decoder) -> None:
         self.w, self.raw, self.t = dec.w, dec.raw, dec.t
+        self.raw64 = dec.raw64
         self.str_lookup = dec.str_lookup
         self._seg_pos = np.asarray(dec.t.seg_pos, np.int64)
+        self._seg_gen = np.asarray(dec.t.seg_gen, np.int64)
+
+    def string_ids(self, refs: np.ndarray, stream_words: np.ndarray, record_words: np.ndarray) -> np.ndarray:
+        """Global string ids (into ``FxtColumns.strings``, -1 unresolved) of many string refs at once.
+
+        ``refs`` are 16-bit string refs found in the records whose headers are at ``record_words``
+        (ascending); ``stream_words`` is where each inline stream would start. Indexed refs resolve with the
+        table of the provider in force at the record; inline streams are interned (new texts are appended
+        to the strings list, so ids stay valid for everyone holding it).
+        """
+        refs = np.asarray(refs, np.int64)
+        record_words = np.asarray(record_words, np.int64)
+        out = np.zeros(len(refs), np.int64)
+        indexed = np.flatnonzero((refs != 0) & (refs < 0x8000))
+        if len(indexed):
+            seg = np.searchsorted(self._seg_pos, record_words[indexed], side="right") - 1
+            gen = self._seg_gen[np.maximum(seg, 0)]
+            out[indexed] = self.str_lookup(gen * STRING_KEYS + refs[indexed], record_words[indexed])
+        inline = np.flatnonzero(refs >= 0x8000)
+        if len(inline):
+            words = np.asarray(stream_words, np.int64)[inline]
+            out[inline] = intern_streams(self.raw64, self.t, words, refs[inline] & 0x7FFF)
+        return out
 
     def args_at(self, record_word: int, first: int, nargs: int) -> list:
         """Decode ``nargs`` arguments at word ``first`` of the record whose header is at ``record_word``."""

@@ -1,0 +1,81 @@
+"""Counter series from hand-built traces (argument types, ids, processes, names) and their pixel summary."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.synthetic_trace import generate_trace
+from core.trace.counters import build_counters
+from formats.fxt.args import ArgType as A
+from formats.fxt.columns import EventKind as K
+from formats.fxt.reader import read_fxt_bytes
+
+P1 = (1, 10)
+P1B = (1, 11)
+P2 = (2, 20)
+
+
+def _registered(w) -> None:
+    w.string(1, "rss")  # an indexed argument name
+    w.string(2, "mem")
+
+
+def test_one_series_per_process_name_id_and_argument(fxt) -> None:
+    cols = fxt(
+        [
+            (
+                K.COUNTER,
+                100,
+                P1,
+                "mem",
+                0,
+                [(1, A.INT64, 1 << 40), ("pct", A.DOUBLE, 0.5), ("tag", A.STRING, "x")],
+            ),
+            (K.COUNTER, 200, P1B, "mem", 0, [(1, A.INT64, 7), ("pct", A.DOUBLE, 0.25)]),  # same process
+            (K.COUNTER, 150, P1, "mem", 3, [(1, A.INT32, -5)]),  # another counter id
+            (K.COUNTER, 120, P2, "mem", 0, [(1, A.UINT32, 4_000_000_000)]),  # another process
+            (K.COUNTER, 130, P2, "mem", 0, [(1, A.UINT64, (1 << 63) + 2048)]),
+            (K.INSTANT, 140, P1, "mem"),
+        ],
+        setup=_registered,
+    )
+    cs = build_counters(cols)
+    got = [(s.pid, s.label, s.ts.tolist(), s.value.tolist()) for s in cs.series]
+    assert got == [
+        (1, "mem:pct", [100, 200], [0.5, 0.25]),
+        (1, "mem:rss", [100, 200], [float(1 << 40), 7.0]),
+        (1, "mem:rss:3", [150], [-5.0]),
+        (2, "mem:rss", [120, 130], [4e9, float((1 << 63) + 2048)]),
+    ]
+    assert cs.non_numeric == 1
+    assert cs.for_process(2) == [3]
+    assert cs.series[0].event.tolist() == [0, 1]
+
+
+def test_lod_min_max_last_per_pixel_from_the_sample_in_force(fxt) -> None:
+    samples = [(0, 5.0), (10, 1.0), (15, 9.0), (19, 3.0), (25, 4.0), (40, 8.0)]
+    cols = fxt([(K.COUNTER, t, P1, "c", 0, [("v", A.DOUBLE, v)]) for t, v in samples])
+    cs = build_counters(cols)
+    start, lo, hi, last = cs.lod(0, 12, 36, 10)
+    # buckets [12,22) [22,32); the sample at 10 is in force at 12 and counts in the first
+    assert start.tolist() == [12, 22]
+    assert lo.tolist() == [1.0, 4.0] and hi.tolist() == [9.0, 4.0] and last.tolist() == [3.0, 4.0]
+    start, lo, hi, last = cs.lod(0, 50, 60, 1)  # after the last sample: it still holds
+    assert start.tolist() == [50] and last.tolist() == [8.0]
+    assert len(cs.lod(0, -20, -10, 1)[0]) == 0  # before the first sample: nothing
+
+
+def test_generated_trace_counters_match_the_decoded_arguments() -> None:
+    cols = read_fxt_bytes(generate_trace(12_000))
+    cs = build_counters(cols)
+    n_args = int(cols.ev_nargs[cols.ev_kind == K.COUNTER].sum())
+    assert sum(len(s) for s in cs.series) == n_args and cs.non_numeric == 0
+    for s in cs.series:
+        assert (np.diff(s.ts) >= 0).all()
+        for i in np.linspace(0, len(s) - 1, 5).astype(int).tolist():
+            args = {a.name: a.value for a in cols.event_args(int(s.event[i]))}
+            assert float(args[s.arg_name]) == s.value[i]
+            assert int(cols.ev_data[s.event[i]]) == s.counter_id
+    # three providers' processes, "ratio" of queue_depth/memory per thread id, and "heap"/"slabs"
+    assert {s.pid for s in cs.series} == {1000, 2000, 3000}
+    assert {s.arg_name for s in cs.series} == {"ratio", "heap", "slabs"}
