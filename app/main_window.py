@@ -44,6 +44,7 @@ class TraceTab(QSplitter):
         self.timeline.sliceSelected.connect(self.details.show_row)
         self.timeline.sliceSelected.connect(lambda _row: self.bottom.setCurrentWidget(self.details))
         self.logs.timeSelected.connect(self.timeline.show_time)  # logs in sync with the timeline
+        self.details.sliceRequested.connect(self.timeline.go_to_slice)
 
 
 def _default_resolver(trace_path: str):

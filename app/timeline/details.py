@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from core.trace.model import TraceModel
@@ -20,11 +21,20 @@ def format_ns(ns: int) -> str:
 
 
 class DetailsPanel(QTextBrowser):
+    #: a flow link was clicked: the slice at its other end
+    sliceRequested = Signal(int)
+
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
         self.setOpenLinks(False)
+        self.anchorClicked.connect(self._anchor)
         self.show_row(-1)
+
+    def _anchor(self, url) -> None:
+        text = url.toString()
+        if text.startswith("slice:"):
+            self.sliceRequested.emit(int(text.split(":", 1)[1]))
 
     def show_row(self, row: int) -> None:
         if row < 0:
@@ -58,7 +68,25 @@ class DetailsPanel(QTextBrowser):
             f"<td>{html.escape(repr(v) if isinstance(v, bytes) else str(v))}</td></tr>"
             for k, v in d["args"]  # type: ignore[union-attr]
         )
+        flows = self._flows_html(row)
         self.setHtml(
             f"<h3 style='margin:2px'>{html.escape(str(d['name']))}</h3><table>{body}</table>"
             + (f"<h4 style='margin:6px 2px 2px'>Arguments</h4><table>{args}</table>" if args else "")
+            + flows
         )
+
+    def _flows_html(self, row: int) -> str:
+        """Incoming and outgoing flows, each a link to the slice at its other end ([ and ] follow them)."""
+        flows = self.model.flows
+        parts = []
+        for title, links, other in (("Incoming flows  [", flows.incoming(row), flows.src_slice),
+                                     ("Outgoing flows  ]", flows.outgoing(row), flows.dst_slice)):  # fmt: skip
+            items = []
+            for link in links.tolist():
+                r = int(other[link])
+                label = f"{self.model.name_of(r)} on {self.model.thread_name(int(self.model.slices.thread[r]))}"
+                items.append(f"<tr><td><a href='slice:{r}'>{html.escape(label)}</a></td>"
+                             f"<td style='color:#555'>flow {int(flows.id[link])}</td></tr>")  # fmt: skip
+            if items:
+                parts.append(f"<h4 style='margin:6px 2px 2px'>{title}</h4><table>{''.join(items)}</table>")
+        return "".join(parts)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QRectF, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QVBoxLayout, QWidget
 
@@ -36,6 +36,57 @@ class TimelineViewBox(pg.ViewBox):
             self.timeline.measure(a.x(), b.x(), a.y(), final=ev.isFinish())
             return
         super().mouseDragEvent(ev, axis)
+
+
+class FlowArrowsItem(pg.GraphicsObject):
+    """Arrows of the selected slice's flows: from where a flow leaves its source slice (the flow event's
+    time) to where it reaches the destination slice."""
+
+    def __init__(self, timeline: TimelineWidget) -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.setZValue(50)
+        self.links = np.zeros(0, np.int64)
+        self._pen = QPen(QColor("#222222"), 1.4)
+        self._pen.setCosmetic(True)
+
+    def show_for(self, row: int) -> None:
+        flows = self.timeline.model.flows if row >= 0 else None
+        self.links = np.concatenate([flows.incoming(row), flows.outgoing(row)]) if flows is not None else np.zeros(0, np.int64)
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        vb = self.getViewBox()
+        if vb is None:
+            return QRectF()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        return QRectF(x0, y0, x1 - x0, y1 - y0)
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        if not len(self.links):
+            return
+        tl = self.timeline
+        flows, o = tl.model.flows, tl.model.start_ns
+        tr = painter.transform()
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(self._pen)
+        painter.setBrush(QColor("#222222"))
+        for link in self.links.tolist():
+            ya, yb = tl.slice_y(int(flows.src_slice[link])), tl.slice_y(int(flows.dst_slice[link]))
+            if ya is None or yb is None:
+                continue
+            a = tr.map(QPointF((int(flows.src_ts[link]) - o) / 1e9, ya))
+            b = tr.map(QPointF((int(flows.dst_ts[link]) - o) / 1e9, yb))
+            painter.drawLine(a, b)
+            # arrow head at the destination
+            dx, dy = b.x() - a.x(), b.y() - a.y()
+            length = max((dx * dx + dy * dy) ** 0.5, 1e-6)
+            ux, uy = dx / length, dy / length
+            head = [b, QPointF(b.x() - 8 * ux + 4 * uy, b.y() - 8 * uy - 4 * ux),
+                    QPointF(b.x() - 8 * ux - 4 * uy, b.y() - 8 * uy + 4 * ux)]  # fmt: skip
+            painter.drawPolygon(head)
+        painter.restore()
 
 
 class TimeGridItem(pg.GraphicsObject):
@@ -165,6 +216,8 @@ class TimelineWidget(QWidget):
         self.fit_all()
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.selected_row = -1
+        self.flow_arrows = FlowArrowsItem(self)
+        self.plot.addItem(self.flow_arrows, ignoreBounds=True)
         self.measure_region = None
         self.measure_label = None
         self.measured: tuple[int, int] | None = None
@@ -418,6 +471,10 @@ class TimelineWidget(QWidget):
             self.pan(PAN_STEP)
         elif key == Qt.Key.Key_F:
             self.fit_selection()
+        elif key == Qt.Key.Key_BracketRight:
+            self.follow_flow(outgoing=True)
+        elif key == Qt.Key.Key_BracketLeft:
+            self.follow_flow(outgoing=False)
         else:
             super().keyPressEvent(event)
 
@@ -436,7 +493,41 @@ class TimelineWidget(QWidget):
         for item in self.items:
             item.selected_row = row
             item.update()
+        self.flow_arrows.show_for(row)
         self.sliceSelected.emit(row)
+
+    def slice_y(self, row: int) -> float | None:
+        """Middle of a slice's row in view units, or None when its track is collapsed."""
+        thread = int(self.model.slices.thread[row])
+        for item in self.items:
+            if item.track.thread == thread:
+                if not item.isVisible():
+                    return None
+                return item.y0 + int(self.model.slices.depth[row]) * ROW_HEIGHT + 0.43
+        return None
+
+    def follow_flow(self, outgoing: bool) -> int:
+        """Select the slice at the other end of the selection's first outgoing (``]``) or incoming (``[``)
+        flow and bring it into view; returns it (-1: none)."""
+        if self.selected_row < 0:
+            return -1
+        flows = self.model.flows
+        links = flows.outgoing(self.selected_row) if outgoing else flows.incoming(self.selected_row)
+        if not len(links):
+            return -1
+        link = int(links[0])
+        other = int(flows.dst_slice[link] if outgoing else flows.src_slice[link])
+        self.go_to_slice(other)
+        return other
+
+    def go_to_slice(self, row: int) -> None:
+        """Select ``row`` and centre it, keeping the zoom."""
+        self.select(row)
+        s = self.model.slices
+        (x0, x1), _ = self.plot.getViewBox().viewRange()
+        half = (x1 - x0) / 2
+        mid = (int(s.ts[row]) + int(s.dur[row]) // 2 - self.model.start_ns) / 1e9
+        self.plot.getViewBox().setXRange(mid - half, mid + half, padding=0.0)
 
     def _on_click(self, event) -> None:
         pos = self.plot.getViewBox().mapSceneToView(event.scenePos())

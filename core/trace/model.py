@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.trace.async_spans import AsyncTable, build_async
+from core.trace.flows import FlowTable, build_flows
 from core.trace.lod import SlicePyramid
 from core.trace.slices import SliceTable, build_slices
 from formats.fxt.columns import EventKind, FxtColumns
@@ -72,6 +73,7 @@ class TraceModel:
         self.processes = self._build_tracks()
         self._pyramid: SlicePyramid | None = None
         self._async: AsyncTable | None = None
+        self._flows: FlowTable | None = None
 
     # ------------------------------------------------------------------ construction
     def _object_names(self) -> dict[tuple[int, int], str]:
@@ -122,6 +124,13 @@ class TraceModel:
         if self._async is None:
             self._async = build_async(self.cols, self.start_ns, self.end_ns)
         return self._async
+
+    @property
+    def flows(self) -> FlowTable:
+        """Flow links between slices (built on first use)."""
+        if self._flows is None:
+            self._flows = build_flows(self.cols, self.slices)
+        return self._flows
 
     @property
     def pyramid(self) -> SlicePyramid:

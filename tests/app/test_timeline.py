@@ -177,3 +177,26 @@ def test_async_and_log_lanes_draw_what_the_model_has(window, qtbot) -> None:
                 assert lane.item.last_drawn > 0, lane.key
     logs = [lane for lane in timeline.lanes() if lane.key[0] == "logs"]
     assert sum(len(lane.item.ts) for lane in logs) == len(model.cols.log_ts)
+
+
+def test_flows_show_as_arrows_and_are_followed_with_brackets(window, qtbot) -> None:
+    tab = window.current_tab()
+    timeline, model = tab.timeline, tab.model
+    flows = model.flows
+    assert len(flows) > 0
+    link = 0
+    src, dst = int(flows.src_slice[link]), int(flows.dst_slice[link])
+    timeline.go_to_slice(src)
+    assert timeline.selected_row == src and link in timeline.flow_arrows.links.tolist()
+    assert "Outgoing flows" in tab.details.toHtml() and f"slice:{dst}" in tab.details.toHtml()
+    qtbot.keyClick(timeline, Qt.Key.Key_BracketRight)  # follow it
+    assert timeline.selected_row == dst
+    t0, t1 = timeline.visible_range_ns()
+    assert t0 <= int(model.slices.ts[dst]) <= t1
+    qtbot.keyClick(timeline, Qt.Key.Key_BracketLeft)  # and back
+    assert timeline.selected_row in flows.src_slice[flows.incoming(dst)].tolist()
+    from PySide6.QtCore import QUrl
+
+    tab.details.anchorClicked.emit(QUrl(f"slice:{dst}"))  # the details link goes there too
+    assert timeline.selected_row == dst
+    timeline.plot.viewport().repaint()
