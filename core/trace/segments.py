@@ -54,11 +54,12 @@ def stack_depths(delta: np.ndarray, starts: np.ndarray, seg_id: np.ndarray) -> t
 
 def ffill_index(mask: np.ndarray, starts: np.ndarray, seg_id: np.ndarray, strict: bool = True) -> np.ndarray:
     """Per row: index of the last row with ``mask`` in the same segment before it (``strict``) or at it; -1."""
-    idx = np.where(mask, np.arange(len(mask)), -1)
-    last = np.maximum.accumulate(idx) if len(idx) else idx
+    if len(mask) == 0:
+        return np.zeros(0, np.int64)
+    last = np.maximum.accumulate(np.where(mask, np.arange(len(mask)), -1))
     if strict:
         last = np.r_[-1, last[:-1]]
-    return np.where(last >= starts[seg_id], last, -1) if len(idx) else last
+    return np.where(last >= starts[seg_id], last, -1)
 
 
 def bfill_index(mask: np.ndarray, starts: np.ndarray, seg_id: np.ndarray) -> np.ndarray:

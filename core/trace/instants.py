@@ -1,0 +1,75 @@
+"""Instant events as columns, per thread in time order, for instant markers on thread tracks.
+
+An instant's scope (the legacy scope word, spec E1) says where it belongs: its thread (0), its process
+(1) or the whole system (2). Rows are sorted by (thread, ts) so one thread's instants in a window are a
+binary search away; :meth:`InstantTable.scoped` lists the process- and global-scope ones for tracks of
+their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.trace.threads import thread_pids
+from formats.fxt.columns import EventKind, FxtColumns
+
+SCOPE_THREAD = 0
+SCOPE_PROCESS = 1
+SCOPE_GLOBAL = 2
+
+
+@dataclass
+class InstantTable:
+    """One row per instant event, sorted by (thread, ts), ties in file order."""
+
+    ts: np.ndarray  # int64 ns
+    thread: np.ndarray  # int32 -> FxtColumns.threads_*
+    pid: np.ndarray  # uint64 process koid of the thread
+    name: np.ndarray  # int32 -> strings
+    category: np.ndarray  # int32 -> strings
+    scope: np.ndarray  # uint8 SCOPE_*
+    event: np.ndarray  # int32 event row
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+    def thread_rows(self, thread: int) -> tuple[int, int]:
+        """Row range ``lo:hi`` of one thread's instants."""
+        lo, hi = np.searchsorted(self.thread, [thread, thread + 1])
+        return int(lo), int(hi)
+
+    def in_window(self, thread: int, t0: int, t1: int, ns_per_px: float = 0.0) -> np.ndarray:
+        """Rows of ``thread`` in [t0, t1); with ``ns_per_px``, only the first of each pixel bucket."""
+        lo, hi = self.thread_rows(thread)
+        a = lo + int(np.searchsorted(self.ts[lo:hi], t0, "left"))
+        b = lo + int(np.searchsorted(self.ts[lo:hi], t1, "left"))
+        rows = np.arange(a, max(a, b))
+        if ns_per_px > 1.0 and len(rows) > 1:
+            key = np.floor((self.ts[rows] - t0) / ns_per_px).astype(np.int64)
+            rows = rows[np.r_[True, key[1:] != key[:-1]]]
+        return rows
+
+    def scoped(self, scope: int) -> np.ndarray:
+        """Rows of one scope, by time (process scope: group them by :attr:`pid`)."""
+        rows = np.flatnonzero(self.scope == scope)
+        return rows[np.argsort(self.ts[rows], kind="stable")]
+
+
+def build_instants(cols: FxtColumns) -> InstantTable:
+    rows = np.flatnonzero(cols.ev_kind == EventKind.INSTANT)
+    thread = cols.ev_thread[rows]
+    ts = cols.ev_ts[rows]
+    rows = rows[np.lexsort((rows, ts, thread))]
+    thread = cols.ev_thread[rows]
+    scope = cols.ev_scope[rows] if len(cols.ev_scope) else np.zeros(len(rows), np.uint8)
+    return InstantTable(
+        ts=cols.ev_ts[rows],
+        thread=thread.astype(np.int32),
+        pid=thread_pids(cols, thread),
+        name=cols.ev_name[rows].astype(np.int32),
+        category=cols.ev_category[rows].astype(np.int32),
+        scope=scope.astype(np.uint8),
+        event=rows.astype(np.int32),
+    )
