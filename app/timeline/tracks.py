@@ -182,13 +182,14 @@ class SliceTrackItem(BoxTrackItem):
 
 
 class AsyncTrackItem(BoxTrackItem):
-    """The async spans of one process, one row per lane; sub-pixel spans merged per pixel."""
+    """The async spans of one process, one row per lane; zoomed out, the model's async pyramid gives one
+    box per pixel per lane (as for slices), zoomed in the spans of the window are read directly."""
 
     def __init__(self, model: TraceModel, table, pid: int, lanes: int, y0: float) -> None:
         super().__init__(model, y0)
         self.table, self.pid, self.lanes = table, pid, lanes
-        a, b = table.lane_rows(pid, 0)[0], table.lane_rows(pid, lanes - 1)[1]
-        self._set_names(table.name[a:b])
+        self.lane_ranges = [table.lane_rows(pid, lane) for lane in range(lanes)]  # once: rows per lane
+        self._set_names(table.name[self.lane_ranges[0][0] : self.lane_ranges[-1][1]])
 
     @property
     def rows(self) -> int:
@@ -196,21 +197,19 @@ class AsyncTrackItem(BoxTrackItem):
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         t = self.table
+        pyramid, bases = self.model.async_pyramid
+        level = pyramid.level_for(ns_per_px)
         parts = []
-        for lane in range(self.lanes):
-            r = t.rows_in(self.pid, lane, t0, t1)
-            if not len(r):
-                continue
-            st, en = t.start[r], t.end[r]
-            narrow = (en - st) < ns_per_px
-            count = np.ones(len(r), np.int64)
-            if narrow.any():  # one box per pixel for the spans under a pixel: the first, with the count
-                px = ((st - t0) // max(ns_per_px, 1.0)).astype(np.int64)
-                px[~narrow] = -1 - np.arange(int((~narrow).sum()))  # wide spans stay themselves
-                _u, first, counts = np.unique(px, return_index=True, return_counts=True)
-                r, st, en, count = r[first], st[first], en[first], counts.astype(np.int64)
-                en = np.where(count > 1, np.maximum(en, st + int(ns_per_px)), en)
-            parts.append((r, np.full(len(r), lane, np.int64), count, st, en))
+        for lane, (lo, hi) in enumerate(self.lane_ranges):
+            if level is not None:
+                r, count, st, en = pyramid.query(level, bases[self.pid] + lane, t0, t1)
+            else:  # zoomed in: the lane's spans in the window, ends ascending within a lane
+                a = lo + int(np.searchsorted(t.end[lo:hi], t0, "right"))
+                b = lo + int(np.searchsorted(t.start[lo:hi], t1, "left"))
+                r = np.arange(a, max(a, b))
+                count, st, en = np.ones(len(r), np.int64), t.start[r], t.end[r]
+            if len(r):
+                parts.append((r, np.full(len(r), lane, np.int64), count, st, en))
         if not parts:
             z = np.zeros(0, np.int64)
             return z, z, z, z, z, z

@@ -74,6 +74,7 @@ class TraceModel:
         self._pyramid: SlicePyramid | None = None
         self._async: AsyncTable | None = None
         self._flows: FlowTable | None = None
+        self._async_pyramid: tuple[SlicePyramid, dict[int, int]] | None = None
 
     # ------------------------------------------------------------------ construction
     def _object_names(self) -> dict[tuple[int, int], str]:
@@ -124,6 +125,24 @@ class TraceModel:
         if self._async is None:
             self._async = build_async(self.cols, self.start_ns, self.end_ns)
         return self._async
+
+    @property
+    def async_pyramid(self) -> tuple[SlicePyramid, dict[int, int]]:
+        """Per-pixel summaries of the async lanes, and each process's first lane number in them."""
+        if self._async_pyramid is None:
+            t = self.async_spans
+            bases: dict[int, int] = {}
+            base = 0
+            for pid, lanes in t.tracks():
+                bases[pid] = base
+                base += lanes
+            pids = t.pid.astype(np.int64)
+            uniq, inv = np.unique(pids, return_inverse=True)
+            lut = np.array([bases[int(p)] for p in uniq.tolist()], np.int64)
+            lane = (lut[inv.reshape(-1)] + t.lane).astype(np.int32) if len(t) else np.zeros(0, np.int32)
+            pyramid = SlicePyramid(t.start, t.end - t.start, lane, base, self.start_ns, self.end_ns - self.start_ns)
+            self._async_pyramid = (pyramid, bases)
+        return self._async_pyramid
 
     @property
     def flows(self) -> FlowTable:
@@ -183,16 +202,17 @@ class TraceModel:
             key = np.floor((st - t0) / bucket).astype(np.int64)
             narrow = ~wide
             if np.any(narrow):
-                nk = key[narrow]
+                nk = key[narrow]  # non-decreasing: rows of a depth are sorted by start
                 nr = r[narrow]
                 ndur = s.dur[nr]
-                # longest slice per bucket: sort by (bucket, -dur), take each bucket's first
-                o = np.lexsort((-ndur, nk))
-                nk, nr = nk[o], nr[o]
-                first = np.r_[True, nk[1:] != nk[:-1]]
-                counts = np.diff(np.r_[np.flatnonzero(first), len(nk)])
-                keep_rows = nr[first]
-                b_start = t0 + nk[first] * bucket
+                # longest slice per bucket without sorting: group maxima, then each group's first maximum
+                starts = np.flatnonzero(np.r_[True, nk[1:] != nk[:-1]])
+                counts = np.diff(np.r_[starts, len(nk)])
+                longest = np.maximum.reduceat(ndur, starts)
+                cand = np.where(ndur == np.repeat(longest, counts), np.arange(len(nk)), len(nk))
+                pick = np.minimum.reduceat(cand, starts)
+                keep_rows = nr[pick]
+                b_start = t0 + nk[starts] * bucket
                 out_rows.append(keep_rows)
                 out_count.append(counts)
                 out_start.append(b_start.astype(np.int64))
