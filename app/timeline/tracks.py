@@ -23,8 +23,11 @@ PALETTE = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
     "#9c755f", "#7f8fa6", "#3d9970", "#c45d8a", "#5f8dd3", "#d4a017", "#6a8e3f", "#a05195",
 ]
-_BRUSHES = [QBrush(QColor(c)) for c in PALETTE]
+_BRUSHES = [QBrush(QColor(c)) for c in PALETTE] + [
+    QBrush(QColor(c)) for c in ("#c9d1d9", "#2e9e5b", "#c9a227", "#9aa3ad", "#b0413e", "#6e6e6e", "#9fd6a4")
+]  # after the palette: thread states NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD, RUNNABLE
 _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
+_INSTANT_BRUSH = QBrush(QColor("#222222"))
 ROW_HEIGHT = 1.0  # view units per depth row
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
 
@@ -180,6 +183,33 @@ class SliceTrackItem(BoxTrackItem):
     def label(self, row: int) -> str:
         return self.model.name_of(row)
 
+    def paint(self, painter: QPainter, *args: object) -> None:
+        super().paint(painter, *args)
+        self._paint_instants(painter)
+
+    def _paint_instants(self, painter: QPainter) -> None:
+        """The thread's instant events as small marks on the top edge of the track (one per pixel)."""
+        vb = self.getViewBox()
+        if vb is None:
+            return
+        (x0, x1), _ = vb.viewRange()
+        tr = painter.transform()
+        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
+        if sx <= 0:
+            return
+        t0, t1 = self.origin + int(x0 * 1e9), self.origin + int(x1 * 1e9) + 1
+        inst = self.model.instants
+        rows = inst.in_window(self.track.thread, t0, t1, 1e9 / sx)
+        if not len(rows):
+            return
+        x = (inst.ts[rows] - self.origin) / 1e9 * sx + dx
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(_INSTANT_BRUSH)
+        draw_rects(painter, x - 1.5, np.full(len(x), self.y0 * sy + dy - 1.0), np.full(len(x), 3.0), 4.0)
+        painter.restore()
+
 
 class AsyncTrackItem(BoxTrackItem):
     """The async spans of one process, one row per lane; zoomed out, the model's async pyramid gives one
@@ -267,3 +297,124 @@ class MarkerTrackItem(pg.GraphicsObject):
         top = self.y0 * sy + dy
         draw_rects(painter, px - 0.5, np.full(len(px), top), np.full(len(px), 2.0), ROW_FILL * ROW_HEIGHT * sy)
         painter.restore()
+
+
+class CounterTrackItem(pg.GraphicsObject):
+    """One counter series as an area chart: per pixel, a bar from the baseline to the maximum, the
+    minimum drawn darker, from the model's per-pixel min/max (never one item per sample)."""
+
+    rows = 2
+
+    def __init__(self, model: TraceModel, index: int, y0: float) -> None:
+        super().__init__()
+        self.model = model
+        self.index = index
+        self.series = model.counters.series[index]
+        self.y0 = y0
+        self.origin = model.start_ns
+        values = self.series.value
+        self.lo = min(float(values.min()), 0.0) if len(values) else 0.0
+        self.hi = max(float(values.max()), self.lo + 1e-12) if len(values) else 1.0
+        colour = QColor(PALETTE[colour_index(self.series.label)])
+        self._fill = QBrush(colour.lighter(135))
+        self._min_fill = QBrush(colour)
+        self.last_drawn = 0
+
+    def set_y(self, y0: float) -> None:
+        if y0 != self.y0:
+            self.prepareGeometryChange()
+            self.y0 = y0
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        span = (self.model.end_ns - self.model.start_ns) / 1e9
+        return QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT)
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        vb = self.getViewBox()
+        if vb is None:
+            return
+        (x0, x1), _ = vb.viewRange()
+        tr = painter.transform()
+        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
+        if sx <= 0:
+            return
+        ns_per_px = 1e9 / sx
+        t0, t1 = self.origin + int(x0 * 1e9), self.origin + int(x1 * 1e9) + 1
+        start, vmin, vmax, _last = self.model.counters.lod(self.index, t0, t1, ns_per_px)
+        self.last_drawn = len(start)
+        if not len(start):
+            return
+        # a sample holds until the next one: each bucket extends to the next drawn bucket
+        left = np.clip((start - self.origin) / 1e9 * sx + dx, -10.0, 1e7)
+        right = np.r_[left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7)]
+        width = np.maximum(right - left, 1.0)
+        base = (self.y0 + self.rows * ROW_HEIGHT * ROW_FILL) * sy + dy
+        full = self.rows * ROW_HEIGHT * ROW_FILL * sy
+        scale = full / (self.hi - self.lo)
+        top_max = base - (vmax - self.lo) * scale
+        top_min = base - (vmin - self.lo) * scale
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self._fill)
+        draw_rects(painter, left, top_max, width, np.maximum(base - top_max, 1.0))
+        painter.setBrush(self._min_fill)
+        draw_rects(painter, left, top_min, width, np.maximum(base - top_min, 0.0))
+        painter.restore()
+
+
+class CpuTrackItem(BoxTrackItem):
+    """One CPU: the threads it ran, coloured by thread; sub-pixel slices merged per pixel."""
+
+    def __init__(self, model: TraceModel, cpu: int, y0: float) -> None:
+        super().__init__(model, y0)
+        self.cpu = cpu
+        self.table = model.sched.cpu_slices
+        self.lo, self.hi = model.sched.cpu_rows(cpu)
+        tids = self.table.tid[self.lo : self.hi].astype(np.int64)
+        self._name_ids = np.unique(tids)
+        self._name_colours = np.array([colour_index(f"tid {t}") for t in self._name_ids.tolist()], np.int64)
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        t = self.table
+        a = self.lo + int(np.searchsorted(t.end[self.lo : self.hi], t0, "right"))
+        b = self.lo + int(np.searchsorted(t.start[self.lo : self.hi], t1, "left"))
+        r = np.arange(a, max(a, b))
+        st, en = t.start[r], t.end[r]
+        count = np.ones(len(r), np.int64)
+        narrow = (en - st) < ns_per_px
+        if narrow.any():  # one box per pixel for sub-pixel slices: the first, with the count
+            px = ((st - t0) // max(ns_per_px, 1.0)).astype(np.int64)
+            keep = ~narrow | np.r_[True, px[1:] != px[:-1]] | np.r_[True, ~narrow[:-1]]
+            idx = np.flatnonzero(keep)
+            count = np.diff(np.r_[idx, len(r)])
+            count[~narrow[idx]] = 1
+            r, st, en = r[idx], st[idx], np.where(count > 1, np.maximum(en[idx], st[idx] + int(ns_per_px)), en[idx])
+        return r, np.zeros(len(r), np.int64), count, st, en, t.tid[r].astype(np.int64)
+
+    def label(self, row: int) -> str:
+        return self.model.objects.koid_label(int(self.table.tid[row]))
+
+
+class StateTrackItem(BoxTrackItem):
+    """A thread's scheduling states as a thin strip (running, runnable, blocked...)."""
+
+    def __init__(self, model: TraceModel, tid: int, y0: float) -> None:
+        super().__init__(model, y0)
+        self.table = model.sched.thread_states
+        self.lo, self.hi = model.sched.state_rows(tid)
+        self._name_ids = np.arange(7, dtype=np.int64)
+        self._name_colours = np.arange(7, dtype=np.int64) + len(PALETTE)  # beyond the palette: state colours
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        t = self.table
+        a = self.lo + int(np.searchsorted(t.end[self.lo : self.hi], t0, "right"))
+        b = self.lo + int(np.searchsorted(t.start[self.lo : self.hi], t1, "left"))
+        r = np.arange(a, max(a, b))
+        return r, np.zeros(len(r), np.int64), np.ones(len(r), np.int64), t.start[r], t.end[r], t.state[r].astype(np.int64)
+
+    def label(self, row: int) -> str:
+        from core.trace.sched import STATE_NAMES
+
+        return STATE_NAMES.get(int(self.table.state[row]), "?")

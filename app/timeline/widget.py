@@ -15,10 +15,20 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QVBoxLayout, QWidget
 
-from app.timeline.tracks import ROW_HEIGHT, AsyncTrackItem, MarkerTrackItem, SliceTrackItem
+from app.timeline.tracks import (
+    ROW_HEIGHT,
+    AsyncTrackItem,
+    CounterTrackItem,
+    CpuTrackItem,
+    MarkerTrackItem,
+    SliceTrackItem,
+    StateTrackItem,
+)
 from core.trace.model import TraceModel
 
 PROCESS_HEADER_ROWS = 1.0
+#: the group key of the CPU lanes (no process has koid -1)
+CPU_GROUP = -1
 
 
 class TimelineViewBox(pg.ViewBox):
@@ -172,6 +182,8 @@ class TimelineWidget(QWidget):
         self.items: list[SliceTrackItem] = []
         self.groups: list[Group] = []
         by_pid: dict[int, Group] = {}
+        sched = model.sched
+        state_tids = set(np.unique(sched.thread_states.tid).tolist()) if len(sched.thread_states) else set()
         for group in model.processes:
             lanes = []
             for track in group.tracks:
@@ -179,7 +191,16 @@ class TimelineWidget(QWidget):
                 self.plot.addItem(item)
                 self.items.append(item)
                 lanes.append(Lane(("thread", track.thread), track.name, item, group.pid))
+                if track.tid in state_tids:  # its scheduling states, right under it
+                    strip = StateTrackItem(model, track.tid, 0.0)
+                    self.plot.addItem(strip)
+                    lanes.append(Lane(("state", track.thread), "  state", strip, group.pid))
             by_pid[group.pid] = Group(group.pid, group.name, lanes)
+        for index, series in enumerate(model.counters.series):  # counters after the process's threads
+            item = CounterTrackItem(model, index, 0.0)
+            self.plot.addItem(item)
+            group = by_pid.setdefault(series.pid, Group(series.pid, model.process_name(series.pid), []))
+            group.lanes.append(Lane(("counter", index), series.label, item, series.pid))
         # async spans: one track per process, first in its group (as Perfetto shows them)
         spans = model.async_spans
         for pid, n_lanes in spans.tracks():
@@ -188,6 +209,14 @@ class TimelineWidget(QWidget):
             group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
             group.lanes.insert(0, Lane(("async", pid), "async", item, pid))
         self.groups = [by_pid[pid] for pid in sorted(by_pid)]
+        cpus = sched.cpus()
+        if cpus:  # CPU lanes first, as Perfetto shows them
+            lanes = []
+            for cpu in cpus:
+                item = CpuTrackItem(model, cpu, 0.0)
+                self.plot.addItem(item)
+                lanes.append(Lane(("cpu", cpu), f"CPU {cpu}", item, CPU_GROUP))
+            self.groups.insert(0, Group(CPU_GROUP, "CPUs", lanes))
         # log records: one marker lane per process that logs, after its threads
         log_pid = model.cols.threads_pid[np.maximum(model.cols.log_thread, 0)] if len(model.cols.log_ts) else []
         for pid in np.unique(log_pid).tolist():

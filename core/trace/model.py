@@ -12,8 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.trace.async_spans import AsyncTable, build_async
+from core.trace.counters import CounterSet, build_counters
 from core.trace.flows import FlowTable, build_flows
+from core.trace.instants import InstantTable, build_instants
 from core.trace.lod import SlicePyramid
+from core.trace.objects import ObjectLabels
+from core.trace.sched import SchedTables, build_sched
 from core.trace.slices import SliceTable, build_slices
 from formats.fxt.columns import EventKind, FxtColumns
 
@@ -74,6 +78,7 @@ class TraceModel:
         self._pyramid: SlicePyramid | None = None
         self._async: AsyncTable | None = None
         self._flows: FlowTable | None = None
+        self._lazy: dict[str, object] = {}
         self._async_pyramid: tuple[SlicePyramid, dict[int, int]] | None = None
 
     # ------------------------------------------------------------------ construction
@@ -143,6 +148,34 @@ class TraceModel:
             pyramid = SlicePyramid(t.start, t.end - t.start, lane, base, self.start_ns, self.end_ns - self.start_ns)
             self._async_pyramid = (pyramid, bases)
         return self._async_pyramid
+
+    @property
+    def counters(self) -> CounterSet:
+        """Counter series (built on first use)."""
+        if self._lazy.get("counters") is None:
+            self._lazy["counters"] = build_counters(self.cols)
+        return self._lazy["counters"]
+
+    @property
+    def objects(self) -> ObjectLabels:
+        """Labels of kernel and userspace objects, for koid and pointer arguments (built on first use)."""
+        if self._lazy.get("objects") is None:
+            self._lazy["objects"] = ObjectLabels(self.cols)
+        return self._lazy["objects"]
+
+    @property
+    def sched(self) -> SchedTables:
+        """CPU slices, thread states and wakeups from the scheduling records (built on first use)."""
+        if self._lazy.get("sched") is None:
+            self._lazy["sched"] = build_sched(self.cols, self.end_ns, self.objects)
+        return self._lazy["sched"]
+
+    @property
+    def instants(self) -> InstantTable:
+        """Instant events by thread and time (built on first use)."""
+        if self._lazy.get("instants") is None:
+            self._lazy["instants"] = build_instants(self.cols)
+        return self._lazy["instants"]
 
     @property
     def flows(self) -> FlowTable:

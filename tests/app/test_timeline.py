@@ -142,7 +142,7 @@ def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
 def test_measure_snaps_to_slice_edges(window) -> None:
     timeline = window.current_tab().timeline
     model = timeline.model
-    lane = next(lane for lane in timeline.groups[0].lanes if lane.key[0] == "thread")
+    lane = next(lane for lane in timeline.lanes() if lane.key[0] == "thread")
     track = lane.item.track
     s = model.slices
     row = int(track.by_depth[0][3])
@@ -162,16 +162,17 @@ def test_measure_snaps_to_slice_edges(window) -> None:
     assert got[1] == end and abs(got[0] - (o + round(a * 1e9))) <= 1
 
 
-def test_async_and_log_lanes_draw_what_the_model_has(window, qtbot) -> None:
+def test_every_kind_of_lane_draws_what_the_model_has(window, qtbot) -> None:
     timeline = window.current_tab().timeline
     model = timeline.model
     kinds = {lane.key[0] for lane in timeline.lanes()}
-    assert {"thread", "async", "logs"} <= kinds
+    assert {"thread", "async", "logs", "counter", "cpu", "state"} <= kinds
+    assert len([lane for lane in timeline.lanes() if lane.key[0] == "counter"]) == len(model.counters)
     async_pids = {lane.pid for lane in timeline.lanes() if lane.key[0] == "async"}
     assert async_pids == {pid for pid, _n in model.async_spans.tracks()}
     timeline.plot.viewport().repaint()
     for lane in timeline.lanes():
-        if lane.key[0] in ("async", "logs") and lane.item.isVisible():
+        if lane.key[0] in ("async", "logs", "counter", "state") and lane.item.isVisible():
             view_top = timeline.plot.getViewBox().viewRange()[1][1]
             if lane.item.y0 < view_top:
                 assert lane.item.last_drawn > 0, lane.key
