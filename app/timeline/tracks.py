@@ -65,32 +65,21 @@ def colour_index(name: str) -> int:
     return zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
 
 
-class BoxTrackItem(pg.GraphicsObject):
-    """Common drawing of coloured, labelled boxes in rows (slices, async spans): one drawRects per colour,
-    in pixel coordinates from a local time origin; subclasses say which boxes a frame has."""
+class LaneItem(pg.GraphicsObject):
+    """A track's graphics item: ``rows`` high from ``y0`` (view units), the trace's whole span wide.
+
+    Painting happens in pixels: :meth:`frame` gives the visible time window and the transform, and the
+    subclass draws with the painter reset to device coordinates (view x is seconds from a local origin:
+    nanosecond timestamps do not survive float32 drawing)."""
+
+    rows = 1
 
     def __init__(self, model: TraceModel, y0: float) -> None:
         super().__init__()
         self.model = model
         self.y0 = y0
         self.origin = model.start_ns
-        self.selected_row = -1
-        self._font = QFont()
-        self._font.setPointSizeF(8.0)
-        self._metrics = QFontMetrics(self._font)
-        self.last_drawn = 0  # boxes drawn in the last paint (tests and benchmarks read it)
-        self._name_ids = np.zeros(0, np.int64)
-        self._name_colours = np.zeros(0, np.int64)
-
-    def _set_names(self, names: np.ndarray) -> None:
-        """Colour index per name id, computed once per distinct name (names are few)."""
-        self._name_ids = np.unique(names)
-        strings = self.model.strings
-        self._name_colours = np.array(
-            [colour_index(strings[n] if 0 <= n < len(strings) else "") for n in self._name_ids.tolist()], np.int64
-        )
-
-    rows = 1
+        self.last_drawn = 0  # what the last paint drew (tests and benchmarks read it)
 
     def set_y(self, y0: float) -> None:
         if y0 != self.y0:
@@ -102,6 +91,41 @@ class BoxTrackItem(pg.GraphicsObject):
         span = (self.model.end_ns - self.model.start_ns) / 1e9
         return QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT)
 
+    def frame(self, painter: QPainter):
+        """(t0, t1, sx, dx, sy, dy) of this paint: the visible window in ns and the view-to-pixel
+        transform, or None when there is nothing to draw."""
+        vb = self.getViewBox()
+        if vb is None:
+            return None
+        (x0, x1), _ = vb.viewRange()
+        tr = painter.transform()
+        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
+        if sx <= 0:
+            return None
+        return self.origin + int(x0 * 1e9), self.origin + int(x1 * 1e9) + 1, sx, dx, sy, dy
+
+
+class BoxTrackItem(LaneItem):
+    """Common drawing of coloured, labelled boxes in rows (slices, async spans): one drawRects per colour,
+    in pixel coordinates from a local time origin; subclasses say which boxes a frame has."""
+
+    def __init__(self, model: TraceModel, y0: float) -> None:
+        super().__init__(model, y0)
+        self.selected_row = -1
+        self._font = QFont()
+        self._font.setPointSizeF(8.0)
+        self._metrics = QFontMetrics(self._font)
+        self._name_ids = np.zeros(0, np.int64)
+        self._name_colours = np.zeros(0, np.int64)
+
+    def _set_names(self, names: np.ndarray) -> None:
+        """Colour index per name id, computed once per distinct name (names are few)."""
+        self._name_ids = np.unique(names)
+        strings = self.model.strings
+        self._name_colours = np.array(
+            [colour_index(strings[n] if 0 <= n < len(strings) else "") for n in self._name_ids.tolist()], np.int64
+        )
+
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         """(rows, row index within the track, count, start ns, end ns, name ids) visible in [t0, t1)."""
         raise NotImplementedError
@@ -110,18 +134,11 @@ class BoxTrackItem(pg.GraphicsObject):
         raise NotImplementedError
 
     def paint(self, painter: QPainter, *args: object) -> None:
-        vb = self.getViewBox()
-        if vb is None:
+        f = self.frame(painter)
+        if f is None:
             return
-        (x0, x1), _ = vb.viewRange()
-        tr = painter.transform()
-        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
-        if sx <= 0:
-            return
-        ns_per_px = 1e9 / sx
-        t0 = self.origin + int(x0 * 1e9)
-        t1 = self.origin + int(x1 * 1e9) + 1
-        rows, level, count, start, end, names = self.boxes(t0, t1, ns_per_px)
+        t0, t1, sx, dx, sy, dy = f
+        rows, level, count, start, end, names = self.boxes(t0, t1, 1e9 / sx)
         self.last_drawn = len(rows)
         if len(rows) == 0:
             return
@@ -189,15 +206,10 @@ class SliceTrackItem(BoxTrackItem):
 
     def _paint_instants(self, painter: QPainter) -> None:
         """The thread's instant events as small marks on the top edge of the track (one per pixel)."""
-        vb = self.getViewBox()
-        if vb is None:
+        f = self.frame(painter)
+        if f is None:
             return
-        (x0, x1), _ = vb.viewRange()
-        tr = painter.transform()
-        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
-        if sx <= 0:
-            return
-        t0, t1 = self.origin + int(x0 * 1e9), self.origin + int(x1 * 1e9) + 1
+        t0, t1, sx, dx, sy, dy = f
         inst = self.model.instants
         rows = inst.in_window(self.track.thread, t0, t1, 1e9 / sx)
         if not len(rows):
@@ -251,40 +263,19 @@ class AsyncTrackItem(BoxTrackItem):
         return self.model.strings[i] if 0 <= i < len(self.model.strings) else "?"
 
 
-class MarkerTrackItem(pg.GraphicsObject):
+class MarkerTrackItem(LaneItem):
     """Points in time (log records, instant events) as thin ticks in one row, one tick per pixel at most."""
 
-    rows = 1
-
     def __init__(self, model: TraceModel, ts: np.ndarray, y0: float, colour: str = "#6b7a90") -> None:
-        super().__init__()
-        self.model = model
+        super().__init__(model, y0)
         self.ts = np.sort(ts)
-        self.y0 = y0
-        self.origin = model.start_ns
         self._brush = QBrush(QColor(colour))
-        self.last_drawn = 0
-
-    def set_y(self, y0: float) -> None:
-        if y0 != self.y0:
-            self.prepareGeometryChange()
-            self.y0 = y0
-            self.update()
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
-        span = (self.model.end_ns - self.model.start_ns) / 1e9
-        return QRectF(0.0, self.y0, max(span, 1e-9), ROW_HEIGHT)
 
     def paint(self, painter: QPainter, *args: object) -> None:
-        vb = self.getViewBox()
-        if vb is None or not len(self.ts):
+        f = self.frame(painter)
+        if f is None or not len(self.ts):
             return
-        (x0, x1), _ = vb.viewRange()
-        tr = painter.transform()
-        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
-        if sx <= 0:
-            return
-        t0, t1 = self.origin + int(x0 * 1e9), self.origin + int(x1 * 1e9) + 1
+        t0, t1, sx, dx, sy, dy = f
         a, b = np.searchsorted(self.ts, [t0, t1])
         px = np.unique(np.floor((self.ts[a:b] - self.origin) / 1e9 * sx + dx))
         self.last_drawn = len(px)
@@ -299,49 +290,29 @@ class MarkerTrackItem(pg.GraphicsObject):
         painter.restore()
 
 
-class CounterTrackItem(pg.GraphicsObject):
+class CounterTrackItem(LaneItem):
     """One counter series as an area chart: per pixel, a bar from the baseline to the maximum, the
     minimum drawn darker, from the model's per-pixel min/max (never one item per sample)."""
 
     rows = 2
 
     def __init__(self, model: TraceModel, index: int, y0: float) -> None:
-        super().__init__()
-        self.model = model
+        super().__init__(model, y0)
         self.index = index
         self.series = model.counters.series[index]
-        self.y0 = y0
-        self.origin = model.start_ns
         values = self.series.value
         self.lo = min(float(values.min()), 0.0) if len(values) else 0.0
         self.hi = max(float(values.max()), self.lo + 1e-12) if len(values) else 1.0
         colour = QColor(PALETTE[colour_index(self.series.label)])
         self._fill = QBrush(colour.lighter(135))
         self._min_fill = QBrush(colour)
-        self.last_drawn = 0
-
-    def set_y(self, y0: float) -> None:
-        if y0 != self.y0:
-            self.prepareGeometryChange()
-            self.y0 = y0
-            self.update()
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
-        span = (self.model.end_ns - self.model.start_ns) / 1e9
-        return QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT)
 
     def paint(self, painter: QPainter, *args: object) -> None:
-        vb = self.getViewBox()
-        if vb is None:
+        f = self.frame(painter)
+        if f is None:
             return
-        (x0, x1), _ = vb.viewRange()
-        tr = painter.transform()
-        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
-        if sx <= 0:
-            return
-        ns_per_px = 1e9 / sx
-        t0, t1 = self.origin + int(x0 * 1e9), self.origin + int(x1 * 1e9) + 1
-        start, vmin, vmax, _last = self.model.counters.lod(self.index, t0, t1, ns_per_px)
+        t0, t1, sx, dx, sy, dy = f
+        start, vmin, vmax, _last = self.model.counters.lod(self.index, t0, t1, 1e9 / sx)
         self.last_drawn = len(start)
         if not len(start):
             return

@@ -149,33 +149,32 @@ class TraceModel:
             self._async_pyramid = (pyramid, bases)
         return self._async_pyramid
 
+    def _cached(self, name: str, build):
+        """The table ``name``, built by ``build()`` on first use (the views ask only for what they show)."""
+        table = self._lazy.get(name)
+        if table is None:
+            table = self._lazy[name] = build()
+        return table
+
     @property
     def counters(self) -> CounterSet:
-        """Counter series (built on first use)."""
-        if self._lazy.get("counters") is None:
-            self._lazy["counters"] = build_counters(self.cols)
-        return self._lazy["counters"]
+        """Counter series."""
+        return self._cached("counters", lambda: build_counters(self.cols))
 
     @property
     def objects(self) -> ObjectLabels:
-        """Labels of kernel and userspace objects, for koid and pointer arguments (built on first use)."""
-        if self._lazy.get("objects") is None:
-            self._lazy["objects"] = ObjectLabels(self.cols)
-        return self._lazy["objects"]
+        """Labels of kernel and userspace objects, for koid and pointer arguments."""
+        return self._cached("objects", lambda: ObjectLabels(self.cols))
 
     @property
     def sched(self) -> SchedTables:
-        """CPU slices, thread states and wakeups from the scheduling records (built on first use)."""
-        if self._lazy.get("sched") is None:
-            self._lazy["sched"] = build_sched(self.cols, self.end_ns, self.objects)
-        return self._lazy["sched"]
+        """CPU slices, thread states and wakeups from the scheduling records."""
+        return self._cached("sched", lambda: build_sched(self.cols, self.end_ns, self.objects))
 
     @property
     def instants(self) -> InstantTable:
-        """Instant events by thread and time (built on first use)."""
-        if self._lazy.get("instants") is None:
-            self._lazy["instants"] = build_instants(self.cols)
-        return self._lazy["instants"]
+        """Instant events by thread and time."""
+        return self._cached("instants", lambda: build_instants(self.cols))
 
     @property
     def flows(self) -> FlowTable:
