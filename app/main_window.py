@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.timeline.aggregate import AggregatePanel
 from app.timeline.details import DetailsPanel
 from app.timeline.logs import LogPanel
 from app.timeline.widget import TimelineWidget
@@ -37,6 +38,8 @@ class TraceTab(QSplitter):
         self.bottom.setDocumentMode(True)
         self.bottom.addTab(self.details, "Details")
         self.bottom.addTab(self.logs, f"Logs ({len(self.logs.logs)})")
+        self.aggregate = AggregatePanel(model)
+        self.bottom.addTab(self.aggregate, "Aggregate")
         self.addWidget(self.timeline)
         self.addWidget(self.bottom)
         self.setStretchFactor(0, 4)
@@ -45,6 +48,11 @@ class TraceTab(QSplitter):
         self.timeline.sliceSelected.connect(lambda _row: self.bottom.setCurrentWidget(self.details))
         self.logs.timeSelected.connect(self.timeline.show_time)  # logs in sync with the timeline
         self.details.sliceRequested.connect(self.timeline.go_to_slice)
+        self.timeline.areaSelected.connect(self._area)
+
+    def _area(self, t0: int, t1: int, threads: list) -> None:
+        self.aggregate.show_area(t0, t1, threads)
+        self.bottom.setCurrentWidget(self.aggregate)
 
 
 def _default_resolver(trace_path: str):

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsItem, QMenu, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QKeySequence, QPainter, QPen, QShortcut
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QLineEdit, QMenu, QVBoxLayout, QWidget
 
 from app.timeline.tracks import (
     ROW_HEIGHT,
@@ -25,6 +25,7 @@ from app.timeline.tracks import (
     StateTrackItem,
 )
 from core.trace.model import TraceModel
+from core.trace.query import search
 
 PROCESS_HEADER_ROWS = 1.0
 #: the group key of the CPU lanes (no process has koid -1)
@@ -32,18 +33,25 @@ CPU_GROUP = -1
 
 
 class TimelineViewBox(pg.ViewBox):
-    """Drag pans (pyqtgraph's own); Shift+drag measures between two points, snapping to slice edges."""
+    """Drag pans (pyqtgraph's own); Shift+drag measures between two points, snapping to slice edges;
+    Ctrl+drag selects an area (a time range over the tracks it spans) for the aggregate table."""
 
     def __init__(self, timeline: TimelineWidget) -> None:
         super().__init__()
         self.timeline = timeline
 
     def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph API
-        if ev.button() == Qt.MouseButton.LeftButton and ev.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+        mods = ev.modifiers()
+        if ev.button() == Qt.MouseButton.LeftButton and mods & (
+            Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier
+        ):
             ev.accept()
             a = self.mapSceneToView(ev.buttonDownScenePos())
             b = self.mapSceneToView(ev.scenePos())
-            self.timeline.measure(a.x(), b.x(), a.y(), final=ev.isFinish())
+            if mods & Qt.KeyboardModifier.ControlModifier:
+                self.timeline.select_area(a.x(), b.x(), a.y(), b.y(), final=ev.isFinish())
+            else:
+                self.timeline.measure(a.x(), b.x(), a.y(), final=ev.isFinish())
             return
         super().mouseDragEvent(ev, axis)
 
@@ -155,6 +163,8 @@ class TimelineWidget(QWidget):
     """Shows one :class:`TraceModel`. Emits ``sliceSelected(row)`` (-1 when a click hits nothing)."""
 
     sliceSelected = Signal(int)
+    #: an area was selected: (start ns, end ns, reader thread indexes of the slice tracks it spans)
+    areaSelected = Signal(int, int, list)
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -165,6 +175,7 @@ class TimelineWidget(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self._build_search_bar())
         self.overview = self._build_overview(model)
         layout.addWidget(self.overview)
         layout.addWidget(self.plot)
@@ -249,6 +260,7 @@ class TimelineWidget(QWidget):
         self.plot.addItem(self.flow_arrows, ignoreBounds=True)
         self.measure_region = None
         self.measure_label = None
+        self.area_region = None
         self.measured: tuple[int, int] | None = None
         vb.sigXRangeChanged.connect(self._sync_overview)
         self.region.sigRegionChanged.connect(self._overview_moved)
@@ -352,6 +364,72 @@ class TimelineWidget(QWidget):
             menu.addAction("Pin track to the top", lambda: self.pin(lane.key))
         menu.addAction("Pin the whole process", lambda: self.pin_process(lane.pid))
         menu.popup(screen_pos)
+
+    # ------------------------------------------------------------------ search
+    def _build_search_bar(self) -> QWidget:
+        bar = QWidget()
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(4, 2, 4, 2)
+        self.search_box = QLineEdit()
+        self.search_box.setPlaceholderText("Search slices by name  (Enter: next, Shift+Enter: previous; Ctrl+F)")
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.returnPressed.connect(lambda: self.search_step(1))
+        self.search_box.textChanged.connect(self._search_changed)
+        self.search_status = QLabel("")
+        row.addWidget(self.search_box, 1)
+        row.addWidget(self.search_status)
+        shortcut = QShortcut(QKeySequence.StandardKey.Find, self)
+        shortcut.activated.connect(lambda: (self.search_box.setFocus(), self.search_box.selectAll()))
+        back = QShortcut(QKeySequence("Shift+Return"), self.search_box)
+        back.activated.connect(lambda: self.search_step(-1))
+        self.matches = np.zeros(0, np.int64)
+        self.match_index = -1
+        return bar
+
+    def _search_changed(self, text: str) -> None:
+        self.matches = search(self.model, text) if text.strip() else np.zeros(0, np.int64)
+        self.match_index = -1
+        self.search_status.setText(f"{len(self.matches)} matches" if text.strip() else "")
+
+    def search_step(self, direction: int) -> int:
+        """Go to the next (1) or previous (-1) match after the current one, in time order; the row or -1."""
+        if not len(self.matches):
+            return -1
+        if self.match_index < 0:
+            # the first match at or after the middle of the view (or before it, going back)
+            (x0, x1), _ = self.plot.getViewBox().viewRange()
+            mid = self.model.start_ns + int((x0 + x1) / 2 * 1e9)
+            ts = self.model.slices.ts[self.matches]
+            k = int(np.searchsorted(ts, mid))
+            self.match_index = (k if direction > 0 else k - 1) % len(self.matches)
+        else:
+            self.match_index = (self.match_index + direction) % len(self.matches)
+        row = int(self.matches[self.match_index])
+        self.go_to_slice(row)
+        self.search_status.setText(f"{self.match_index + 1} / {len(self.matches)}")
+        return row
+
+    # ------------------------------------------------------------------ area selection
+    def select_area(self, xa: float, xb: float, ya: float, yb: float, final: bool = True) -> tuple[int, int, list]:
+        """Mark the time range between two view x positions over the lanes between two y positions; on
+        ``final``, emit ``areaSelected`` with the thread tracks in it. Returns (start ns, end ns, threads)."""
+        a, b = sorted((xa, xb))
+        lo, hi = sorted((ya, yb))
+        if self.area_region is None:
+            self.area_region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(46, 158, 91, 40),
+                                                   pen=pg.mkPen("#2e9e5b"))  # fmt: skip
+            self.plot.addItem(self.area_region, ignoreBounds=True)
+        self.area_region.setRegion((a, b))
+        threads = [
+            lane.key[1]
+            for lane in self.lanes()
+            if lane.key[0] == "thread" and lane.item.isVisible()
+            and lane.item.y0 < hi and lane.item.y0 + lane.item.rows * ROW_HEIGHT > lo
+        ]  # fmt: skip
+        start, end = self.model.start_ns + round(a * 1e9), self.model.start_ns + round(b * 1e9)
+        if final:
+            self.areaSelected.emit(start, end, threads)
+        return start, end, threads
 
     # ------------------------------------------------------------------ measuring
     SNAP_PX = 8

@@ -201,3 +201,32 @@ def test_flows_show_as_arrows_and_are_followed_with_brackets(window, qtbot) -> N
     tab.details.anchorClicked.emit(QUrl(f"slice:{dst}"))  # the details link goes there too
     assert timeline.selected_row == dst
     timeline.plot.viewport().repaint()
+
+
+def test_search_steps_through_matches_and_area_selection_aggregates(window, qtbot) -> None:
+    tab = window.current_tab()
+    timeline, model = tab.timeline, tab.model
+    name = model.name_of(int(model.tracks[0].by_depth[0][0]))
+    timeline.search_box.setText(name.upper()[:4])  # case-insensitive substring
+    n = len(timeline.matches)
+    assert n > 1 and timeline.search_status.text() == f"{n} matches"
+    qtbot.keyClick(timeline.search_box, Qt.Key.Key_Return)  # the first match from the middle of the view
+    first, k = timeline.selected_row, timeline.match_index
+    assert first in timeline.matches.tolist() and name.upper()[:4] in model.name_of(first).upper()
+    qtbot.keyClick(timeline.search_box, Qt.Key.Key_Return)
+    second = timeline.selected_row
+    assert model.slices.ts[second] >= model.slices.ts[first]
+    assert timeline.search_status.text() == f"{(k + 1) % n + 1} / {n}"
+    timeline.search_step(-1)
+    assert timeline.selected_row == first
+
+    # Ctrl+drag over the first process's threads for the whole trace: the table sums what the model has
+    group = next(g for g in timeline.groups if any(lane.key[0] == "thread" for lane in g.lanes))
+    ys = [lane.item.y0 for lane in group.lanes if lane.key[0] == "thread"]
+    span = (model.end_ns - model.start_ns) / 1e9
+    t0, t1, threads = timeline.select_area(0.0, span, min(ys), max(ys) + 0.5)
+    assert sorted(threads) == sorted(lane.key[1] for lane in group.lanes if lane.key[0] == "thread")
+    panel = tab.aggregate
+    assert tab.bottom.currentWidget() is panel and panel.table.rowCount() == len(panel.rows) > 0
+    in_threads = np.isin(model.slices.thread, threads)
+    assert sum(r["count"] for r in panel.rows) == int(in_threads.sum())
