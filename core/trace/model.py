@@ -283,12 +283,13 @@ class TraceModel:
         """What the details panel shows for a slice: names resolved, times in ns, arguments decoded."""
         s = self.slices
         ev = int(s.event[row])
+        thread = int(s.thread[row])
+        pid = int(self.cols.threads_pid[thread]) if thread >= 0 else 0
         args = []
-        try:
-            args = [(a.name, a.value) for a in self.cols.event_args(ev)]
+        try:  # values as the user reads them: koids and pointers labelled with their objects' names
+            args = [(a.name, self.objects.label_arg(a, pid)) for a in self.cols.event_args(ev)]
         except Exception as exc:  # a corrupt argument block must not break the panel
             args = [("<arguments unreadable>", str(exc))]
-        thread = int(s.thread[row])
         return {
             "name": self._str(int(s.name[row])),
             "category": self._str(int(s.category[row])),

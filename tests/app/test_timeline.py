@@ -230,3 +230,17 @@ def test_search_steps_through_matches_and_area_selection_aggregates(window, qtbo
     assert tab.bottom.currentWidget() is panel and panel.table.rowCount() == len(panel.rows) > 0
     in_threads = np.isin(model.slices.thread, threads)
     assert sum(r["count"] for r in panel.rows) == int(in_threads.sum())
+
+
+def test_details_label_pointer_and_koid_arguments_with_their_objects(window) -> None:
+    from formats.fxt.args import ArgType
+
+    tab = window.current_tab()
+    model, s = tab.model, tab.model.slices
+    row = next(r for r in range(len(s))
+               if any(a.type == ArgType.POINTER for a in model.cols.event_args(int(s.event[r]))))  # fmt: skip
+    arg = next(a for a in model.cols.event_args(int(s.event[row])) if a.type == ArgType.POINTER)
+    obj = next(o for o in model.cols.userspace_objects if o.pointer == arg.value)
+    tab.timeline.select(row)
+    page = tab.details.toPlainText()
+    assert f"{obj.name} (0x{arg.value:x})" in page  # the object's name, not just a number
