@@ -50,7 +50,11 @@ class TraceLoader(QThread):
             cols = read_fxt(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
             self._tick(self.READ_SHARE)
             model = TraceModel(cols)
-            self._tick(1.0)
+            # every table the views read, built here rather than on the UI thread when the tab opens
+            tables = ("pyramid", "async_pyramid", "counters", "sched", "instants", "flows", "objects")
+            for i, name in enumerate(tables):
+                getattr(model, name)
+                self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * (i + 1) / len(tables))
         except Cancelled:
             self.cancelled.emit()
             return

@@ -40,6 +40,19 @@ class TimelineViewBox(pg.ViewBox):
         super().__init__()
         self.timeline = timeline
 
+    def wheelEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph API
+        """As in Perfetto: Ctrl+wheel zooms around the pointer, Shift+wheel pans, the wheel scrolls tracks."""
+        mods = ev.modifiers()
+        if mods & Qt.KeyboardModifier.ControlModifier:
+            super().wheelEvent(ev, axis)  # pyqtgraph zooms x around the pointer (y is locked)
+            return
+        ev.accept()
+        steps = ev.delta() / 120.0
+        if mods & Qt.KeyboardModifier.ShiftModifier:
+            self.timeline.pan(-0.1 * steps)
+        else:
+            self.timeline.scroll_rows(-3.0 * steps)
+
     def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph API
         mods = ev.modifiers()
         if ev.button() == Qt.MouseButton.LeftButton and mods & (
@@ -557,6 +570,14 @@ class TimelineWidget(QWidget):
         (x0, x1), _ = self.plot.getViewBox().viewRange()
         shift = (x1 - x0) * fraction
         self.plot.getViewBox().setXRange(x0 + shift, x1 + shift, padding=0.0)
+
+    def scroll_rows(self, rows: float) -> None:
+        """Scroll the tracks vertically by ``rows`` (within the laid-out height)."""
+        vb = self.plot.getViewBox()
+        _, (y0, y1) = vb.viewRange()
+        height = y1 - y0
+        top = min(max(y0 + rows, 0.0), max(self.total_rows - height, 0.0))
+        vb.setYRange(top, top + height, padding=0.0)
 
     def fit_selection(self) -> None:
         if self.selected_row < 0:

@@ -244,3 +244,28 @@ def test_details_label_pointer_and_koid_arguments_with_their_objects(window) -> 
     tab.timeline.select(row)
     page = tab.details.toPlainText()
     assert f"{obj.name} (0x{arg.value:x})" in page  # the object's name, not just a number
+
+
+def test_wheel_scrolls_tracks_and_ctrl_wheel_zooms(window, qtbot) -> None:
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+
+    timeline = window.current_tab().timeline
+    view = timeline.plot
+
+    def wheel(delta: int, mods) -> None:
+        pos = QPointF(view.width() / 2, view.height() / 2)
+        event = QWheelEvent(pos, view.mapToGlobal(pos), QPoint(0, 0), QPoint(0, delta), Qt.MouseButton.NoButton,
+                            mods, Qt.ScrollPhase.NoScrollPhase, False)  # fmt: skip
+        view.wheelEvent(event)
+
+    (x0, x1), (y0, _y1) = view.getViewBox().viewRange()
+    wheel(-120, Qt.KeyboardModifier.NoModifier)  # scroll down: tracks move, the time range stays
+    (a0, a1), (b0, _b1) = view.getViewBox().viewRange()
+    assert b0 > y0 and (a0, a1) == (x0, x1)
+    wheel(120, Qt.KeyboardModifier.ControlModifier)  # Ctrl+wheel: zoom in
+    (c0, c1), _ = view.getViewBox().viewRange()
+    assert c1 - c0 < x1 - x0
+    wheel(120, Qt.KeyboardModifier.ShiftModifier)  # Shift+wheel: pan, same zoom
+    (d0, d1), _ = view.getViewBox().viewRange()
+    assert d0 < c0 and abs((d1 - d0) - (c1 - c0)) < 1e-12
