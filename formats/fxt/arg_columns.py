@@ -33,6 +33,9 @@ class ArgColumns:
     #: the value's bits: bits 32..63 of the header for 32-bit / bool / string-ref types, else the word
     #: after the name (64-bit types); 0 when that word is missing
     raw: np.ndarray
+    #: word index where the value's payload starts (after an inline name): a 64-bit value or an inline
+    #: string / blob stream
+    value_word: np.ndarray
 
     def __len__(self) -> int:
         return len(self.event)
@@ -85,13 +88,57 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray) -> ArgColumns:
         has_word = np.isin(atype, _WORD_TYPES) & (value_at < pos[act] + size)
         raw = np.where(has_word, w[np.minimum(value_at, len(w) - 1)], h >> _U(32))
         raw[np.isin(atype, _WORD_TYPES) & ~has_word] = 0
-        parts.append((act, np.full(len(act), k, np.uint8), ref, pos[act] + 1, atype, raw))
+        parts.append((act, np.full(len(act), k, np.uint8), ref, pos[act] + 1, atype, raw, value_at))
         pos[act] += size
     if not parts:
         z = np.zeros(0, np.int64)
-        return ArgColumns(z, np.zeros(0, np.uint8), z.copy(), np.zeros(0, np.uint8), np.zeros(0, np.uint64))
-    act, index, ref, stream, atype, raw = (np.concatenate(c) for c in zip(*parts, strict=True))
+        return ArgColumns(
+            z, np.zeros(0, np.uint8), z.copy(), np.zeros(0, np.uint8), np.zeros(0, np.uint64), z.copy()
+        )
+    act, index, ref, stream, atype, raw, value_at = (np.concatenate(c) for c in zip(*parts, strict=True))
     order = np.lexsort((index, act))  # record order (ascending file position), then argument order
-    act, index, ref, stream, atype, raw = (a[order] for a in (act, index, ref, stream, atype, raw))
+    act, index, ref, stream, atype, raw, value_at = (
+        a[order] for a in (act, index, ref, stream, atype, raw, value_at)
+    )
     names = dec.string_ids(ref, stream, record[act])
-    return ArgColumns(event=rows[act], index=index, name=names, type=atype, raw=raw.astype(np.uint64))
+    return ArgColumns(
+        event=rows[act], index=index, name=names, type=atype, raw=raw.astype(np.uint64), value_word=value_at
+    )
+
+
+def python_values(cols: FxtColumns, args: ArgColumns) -> tuple[list[object], np.ndarray]:
+    """Each argument's value as :class:`~formats.fxt.args.Arg` would hold it, converted per type in bulk.
+
+    Returns (values, fallback): blob and unknown-type arguments are left as None with ``fallback`` set,
+    for :meth:`FxtColumns.event_args` to decode (they are rare). String values resolve like names.
+    """
+    t, raw = args.type, args.raw
+    out = np.empty(len(t), object)
+    low = (raw & _U(0xFFFFFFFF)).astype(np.uint32)
+    conv = {
+        ArgType.INT32: low.view(np.int32),
+        ArgType.UINT32: low,
+        ArgType.INT64: raw.view(np.int64),
+        ArgType.UINT64: raw,
+        ArgType.DOUBLE: raw.view(np.float64),
+        ArgType.POINTER: raw,
+        ArgType.KOID: raw,
+        ArgType.BOOL: (raw & _U(1)).astype(bool),
+    }
+    for atype, vals in conv.items():
+        sel = np.flatnonzero(t == atype)
+        if len(sel):
+            out[sel] = vals[sel].tolist()
+    strs = np.flatnonzero(t == ArgType.STRING)
+    if len(strs):
+        ids = cols.arg_decoder.string_ids(
+            (raw[strs] & _U(0xFFFF)).astype(np.int64), args.value_word[strs], cols.ev_word[args.event[strs]]
+        )
+        text = cols.strings
+        refs = (raw[strs] & _U(0xFFFF)).tolist()
+        out[strs] = [
+            text[i] if i >= 0 else f"<unresolved string #{r}>"
+            for i, r in zip(ids.tolist(), refs, strict=True)
+        ]
+    fallback = (t == ArgType.BLOB) | (t > ArgType.BLOB)
+    return out.tolist(), fallback

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from core.synthetic_trace import generate_trace
-from formats.fxt.arg_columns import event_arg_columns
+from formats.fxt.arg_columns import event_arg_columns, python_values
 from formats.fxt.args import ArgType
 from formats.fxt.reader import read_fxt, read_fxt_bytes
 
@@ -15,12 +15,16 @@ from formats.fxt.reader import read_fxt, read_fxt_bytes
 def _check_against_event_args(cols, rows: np.ndarray) -> int:
     got = event_arg_columns(cols, rows)
     values = got.values()
+    py, fallback = python_values(cols, got)
     expect = [(int(r), k, a) for r in rows.tolist() for k, a in enumerate(cols.event_args(int(r)))]
     assert len(got) == len(expect)
     for i, (row, k, arg) in enumerate(expect):
         assert (int(got.event[i]), int(got.index[i])) == (row, k)
         assert cols.strings[int(got.name[i])] == arg.name
         assert int(got.type[i]) == int(arg.type)
+        assert fallback[i] == (arg.type == ArgType.BLOB)
+        if not fallback[i]:
+            assert py[i] == arg.value and type(py[i]) is type(arg.value)
         if arg.type in (ArgType.INT32, ArgType.UINT32, ArgType.INT64, ArgType.UINT64, ArgType.DOUBLE):
             assert values[i] == float(arg.value)
         else:

@@ -1,0 +1,44 @@
+"""``fxscope export TRACE --format chrome-json -o OUT.json``: convert an FXT trace for other viewers.
+
+Chrome trace event JSON opens in chrome://tracing, Perfetto's UI and speedscope; what is written and how
+is in :mod:`core.trace.export_chrome`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+FORMATS = ("chrome-json",)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.cli import CliError
+    from core.trace.export_chrome import export_chrome_json
+    from core.trace.model import TraceModel
+    from formats.errors import FormatError
+    from formats.fxt.reader import read_fxt
+
+    try:
+        cols = read_fxt(args.trace)
+    except FormatError as exc:
+        raise CliError(str(exc)) from exc
+    try:
+        counts = export_chrome_json(TraceModel(cols), args.output)
+    except OSError as exc:
+        raise CliError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    summary = ", ".join(f"{ph} {n}" for ph, n in counts.items() if n)
+    print(f"{args.output}: {sum(counts.values())} trace events ({summary})", file=sys.stderr)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "export", help="convert an FXT trace (Chrome trace JSON)", description="Convert an FXT trace."
+    )
+    p.add_argument("trace", help="FXT trace file")
+    p.add_argument(
+        "--format", choices=FORMATS, default="chrome-json", help="output format (default chrome-json)"
+    )
+    p.add_argument("-o", "--output", required=True, help="output file (written atomically)")
+    p.set_defaults(func=run)
