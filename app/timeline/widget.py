@@ -502,12 +502,7 @@ class TimelineWidget(QWidget):
         strip.setMouseEnabled(x=False, y=False)
         strip.setMenuEnabled(False)
         span = max(model.end_ns - model.start_ns, 1)
-        ts = model.cols.ev_ts
-        counts = np.zeros(self.OVERVIEW_BINS, np.int64)
-        if len(ts):  # in blocks: no full-size temporaries for a big trace
-            for a in range(0, len(ts), 1 << 22):
-                part = ((ts[a : a + (1 << 22)] - model.start_ns) * self.OVERVIEW_BINS // span).clip(0, self.OVERVIEW_BINS - 1)
-                counts += np.bincount(part, minlength=self.OVERVIEW_BINS)
+        counts = model.density(self.OVERVIEW_BINS)
         edges = np.linspace(0.0, span / 1e9, self.OVERVIEW_BINS + 1)
         level = np.log1p(counts).astype(np.float64)
         strip.plot(edges, level, stepMode="center", fillLevel=0, brush=pg.mkBrush("#9aa7b8"), pen=pg.mkPen("#6b7a90"))
