@@ -5,7 +5,9 @@ Generates (once, cached under tests/bench/.cache/) a synthetic trace with ``core
 model in a fresh process, renders the timeline offscreen at 1920x1080 at full zoom-out, in a 1 ms window and
 through 60 pan/zoom steps, and prints ``model_build_s``, ``model_bytes_per_event`` (the reader's columns plus
 every model table), ``frame_ms_p50``/``frame_ms_p95`` (per zoom level and over all frames), and
-``first_frame_s``: ``fxscope screenshot`` of the bundled demo as a whole process (start, load, first paint).
+``first_frame_s``: ``fxscope screenshot`` of the bundled demo as a whole process (start, load, first paint),
+and ``ui_max_stall_ms``: the longest the UI thread went without running a 10 ms timer while the window loaded
+the trace in the background and opened its tab.
 The peer figure is the same frame rendered with level-of-detail merging switched off (every slice drawn),
 in the same process: the ratio is what the per-pixel summaries buy.
 Run: ``.venv/bin/python tests/bench/bench_timeline.py [--events N]``.
@@ -66,8 +68,10 @@ widget.show()
 app.processEvents()
 
 def frame():
+    # one frame as the app draws it: the view change (or an update) is pending, the event loop
+    # coalesces it into one paint of the plot (and of the overview strip)
+    widget.plot.viewport().update()
     t = time.perf_counter()
-    widget.plot.viewport().repaint()
     app.processEvents()
     return (time.perf_counter() - t) * 1000
 
@@ -96,6 +100,42 @@ peer = [frame() for _ in range(3)]
 model.visible = lod
 print(json.dumps({"read_s": t1 - t0, "model_s": t2 - t1, "events": len(cols.ev_ts),
                   "model_bytes": model_bytes, "levels": levels, "peer_full": peer}))
+"""
+
+
+_CHILD_LOAD = r"""
+import json, os, sys, time
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from app.gui import application
+app = application()
+from PySide6.QtCore import QTimer
+from app.main_window import MainWindow
+
+# the UI thread's longest stall while the window loads a big trace in the background and opens its tab
+window = MainWindow()
+window.resize(1920, 1080)
+window.show()
+app.processEvents()
+gaps, last = [], [time.perf_counter()]
+
+def tick():
+    now = time.perf_counter()
+    gaps.append((now - last[0]) * 1000)
+    last[0] = now
+
+timer = QTimer()
+timer.timeout.connect(tick)
+timer.start(10)
+t0 = time.perf_counter()
+window.open_path(sys.argv[1], background=True)
+while window.tabs.count() == 0 and time.perf_counter() - t0 < 600:
+    app.processEvents()
+    time.sleep(0.001)
+for _ in range(20):
+    app.processEvents()
+    time.sleep(0.01)
+print(json.dumps({"load_to_tab_s": time.perf_counter() - t0, "max_gap_ms": max(gaps),
+                  "gaps_over_100ms": sum(g > 100 for g in gaps)}))
 """
 
 
@@ -138,6 +178,13 @@ def main() -> None:
     print(f"frame_ms_p95: {_pct(every, 0.95):.1f}")
     full, peer = _pct(r["levels"]["full"], 0.5), _pct(r["peer_full"], 0.5)
     print(f"peer_frame_ms_full_without_lod: {peer:.1f}  (ratio {peer / max(full, 1e-9):.1f}x)")
+    load = subprocess.run([sys.executable, "-c", _CHILD_LOAD, str(path)], capture_output=True, text=True,
+                          env=env, cwd=ROOT)  # fmt: skip
+    if load.returncode != 0:
+        raise SystemExit(f"load child failed:\n{load.stderr[-3000:]}")
+    lr = json.loads(load.stdout.strip().splitlines()[-1])
+    print(f"background_load_to_tab_s: {lr['load_to_tab_s']:.2f}")
+    print(f"ui_max_stall_ms: {lr['max_gap_ms']:.0f}  (10 ms timer on the UI thread; {lr['gaps_over_100ms']} stalls over 100 ms)")
     t = time.perf_counter()
     shot = subprocess.run([sys.executable, "-m", "app", "screenshot", "-o", str(CACHE / "demo.png")],
                           capture_output=True, text=True, env=env, cwd=ROOT)  # fmt: skip
