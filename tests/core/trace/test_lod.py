@@ -43,7 +43,8 @@ def test_pyramid_frames_keep_what_the_eye_needs(model: TraceModel) -> None:
                 assert at.sum() <= 2 * width / bucket + 2 * LONG_BUCKETS + 4  # bounded by pixels
                 inside = rows[(s.ts[rows] < t1) & (s.ts[rows] + s.dur[rows] > t0)]
                 wide = inside[s.dur[inside] >= bucket]
-                drawn = dict(zip(vis.rows[at].tolist(), zip(vis.start[at].tolist(), vis.end[at].tolist())))
+                pairs = zip(vis.start[at].tolist(), vis.end[at].tolist(), strict=True)
+                drawn = dict(zip(vis.rows[at].tolist(), pairs, strict=True))
                 for r in wide.tolist():  # a pixel or longer: drawn as itself
                     assert drawn.get(r) == (int(s.ts[r]), int(s.ts[r] + s.dur[r]))
                 # every slice in the window is under some box of its depth (within a bucket)
