@@ -47,7 +47,7 @@ def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h
 def _merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, ...]:
     """Boxes of one colour on one row that touch or overlap (within half a pixel) become one box: the
     same pixels with fewer rectangles to fill (zoomed out, runs of merged buckets are the common case)."""
-    if len(x) < 2:
+    if len(x) < 32:  # few boxes: merging costs more than it saves
         return x, y, w
     order = np.lexsort((x, y))
     x, y, w = x[order], y[order], w[order]
@@ -188,6 +188,7 @@ class SliceTrackItem(BoxTrackItem):
         super().__init__(model, y0)
         self.track = track
         self._set_names(model.slices.name[track.lo : track.hi])
+        self._instants: np.ndarray | None = None
 
     @property
     def rows(self) -> int:
@@ -210,11 +211,24 @@ class SliceTrackItem(BoxTrackItem):
         if f is None:
             return
         t0, t1, sx, dx, sy, dy = f
-        inst = self.model.instants
-        rows = inst.in_window(self.track.thread, t0, t1, 1e9 / sx)
-        if not len(rows):
+        if self._instants is None:  # this thread's instant times, sorted (once)
+            inst = self.model.instants
+            lo, hi = inst.thread_rows(self.track.thread)
+            self._instants = inst.ts[lo:hi]
+        ts = self._instants
+        a, b = np.searchsorted(ts, [t0, t1])
+        if b <= a:
             return
-        x = (inst.ts[rows] - self.origin) / 1e9 * sx + dx
+        ns_per_px = 1e9 / sx
+        if b - a > 4 * (t1 - t0) / ns_per_px:
+            # more instants than pixels: the pixels that have any, found by searching the pixel edges
+            edges = np.arange(t0, t1 + ns_per_px, ns_per_px)
+            idx = np.searchsorted(ts, edges)
+            first = idx[:-1][np.diff(idx) > 0]
+            times = ts[first]
+        else:
+            times = ts[a:b]
+        x = (times - self.origin) / 1e9 * sx + dx
         painter.save()
         painter.resetTransform()
         painter.setPen(Qt.PenStyle.NoPen)
