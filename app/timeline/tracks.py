@@ -27,6 +27,8 @@ _BRUSHES = [QBrush(QColor(c)) for c in PALETTE] + [
     QBrush(QColor(c)) for c in ("#c9d1d9", "#2e9e5b", "#c9a227", "#9aa3ad", "#b0413e", "#6e6e6e", "#9fd6a4")
 ]  # after the palette: thread states NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD, RUNNABLE
 _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
+#: id(strings list) -> (the list, colour index per string id): see BoxTrackItem._use_string_colours
+_STRING_COLOURS: dict[int, tuple[list, np.ndarray]] = {}
 _INSTANT_BRUSH = QBrush(QColor("#222222"))
 ROW_HEIGHT = 1.0  # view units per depth row
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
@@ -118,13 +120,17 @@ class BoxTrackItem(LaneItem):
         self._name_ids = np.zeros(0, np.int64)
         self._name_colours = np.zeros(0, np.int64)
 
-    def _set_names(self, names: np.ndarray) -> None:
-        """Colour index per name id, computed once per distinct name (names are few)."""
-        self._name_ids = np.unique(names)
+    def _use_string_colours(self) -> None:
+        """Boxes named by string ids: the colour of every string of the trace, computed once per trace
+        (strings are few; no per-track pass over the slices)."""
         strings = self.model.strings
-        self._name_colours = np.array(
-            [colour_index(strings[n] if 0 <= n < len(strings) else "") for n in self._name_ids.tolist()], np.int64
-        )
+        cached = _STRING_COLOURS.get(id(strings))
+        if cached is None or cached[0] is not strings:
+            cached = (strings, np.array([colour_index(t) for t in strings], np.int64))
+            _STRING_COLOURS.clear()  # one trace's table at a time is plenty
+            _STRING_COLOURS[id(strings)] = cached
+        self._name_ids = np.arange(len(strings), dtype=np.int64)
+        self._name_colours = cached[1]
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         """(rows, row index within the track, count, start ns, end ns, name ids) visible in [t0, t1)."""
@@ -187,7 +193,7 @@ class SliceTrackItem(BoxTrackItem):
     def __init__(self, model: TraceModel, track: ThreadTrack, y0: float) -> None:
         super().__init__(model, y0)
         self.track = track
-        self._set_names(model.slices.name[track.lo : track.hi])
+        self._use_string_colours()
         self._instants: np.ndarray | None = None
 
     @property
@@ -245,7 +251,7 @@ class AsyncTrackItem(BoxTrackItem):
         super().__init__(model, y0)
         self.table, self.pid, self.lanes = table, pid, lanes
         self.lane_ranges = [table.lane_rows(pid, lane) for lane in range(lanes)]  # once: rows per lane
-        self._set_names(table.name[self.lane_ranges[0][0] : self.lane_ranges[-1][1]])
+        self._use_string_colours()
 
     @property
     def rows(self) -> int:
