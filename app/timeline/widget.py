@@ -24,12 +24,14 @@ from app.timeline.tracks import (
     SliceTrackItem,
     StateTrackItem,
 )
+from core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from core.trace.model import TraceModel
 from core.trace.query import search
 
 PROCESS_HEADER_ROWS = 1.0
-#: the group key of the CPU lanes (no process has koid -1)
+#: the group keys of the CPU lanes and of global-scope instants (no process has these koids)
 CPU_GROUP = -1
+GLOBAL_GROUP = -2
 
 
 class TimelineViewBox(pg.ViewBox):
@@ -241,6 +243,22 @@ class TimelineWidget(QWidget):
                 self.plot.addItem(item)
                 lanes.append(Lane(("cpu", cpu), f"CPU {cpu}", item, CPU_GROUP))
             self.groups.insert(0, Group(CPU_GROUP, "CPUs", lanes))
+        # process-scope instants: a marker lane per process; global-scope instants: a lane of their own
+        inst = model.instants
+        proc_rows = inst.scoped(SCOPE_PROCESS)
+        for pid in np.unique(inst.pid[proc_rows]).tolist() if len(proc_rows) else []:
+            item = MarkerTrackItem(model, inst.ts[proc_rows[inst.pid[proc_rows] == pid]], 0.0, "#222222")
+            self.plot.addItem(item)
+            group = by_pid.get(int(pid))
+            if group is None:
+                group = by_pid[int(pid)] = Group(int(pid), model.process_name(int(pid)), [])
+                self.groups.append(group)
+            group.lanes.insert(0, Lane(("instants", int(pid)), "instants", item, int(pid)))
+        global_rows = inst.scoped(SCOPE_GLOBAL)
+        if len(global_rows):
+            item = MarkerTrackItem(model, inst.ts[global_rows], 0.0, "#222222")
+            self.plot.addItem(item)
+            self.groups.insert(0, Group(GLOBAL_GROUP, "global", [Lane(("instants", GLOBAL_GROUP), "instants", item, GLOBAL_GROUP)]))
         # log records: one marker lane per process that logs, after its threads
         log_pid = model.cols.threads_pid[np.maximum(model.cols.log_thread, 0)] if len(model.cols.log_ts) else []
         for pid in np.unique(log_pid).tolist():

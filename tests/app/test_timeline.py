@@ -114,13 +114,15 @@ def test_screenshot_draws_slices_where_the_model_says(tmp_path: Path) -> None:
 
 def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
     timeline = window.current_tab().timeline
-    first, second = timeline.groups[0], timeline.groups[1]
+    processes = [g for g in timeline.groups if any(lane.key[0] == "thread" for lane in g.lanes)]
+    first, second = processes[0], processes[1]
+    assert timeline.groups.index(second) == timeline.groups.index(first) + 1
     header_y = dict((what, y) for y, what in timeline.headers)
     assert timeline.header_at(header_y[second.pid] + 0.5) == second.pid
     before = header_y[second.pid]
     timeline.toggle_group(first.pid)  # collapse: its lanes hide, the next group moves up to the row after
     assert all(not lane.item.isVisible() for lane in first.lanes)
-    assert dict((w, y) for y, w in timeline.headers)[second.pid] == 1.0 < before
+    assert dict((w, y) for y, w in timeline.headers)[second.pid] == header_y[first.pid] + 1.0 < before
     timeline.toggle_group(first.pid)
     assert all(lane.item.isVisible() for lane in first.lanes)
 
@@ -176,6 +178,11 @@ def test_every_kind_of_lane_draws_what_the_model_has(window, qtbot) -> None:
             view_top = timeline.plot.getViewBox().viewRange()[1][1]
             if lane.item.y0 < view_top:
                 assert lane.item.last_drawn > 0, lane.key
+    from core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
+
+    marks = {lane.key[1]: len(lane.item.ts) for lane in timeline.lanes() if lane.key[0] == "instants"}
+    scoped = len(model.instants.scoped(SCOPE_GLOBAL)) + len(model.instants.scoped(SCOPE_PROCESS))
+    assert sum(marks.values()) == scoped > 0  # process- and global-scope instants get lanes of their own
     logs = [lane for lane in timeline.lanes() if lane.key[0] == "logs"]
     assert sum(len(lane.item.ts) for lane in logs) == len(model.cols.log_ts)
 
