@@ -31,8 +31,8 @@ LEVEL_STEP = 2
 class Level:
     shift: int  # bucket = 2**shift ns
     lane: np.ndarray  # int32 lane of each summary entry (entries sorted by lane, bucket)
-    bucket: np.ndarray  # int64 bucket index from the origin
-    row: np.ndarray  # int64 slice row of the bucket's longest slice
+    bucket: np.ndarray  # int32 bucket index from the origin
+    row: np.ndarray  # int32 slice row of the bucket's longest slice
     count: np.ndarray  # int32 slices starting in the bucket (short ones)
     lane_ptr: np.ndarray  # int64: entries of lane k are lane_ptr[k]:lane_ptr[k + 1]
     long_rows: dict[int, np.ndarray]  # lane -> long slice rows sorted by start
@@ -85,8 +85,10 @@ class SlicePyramid:
                 sel = li[a:z]
                 long_rows[int(l_lane[a])] = order[sel]
                 long_end_max[int(l_lane[a])] = np.maximum.accumulate(ts_o[sel] + dur_o[sel])
-        return Level(shift, lanes, buckets, rows.astype(np.int64), counts.astype(np.int32), lane_ptr,
-                     long_rows, long_end_max)  # fmt: skip
+        # rows fit 31 bits and buckets too (the finest level has 2**16 buckets across the trace): 16 bytes an
+        # entry instead of 24
+        return Level(shift, lanes, buckets.astype(np.int32), rows.astype(np.int32), counts.astype(np.int32),
+                     lane_ptr, long_rows, long_end_max)  # fmt: skip
 
     def level_for(self, ns_per_px: float) -> Level | None:
         """The coarsest level whose buckets are not wider than a pixel (None: zoomed in past the finest)."""
@@ -101,16 +103,17 @@ class SlicePyramid:
         size = 1 << level.shift
         p0, p1 = int(level.lane_ptr[lane]), int(level.lane_ptr[lane + 1])
         keys = level.bucket[p0:p1]
-        lo_key = ((t0 - self.origin) >> level.shift) - LONG_BUCKETS
-        hi_key = (t1 - self.origin) >> level.shift
+        limit = (1 << 31) - 1  # the int32 bucket column's range (a window may reach far past the trace)
+        lo_key = min(max(((t0 - self.origin) >> level.shift) - LONG_BUCKETS, -limit), limit)
+        hi_key = min(max((t1 - self.origin) >> level.shift, -limit), limit)
         a = p0 + int(np.searchsorted(keys, lo_key, side="left"))
         b = p0 + int(np.searchsorted(keys, hi_key, side="right"))
-        rows = level.row[a:b]
+        rows = level.row[a:b].astype(np.int64)
         count = level.count[a:b].astype(np.int64)
         s_ts, s_end = self.ts[rows], self.ts[rows] + self.dur[rows]
         # a lone slice, or one at least a bucket long, is drawn as itself; else a merged box over the bucket
         real = (count == 1) | (self.dur[rows] >= size)
-        b_start = self.origin + (level.bucket[a:b] << level.shift)
+        b_start = self.origin + (level.bucket[a:b].astype(np.int64) << level.shift)
         start = np.where(real, s_ts, b_start)
         end = np.where(real, s_end, np.maximum(b_start + size, s_end))
         count = np.where(real, 1, count)
