@@ -39,7 +39,7 @@ class TimelineViewBox(pg.ViewBox):
     Ctrl+drag selects an area (a time range over the tracks it spans) for the aggregate table."""
 
     def __init__(self, timeline: TimelineWidget) -> None:
-        super().__init__()
+        super().__init__(enableMenu=False)  # no context menu to build: the timeline has its own
         self.timeline = timeline
 
     def wheelEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph API
@@ -512,7 +512,7 @@ class TimelineWidget(QWidget):
 
     def _build_overview(self, model: TraceModel) -> pg.PlotWidget:
         """The whole trace as an event-density strip, with the visible window as a draggable region."""
-        strip = pg.PlotWidget(background="#f4f5f7")
+        strip = pg.PlotWidget(background="#f4f5f7", enableMenu=False, viewBox=pg.ViewBox(enableMenu=False))
         strip.setFixedHeight(46)
         strip.hideAxis("left")
         strip.hideAxis("bottom")
