@@ -119,6 +119,7 @@ class BoxTrackItem(LaneItem):
         self._metrics = QFontMetrics(self._font)
         self._name_ids = np.zeros(0, np.int64)
         self._name_colours = np.zeros(0, np.int64)
+        self._direct_colours = False
 
     def _use_string_colours(self) -> None:
         """Boxes named by string ids: the colour of every string of the trace, computed once per trace
@@ -131,6 +132,16 @@ class BoxTrackItem(LaneItem):
             _STRING_COLOURS[id(strings)] = cached
         self._name_ids = np.arange(len(strings), dtype=np.int64)
         self._name_colours = cached[1]
+        self._direct_colours = True
+
+    def _colours_of(self, names: np.ndarray) -> np.ndarray:
+        """Colour index of each box's name id (a copy: the caller marks merged boxes in it)."""
+        if not len(self._name_colours):
+            return np.zeros(len(names), np.int64)
+        if self._direct_colours:  # ids are string ids: the table is indexed by them
+            return self._name_colours[np.clip(names, 0, len(self._name_colours) - 1)]
+        pos = np.searchsorted(self._name_ids, names).clip(0, len(self._name_ids) - 1)
+        return self._name_colours[pos]
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         """(rows, row index within the track, count, start ns, end ns, name ids) visible in [t0, t1)."""
@@ -156,11 +167,15 @@ class BoxTrackItem(LaneItem):
         width = np.maximum(right - left, 1.0)
         top = (self.y0 + level * ROW_HEIGHT) * sy + dy
         height = ROW_FILL * ROW_HEIGHT * sy
-        pos = np.searchsorted(self._name_ids, names).clip(0, max(len(self._name_ids) - 1, 0))
-        colours = self._name_colours[pos] if len(self._name_colours) else np.zeros(len(names), np.int64)
+        colours = self._colours_of(names)
         colours[count > 1] = -1
-        for c in np.unique(colours).tolist():
-            idx = np.flatnonzero(colours == c)
+        # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
+        order = np.argsort(colours, kind="stable")
+        sorted_colours = colours[order]
+        cuts = np.flatnonzero(np.r_[True, sorted_colours[1:] != sorted_colours[:-1], True])
+        for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            idx = order[a:z]
+            c = int(sorted_colours[a])
             x, y, w = _merge_touching(left[idx], top[idx], width[idx])
             painter.setBrush(_MERGED_BRUSH if c < 0 else _BRUSHES[c])
             draw_rects(painter, x, y, w, height)
