@@ -235,10 +235,11 @@ class TraceModel:
         for d, rows in enumerate(track.by_depth):
             if len(rows) == 0:
                 continue
-            starts = s.ts[rows]
-            # first row whose running max end exceeds t0, last row starting before t1
+            # first row whose running max end exceeds t0, last row starting before t1 (the thread's rows
+            # are sorted by start, so t1 is found there and mapped to this depth's rows: no gather of starts)
             a = int(np.searchsorted(track.end_max[d], t0, side="right"))
-            b = int(np.searchsorted(starts, t1, side="left"))
+            t1_row = track.lo + int(np.searchsorted(s.ts[track.lo : track.hi], t1, side="left"))
+            b = int(np.searchsorted(rows, t1_row, side="left"))
             if b <= a:
                 continue
             r = rows[a:b]
