@@ -46,6 +46,15 @@ def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h
     painter.drawRects(*rects.drawargs())
 
 
+def _changes(values: np.ndarray) -> np.ndarray:
+    """True where a value differs from the one before it (and at the first): the starts of runs."""
+    out = np.empty(len(values), bool)
+    if len(values):
+        out[0] = True
+        np.not_equal(values[1:], values[:-1], out=out[1:])
+    return out
+
+
 def _merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, ...]:
     """Boxes of one colour on one row that touch or overlap (within half a pixel) become one box: the
     same pixels with fewer rectangles to fill (zoomed out, runs of merged buckets are the common case)."""
@@ -53,12 +62,15 @@ def _merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.nda
         return x, y, w
     order = np.lexsort((x, y))
     x, y, w = x[order], y[order], w[order]
-    new_row = np.r_[True, y[1:] != y[:-1]]
+    new_row = _changes(y)
     # running right edge within each row: rows are shifted apart so that the running max never crosses
     # from one row into the next (pixel coordinates are clipped to [-10, 1e7] by the caller)
     offset = (np.cumsum(new_row) - 1) * 4e7
     right = np.maximum.accumulate(x + w + offset) - offset
-    first = np.flatnonzero(new_row | np.r_[True, x[1:] > right[:-1] + 0.5])
+    gap = np.empty(len(x), bool)  # (np.r_ costs ~20 us a call: this runs per colour per track per frame)
+    gap[0] = True
+    np.greater(x[1:], right[:-1] + 0.5, out=gap[1:])
+    first = np.flatnonzero(new_row | gap)
     run_right = np.maximum.reduceat(x + w, first)
     return x[first], y[first], run_right - x[first]
 
@@ -172,7 +184,7 @@ class BoxTrackItem(LaneItem):
         # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
         order = np.argsort(colours, kind="stable")
         sorted_colours = colours[order]
-        cuts = np.flatnonzero(np.r_[True, sorted_colours[1:] != sorted_colours[:-1], True])
+        cuts = np.append(np.flatnonzero(_changes(sorted_colours)), len(sorted_colours))
         for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
             idx = order[a:z]
             c = int(sorted_colours[a])
@@ -353,7 +365,7 @@ class CounterTrackItem(LaneItem):
             return
         # a sample holds until the next one: each bucket extends to the next drawn bucket
         left = np.clip((start - self.origin) / 1e9 * sx + dx, -10.0, 1e7)
-        right = np.r_[left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7)]
+        right = np.append(left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7))
         width = np.maximum(right - left, 1.0)
         base = (self.y0 + self.rows * ROW_HEIGHT * ROW_FILL) * sy + dy
         full = self.rows * ROW_HEIGHT * ROW_FILL * sy
@@ -392,9 +404,12 @@ class CpuTrackItem(BoxTrackItem):
         narrow = (en - st) < ns_per_px
         if narrow.any():  # one box per pixel for sub-pixel slices: the first, with the count
             px = ((st - t0) // max(ns_per_px, 1.0)).astype(np.int64)
-            keep = ~narrow | np.r_[True, px[1:] != px[:-1]] | np.r_[True, ~narrow[:-1]]
+            prev_wide = np.empty(len(narrow), bool)
+            prev_wide[0] = True
+            prev_wide[1:] = ~narrow[:-1]
+            keep = ~narrow | _changes(px) | prev_wide
             idx = np.flatnonzero(keep)
-            count = np.diff(np.r_[idx, len(r)])
+            count = np.diff(np.append(idx, len(r)))
             count[~narrow[idx]] = 1
             r, st, en = r[idx], st[idx], np.where(count > 1, np.maximum(en[idx], st[idx] + int(ns_per_px)), en[idx])
         return r, np.zeros(len(r), np.int64), count, st, en, t.tid[r].astype(np.int64)

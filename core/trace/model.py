@@ -253,8 +253,11 @@ class TraceModel:
                 nr = r[narrow]
                 ndur = s.dur[nr]
                 # longest slice per bucket without sorting: group maxima, then each group's first maximum
-                starts = np.flatnonzero(np.r_[True, nk[1:] != nk[:-1]])
-                counts = np.diff(np.r_[starts, len(nk)])
+                change = np.empty(len(nk), bool)  # run starts (np.r_ is slow for a per-frame path)
+                change[0] = True
+                np.not_equal(nk[1:], nk[:-1], out=change[1:])
+                starts = np.flatnonzero(change)
+                counts = np.diff(np.append(starts, len(nk)))
                 longest = np.maximum.reduceat(ndur, starts)
                 cand = np.where(ndur == np.repeat(longest, counts), np.arange(len(nk)), len(nk))
                 pick = np.minimum.reduceat(cand, starts)
