@@ -71,7 +71,18 @@ class TimelineViewBox(pg.ViewBox):
         super().mouseDragEvent(ev, axis)
 
 
-class FlowArrowsItem(pg.GraphicsObject):
+class ViewOverlayItem(pg.GraphicsObject):
+    """An item drawn over (or under) the whole visible view: its bounds are the view range."""
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        vb = self.getViewBox()
+        if vb is None:
+            return QRectF()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        return QRectF(x0, y0, x1 - x0, y1 - y0)
+
+
+class FlowArrowsItem(ViewOverlayItem):
     """Arrows of the selected slice's flows: from where a flow leaves its source slice (the flow event's
     time) to where it reaches the destination slice."""
 
@@ -87,13 +98,6 @@ class FlowArrowsItem(pg.GraphicsObject):
         flows = self.timeline.model.flows if row >= 0 else None
         self.links = np.concatenate([flows.incoming(row), flows.outgoing(row)]) if flows is not None else np.zeros(0, np.int64)
         self.update()
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
-        vb = self.getViewBox()
-        if vb is None:
-            return QRectF()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        return QRectF(x0, y0, x1 - x0, y1 - y0)
 
     def paint(self, painter: QPainter, *args: object) -> None:
         if not len(self.links):
@@ -122,7 +126,7 @@ class FlowArrowsItem(pg.GraphicsObject):
         painter.restore()
 
 
-class TimeGridItem(pg.GraphicsObject):
+class TimeGridItem(ViewOverlayItem):
     """Light vertical lines at the bottom axis' ticks, drawn in one call, under the tracks."""
 
     def __init__(self, axis) -> None:
@@ -131,13 +135,6 @@ class TimeGridItem(pg.GraphicsObject):
         self.setZValue(-100)
         self._pen = QPen(QColor("#ececef"))
         self._pen.setCosmetic(True)
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
-        vb = self.getViewBox()
-        if vb is None:
-            return QRectF()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        return QRectF(x0, y0, x1 - x0, y1 - y0)
 
     def paint(self, painter: QPainter, *args: object) -> None:
         vb = self.getViewBox()
