@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -153,7 +154,7 @@ class MainWindow(QMainWindow):
         loader = TraceLoader(path, self)
         self.loaders.append(loader)
         loader.progressed.connect(self._show_progress)
-        loader.loaded.connect(lambda model, p=path: self._add_trace_tab(p, model))
+        loader.loaded.connect(lambda model, p=path: self._model_loaded(p, model))
         loader.failed.connect(lambda message, p=path: self._load_failed(p, message))
         loader.finished.connect(lambda ld=loader: self._load_done(ld))
         self.progress.setValue(0)
@@ -162,6 +163,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Loading {path}…")
         loader.start()
         return loader
+
+    def _model_loaded(self, path: str, model: TraceModel) -> None:
+        """A background load finished. Its objects are long-lived: ``gc.freeze`` keeps the collector's full
+        passes from walking them again (such a pass over a big model's objects stalled the UI ~50 ms), and
+        the tab is built in a later turn of the event loop than this signal's."""
+        gc.freeze()
+        QTimer.singleShot(1, self, lambda: self._add_trace_tab(path, model, deferred=True))
 
     def _show_progress(self, fraction: float) -> None:
         self.progress.setValue(int(fraction * 1000))
@@ -207,7 +215,10 @@ class MainWindow(QMainWindow):
         self._add_trace_tab(path, model)
         return True
 
-    def _add_trace_tab(self, path: str, model: TraceModel) -> None:
+    def _add_trace_tab(self, path: str, model: TraceModel, deferred: bool = False) -> None:
+        """Open ``model`` in a new tab. ``deferred`` (a background load finished): the tab is built in this
+        turn of the event loop and shown in the next, so that building it and painting its first frame
+        are two short stalls of the UI thread rather than one long one."""
         self._remember(path)
         p = self.prefs
         trace_dir = Path(path).resolve().parent
@@ -219,7 +230,15 @@ class MainWindow(QMainWindow):
 
         tab = TraceTab(model, resolver=resolver)
         tab.logs.crashRequested.connect(lambda text: self.open_crash_text(text, trace_dir, Path(path).name))
-        index = self.tabs.addTab(tab, Path(path).name)
+        if deferred:
+            # a 1 ms timer, not 0: Qt runs a zero-delay single shot as a posted event, ahead of the timers
+            # and input already due, which would join the two stalls again
+            QTimer.singleShot(1, self, lambda: self._show_tab(tab, Path(path).name))
+        else:
+            self._show_tab(tab, Path(path).name)
+
+    def _show_tab(self, tab: TraceTab, title: str) -> None:
+        index = self.tabs.addTab(tab, title)
         self.tabs.setCurrentIndex(index)
         tab.timeline.setFocus()
 

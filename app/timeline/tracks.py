@@ -13,7 +13,7 @@ import zlib
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.Qt import internals
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
 
 from core.trace.model import ThreadTrack, TraceModel
@@ -30,6 +30,7 @@ _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
 #: id(strings list) -> (the list, colour index per string id): see BoxTrackItem._use_string_colours
 _STRING_COLOURS: dict[int, tuple[list, np.ndarray]] = {}
 _INSTANT_BRUSH = QBrush(QColor("#222222"))
+_LABEL_PEN = QPen(QColor("#ffffff"))
 ROW_HEIGHT = 1.0  # view units per depth row
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
 
@@ -132,6 +133,8 @@ class BoxTrackItem(LaneItem):
         self._name_ids = np.zeros(0, np.int64)
         self._name_colours = np.zeros(0, np.int64)
         self._direct_colours = False
+        self._label_cache: dict[int, tuple[str, int]] = {}
+        self._elided_cache: dict[tuple[int, int], str] = {}
 
     def _use_string_colours(self) -> None:
         """Boxes named by string ids: the colour of every string of the trace, computed once per trace
@@ -159,7 +162,15 @@ class BoxTrackItem(LaneItem):
         """(rows, row index within the track, count, start ns, end ns, name ids) visible in [t0, t1)."""
         raise NotImplementedError
 
+    def name_label(self, name: int) -> str:
+        """The label of boxes whose name value (the last column of :meth:`boxes`) is ``name``."""
+        raise NotImplementedError
+
     def label(self, row: int) -> str:
+        """The label of one box, by its row."""
+        return self.name_label(int(self.boxes_name(np.array([row]))[0]))
+
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def paint(self, painter: QPainter, *args: object) -> None:
@@ -201,17 +212,43 @@ class BoxTrackItem(LaneItem):
                 painter.setPen(Qt.PenStyle.NoPen)
         # labels where a box is wide enough to say something
         if height >= 10:
-            painter.setFont(self._font)
-            painter.setPen(QPen(QColor("#ffffff")))
-            for i in np.flatnonzero((width > 24) & (count == 1)).tolist():
-                text = self._metrics.elidedText(self.label(int(rows[i])), Qt.TextElideMode.ElideRight, int(width[i]) - 4)
-                if text:
-                    painter.drawText(
-                        QRectF(float(left[i]) + 2, float(top[i]), float(width[i]) - 4, height),
-                        Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                        text,
-                    )
+            # a box that starts left of the view shows its label at the view's left edge (as Perfetto does)
+            view_left = (t0 - self.origin) / 1e9 * sx + dx
+            shown_left = np.maximum(left, view_left)
+            shown = left + width - shown_left
+            idx = np.flatnonzero((shown > 24) & (count == 1))
+            self._paint_labels(painter, idx, names, shown_left, top, shown, height)
         painter.restore()
+
+    def _paint_labels(self, painter: QPainter, idx: np.ndarray, names, left, top, width, height: float) -> None:
+        """Each box's name, elided to its width. Hundreds of labels a frame: a label's text and width are
+        looked up once per name (and an elided form once per name and 8-pixel width step), so most labels
+        cost one drawText at a baseline point."""
+        if not len(idx):
+            return
+        painter.setFont(self._font)
+        painter.setPen(_LABEL_PEN)
+        m = self._metrics
+        base = (height + m.ascent() - m.descent()) / 2
+        texts, elided = self._label_cache, self._elided_cache
+        if len(elided) > 50_000:  # a bound for long sessions; refilled from the frames that follow
+            elided.clear()
+        for n, x, y, w in zip(names[idx].tolist(), left[idx].tolist(), top[idx].tolist(), width[idx].tolist(), strict=True):
+            entry = texts.get(n)
+            if entry is None:
+                text = self.name_label(n)
+                entry = texts[n] = (text, m.horizontalAdvance(text))
+            text, advance = entry
+            avail = w - 4
+            if advance > avail:
+                step = int(avail) & ~7
+                key = (n, step)
+                text = elided.get(key)
+                if text is None:
+                    text = elided[key] = m.elidedText(entry[0], Qt.TextElideMode.ElideRight, step)
+                if not text:
+                    continue
+            painter.drawText(QPointF(x + 2, y + base), text)
 
 
 class SliceTrackItem(BoxTrackItem):
@@ -231,8 +268,12 @@ class SliceTrackItem(BoxTrackItem):
         vis = self.model.visible(self.track, t0, t1, ns_per_px)
         return vis.rows, vis.depth, vis.count, vis.start, vis.end, self.model.slices.name[vis.rows]
 
-    def label(self, row: int) -> str:
-        return self.model.name_of(row)
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
+        return self.model.slices.name[rows]
+
+    def name_label(self, name: int) -> str:
+        strings = self.model.strings
+        return strings[name] if 0 <= name < len(strings) else "<unresolved>"
 
     def paint(self, painter: QPainter, *args: object) -> None:
         super().paint(painter, *args)
@@ -305,9 +346,11 @@ class AsyncTrackItem(BoxTrackItem):
         rows, lane, count, st, en = (np.concatenate([p[k] for p in parts]) for k in range(5))
         return rows, lane, count, st, en, t.name[rows]
 
-    def label(self, row: int) -> str:
-        i = int(self.table.name[row])
-        return self.model.strings[i] if 0 <= i < len(self.model.strings) else "?"
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
+        return self.table.name[rows]
+
+    def name_label(self, name: int) -> str:
+        return self.model.strings[name] if 0 <= name < len(self.model.strings) else "?"
 
 
 class MarkerTrackItem(LaneItem):
@@ -414,8 +457,11 @@ class CpuTrackItem(BoxTrackItem):
             r, st, en = r[idx], st[idx], np.where(count > 1, np.maximum(en[idx], st[idx] + int(ns_per_px)), en[idx])
         return r, np.zeros(len(r), np.int64), count, st, en, t.tid[r].astype(np.int64)
 
-    def label(self, row: int) -> str:
-        return self.model.objects.koid_label(int(self.table.tid[row]))
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
+        return self.table.tid[rows].astype(np.int64)
+
+    def name_label(self, name: int) -> str:
+        return self.model.objects.koid_label(name)
 
 
 class StateTrackItem(BoxTrackItem):
@@ -435,7 +481,10 @@ class StateTrackItem(BoxTrackItem):
         r = np.arange(a, max(a, b))
         return r, np.zeros(len(r), np.int64), np.ones(len(r), np.int64), t.start[r], t.end[r], t.state[r].astype(np.int64)
 
-    def label(self, row: int) -> str:
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
+        return self.table.state[rows].astype(np.int64)
+
+    def name_label(self, name: int) -> str:
         from core.trace.sched import STATE_NAMES
 
-        return STATE_NAMES.get(int(self.table.state[row]), "?")
+        return STATE_NAMES.get(name, "?")

@@ -42,6 +42,13 @@ class TimelineViewBox(pg.ViewBox):
         super().__init__(enableMenu=False)  # no context menu to build: the timeline has its own
         self.timeline = timeline
 
+    def updateViewRange(self, forceX=False, forceY=False) -> None:  # noqa: N802, N803 - pyqtgraph API
+        """Apply a range change to the view's transform at once. pyqtgraph defers it to the next paint, where
+        moving every track under a new transform (and the axes' tick updates) dirties the scene while it is
+        being painted, so each pan or zoom was painted twice."""
+        super().updateViewRange(forceX, forceY)
+        self.updateMatrix()
+
     def wheelEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph API
         """As in Perfetto: Ctrl+wheel zooms around the pointer, Shift+wheel pans, the wheel scrolls tracks."""
         mods = ev.modifiers()

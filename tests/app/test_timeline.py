@@ -65,6 +65,35 @@ def test_keyboard_zoom_and_pan(window, qtbot) -> None:
     assert (timeline.visible_range_ns()[1] - timeline.visible_range_ns()[0]) > (b2 - a2)
 
 
+def test_a_pan_or_zoom_is_one_paint_of_the_view(window, qtbot) -> None:
+    """pyqtgraph applies a new range in the paint, which dirtied the scene again: every step was painted
+    twice. The timeline applies it at once, so a step costs one paint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    timeline = window.current_tab().timeline
+    viewport = timeline.plot.viewport()
+
+    class Counter(QObject):
+        paints = 0
+
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt API
+            if event.type() == QEvent.Type.Paint:
+                self.paints += 1
+            return False
+
+    counter = Counter()
+    viewport.installEventFilter(counter)
+    qtbot.wait(50)
+    for step in (lambda: timeline.zoom(0.5), lambda: timeline.pan(0.2), lambda: qtbot.keyClick(timeline, Qt.Key.Key_W)):
+        counter.paints = 0
+        before = timeline.visible_range_ns()
+        step()
+        qtbot.wait(50)
+        assert timeline.visible_range_ns() != before
+        assert counter.paints == 1
+    viewport.removeEventFilter(counter)
+
+
 def test_bad_file_shows_a_message_and_the_window_survives(window, qtbot, tmp_path: Path, monkeypatch) -> None:
     from PySide6.QtWidgets import QMessageBox
 

@@ -67,22 +67,44 @@ widget.resize(1920, 1080)
 widget.show()
 app.processEvents()
 
-def frame():
-    # one frame as the app draws it: the view change (or an update) is pending, the event loop
-    # coalesces it into one paint of the plot (and of the overview strip)
-    widget.plot.viewport().update()
+from PySide6.QtCore import QEvent, QObject
+
+class PaintCounter(QObject):
+    # counts paint events of the timeline's view: a frame must be exactly one paint of it
+
+    paints = 0
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Paint:
+            PaintCounter.paints += 1
+        return False
+
+counter = PaintCounter()
+widget.plot.viewport().installEventFilter(counter)
+paints = []
+
+def frame(redraw=True):
+    # one frame as the app draws it: the event loop turns the pending view change into one paint of the
+    # plot (and of the overview strip). A frame with no view change (``redraw``) asks for the repaint
+    # itself; after a pan or zoom it must not, or the view would be painted twice (the explicit update
+    # and the scene's own change notification reach the view in separate events)
+    if redraw:
+        widget.plot.viewport().update()
+    before = PaintCounter.paints
     t = time.perf_counter()
     app.processEvents()
-    return (time.perf_counter() - t) * 1000
+    ms = (time.perf_counter() - t) * 1000
+    paints.append(PaintCounter.paints - before)
+    return ms
 
 levels = {}
-widget.fit_all(); frame()
+widget.fit_all(); app.processEvents()  # settle (not measured)
 levels["full"] = [frame() for _ in range(5)]
 mid = (model.start_ns + model.end_ns) // 2
-widget.set_range_ns(mid, mid + 1_000_000); frame()
+widget.set_range_ns(mid, mid + 1_000_000); app.processEvents()  # settle
 levels["1ms"] = [frame() for _ in range(5)]
 steps = []
-widget.fit_all(); frame()
+widget.fit_all(); app.processEvents()  # settle (not measured)
 for i in range(60):
     if i % 3 == 0:
         widget.zoom(0.6)
@@ -90,16 +112,17 @@ for i in range(60):
         widget.pan(0.3)
     else:
         widget.pan(-0.1)
-    steps.append(frame())
+    steps.append(frame(redraw=False))
 levels["pan_zoom"] = steps
 # the peer: the full view again with level-of-detail merging off (every slice becomes a box)
 lod = model.visible
 model.visible = lambda track, a, b, ns_per_px: lod(track, a, b, 1e-3)
-widget.fit_all(); frame()
+widget.fit_all(); app.processEvents()  # settle (not measured)
 peer = [frame() for _ in range(3)]
 model.visible = lod
 print(json.dumps({"read_s": t1 - t0, "model_s": t2 - t1, "events": len(cols.ev_ts),
-                  "model_bytes": model_bytes, "levels": levels, "peer_full": peer}))
+                  "model_bytes": model_bytes, "levels": levels, "peer_full": peer,
+                  "paints_per_frame": [min(paints), max(paints)]}))
 """
 
 
@@ -177,6 +200,7 @@ def main() -> None:
     print(f"frame_ms_p50: {_pct(every, 0.5):.1f}")
     print(f"frame_ms_p95: {_pct(every, 0.95):.1f}")
     full, peer = _pct(r["levels"]["full"], 0.5), _pct(r["peer_full"], 0.5)
+    print(f"paints_per_frame: {r['paints_per_frame'][0]}..{r['paints_per_frame'][1]}  (of the timeline view; must be 1)")
     print(f"peer_frame_ms_full_without_lod: {peer:.1f}  (ratio {peer / max(full, 1e-9):.1f}x)")
     load = subprocess.run([sys.executable, "-c", _CHILD_LOAD, str(path)], capture_output=True, text=True,
                           env=env, cwd=ROOT)  # fmt: skip
