@@ -22,10 +22,11 @@ start), which keeps the lane count at the track's maximum overlap.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.trace.gathered import Gathered
 from core.trace.segments import pair_searchsorted, segment_ids, segment_starts, stack_depths
 from core.trace.threads import thread_pids
 from formats.fxt.columns import EventKind, FxtColumns
@@ -38,10 +39,10 @@ FLAG_UNCLOSED = 2
 class AsyncInstants:
     """Async instant events bound to a span, sorted by (span, ts)."""
 
-    ts: np.ndarray  # int64 ns
+    ts: Gathered  # int64 ns (cols.ev_ts[event])
     span: np.ndarray  # int32 row of AsyncTable
     event: np.ndarray  # int32 event row
-    name: np.ndarray  # int32 -> strings
+    name: Gathered  # int32 -> strings (cols.ev_name[event])
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -49,41 +50,54 @@ class AsyncInstants:
 
 @dataclass
 class AsyncTable:
-    """One row per async span, sorted by (pid, lane, start): within a lane, starts and ends both ascend."""
+    """One row per async span, sorted by (pid, lane, start): within a lane, starts and ends both ascend.
+
+    ``name``, ``category``, ``id`` and ``pid`` are the reader's columns read through ``event``
+    (:class:`~core.trace.gathered.Gathered`, not copied); the processes' row ranges are kept apart (one
+    entry per process) for :meth:`tracks` and :meth:`lane_rows`.
+    """
 
     start: np.ndarray  # int64 ns
     end: np.ndarray  # int64 ns
-    name: np.ndarray  # int32 -> strings
-    category: np.ndarray  # int32 -> strings
-    pid: np.ndarray  # uint64 process koid of the begin's thread (of the end's, for unmatched ends)
-    id: np.ndarray  # uint64 correlation id
+    name: Gathered  # int32 -> strings (cols.ev_name[event])
+    category: Gathered  # int32 -> strings (cols.ev_category[event])
+    #: uint64 process koid of the begin's thread (of the end's, for unmatched ends):
+    #: cols.threads_pid[cols.ev_thread[event]], 0 for an unresolved thread
+    pid: Gathered
+    id: Gathered  # uint64 correlation id (cols.ev_data[event])
     flags: np.ndarray  # uint8 FLAG_*
     lane: np.ndarray  # int32 lane within the pid's async track
     event: np.ndarray  # int32 event row of the begin (of the end, for unmatched ends)
     end_event: np.ndarray  # int32 event row of the end, -1 when unclosed
     instants: AsyncInstants
     unbound_instants: int = 0
+    #: the processes with spans, ascending, and where each one's rows start (plus the row count at the end)
+    pids: np.ndarray = field(init=False, repr=False)
+    pid_start: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        pid = np.asarray(self.pid, np.uint64)
+        starts = segment_starts(pid)
+        self.pids = pid[starts]
+        self.pid_start = np.r_[starts, len(pid)].astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.start)
 
     def tracks(self) -> list[tuple[int, int]]:
         """(pid, number of lanes) of every process with async spans, by pid."""
-        if len(self) == 0:
-            return []
-        starts = segment_starts(self.pid)
-        ends = np.r_[starts[1:], len(self)]
-        return [
-            (int(self.pid[a]), int(self.lane[b - 1]) + 1)
-            for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
-        ]
+        last = self.pid_start[1:] - 1
+        return list(zip(self.pids.tolist(), (self.lane[last] + 1).tolist(), strict=True))
 
     def lane_rows(self, pid: int, lane: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one lane (empty when the lane does not exist)."""
-        keys = _lane_keys(self.pid, self.lane)
-        probe = np.zeros(1, keys.dtype)
-        probe["p"], probe["l"] = pid, lane
-        return int(np.searchsorted(keys, probe, "left")[0]), int(np.searchsorted(keys, probe, "right")[0])
+        i = int(np.searchsorted(self.pids, np.uint64(pid)))
+        lo = int(self.pid_start[i])
+        if i == len(self.pids) or int(self.pids[i]) != pid:
+            return lo, lo
+        hi = int(self.pid_start[i + 1])
+        lanes = self.lane[lo:hi]
+        return lo + int(np.searchsorted(lanes, lane, "left")), lo + int(np.searchsorted(lanes, lane, "right"))
 
     def rows_in(self, pid: int, lane: int, t0: int, t1: int) -> np.ndarray:
         """Rows of one lane overlapping [t0, t1), by start (spans of a lane never overlap, so ends ascend)."""
@@ -98,12 +112,6 @@ class AsyncTable:
         return np.arange(lo, hi)
 
 
-def _lane_keys(pid: np.ndarray, lane: np.ndarray) -> np.ndarray:
-    keys = np.empty(len(pid), dtype=[("p", np.uint64), ("l", np.int64)])
-    keys["p"], keys["l"] = pid, lane
-    return keys
-
-
 def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int | None = None) -> AsyncTable:
     """Match the async events of ``cols`` (see the module docstring for the rules)."""
     kind = cols.ev_kind
@@ -113,7 +121,7 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
         trace_start = int(ts_all.min()) if trace_start is None and len(ts_all) else (trace_start or 0)
         trace_end = int(ts_all.max()) if trace_end is None and len(ts_all) else (trace_end or 0)
     if len(sel) == 0:
-        return _empty()
+        return _empty(cols)
     ts = cols.ev_ts[sel]
     cat = cols.ev_category[sel]
     name = cols.ev_name[sel]
@@ -168,10 +176,10 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
     marker_row[b_idx] = inv[: len(b_idx)]
 
     instants, unbound = _bind_instants(
+        cols,
         ev,
         ts,
         cid,
-        name,
         k,
         after,
         seg,
@@ -181,16 +189,17 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
         s_end[final],
         cid[s_marker][final],
     )
+    event = s_event[final].astype(np.int32)
     return AsyncTable(
         start=s_start[final],
         end=s_end[final],
-        name=name[s_marker][final].astype(np.int32),
-        category=cat[s_marker][final].astype(np.int32),
-        pid=pid[final],
-        id=cid[s_marker][final].astype(np.uint64),
+        name=Gathered(cols.ev_name, event),
+        category=Gathered(cols.ev_category, event),
+        pid=Gathered(cols.threads_pid, Gathered(cols.ev_thread, event), missing=0),
+        id=Gathered(cols.ev_data, event),
         flags=s_flags[final],
         lane=lane[final],
-        event=s_event[final].astype(np.int32),
+        event=event,
         end_event=s_end_event[final].astype(np.int32),
         instants=instants,
         unbound_instants=unbound,
@@ -198,10 +207,10 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
 
 
 def _bind_instants(
+    cols: FxtColumns,
     ev: np.ndarray,
     ts: np.ndarray,
     cid: np.ndarray,
-    name: np.ndarray,
     k: np.ndarray,
     after: np.ndarray,
     seg: np.ndarray,
@@ -232,11 +241,12 @@ def _bind_instants(
         span[loose] = _single_cover(span_id, span_start, span_end, cid[inst[loose]], ts[inst[loose]])
     bound = span >= 0
     o = np.lexsort((ts[inst][bound], span[bound]))
+    event = ev[inst][bound][o].astype(np.int32)
     out = AsyncInstants(
-        ts=ts[inst][bound][o],
+        ts=Gathered(cols.ev_ts, event),
         span=span[bound][o].astype(np.int32),
-        event=ev[inst][bound][o].astype(np.int32),
-        name=name[inst][bound][o].astype(np.int32),
+        event=event,
+        name=Gathered(cols.ev_name, event),
     )
     return out, int((~bound).sum())
 
@@ -323,11 +333,12 @@ def assign_lanes(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.nd
     return lane
 
 
-def _empty() -> AsyncTable:
+def _empty(cols: FxtColumns) -> AsyncTable:
     z = np.zeros(0, np.int64)
     i32 = np.zeros(0, np.int32)
     return AsyncTable(
-        start=z, end=z.copy(), name=i32, category=i32.copy(), pid=np.zeros(0, np.uint64),
-        id=np.zeros(0, np.uint64), flags=np.zeros(0, np.uint8), lane=i32.copy(), event=i32.copy(),
-        end_event=i32.copy(), instants=AsyncInstants(z.copy(), i32.copy(), i32.copy(), i32.copy()),
+        start=z, end=z.copy(), name=Gathered(cols.ev_name, i32), category=Gathered(cols.ev_category, i32),
+        pid=Gathered(cols.threads_pid, i32, missing=0), id=Gathered(cols.ev_data, i32), flags=np.zeros(0, np.uint8),
+        lane=i32.copy(), event=i32, end_event=i32.copy(),
+        instants=AsyncInstants(Gathered(cols.ev_ts, i32), i32.copy(), i32, Gathered(cols.ev_name, i32)),
     )  # fmt: skip

@@ -202,7 +202,9 @@ class _Writer:
         if code in (_B, _E, _X):
             s = self.model.slices
             ev = int(s.event[row])
-            head = self.prefix(code, int(s.name[row]), int(s.category[row]), int(s.thread[row])) + _us(ts)
+            head = self.prefix(
+                code, int(cols.ev_name[ev]), int(cols.ev_category[ev]), int(s.thread[row])
+            ) + _us(ts)
             if code == _E:
                 return head + "}"
             if code == _B:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.trace.gathered import Gathered
 from core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from core.trace.slices import SliceTable
 from core.trace.threads import thread_pids
@@ -32,13 +33,14 @@ from formats.fxt.columns import EventKind, FxtColumns
 
 @dataclass
 class FlowTable:
-    """One row per link, sorted by (src_slice, src_ts)."""
+    """One row per link, sorted by (src_slice, src_ts). ``id``, ``src_ts`` and ``dst_ts`` are the reader's
+    columns read through the flow events' rows (:class:`~core.trace.gathered.Gathered`, not copied)."""
 
     src_slice: np.ndarray  # int32 row of the SliceTable
     dst_slice: np.ndarray  # int32
-    id: np.ndarray  # uint64 flow correlation id
-    src_ts: np.ndarray  # int64 ns of the flow event bound to the source slice
-    dst_ts: np.ndarray  # int64 ns of the flow event bound to the destination slice
+    id: Gathered  # uint64 flow correlation id (cols.ev_data[src_event])
+    src_ts: Gathered  # int64 ns of the flow event bound to the source slice (cols.ev_ts[src_event])
+    dst_ts: Gathered  # int64 ns of the flow event bound to the destination slice (cols.ev_ts[dst_event])
     src_event: np.ndarray  # int32 event rows of those flow events
     dst_event: np.ndarray
     #: flow events with no enclosing slice on their thread (dropped)
@@ -46,10 +48,10 @@ class FlowTable:
     #: other dropped events: "without_start" (step/end with no active flow), "ambiguous" (the id was begun
     #: in several processes), "duplicate_begin" (begin of an active key, ignored)
     dropped: dict[str, int] = field(default_factory=dict)
-    _by_dst: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
+    _by_dst: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32), repr=False)
 
     def __post_init__(self) -> None:
-        self._by_dst = np.argsort(self.dst_slice, kind="stable")
+        self._by_dst = np.argsort(self.dst_slice, kind="stable").astype(np.int32)
 
     def __len__(self) -> int:
         return len(self.src_slice)
@@ -127,7 +129,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
     g_pid, g_id, g_k = key_pid[idx], fid[idx], k[idx]
     m = len(idx)
     if m == 0:
-        return _empty(unbound, dropped)
+        return _empty(cols, unbound, dropped)
     starts = np.flatnonzero(np.r_[True, (g_pid[1:] != g_pid[:-1]) | (g_id[1:] != g_id[:-1])])
     seg = segment_ids(starts, m)
     is_b, is_s, is_e = g_k == EventKind.FLOW_BEGIN, g_k == EventKind.FLOW_STEP, g_k == EventKind.FLOW_END
@@ -149,14 +151,15 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
     a, b = np.where(swap, b, a), np.where(swap, a, b)
     order = np.lexsort((ts[a], bound[a]))
     a, b = a[order], b[order]
+    src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
     return FlowTable(
         src_slice=bound[a].astype(np.int32),
         dst_slice=bound[b].astype(np.int32),
-        id=fid[a].astype(np.uint64),
-        src_ts=ts[a],
-        dst_ts=ts[b],
-        src_event=sel[a].astype(np.int32),
-        dst_event=sel[b].astype(np.int32),
+        id=Gathered(cols.ev_data, src_event),
+        src_ts=Gathered(cols.ev_ts, src_event),
+        dst_ts=Gathered(cols.ev_ts, dst_event),
+        src_event=src_event,
+        dst_event=dst_event,
         unbound=unbound,
         dropped=dropped,
     )
@@ -214,9 +217,17 @@ def _key_process(
     return key_pid, ambiguous, no_start
 
 
-def _empty(unbound: int, dropped: dict[str, int]) -> FlowTable:
-    i32, i64 = np.zeros(0, np.int32), np.zeros(0, np.int64)
+def _empty(cols: FxtColumns, unbound: int, dropped: dict[str, int]) -> FlowTable:
+    i32 = np.zeros(0, np.int32)
     dropped.setdefault("duplicate_begin", 0)
     return FlowTable(
-        i32, i32.copy(), np.zeros(0, np.uint64), i64, i64.copy(), i32.copy(), i32.copy(), unbound, dropped
+        i32,
+        i32.copy(),
+        Gathered(cols.ev_data, i32),
+        Gathered(cols.ev_ts, i32),
+        Gathered(cols.ev_ts, i32),
+        i32,
+        i32,
+        unbound,
+        dropped,
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.trace.threads import thread_pids
+from core.trace.gathered import Gathered
 from formats.fxt.columns import EventKind, FxtColumns
 
 SCOPE_THREAD = 0
@@ -22,14 +22,18 @@ SCOPE_GLOBAL = 2
 
 @dataclass
 class InstantTable:
-    """One row per instant event, sorted by (thread, ts), ties in file order."""
+    """One row per instant event, sorted by (thread, ts), ties in file order.
+
+    ``ts`` and ``thread`` are stored (the per-frame searches need them contiguous); the other columns are
+    the reader's read through ``event`` or ``thread`` (:class:`~core.trace.gathered.Gathered`, not copied).
+    """
 
     ts: np.ndarray  # int64 ns
     thread: np.ndarray  # int32 -> FxtColumns.threads_*
-    pid: np.ndarray  # uint64 process koid of the thread
-    name: np.ndarray  # int32 -> strings
-    category: np.ndarray  # int32 -> strings
-    scope: np.ndarray  # uint8 SCOPE_*
+    pid: Gathered  # uint64 process koid of the thread (cols.threads_pid[thread], 0 for -1)
+    name: Gathered  # int32 -> strings (cols.ev_name[event])
+    category: Gathered  # int32 -> strings (cols.ev_category[event])
+    scope: Gathered | np.ndarray  # uint8 SCOPE_* (cols.ev_scope[event])
     event: np.ndarray  # int32 event row
 
     def __len__(self) -> int:
@@ -61,15 +65,15 @@ def build_instants(cols: FxtColumns) -> InstantTable:
     rows = np.flatnonzero(cols.ev_kind == EventKind.INSTANT)
     thread = cols.ev_thread[rows]
     ts = cols.ev_ts[rows]
-    rows = rows[np.lexsort((rows, ts, thread))]
-    thread = cols.ev_thread[rows]
-    scope = cols.ev_scope[rows] if len(cols.ev_scope) else np.zeros(len(rows), np.uint8)
+    event = rows[np.lexsort((rows, ts, thread))].astype(np.int32)
+    thread = cols.ev_thread[event].astype(np.int32)
+    scope = Gathered(cols.ev_scope, event) if len(cols.ev_scope) else np.zeros(len(event), np.uint8)
     return InstantTable(
-        ts=cols.ev_ts[rows],
-        thread=thread.astype(np.int32),
-        pid=thread_pids(cols, thread),
-        name=cols.ev_name[rows].astype(np.int32),
-        category=cols.ev_category[rows].astype(np.int32),
-        scope=scope.astype(np.uint8),
-        event=rows.astype(np.int32),
+        ts=cols.ev_ts[event],
+        thread=thread,
+        pid=Gathered(cols.threads_pid, thread, missing=0),
+        name=Gathered(cols.ev_name, event),
+        category=Gathered(cols.ev_category, event),
+        scope=scope,
+        event=event,
     )

@@ -315,7 +315,7 @@ class TraceModel:
             "process": self.process_name(int(self.cols.threads_pid[thread])) if thread >= 0 else "",
             "start_ns": int(s.ts[row]),
             "duration_ns": int(s.dur[row]),
-            "self_ns": int(s.self_dur[row]),
+            "self_ns": int(s.self_dur_of([row])[0]),
             "depth": int(s.depth[row]),
             "flags": int(s.flags[row]),
             "args": args,

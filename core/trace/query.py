@@ -57,7 +57,7 @@ def aggregate(model: TraceModel, t0: int, t1: int, threads: Iterable[int] | None
     total = np.add.reduceat(clipped[order], first)  # int64 sums: exact, unlike bincount's float weights
     d = dur[order]
     wall = np.add.reduceat(d, first)
-    self_total = np.add.reduceat(s.self_dur[rows][order], first)
+    self_total = np.add.reduceat(s.self_dur_of(rows)[order], first)
     lo, hi = np.minimum.reduceat(d, first), np.maximum.reduceat(d, first)
     strings = model.strings
     out = [
