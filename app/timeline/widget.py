@@ -406,7 +406,7 @@ class TimelineWidget(QWidget):
         row = QHBoxLayout(bar)
         row.setContentsMargins(4, 2, 4, 2)
         self.search_box = QLineEdit()
-        self.search_box.setPlaceholderText("Search slices by name  (Enter: next, Shift+Enter: previous; Ctrl+F)")
+        self.search_box.setPlaceholderText("Search slices by name or argument  (Enter: next, Shift+Enter: previous; Ctrl+F)")
         self.search_box.setClearButtonEnabled(True)
         self.search_box.returnPressed.connect(lambda: self.search_step(1))
         self.search_box.textChanged.connect(self._search_changed)

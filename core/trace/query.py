@@ -1,7 +1,11 @@
-"""Queries over a model's slices: the area-selection summary and the name search.
+"""Queries over a model's slices: the area-selection summary and the search.
 
-Both work per distinct string id, never per slice in Python: a name test runs once per distinct name,
+Both work per distinct string id, never per slice in Python: a text test runs once per distinct string,
 then spreads to the slices with one gather; the summary groups with a sort and ``reduceat``.
+
+The search matches what Perfetto's omnibox matches for slices: the slice's name, and its arguments' names
+(keys) and string values. The arguments are read once, on the first search, into :class:`ArgStringIndex`
+(for each string id used by a slice argument, the slices that use it: 4 bytes per argument).
 
 Area summary numbers, and why (Perfetto's area selection is what users compare with): Perfetto sums the
 *full* durations of the slices that overlap the selected area (``sum(dur)``, its "Wall duration"), and
@@ -13,9 +17,13 @@ split in two add up). ``avg``/``min``/``max`` describe the slices themselves: fu
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from formats.fxt.arg_columns import event_arg_columns
+from formats.fxt.args import ArgType
 
 if TYPE_CHECKING:
     from core.trace.model import TraceModel
@@ -81,23 +89,84 @@ def aggregate(model: TraceModel, t0: int, t1: int, threads: Iterable[int] | None
     return out
 
 
-def search(model: TraceModel, text: str) -> np.ndarray:
-    """Rows of the slices whose name contains ``text`` (case-insensitive), by start time.
+@dataclass
+class ArgStringIndex:
+    """The strings a search tests, and which slices use them through their arguments.
 
-    Each distinct name used by a slice is tested once. Argument values are not searched (decoding every
-    slice's arguments is the slow per-event path; a later version could search string arguments through
-    :mod:`formats.fxt.arg_columns`).
+    ``ids`` are the string ids of the slices' names and of their arguments' names and string values
+    (``folded``: their texts case-folded, tested once per search); the slices that use string
+    ``arg_ids[k]`` as an argument name or string value are ``rows[ptr[k]:ptr[k + 1]]``.
+    """
+
+    ids: np.ndarray  # int64 string ids to test, ascending
+    folded: list[str]  # their texts, case-folded
+    arg_ids: np.ndarray  # int64 string ids used by arguments, ascending
+    ptr: np.ndarray  # int64, len(arg_ids) + 1
+    rows: np.ndarray  # int32 slice rows, ascending within each string
+
+
+def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
+    """Read every slice's arguments at once (:func:`~formats.fxt.arg_columns.event_arg_columns`).
+
+    Inline strings (argument names or values written in the record rather than as string refs) are
+    interned into the trace's string table here, one Python string per distinct text, like every other
+    bulk argument reader; string refs that do not resolve (-1) are left out.
+    """
+    s, cols = model.slices, model.cols
+    event = s.event
+    order = np.argsort(event, kind="stable")  # the argument reader wants ascending event rows
+    order = order[cols.ev_nargs[event[order]] > 0]
+    ev = event[order].astype(np.int64)
+    args = event_arg_columns(cols, ev)
+    row = order[np.searchsorted(ev, args.event)]  # one slice per event row
+    string = np.flatnonzero(args.type == ArgType.STRING)
+    refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
+    values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
+    sid = np.concatenate([args.name, values])
+    srow = np.concatenate([row, row[string]])
+    keep = sid >= 0
+    sid, srow = sid[keep], srow[keep]
+    o = np.lexsort((srow, sid))
+    sid, srow = sid[o], srow[o]
+    new = np.ones(len(sid), bool)  # one entry per (string, slice)
+    new[1:] = (sid[1:] != sid[:-1]) | (srow[1:] != srow[:-1])
+    sid, srow = sid[new], srow[new]
+    starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]]) if len(sid) else np.zeros(0, np.int64)
+    arg_ids = sid[starts]
+    names = np.asarray(s.name)
+    name_ids = np.flatnonzero(np.bincount(names[names >= 0], minlength=0))
+    ids = np.union1d(name_ids, arg_ids).astype(np.int64)
+    strings = model.strings
+    return ArgStringIndex(
+        ids=ids,
+        folded=[strings[i].casefold() for i in ids.tolist()],
+        arg_ids=arg_ids.astype(np.int64),
+        ptr=np.r_[starts, len(sid)].astype(np.int64),
+        rows=srow.astype(np.int32),
+    )
+
+
+def search(model: TraceModel, text: str) -> np.ndarray:
+    """Rows of the slices whose name, or one of whose arguments' names or string values, contains
+    ``text`` (case-insensitive), by start time.
+
+    Each distinct string is tested once; the slices follow from the names (one gather) and from the
+    argument index (:func:`build_arg_string_index`, built on the first search and kept by the model).
     """
     needle = text.casefold()
     s = model.slices
     if not needle or len(s) == 0:
         return np.zeros(0, np.int64)
-    strings = model.strings
-    names = s.name
-    valid = names >= 0
-    used = np.flatnonzero(np.bincount(names[valid], minlength=0))
-    match = np.zeros(len(strings), bool)
-    ids = [i for i in used.tolist() if i < len(strings) and needle in strings[i].casefold()]
-    match[ids] = True
-    rows = np.flatnonzero(valid & match[np.maximum(names, 0)])
+    index: ArgStringIndex = model._cached("search_arg_strings", lambda: build_arg_string_index(model))
+    hit = index.ids[np.fromiter((needle in t for t in index.folded), bool, len(index.folded))]
+    match = np.zeros(max(len(model.strings), 1), bool)
+    match[hit] = True
+    names = np.asarray(s.name)
+    by_name = match[names] & (names >= 0)
+    # the slices of every matching argument string: their ranges of ``rows``, concatenated
+    k = np.flatnonzero(match[index.arg_ids])
+    lo, n = index.ptr[k], index.ptr[k + 1] - index.ptr[k]
+    at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+    by_name[index.rows[at]] = True
+    rows = np.flatnonzero(by_name)
     return rows[np.argsort(s.ts[rows], kind="stable")]
