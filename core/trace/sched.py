@@ -13,17 +13,26 @@ first event starts its timeline (its state before is unknown).
 
 Type-1/2 records carry only thread koids: processes come from thread kernel objects (their
 ``"process"`` argument) or the event threads table (:meth:`ObjectLabels.pids_of`).
+
+The details panel's view of a CPU slice or a thread-state interval (:func:`cpu_slice_details`,
+:func:`thread_state_details`, what Perfetto shows for a sched slice: end state, and the wakeup that made
+the thread runnable with its scheduling latency) and the wakeups in a window for markers
+(:func:`wakeups_in`) are answered here, Qt-free, from the three tables.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.trace.objects import ObjectLabels
+from core.trace.objects import THREAD_OBJ, ObjectLabels
 from core.trace.segments import ffill_index, segment_ids, segment_starts
 from formats.fxt.columns import FxtColumns, SchedKind
+
+if TYPE_CHECKING:
+    from core.trace.model import TraceModel
 
 NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD = range(6)
 RUNNABLE = 6
@@ -61,6 +70,28 @@ class ThreadStates:
 
 
 @dataclass
+class _Groups:
+    """Rows grouped by a key: the rows of ``keys[k]`` are ``rows[ptr[k]:ptr[k + 1]]``, ascending."""
+
+    keys: np.ndarray
+    ptr: np.ndarray
+    rows: np.ndarray
+
+    @classmethod
+    def of(cls, column: np.ndarray) -> _Groups:
+        rows = np.argsort(column, kind="stable")  # stable: ascending rows within a key
+        keys = column[rows]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.int64)
+        return cls(keys[starts], np.r_[starts, len(rows)].astype(np.int64), rows)
+
+    def rows_of(self, key: int) -> np.ndarray:
+        k = int(np.searchsorted(self.keys, key))
+        if k == len(self.keys) or self.keys[k] != key:
+            return self.rows[:0]
+        return self.rows[self.ptr[k] : self.ptr[k + 1]]
+
+
+@dataclass
 class Wakeups:
     """Thread wakeup records by time."""
 
@@ -69,9 +100,36 @@ class Wakeups:
     pid: np.ndarray  # uint64
     waker_tid: np.ndarray  # uint64 (0 when the record names no waker)
     cpu: np.ndarray  # uint16
+    #: rows per woken thread and per CPU, built on first use by :meth:`rows_in`
+    _by_tid: _Groups | None = field(default=None, repr=False)
+    _by_cpu: _Groups | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.ts)
+
+    def rows_in(self, t0: int, t1: int, tid: int | None = None, cpu: int | None = None) -> np.ndarray:
+        """Rows with ``t0 <= ts < t1``, by time; only those waking ``tid`` / recorded on ``cpu`` if given.
+
+        Binary searches only: the window's rows are a range of the time-sorted table, and a thread's (a
+        CPU's) rows, ascending, are cut to that range by searching the row numbers themselves.
+        """
+        a, b = (int(i) for i in np.searchsorted(self.ts, [t0, t1], "left"))
+        b = max(a, b)
+        if tid is None and cpu is None:
+            return np.arange(a, b)
+        if tid is not None:
+            if self._by_tid is None:
+                self._by_tid = _Groups.of(self.tid)
+            group = self._by_tid.rows_of(tid)
+        else:
+            if self._by_cpu is None:
+                self._by_cpu = _Groups.of(self.cpu)
+            group = self._by_cpu.rows_of(cpu)
+        lo, hi = np.searchsorted(group, [a, b], "left")
+        rows = group[lo:hi]
+        if tid is not None and cpu is not None:
+            rows = rows[self.cpu[rows] == cpu]
+        return rows.astype(np.int64)
 
 
 @dataclass
@@ -167,3 +225,162 @@ def build_sched(
         cpu=cols.sched_cpu[wo],
     )
     return SchedTables(cpu_slices, states, wakeups)
+
+
+# ---------------------------------------------------------------------------------------------- details
+#: how the details name a thread switched out in the "running" state (spec: preempted, it stays runnable;
+#: the thread-state rows keep the record's code, RUNNING, for that interval)
+PREEMPTED = "runnable (preempted)"
+
+
+def thread_label(model: TraceModel, tid: int) -> str:
+    """A thread koid as the thread tracks name it: ``"name tid"``, else ``"thread tid"``."""
+    found = model.objects.kernel.get(tid)
+    return f"{found[1]} {tid}" if found and found[0] == THREAD_OBJ and found[1] else f"thread {tid}"
+
+
+def _process(model: TraceModel, pid: int) -> str:
+    return model.process_name(pid) if pid else ""
+
+
+def _wakeup_of(model: TraceModel, tid: int, ts: int) -> int:
+    """Row of the wakeup of ``tid`` recorded at ``ts`` (the start of a runnable interval), or -1."""
+    wk = model.sched.wakeups
+    rows = wk.rows_in(ts, ts + 1, tid=tid)
+    return int(rows[0]) if len(rows) else -1
+
+
+def _wakeup_fields(model: TraceModel, row: int, until: int | None = None) -> dict[str, object]:
+    """The wakeup ``row`` (-1: none) as details: when, where, by whom; with ``until``, the latency to it."""
+    if row < 0:
+        out: dict[str, object] = {"wakeup_row": -1, "wakeup_ns": None, "wakeup_cpu": None, "waker": None,
+                                  "waker_tid": None}  # fmt: skip
+        if until is not None:
+            out["latency_ns"] = None
+        return out
+    wk = model.sched.wakeups
+    waker = int(wk.waker_tid[row])
+    out = {
+        "wakeup_row": row,
+        "wakeup_ns": int(wk.ts[row]),
+        "wakeup_cpu": int(wk.cpu[row]),
+        "waker": thread_label(model, waker) if waker else None,
+        "waker_tid": waker or None,
+    }
+    if until is not None:
+        out["latency_ns"] = until - int(wk.ts[row])
+    return out
+
+
+def _starting_at(start: np.ndarray, lo: int, hi: int, t: int) -> np.ndarray:
+    """Rows ``lo:hi`` (sorted by ``start``) that start at ``t``: a few at most (switches at one instant)."""
+    a, b = np.searchsorted(start[lo:hi], [t, t + 1], "left")
+    return np.arange(lo + a, lo + b)
+
+
+def _running_state_row(model: TraceModel, tid: int, start: int, cpu: int) -> int:
+    """The thread-state row of ``tid``'s running interval that starts at ``start`` on ``cpu``, or -1."""
+    st = model.sched.thread_states
+    rows = _starting_at(st.start, *model.sched.state_rows(tid), start)
+    rows = rows[(st.state[rows] == RUNNING) & (st.cpu[rows] == cpu)]
+    # the last: a switch in sorts after a switch out "running" (preempted) at the same time
+    return int(rows[-1]) if len(rows) else -1
+
+
+def _cpu_slice_row(model: TraceModel, cpu: int, start: int, tid: int) -> int:
+    """The CPU slice of ``tid`` on ``cpu`` that starts at ``start``, or -1 (the thread was preempted then)."""
+    cs = model.sched.cpu_slices
+    rows = _starting_at(cs.start, *model.sched.cpu_rows(cpu), start)  # zero-length slices may share it
+    rows = rows[cs.tid[rows] == tid]
+    return int(rows[0]) if len(rows) else -1
+
+
+def _made_runnable(model: TraceModel, state_row: int) -> int:
+    """For the state row of a running interval: the wakeup that made the thread runnable before it, or -1.
+
+    That is the first of the runnable intervals right before the running one (a second wakeup of a runnable
+    thread starts another runnable row, but the thread had been waiting since the first).
+    """
+    st = model.sched.thread_states
+    tid = int(st.tid[state_row])
+    i = state_row
+    while i > 0 and int(st.tid[i - 1]) == tid and st.state[i - 1] == RUNNABLE:
+        i -= 1
+    if i == state_row:
+        return -1
+    return _wakeup_of(model, tid, int(st.start[i]))
+
+
+def cpu_slice_details(model: TraceModel, row: int) -> dict[str, object]:
+    """What the details panel shows for CPU slice ``row`` (times in ns).
+
+    Keys: ``cpu``, ``thread`` (label), ``tid``, ``process`` (label, "" when unknown), ``pid``, ``start_ns``,
+    ``duration_ns``, ``end_state`` (the state name the thread was switched out into, :data:`PREEMPTED` for
+    "running", None when it still ran at the end of the trace or the records disagree), ``state_row`` (its running interval in the thread
+    states, -1 if none), and the wakeup that made it runnable before it ran: ``wakeup_row`` (-1: none, e.g.
+    after a preemption), ``wakeup_ns``, ``wakeup_cpu``, ``waker`` (label, None when the record names no
+    waker), ``waker_tid`` and ``latency_ns`` (start minus wakeup time).
+    """
+    cs = model.sched.cpu_slices
+    st = model.sched.thread_states
+    cpu, tid, pid = int(cs.cpu[row]), int(cs.tid[row]), int(cs.pid[row])
+    start, end = int(cs.start[row]), int(cs.end[row])
+    state_row = _running_state_row(model, tid, start, cpu)
+    end_state = None
+    if state_row >= 0:
+        nxt = state_row + 1
+        if nxt < len(st) and int(st.tid[nxt]) == tid and int(st.start[nxt]) == end:
+            out = int(st.state[nxt])  # switched out "running": preempted, still runnable
+            end_state = PREEMPTED if out == RUNNING else STATE_NAMES.get(out, f"state {out}")
+    wakeup = _made_runnable(model, state_row) if state_row >= 0 else -1
+    return {
+        "cpu": cpu,
+        "thread": thread_label(model, tid),
+        "tid": tid,
+        "process": _process(model, pid),
+        "pid": pid,
+        "start_ns": start,
+        "duration_ns": end - start,
+        "end_state": end_state,
+        "state_row": state_row,
+        **_wakeup_fields(model, wakeup, until=start),
+    }
+
+
+def thread_state_details(model: TraceModel, row: int) -> dict[str, object]:
+    """What the details panel shows for thread-state interval ``row`` (times in ns).
+
+    Keys: ``thread`` (label), ``tid``, ``process``, ``pid``, ``state`` (name; :data:`PREEMPTED` for a
+    "running" interval the thread spent switched out), ``start_ns``,
+    ``duration_ns``, ``cpu`` (the CPU of the record that started the interval: where it runs for a running
+    interval, where the wakeup was recorded for a runnable one, the CPU it left otherwise), ``cpu_slice``
+    (a running interval's row in the CPU slices, else -1) and, for a runnable interval, the wakeup that
+    started it: ``wakeup_row`` (-1 for other states), ``wakeup_ns``, ``wakeup_cpu``, ``waker`` (label, None
+    when the record names no waker), ``waker_tid``.
+    """
+    st = model.sched.thread_states
+    tid, pid, state = int(st.tid[row]), int(st.pid[row]), int(st.state[row])
+    start, end, cpu = int(st.start[row]), int(st.end[row]), int(st.cpu[row])
+    # no CPU slice of its own: the thread was switched out "running", preempted
+    cpu_slice = _cpu_slice_row(model, cpu, start, tid) if state == RUNNING else -1
+    name = STATE_NAMES.get(state, f"state {state}")
+    return {
+        "thread": thread_label(model, tid),
+        "tid": tid,
+        "process": _process(model, pid),
+        "pid": pid,
+        "state": PREEMPTED if state == RUNNING and cpu_slice < 0 else name,
+        "start_ns": start,
+        "duration_ns": end - start,
+        "cpu": cpu,
+        "cpu_slice": cpu_slice,
+        **_wakeup_fields(model, _wakeup_of(model, tid, start) if state == RUNNABLE else -1),
+    }
+
+
+def wakeups_in(
+    model: TraceModel, t0: int, t1: int, tid: int | None = None, cpu: int | None = None
+) -> np.ndarray:
+    """Rows of ``model.sched.wakeups`` in [t0, t1), by time, of thread ``tid`` / on ``cpu`` if given (for
+    markers on state strips and CPU lanes; see :meth:`Wakeups.rows_in`)."""
+    return model.sched.wakeups.rows_in(t0, t1, tid=tid, cpu=cpu)
