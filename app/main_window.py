@@ -45,11 +45,20 @@ class TraceTab(QSplitter):
         self.addWidget(self.bottom)
         self.setStretchFactor(0, 4)
         self.setStretchFactor(1, 1)
-        self.timeline.sliceSelected.connect(self.details.show_row)
-        self.timeline.sliceSelected.connect(lambda _row: self.bottom.setCurrentWidget(self.details))
+        self.timeline.itemSelected.connect(self._item_selected)
         self.logs.timeSelected.connect(self.timeline.show_time)  # logs in sync with the timeline
         self.details.sliceRequested.connect(self.timeline.go_to_slice)
+        self.details.itemRequested.connect(self.timeline.go_to_item)
         self.timeline.areaSelected.connect(self._area)
+
+    def _item_selected(self, kind: str, row: int) -> None:
+        """A click on the timeline: a log record is shown in the log panel, anything else in the details."""
+        if kind == "log":
+            self.logs.show_row(row)
+            self.bottom.setCurrentWidget(self.logs)
+            return
+        self.details.show_item(kind, row)
+        self.bottom.setCurrentWidget(self.details)
 
     def _area(self, t0: int, t1: int, threads: list) -> None:
         self.aggregate.show_area(t0, t1, threads)

@@ -90,9 +90,12 @@ def _preamble(w: FxtWriter) -> None:
 
 
 def _rich_block(
-    w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, first_flow: int, blob_arg: bool = True
+    w: FxtWriter, chunk: int, provider: int, tps: int, t0: int, first_flow: int, blob_arg: bool = True,
+    sched: bool = True,
 ) -> int:
-    """Rare records for one chunk in a 10 us window starting at ``t0`` ns; returns the events written."""
+    """Rare records for one chunk in a 10 us window starting at ``t0`` ns; returns the events written.
+    ``sched=False`` leaves out its scheduling records (a whole schedule is written apart, and these would
+    contradict it)."""
     r = _Rich(w)
     tk = tps // 1_000_000_000  # ticks per ns (1 or 2)
 
@@ -130,13 +133,14 @@ def _rich_block(
         r.event(K.FLOW_STEP, ts(1100), 3, SID["render"], SID["flow"], data=first_flow)
         r.event(K.DURATION_END, ts(1500), 3, SID["render"], "relay")
     cpu = chunk % 4
-    if blob_arg:  # the peer reader does not know legacy context switches either
+    if blob_arg and sched:  # the peer reader does not know legacy context switches either
         w.legacy_context_switch(ts(1600), cpu, 3, 1, (_pid(provider), _tid(provider, 1)), 20, 24)
-    w.context_switch(ts(1700), cpu, 2, _tid(provider, 1), _tid(provider, 2),
-                     [("incoming_weight", A.INT32, 100), ("outgoing_weight", A.INT32, 80)])  # fmt: skip
-    w.thread_wakeup(
-        ts(1800), cpu, _tid(provider, 3), [("weight", A.INT32, 50), ("waker", A.KOID, _tid(provider, 2))]
-    )
+    if sched:
+        w.context_switch(ts(1700), cpu, 2, _tid(provider, 1), _tid(provider, 2),
+                         [("incoming_weight", A.INT32, 100), ("outgoing_weight", A.INT32, 80)])  # fmt: skip
+        w.thread_wakeup(
+            ts(1800), cpu, _tid(provider, 3), [("weight", A.INT32, 50), ("waker", A.KOID, _tid(provider, 2))]
+        )
     w.log(ts(1900), 1, f"chunk {chunk}: frames queued")
     if chunk % 3 == 0:
         w.log(
@@ -157,6 +161,83 @@ def _rich_block(
     if chunk == 1:
         w.provider_event(provider, 0)  # "buffer filled up"
     return r.events
+
+
+SCHED_CPUS = 4
+
+
+def _scheduling(w: FxtWriter, rng: np.random.Generator, t_start: int, t_end: int) -> None:
+    """A run of the providers' worker threads on ``SCHED_CPUS`` CPUs from ``t_start`` to ``t_end`` ns, as
+    context switch and wakeup records in time order: a thread runs a burst (20-200 us), then blocks (most
+    often), suspends, or is preempted when others wait; a blocked thread is woken 50-1500 us later by a
+    thread then running (the wakeup names it), waits in a FIFO run queue, and the first free CPU switches
+    it in after a 1-8 us latency. What the timeline's CPU lanes, state strips and wakeups are for.
+    Times are written in ns: the records go in a section of provider 1 (1 GHz ticks)."""
+    import heapq
+
+    tids = [_tid(p, t) for p, _name, _tps in PROVIDERS for t in range(THREADS_PER_PROVIDER)]
+    events: list[tuple[int, int, int, int]] = []  # (ts, order, what, who): 0 wake tid, 1 burst ends on cpu
+    order = 0
+
+    def push(ts: int, what: int, who: int) -> None:
+        nonlocal order
+        heapq.heappush(events, (ts, order, what, who))
+        order += 1
+
+    for tid in tids:
+        push(t_start + int(rng.integers(0, 300_000)), 0, tid)
+    running = [0] * SCHED_CPUS  # tid on each CPU, 0 idle
+    queue: list[int] = []
+    idle_since = [t_start] * SCHED_CPUS
+
+    pid_of = {_tid(p, t): _pid(p) for p, _name, _tps in PROVIDERS for t in range(THREADS_PER_PROVIDER)}
+    switches = 0
+
+    def switch_in(ts: int, cpu: int, out_state: int) -> None:
+        nonlocal switches
+        out = running[cpu]
+        nxt = queue.pop(0) if queue else 0
+        if switches % 16 == 5:  # now and then the legacy record (type 8 sub-type 0), inline thread refs
+            w.legacy_context_switch(ts, cpu, out_state if out else 0, (pid_of.get(out, 0), out),
+                                    (pid_of.get(nxt, 0), nxt), 20 if out else 0, 20 if nxt else 0)  # fmt: skip
+        else:
+            w.context_switch(ts, cpu, out_state if out else 0, out, nxt,
+                             [("incoming_weight", A.INT32, 100), ("outgoing_weight", A.INT32, 80)])  # fmt: skip
+        switches += 1
+        running[cpu] = nxt
+        if nxt:
+            push(ts + int(rng.integers(20_000, 200_000)), 1, cpu)
+        else:
+            idle_since[cpu] = ts
+
+    while events:
+        ts, _o, what, who = heapq.heappop(events)
+        if ts >= t_end:
+            break
+        if what == 0:  # a sleeping thread is woken by whatever runs on some CPU
+            cpu = int(rng.integers(0, SCHED_CPUS))
+            waker = max(running[cpu], 0)  # (-1: an idle CPU claimed for a woken thread)
+            w.thread_wakeup(ts, cpu, who, [("waker", A.KOID, waker)] if waker else [])
+            queue.append(who)
+            idle = [c for c in range(SCHED_CPUS) if running[c] == 0]
+            if idle:  # an idle CPU picks it up after a short latency (as a burst end of the idle thread)
+                c = min(idle, key=lambda c: idle_since[c])
+                running[c] = -1  # claimed
+                push(ts + int(rng.integers(1_000, 8_000)), 1, c)
+        else:  # the burst on CPU ``who`` ends
+            out = running[who]
+            if out == -1:  # an idle CPU claimed for a woken thread
+                running[who] = 0
+                switch_in(ts, who, 0)
+                continue
+            roll = rng.random()
+            if queue and roll < 0.3:  # preempted: stays runnable, back in the queue
+                queue.append(out)
+                switch_in(ts, who, 1)
+            else:
+                state = 2 if roll > 0.9 else 3  # suspended or blocked, woken later
+                push(ts + int(rng.integers(50_000, 1_500_000)), 0, out)
+                switch_in(ts, who, state)
 
 
 def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big_endian: bool) -> bytes:
@@ -224,7 +305,7 @@ def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big
 
 def generate_trace(
     events: int, seed: int = 1, big_endian: bool = False, peer_compatible: bool = False,
-    crash_log: str | None = None,
+    crash_log: str | None = None, scheduling: bool = False,
 ) -> bytes:
     """The bytes of a synthetic trace with exactly ``events`` event records.
 
@@ -232,6 +313,8 @@ def generate_trace(
     rejects, and the legacy context switch, which it does not know, so that the benchmark can run that peer on the same file.
     ``crash_log``: a log text (e.g. a crash report in symbolizer markup) appended as log records, one per
     line, of the first provider's first thread after the last event, as a crashing component's logger writes it.
+    ``scheduling`` adds a busy four-CPU schedule of the worker threads over the whole trace (see
+    :func:`_scheduling`; the demo has it, the benchmarks' traces do not).
     """
     rng = np.random.default_rng(seed)
     parts: list[bytes] = []
@@ -247,7 +330,7 @@ def generate_trace(
         provider, _name, tps = PROVIDERS[chunk % len(PROVIDERS)]
         w = FxtWriter(big_endian=big_endian, magic=False)
         w.provider_section(provider)
-        rich_events = _rich_block(w, chunk, provider, tps, t0, unit, not peer_compatible)
+        rich_events = _rich_block(w, chunk, provider, tps, t0, unit, not peer_compatible, not scheduling)
         if rich_events > remaining:  # tiny traces: fill with instants instead
             w = FxtWriter(big_endian=big_endian, magic=False)
             w.provider_section(provider)
@@ -268,6 +351,11 @@ def generate_trace(
             parts.append(w.getvalue())
             remaining = 0
         chunk += 1
+    if scheduling:
+        w = FxtWriter(big_endian=big_endian, magic=False)
+        w.provider_section(PROVIDERS[0][0])
+        _scheduling(w, np.random.default_rng(seed + 1), 1_000_000, t0)
+        parts.append(w.getvalue())
     if crash_log:
         provider, _name, tps = PROVIDERS[0]
         w = FxtWriter(big_endian=big_endian, magic=False)
@@ -285,8 +373,9 @@ def write_trace(
     big_endian: bool = False,
     peer_compatible: bool = False,
     crash_log: str | None = None,
+    scheduling: bool = False,
 ) -> int:
     """Write :func:`generate_trace` output atomically (see :mod:`core.atomic_file`)."""
-    data = generate_trace(events, seed, big_endian, peer_compatible, crash_log)
+    data = generate_trace(events, seed, big_endian, peer_compatible, crash_log, scheduling)
     write_atomic(path, data)
     return len(data)

@@ -1,4 +1,4 @@
-"""``fxscope generate -o OUT.fxt --events N [--seed S] [--big-endian] [--crash-log FILE]``: a deterministic synthetic trace."""
+"""``fxscope generate -o OUT.fxt --events N [--seed S] [--big-endian] [--crash-log FILE] [--scheduling]``: a deterministic synthetic trace."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"{args.crash_log}: {exc.strerror}") from None
     from core.synthetic_trace import write_trace  # (here: every fxscope command loads this module)
 
-    size = write_trace(args.output, args.events, seed=args.seed, big_endian=args.big_endian, crash_log=crash_log)
+    size = write_trace(args.output, args.events, seed=args.seed, big_endian=args.big_endian, crash_log=crash_log,
+                       scheduling=args.scheduling)
     print(f"wrote {args.output}: {args.events} events, {size} bytes")
     return 0
 
@@ -39,4 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--big-endian", action="store_true", help="write big-endian words")
     p.add_argument("--crash-log", metavar="FILE",
                    help="append this log (e.g. a crash report in symbolizer markup) as log records, one per line")
+    p.add_argument("--scheduling", action="store_true",
+                   help="add a busy four-CPU schedule of the threads (context switches and wakeups)")
     p.set_defaults(func=run)

@@ -7,6 +7,7 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from core.trace.details import async_details, instant_details
 from core.trace.model import TraceModel
 from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
 
@@ -23,6 +24,8 @@ def format_ns(ns: int) -> str:
 class DetailsPanel(QTextBrowser):
     #: a flow link was clicked: the slice at its other end
     sliceRequested = Signal(int)
+    #: a link to another row was clicked (a CPU slice's thread state, ...): (kind, row)
+    itemRequested = Signal(str, int)
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -35,6 +38,92 @@ class DetailsPanel(QTextBrowser):
         text = url.toString()
         if text.startswith("slice:"):
             self.sliceRequested.emit(int(text.split(":", 1)[1]))
+        elif text.startswith("item:"):
+            _item, kind, row = text.split(":", 2)
+            self.itemRequested.emit(kind, int(row))
+
+    def show_item(self, kind: str, row: int) -> None:
+        """Details of a selected box of any kind (see ``TimelineWidget.itemSelected``)."""
+        if kind == "async" and row >= 0:
+            self._show_async(row)
+        elif kind == "instant" and row >= 0:
+            self._show_instant(row)
+        elif kind in ("cpu", "state") and row >= 0:
+            self._show_sched(kind, row)
+        else:
+            self.show_row(row if kind == "slice" else -1)
+
+    @staticmethod
+    def _table(rows: list[tuple[str, object]]) -> str:
+        return "".join(
+            f"<tr><td style='color:#555;padding-right:12px'>{html.escape(str(k))}</td>"
+            f"<td>{html.escape(repr(v) if isinstance(v, bytes) else str(v))}</td></tr>"
+            for k, v in rows
+        )
+
+    def _time(self, ns: int) -> str:
+        return format_ns(ns - self.model.start_ns) + f"  ({ns} ns)"
+
+    def _show_async(self, row: int) -> None:
+        d = async_details(self.model, row)
+        rows = [
+            ("Name", d["name"]),
+            ("Category", d["category"]),
+            ("Process", d["process"]),
+            ("Async id", d["id"]),
+            ("Start", self._time(int(d["start_ns"]))),
+            ("Duration", format_ns(int(d["duration_ns"]))),
+        ]
+        if d["notes"]:
+            rows.append(("Note", "; ".join(d["notes"])))  # type: ignore[arg-type]
+        instants = [(name, self._time(ts)) for name, ts in d["instants"]]  # type: ignore[union-attr]
+        self.setHtml(
+            f"<h3 style='margin:2px'>{html.escape(str(d['name']))} <span style='color:#777'>(async)</span></h3>"
+            f"<table>{self._table(rows)}</table>"
+            + (f"<h4 style='margin:6px 2px 2px'>Arguments</h4><table>{self._table(d['args'])}</table>" if d["args"] else "")
+            + (f"<h4 style='margin:6px 2px 2px'>Async instants</h4><table>{self._table(instants)}</table>" if instants else "")
+        )
+
+    def _show_instant(self, row: int) -> None:
+        d = instant_details(self.model, row)
+        rows = [("Name", d["name"]), ("Category", d["category"]), ("Scope", d["scope"]), ("Thread", d["thread"]),
+                ("Process", d["process"]), ("Time", self._time(int(d["ts_ns"])))]  # fmt: skip
+        self.setHtml(
+            f"<h3 style='margin:2px'>{html.escape(str(d['name']))} <span style='color:#777'>(instant)</span></h3>"
+            f"<table>{self._table(rows)}</table>"
+            + (f"<h4 style='margin:6px 2px 2px'>Arguments</h4><table>{self._table(d['args'])}</table>" if d["args"] else "")
+        )
+
+    def _show_sched(self, kind: str, row: int) -> None:
+        """A CPU slice or a thread-state interval: who ran, how it ended, and the wakeup before it (when,
+        where, by whom, the latency), with links to the matching row of the other view."""
+        from core.trace.sched import cpu_slice_details, thread_state_details
+
+        d = cpu_slice_details(self.model, row) if kind == "cpu" else thread_state_details(self.model, row)
+        rows: list[tuple[str, object]] = []
+        if kind == "cpu":
+            title = f"{d['thread']} on CPU {d['cpu']}"
+            rows += [("Thread", d["thread"]), ("Process", d["process"] or "unknown"), ("CPU", d["cpu"])]
+        else:
+            title = f"{d['state']}: {d['thread']}"
+            rows += [("Thread", d["thread"]), ("Process", d["process"] or "unknown"), ("State", d["state"]),
+                     ("CPU", d["cpu"])]  # fmt: skip
+        rows += [("Start", self._time(int(d["start_ns"]))), ("Duration", format_ns(int(d["duration_ns"])))]
+        if kind == "cpu":
+            rows.append(("End state", d["end_state"] or "still running at the end of the trace"))
+        if d["wakeup_row"] is not None and int(d["wakeup_row"]) >= 0:
+            rows.append(("Woken", f"{self._time(int(d['wakeup_ns']))} on CPU {d['wakeup_cpu']}"))
+            rows.append(("Waker", d["waker"] or "not recorded"))
+            if d.get("latency_ns") is not None:
+                rows.append(("Scheduling latency", format_ns(int(d["latency_ns"]))))
+        links = []
+        other = ("state", int(d["state_row"]), "its thread state") if kind == "cpu" else ("cpu", int(d["cpu_slice"]), "its CPU slice")
+        if other[1] >= 0:
+            links.append(f"<a href='item:{other[0]}:{other[1]}'>{html.escape(other[2])}</a>")
+        self.setHtml(
+            f"<h3 style='margin:2px'>{html.escape(title)}</h3><table>{self._table(rows)}</table>"
+            + (f"<p style='margin:6px 2px'>Go to {' · '.join(links)}</p>" if links else "")
+        )
 
     def show_row(self, row: int) -> None:
         if row < 0:

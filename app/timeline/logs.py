@@ -72,7 +72,7 @@ class LogPanel(QTableView):
 
     def __init__(self, model: TraceModel, resolver: Callable[[], object], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.logs = LogTable(model.cols)
+        self.logs = model.logs
         self.log_model = LogModel(model, self.logs, resolver)
         self.setModel(self.log_model)
         self.setWordWrap(False)
@@ -91,6 +91,14 @@ class LogPanel(QTableView):
         self.setFont(mono)
         self.activated.connect(lambda index: self.open_crash(index.row()))
         self.clicked.connect(lambda index: self.timeSelected.emit(int(self.logs.ts[index.row()])))
+
+    def show_row(self, row: int) -> None:
+        """Select record ``row`` and scroll it into the middle (a log mark was clicked on the timeline)."""
+        if not 0 <= row < len(self.logs):
+            return
+        index = self.log_model.index(row, 0)
+        self.selectRow(row)
+        self.scrollTo(index, QTableView.ScrollHint.PositionAtCenter)
 
     def open_crash(self, row: int) -> bool:
         if not 0 <= row < len(self.logs) or not self.logs.markup[row]:

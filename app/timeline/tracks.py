@@ -31,6 +31,7 @@ _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
 _STRING_COLOURS: dict[int, tuple[list, np.ndarray]] = {}
 _INSTANT_BRUSH = QBrush(QColor("#222222"))
 _LABEL_PEN = QPen(QColor("#ffffff"))
+_WAKEUP_BRUSH = QBrush(QColor("#1b1b1b"))
 ROW_HEIGHT = 1.0  # view units per depth row
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
 
@@ -95,6 +96,7 @@ class LaneItem(pg.GraphicsObject):
         self.y0 = y0
         self.origin = model.start_ns
         self.last_drawn = 0  # what the last paint drew (tests and benchmarks read it)
+        self.last_wakeups = 0  # wakeup marks the last paint drew (state strips)
 
     def set_y(self, y0: float) -> None:
         if y0 != self.y0:
@@ -158,9 +160,33 @@ class BoxTrackItem(LaneItem):
         pos = np.searchsorted(self._name_ids, names).clip(0, len(self._name_ids) - 1)
         return self._name_colours[pos]
 
+    #: what a selected row of this item is a row of ("slice", "async", "cpu", "state"): rows of one kind
+    #: index one table, shared by every item of that kind
+    kind = ""
+
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         """(rows, row index within the track, count, start ns, end ns, name ids) visible in [t0, t1)."""
         raise NotImplementedError
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        """The table row of the box covering time ``t`` in row ``lane_row`` of this item, or -1."""
+        raise NotImplementedError
+
+    def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
+        """What a click at ``lane_y`` rows below the item's top and time ``t`` selects: (kind, row) or
+        ("", -1). ``tol_ns``: a few pixels, for points in time."""
+        row = self.row_at(int(lane_y // ROW_HEIGHT), t)
+        return (self.kind, row) if row >= 0 else ("", -1)
+
+
+    @staticmethod
+    def _covering(start: np.ndarray, end: np.ndarray, lo: int, hi: int, t: int) -> int:
+        """Row in ``lo:hi`` (sorted by start, not overlapping) whose [start, end) holds ``t``, or -1; a
+        zero-length box counts as 1 ns so that it can be clicked."""
+        i = lo + int(np.searchsorted(start[lo:hi], t, side="right")) - 1
+        if i < lo:
+            return -1
+        return i if t < max(int(end[i]), int(start[i]) + 1) else -1
 
     def name_label(self, name: int) -> str:
         """The label of boxes whose name value (the last column of :meth:`boxes`) is ``name``."""
@@ -246,7 +272,7 @@ class BoxTrackItem(LaneItem):
                 text = elided.get(key)
                 if text is None:
                     text = elided[key] = m.elidedText(entry[0], Qt.TextElideMode.ElideRight, step)
-                if not text:
+                if not text or text == "…":  # nothing but an ellipsis says nothing
                     continue
             painter.drawText(QPointF(x + 2, y + base), text)
 
@@ -259,10 +285,36 @@ class SliceTrackItem(BoxTrackItem):
         self.track = track
         self._use_string_colours()
         self._instants: np.ndarray | None = None
+        self._instants_lo = 0
+        self.selected_instant = -1  # a row of the model's instants, when one of this thread's is selected
+
+    kind = "slice"
 
     @property
     def rows(self) -> int:
         return self.track.max_depth + 1
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        return self.model.slice_at(self.track, lane_row, t)
+
+    def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
+        """The thread's instant marks sit on the top edge: a click there, near one, selects the instant."""
+        if lane_y < 0.3:
+            ts = self._instant_times()
+            lo = self._instants_lo
+            found = _nearest_point(ts, np.arange(lo, lo + len(ts)), t, tol_ns, "instant")
+            if found[1] >= 0:
+                return found
+        return super().hit(lane_y, t, tol_ns)
+
+    def _instant_times(self) -> np.ndarray:
+        if self._instants is None:  # this thread's instant times, sorted (once)
+            inst = self.model.instants
+            lo, hi = inst.thread_rows(self.track.thread)
+            self._instants_lo = lo
+            self._instants = inst.ts[lo:hi]
+        return self._instants
+
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         vis = self.model.visible(self.track, t0, t1, ns_per_px)
@@ -285,11 +337,7 @@ class SliceTrackItem(BoxTrackItem):
         if f is None:
             return
         t0, t1, sx, dx, sy, dy = f
-        if self._instants is None:  # this thread's instant times, sorted (once)
-            inst = self.model.instants
-            lo, hi = inst.thread_rows(self.track.thread)
-            self._instants = inst.ts[lo:hi]
-        ts = self._instants
+        ts = self._instant_times()
         a, b = np.searchsorted(ts, [t0, t1])
         if b <= a:
             return
@@ -308,6 +356,12 @@ class SliceTrackItem(BoxTrackItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(_INSTANT_BRUSH)
         draw_rects(painter, x - 1.5, np.full(len(x), self.y0 * sy + dy - 1.0), np.full(len(x), 3.0), 4.0)
+        sel = self.selected_instant - self._instants_lo
+        if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(QColor("#111111"), 2.0))
+            xs = (int(ts[sel]) - self.origin) / 1e9 * sx + dx
+            painter.drawRect(QRectF(xs - 3.5, self.y0 * sy + dy - 3.0, 7.0, 8.0))
         painter.restore()
 
 
@@ -321,9 +375,18 @@ class AsyncTrackItem(BoxTrackItem):
         self.lane_ranges = [table.lane_rows(pid, lane) for lane in range(lanes)]  # once: rows per lane
         self._use_string_colours()
 
+    kind = "async"
+
     @property
     def rows(self) -> int:
         return self.lanes
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        if not 0 <= lane_row < len(self.lane_ranges):
+            return -1
+        lo, hi = self.lane_ranges[lane_row]
+        return self._covering(self.table.start, self.table.end, lo, hi, t)
+
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         t = self.table
@@ -354,12 +417,26 @@ class AsyncTrackItem(BoxTrackItem):
 
 
 class MarkerTrackItem(LaneItem):
-    """Points in time (log records, instant events) as thin ticks in one row, one tick per pixel at most."""
+    """Points in time (log records, instant events) as thin ticks in one row, one tick per pixel at most.
 
-    def __init__(self, model: TraceModel, ts: np.ndarray, y0: float, colour: str = "#6b7a90") -> None:
+    ``rows`` are the points' rows in their table (``kind``: "instant" rows of the model's instants, "log"
+    rows of its log table), so that a click selects one."""
+
+    def __init__(self, model: TraceModel, ts: np.ndarray, y0: float, colour: str = "#6b7a90", kind: str = "",
+                 rows: np.ndarray | None = None) -> None:  # fmt: skip
         super().__init__(model, y0)
-        self.ts = np.sort(ts)
+        order = np.argsort(ts, kind="stable")
+        self.ts = np.asarray(ts)[order]
+        self.point_rows = (np.asarray(rows)[order] if rows is not None else order).astype(np.int64)
+        self.kind = kind
+        self.selected_row = -1
         self._brush = QBrush(QColor(colour))
+        self._selected_pen = QPen(QColor("#111111"), 2.0)
+
+    def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
+        """The point nearest ``t`` within ``tol_ns`` (a few pixels), as (kind, row), or ("", -1)."""
+        return _nearest_point(self.ts, self.point_rows, t, tol_ns, self.kind)
+
 
     def paint(self, painter: QPainter, *args: object) -> None:
         f = self.frame(painter)
@@ -376,8 +453,25 @@ class MarkerTrackItem(LaneItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self._brush)
         top = self.y0 * sy + dy
-        draw_rects(painter, px - 0.5, np.full(len(px), top), np.full(len(px), 2.0), ROW_FILL * ROW_HEIGHT * sy)
+        height = ROW_FILL * ROW_HEIGHT * sy
+        draw_rects(painter, px - 0.5, np.full(len(px), top), np.full(len(px), 2.0), height)
+        if self.selected_row >= 0:
+            at = np.flatnonzero(self.point_rows == self.selected_row)
+            if len(at):
+                x = (int(self.ts[int(at[0])]) - self.origin) / 1e9 * sx + dx
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.setPen(self._selected_pen)
+                painter.drawRect(QRectF(x - 3.0, top - 1.0, 6.0, height + 2.0))
         painter.restore()
+
+
+def _nearest_point(ts: np.ndarray, rows: np.ndarray, t: int, tol_ns: float, kind: str) -> tuple[str, int]:
+    """(kind, row) of the point of sorted ``ts`` nearest ``t`` if within ``tol_ns``, else ("", -1)."""
+    if not len(ts) or not kind:
+        return "", -1
+    i = int(np.searchsorted(ts, t))
+    best = min((j for j in (i - 1, i) if 0 <= j < len(ts)), key=lambda j: abs(int(ts[j]) - t))
+    return (kind, int(rows[best])) if abs(int(ts[best]) - t) <= tol_ns else ("", -1)
 
 
 class CounterTrackItem(LaneItem):
@@ -425,8 +519,25 @@ class CounterTrackItem(LaneItem):
         painter.restore()
 
 
+def _sched_boxes(model: TraceModel, which: str, table, lo: int, hi: int, t0: int, t1: int, ns_per_px: float):
+    """(rows, count, start, end) of one CPU lane or thread-state strip (rows ``lo:hi`` of ``table``, sorted
+    by start, not overlapping) in [t0, t1): zoomed out, from the model's sched pyramid (one box per pixel,
+    merged boxes counting their slices); zoomed in past its finest level, the rows in the window."""
+    if hi > lo:
+        pyramid, lanes = model.sched_pyramid(which)
+        level = pyramid.level_for(ns_per_px)
+        if level is not None:
+            return pyramid.query(level, int(lanes[lo]), t0, t1)
+    a = lo + int(np.searchsorted(table.end[lo:hi], t0, "right"))
+    b = lo + int(np.searchsorted(table.start[lo:hi], t1, "left"))
+    r = np.arange(a, max(a, b))
+    return r, np.ones(len(r), np.int64), table.start[r], table.end[r]
+
+
 class CpuTrackItem(BoxTrackItem):
     """One CPU: the threads it ran, coloured by thread; sub-pixel slices merged per pixel."""
+
+    kind = "cpu"
 
     def __init__(self, model: TraceModel, cpu: int, y0: float) -> None:
         super().__init__(model, y0)
@@ -438,27 +549,14 @@ class CpuTrackItem(BoxTrackItem):
         self._name_colours = np.array([colour_index(f"tid {t}") for t in self._name_ids.tolist()], np.int64)
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
-        t = self.table
-        a = self.lo + int(np.searchsorted(t.end[self.lo : self.hi], t0, "right"))
-        b = self.lo + int(np.searchsorted(t.start[self.lo : self.hi], t1, "left"))
-        r = np.arange(a, max(a, b))
-        st, en = t.start[r], t.end[r]
-        count = np.ones(len(r), np.int64)
-        narrow = (en - st) < ns_per_px
-        if narrow.any():  # one box per pixel for sub-pixel slices: the first, with the count
-            px = ((st - t0) // max(ns_per_px, 1.0)).astype(np.int64)
-            prev_wide = np.empty(len(narrow), bool)
-            prev_wide[0] = True
-            prev_wide[1:] = ~narrow[:-1]
-            keep = ~narrow | _changes(px) | prev_wide
-            idx = np.flatnonzero(keep)
-            count = np.diff(np.append(idx, len(r)))
-            count[~narrow[idx]] = 1
-            r, st, en = r[idx], st[idx], np.where(count > 1, np.maximum(en[idx], st[idx] + int(ns_per_px)), en[idx])
-        return r, np.zeros(len(r), np.int64), count, st, en, t.tid[r].astype(np.int64)
+        r, count, st, en = _sched_boxes(self.model, "cpu", self.table, self.lo, self.hi, t0, t1, ns_per_px)
+        return r, np.zeros(len(r), np.int64), count, st, en, self.table.tid[r].astype(np.int64)
 
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         return self.table.tid[rows].astype(np.int64)
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        return self._covering(self.table.start, self.table.end, self.lo, self.hi, t) if lane_row == 0 else -1
 
     def name_label(self, name: int) -> str:
         return self.model.objects.koid_label(name)
@@ -467,24 +565,55 @@ class CpuTrackItem(BoxTrackItem):
 class StateTrackItem(BoxTrackItem):
     """A thread's scheduling states as a thin strip (running, runnable, blocked...)."""
 
+    kind = "state"
+
     def __init__(self, model: TraceModel, tid: int, y0: float) -> None:
         super().__init__(model, y0)
+        self.tid = tid
         self.table = model.sched.thread_states
         self.lo, self.hi = model.sched.state_rows(tid)
         self._name_ids = np.arange(7, dtype=np.int64)
         self._name_colours = np.arange(7, dtype=np.int64) + len(PALETTE)  # beyond the palette: state colours
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
-        t = self.table
-        a = self.lo + int(np.searchsorted(t.end[self.lo : self.hi], t0, "right"))
-        b = self.lo + int(np.searchsorted(t.start[self.lo : self.hi], t1, "left"))
-        r = np.arange(a, max(a, b))
-        return r, np.zeros(len(r), np.int64), np.ones(len(r), np.int64), t.start[r], t.end[r], t.state[r].astype(np.int64)
+        r, count, st, en = _sched_boxes(self.model, "state", self.table, self.lo, self.hi, t0, t1, ns_per_px)
+        return r, np.zeros(len(r), np.int64), count, st, en, self.table.state[r].astype(np.int64)
 
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         return self.table.state[rows].astype(np.int64)
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        return self._covering(self.table.start, self.table.end, self.lo, self.hi, t) if lane_row == 0 else -1
 
     def name_label(self, name: int) -> str:
         from core.trace.sched import STATE_NAMES
 
         return STATE_NAMES.get(name, "?")
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        super().paint(painter, *args)
+        self._paint_wakeups(painter)
+
+    def _paint_wakeups(self, painter: QPainter) -> None:
+        """The thread's wakeups as small dark wedges on the strip's top edge (one per pixel at most): the
+        moments it became runnable; selecting the state or the CPU slice after one draws who woke it."""
+        f = self.frame(painter)
+        if f is None:
+            return
+        t0, t1, sx, dx, sy, dy = f
+        ts = self.model.sched.wakeups.ts[self.model.sched.wakeups.rows_in(t0, t1, tid=self.tid)]
+        if not len(ts):
+            return
+        px = np.unique(np.floor((ts - self.origin) / 1e9 * sx + dx))
+        top = self.y0 * sy + dy
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(_WAKEUP_BRUSH)
+        if len(px) > 200:  # dense: ticks in one call rather than a polygon each
+            draw_rects(painter, px - 1.0, np.full(len(px), top - 1.0), np.full(len(px), 2.0), 5.0)
+        else:
+            for x in px.tolist():
+                painter.drawPolygon([QPointF(x - 3.0, top - 1.0), QPointF(x + 3.0, top - 1.0), QPointF(x, top + 4.0)])
+        self.last_wakeups = len(px)
+        painter.restore()

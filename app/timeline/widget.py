@@ -90,8 +90,8 @@ class ViewOverlayItem(pg.GraphicsObject):
 
 
 class FlowArrowsItem(ViewOverlayItem):
-    """Arrows of the selected slice's flows: from where a flow leaves its source slice (the flow event's
-    time) to where it reaches the destination slice."""
+    """Arrows of the selected slice's flows, anchored as the FXT format says (and Perfetto draws them): a
+    link leaves where its source slice ends and arrives where its destination slice begins."""
 
     def __init__(self, timeline: TimelineWidget) -> None:
         super().__init__()
@@ -116,21 +116,77 @@ class FlowArrowsItem(ViewOverlayItem):
         painter.resetTransform()
         painter.setPen(self._pen)
         painter.setBrush(QColor("#222222"))
+        s = tl.model.slices
         for link in self.links.tolist():
-            ya, yb = tl.slice_y(int(flows.src_slice[link])), tl.slice_y(int(flows.dst_slice[link]))
+            src, dst = int(flows.src_slice[link]), int(flows.dst_slice[link])
+            ya, yb = tl.slice_y(src), tl.slice_y(dst)
             if ya is None or yb is None:
                 continue
-            a = tr.map(QPointF((int(flows.src_ts[link]) - o) / 1e9, ya))
-            b = tr.map(QPointF((int(flows.dst_ts[link]) - o) / 1e9, yb))
+            a = tr.map(QPointF((int(s.ts[src]) + int(s.dur[src]) - o) / 1e9, ya))
+            b = tr.map(QPointF((int(s.ts[dst]) - o) / 1e9, yb))
             painter.drawLine(a, b)
-            # arrow head at the destination
-            dx, dy = b.x() - a.x(), b.y() - a.y()
-            length = max((dx * dx + dy * dy) ** 0.5, 1e-6)
-            ux, uy = dx / length, dy / length
-            head = [b, QPointF(b.x() - 8 * ux + 4 * uy, b.y() - 8 * uy - 4 * ux),
-                    QPointF(b.x() - 8 * ux - 4 * uy, b.y() - 8 * uy + 4 * ux)]  # fmt: skip
-            painter.drawPolygon(head)
+            _arrow_head(painter, a, b)
         painter.restore()
+
+
+class WakeupItem(ViewOverlayItem):
+    """The wakeup behind a selected CPU slice or thread state: a dashed line at the wakeup's time across
+    the view, and an arrow from the CPU lane the wakeup was recorded on (where the waker ran) to the start of
+    the selected box (Perfetto draws the same line and latency)."""
+
+    def __init__(self, timeline: TimelineWidget) -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.setZValue(45)
+        self.wakeup: tuple[int, int, int] | None = None  # (wakeup ns, its CPU, the selected box's start ns)
+        self._line = QPen(QColor("#7a1f1f"), 1.2, Qt.PenStyle.DashLine)
+        self._line.setCosmetic(True)
+        self._arrow = QPen(QColor("#7a1f1f"), 1.4)
+        self._arrow.setCosmetic(True)
+
+    def show_for(self, kind: str, row: int) -> None:
+        self.wakeup = None
+        if kind in ("cpu", "state") and row >= 0:
+            from core.trace.sched import cpu_slice_details, thread_state_details
+
+            m = self.timeline.model
+            d = cpu_slice_details(m, row) if kind == "cpu" else thread_state_details(m, row)
+            if int(d["wakeup_row"]) >= 0:
+                self.wakeup = (int(d["wakeup_ns"]), int(d["wakeup_cpu"]), int(d["start_ns"]))
+        self.update()
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        if self.wakeup is None:
+            return
+        tl = self.timeline
+        wake_ns, cpu, start_ns = self.wakeup
+        o = tl.model.start_ns
+        vb = self.getViewBox()
+        (_x0, _x1), (y0, y1) = vb.viewRange()
+        wx, sx = (wake_ns - o) / 1e9, (start_ns - o) / 1e9
+        tr = painter.transform()
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(self._line)
+        painter.drawLine(tr.map(QPointF(wx, y0)), tr.map(QPointF(wx, y1)))
+        ya = tl.lane_y(("cpu", cpu))
+        yb = tl.selection_y()
+        if ya is not None and yb is not None:
+            a, b = tr.map(QPointF(wx, ya)), tr.map(QPointF(sx, yb))
+            painter.setPen(self._arrow)
+            painter.setBrush(QColor("#7a1f1f"))
+            painter.drawLine(a, b)
+            _arrow_head(painter, a, b)
+        painter.restore()
+
+
+def _arrow_head(painter: QPainter, a: QPointF, b: QPointF) -> None:
+    """A filled arrow head at ``b`` pointing away from ``a`` (device coordinates)."""
+    dx, dy = b.x() - a.x(), b.y() - a.y()
+    length = max((dx * dx + dy * dy) ** 0.5, 1e-6)
+    ux, uy = dx / length, dy / length
+    painter.drawPolygon([b, QPointF(b.x() - 8 * ux + 4 * uy, b.y() - 8 * uy - 4 * ux),
+                         QPointF(b.x() - 8 * ux - 4 * uy, b.y() - 8 * uy + 4 * ux)])  # fmt: skip
 
 
 class TimeGridItem(ViewOverlayItem):
@@ -179,9 +235,11 @@ PAN_STEP = 0.2
 
 
 class TimelineWidget(QWidget):
-    """Shows one :class:`TraceModel`. Emits ``sliceSelected(row)`` (-1 when a click hits nothing)."""
+    """Shows one :class:`TraceModel`. Emits ``sliceSelected(row)`` for a thread slice (-1 when a click hits
+    nothing) and ``itemSelected(kind, row)`` for any box ("slice", "async", "cpu", "state"; "", -1: none)."""
 
     sliceSelected = Signal(int)
+    itemSelected = Signal(str, int)
     #: an area was selected: (start ns, end ns, reader thread indexes of the slice tracks it spans)
     areaSelected = Signal(int, int, list)
 
@@ -218,24 +276,24 @@ class TimelineWidget(QWidget):
             lanes = []
             for track in group.tracks:
                 item = SliceTrackItem(model, track, 0.0)
-                self.plot.addItem(item)
+                self.plot.addItem(item, ignoreBounds=True)
                 self.items.append(item)
                 lanes.append(Lane(("thread", track.thread), track.name, item, group.pid))
                 if track.tid in state_tids:  # its scheduling states, right under it
                     strip = StateTrackItem(model, track.tid, 0.0)
-                    self.plot.addItem(strip)
+                    self.plot.addItem(strip, ignoreBounds=True)
                     lanes.append(Lane(("state", track.thread), "  state", strip, group.pid))
             by_pid[group.pid] = Group(group.pid, group.name, lanes)
         for index, series in enumerate(model.counters.series):  # counters after the process's threads
             item = CounterTrackItem(model, index, 0.0)
-            self.plot.addItem(item)
+            self.plot.addItem(item, ignoreBounds=True)
             group = by_pid.setdefault(series.pid, Group(series.pid, model.process_name(series.pid), []))
             group.lanes.append(Lane(("counter", index), series.label, item, series.pid))
         # async spans: one track per process, first in its group (as Perfetto shows them)
         spans = model.async_spans
         for pid, n_lanes in spans.tracks():
             item = AsyncTrackItem(model, spans, pid, n_lanes, 0.0)
-            self.plot.addItem(item)
+            self.plot.addItem(item, ignoreBounds=True)
             group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
             group.lanes.insert(0, Lane(("async", pid), "async", item, pid))
         self.groups = [by_pid[pid] for pid in sorted(by_pid)]
@@ -244,15 +302,16 @@ class TimelineWidget(QWidget):
             lanes = []
             for cpu in cpus:
                 item = CpuTrackItem(model, cpu, 0.0)
-                self.plot.addItem(item)
+                self.plot.addItem(item, ignoreBounds=True)
                 lanes.append(Lane(("cpu", cpu), f"CPU {cpu}", item, CPU_GROUP))
             self.groups.insert(0, Group(CPU_GROUP, "CPUs", lanes))
         # process-scope instants: a marker lane per process; global-scope instants: a lane of their own
         inst = model.instants
         proc_rows = inst.scoped(SCOPE_PROCESS)
         for pid in np.unique(inst.pid[proc_rows]).tolist() if len(proc_rows) else []:
-            item = MarkerTrackItem(model, inst.ts[proc_rows[inst.pid[proc_rows] == pid]], 0.0, "#222222")
-            self.plot.addItem(item)
+            rows = proc_rows[inst.pid[proc_rows] == pid]
+            item = MarkerTrackItem(model, inst.ts[rows], 0.0, "#222222", kind="instant", rows=rows)
+            self.plot.addItem(item, ignoreBounds=True)
             group = by_pid.get(int(pid))
             if group is None:
                 group = by_pid[int(pid)] = Group(int(pid), model.process_name(int(pid)), [])
@@ -260,14 +319,15 @@ class TimelineWidget(QWidget):
             group.lanes.insert(0, Lane(("instants", int(pid)), "instants", item, int(pid)))
         global_rows = inst.scoped(SCOPE_GLOBAL)
         if len(global_rows):
-            item = MarkerTrackItem(model, inst.ts[global_rows], 0.0, "#222222")
-            self.plot.addItem(item)
+            item = MarkerTrackItem(model, inst.ts[global_rows], 0.0, "#222222", kind="instant", rows=global_rows)
+            self.plot.addItem(item, ignoreBounds=True)
             self.groups.insert(0, Group(GLOBAL_GROUP, "global", [Lane(("instants", GLOBAL_GROUP), "instants", item, GLOBAL_GROUP)]))
         # log records: one marker lane per process that logs, after its threads
-        log_pid = model.cols.threads_pid[np.maximum(model.cols.log_thread, 0)] if len(model.cols.log_ts) else []
-        for pid in np.unique(log_pid).tolist():
-            item = MarkerTrackItem(model, model.cols.log_ts[log_pid == pid], 0.0, "#8a5300")
-            self.plot.addItem(item)
+        logs = model.logs
+        for pid in np.unique(logs.pid).tolist():
+            rows = np.flatnonzero(logs.pid == pid)
+            item = MarkerTrackItem(model, logs.ts[rows], 0.0, "#8a5300", kind="log", rows=rows)
+            self.plot.addItem(item, ignoreBounds=True)
             group = by_pid.get(int(pid))
             if group is None:
                 group = by_pid[int(pid)] = Group(int(pid), model.process_name(int(pid)), [])
@@ -291,8 +351,11 @@ class TimelineWidget(QWidget):
         self.fit_all()
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.selected_row = -1
+        self.selection: tuple[str, int] = ("", -1)
         self.flow_arrows = FlowArrowsItem(self)
         self.plot.addItem(self.flow_arrows, ignoreBounds=True)
+        self.wakeup_arrow = WakeupItem(self)
+        self.plot.addItem(self.wakeup_arrow, ignoreBounds=True)
         self.measure_region = None
         self.measure_label = None
         self.area_region = None
@@ -597,12 +660,32 @@ class TimelineWidget(QWidget):
         vb.setYRange(top, top + height, padding=0.0)
 
     def fit_selection(self) -> None:
-        if self.selected_row < 0:
+        """F: the selection fills the view (with a margin; a point in time gets a 10 us window); with
+        nothing selected, the whole trace."""
+        span = self.selection_span()
+        if span is None:
             self.fit_all()
             return
-        s = self.model.slices
-        start, dur = int(s.ts[self.selected_row]), max(int(s.dur[self.selected_row]), 1)
+        start, end = span
+        dur = max(end - start, 10_000 if end == start else 1)
+        if end == start:
+            start -= dur // 2
         self.set_range_ns(start - dur // 10, start + dur + dur // 10)
+
+    def selection_span(self) -> tuple[int, int] | None:
+        """(start ns, end ns) of the selected row, from its table; None when nothing is selected."""
+        kind, row = self.selection
+        m = self.model
+        if row < 0:
+            return None
+        if kind == "slice":
+            return int(m.slices.ts[row]), int(m.slices.ts[row]) + int(m.slices.dur[row])
+        if kind in ("async", "cpu", "state"):
+            table = {"async": lambda: m.async_spans, "cpu": lambda: m.sched.cpu_slices,
+                     "state": lambda: m.sched.thread_states}[kind]()  # fmt: skip
+            return int(table.start[row]), int(table.end[row])
+        ts = m.instants.ts if kind == "instant" else m.logs.ts
+        return int(ts[row]), int(ts[row])
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
         key = event.key()
@@ -633,13 +716,65 @@ class TimelineWidget(QWidget):
                 return self.model.slice_at(item.track, depth, t)
         return -1
 
+    def hit_item(self, x_s: float, y_rows: float) -> tuple[str, int]:
+        """(kind, table row) of the box under view coordinates, on any box track (thread slices, async
+        spans, CPU slices, thread states), or ("", -1)."""
+        t = self.model.start_ns + int(round(x_s * 1e9))
+        vb = self.plot.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        tol_ns = 4 * (x1 - x0) * 1e9 / max(vb.width(), 1.0)  # points in time: within 4 pixels
+        for lane in self.lanes():
+            item = lane.item
+            if not hasattr(item, "hit") or not item.isVisible():
+                continue
+            if item.y0 <= y_rows < item.y0 + item.rows * ROW_HEIGHT:
+                return item.hit(y_rows - item.y0, t, tol_ns)
+        return "", -1
+
     def select(self, row: int) -> None:
-        self.selected_row = row
-        for item in self.items:
-            item.selected_row = row
-            item.update()
-        self.flow_arrows.show_for(row)
-        self.sliceSelected.emit(row)
+        """Select thread slice ``row`` (-1: clear the selection)."""
+        self.select_item("slice" if row >= 0 else "", row)
+
+    def select_item(self, kind: str, row: int) -> None:
+        """Select a row of one kind ("slice", "async", "cpu", "state", "instant", "log"); ("", -1) clears.
+        Emits ``itemSelected`` and, for thread slices (or a cleared selection), ``sliceSelected``."""
+        self.selection = (kind, row) if row >= 0 else ("", -1)
+        self.selected_row = row if kind == "slice" else -1
+        instant = row if kind == "instant" else -1
+        for lane in self.lanes():
+            item = lane.item
+            new = row if getattr(item, "kind", "") == kind else -1
+            changed = getattr(item, "selected_row", -1) != new or new >= 0
+            if hasattr(item, "selected_row"):
+                item.selected_row = new
+            if hasattr(item, "selected_instant"):  # a thread's instants are drawn on its slice track
+                changed |= item.selected_instant != instant or instant >= 0
+                item.selected_instant = instant
+            if changed:
+                item.update()
+        self.flow_arrows.show_for(self.selected_row)
+        self.wakeup_arrow.show_for(kind, row)
+        if kind == "slice" or row < 0:
+            self.sliceSelected.emit(self.selected_row)
+        self.itemSelected.emit(self.selection[0], self.selection[1])
+
+    def lane_y(self, key: tuple) -> float | None:
+        """Middle of a lane's first row in view units, or None when it is collapsed (or absent)."""
+        lane = next((lane for lane in self.lanes() if lane.key == key), None)
+        if lane is None or not lane.item.isVisible():
+            return None
+        return lane.item.y0 + 0.43
+
+    def selection_y(self) -> float | None:
+        """Middle of the selected box's row in view units (None: hidden, or nothing selected)."""
+        kind, row = self.selection
+        if kind == "slice":
+            return self.slice_y(row)
+        for lane in self.lanes():
+            item = lane.item
+            if kind in ("cpu", "state") and getattr(item, "kind", "") == kind and item.lo <= row < item.hi:
+                return item.y0 + 0.43 if item.isVisible() else None
+        return None
 
     def slice_y(self, row: int) -> float | None:
         """Middle of a slice's row in view units, or None when its track is collapsed."""
@@ -665,6 +800,17 @@ class TimelineWidget(QWidget):
         self.go_to_slice(other)
         return other
 
+    def go_to_item(self, kind: str, row: int) -> None:
+        """Select a row of any kind and centre it, keeping the zoom."""
+        self.select_item(kind, row)
+        span = self.selection_span()
+        if span is None:
+            return
+        (x0, x1), _ = self.plot.getViewBox().viewRange()
+        half = (x1 - x0) / 2
+        mid = ((span[0] + span[1]) // 2 - self.model.start_ns) / 1e9
+        self.plot.getViewBox().setXRange(mid - half, mid + half, padding=0.0)
+
     def go_to_slice(self, row: int) -> None:
         """Select ``row`` and centre it, keeping the zoom."""
         self.select(row)
@@ -684,4 +830,4 @@ class TimelineWidget(QWidget):
         if isinstance(header, int):  # a process header: collapse or expand the group
             self.toggle_group(header)
             return
-        self.select(self.hit_test(pos.x(), pos.y()))
+        self.select_item(*self.hit_item(pos.x(), pos.y()))

@@ -157,6 +157,14 @@ class TraceModel:
             table = self._lazy[name] = build()
         return table
 
+    @property
+    def logs(self):
+        """The log records in time order (:class:`core.trace.logs.LogTable`), one table for the log panel
+        and the timeline's log lanes, so that a row means the same record in both."""
+        from core.trace.logs import LogTable  # (it brings the symbolizer: imported when logs are shown)
+
+        return self._cached("logs", lambda: LogTable(self.cols))
+
     def density(self, bins: int = 1000) -> np.ndarray:
         """Events per bin across the whole trace (the overview strip); int64, ``bins`` long."""
         return self._cached(f"density{bins}", lambda: self._density(bins))
@@ -210,6 +218,24 @@ class TraceModel:
                 base += track.max_depth + 1
             self._pyramid = SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns)
         return self._pyramid
+
+    def sched_pyramid(self, which: str) -> tuple[SlicePyramid, np.ndarray]:
+        """Per-pixel summaries of the CPU lanes (``"cpu"``) or the thread-state strips (``"state"``), and
+        each row's lane in them (a CPU's, or a thread's, rank). A system trace can hold millions of context
+        switches: zoomed out, a lane then costs about one entry per pixel, as the slice lanes do."""
+
+        def build() -> tuple[SlicePyramid, np.ndarray]:
+            table = self.sched.cpu_slices if which == "cpu" else self.sched.thread_states
+            key = table.cpu if which == "cpu" else table.tid  # the tables are sorted by it
+            lane = np.zeros(len(key), np.int32)
+            if len(key):
+                np.cumsum(key[1:] != key[:-1], out=lane[1:])
+            n_lanes = int(lane[-1]) + 1 if len(lane) else 0
+            pyramid = SlicePyramid(table.start, table.end - table.start, lane, n_lanes, self.start_ns,
+                                   self.end_ns - self.start_ns)  # fmt: skip
+            return pyramid, lane
+
+        return self._cached(f"sched_pyramid_{which}", build)
 
     def visible(self, track: ThreadTrack, t0: int, t1: int, ns_per_px: float) -> VisibleSlices:
         """Slices of ``track`` overlapping [t0, t1), with slices under one pixel merged per pixel bucket.

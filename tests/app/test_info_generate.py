@@ -80,3 +80,40 @@ def test_bundled_demo_shows_every_kind(tmp_path):
     info = json.loads(_run("info", str(demo), "--json").stdout)
     assert all(v > 0 for v in info["events"].values())
     assert all(info["records"][k] > 0 for k in RECORD_KEYS - {"unknown"})
+
+
+def test_bundled_demo_is_what_its_readme_command_writes(tmp_path):
+    """resources/demo/README.md says how demo.fxt was made; the command still makes those exact bytes."""
+    from pathlib import Path
+
+    demo_dir = Path(__file__).resolve().parents[2] / "resources" / "demo"
+    out = tmp_path / "demo.fxt"
+    r = _run("generate", "-o", str(out), "--events", "20000", "--crash-log", str(demo_dir / "crash.log"),
+             "--scheduling")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "--scheduling" in (demo_dir / "README.md").read_text()
+    assert out.read_bytes() == (demo_dir / "demo.fxt").read_bytes()
+
+
+def test_generated_schedule_keeps_cpus_and_threads_consistent(tmp_path):
+    """The --scheduling stream: no thread on two CPUs at once, every wakeup's thread later runs, and the
+    model's states alternate as a scheduler's do (running, then blocked/suspended/preempted, then runnable)."""
+    import numpy as np
+
+    from core.trace.model import TraceModel
+    from core.trace.sched import RUNNABLE, RUNNING
+    from formats.fxt.reader import read_fxt
+
+    out = tmp_path / "s.fxt"
+    assert _run("generate", "-o", str(out), "--events", "8000", "--scheduling", "--seed", "7").returncode == 0
+    sched = TraceModel(read_fxt(out)).sched
+    cs = sched.cpu_slices
+    assert len(cs) > 100 and len(sched.wakeups) > 100
+    for tid in np.unique(cs.tid).tolist():  # a thread's CPU slices never overlap, whatever the CPU
+        rows = np.flatnonzero(cs.tid == tid)
+        rows = rows[np.argsort(cs.start[rows])]
+        assert np.all(cs.start[rows][1:] >= cs.end[rows][:-1])
+    states = sched.thread_states
+    assert {RUNNING, RUNNABLE, 3} <= set(np.unique(states.state).tolist())  # 3: blocked
+    woken = set(sched.wakeups.tid.tolist())
+    assert woken <= set(cs.tid.tolist())

@@ -216,6 +216,123 @@ def test_every_kind_of_lane_draws_what_the_model_has(window, qtbot) -> None:
     assert sum(len(lane.item.ts) for lane in logs) == len(model.cols.log_ts)
 
 
+def click_at(qtbot, timeline, t_ns: int, y_rows: float) -> None:
+    """A left click on the timeline's view at a time and a row (view units)."""
+    vb = timeline.plot.getViewBox()
+    scene_pt = vb.mapViewToScene(pg_point((t_ns - timeline.model.start_ns) / 1e9, y_rows))
+    qtbot.mouseClick(timeline.plot.viewport(), Qt.MouseButton.LeftButton, pos=timeline.plot.mapFromScene(scene_pt))
+
+
+def test_clicking_an_async_span_shows_its_details_and_f_fits_it(window, qtbot) -> None:
+    tab = window.current_tab()
+    timeline, model = tab.timeline, tab.model
+    spans = model.async_spans
+    lane = next(lane for lane in timeline.lanes() if lane.key[0] == "async")
+    lo, hi = spans.lane_rows(lane.pid, 1)
+    row = (lo + hi) // 2  # a span in the track's second lane
+    start, end = int(spans.start[row]), int(spans.end[row])
+    timeline.set_range_ns(start - (end - start), end + (end - start))
+    qtbot.wait(10)
+    with qtbot.waitSignal(timeline.itemSelected, timeout=2000) as blocker:
+        click_at(qtbot, timeline, (start + end) // 2, lane.item.y0 + 1.4)
+    assert blocker.args == ["async", row]
+    assert lane.item.selected_row == row and timeline.selected_row == -1
+    text = tab.details.toPlainText()
+    name = model.strings[int(spans.name[row])]
+    assert f"{name} (async)" in text and f"Async id\n{int(spans.id[row])}\n" in text
+    bound = spans.instants_of(row)
+    if len(bound):  # the async instants bound to the span are listed with it
+        assert "Async instants" in text
+    qtbot.keyClick(timeline, Qt.Key.Key_F)
+    a, b = timeline.visible_range_ns()
+    assert a <= start and end <= b and (b - a) < 1.5 * (end - start) + 10
+    # a click on empty space clears the selection and the panel
+    click_at(qtbot, timeline, model.start_ns - 1000, lane.item.y0 + 0.4)
+    assert timeline.selection == ("", -1) and lane.item.selected_row == -1
+    assert "Click a slice" in tab.details.toPlainText()
+
+
+def test_clicking_instants_and_log_marks_selects_them(window, qtbot) -> None:
+    from app.timeline.widget import GLOBAL_GROUP
+    from core.trace.instants import SCOPE_THREAD
+
+    tab = window.current_tab()
+    timeline, model = tab.timeline, tab.model
+    inst = model.instants
+    # a global-scope instant on its own lane
+    lane = next(lane for lane in timeline.lanes() if lane.key == ("instants", GLOBAL_GROUP))
+    row = int(lane.item.point_rows[len(lane.item.point_rows) // 2])
+    t = int(inst.ts[row])
+    timeline.set_range_ns(t - 50_000, t + 50_000)
+    qtbot.wait(10)
+    with qtbot.waitSignal(timeline.itemSelected, timeout=2000) as blocker:
+        click_at(qtbot, timeline, t + 150, lane.item.y0 + 0.4)  # 150 ns off: about 2 px of 100 us
+    assert blocker.args == ["instant", row]
+    text = tab.details.toPlainText()
+    assert "(instant)" in text and "Scope\nglobal" in text and model.strings[int(inst.name[row])] in text
+    click_at(qtbot, timeline, t + 3_000, lane.item.y0 + 0.4)  # ~36 px away: nothing there
+    assert timeline.selection == ("", -1)
+    timeline.select_item("instant", row)
+    qtbot.keyClick(timeline, Qt.Key.Key_F)  # a point in time: F centres a short window on it
+    a, b = timeline.visible_range_ns()
+    assert a < t < b and b - a < 50_000
+    # a thread-scope instant: its mark on the top edge of its thread's slice track
+    item = next(i for i in timeline.items if i.isVisible() and inst.thread_rows(i.track.thread)[1] > inst.thread_rows(i.track.thread)[0])
+    lo, hi = inst.thread_rows(item.track.thread)
+    row = next(r for r in range(lo, hi) if int(inst.scope[r]) == SCOPE_THREAD)
+    t = int(inst.ts[row])
+    timeline.set_range_ns(t - 20_000, t + 20_000)
+    qtbot.wait(10)
+    click_at(qtbot, timeline, t, item.y0 + 0.1)
+    assert timeline.selection == ("instant", row) and item.selected_instant == row
+    assert "Scope\nthread" in tab.details.toPlainText()
+    # a log mark selects its record in the log panel
+    lane = next(lane for lane in timeline.lanes() if lane.key[0] == "logs")
+    row = int(lane.item.point_rows[0])
+    t = int(model.logs.ts[row])
+    timeline.set_range_ns(t - 20_000, t + 20_000)
+    qtbot.wait(10)
+    click_at(qtbot, timeline, t, lane.item.y0 + 0.4)
+    assert timeline.selection == ("log", row)
+    assert tab.bottom.currentWidget() is tab.logs
+    assert [i.row() for i in tab.logs.selectionModel().selectedRows()] == [row]
+
+
+def test_clicking_a_cpu_slice_shows_its_wakeup_and_links_to_the_thread_state(window, qtbot) -> None:
+    from core.trace.sched import cpu_slice_details
+
+    tab = window.current_tab()
+    timeline, model = tab.timeline, tab.model
+    cs = model.sched.cpu_slices
+    # a CPU slice whose thread was woken (by a named waker) on another CPU
+    row = next(r for r in range(len(cs)) if (d := cpu_slice_details(model, r))["waker"] and d["wakeup_cpu"] != int(cs.cpu[r]))
+    d = cpu_slice_details(model, row)
+    start, end = int(cs.start[row]), int(cs.end[row])
+    timeline.set_range_ns(int(d["wakeup_ns"]) - (end - start), end + (end - start))
+    qtbot.wait(10)
+    lane = next(lane for lane in timeline.lanes() if lane.key == ("cpu", int(cs.cpu[row])))
+    with qtbot.waitSignal(timeline.itemSelected, timeout=2000) as blocker:
+        click_at(qtbot, timeline, (start + end) // 2, lane.item.y0 + 0.4)
+    assert blocker.args == ["cpu", row] and lane.item.selected_row == row
+    text = tab.details.toPlainText()
+    assert f"on CPU {int(cs.cpu[row])}" in text and f"Waker\n{d['waker']}" in text
+    assert "Scheduling latency" in text and "End state" in text
+    # the wakeup is drawn: the arrow runs from the waker's CPU lane at the wakeup to the slice's start
+    assert timeline.wakeup_arrow.wakeup == (int(d["wakeup_ns"]), int(d["wakeup_cpu"]), start)
+    assert timeline.lane_y(("cpu", int(d["wakeup_cpu"]))) is not None and timeline.selection_y() is not None
+    # the details link goes to the thread's running interval, which points back at this CPU slice
+    with qtbot.waitSignal(timeline.itemSelected, timeout=2000) as blocker:
+        tab.details.itemRequested.emit("state", int(d["state_row"]))
+    assert blocker.args == ["state", int(d["state_row"])]
+    assert "running" in tab.details.toPlainText()
+    strip = next(lane.item for lane in timeline.lanes() if lane.key[0] == "state" and lane.item.lo <= d["state_row"] < lane.item.hi)
+    assert strip.selected_row == int(d["state_row"]) and lane.item.selected_row == -1
+    # the thread's state strip marks its wakeups
+    timeline.plot.getViewBox().setYRange(strip.y0 - 2, strip.y0 + 6, padding=0)
+    timeline.plot.viewport().repaint()
+    assert strip.last_wakeups >= 1
+
+
 def test_flows_show_as_arrows_and_are_followed_with_brackets(window, qtbot) -> None:
     tab = window.current_tab()
     timeline, model = tab.timeline, tab.model

@@ -1,0 +1,76 @@
+"""What the details panel shows for a selected async span or instant event (thread slices have
+:meth:`core.trace.model.TraceModel.slice_details`; scheduling rows have their own in :mod:`core.trace.sched`).
+
+Values come back as plain Python (names resolved, times in ns, koid and pointer arguments labelled with
+their objects), so the Qt panel only formats them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.trace import async_spans
+
+if TYPE_CHECKING:
+    from core.trace.model import TraceModel
+
+
+def _string(model: TraceModel, index: int) -> str:
+    strings = model.strings
+    return strings[index] if 0 <= index < len(strings) else "<unresolved>"
+
+
+def event_args(model: TraceModel, event: int, pid: int) -> list[tuple[str, object]]:
+    """The arguments of event row ``event`` as (name, value shown), never raising: a corrupt argument
+    block is one line saying so (the panel must open whatever the file holds)."""
+    try:
+        return [(a.name, model.objects.label_arg(a, pid)) for a in model.cols.event_args(event)]
+    except Exception as exc:  # noqa: BLE001 - any decoding failure is shown, not raised
+        return [("<arguments unreadable>", str(exc))]
+
+
+def async_details(model: TraceModel, row: int) -> dict[str, object]:
+    """An async span: name, category, process, correlation id, times, notes, the begin's arguments and the
+    async instants bound to it (name and time)."""
+    t = model.async_spans
+    pid = int(t.pid[row])
+    flags = int(t.flags[row])
+    notes = []
+    if flags & async_spans.FLAG_UNMATCHED_END:
+        notes.append("began before the trace started (end without a begin)")
+    if flags & async_spans.FLAG_UNCLOSED:
+        notes.append("never ended in the trace (begin without an end)")
+    inst = t.instants
+    bound = t.instants_of(row)
+    start, end = int(t.start[row]), int(t.end[row])
+    return {
+        "name": _string(model, int(t.name[row])),
+        "category": _string(model, int(t.category[row])),
+        "process": model.process_name(pid),
+        "id": int(t.id[row]),
+        "start_ns": start,
+        "duration_ns": end - start,
+        "lane": int(t.lane[row]),
+        "notes": notes,
+        "args": event_args(model, int(t.event[row]), pid),
+        "instants": [(_string(model, int(inst.name[i])), int(inst.ts[i])) for i in bound.tolist()],
+    }
+
+
+SCOPE_NAMES = {0: "thread", 1: "process", 2: "global"}
+
+
+def instant_details(model: TraceModel, row: int) -> dict[str, object]:
+    """An instant event: name, category, scope, thread, process, time and arguments."""
+    inst = model.instants
+    thread = int(inst.thread[row])
+    pid = int(inst.pid[row])
+    return {
+        "name": _string(model, int(inst.name[row])),
+        "category": _string(model, int(inst.category[row])),
+        "scope": SCOPE_NAMES.get(int(inst.scope[row]), str(int(inst.scope[row]))),
+        "thread": model.thread_name(thread) if thread >= 0 else "",
+        "process": model.process_name(pid),
+        "ts_ns": int(inst.ts[row]),
+        "args": event_args(model, int(inst.event[row]), pid),
+    }
