@@ -51,11 +51,7 @@ class TraceLoader(QThread):
             self._tick(self.READ_SHARE)
             model = TraceModel(cols)
             # every table the views read, built here rather than on the UI thread when the tab opens
-            tables = ("pyramid", "async_pyramid", "counters", "sched", "instants", "flows", "objects")
-            model.density(1000)  # the overview strip's
-            for i, name in enumerate(tables):
-                getattr(model, name)
-                self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * (i + 1) / len(tables))
+            model.prepare(lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f))
         except Cancelled:
             self.cancelled.emit()
             return

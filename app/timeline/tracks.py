@@ -24,8 +24,9 @@ PALETTE = [
     "#9c755f", "#7f8fa6", "#3d9970", "#c45d8a", "#5f8dd3", "#d4a017", "#6a8e3f", "#a05195",
 ]
 _BRUSHES = [QBrush(QColor(c)) for c in PALETTE] + [
-    QBrush(QColor(c)) for c in ("#c9d1d9", "#2e9e5b", "#c9a227", "#9aa3ad", "#b0413e", "#6e6e6e", "#9fd6a4")
-]  # after the palette: thread states NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD, RUNNABLE
+    QBrush(QColor(c))
+    for c in ("#c9d1d9", "#2e9e5b", "#c9a227", "#9aa3ad", "#b0413e", "#6e6e6e", "#9fd6a4", "#bfe3c2")
+]  # after the palette: thread states NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD, RUNNABLE, PREEMPTED
 _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
 #: id(strings list) -> (the list, colour index per string id): see BoxTrackItem._use_string_colours
 _STRING_COLOURS: dict[int, tuple[list, np.ndarray]] = {}
@@ -572,8 +573,8 @@ class StateTrackItem(BoxTrackItem):
         self.tid = tid
         self.table = model.sched.thread_states
         self.lo, self.hi = model.sched.state_rows(tid)
-        self._name_ids = np.arange(7, dtype=np.int64)
-        self._name_colours = np.arange(7, dtype=np.int64) + len(PALETTE)  # beyond the palette: state colours
+        self._name_ids = np.arange(8, dtype=np.int64)
+        self._name_colours = np.arange(8, dtype=np.int64) + len(PALETTE)  # beyond the palette: state colours
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         r, count, st, en = _sched_boxes(self.model, "state", self.table, self.lo, self.hi, t0, t1, ns_per_px)

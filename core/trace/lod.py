@@ -30,8 +30,7 @@ LEVEL_STEP = 2
 @dataclass
 class Level:
     shift: int  # bucket = 2**shift ns
-    lane: np.ndarray  # int32 lane of each summary entry (entries sorted by lane, bucket)
-    bucket: np.ndarray  # int32 bucket index from the origin
+    bucket: np.ndarray  # int32 bucket index from the origin (entries sorted by lane, then bucket)
     row: np.ndarray  # int32 slice row of the bucket's longest slice
     count: np.ndarray  # int32 slices starting in the bucket (short ones)
     lane_ptr: np.ndarray  # int64: entries of lane k are lane_ptr[k]:lane_ptr[k + 1]
@@ -85,9 +84,10 @@ class SlicePyramid:
                 sel = li[a:z]
                 long_rows[int(l_lane[a])] = order[sel]
                 long_end_max[int(l_lane[a])] = np.maximum.accumulate(ts_o[sel] + dur_o[sel])
-        # rows fit 31 bits and buckets too (the finest level has 2**16 buckets across the trace): 16 bytes an
+        # rows fit 31 bits and buckets too (the finest level has 2**16 buckets across the trace): 12 bytes an
         # entry instead of 24
-        return Level(shift, lanes, buckets.astype(np.int32), rows.astype(np.int32), counts.astype(np.int32),
+        # (each entry's lane is implied by lane_ptr: not stored)
+        return Level(shift, buckets.astype(np.int32), rows.astype(np.int32), counts.astype(np.int32),
                      lane_ptr, long_rows, long_end_max)  # fmt: skip
 
     def level_for(self, ns_per_px: float) -> Level | None:

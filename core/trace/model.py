@@ -157,6 +157,23 @@ class TraceModel:
             table = self._lazy[name] = build()
         return table
 
+    def prepare(self, progress=None) -> None:
+        """Build every table, index and pyramid the views read, so that opening the trace's window does not
+        (the loader calls this off the UI thread). ``progress(fraction)`` after each; it may raise to cancel.
+        """
+        from core.trace.query import search_index
+
+        steps = [
+            lambda: self.density(1000), lambda: self.pyramid, lambda: self.async_pyramid, lambda: self.counters,
+            lambda: self.sched, lambda: self.sched_pyramid("cpu"), lambda: self.sched_pyramid("state"),
+            lambda: self.instants, lambda: self.flows, lambda: self.objects, lambda: self.logs,
+            lambda: search_index(self),
+        ]  # fmt: skip
+        for i, step in enumerate(steps):
+            step()
+            if progress is not None:
+                progress((i + 1) / len(steps))
+
     @property
     def logs(self):
         """The log records in time order (:class:`core.trace.logs.LogTable`), one table for the log panel

@@ -146,6 +146,12 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
     )
 
 
+def search_index(model: TraceModel) -> ArgStringIndex:
+    """The model's argument-string index for :func:`search`, built on first use (the loader builds it off
+    the UI thread, so that the first keystroke in the search box does not wait for it)."""
+    return model._cached("search_arg_strings", lambda: build_arg_string_index(model))
+
+
 def search(model: TraceModel, text: str) -> np.ndarray:
     """Rows of the slices whose name, or one of whose arguments' names or string values, contains
     ``text`` (case-insensitive), by start time.
@@ -157,7 +163,7 @@ def search(model: TraceModel, text: str) -> np.ndarray:
     s = model.slices
     if not needle or len(s) == 0:
         return np.zeros(0, np.int64)
-    index: ArgStringIndex = model._cached("search_arg_strings", lambda: build_arg_string_index(model))
+    index = search_index(model)
     hit = index.ids[np.fromiter((needle in t for t in index.folded), bool, len(index.folded))]
     match = np.zeros(max(len(model.strings), 1), bool)
     match[hit] = True

@@ -6,8 +6,8 @@ the trace). The idle thread is left out of the CPU slices (tid 0, or a legacy re
 priority 0, Perfetto's rule; type-1 weights are not decoded).
 
 A thread's states come from the same records, per thread in time order: switched out it enters the
-record's outgoing state (0 new, 2 suspended, 3 blocked, 4 dying, 5 dead; 1 "running" means preempted)
-until its next event; switched in it is running (:data:`RUNNING`); a wakeup while it is not running
+record's outgoing state (0 new, 2 suspended, 3 blocked, 4 dying, 5 dead; 1 "running" means preempted:
+:data:`PREEMPTED_STATE`, Perfetto's "Runnable (Preempted)") until its next event; switched in it is running (:data:`RUNNING`); a wakeup while it is not running
 makes it :data:`RUNNABLE` (fxscope's code for Perfetto's "R", woken and waiting for a CPU). A thread's
 first event starts its timeline (its state before is unknown).
 
@@ -36,8 +36,10 @@ if TYPE_CHECKING:
 
 NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD = range(6)
 RUNNABLE = 6
+#: switched out while "running" (the record's state 1): preempted, runnable without a wakeup
+PREEMPTED_STATE = 7
 STATE_NAMES = {NEW: "new", RUNNING: "running", SUSPENDED: "suspended", BLOCKED: "blocked", DYING: "dying",
-               DEAD: "dead", RUNNABLE: "runnable"}  # fmt: skip
+               DEAD: "dead", RUNNABLE: "runnable", PREEMPTED_STATE: "runnable (preempted)"}  # fmt: skip
 
 
 @dataclass
@@ -194,7 +196,9 @@ def build_sched(
     e_pid = np.r_[out_pid[outs], in_pid[wk], in_pid[ins]].astype(np.uint64)
     e_ts = np.r_[cols.sched_ts[outs], cols.sched_ts[wk], cols.sched_ts[ins]]
     e_rank = np.r_[np.zeros(len(outs)), np.ones(len(wk)), np.full(len(ins), 2)].astype(np.int8)
-    e_state = np.r_[cols.sched_out_state[outs], np.full(len(wk), RUNNABLE), np.full(len(ins), RUNNING)]
+    out_state = cols.sched_out_state[outs]
+    out_state = np.where(out_state == RUNNING, PREEMPTED_STATE, out_state)  # switched out while running
+    e_state = np.r_[out_state, np.full(len(wk), RUNNABLE), np.full(len(ins), RUNNING)]
     e_cpu = np.r_[cols.sched_cpu[outs], cols.sched_cpu[wk], cols.sched_cpu[ins]].astype(np.int32)
     e_rec = np.r_[outs, wk, ins]
     o = np.lexsort((e_rec, e_rank, e_ts, e_tid))
@@ -230,7 +234,7 @@ def build_sched(
 # ---------------------------------------------------------------------------------------------- details
 #: how the details name a thread switched out in the "running" state (spec: preempted, it stays runnable;
 #: the thread-state rows keep the record's code, RUNNING, for that interval)
-PREEMPTED = "runnable (preempted)"
+PREEMPTED = STATE_NAMES[PREEMPTED_STATE]
 
 
 def thread_label(model: TraceModel, tid: int) -> str:
@@ -331,7 +335,7 @@ def cpu_slice_details(model: TraceModel, row: int) -> dict[str, object]:
         nxt = state_row + 1
         if nxt < len(st) and int(st.tid[nxt]) == tid and int(st.start[nxt]) == end:
             out = int(st.state[nxt])  # switched out "running": preempted, still runnable
-            end_state = PREEMPTED if out == RUNNING else STATE_NAMES.get(out, f"state {out}")
+            end_state = STATE_NAMES.get(out, f"state {out}")
     wakeup = _made_runnable(model, state_row) if state_row >= 0 else -1
     return {
         "cpu": cpu,

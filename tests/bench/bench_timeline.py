@@ -41,8 +41,7 @@ t0 = time.perf_counter()
 cols = read_fxt(path)
 t1 = time.perf_counter()
 model = TraceModel(cols)
-for name in ("async_spans", "flows", "counters", "instants", "sched"):
-    getattr(model, name, None)  # the tables the views use, where the model has them
+model.prepare()  # every table, index and pyramid the views read, as the app's loader builds them
 t2 = time.perf_counter()
 
 def nbytes(obj, seen):

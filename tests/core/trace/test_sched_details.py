@@ -13,6 +13,7 @@ from core.trace.model import TraceModel
 from core.trace.sched import (
     BLOCKED,
     PREEMPTED,
+    PREEMPTED_STATE,
     RUNNABLE,
     RUNNING,
     STATE_NAMES,
@@ -200,7 +201,8 @@ def test_random_schedules_against_plain_scans() -> None:
             after = mine[mine > d["state_row"]][:1]
             if len(after) and st.start[after[0]] == cs.end[row]:  # switched out where the slice ends
                 out = int(st.state[after[0]])
-                assert d["end_state"] == (PREEMPTED if out == RUNNING else STATE_NAMES[out])
+                assert d["end_state"] == STATE_NAMES[out]
+                assert (out == PREEMPTED_STATE) == (d["end_state"] == PREEMPTED)
             else:
                 assert d["end_state"] is None
             waiting = []  # the runnable intervals right before it ran, latest first
@@ -225,7 +227,7 @@ def test_random_schedules_against_plain_scans() -> None:
                 )
             on_cpu = (cs.tid == st.tid[row]) & (cs.start == st.start[row]) & (cs.cpu == st.cpu[row])
             assert (d["cpu_slice"] >= 0) == (st.state[row] == RUNNING and bool(on_cpu.any()))
-            assert (d["state"] == PREEMPTED) == (st.state[row] == RUNNING and not on_cpu.any())
+            assert (d["state"] == PREEMPTED) == (st.state[row] == PREEMPTED_STATE)
         rng = np.random.default_rng(seed)
         for _ in range(40):
             t0, t1 = sorted(rng.integers(model.start_ns - 5, model.end_ns + 5, 2).tolist())
