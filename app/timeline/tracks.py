@@ -8,6 +8,7 @@ survive float32 drawing) and rows on the y axis.
 
 from __future__ import annotations
 
+import logging
 import zlib
 
 import numpy as np
@@ -46,6 +47,10 @@ def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h
     rects.resize(len(x))
     mem = rects.ndarray()
     mem[:, 0], mem[:, 1], mem[:, 2], mem[:, 3] = x, y, w, h
+    # Qt's rasterizer crashes on NaN or astronomically large coordinates, which a corrupt trace can produce
+    # (a counter of 1e308, a timestamp near 2**63): keep every rectangle finite and near the screen
+    np.nan_to_num(mem, copy=False, nan=-1e6, posinf=1e7, neginf=-1e6)
+    np.clip(mem, -1e6, 1e7, out=mem)
     painter.drawRects(*rects.drawargs())
 
 
@@ -82,7 +87,31 @@ def colour_index(name: str) -> int:
     return zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
 
 
-class LaneItem(pg.GraphicsObject):
+class GuardedPaint:
+    """``paint`` runs the item's ``draw`` and never lets an exception out of it: Qt calls paint from C++,
+    and an exception escaping there (a corrupt trace's absurd timestamps overflowing int64 arithmetic) can
+    take the whole process down. The item draws nothing that frame; the first failure of each item class is
+    logged."""
+
+    _reported: set[str] = set()
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        painter.save()
+        try:
+            self.draw(painter)
+        except Exception as exc:  # noqa: BLE001 - any drawing failure: skip this item's frame, keep the window
+            name = type(self).__name__
+            if name not in GuardedPaint._reported:
+                GuardedPaint._reported.add(name)
+                logging.getLogger("fxscope.timeline").warning("%s could not draw: %s", name, exc)
+        finally:
+            painter.restore()
+
+    def draw(self, painter: QPainter) -> None:
+        raise NotImplementedError
+
+
+class LaneItem(GuardedPaint, pg.GraphicsObject):
     """A track's graphics item: ``rows`` high from ``y0`` (view units), the trace's whole span wide.
 
     Painting happens in pixels: :meth:`frame` gives the visible time window and the transform, and the
@@ -98,6 +127,13 @@ class LaneItem(pg.GraphicsObject):
         self.origin = model.start_ns
         self.last_drawn = 0  # what the last paint drew (tests and benchmarks read it)
         self.last_wakeups = 0  # wakeup marks the last paint drew (state strips)
+
+    def px(self, ns: np.ndarray, sx: float, dx: float) -> np.ndarray:
+        """Device x of times ``ns`` (int64, none before the trace start). The difference from the origin
+        is taken modulo 2**64 on uint64, exact even when a corrupt trace's span passes int64, and only then
+        turned into float (absolute ns near 1.7e18 would lose 256 ns as floats)."""
+        since = np.asarray(ns, np.int64).view(np.uint64) - np.uint64(self.origin & 0xFFFF_FFFF_FFFF_FFFF)
+        return since.astype(np.float64) * (sx / 1e9) + dx
 
     def set_y(self, y0: float) -> None:
         if y0 != self.y0:
@@ -118,9 +154,13 @@ class LaneItem(pg.GraphicsObject):
         (x0, x1), _ = vb.viewRange()
         tr = painter.transform()
         sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
-        if sx <= 0:
+        if sx <= 0 or not (np.isfinite(x0) and np.isfinite(x1)):
             return None
-        return self.origin + int(x0 * 1e9), self.origin + int(x1 * 1e9) + 1, sx, dx, sy, dy
+        # within int64: a corrupt trace's span can reach past it, and numpy refuses larger Python ints
+        lo, hi = -(1 << 63) + 1, (1 << 63) - 2
+        t0 = min(max(self.origin + int(x0 * 1e9), lo), hi)
+        t1 = min(max(self.origin + int(x1 * 1e9) + 1, lo), hi)
+        return t0, t1, sx, dx, sy, dy
 
 
 class BoxTrackItem(LaneItem):
@@ -200,7 +240,7 @@ class BoxTrackItem(LaneItem):
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def paint(self, painter: QPainter, *args: object) -> None:
+    def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
         if f is None:
             return
@@ -212,8 +252,8 @@ class BoxTrackItem(LaneItem):
         painter.save()
         painter.resetTransform()
         painter.setPen(Qt.PenStyle.NoPen)
-        left = np.clip((start - self.origin) / 1e9 * sx + dx, -10.0, 1e7)
-        right = np.clip((end - self.origin) / 1e9 * sx + dx, -10.0, 1e7)
+        left = np.clip(self.px(start, sx, dx), -10.0, 1e7)
+        right = np.clip(self.px(end, sx, dx), -10.0, 1e7)
         width = np.maximum(right - left, 1.0)
         top = (self.y0 + level * ROW_HEIGHT) * sy + dy
         height = ROW_FILL * ROW_HEIGHT * sy
@@ -328,8 +368,8 @@ class SliceTrackItem(BoxTrackItem):
         strings = self.model.strings
         return strings[name] if 0 <= name < len(strings) else "<unresolved>"
 
-    def paint(self, painter: QPainter, *args: object) -> None:
-        super().paint(painter, *args)
+    def draw(self, painter: QPainter) -> None:
+        super().draw(painter)
         self._paint_instants(painter)
 
     def _paint_instants(self, painter: QPainter) -> None:
@@ -351,7 +391,7 @@ class SliceTrackItem(BoxTrackItem):
             times = ts[first]
         else:
             times = ts[a:b]
-        x = (times - self.origin) / 1e9 * sx + dx
+        x = self.px(times, sx, dx)
         painter.save()
         painter.resetTransform()
         painter.setPen(Qt.PenStyle.NoPen)
@@ -439,13 +479,13 @@ class MarkerTrackItem(LaneItem):
         return _nearest_point(self.ts, self.point_rows, t, tol_ns, self.kind)
 
 
-    def paint(self, painter: QPainter, *args: object) -> None:
+    def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
         if f is None or not len(self.ts):
             return
         t0, t1, sx, dx, sy, dy = f
         a, b = np.searchsorted(self.ts, [t0, t1])
-        px = np.unique(np.floor((self.ts[a:b] - self.origin) / 1e9 * sx + dx))
+        px = np.unique(np.floor(self.px(self.ts[a:b], sx, dx)))
         self.last_drawn = len(px)
         if not len(px):
             return
@@ -486,13 +526,16 @@ class CounterTrackItem(LaneItem):
         self.index = index
         self.series = model.counters.series[index]
         values = self.series.value
-        self.lo = min(float(values.min()), 0.0) if len(values) else 0.0
-        self.hi = max(float(values.max()), self.lo + 1e-12) if len(values) else 1.0
+        finite = values[np.isfinite(values)]  # a corrupt sample may be inf or NaN: scale by the others
+        self.lo = min(float(finite.min()), 0.0) if len(finite) else 0.0
+        self.hi = max(float(finite.max()), self.lo + 1e-12) if len(finite) else 1.0
+        if not np.isfinite(self.hi - self.lo):  # e.g. -1e308 .. 1e308
+            self.lo, self.hi = self.lo / 4, self.hi / 4
         colour = QColor(PALETTE[colour_index(self.series.label)])
         self._fill = QBrush(colour.lighter(135))
         self._min_fill = QBrush(colour)
 
-    def paint(self, painter: QPainter, *args: object) -> None:
+    def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
         if f is None:
             return
@@ -502,7 +545,7 @@ class CounterTrackItem(LaneItem):
         if not len(start):
             return
         # a sample holds until the next one: each bucket extends to the next drawn bucket
-        left = np.clip((start - self.origin) / 1e9 * sx + dx, -10.0, 1e7)
+        left = np.clip(self.px(start, sx, dx), -10.0, 1e7)
         right = np.append(left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7))
         width = np.maximum(right - left, 1.0)
         base = (self.y0 + self.rows * ROW_HEIGHT * ROW_FILL) * sy + dy
@@ -591,8 +634,8 @@ class StateTrackItem(BoxTrackItem):
 
         return STATE_NAMES.get(name, "?")
 
-    def paint(self, painter: QPainter, *args: object) -> None:
-        super().paint(painter, *args)
+    def draw(self, painter: QPainter) -> None:
+        super().draw(painter)
         self._paint_wakeups(painter)
 
     def _paint_wakeups(self, painter: QPainter) -> None:
@@ -605,7 +648,7 @@ class StateTrackItem(BoxTrackItem):
         ts = self.model.sched.wakeups.ts[self.model.sched.wakeups.rows_in(t0, t1, tid=self.tid)]
         if not len(ts):
             return
-        px = np.unique(np.floor((ts - self.origin) / 1e9 * sx + dx))
+        px = np.unique(np.floor(self.px(ts, sx, dx)))
         top = self.y0 * sy + dy
         painter.save()
         painter.resetTransform()

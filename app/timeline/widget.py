@@ -20,6 +20,7 @@ from app.timeline.tracks import (
     AsyncTrackItem,
     CounterTrackItem,
     CpuTrackItem,
+    GuardedPaint,
     MarkerTrackItem,
     SliceTrackItem,
     StateTrackItem,
@@ -78,7 +79,7 @@ class TimelineViewBox(pg.ViewBox):
         super().mouseDragEvent(ev, axis)
 
 
-class ViewOverlayItem(pg.GraphicsObject):
+class ViewOverlayItem(GuardedPaint, pg.GraphicsObject):
     """An item drawn over (or under) the whole visible view: its bounds are the view range."""
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
@@ -106,7 +107,7 @@ class FlowArrowsItem(ViewOverlayItem):
         self.links = np.concatenate([flows.incoming(row), flows.outgoing(row)]) if flows is not None else np.zeros(0, np.int64)
         self.update()
 
-    def paint(self, painter: QPainter, *args: object) -> None:
+    def draw(self, painter: QPainter) -> None:
         if not len(self.links):
             return
         tl = self.timeline
@@ -155,7 +156,7 @@ class WakeupItem(ViewOverlayItem):
                 self.wakeup = (int(d["wakeup_ns"]), int(d["wakeup_cpu"]), int(d["start_ns"]))
         self.update()
 
-    def paint(self, painter: QPainter, *args: object) -> None:
+    def draw(self, painter: QPainter) -> None:
         if self.wakeup is None:
             return
         tl = self.timeline
@@ -199,7 +200,7 @@ class TimeGridItem(ViewOverlayItem):
         self._pen = QPen(QColor("#ececef"))
         self._pen.setCosmetic(True)
 
-    def paint(self, painter: QPainter, *args: object) -> None:
+    def draw(self, painter: QPainter) -> None:
         vb = self.getViewBox()
         if vb is None:
             return

@@ -74,7 +74,8 @@ class CounterSet:
         key = np.floor((np.maximum(ts, t0) - t0) / bucket).astype(np.int64)
         first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
         last = np.r_[first[1:] - 1, len(key) - 1]
-        start = (t0 + key[first] * bucket).astype(np.int64)
+        # (clipped: next to a corrupt trace's int64-sized span the float sum can pass the int64 range)
+        start = np.clip(t0 + key[first] * bucket, -9.2e18, 9.2e18).astype(np.int64)
         return start, np.minimum.reduceat(v, first), np.maximum.reduceat(v, first), v[last]
 
 

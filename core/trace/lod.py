@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+_U64 = (1 << 64) - 1
 #: slices this many buckets long or longer are kept apart from the bucket summaries (see module docstring)
 LONG_BUCKETS = 64
 #: finest level: 2**16 buckets across the whole trace; levels step by a factor of 4 up to the trace span
@@ -51,13 +52,14 @@ class SlicePyramid:
             return
         order = np.lexsort((ts, lane))  # lanes, then start: buckets of a lane are non-decreasing in it
         lane_o, ts_o, dur_o = lane[order], ts[order], dur[order]
-        rel = ts_o - origin
+        # time since the origin, modulo 2**64 on uint64: exact even when a corrupt trace's span passes int64
+        rel = ts_o.view(np.uint64) - np.uint64(origin & _U64)
         for shift in range(finest, coarsest + 1, LEVEL_STEP):
             self.levels.append(self._level(shift, order, lane_o, rel, ts_o, dur_o, n_lanes))
 
     @staticmethod
     def _level(shift, order, lane_o, rel, ts_o, dur_o, n_lanes) -> Level:
-        bucket = rel >> shift
+        bucket = (rel >> np.uint64(shift)).astype(np.int64)
         long = dur_o >= (LONG_BUCKETS << shift)
         short = np.flatnonzero(~long)
         b, ln, d = bucket[short], lane_o[short], dur_o[short]
@@ -113,7 +115,7 @@ class SlicePyramid:
         s_ts, s_end = self.ts[rows], self.ts[rows] + self.dur[rows]
         # a lone slice, or one at least a bucket long, is drawn as itself; else a merged box over the bucket
         real = (count == 1) | (self.dur[rows] >= size)
-        b_start = self.origin + (level.bucket[a:b].astype(np.int64) << level.shift)
+        b_start = (np.uint64(self.origin & _U64) + (level.bucket[a:b].astype(np.uint64) << np.uint64(level.shift))).view(np.int64)
         start = np.where(real, s_ts, b_start)
         end = np.where(real, s_end, np.maximum(b_start + size, s_end))
         count = np.where(real, 1, count)

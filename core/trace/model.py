@@ -191,7 +191,8 @@ class TraceModel:
         ts = self.cols.ev_ts
         counts = np.zeros(bins, np.int64)
         for a in range(0, len(ts), 1 << 20):  # in blocks: no full-size temporaries, short GIL-holding calls
-            part = ((ts[a : a + (1 << 20)] - self.start_ns) * bins // span).clip(0, bins - 1)
+            # in float: a corrupt timestamp can make the span ~2**63 ns, and (ts - start) * bins overflow
+            part = ((ts[a : a + (1 << 20)] - self.start_ns) * (bins / span)).astype(np.int64).clip(0, bins - 1)
             counts += np.bincount(part, minlength=bins)
         return counts
 

@@ -422,3 +422,45 @@ def test_wheel_scrolls_tracks_and_ctrl_wheel_zooms(window, qtbot) -> None:
     wheel(120, Qt.KeyboardModifier.ShiftModifier)  # Shift+wheel: pan, same zoom
     (d0, d1), _ = view.getViewBox().viewRange()
     assert d0 < c0 and abs((d1 - d0) - (c1 - c0)) < 1e-12
+
+
+def test_absurd_timestamps_neither_crash_nor_hide_the_real_events(qtbot, trace_tab) -> None:
+    """A corrupt timestamp (ticks past 2**63 read back as a huge negative, another near 2**63) makes the
+    trace span more than int64 holds: every track must still draw, the normal events where they are."""
+    from core.trace.model import TraceModel
+    from formats.fxt.args import ArgType
+    from formats.fxt.columns import EventKind as K
+    from formats.fxt.reader import read_fxt_bytes
+    from formats.fxt.writer import FxtWriter
+
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    thread = (1, 10)
+    for i in range(50):
+        t = 1_000_000 + i * 10_000
+        w.event(K.DURATION_BEGIN, t, thread, "cat", "work")
+        w.event(K.COUNTER, t + 1_000, thread, "cat", "load", [("v", ArgType.DOUBLE, float(i))], data=1)
+        w.event(K.DURATION_END, t + 5_000, thread, "cat", "work")
+    w.event(K.INSTANT, (1 << 63) + 10, thread, "cat", "corrupt-early")  # reads as about -9.2e18 ns
+    w.event(K.INSTANT, (1 << 63) - 10, thread, "cat", "corrupt-late")
+    model = TraceModel(read_fxt_bytes(w.getvalue()))
+    assert model.end_ns - model.start_ns > (1 << 63)
+    tab = trace_tab(model)
+    timeline = tab.timeline
+    item = timeline.items[0]
+    drawn = []
+    for a, b in ((model.start_ns, model.end_ns), (1_000_000, 1_500_000), (model.end_ns - 1000, model.end_ns + 1000)):
+        timeline.set_range_ns(a, b)
+        qtbot.wait(30)
+        drawn.append(item.last_drawn)
+        timeline.select_item(*timeline.hit_item(0.0, item.y0 + 0.4))
+    # zoomed out, the per-pixel summaries (times taken from the trace start, past int64) still hold the
+    # 50 slices, as one merged box in the middle of the trace; zoomed in on them, each is drawn
+    assert drawn[:2] == [1, 50]
+    vis = model.visible(model.tracks[0], model.start_ns, model.end_ns, (model.end_ns - model.start_ns) / 1000)
+    assert vis.count.tolist() == [50] and 0 < vis.start[0] <= 1_000_000 < 1_495_000 <= vis.end[0]
+    timeline.set_range_ns(1_000_000, 1_500_000)
+    qtbot.wait(30)
+    assert item.last_drawn >= 40  # the 50 slices, about where the model has them
+    counter = next(lane.item for lane in timeline.lanes() if lane.key[0] == "counter")
+    assert counter.last_drawn > 0
