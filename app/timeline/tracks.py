@@ -12,10 +12,10 @@ import logging
 import zlib
 
 import numpy as np
-import pyqtgraph as pg
 from pyqtgraph.Qt import internals
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsObject
 
 from core.trace.model import ThreadTrack, TraceModel
 
@@ -111,12 +111,16 @@ class GuardedPaint:
         raise NotImplementedError
 
 
-class LaneItem(GuardedPaint, pg.GraphicsObject):
+class LaneItem(GuardedPaint, QGraphicsObject):
     """A track's graphics item: ``rows`` high from ``y0`` (view units), the trace's whole span wide.
 
     Painting happens in pixels: :meth:`frame` gives the visible time window and the transform, and the
     subclass draws with the painter reset to device coordinates (view x is seconds from a local origin:
-    nanosecond timestamps do not survive float32 drawing)."""
+    nanosecond timestamps do not survive float32 drawing).
+
+    A plain ``QGraphicsObject``, not pyqtgraph's ``GraphicsObject``: that one runs Python on every item
+    change and connects view signals per item, about 0.1 ms an item when a tab opens (0.1 s of stalled UI
+    for a thousand threads); the lanes only need their view box, which is their parent's parent."""
 
     rows = 1
 
@@ -127,6 +131,11 @@ class LaneItem(GuardedPaint, pg.GraphicsObject):
         self.origin = model.start_ns
         self.last_drawn = 0  # what the last paint drew (tests and benchmarks read it)
         self.last_wakeups = 0  # wakeup marks the last paint drew (state strips)
+
+    def getViewBox(self):  # noqa: N802 - pyqtgraph's name, for code that treats lanes as its items
+        """The view box showing this lane (lanes are children of its child group), or None."""
+        group = self.parentItem()
+        return group.parentItem() if group is not None else None
 
     def px(self, ns: np.ndarray, sx: float, dx: float) -> np.ndarray:
         """Device x of times ``ns`` (int64, none before the trace start). The difference from the origin
