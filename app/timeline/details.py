@@ -7,7 +7,7 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from core.trace.details import async_details, instant_details
+from core.trace.details import async_details, counter_details, instant_details
 from core.trace.model import TraceModel
 from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
 
@@ -25,7 +25,7 @@ class DetailsPanel(QTextBrowser):
     #: a flow link was clicked: the slice at its other end
     sliceRequested = Signal(int)
     #: a link to another row was clicked (a CPU slice's thread state, ...): (kind, row)
-    itemRequested = Signal(str, int)
+    itemRequested = Signal(str, object)
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +48,8 @@ class DetailsPanel(QTextBrowser):
             self._show_async(row)
         elif kind == "instant" and row >= 0:
             self._show_instant(row)
+        elif kind == "counter" and row >= 0:
+            self._show_counter(row)
         elif kind in ("cpu", "state") and row >= 0:
             self._show_sched(kind, row)
         else:
@@ -82,6 +84,18 @@ class DetailsPanel(QTextBrowser):
             f"<table>{self._table(rows)}</table>"
             + (f"<h4 style='margin:6px 2px 2px'>Arguments</h4><table>{self._table(d['args'])}</table>" if d["args"] else "")
             + (f"<h4 style='margin:6px 2px 2px'>Async instants</h4><table>{self._table(instants)}</table>" if instants else "")
+        )
+
+    def _show_counter(self, row: int) -> None:
+        d = counter_details(self.model, row)
+        delta = d["delta"]
+        rows = [("Series", d["series"]), ("Process", d["process"]), ("Time", self._time(int(d["ts_ns"]))),
+                ("Value", f"{d['value']:g}"), ("Delta", "first sample" if delta is None else f"{delta:+g}"),
+                ("Duration", format_ns(int(d["duration_ns"]))),
+                ("Series range", f"{d['min']:g} .. {d['max']:g} over {d['samples']} samples")]  # fmt: skip
+        self.setHtml(
+            f"<h3 style='margin:2px'>{html.escape(str(d['series']))} <span style='color:#777'>(counter)</span></h3>"
+            f"<table>{self._table(rows)}</table>"
         )
 
     def _show_instant(self, row: int) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsObject
 
+from core.trace.details import COUNTER_SAMPLE_BITS, counter_row
 from core.trace.model import ThreadTrack, TraceModel
 
 #: Perfetto-like muted palette; a name always gets the same colour (hash of the name, not of its index).
@@ -529,6 +530,7 @@ class CounterTrackItem(LaneItem):
     minimum drawn darker, from the model's per-pixel min/max (never one item per sample)."""
 
     rows = 2
+    kind = "counter"
 
     def __init__(self, model: TraceModel, index: int, y0: float) -> None:
         super().__init__(model, y0)
@@ -540,6 +542,7 @@ class CounterTrackItem(LaneItem):
         self.hi = max(float(finite.max()), self.lo + 1e-12) if len(finite) else 1.0
         if not np.isfinite(self.hi - self.lo):  # e.g. -1e308 .. 1e308
             self.lo, self.hi = self.lo / 4, self.hi / 4
+        self.selected_row = -1
         colour = QColor(PALETTE[colour_index(self.series.label)])
         self._fill = QBrush(colour.lighter(135))
         self._min_fill = QBrush(colour)
@@ -569,7 +572,21 @@ class CounterTrackItem(LaneItem):
         draw_rects(painter, left, top_max, width, np.maximum(base - top_max, 1.0))
         painter.setBrush(self._min_fill)
         draw_rects(painter, left, top_min, width, np.maximum(base - top_min, 0.0))
+        if self.selected_row >= 0 and self.selected_row >> COUNTER_SAMPLE_BITS == self.index:
+            i = self.selected_row & ((1 << COUNTER_SAMPLE_BITS) - 1)
+            ts = self.series.ts
+            a, b = int(ts[i]), int(ts[i + 1]) if i + 1 < len(ts) else self.model.end_ns
+            xa = min(max((a - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
+            xb = min(max((b - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(QColor("#111111"), 2.0))
+            painter.drawRect(QRectF(xa, base - full, max(xb - xa, 2.0), full))
         painter.restore()
+
+    def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
+        """The sample in force at ``t`` (the last one at or before it), as a ``counter_row``."""
+        i = int(np.searchsorted(self.series.ts, t, side="right")) - 1
+        return ("counter", counter_row(self.index, i)) if i >= 0 else ("", -1)
 
 
 def _sched_boxes(model: TraceModel, which: str, table, lo: int, hi: int, t0: int, t1: int, ns_per_px: float):

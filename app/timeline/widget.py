@@ -25,6 +25,7 @@ from app.timeline.tracks import (
     SliceTrackItem,
     StateTrackItem,
 )
+from core.trace.details import counter_details
 from core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from core.trace.model import TraceModel
 from core.trace.query import search
@@ -240,7 +241,7 @@ class TimelineWidget(QWidget):
     nothing) and ``itemSelected(kind, row)`` for any box ("slice", "async", "cpu", "state"; "", -1: none)."""
 
     sliceSelected = Signal(int)
-    itemSelected = Signal(str, int)
+    itemSelected = Signal(str, object)  # object: counter sample rows pass 32 bits
     #: an area was selected: (start ns, end ns, reader thread indexes of the slice tracks it spans)
     areaSelected = Signal(int, int, list)
 
@@ -351,6 +352,8 @@ class TimelineWidget(QWidget):
         vb.setLimits(xMin=-0.05 * self.duration_s, xMax=1.05 * self.duration_s, minXRange=1e-9)
         self.fit_all()
         self.plot.scene().sigMouseClicked.connect(self._on_click)
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+        self._hovered: tuple[str, int] = ("", -1)
         self.selected_row = -1
         self.selection: tuple[str, int] = ("", -1)
         self.flow_arrows = FlowArrowsItem(self)
@@ -685,6 +688,9 @@ class TimelineWidget(QWidget):
             table = {"async": lambda: m.async_spans, "cpu": lambda: m.sched.cpu_slices,
                      "state": lambda: m.sched.thread_states}[kind]()  # fmt: skip
             return int(table.start[row]), int(table.end[row])
+        if kind == "counter":
+            d = counter_details(m, row)
+            return int(d["ts_ns"]), int(d["ts_ns"]) + int(d["duration_ns"])
         ts = m.instants.ts if kind == "instant" else m.logs.ts
         return int(ts[row]), int(ts[row])
 
@@ -820,6 +826,56 @@ class TimelineWidget(QWidget):
         half = (x1 - x0) / 2
         mid = (int(s.ts[row]) + int(s.dur[row]) // 2 - self.model.start_ns) / 1e9
         self.plot.getViewBox().setXRange(mid - half, mid + half, padding=0.0)
+
+    def describe(self, kind: str, row: int) -> str:
+        """One line about a box or point, for the hover tooltip: its name and how long it lasted."""
+        from app.timeline.details import format_ns
+
+        m = self.model
+        if kind == "slice":
+            return f"{m.name_of(row)}  {format_ns(int(m.slices.dur[row]))}  ·  {m.thread_name(int(m.slices.thread[row]))}"
+        if kind == "async":
+            t = m.async_spans
+            name = int(t.name[row])
+            text = m.strings[name] if 0 <= name < len(m.strings) else "?"
+            return f"{text} (async)  {format_ns(int(t.end[row]) - int(t.start[row]))}"
+        if kind == "cpu":
+            cs = m.sched.cpu_slices
+            return f"{m.objects.koid_label(int(cs.tid[row]))}  {format_ns(int(cs.end[row]) - int(cs.start[row]))}"
+        if kind == "state":
+            from core.trace.sched import STATE_NAMES
+
+            st = m.sched.thread_states
+            return f"{STATE_NAMES.get(int(st.state[row]), '?')}  {format_ns(int(st.end[row]) - int(st.start[row]))}"
+        if kind == "instant":
+            name = int(m.instants.name[row])
+            return m.strings[name] if 0 <= name < len(m.strings) else "?"
+        if kind == "log":
+            text = m.logs.text(row)
+            return text if len(text) <= 120 else text[:117] + "…"
+        if kind == "counter":
+            d = counter_details(m, row)
+            return f"{d['series']} = {d['value']:g}"
+        return ""
+
+    def _hover(self, scene_pos) -> None:
+        """The box under the pointer, named in a tooltip at once (as Perfetto's hover shows it)."""
+        from PySide6.QtGui import QCursor
+        from PySide6.QtWidgets import QToolTip
+
+        vb = self.plot.getViewBox()
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            found = ("", -1)
+        else:
+            pos = vb.mapSceneToView(scene_pos)
+            found = self.hit_item(pos.x(), pos.y())
+        if found == self._hovered:
+            return
+        self._hovered = found
+        if found[1] < 0:
+            QToolTip.hideText()
+            return
+        QToolTip.showText(QCursor.pos(), self.describe(*found), self.plot)
 
     def _on_click(self, event) -> None:
         pos = self.plot.getViewBox().mapSceneToView(event.scenePos())

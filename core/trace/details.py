@@ -1,4 +1,4 @@
-"""What the details panel shows for a selected async span or instant event (thread slices have
+"""What the details panel shows for a selected async span, instant event or counter sample (thread slices have
 :meth:`core.trace.model.TraceModel.slice_details`; scheduling rows have their own in :mod:`core.trace.sched`).
 
 Values come back as plain Python (names resolved, times in ns, koid and pointer arguments labelled with
@@ -8,6 +8,8 @@ their objects), so the Qt panel only formats them.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from core.trace import async_spans
 
@@ -73,4 +75,34 @@ def instant_details(model: TraceModel, row: int) -> dict[str, object]:
         "process": model.process_name(pid),
         "ts_ns": int(inst.ts[row]),
         "args": event_args(model, int(inst.event[row]), pid),
+    }
+
+
+#: a counter sample's selection row: the series index in the high bits, the sample in the low 32
+COUNTER_SAMPLE_BITS = 32
+
+
+def counter_row(series: int, sample: int) -> int:
+    """The selection row of sample ``sample`` of counter series ``series``."""
+    return (series << COUNTER_SAMPLE_BITS) | sample
+
+
+def counter_details(model: TraceModel, row: int) -> dict[str, object]:
+    """A counter sample (``row`` from :func:`counter_row`): the series, the value, its change from the
+    previous sample and how long it held (until the next sample, or the end of the trace), as Perfetto shows
+    a selected counter; plus the series' minimum, maximum and sample count."""
+    index, i = row >> COUNTER_SAMPLE_BITS, row & ((1 << COUNTER_SAMPLE_BITS) - 1)
+    s = model.counters.series[index]
+    ts, value = int(s.ts[i]), float(s.value[i])
+    until = int(s.ts[i + 1]) if i + 1 < len(s.ts) else model.end_ns
+    return {
+        "series": s.label,
+        "process": model.process_name(s.pid),
+        "ts_ns": ts,
+        "value": value,
+        "delta": value - float(s.value[i - 1]) if i > 0 else None,
+        "duration_ns": until - ts,
+        "min": float(np.nanmin(s.value)),
+        "max": float(np.nanmax(s.value)),
+        "samples": len(s.ts),
     }

@@ -333,6 +333,42 @@ def test_clicking_a_cpu_slice_shows_its_wakeup_and_links_to_the_thread_state(win
     assert strip.last_wakeups >= 1
 
 
+def test_clicking_a_counter_selects_the_sample_in_force_and_hovering_names_what_is_under_the_pointer(window, qtbot) -> None:
+    from core.trace.details import counter_row
+
+    tab = window.current_tab()
+    timeline, model = tab.timeline, tab.model
+    lane = next(lane for lane in timeline.lanes() if lane.key[0] == "counter" and len(model.counters.series[lane.key[1]].ts) > 4)
+    index = lane.key[1]
+    series = model.counters.series[index]
+    i = len(series.ts) // 2
+    a, b = int(series.ts[i]), int(series.ts[i + 1])
+    timeline.set_range_ns(a - (b - a), b + (b - a))
+    timeline.plot.getViewBox().setYRange(lane.item.y0 - 1, lane.item.y0 + 10, padding=0)
+    qtbot.wait(10)
+    with qtbot.waitSignal(timeline.itemSelected, timeout=2000) as blocker:
+        click_at(qtbot, timeline, (a + b) // 2, lane.item.y0 + 1.0)
+    assert blocker.args == ["counter", counter_row(index, i)]
+    text = tab.details.toPlainText()
+    assert f"{series.label} (counter)" in text and f"Value\n{float(series.value[i]):g}\n" in text
+    delta = float(series.value[i]) - float(series.value[i - 1])
+    assert f"Delta\n{delta:+g}" in text
+    qtbot.keyClick(timeline, Qt.Key.Key_F)  # the sample's extent, until the next one
+    va, vb = timeline.visible_range_ns()
+    assert va <= a and b <= vb and vb - va < 2 * (b - a)
+    # hovering a thread slice names it (and its duration) at once
+    item = timeline.items[0]
+    row = int(item.track.by_depth[0][len(item.track.by_depth[0]) // 2])
+    start, dur = int(model.slices.ts[row]), int(model.slices.dur[row])
+    timeline.set_range_ns(start - dur, start + 2 * dur)
+    timeline.plot.getViewBox().setYRange(item.y0 - 1, item.y0 + 10, padding=0)
+    qtbot.wait(10)
+    box = timeline.plot.getViewBox()
+    timeline._hover(box.mapViewToScene(pg_point((start + dur / 2 - model.start_ns) / 1e9, item.y0 + 0.4)))
+    assert timeline._hovered == ("slice", row)
+    assert timeline.describe("slice", row).startswith(model.name_of(row))
+
+
 def test_flows_show_as_arrows_and_are_followed_with_brackets(window, qtbot) -> None:
     tab = window.current_tab()
     timeline, model = tab.timeline, tab.model

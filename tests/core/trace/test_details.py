@@ -54,3 +54,21 @@ def test_instant_details_name_scope_thread_and_arguments(fxt) -> None:
     assert (d["name"], d["category"], d["scope"]) == ("vsync", "gfx", "thread")
     assert (d["thread"], d["process"], d["ts_ns"]) == ("worker 20", "process 2", 120)
     assert d["args"] == [("frame", "42"), ("by", "main (10)")]
+
+
+def test_counter_sample_details_value_delta_and_how_long_it_held(fxt) -> None:
+    from core.trace.details import counter_details, counter_row
+
+    cols = fxt([
+        (K.COUNTER, 100, A, "mem", 1, [("heap", ArgType.INT64, 10), ("slab", ArgType.DOUBLE, 0.5)]),
+        (K.COUNTER, 300, A, "mem", 1, [("heap", ArgType.INT64, 25), ("slab", ArgType.DOUBLE, 0.25)]),
+        (K.COUNTER, 700, A, "mem", 1, [("heap", ArgType.INT64, 5)]),
+        (K.INSTANT, 1000, A, "end"),
+    ], _objects)  # fmt: skip
+    model = TraceModel(cols)
+    heap = next(i for i, s in enumerate(model.counters.series) if s.arg_name == "heap")
+    d = counter_details(model, counter_row(heap, 1))
+    assert (d["series"], d["process"], d["ts_ns"], d["value"]) == ("mem:heap:1", "app.cm 1", 300, 25.0)
+    assert (d["delta"], d["duration_ns"], d["min"], d["max"], d["samples"]) == (15.0, 400, 5.0, 25.0, 3)
+    first, last = counter_details(model, counter_row(heap, 0)), counter_details(model, counter_row(heap, 2))
+    assert first["delta"] is None and last["duration_ns"] == model.end_ns - 700 == 300
