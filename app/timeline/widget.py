@@ -522,6 +522,7 @@ class TimelineWidget(QWidget):
                                                    pen=pg.mkPen("#2e9e5b"))  # fmt: skip
             self.plot.addItem(self.area_region, ignoreBounds=True)
         self.area_region.setRegion((a, b))
+        self.area_region.show()
         threads = [
             lane.key[1]
             for lane in self.lanes()
@@ -563,6 +564,13 @@ class TimelineWidget(QWidget):
     def measure(self, xa: float, xb: float, y_rows: float, final: bool = True) -> tuple[int, int]:
         """Show the span between two view x positions (snapped); returns it in ns (start, end)."""
         a, b = sorted((self.snap(xa, y_rows), self.snap(xb, y_rows)))
+        start, end = self.model.start_ns + round(a * 1e9), self.model.start_ns + round(b * 1e9)
+        return self.show_span(start, end, y_rows)
+
+    def show_span(self, start: int, end: int, y_rows: float) -> tuple[int, int]:
+        """Mark [start, end) ns with the measure region and its duration label (at row ``y_rows``)."""
+        o = self.model.start_ns
+        a, b = (start - o) / 1e9, (end - o) / 1e9
         if self.measure_region is None:
             self.measure_region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 170, 0, 45),
                                                       pen=pg.mkPen("#e08a00"))  # fmt: skip
@@ -570,13 +578,33 @@ class TimelineWidget(QWidget):
             self.plot.addItem(self.measure_region, ignoreBounds=True)
             self.plot.addItem(self.measure_label, ignoreBounds=True)
         self.measure_region.setRegion((a, b))
-        start, end = self.model.start_ns + round(a * 1e9), self.model.start_ns + round(b * 1e9)
+        self.measure_region.show()
+        self.measure_label.show()
         from app.timeline.details import format_ns
 
         self.measure_label.setText(f"Δ {format_ns(end - start)}")
         self.measure_label.setPos((a + b) / 2, y_rows)
         self.measured = (start, end)
         return start, end
+
+    def mark_selection(self) -> tuple[int, int] | None:
+        """M (as in Perfetto): mark the selection's time span across the tracks, with its duration."""
+        span = self.selection_span()
+        if span is None:
+            self.clear_marks()
+            return None
+        y = self.selection_y()
+        if y is None:
+            (_x0, _x1), (y0, _y1) = self.plot.getViewBox().viewRange()
+            y = y0 + 1.0
+        return self.show_span(span[0], span[1], y)
+
+    def clear_marks(self) -> None:
+        """Esc: the measured or marked span, and the area selection, go away."""
+        for item in (self.measure_region, self.measure_label, self.area_region):
+            if item is not None:
+                item.hide()
+        self.measured = None
 
     # ------------------------------------------------------------------ overview strip
     OVERVIEW_BINS = 1000
@@ -710,8 +738,25 @@ class TimelineWidget(QWidget):
             self.follow_flow(outgoing=True)
         elif key == Qt.Key.Key_BracketLeft:
             self.follow_flow(outgoing=False)
+        elif key == Qt.Key.Key_M:
+            self.mark_selection()
+        elif key == Qt.Key.Key_Escape:
+            self.clear_marks()
+            self.select_item("", -1)
+        elif key == Qt.Key.Key_Question:
+            self.show_shortcuts()
         else:
             super().keyPressEvent(event)
+
+    def show_shortcuts(self):
+        """?: the keys and mouse gestures of the timeline, in a small non-modal window."""
+        from app.timeline.shortcuts import ShortcutsDialog
+
+        if getattr(self, "_shortcuts", None) is None:
+            self._shortcuts = ShortcutsDialog(self)
+        self._shortcuts.show()
+        self._shortcuts.raise_()
+        return self._shortcuts
 
     # ------------------------------------------------------------------ selection
     def hit_test(self, x_s: float, y_rows: float) -> int:

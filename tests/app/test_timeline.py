@@ -369,6 +369,29 @@ def test_clicking_a_counter_selects_the_sample_in_force_and_hovering_names_what_
     assert timeline.describe("slice", row).startswith(model.name_of(row))
 
 
+def test_m_marks_the_selection_escape_clears_and_question_mark_lists_the_keys(window, qtbot) -> None:
+    from app.timeline.shortcuts import SHORTCUTS
+
+    timeline = window.current_tab().timeline
+    model = timeline.model
+    row = int(timeline.items[0].track.by_depth[0][3])
+    timeline.go_to_slice(row)
+    qtbot.keyClick(timeline, Qt.Key.Key_M)
+    start, dur = int(model.slices.ts[row]), int(model.slices.dur[row])
+    assert timeline.measured == (start, start + dur) and timeline.measure_region.isVisible()
+    assert timeline.measure_label.toPlainText().startswith("Δ ")
+    qtbot.keyClick(timeline, Qt.Key.Key_Escape)
+    assert timeline.selection == ("", -1) and timeline.measured is None
+    assert not timeline.measure_region.isVisible()
+    qtbot.keyClick(timeline, Qt.Key.Key_Question)
+    from PySide6.QtWidgets import QLabel
+
+    dialog = timeline._shortcuts
+    assert dialog.isVisible()
+    label = dialog.findChild(QLabel).text()
+    assert all(keys in label for keys, _what in SHORTCUTS)
+
+
 def test_flows_show_as_arrows_and_are_followed_with_brackets(window, qtbot) -> None:
     tab = window.current_tab()
     timeline, model = tab.timeline, tab.model
