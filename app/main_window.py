@@ -20,13 +20,14 @@ from PySide6.QtWidgets import (
 
 from app.timeline.aggregate import AggregatePanel
 from app.timeline.details import DetailsPanel
+from app.timeline.info import InfoPanel
 from app.timeline.logs import LogPanel
 from app.timeline.widget import TimelineWidget
 from core.trace.model import TraceModel
 
 
 class TraceTab(QSplitter):
-    """A timeline over a details panel and the log panel for one trace."""
+    """A timeline over a details panel, the log panel, the aggregate table and the Info tab for one trace."""
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None, resolver=None) -> None:
         """``resolver``: a factory of the symbol resolver for crash reports in the trace's log records."""
@@ -41,6 +42,11 @@ class TraceTab(QSplitter):
         self.bottom.addTab(self.logs, f"Logs ({len(self.logs.logs)})")
         self.aggregate = AggregatePanel(model)
         self.bottom.addTab(self.aggregate, "Aggregate")
+        self.info = InfoPanel(model)
+        n = self.info.warning_count
+        index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
+        if n:
+            self.bottom.setTabIcon(index, self.info.warning_icon)
         self.addWidget(self.timeline)
         self.addWidget(self.bottom)
         self.setStretchFactor(0, 4)
@@ -239,6 +245,11 @@ class MainWindow(QMainWindow):
 
         tab = TraceTab(model, resolver=resolver)
         tab.logs.crashRequested.connect(lambda text: self.open_crash_text(text, trace_dir, Path(path).name))
+        n = tab.info.warning_count
+        if n:
+            self.statusBar().showMessage(
+                f"{n} warning{'s' * (n != 1)} while reading {Path(path).name} — see the Info tab"
+            )
         if deferred:
             # a 1 ms timer, not 0: Qt runs a zero-delay single shot as a posted event, ahead of the timers
             # and input already due, which would join the two stalls again

@@ -28,3 +28,19 @@ def testdata() -> Path:
     if not TESTDATA.is_dir():
         pytest.skip(f"shared test data not found at {TESTDATA} (set FXSCOPE_TESTDATA)")
     return TESTDATA
+
+
+@pytest.fixture
+def truncated_demo(tmp_path: Path) -> Path:
+    """A copy of the bundled demo trace cut in the middle of a record (the reader warns "truncated final
+    record" and returns what came before)."""
+    from formats.fxt.reader import read_fxt
+    from resources import DEMO_TRACE
+
+    data = DEMO_TRACE.read_bytes()
+    path = tmp_path / "truncated.fxt"
+    for cut in range(len(data) // 2 // 8 * 8, len(data) // 2 + 4096, 8):  # the first cut inside a record
+        path.write_bytes(data[:cut])
+        if any("truncated final record" in w for w in read_fxt(path).warnings):
+            return path
+    raise AssertionError("no cut of the demo inside a record")

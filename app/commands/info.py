@@ -1,51 +1,12 @@
-"""``fxscope info TRACE [--json]``: what is in an FXT trace (record and event counts, providers, time span)."""
+"""``fxscope info TRACE [--json]``: what is in an FXT trace (record and event counts, providers, time span).
+
+The counting is :func:`core.trace.stats.summarize` (the GUI's Info tab shows the same numbers); this
+module prints them."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # imported where used: every fxscope command loads this module to register it
-    from formats.fxt.columns import FxtColumns
-
-EVENT_KEYS = [
-    "instant",
-    "counter",
-    "duration_begin",
-    "duration_end",
-    "duration_complete",
-    "async_begin",
-    "async_instant",
-    "async_end",
-    "flow_begin",
-    "flow_step",
-    "flow_end",
-]
-
-
-def summarize(cols: FxtColumns) -> dict:
-    import numpy as np
-
-    from formats.fxt.columns import EventKind
-
-    """The ``--json`` object: counts, providers, distinct processes/threads that events refer to, span."""
-    kinds = np.bincount(cols.ev_kind, minlength=len(EventKind)) if len(cols.ev_kind) else np.zeros(11, int)
-    threads = np.unique(cols.ev_thread[cols.ev_thread >= 0])
-    pids = np.unique(cols.threads_pid[threads]) if len(threads) else np.zeros(0)
-    ts = cols.ev_ts
-    return {
-        "path": cols.path,
-        "big_endian": cols.big_endian,
-        "records": dict(cols.record_counts),
-        "events": {key: int(kinds[i]) for i, key in enumerate(EVENT_KEYS)},
-        "providers": [{"id": p.id, "name": p.name} for p in cols.providers],
-        "processes": int(len(pids)),
-        "threads": int(len(threads)),
-        "first_ts_ns": int(ts.min()) if len(ts) else None,
-        "last_ts_ns": int(ts.max()) if len(ts) else None,
-        "warnings": list(cols.warnings),
-    }
 
 
 def _human(info: dict) -> str:
@@ -67,6 +28,7 @@ def _human(info: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.trace.stats import summarize
     from formats.fxt.reader import read_fxt
 
     info = summarize(read_fxt(args.trace))

@@ -1,0 +1,221 @@
+"""A trace's vital statistics and problems, as Perfetto's "Info and stats" page lists them, Qt-free.
+
+:func:`summarize` is what ``fxscope info`` prints (record and event counts, providers, span, reader
+warnings); :func:`trace_stats` adds what the model made of the events (slices, async spans, flows,
+counters, scheduling, logs, blobs) and the problems it counted (ends without a begin, begins never
+closed, flow events and async instants that bind to nothing), one :class:`Stat` row each. Every count is a
+numpy reduction over a whole column, or a length of a table the views already built: no loop per event.
+
+Blob payloads stay in the file: :func:`read_blob` reads one at the offset the reader recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.trace import async_spans, slices
+from formats.fxt.columns import Blob, EventKind, FxtColumns, SchedKind
+
+if TYPE_CHECKING:
+    from core.trace.model import TraceModel
+
+#: the event kinds as ``fxscope info --json`` names them, in EventKind order
+EVENT_KEYS = [
+    "instant",
+    "counter",
+    "duration_begin",
+    "duration_end",
+    "duration_complete",
+    "async_begin",
+    "async_instant",
+    "async_end",
+    "flow_begin",
+    "flow_step",
+    "flow_end",
+]
+
+INFO = "info"
+WARNING = "warning"
+
+#: section of the reader's warnings (each one a row named by its byte offset)
+READER_WARNINGS = "Reader warnings"
+
+#: blob record types (spec: TRACE_BLOB_TYPE_*); large blob records are named by their format instead
+BLOB_TYPES = {1: "data", 2: "last branch", 3: "perfetto"}
+LARGE_BLOB_FORMATS = {0: "large blob", 1: "large blob (no metadata)"}
+
+
+@dataclass(frozen=True)
+class Stat:
+    """One row of the Info page. ``unit`` says how to show ``value``: ``""`` as it is, ``"ns"`` a
+    timestamp, ``"duration"`` a duration in ns, ``"bytes"`` a size."""
+
+    section: str
+    name: str
+    value: object
+    severity: str = INFO
+    unit: str = ""
+    note: str = ""  # what the row means, for a tooltip
+
+
+def summarize(cols: FxtColumns) -> dict:
+    """The ``fxscope info --json`` object: counts, providers, distinct processes/threads that events refer
+    to, first and last event timestamps, reader warnings."""
+    kinds = np.bincount(cols.ev_kind, minlength=len(EventKind)) if len(cols.ev_kind) else np.zeros(11, int)
+    threads = _referenced_threads(cols)
+    pids = np.unique(cols.threads_pid[threads]) if len(threads) else np.zeros(0)
+    ts = cols.ev_ts
+    return {
+        "path": cols.path,
+        "big_endian": cols.big_endian,
+        "records": dict(cols.record_counts),
+        "events": {key: int(kinds[i]) for i, key in enumerate(EVENT_KEYS)},
+        "providers": [{"id": p.id, "name": p.name} for p in cols.providers],
+        "processes": int(len(pids)),
+        "threads": int(len(threads)),
+        "first_ts_ns": int(ts.min()) if len(ts) else None,
+        "last_ts_ns": int(ts.max()) if len(ts) else None,
+        "warnings": list(cols.warnings),
+    }
+
+
+def _referenced_threads(cols: FxtColumns) -> np.ndarray:
+    """Thread table rows that some event refers to, ascending (one scatter, no sort of the events)."""
+    seen = np.zeros(len(cols.threads_pid) + 1, bool)
+    seen[cols.ev_thread] = True  # -1 (unresolved) lands in the extra last slot
+    return np.flatnonzero(seen[:-1])
+
+
+def _warning_row(line: str) -> Stat:
+    """A reader warning ("offset 0x1a8: message") as a row named by its offset."""
+    m = re.match(r"(offset 0x[0-9a-f]+): (.*)", line, re.S)
+    name, text = (m.group(1), m.group(2)) if m else ("reader", line)
+    return Stat(READER_WARNINGS, name, text, WARNING)
+
+
+def _problem(section: str, name: str, count: int, note: str) -> Stat:
+    """A count of something that went wrong: a warning when it is not zero."""
+    return Stat(section, name, int(count), WARNING if count else INFO, note=note)
+
+
+def _flag_counts(flags: np.ndarray, *bits: int) -> list[int]:
+    """How many rows have each flag bit set."""
+    return [int(np.count_nonzero(flags & bit)) for bit in bits]
+
+
+def blob_type_name(blob: Blob) -> str:
+    if blob.large_format is not None:
+        return LARGE_BLOB_FORMATS.get(blob.large_format, f"large blob format {blob.large_format}")
+    return BLOB_TYPES.get(blob.blob_type, f"type {blob.blob_type}")
+
+
+def trace_stats(model: TraceModel) -> list[Stat]:
+    """The Info page of ``model``: reader warnings first, then one section per kind of data."""
+    cols = model.cols
+    info = summarize(cols)
+    rows: list[Stat] = [_warning_row(w) for w in cols.warnings]
+
+    def add(section: str, *items: tuple) -> None:
+        for item in items:
+            rows.append(item if isinstance(item, Stat) else Stat(section, *item))
+
+    try:
+        size: object = os.path.getsize(cols.path)
+    except OSError:
+        size = "unknown"
+    add("File", ("path", cols.path), ("size", size, INFO, "bytes" if isinstance(size, int) else ""),
+        ("byte order", "big-endian" if cols.big_endian else "little-endian"),
+        ("providers", len(cols.providers)))  # fmt: skip
+    tps = cols.ticks_per_second
+    for i, p in enumerate(cols.providers):
+        rate = f", {tps[i]:,} ticks/s" if i < len(tps) else ""
+        add("File", (f"provider {p.id}", f"{p.name or '(unnamed)'}{rate}"))
+
+    add("Time", ("start", model.start_ns, INFO, "ns"), ("end", model.end_ns, INFO, "ns"),
+        ("duration", model.end_ns - model.start_ns, INFO, "duration"))  # fmt: skip
+
+    records = info["records"]
+    add("Records", ("total", sum(records.values())))
+    add("Records", *((name.replace("_", " "), n) for name, n in records.items() if n))
+    events = info["events"]
+    add("Events", ("total", cols.n_events))
+    add("Events", *((name.replace("_", " "), n) for name, n in events.items() if n))
+
+    unresolved = int(np.count_nonzero(cols.ev_thread < 0)) if len(cols.ev_thread) else 0
+    add("Processes and threads", ("processes", info["processes"]), ("threads", info["threads"]),
+        ("thread tracks", sum(len(g.tracks) for g in model.processes)),
+        ("kernel objects", len(cols.kernel_objects)), ("userspace objects", len(cols.userspace_objects)))  # fmt: skip
+    if unresolved:
+        add("Processes and threads", ("events on an unresolved thread", unresolved))
+
+    s = model.slices
+    flags = _flag_counts(s.flags, slices.FLAG_UNMATCHED_END, slices.FLAG_UNCLOSED)
+    add("Slices", ("total", len(s)), ("max depth", int(s.depth.max()) if len(s) else 0),
+        _problem("Slices", "unmatched ends", flags[0], "duration ends with no open begin on their thread: the "
+                 "trace began inside these slices (drawn from the thread's first event)"),
+        _problem("Slices", "unclosed begins", flags[1], "duration begins never ended: the trace stopped inside "
+                 "these slices (drawn to the end of the trace)"))  # fmt: skip
+
+    a = model.async_spans
+    aflags = _flag_counts(a.flags, async_spans.FLAG_UNMATCHED_END, async_spans.FLAG_UNCLOSED)
+    add("Async spans", ("total", len(a)), ("instants bound to a span", len(a.instants)),
+        _problem("Async spans", "unmatched ends", aflags[0], "async ends with no begin of their (category, name, "
+                 "id): drawn from the start of the trace"),
+        _problem("Async spans", "unclosed begins", aflags[1], "async begins never ended: drawn to the end of the trace"),
+        _problem("Async spans", "unbound async instants", a.unbound_instants, "async instants with no span of "
+                 "their key or id open at their time (not shown)"))  # fmt: skip
+
+    f = model.flows
+    add("Flows", ("links", len(f)), _problem("Flows", "unbound flow events", f.unbound, "flow events with no "
+        "enclosing slice on their thread (dropped)"))  # fmt: skip
+    for key, label, note in (
+        ("without_start", "steps/ends without a begin", "flow steps and ends of a flow never begun (dropped)"),
+        ("ambiguous", "ambiguous (several processes)", "flow steps and ends in a process that began no flow of "
+         "their id, while several other processes did (dropped)"),
+        ("duplicate_begin", "begins of an active flow", "flow begins while a flow of their key was active (ignored)"),
+    ):  # fmt: skip
+        add("Flows", _problem("Flows", label, f.dropped.get(key, 0), note))
+
+    c = model.counters
+    add("Counters", ("series", len(c)), ("samples", sum(len(x) for x in c.series)),
+        _problem("Counters", "non-numeric arguments", c.non_numeric, "arguments of counter events that are "
+                 "not numbers (not plotted)"))  # fmt: skip
+
+    inst = model.instants
+    scope = np.bincount(np.asarray(inst.scope), minlength=3) if len(inst) else np.zeros(3, np.int64)
+    add("Instants", ("total", len(inst)), ("thread scope", int(scope[0])), ("process scope", int(scope[1])),
+        ("global scope", int(scope[2])))  # fmt: skip
+
+    sched = model.sched
+    kinds = np.bincount(cols.sched_kind, minlength=3) if len(cols.sched_kind) else np.zeros(3, np.int64)
+    cpus = int(np.count_nonzero(np.bincount(cols.sched_cpu))) if len(cols.sched_cpu) else 0
+    add("Scheduling", ("records", len(cols.sched_ts)), ("CPUs", cpus),
+        ("context switches", int(kinds[SchedKind.CONTEXT_SWITCH] + kinds[SchedKind.LEGACY_CONTEXT_SWITCH])),
+        ("CPU slices", len(sched.cpu_slices)), ("thread states", len(sched.thread_states)),
+        ("wakeups", len(sched.wakeups)))  # fmt: skip
+
+    logs = model.logs
+    add("Logs", ("records", len(logs)), ("records with symbolizer markup", int(np.count_nonzero(logs.markup))),
+        ("crash reports ({{{reset}}})", int(np.count_nonzero(logs.reset))))  # fmt: skip
+
+    add("Blobs", ("blobs", len(cols.blobs)), ("total size", sum(b.size for b in cols.blobs), INFO, "bytes"))
+    return rows
+
+
+def warnings_of(stats: list[Stat]) -> list[Stat]:
+    return [r for r in stats if r.severity == WARNING]
+
+
+def read_blob(path: str | os.PathLike[str], blob: Blob) -> bytes:
+    """The payload of ``blob`` read from the trace file at ``path`` (the reader keeps only its place)."""
+    with open(path, "rb") as fh:
+        fh.seek(blob.offset)
+        data = fh.read(blob.size)
+    if len(data) != blob.size:
+        raise OSError(f"{path}: blob {blob.name!r} ends past the end of the file (was it changed?)")
+    return data

@@ -1,0 +1,157 @@
+"""The Info page's statistics (core.trace.stats): every count is what the model's tables hold, counted here
+again row by row; reader warnings come first, as warning rows; blob payloads are read back from the file."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from core.trace.model import TraceModel
+from core.trace.stats import READER_WARNINGS, WARNING, Stat, read_blob, summarize, trace_stats
+from formats.fxt.columns import Blob, EventKind, SchedKind
+from formats.fxt.reader import read_fxt
+from resources import DEMO_TRACE
+
+
+def _table(stats: list[Stat]) -> dict[tuple[str, str], Stat]:
+    table = {(s.section, s.name): s for s in stats}
+    assert len(table) == len(stats), "a (section, name) pair appears twice"
+    return table
+
+
+def _expected(model: TraceModel) -> dict[tuple[str, str], object]:
+    """The counts, from the model's tables and the reader's columns, one Python object per row."""
+    cols = model.cols
+    kinds = Counter(cols.ev_kind.tolist())
+    slice_flags = model.slices.flags.tolist()
+    spans = model.async_spans
+    span_flags = spans.flags.tolist()
+    flows = model.flows
+    scopes = Counter(int(x) for x in model.instants.scope)
+    sched_kinds = Counter(cols.sched_kind.tolist())
+    threads = {t for t in cols.ev_thread.tolist() if t >= 0}
+    messages = [cols.strings[m] for m in cols.log_message.tolist()]
+    all_ts = cols.ev_ts.tolist() + cols.sched_ts.tolist() + cols.log_ts.tolist()
+    ends = [int(e) for e, k in zip(cols.ev_end_ts.tolist(), cols.ev_kind.tolist(), strict=True) if k == 4]
+    expected = {
+        ("File", "path"): cols.path,
+        ("File", "size"): Path(cols.path).stat().st_size,
+        ("File", "byte order"): "little-endian",
+        ("File", "providers"): len(cols.providers),
+        ("Time", "start"): min(all_ts),
+        ("Time", "end"): max(all_ts + ends),
+        ("Time", "duration"): max(all_ts + ends) - min(all_ts),
+        ("Records", "total"): sum(cols.record_counts.values()),
+        ("Events", "total"): len(cols.ev_kind),
+        ("Processes and threads", "processes"): len({int(cols.threads_pid[t]) for t in threads}),
+        ("Processes and threads", "threads"): len(threads),
+        ("Processes and threads", "kernel objects"): len(cols.kernel_objects),
+        ("Slices", "total"): len(slice_flags),
+        ("Slices", "max depth"): max(model.slices.depth.tolist()),
+        ("Slices", "unmatched ends"): sum(1 for f in slice_flags if f & 1),
+        ("Slices", "unclosed begins"): sum(1 for f in slice_flags if f & 2),
+        ("Async spans", "total"): len(span_flags),
+        ("Async spans", "instants bound to a span"): len(spans.instants.span),
+        ("Async spans", "unmatched ends"): sum(1 for f in span_flags if f & 1),
+        ("Async spans", "unclosed begins"): sum(1 for f in span_flags if f & 2),
+        ("Async spans", "unbound async instants"): spans.unbound_instants,
+        ("Flows", "links"): len(flows.src_slice),
+        ("Flows", "unbound flow events"): flows.unbound,
+        ("Flows", "steps/ends without a begin"): flows.dropped["without_start"],
+        ("Counters", "series"): len(model.counters.series),
+        ("Counters", "samples"): sum(len(s.ts) for s in model.counters.series),
+        ("Instants", "total"): kinds[EventKind.INSTANT],
+        ("Instants", "thread scope"): scopes[0],
+        ("Instants", "global scope"): scopes[2],
+        ("Scheduling", "records"): cols.record_counts["scheduling"],
+        ("Scheduling", "CPUs"): len(set(cols.sched_cpu.tolist())),
+        ("Scheduling", "context switches"): sched_kinds[SchedKind.CONTEXT_SWITCH]
+        + sched_kinds[SchedKind.LEGACY_CONTEXT_SWITCH],
+        ("Scheduling", "CPU slices"): len(model.sched.cpu_slices.start),
+        ("Scheduling", "thread states"): len(model.sched.thread_states.start),
+        ("Scheduling", "wakeups"): len(model.sched.wakeups.ts),
+        ("Logs", "records"): cols.record_counts["log"],
+        ("Logs", "records with symbolizer markup"): sum("{{{" in m for m in messages),
+        ("Logs", "crash reports ({{{reset}}})"): sum("{{{reset}}}" in m for m in messages),
+        ("Blobs", "blobs"): cols.record_counts["blob"] + cols.record_counts["large"],
+        ("Blobs", "total size"): sum(b.size for b in cols.blobs),
+    }
+    for kind in EventKind:
+        if kinds[kind]:
+            expected[("Events", kind.name.lower().replace("_", " "))] = kinds[kind]
+    return expected
+
+
+def _check(model: TraceModel) -> dict[tuple[str, str], Stat]:
+    stats = trace_stats(model)
+    table = _table(stats)
+    for key, value in _expected(model).items():
+        assert key in table, key
+        assert table[key].value == value, key
+    # reader warnings: first, in the reader's order, each a warning row named by its offset
+    warned = [s for s in stats if s.section == READER_WARNINGS]
+    assert stats[: len(warned)] == warned
+    assert [f"{s.name}: {s.value}" for s in warned] == model.cols.warnings
+    assert all(s.severity == WARNING for s in warned)
+    # a problem count is a warning exactly when it is not zero; plain counts never are
+    for s in stats[len(warned) :]:
+        problem = s.note != ""
+        assert s.severity == (WARNING if problem and s.value else "info"), s
+    return table
+
+
+def test_demo_stats_are_the_model_tables_counts() -> None:
+    model = TraceModel(read_fxt(DEMO_TRACE))
+    table = _check(model)
+    # the demo has a bit of everything, and the generator's "buffer filled up" provider event
+    for key in [("Scheduling", "CPU slices"), ("Logs", "crash reports ({{{reset}}})"), ("Flows", "links"),
+                ("Counters", "series"), ("Async spans", "total"), ("Instants", "global scope")]:  # fmt: skip
+        assert table[key].value > 0, key
+    assert table[("Blobs", "blobs")].value == 8
+    overflow = [s for s in table.values() if s.section == READER_WARNINGS]
+    assert (
+        len(overflow) == 1
+        and overflow[0].value == "provider 2: buffer filled up, records were likely dropped"
+    )
+    assert overflow[0].name == f"offset 0x{model.cols.buffer_overflows[0][1]:x}"
+    assert table[("Async spans", "unclosed begins")].severity == WARNING  # the last unit's span stays open
+
+
+def test_truncated_demo_stats(truncated_demo: Path) -> None:
+    full = TraceModel(read_fxt(DEMO_TRACE))
+    model = TraceModel(read_fxt(truncated_demo))
+    table = _check(model)
+    warned = [s for s in table.values() if s.section == READER_WARNINGS]
+    assert any(
+        s.value.startswith("truncated final record: ") and s.name.startswith("offset 0x") for s in warned
+    )
+    assert 0 < table[("Events", "total")].value < full.cols.n_events
+    assert table[("File", "size")].value == truncated_demo.stat().st_size < DEMO_TRACE.stat().st_size
+
+
+def test_summarize_counts_threads_as_the_events_refer_to_them(fxt) -> None:
+    """An unresolved thread reference (-1) is no thread; the CLI's numbers are the core's."""
+    cols = fxt([(EventKind.INSTANT, 10, (1, 2), "a"), (EventKind.INSTANT, 20, (3, 4), "b"),
+                (EventKind.INSTANT, 30, (1, 5), "c")])  # fmt: skip
+    cols.ev_thread[1] = -1
+    info = summarize(cols)
+    assert (info["processes"], info["threads"]) == (1, 2)
+    assert info["events"]["instant"] == 3 and info["first_ts_ns"] == 10 and info["last_ts_ns"] == 30
+
+
+def test_read_blob_is_the_payload_the_writer_wrote(tmp_path: Path) -> None:
+    all_blobs = read_fxt(DEMO_TRACE).blobs
+    raw = [b for b in all_blobs if b.name == "raw-data"]  # chunks 0, 5, ... (core.synthetic_trace)
+    assert [read_blob(DEMO_TRACE, b) for b in raw] == [
+        bytes((5 * k + i) & 0xFF for i in range(37)) for k in range(len(raw))
+    ]
+    blobs = {b.name: b for b in all_blobs}
+    assert read_blob(DEMO_TRACE, blobs["bytes"]) == b"\x01\x02\x03\x04" * 8
+    assert read_blob(DEMO_TRACE, blobs["big-snapshot"]) == bytes(range(256)) * 160
+    assert read_blob(DEMO_TRACE, blobs["attachment"]) == b"attachment payload"
+    short = tmp_path / "short.fxt"
+    short.write_bytes(DEMO_TRACE.read_bytes()[:100])
+    with pytest.raises(OSError, match="past the end of the file"):
+        read_blob(short, Blob("x", 1, 96, 37))
