@@ -675,15 +675,15 @@ class StateTrackItem(BoxTrackItem):
         if not len(ts):
             return
         px = np.unique(np.floor(self.px(ts, sx, dx)))
+        if len(px) * 12 > (t1 - t0) / 1e9 * sx:  # closer than 12 px apart on average: clutter, not marks
+            self.last_wakeups = 0  # (the runnable stretches of the strip show them at this zoom)
+            return
         top = self.y0 * sy + dy
         painter.save()
         painter.resetTransform()
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(_WAKEUP_BRUSH)
-        if len(px) > 200:  # dense: ticks in one call rather than a polygon each
-            draw_rects(painter, px - 1.0, np.full(len(px), top - 1.0), np.full(len(px), 2.0), 5.0)
-        else:
-            for x in px.tolist():
-                painter.drawPolygon([QPointF(x - 3.0, top - 1.0), QPointF(x + 3.0, top - 1.0), QPointF(x, top + 4.0)])
+        for x in px.tolist():  # a few dozen at most (see above)
+            painter.drawPolygon([QPointF(x - 3.0, top - 1.0), QPointF(x + 3.0, top - 1.0), QPointF(x, top + 4.0)])
         self.last_wakeups = len(px)
         painter.restore()

@@ -365,6 +365,7 @@ class TimelineWidget(QWidget):
         self.area_region = None
         self.measured: tuple[int, int] | None = None
         vb.sigXRangeChanged.connect(self._sync_overview)
+        vb.sigResized.connect(self._keep_row_height)
         self.region.sigRegionChanged.connect(self._overview_moved)
         self._sync_overview()
         # the strip's time axis lines up with the timeline's: same left margin
@@ -416,7 +417,7 @@ class TimelineWidget(QWidget):
                     place(lane)
         self.total_rows = max(y, 1.0)
         self.plot.getAxis("left").setTicks([ticks, []])
-        self.plot.getViewBox().setLimits(yMin=0.0, yMax=max(self.total_rows, 1.0))
+        self._keep_row_height()
 
     def toggle_group(self, pid: int) -> None:
         """Collapse or expand a process group."""
@@ -659,10 +660,29 @@ class TimelineWidget(QWidget):
         self.plot.getViewBox().setXRange(x - half, x + half, padding=0.0)
 
     # ------------------------------------------------------------------ navigation
+    #: pixels per track row: tracks keep their height when the window grows or shrinks, and the view
+    #: scrolls, as in Perfetto (stretching 40 rows into a short window made labels overlap)
+    ROW_PX = 19.0
+
+    def visible_rows(self) -> float:
+        """How many rows the view shows at :attr:`ROW_PX` (40 before it has a size)."""
+        height = self.plot.getViewBox().height()
+        return height / self.ROW_PX if height > 1 else 40.0
+
+    def _keep_row_height(self, *_args) -> None:
+        """After a resize or a new layout: the same top row, rows :attr:`ROW_PX` high, blank space below
+        the last track rather than stretched tracks."""
+        vb = self.plot.getViewBox()
+        rows = self.visible_rows()
+        vb.setLimits(yMin=0.0, yMax=max(self.total_rows, rows, 1.0))
+        _, (y0, _y1) = vb.viewRange()
+        top = min(max(y0, 0.0), max(self.total_rows - rows, 0.0))
+        vb.setYRange(top, top + rows, padding=0.0)
+
     def fit_all(self) -> None:
         vb = self.plot.getViewBox()
         vb.setXRange(0.0, self.duration_s, padding=0.01)
-        vb.setYRange(0.0, min(self.total_rows, 40.0), padding=0.0)
+        vb.setYRange(0.0, self.visible_rows(), padding=0.0)
 
     def set_range_ns(self, start_ns: int, end_ns: int) -> None:
         o = self.model.start_ns

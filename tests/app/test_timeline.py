@@ -392,6 +392,18 @@ def test_m_marks_the_selection_escape_clears_and_question_mark_lists_the_keys(wi
     assert all(keys in label for keys, _what in SHORTCUTS)
 
 
+def test_tracks_keep_their_height_when_the_window_is_resized(window, qtbot) -> None:
+    timeline = window.current_tab().timeline
+    vb = timeline.plot.getViewBox()
+    timeline.scroll_rows(5)
+    for height in (900, 600, 1100):
+        window.resize(1400, height)
+        qtbot.wait(30)
+        (_x0, _x1), (y0, y1) = vb.viewRange()
+        assert abs(vb.height() / (y1 - y0) - timeline.ROW_PX) < 0.01  # pixels per row
+        assert y0 == 5 or y1 == max(timeline.total_rows, timeline.visible_rows())  # the same top row if it fits
+
+
 def test_flows_show_as_arrows_and_are_followed_with_brackets(window, qtbot) -> None:
     tab = window.current_tab()
     timeline, model = tab.timeline, tab.model
