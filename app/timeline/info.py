@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from app.timeline.details import format_ns
 from core.atomic_file import write_atomic
 from core.trace.model import TraceModel
-from core.trace.stats import READER_WARNINGS, WARNING, Stat, blob_type_name, read_blob, trace_stats
+from core.trace.stats import READER_WARNINGS, WARNING, Stat, blob_type_name, model_stats, read_blob
 
 WARNING_BACKGROUND = QColor("#ffe3a3")  # amber
 
@@ -65,7 +65,7 @@ class InfoPanel(QSplitter):
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.model = model
-        self.stats = trace_stats(model)
+        self.stats = model_stats(model)
         self.warnings = [s for s in self.stats if s.severity == WARNING]
         self.warning_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
 

@@ -162,12 +162,13 @@ class TraceModel:
         (the loader calls this off the UI thread). ``progress(fraction)`` after each; it may raise to cancel.
         """
         from core.trace.query import search_index
+        from core.trace.stats import model_stats
 
         steps = [
             lambda: self.density(1000), lambda: self.pyramid, lambda: self.async_pyramid, lambda: self.counters,
             lambda: self.sched, lambda: self.sched_pyramid("cpu"), lambda: self.sched_pyramid("state"),
             lambda: self.instants, lambda: self.flows, lambda: self.objects, lambda: self.logs,
-            lambda: search_index(self),
+            lambda: search_index(self), lambda: model_stats(self),
         ]  # fmt: skip
         for i, step in enumerate(steps):
             step()
