@@ -50,8 +50,9 @@ def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h
     mem[:, 0], mem[:, 1], mem[:, 2], mem[:, 3] = x, y, w, h
     # Qt's rasterizer crashes on NaN or astronomically large coordinates, which a corrupt trace can produce
     # (a counter of 1e308, a timestamp near 2**63): keep every rectangle finite and near the screen
-    np.nan_to_num(mem, copy=False, nan=-1e6, posinf=1e7, neginf=-1e6)
-    np.clip(mem, -1e6, 1e7, out=mem)
+    # (fmax/fmin return the non-NaN operand: NaN becomes -1e6, infinities the bounds; two ufunc calls, where
+    # nan_to_num + clip cost ~20 us a call, which runs per colour per track per frame)
+    np.fmin(np.fmax(mem, -1e6, out=mem), 1e7, out=mem)
     painter.drawRects(*rects.drawargs())
 
 
@@ -152,8 +153,12 @@ class LaneItem(GuardedPaint, QGraphicsObject):
             self.update()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
-        span = (self.model.end_ns - self.model.start_ns) / 1e9
-        return QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT)
+        # asked a few times per item per frame: built again only when the lane moves
+        key = (self.y0, self.rows)
+        if getattr(self, "_rect_key", None) != key:
+            span = (self.model.end_ns - self.model.start_ns) / 1e9
+            self._rect, self._rect_key = QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT), key
+        return self._rect
 
     def frame(self, painter: QPainter):
         """(t0, t1, sx, dx, sy, dy) of this paint: the visible window in ns and the view-to-pixel
