@@ -71,6 +71,13 @@ class TraceTab(QSplitter):
         self.bottom.setCurrentWidget(self.aggregate)
 
 
+def _collect_garbage() -> None:
+    """One full collection (after a tab closed), with the frozen objects included, then freeze again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
 def _default_resolver(trace_path: str):
     from app.crash.view import default_resolver
 
@@ -99,7 +106,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setTabsClosable(True)
         self.tabs.setDocumentMode(True)
-        self.tabs.tabCloseRequested.connect(self.tabs.removeTab)
+        self.tabs.tabCloseRequested.connect(self.close_tab)
         self.setCentralWidget(self.tabs)
         self.setAcceptDrops(True)
         from app.preferences import load_settings
@@ -178,6 +185,20 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Loading {path}…")
         loader.start()
         return loader
+
+    def close_tab(self, index: int) -> None:
+        """Close tab ``index`` and free what it held. ``removeTab`` alone keeps the page (and a trace's
+        model, hundreds of MB for a big one) alive as a hidden child: the page is deleted, and the objects
+        a load froze for the collector are unfrozen and collected once, so that cycles through the closed
+        tab go too."""
+        page = self.tabs.widget(index)
+        if page is None:
+            return
+        self.tabs.removeTab(index)
+        page.close()
+        # once the page is gone (deleteLater runs in the event loop), collect in a turn of its own
+        page.destroyed.connect(lambda *_: QTimer.singleShot(0, _collect_garbage))
+        page.deleteLater()
 
     def _model_loaded(self, path: str, model: TraceModel) -> None:
         """A background load finished. Its objects are long-lived: ``gc.freeze`` keeps the collector's full

@@ -56,3 +56,27 @@ def test_a_bad_file_is_a_message_and_the_window_keeps_working(qtbot, tmp_path: P
     qtbot.waitUntil(lambda: win.tabs.count() == 1, timeout=10000)
     assert win.open_path(str(DEMO_TRACE))  # and the window still opens files
     assert win.tabs.count() == 2
+
+
+def test_closing_a_trace_tab_frees_its_model(qtbot) -> None:
+    """removeTab alone kept the page, and with it the model (hundreds of MB for a big trace), alive; a
+    background load also freezes its objects for the collector, which must not keep a closed tab's cycles."""
+    import gc
+    import weakref
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_path(str(DEMO_TRACE))
+    assert win.open_path(str(DEMO_TRACE), background=True)
+    qtbot.waitUntil(lambda: win.tabs.count() == 2, timeout=30000)
+    refs = [weakref.ref(win.tabs.widget(i).model) for i in range(2)]
+    for _ in range(2):
+        win.tabs.tabCloseRequested.emit(0)
+        for _ in range(3):  # deleteLater's event, then the collection it schedules
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            qtbot.wait(20)
+    assert win.tabs.count() == 0
+    gc.collect()  # (only what the app's own collection left: nothing, if it ran)
+    assert [r() for r in refs] == [None, None]
