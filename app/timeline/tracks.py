@@ -30,8 +30,6 @@ _BRUSHES = [QBrush(QColor(c)) for c in PALETTE] + [
     for c in ("#c9d1d9", "#2e9e5b", "#c9a227", "#9aa3ad", "#b0413e", "#6e6e6e", "#9fd6a4", "#bfe3c2")
 ]  # after the palette: thread states NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD, RUNNABLE, PREEMPTED
 _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
-#: id(strings list) -> (the list, colour index per string id): see BoxTrackItem._use_string_colours
-_STRING_COLOURS: dict[int, tuple[list, np.ndarray]] = {}
 _INSTANT_BRUSH = QBrush(QColor("#222222"))
 _LABEL_PEN = QPen(QColor("#ffffff"))
 _WAKEUP_BRUSH = QBrush(QColor("#1b1b1b"))
@@ -198,13 +196,11 @@ class BoxTrackItem(LaneItem):
         """Boxes named by string ids: the colour of every string of the trace, computed once per trace
         (strings are few; no per-track pass over the slices)."""
         strings = self.model.strings
-        cached = _STRING_COLOURS.get(id(strings))
-        if cached is None or cached[0] is not strings:
-            cached = (strings, np.array([colour_index(t) for t in strings], np.int64))
-            _STRING_COLOURS.clear()  # one trace's table at a time is plenty
-            _STRING_COLOURS[id(strings)] = cached
-        self._name_ids = np.arange(len(strings), dtype=np.int64)
-        self._name_colours = cached[1]
+        colours = self.model._cached(
+            "string_colours", lambda: np.array([colour_index(t) for t in strings], np.int64)
+        )  # kept by the model, so that it goes with the trace
+        self._name_ids = np.arange(len(colours), dtype=np.int64)
+        self._name_colours = colours
         self._direct_colours = True
 
     def _colours_of(self, names: np.ndarray) -> np.ndarray:
