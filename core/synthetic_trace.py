@@ -141,6 +141,8 @@ def _rich_block(
         w.thread_wakeup(
             ts(1800), cpu, _tid(provider, 3), [("weight", A.INT32, 50), ("waker", A.KOID, _tid(provider, 2))]
         )
+        # and the CPU goes idle again: a thread runs on one CPU at a time, chunk after chunk
+        w.context_switch(ts(1850), cpu, 3, _tid(provider, 2), 0)
     w.log(ts(1900), 1, f"chunk {chunk}: frames queued")
     if chunk % 3 == 0:
         w.log(

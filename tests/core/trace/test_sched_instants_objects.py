@@ -65,10 +65,15 @@ def test_generated_trace_sched_invariants() -> None:
     sched = build_sched(cols)
     cs = sched.cpu_slices
     switches = int((cols.sched_kind != 2).sum())
-    assert len(cs) == switches  # the generator never switches to the idle thread
+    to_idle = int(((cols.sched_kind != 2) & (cols.sched_in_tid == 0)).sum())
+    assert to_idle > 0 and len(cs) == switches - to_idle  # a switch to the idle thread runs nothing
     for cpu in sched.cpus():
         lo, hi = sched.cpu_rows(cpu)
         assert (cs.start[lo + 1 : hi] >= cs.end[lo : hi - 1]).all()  # one thread at a time per CPU
+    for tid in np.unique(cs.tid).tolist():  # and a thread on one CPU at a time
+        rows = np.flatnonzero(cs.tid == tid)
+        rows = rows[np.argsort(cs.start[rows])]
+        assert (cs.start[rows][1:] >= cs.end[rows][:-1]).all()
     assert (cs.pid != 0).all()  # type-1 records' processes come from thread kernel objects
     st = sched.thread_states
     assert (st.end >= st.start).all() and (np.diff(st.tid.astype(np.float64)) >= 0).all()
