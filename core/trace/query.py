@@ -41,6 +41,21 @@ def _thread_rows(thread_col: np.ndarray, threads: Iterable[int] | None) -> np.nd
     return np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist(), strict=True)])
 
 
+def _group_order(ids: np.ndarray) -> np.ndarray:
+    """A stable order grouping equal ``ids`` (string ids, >= -1), ascending. The ids are renumbered densely
+    first: a few thousand distinct names fit 16 bits, and numpy sorts 16-bit keys by radix, ~10x faster
+    than the comparison sort of the raw int32 ids (60 ms for the 2.5M slices of a 10M-event trace)."""
+    ids = np.asarray(ids, np.int64)
+    if not len(ids):
+        return np.zeros(0, np.int64)
+    shifted = ids + 1  # -1 (unresolved) -> 0
+    used = np.bincount(shifted) > 0
+    dense = np.cumsum(used) - 1
+    if int(dense[-1]) < (1 << 16):
+        return np.argsort(dense[shifted].astype(np.uint16), kind="stable")
+    return np.argsort(ids, kind="stable")
+
+
 def aggregate(model: TraceModel, t0: int, t1: int, threads: Iterable[int] | None = None) -> list[dict]:
     """Per slice name, over the slices of ``threads`` (reader thread indexes; None = all) overlapping
     [t0, t1): ``name``, ``name_id``, ``count``, ``total`` (wall time inside the window), ``wall_total``
@@ -49,16 +64,20 @@ def aggregate(model: TraceModel, t0: int, t1: int, threads: Iterable[int] | None
     """
     s = model.slices
     rows = _thread_rows(s.thread, threads)
-    ts, dur = s.ts[rows], s.dur[rows]
+    # the tracks of an area are often neighbours (or all of them): a contiguous run of rows is a view
+    whole = len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows)
+    pick = slice(int(rows[0]), int(rows[-1]) + 1) if whole else rows
+    ts, dur = s.ts[pick], s.dur[pick]
     end = ts + dur
     # zero-length slices count when they sit inside the window
     hit = (ts < t1) & ((end > t0) | ((dur == 0) & (ts >= t0)))
-    rows, ts, dur, end = rows[hit], ts[hit], dur[hit], end[hit]
+    if not hit.all():
+        rows, ts, dur, end = rows[hit], ts[hit], dur[hit], end[hit]
     if len(rows) == 0:
         return []
     clipped = np.minimum(end, t1) - np.maximum(ts, t0)
     names = s.name[rows]
-    order = np.argsort(names, kind="stable")
+    order = _group_order(names)
     names = names[order]
     first = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
     count = np.diff(np.r_[first, len(names)])
