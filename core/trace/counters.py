@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.trace.sorting import lexsort
 from core.trace.threads import thread_pids
 from formats.fxt.arg_columns import event_arg_columns
 from formats.fxt.columns import EventKind, FxtColumns
@@ -92,7 +93,7 @@ def build_counters(cols: FxtColumns) -> CounterSet:
     name = cols.ev_name[ev]
     cid = cols.ev_data[ev]
     ts = cols.ev_ts[ev]
-    order = np.lexsort((ev, ts, arg_name, cid, name, pid))
+    order = lexsort((ev, ts, arg_name, cid, name, pid))
     ev, arg_name, value, pid, name, cid, ts = (a[order] for a in (ev, arg_name, value, pid, name, cid, ts))
     n = len(ev)
     if n == 0:

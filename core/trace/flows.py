@@ -27,6 +27,7 @@ import numpy as np
 from core.trace.gathered import Gathered
 from core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from core.trace.slices import SliceTable
+from core.trace.sorting import lexsort
 from core.trace.threads import thread_pids
 from formats.fxt.columns import EventKind, FxtColumns
 
@@ -108,7 +109,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
     """Bind and chain the flow events of ``cols`` (see the module docstring)."""
     kind = cols.ev_kind
     sel = np.flatnonzero((kind >= EventKind.FLOW_BEGIN) & (kind <= EventKind.FLOW_END))
-    sel = sel[np.lexsort((sel, cols.ev_ts[sel]))]  # timestamp order, ties in file order
+    sel = sel[lexsort((sel, cols.ev_ts[sel]))]  # timestamp order, ties in file order
     ts = cols.ev_ts[sel]
     thread = cols.ev_thread[sel].astype(np.int64)
     bound = bind_to_slices(slices, thread, ts, sel)
@@ -124,7 +125,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
     live = ~(ambiguous | no_start)
     dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
     idx = np.flatnonzero(live)
-    o = np.lexsort((idx, fid[idx], key_pid[idx]))  # by key, then time order (pos)
+    o = lexsort((idx, fid[idx], key_pid[idx]))  # by key, then time order (pos)
     idx = idx[o]
     g_pid, g_id, g_k = key_pid[idx], fid[idx], k[idx]
     m = len(idx)
@@ -149,7 +150,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
     s_slice, d_slice = bound[a], bound[b]
     swap = slices.ts[s_slice] > slices.ts[d_slice]
     a, b = np.where(swap, b, a), np.where(swap, a, b)
-    order = np.lexsort((ts[a], bound[a]))
+    order = lexsort((ts[a], bound[a]))
     a, b = a[order], b[order]
     src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
     return FlowTable(
@@ -187,7 +188,7 @@ def _key_process(
     big = np.iinfo(np.int64).max
     # first begin position of every (id, pid)
     ob = begins[
-        np.lexsort((pos[begins], pid[begins].view(np.int64), fid[begins]))
+        lexsort((pos[begins], pid[begins].view(np.int64), fid[begins]))
     ]  # (int64 order: see below)
     pairs = ob[np.r_[True, (fid[ob][1:] != fid[ob][:-1]) | (pid[ob][1:] != pid[ob][:-1])]]
     p_id, p_pid, p_pos = fid[pairs], pid[pairs], pos[pairs]
@@ -198,7 +199,7 @@ def _key_process(
     has_own = (p_id[j] == fid[follow]) & (p_pid[j] == pid[follow])
     own_first = np.where(has_own, p_pos[j], big)
     # per id: the first begins of the earliest and of the second earliest process
-    by_time = np.lexsort((p_pos, p_id))
+    by_time = lexsort((p_pos, p_id))
     t_id, t_pid, t_pos = p_id[by_time], p_pid[by_time], p_pos[by_time]
     head = np.flatnonzero(np.r_[True, t_id[1:] != t_id[:-1]])
     second = head + 1

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.trace.gathered import Gathered
+from core.trace.sorting import lexsort
 from formats.fxt.columns import EventKind, FxtColumns
 
 SCOPE_THREAD = 0
@@ -65,7 +66,7 @@ def build_instants(cols: FxtColumns) -> InstantTable:
     rows = np.flatnonzero(cols.ev_kind == EventKind.INSTANT)
     thread = cols.ev_thread[rows]
     ts = cols.ev_ts[rows]
-    event = rows[np.lexsort((rows, ts, thread))].astype(np.int32)
+    event = rows[lexsort((rows, ts, thread))].astype(np.int32)
     thread = cols.ev_thread[event].astype(np.int32)
     scope = Gathered(cols.ev_scope, event) if len(cols.ev_scope) else np.zeros(len(event), np.uint8)
     return InstantTable(

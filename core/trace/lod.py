@@ -20,6 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.trace.segments import segmented_running_max
+from core.trace.sorting import lexsort
+
 _U64 = (1 << 64) - 1
 #: slices this many buckets long or longer are kept apart from the bucket summaries (see module docstring)
 LONG_BUCKETS = 64
@@ -39,8 +42,58 @@ class Level:
     long_end_max: dict[int, np.ndarray]  # lane -> running max of their ends
 
 
+@dataclass
+class _Summary:
+    """One level's bucket summaries before they become a :class:`Level`, by position in the lane-sorted
+    slices: per entry its lane, bucket, number of slices, longest duration, and the position of its first
+    slice of that duration (entries sorted by lane, then bucket)."""
+
+    lane: np.ndarray
+    bucket: np.ndarray  # int64
+    count: np.ndarray  # int64
+    longest: np.ndarray  # int64 ns
+    pick: np.ndarray  # int64 position
+
+    @classmethod
+    def of_slices(cls, pos: np.ndarray, lane_o: np.ndarray, dur_o: np.ndarray) -> _Summary:
+        """Each slice at positions ``pos`` (ascending) on its own (its bucket set by :meth:`grouped`)."""
+        return cls(lane_o[pos], pos, np.ones(len(pos), np.int64), dur_o[pos], pos)
+
+    def merged(self, other: _Summary) -> _Summary:
+        """Both sets of entries, by position (both are by position already: a linear merge)."""
+        if not len(other.pick):
+            return self
+        parts = list(zip(self._columns(), other._columns(), strict=True))
+        order = np.argsort(np.concatenate(parts[-1]), kind="stable")
+        return _Summary(*(np.concatenate(p)[order] for p in parts))
+
+    def grouped(self, rel: np.ndarray, shift: int) -> _Summary:
+        """Entries of equal (lane, 2**shift ns bucket) that follow each other merged into one: counts
+        added, the longest kept, and of the entries holding it the first one's slice."""
+        n = len(self.pick)
+        if n == 0:
+            z = np.zeros(0, np.int64)
+            return _Summary(self.lane, z, z, z, z)
+        b = (rel[self.pick] >> np.uint64(shift)).astype(np.int64)
+        ln = self.lane
+        starts = np.flatnonzero(np.r_[True, (b[1:] != b[:-1]) | (ln[1:] != ln[:-1])])
+        longest = np.maximum.reduceat(self.longest, starts)
+        at_longest = self.longest == np.repeat(longest, np.diff(np.r_[starts, n]))
+        pick = np.minimum.reduceat(np.where(at_longest, self.pick, np.iinfo(np.int64).max), starts)
+        return _Summary(ln[starts], b[starts], np.add.reduceat(self.count, starts), longest, pick)
+
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        return self.lane, self.bucket, self.count, self.longest, self.pick
+
+
 class SlicePyramid:
-    """Bucket summaries of all slice lanes at every level (built once, vectorized over all slices)."""
+    """Bucket summaries of all slice lanes at every level (built once, vectorized over all slices).
+
+    A level's buckets are unions of four of the finer level's, so a coarser level is built from the finer
+    level's entries (fewer by about 4x each level) plus the slices that were long there and are short here,
+    instead of from every slice again; that takes a lane's buckets ascending with its rows, which they are
+    unless a start precedes the origin (then every level is summarized from the slices).
+    """
 
     def __init__(self, ts: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: int, origin: int, span: int):
         self.origin = origin
@@ -50,47 +103,24 @@ class SlicePyramid:
         self.levels: list[Level] = []
         if not len(ts):
             return
-        order = np.lexsort((ts, lane))  # lanes, then start: buckets of a lane are non-decreasing in it
+        order = lexsort((ts, lane))  # lanes, then start: buckets of a lane are non-decreasing in it
         lane_o, ts_o, dur_o = lane[order], ts[order], dur[order]
         # time since the origin, modulo 2**64 on uint64: exact even when a corrupt trace's span passes int64
         rel = ts_o.view(np.uint64) - np.uint64(origin & _U64)
+        nested = not np.any((rel[1:] < rel[:-1]) & (lane_o[1:] == lane_o[:-1]))
+        finer: _Summary | None = None
+        finer_long = np.zeros(0, np.int64)
         for shift in range(finest, coarsest + 1, LEVEL_STEP):
-            self.levels.append(self._level(shift, order, lane_o, rel, ts_o, dur_o, n_lanes))
-
-    @staticmethod
-    def _level(shift, order, lane_o, rel, ts_o, dur_o, n_lanes) -> Level:
-        bucket = (rel >> np.uint64(shift)).astype(np.int64)
-        long = dur_o >= (LONG_BUCKETS << shift)
-        short = np.flatnonzero(~long)
-        b, ln, d = bucket[short], lane_o[short], dur_o[short]
-        if len(short):
-            starts = np.flatnonzero(np.r_[True, (b[1:] != b[:-1]) | (ln[1:] != ln[:-1])])
-            counts = np.diff(np.r_[starts, len(short)])
-            longest = np.maximum.reduceat(d, starts)
-            # the first entry of each bucket that has the bucket's longest duration
-            idx = np.arange(len(short))
-            cand = np.where(d == np.repeat(longest, counts), idx, len(short))
-            pick = np.minimum.reduceat(cand, starts)
-            lanes, buckets, rows = ln[starts].astype(np.int32), b[starts], order[short][pick]
-        else:
-            counts = np.zeros(0, np.int64)
-            lanes, buckets, rows = np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        lane_ptr = np.searchsorted(lanes, np.arange(n_lanes + 1), side="left")
-        long_rows: dict[int, np.ndarray] = {}
-        long_end_max: dict[int, np.ndarray] = {}
-        li = np.flatnonzero(long)
-        if len(li):
-            l_lane = lane_o[li]
-            cuts = np.flatnonzero(np.r_[True, l_lane[1:] != l_lane[:-1], True])
-            for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-                sel = li[a:z]
-                long_rows[int(l_lane[a])] = order[sel]
-                long_end_max[int(l_lane[a])] = np.maximum.accumulate(ts_o[sel] + dur_o[sel])
-        # rows fit 31 bits and buckets too (the finest level has 2**16 buckets across the trace): 12 bytes an
-        # entry instead of 24
-        # (each entry's lane is implied by lane_ptr: not stored)
-        return Level(shift, buckets.astype(np.int32), rows.astype(np.int32), counts.astype(np.int32),
-                     lane_ptr, long_rows, long_end_max)  # fmt: skip
+            is_long = dur_o >= (LONG_BUCKETS << shift)
+            long = np.flatnonzero(is_long)
+            if finer is None or not nested:
+                entries = _Summary.of_slices(np.flatnonzero(~is_long), lane_o, dur_o)
+            else:
+                now_short = finer_long[~is_long[finer_long]]
+                entries = finer.merged(_Summary.of_slices(now_short, lane_o, dur_o))
+            del is_long
+            finer, finer_long = entries.grouped(rel, shift), long
+            self.levels.append(_level(shift, finer, order, long, lane_o, ts_o, dur_o, n_lanes))
 
     def level_for(self, ns_per_px: float) -> Level | None:
         """The coarsest level whose buckets are not wider than a pixel (None: zoomed in past the finest)."""
@@ -133,3 +163,24 @@ class SlicePyramid:
                 start = np.concatenate([start, self.ts[lr]])
                 end = np.concatenate([end, self.ts[lr] + self.dur[lr]])
         return rows, count, start, end
+
+
+def _level(shift, summary: _Summary, order, long, lane_o, ts_o, dur_o, n_lanes) -> Level:
+    """The :class:`Level` of a summary; ``long``: positions of the slices kept apart at this level."""
+    lanes = summary.lane.astype(np.int32)
+    lane_ptr = np.searchsorted(lanes, np.arange(n_lanes + 1), side="left")
+    long_rows: dict[int, np.ndarray] = {}
+    long_end_max: dict[int, np.ndarray] = {}
+    if len(long):
+        l_lane = lane_o[long]
+        cuts = np.flatnonzero(np.r_[True, l_lane[1:] != l_lane[:-1], True])
+        rows = order[long]
+        end_max = segmented_running_max(ts_o[long] + dur_o[long], cuts[:-1])
+        for a, z, key in zip(cuts[:-1].tolist(), cuts[1:].tolist(), l_lane[cuts[:-1]].tolist(), strict=True):
+            long_rows[key] = rows[a:z].copy()
+            long_end_max[key] = end_max[a:z].copy()
+    # rows fit 31 bits and buckets too (the finest level has 2**16 buckets across the trace): 12 bytes an
+    # entry instead of 24
+    # (each entry's lane is implied by lane_ptr: not stored)
+    return Level(shift, summary.bucket.astype(np.int32), order[summary.pick].astype(np.int32),
+                 summary.count.astype(np.int32), lane_ptr, long_rows, long_end_max)  # fmt: skip

@@ -18,7 +18,9 @@ from core.trace.instants import InstantTable, build_instants
 from core.trace.lod import SlicePyramid
 from core.trace.objects import ObjectLabels
 from core.trace.sched import SchedTables, build_sched
+from core.trace.segments import segment_starts, segmented_running_max
 from core.trace.slices import SliceTable, build_slices
+from core.trace.sorting import lexsort
 from formats.fxt.columns import EventKind, FxtColumns
 
 PROCESS_OBJ = 1
@@ -61,6 +63,42 @@ class VisibleSlices:
     end: np.ndarray  # int64 ns of the box
 
 
+class _Lanes:
+    """The slice rows of every (thread, depth) lane, in start order, with the running max of their ends (a
+    :class:`ThreadTrack`'s ``by_depth`` and ``end_max``): computed for all lanes at once, a radix sort by
+    lane and one segmented scan, whatever the number of threads; each track gets views of them."""
+
+    def __init__(self, s: SliceTable) -> None:
+        by_lane = lexsort((s.depth, s.thread))  # a thread's rows are by start: its lanes keep that order
+        self.rows = by_lane.astype(np.int32)  # int32 rows: half the index memory
+        thread, depth = s.thread[by_lane], s.depth[by_lane]
+        starts = segment_starts(thread.astype(np.int64) * 65536 + depth)
+        self.end_max = segmented_running_max(s.ts[by_lane] + s.dur[by_lane], starts)
+        self._bounds = np.r_[starts, len(by_lane)].tolist()
+        self._thread = thread[starts].tolist()
+        self._depth = depth[starts].tolist()
+
+    def by_thread(self):
+        """Per thread with slices, ascending: its per-depth rows and ends' running maxima (depths 0..max; an
+        empty array for a depth without slices)."""
+        bounds, thread_of, n = self._bounds, self._thread, len(self._thread)
+        i = 0
+        while i < n:
+            j = i
+            while j < n and thread_of[j] == thread_of[i]:
+                j += 1
+            by_depth: list[np.ndarray] = []
+            end_max: list[np.ndarray] = []
+            for k in range(i, j):
+                while len(by_depth) < self._depth[k]:
+                    by_depth.append(self.rows[:0])
+                    end_max.append(self.end_max[:0])
+                by_depth.append(self.rows[bounds[k] : bounds[k + 1]])
+                end_max.append(self.end_max[bounds[k] : bounds[k + 1]])
+            yield by_depth, end_max
+            i = j
+
+
 class TraceModel:
     """Slices, processes and threads of one trace, with the per-frame queries of the timeline."""
 
@@ -68,10 +106,10 @@ class TraceModel:
         self.cols = cols
         self.strings = cols.strings
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
-        ends = [cols.ev_data[cols.ev_kind == EventKind.DURATION_COMPLETE].view(np.int64)]
-        stacked = np.concatenate(ts_all + ends) if ts_all else np.zeros(1, np.int64)
-        self.start_ns = int(stacked.min())
-        self.end_ns = max(int(stacked.max()), self.start_ns + 1)
+        ends = cols.ev_data[cols.ev_kind == EventKind.DURATION_COMPLETE].view(np.int64)
+        times = [*ts_all, ends] if ts_all and len(ends) else ts_all or [np.zeros(1, np.int64)]
+        self.start_ns = min(int(a.min()) for a in times)  # (each column's extremes: no concatenated copy)
+        self.end_ns = max(max(int(a.max()) for a in times), self.start_ns + 1)
         self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns)
         self._names = self._object_names()
         self.processes = self._build_tracks()
@@ -101,20 +139,17 @@ class TraceModel:
     def _build_tracks(self) -> list[ProcessGroup]:
         s = self.slices
         groups: dict[int, list[ThreadTrack]] = {}
-        if len(s):
-            bounds = np.flatnonzero(np.r_[True, s.thread[1:] != s.thread[:-1], True])
-            for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-                thread = int(s.thread[lo])
-                pid = int(self.cols.threads_pid[thread]) if thread >= 0 else 0
-                tid = int(self.cols.threads_tid[thread]) if thread >= 0 else 0
-                depth = s.depth[lo:hi]
-                track = ThreadTrack(thread, pid, tid, self.thread_name(thread), lo, hi, int(depth.max()))
-                for d in range(track.max_depth + 1):
-                    # already sorted by start within a thread; int32 rows: half the index memory
-                    rows = (lo + np.flatnonzero(depth == d)).astype(np.int32)
-                    track.by_depth.append(rows)
-                    track.end_max.append(np.maximum.accumulate(s.ts[rows] + s.dur[rows]))
-                groups.setdefault(pid, []).append(track)
+        lanes = _Lanes(s)
+        # the tracks' per-depth arrays are views of these (kept here: the memory is the model's)
+        self._lane_rows, self._lane_end_max = lanes.rows, lanes.end_max
+        bounds = np.r_[segment_starts(s.thread), len(s)].tolist()
+        for lo, hi, (by_depth, end_max) in zip(bounds[:-1], bounds[1:], lanes.by_thread(), strict=True):
+            thread = int(s.thread[lo])
+            pid = int(self.cols.threads_pid[thread]) if thread >= 0 else 0
+            tid = int(self.cols.threads_tid[thread]) if thread >= 0 else 0
+            name = self.thread_name(thread)
+            track = ThreadTrack(thread, pid, tid, name, lo, hi, len(by_depth) - 1, by_depth, end_max)
+            groups.setdefault(pid, []).append(track)
         return [
             ProcessGroup(pid, self.process_name(pid), sorted(tracks, key=lambda t: t.tid))
             for pid, tracks in sorted(groups.items())

@@ -29,6 +29,7 @@ import numpy as np
 
 from core.trace.objects import THREAD_OBJ, ObjectLabels
 from core.trace.segments import ffill_index, segment_ids, segment_starts
+from core.trace.sorting import lexsort
 from formats.fxt.columns import FxtColumns, SchedKind
 
 if TYPE_CHECKING:
@@ -174,7 +175,7 @@ def build_sched(
 
     # --- CPU slices: each switch runs its incoming thread until the next switch on that CPU
     sw = np.flatnonzero(kind != SchedKind.THREAD_WAKEUP)
-    sw = sw[np.lexsort((sw, cols.sched_ts[sw], cols.sched_cpu[sw]))]
+    sw = sw[lexsort((sw, cols.sched_ts[sw], cols.sched_cpu[sw]))]
     cpu = cols.sched_cpu[sw]
     ts = cols.sched_ts[sw]
     last_on_cpu = np.r_[cpu[1:] != cpu[:-1], True] if len(sw) else np.zeros(0, bool)
@@ -201,7 +202,7 @@ def build_sched(
     e_state = np.r_[out_state, np.full(len(wk), RUNNABLE), np.full(len(ins), RUNNING)]
     e_cpu = np.r_[cols.sched_cpu[outs], cols.sched_cpu[wk], cols.sched_cpu[ins]].astype(np.int32)
     e_rec = np.r_[outs, wk, ins]
-    o = np.lexsort((e_rec, e_rank, e_ts, e_tid))
+    o = lexsort((e_rec, e_rank, e_ts, e_tid))
     e_tid, e_pid, e_ts, e_rank, e_state, e_cpu = (a[o] for a in (e_tid, e_pid, e_ts, e_rank, e_state, e_cpu))
     # a wakeup of a running thread changes nothing: drop it (the running interval goes on)
     starts = segment_starts(e_tid)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.trace.gathered import Gathered
-from core.trace.segments import pair_searchsorted, segmented_cumsum, segmented_running_min
+from core.trace.segments import segment_ids, segment_starts, stack_depths
+from core.trace.sorting import lexsort
 from formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
@@ -92,106 +93,195 @@ def _empty(cols: FxtColumns) -> SliceTable:
     )  # fmt: skip
 
 
+#: duration events matched together, at most (whole threads: one thread's events may be more): the
+#: temporaries of one batch, about 100 bytes an event, then stay small enough for the allocator to reuse
+#: them from one batch to the next instead of mapping (and faulting in) fresh memory for each
+BATCH_EVENTS = 1 << 20
+
+
 def build_slices(cols: FxtColumns, trace_end: int | None = None) -> SliceTable:
-    """Match duration events of every thread into slices (see the module docstring for the rules)."""
+    """Match duration events of every thread into slices (see the module docstring for the rules).
+
+    Threads are independent: they are matched in batches of whole threads (:data:`BATCH_EVENTS`), whose
+    slices, each batch sorted, are the table's rows in thread order.
+    """
     kind = cols.ev_kind
-    sel = np.flatnonzero(
-        (kind == EventKind.DURATION_BEGIN) | (kind == EventKind.DURATION_END) | (kind == EventKind.DURATION_COMPLETE)
-    )
+    sel = np.flatnonzero((kind >= EventKind.DURATION_BEGIN) & (kind <= EventKind.DURATION_COMPLETE))
     if len(sel) == 0:
         return _empty(cols)
     if trace_end is None:
         complete_all = kind == EventKind.DURATION_COMPLETE
         end_max = int(cols.ev_data[complete_all].view(np.int64).max()) if complete_all.any() else -1
         trace_end = max(int(cols.ev_ts.max()), end_max)
-
-    ev = sel.astype(np.int64)
-    k = kind[sel]
-    ts = cols.ev_ts[sel]
-    thread = cols.ev_thread[sel].astype(np.int64)
-    complete = k == EventKind.DURATION_COMPLETE
-    c_idx = np.flatnonzero(complete)
-
-    # Marker stream: begins (+1) and ends (-1); a complete event contributes both.
-    # is_end doubles as a tie-break: a complete event's end sorts first among equal timestamps.
-    m_ev = np.concatenate([ev, ev[c_idx]])
-    m_ts = np.concatenate([ts, np.maximum(cols.ev_data[sel[c_idx]].view(np.int64), ts[c_idx])])
-    m_thread = np.concatenate([thread, thread[c_idx]])
-    m_delta = np.concatenate([np.where(k == EventKind.DURATION_END, -1, 1), np.full(len(c_idx), -1)]).astype(np.int64)
-    # A zero-length complete event keeps its end right after its own begin (same tie, same event row).
-    c_end_tie = (m_ts[len(ev):] == ts[c_idx]).astype(np.int8)
-    m_tie = np.concatenate([np.ones(len(ev), np.int8), c_end_tie])
-    m_is_end = np.r_[np.zeros(len(ev), np.int8), np.ones(len(c_idx), np.int8)]
-    order = np.lexsort((m_is_end, m_ev, m_tie, m_ts, m_thread))
-    m_ev, m_ts, m_thread, m_delta = m_ev[order], m_ts[order], m_thread[order], m_delta[order]
-
-    # Per-thread running depth with reflection at zero: an end at an empty stack is unmatched.
-    starts = np.flatnonzero(np.r_[True, m_thread[1:] != m_thread[:-1]])
-    seg_id = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(m_thread)]))
-    raw = segmented_cumsum(m_delta, starts, seg_id)
-    run_min = segmented_running_min(raw, starts, seg_id)
-    prev_min = np.where(np.r_[True, m_thread[1:] != m_thread[:-1]], 0, np.r_[0, run_min[:-1]])
-    prev_min = np.minimum(prev_min, 0)
-    unmatched = (m_delta < 0) & (raw < prev_min)
-    # Reflected depth: level of the stack after each marker.
-    after = raw - np.minimum(run_min, 0)
-
-    # Unmatched ends become slices opened at the thread's first timestamp, outermost = latest.
-    u_idx = np.flatnonzero(unmatched)
-    thread_first_ts = m_ts[starts][seg_id]
-    u_thread = m_thread[u_idx]
-    # Their depth: they enclose everything before them; the latest is depth 0.
-    # Count of unmatched ends after each one on the same thread = its depth.
-    u_rank_from_end = _rank_from_end(u_thread)
-
-    # Matched markers: drop unmatched ends; pair begins and ends by (thread, level).
-    keep = ~unmatched
-    kk = np.flatnonzero(keep)
-    is_begin = m_delta[kk] > 0
-    level = np.where(is_begin, after[kk] - 1, after[kk])  # a begin opens level L, its end returns to L
-    # Unmatched ends on the same thread sit below every matched slice before them in depth terms:
-    # add, for each marker, the number of unmatched ends still ahead of it on its thread.
-    ahead = _count_ahead(unmatched, seg_id, starts)
-    level = level + ahead[kk]
-    order2 = np.lexsort((np.arange(len(kk)), level, m_thread[kk]))
-    g_thread = m_thread[kk][order2]
-    g_level = level[order2]
-    g_begin = is_begin[order2]
-    g_ts = m_ts[kk][order2]
-    g_ev = m_ev[kk][order2]
-    nxt_same = np.r_[(g_thread[1:] == g_thread[:-1]) & (g_level[1:] == g_level[:-1]), False]
-    nxt_is_end = np.r_[~g_begin[1:], False]
-    b_rows = np.flatnonzero(g_begin)
-    closed = nxt_same[b_rows] & nxt_is_end[b_rows]
-    b_ts = g_ts[b_rows]
-    b_end = np.where(closed, g_ts[np.minimum(b_rows + 1, len(g_ts) - 1)], max(trace_end, 0))
-    b_end = np.maximum(b_end, b_ts)
-    b_flags = np.where(closed, 0, FLAG_UNCLOSED).astype(np.uint8)
-
-    s_ts = np.concatenate([b_ts, thread_first_ts[u_idx]])
-    s_end = np.concatenate([b_end, m_ts[u_idx]])
-    s_thread = np.concatenate([g_thread[b_rows], u_thread])
-    s_depth = np.concatenate([g_level[b_rows], u_rank_from_end])
-    s_ev = np.concatenate([g_ev[b_rows], m_ev[u_idx]])
-    s_flags = np.concatenate([b_flags, np.full(len(u_idx), FLAG_UNMATCHED_END, np.uint8)])
-
-    # Sorted by thread, start; outer (shallower) first among equal starts.
-    o = np.lexsort((s_depth, s_ts, s_thread))
-    s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (a[o] for a in (s_ts, s_end, s_thread, s_depth, s_ev, s_flags))
-    dur = s_end - s_ts
-    parent = _parents(s_thread, s_depth, s_ts, s_end)
-    event = s_ev.astype(np.int32)
+    batches = [_match(cols, rows, trace_end) for rows in _thread_batches(cols.ev_thread[sel], sel)]
+    del sel
+    first = 0
+    for batch in batches:  # parents are rows of the batch: offset to the table's
+        parent = batch[-1]
+        parent[parent >= 0] += first
+        first += len(parent)
+    ts, dur, thread, depth, event, flags, parent = (
+        c[0] if len(batches) == 1 else np.concatenate(c) for c in zip(*batches, strict=True)
+    )
     return SliceTable(
-        ts=s_ts,
+        ts=ts,
         dur=dur,
-        thread=s_thread.astype(np.int32),
-        depth=s_depth.astype(np.uint16),
+        thread=thread,
+        depth=depth,
         name=Gathered(cols.ev_name, event),
         category=Gathered(cols.ev_category, event),
         event=event,
-        flags=s_flags,
+        flags=flags,
         parent=parent,
     )
+
+
+def _thread_batches(thread: np.ndarray, sel: np.ndarray):
+    """``sel`` cut into batches of whole threads of about :data:`BATCH_EVENTS` events, in thread order, each
+    batch's events by thread then file order."""
+    if len(sel) <= BATCH_EVENTS:
+        yield sel
+        return
+    order = lexsort((thread,))  # stable: file order within a thread
+    ends = np.cumsum(np.bincount(thread.astype(np.int64) + 1))  # -1 (unresolved) first
+    targets = np.arange(BATCH_EVENTS, len(sel), BATCH_EVENTS)
+    cuts = np.unique(np.r_[0, ends[np.searchsorted(ends, targets)], len(sel)])
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        yield sel[order[a:b]]
+
+
+def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int) -> tuple[np.ndarray, ...]:
+    """Slices of the duration events ``sel`` (whole threads, each thread's in file order): (ts, dur,
+    thread, depth, event, flags, parent) sorted by (thread, start), ``parent`` a row of these."""
+    m = _Markers(cols, sel)
+    after, unmatched, ahead = _replay(m)
+    level = after
+    level -= m.delta > 0  # a begin opens level L (the stack is at L + 1 after it), an end returns to L
+    if ahead is not None:
+        level += ahead
+        del ahead
+    closes, end_ts = _pair(m, level, unmatched)
+
+    # Begins (every slice but the unmatched ends') in marker order: by thread, then start.
+    b = np.flatnonzero(m.delta >= 0)
+    b_flags = np.where(closes[b], 0, FLAG_UNCLOSED).astype(np.uint8)
+    b_end = np.where(closes[b], end_ts[b], max(trace_end, 0))
+    del closes, end_ts
+    b_ts = m.ts[b]
+    parts = [(b_ts, np.maximum(b_end, b_ts), m.thread[b], level[b], m.event(b), b_flags)]
+    del b_end
+    if unmatched is not None:
+        parts.append(_unmatched_slices(m, unmatched))
+    del level, unmatched, m
+    s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (np.concatenate(c) for c in zip(*parts, strict=True))
+    del parts, b, b_ts, b_flags
+
+    # Sorted by thread, start; outer (shallower) first among equal starts; begins before unmatched ends.
+    o = lexsort((s_depth, s_ts, s_thread))
+    s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (
+        a[o] for a in (s_ts, s_end, s_thread, s_depth, s_ev, s_flags)
+    )
+    del o
+    parent = _parents(s_thread, s_depth, s_ts, s_end)
+    s_end -= s_ts
+    return (s_ts, s_end, s_thread.astype(np.int32), s_depth.astype(np.uint16), s_ev.astype(np.int32), s_flags,
+            parent)  # fmt: skip
+
+
+class _Markers:
+    """The begin (+1) and end (-1) markers of every thread, sorted: by thread, timestamp, then file order,
+    except that a complete event's end comes first among equal timestamps.
+
+    Marker ``j`` of the unsorted stream is the ``j``-th duration event (``sel[j]``), then come the ends of
+    the complete events (``sel[ends[j - len(sel)]]``). A complete event of zero length (or ending before it
+    begins) is one marker of delta 0: its end would follow its begin at once, nesting nothing, so it stays
+    out of the stack replay and the pairing and is a slice of its own at the stack level it finds.
+    The columns are in sorted order; ``src`` maps a sorted marker back to its stream index.
+    """
+
+    def __init__(self, cols: FxtColumns, sel: np.ndarray) -> None:
+        self.sel = sel
+        k = cols.ev_kind[sel]
+        ts = cols.ev_ts[sel]
+        thread = cols.ev_thread[sel]
+        c = np.flatnonzero(k == EventKind.DURATION_COMPLETE)
+        c_end = cols.ev_data[sel[c]].view(np.int64)
+        spans = c_end > ts[c]
+        self.ends = c[spans]  # sel positions of the complete events with an end marker
+        delta = (k != EventKind.DURATION_END).view(np.int8) * np.int8(2) - np.int8(1)
+        delta[c[~spans]] = 0
+        del k
+        n_sel = len(sel)
+        m_ts = np.concatenate([ts, c_end[spans]])
+        del ts, c_end
+        m_thread = np.concatenate([thread, thread[self.ends]])
+        del thread
+        m_delta = np.concatenate([delta, np.full(len(self.ends), -1, np.int8)])
+        # tie-break: a complete event's end (False) sorts first among equal timestamps, the rest in file order
+        m_late = np.ones(len(m_ts), bool)
+        m_late[n_sel:] = False
+        self.src = lexsort((m_late, m_ts, m_thread))
+        del m_late
+        self.ts = m_ts[self.src]  # int64 ns
+        del m_ts
+        self.thread = m_thread[self.src]  # int32
+        del m_thread
+        self.delta = m_delta[self.src]  # int8: +1 begin, -1 end, 0 zero-length complete event
+        self.starts = segment_starts(self.thread)  # first marker of each thread
+
+    def event(self, rows: np.ndarray) -> np.ndarray:
+        """Event row (int64) of sorted markers ``rows``."""
+        src = self.src[rows]
+        n_sel = len(self.sel)
+        if len(self.ends):
+            src = np.where(src < n_sel, src, self.ends[np.clip(src - n_sel, 0, len(self.ends) - 1)])
+        return self.sel[src]
+
+
+def _replay(m: _Markers) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Per thread, the stack level after each marker (int32), the ends that found the stack empty (None if
+    none did: the usual case, with no more work), and for each marker the number of such ends after it on
+    its thread (None likewise; they enclose what comes before them, see :func:`_count_ahead`)."""
+    after, unmatched = stack_depths(m.delta, m.starts)
+    if unmatched is None:
+        return after, None, None
+    seg_id = segment_ids(m.starts, len(m.delta))
+    return after, unmatched, _count_ahead(unmatched, seg_id, m.starts).astype(np.int32)
+
+
+def _pair(m: _Markers, level: np.ndarray, unmatched: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Which begin markers are closed, and the timestamp of the end closing them (both per marker).
+
+    Within one (thread, level), begins and ends alternate in time: grouped by it (a stable sort), a begin
+    is closed by the marker after it when that is an end of the same group.
+    """
+    pairable = m.delta != 0
+    if unmatched is not None:
+        pairable &= ~unmatched
+    p = np.flatnonzero(pairable)
+    del pairable
+    g = p[lexsort((level[p], m.thread[p]))]
+    del p
+    at = np.flatnonzero(m.delta[g] > 0)
+    nxt = g[np.minimum(at + 1, len(g) - 1)]
+    begin = g[at]
+    del g
+    closed = (m.delta[nxt] < 0) & (m.thread[nxt] == m.thread[begin]) & (level[nxt] == level[begin])
+    closes = m.delta == 0  # zero-length complete events close themselves, at their own timestamp
+    end_ts = m.ts.copy()
+    closes[begin] = closed
+    end_ts[begin[closed]] = m.ts[nxt[closed]]
+    return closes, end_ts
+
+
+def _unmatched_slices(m: _Markers, unmatched: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Slices of the ends that found their thread's stack empty: from the thread's first timestamp to the
+    end, the latest outermost (columns as in :func:`build_slices`)."""
+    u = np.flatnonzero(unmatched)
+    thread = m.thread[u]
+    first_ts = m.ts[m.starts[np.searchsorted(m.starts, u, "right") - 1]]
+    flags = np.full(len(u), FLAG_UNMATCHED_END, np.uint8)
+    return first_ts, m.ts[u], thread, _rank_from_end(thread).astype(np.int32), m.event(u), flags
 
 
 def _rank_from_end(groups: np.ndarray) -> np.ndarray:
@@ -213,22 +303,72 @@ def _count_ahead(flag: np.ndarray, seg_id: np.ndarray, starts: np.ndarray) -> np
 
 
 def _parents(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Row of the enclosing slice (same thread, depth - 1, latest start <= ts, the longest on a tie), or -1."""
+    """Row of the enclosing slice (same thread, depth - 1, latest start <= ts, the longest on a tie), or -1.
+
+    Rows are sorted by (thread, start, depth): the slices of depth d - 1 starting at or before a slice of
+    depth d are exactly those of its thread at d - 1 in the rows before it. So the rows are grouped by
+    lane (thread, depth), keeping their order (a radix sort: lanes are few), and each slice's candidate is
+    the last row of its parent lane before it, one ``searchsorted`` of (lane, row) keys; among slices of
+    that lane starting at the same time the longest wins (the last row among equally long ones).
+    """
     n = len(ts)
     parent = np.full(n, -1, np.int32)
     if n == 0:
         return parent
-    key_order = np.lexsort((end, ts, depth, thread))
-    k_thread, k_depth, k_ts = thread[key_order], depth[key_order].astype(np.int64), ts[key_order]
+    by_lane = lexsort((depth, thread))
+    lane_key = _lane_keys(thread, depth)
+    k = lane_key[by_lane]
+    new_lane = np.empty(n, bool)
+    new_lane[0] = True
+    np.not_equal(k[1:], k[:-1], out=new_lane[1:])
+    lanes = k[new_lane]  # ascending
+    del k
+    rank = np.cumsum(new_lane) - 1
+    del new_lane
+    sorted_keys = rank * n + by_lane  # (lane rank, row), ascending
+    del rank
     child = np.flatnonzero(depth > 0)
-    # Composite search on ((thread, depth), ts): the lane (thread, depth) as one int64 major key (depths are
-    # 16-bit), searched with pair_searchsorted (a structured-array searchsorted is ~30x slower and, being
-    # one long call, would stall a UI thread that waits on the GIL)
-    lane_of = lambda t, d: t.astype(np.int64) * 65536 + d  # noqa: E731
-    q_thread, q_depth = thread[child], depth[child].astype(np.int64) - 1
-    pos = pair_searchsorted(lane_of(k_thread, k_depth), k_ts, lane_of(q_thread, q_depth), ts[child], "right") - 1
-    ok = pos >= 0
-    pos_c = np.maximum(pos, 0)
-    ok &= (k_thread[pos_c] == q_thread) & (k_depth[pos_c] == q_depth)
-    parent[child[ok]] = key_order[pos_c[ok]].astype(np.int32)
+    parent_lane = lane_key[child] - 1  # the lanes of a thread are consecutive keys, by depth
+    r = np.minimum(np.searchsorted(lanes, parent_lane), len(lanes) - 1)
+    ok = lanes[r] == parent_lane
+    pos = np.searchsorted(sorted_keys, r * n + child, "left") - 1  # its last row before the child
+    del sorted_keys
+    ok &= pos >= 0
+    pos = np.maximum(pos, 0)
+    ok &= lane_key[by_lane[pos]] == parent_lane
+    best = _longest_of_equal_starts(by_lane, lane_key, ts, end)
+    cand = (by_lane if best is None else best)[pos]
+    parent[child[ok]] = cand[ok].astype(np.int32)
     return parent
+
+
+def _lane_keys(thread: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """int64 key of each row's (thread, depth) lane, ordered as the pairs (depth 16 bits is not assumed)."""
+    d = depth.astype(np.int64)
+    span = int(d.max()) + 2
+    return (thread.astype(np.int64) + 1) * span + d
+
+
+def _longest_of_equal_starts(by_lane: np.ndarray, lane_key: np.ndarray, ts: np.ndarray, end: np.ndarray):
+    """For rows grouped by lane (``by_lane``): at each position, the row to take as a parent when the search
+    lands there: itself, or, where several rows of the lane start at the same time, the longest of them
+    (the last such row on a tie; the search lands on the last row of such a run). None if no lane has
+    two rows starting together (no row changes)."""
+    k, t = lane_key[by_lane], ts[by_lane]
+    tie = (k[1:] == k[:-1]) & (t[1:] == t[:-1])
+    if not tie.any():
+        return None
+    best = by_lane.copy()
+    in_run = np.zeros(len(by_lane), bool)
+    in_run[:-1] = tie
+    in_run[1:] |= tie
+    at = np.flatnonzero(in_run)
+    first = np.r_[True, ~tie[at[1:] - 1]]  # run starts among ``at`` (a run is consecutive positions)
+    starts = np.flatnonzero(first)
+    e = end[by_lane[at]]
+    longest = np.repeat(np.maximum.reduceat(e, starts), np.diff(np.r_[starts, len(at)]))
+    # the last position of each run holding the run's longest end
+    last_best = np.maximum.reduceat(np.where(e == longest, np.arange(len(at)), -1), starts)
+    run_last = np.r_[starts[1:], len(at)] - 1
+    best[at[run_last]] = by_lane[at[last_best]]
+    return best

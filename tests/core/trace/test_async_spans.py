@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from core.synthetic_trace import generate_trace
 from core.trace.async_spans import FLAG_UNCLOSED, FLAG_UNMATCHED_END, assign_lanes, build_async
@@ -107,16 +108,10 @@ def test_out_of_order_timestamps_are_matched_in_time_order(fxt) -> None:
     assert _spans(cols, build_async(cols)) == [("s", 1, 10, 50, 1, 0, 0)]
 
 
-def test_lanes_are_lowest_free_first_fit_like_a_plain_loop() -> None:
-    rng = np.random.default_rng(3)
-    n = 3000
-    group = np.sort(rng.integers(0, 4, n)).astype(np.uint64)
-    start = rng.integers(0, 100_000, n)
-    end = start + rng.integers(0, 3000, n)
-    o = np.lexsort((start, group))
-    group, start, end = group[o], start[o], end[o]
-    lanes = assign_lanes(group, start, end)
-    expect = []
+def _first_fit(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[int]:
+    """The lanes as a plain loop lays them out: per group, in the given order, the lowest lane whose last
+    span has ended by the start."""
+    out = []
     lane_end: dict[int, list[int]] = {}
     for g, s, e in zip(group.tolist(), start.tolist(), end.tolist(), strict=True):
         ends = lane_end.setdefault(g, [])
@@ -125,8 +120,28 @@ def test_lanes_are_lowest_free_first_fit_like_a_plain_loop() -> None:
         if ln == len(ends):
             ends.append(e)
         ends[ln] = e
-        expect.append(ln)
-    assert lanes.tolist() == expect
+        out.append(ln)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("length", "touching"),
+    [(3000, False), (30, False), (40_000, False), (3, True)],
+    ids=["mixed", "mostly-two-lanes", "hundreds-of-lanes", "zero-length-and-touching"],
+)
+def test_lanes_are_lowest_free_first_fit_like_a_plain_loop(length: int, touching: bool) -> None:
+    rng = np.random.default_rng(3)
+    n = 3000
+    group = np.sort(rng.integers(0, 4, n)).astype(np.uint64)
+    start = rng.integers(0, 100_000, n)
+    if touching:  # starts on a coarse grid: spans end exactly where others start, many of length 0
+        start -= start % 4
+    end = start + rng.integers(0, length, n)
+    o = np.lexsort((-(end - start), start, group))
+    group, start, end = group[o], start[o], end[o]
+    lanes = assign_lanes(group, start, end)
+    assert lanes.dtype == np.int32
+    assert lanes.tolist() == _first_fit(group, start, end)
 
 
 def test_generated_trace_spans_chain_across_units() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core.synthetic_trace import generate_trace
-from core.trace.lod import LONG_BUCKETS
+from core.trace.lod import LONG_BUCKETS, SlicePyramid
 from core.trace.model import TraceModel
 from formats.fxt.reader import read_fxt, read_fxt_bytes
 from resources import DEMO_TRACE
@@ -55,3 +55,48 @@ def test_pyramid_frames_keep_what_the_eye_needs(model: TraceModel) -> None:
                 assert (k >= 0).all() and (np.asarray(be)[k] >= p - bucket).all()
                 checked += len(inside)
     assert checked > 1000
+
+
+def _summary_by_hand(ts, dur, lane, origin, shift):
+    """One level as a loop over the slices in (lane, start) order: per run of short slices in one bucket,
+    the count and the first longest; the long ones per lane with the running max of their ends."""
+    entries, long_rows, long_end_max = [], {}, {}
+    for row in sorted(range(len(ts)), key=lambda r: (lane[r], ts[r])):
+        ln, d = int(lane[row]), int(dur[row])
+        if d >= LONG_BUCKETS << shift:
+            long_rows.setdefault(ln, []).append(row)
+            ends = long_end_max.setdefault(ln, [])
+            ends.append(max([int(ts[row]) + d, *ends[-1:]]))
+            continue
+        bucket = ((int(ts[row]) - origin) % (1 << 64)) >> shift
+        if entries and entries[-1][:2] == [ln, bucket]:
+            entry = entries[-1]
+            entry[2] += 1
+            if d > entry[4]:
+                entry[3], entry[4] = row, d
+        else:
+            entries.append([ln, bucket, 1, row, d])
+    return entries, long_rows, long_end_max
+
+
+@pytest.mark.parametrize("before_origin", [False, True])
+def test_every_level_is_the_summary_of_its_slices(before_origin: bool) -> None:
+    """Coarser levels are built from finer ones: the same as summarizing the slices at each level."""
+    rng = np.random.default_rng(5)
+    n, lanes, span, origin = 3000, 5, 10**9, 10**6
+    ts = rng.integers(origin - (span // 10 if before_origin else 0), origin + span, n)
+    dur = (rng.integers(0, span // 20, n) * rng.choice([0, 1e-5, 1e-3, 1.0], n)).astype(np.int64)
+    lane = rng.integers(0, lanes, n).astype(np.int32)
+    pyramid = SlicePyramid(ts, dur, lane, lanes, origin, span)
+    assert len(pyramid.levels) > 3
+    for level in pyramid.levels:
+        entries, long_rows, long_end_max = _summary_by_hand(ts, dur, lane, origin, level.shift)
+        got = [
+            [ln, int(level.bucket[i]), int(level.count[i]), int(level.row[i])]
+            for ln in range(lanes)
+            for i in range(int(level.lane_ptr[ln]), int(level.lane_ptr[ln + 1]))
+        ]
+        int32 = lambda b: (b + (1 << 31)) % (1 << 32) - (1 << 31)  # noqa: E731 (the column's type)
+        assert got == [[ln, int32(b), c, r] for ln, b, c, r, _d in entries]
+        assert {k: v.tolist() for k, v in level.long_rows.items()} == long_rows
+        assert {k: v.tolist() for k, v in level.long_end_max.items()} == long_end_max

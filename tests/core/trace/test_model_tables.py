@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from core.synthetic_trace import generate_trace
+from core.trace import slices
 from core.trace.model import TraceModel
+from formats.fxt.columns import EventKind as K
 from formats.fxt.reader import read_fxt, read_fxt_bytes
+from formats.fxt.writer import FxtWriter
 
 TABLES = ("async_spans", "flows", "counters", "instants", "sched", "objects")
 
@@ -38,3 +41,48 @@ def test_third_party_traces(testdata) -> None:
     names = [second.strings[i] for i in second.slices.name]
     assert names == ["outer", "inner"] and second.slices.depth.tolist() == [0, 1]
     assert np.all(second.slices.thread == -1)
+
+
+def _many_threads_trace(threads: int) -> bytes:
+    """Nested slices on many threads (and the odd unmatched end, unclosed begin, and skipped depth)."""
+    rng = np.random.default_rng(11)
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for t in range(threads):
+        th = (100 + t % 7, 10_000 + t)
+        ts, depth = int(rng.integers(0, 1000)), 0
+        if t % 13 == 0:
+            w.event(K.DURATION_END, ts, th, "cat", "late")  # began before the trace
+        for _ in range(int(rng.integers(1, 12))):
+            ts += int(rng.integers(0, 3))  # equal timestamps too
+            if depth < 6 and rng.random() < 0.55:
+                w.event(K.DURATION_BEGIN, ts, th, "cat", f"s{depth}")
+                depth += 1
+            elif depth:
+                w.event(K.DURATION_END, ts, th, "cat", "")
+                depth -= 1
+            else:
+                w.event(K.DURATION_COMPLETE, ts, th, "cat", "c", data=ts + int(rng.integers(0, 4)))
+    return w.getvalue()
+
+
+def test_tracks_of_thousands_of_threads_hold_each_depths_rows(monkeypatch) -> None:
+    model = TraceModel(read_fxt_bytes(_many_threads_trace(3000)))
+    s = model.slices
+    tracks = model.tracks
+    assert len(tracks) == len(np.unique(s.thread)) == 3000
+    for track in tracks:
+        depth = s.depth[track.lo : track.hi]
+        assert (s.thread[track.lo : track.hi] == track.thread).all()
+        assert track.max_depth == int(depth.max()) == len(track.by_depth) - 1
+        for d, (rows, end_max) in enumerate(zip(track.by_depth, track.end_max, strict=True)):
+            expect = track.lo + np.flatnonzero(depth == d)
+            assert rows.dtype == np.int32 and rows.tolist() == expect.tolist()
+            assert end_max.dtype == np.int64
+            assert end_max.tolist() == np.maximum.accumulate(s.ts[expect] + s.dur[expect]).tolist()
+    # matched in batches of a few threads: the same table
+    monkeypatch.setattr(slices, "BATCH_EVENTS", 50)
+    batched = slices.build_slices(model.cols, model.end_ns)
+    for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
+        a, b = getattr(s, name), getattr(batched, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
