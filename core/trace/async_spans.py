@@ -129,77 +129,40 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
         trace_end = int(ts_all.max()) if trace_end is None and len(ts_all) else (trace_end or 0)
     if len(sel) == 0:
         return _empty(cols)
-    ts = cols.ev_ts[sel]
-    cat = cols.ev_category[sel]
-    name = cols.ev_name[sel]
-    cid = cols.ev_data[sel]
-    k = kind[sel]
-    order = lexsort((sel, ts, cid, name, cat))
-    ev, ts, cat, name, cid, k = (a[order] for a in (sel, ts, cat, name, cid, k))
-    n = len(ev)
-    new_key = np.r_[True, (cat[1:] != cat[:-1]) | (name[1:] != name[:-1]) | (cid[1:] != cid[:-1])]
-    del cat, name
-    starts = np.flatnonzero(new_key)
-    seg = segment_ids(starts, n)
-    is_begin = k == EventKind.ASYNC_BEGIN
-    is_end = k == EventKind.ASYNC_END
-    after, unmatched = stack_depths(is_begin.view(np.int8) - is_end.view(np.int8), starts, seg)
-    if unmatched is None:
-        unmatched = np.zeros(n, bool)
-
-    # Pair begins and ends of one (key, stack level): they alternate, so a stable sort and a shift do it.
-    pairable = np.flatnonzero((is_begin | is_end) & ~unmatched)
-    level = np.where(is_begin[pairable], after[pairable] - 1, after[pairable])
-    o = lexsort((pairable, level, seg[pairable]))
-    g = pairable[o]
-    g_level, g_seg = level[o], seg[g]
-    same_next = np.r_[(g_seg[1:] == g_seg[:-1]) & (g_level[1:] == g_level[:-1]) & is_end[g[1:]], False]
-    b_at = np.flatnonzero(is_begin[g])
-    closed = same_next[b_at]
-    b_idx = g[b_at]  # marker index of every begin
-    e_idx = np.where(closed, g[np.minimum(b_at + 1, len(g) - 1)], -1)
-    u_idx = np.flatnonzero(unmatched)
+    m = _KeyMarkers(cols, sel)
+    del sel
+    b_idx, closed, e_idx, u_idx = _pair(m)
 
     s_marker = np.r_[b_idx, u_idx]
-    s_start = np.r_[ts[b_idx], np.full(len(u_idx), trace_start, np.int64)]
-    s_end = np.r_[np.where(closed, ts[np.maximum(e_idx, 0)], max(trace_end, 0)), ts[u_idx]]
+    s_start = np.r_[m.ts[b_idx], np.full(len(u_idx), trace_start, np.int64)]
+    s_end = np.r_[np.where(closed, m.ts[np.maximum(e_idx, 0)], max(trace_end, 0)), m.ts[u_idx]]
     s_start = np.minimum(s_start, s_end)
     s_end = np.maximum(s_end, s_start)
     s_flags = np.r_[np.where(closed, 0, FLAG_UNCLOSED), np.full(len(u_idx), FLAG_UNMATCHED_END)].astype(
         np.uint8
     )
-    s_event = ev[s_marker]
-    s_end_event = np.r_[np.where(closed, ev[np.maximum(e_idx, 0)], -1), ev[u_idx]]
-    thread = cols.ev_thread[s_event]
-    pid = thread_pids(cols, thread)
+    s_event = m.ev[s_marker]
+    s_end_event = np.r_[np.where(closed, m.ev[np.maximum(e_idx, 0)], -1), m.ev[u_idx]]
+    s_id = m.cid[s_marker]
+    del s_marker, closed, e_idx, u_idx
+    pid = thread_pids(cols, cols.ev_thread[s_event])
 
     # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
     o1 = lexsort((s_event, -(s_end - s_start), s_start, pid))
-    lane1 = assign_lanes(pid[o1], s_start[o1], s_end[o1])
     lane = np.empty(len(o1), np.int32)
-    lane[o1] = lane1
+    lane[o1] = assign_lanes(pid[o1], s_start[o1], s_end[o1])
+    del o1
     final = lexsort((s_start, lane, pid))
+    del pid
     inv = np.empty(len(final), np.int64)  # span -> its row
     inv[final] = np.arange(len(final))
-
-    instants, unbound = _bind_instants(
-        cols,
-        ev,
-        ts,
-        cid,
-        k,
-        after,
-        seg,
-        b_idx,
-        inv[: len(b_idx)],
-        s_start[final],
-        s_end[final],
-        cid[s_marker][final],
-    )
+    start, end = s_start[final], s_end[final]
+    del s_start, s_end
+    instants, unbound = _bind_instants(cols, m, b_idx, inv[: len(b_idx)], start, end, s_id[final])
     event = s_event[final].astype(np.int32)
     return AsyncTable(
-        start=s_start[final],
-        end=s_end[final],
+        start=start,
+        end=end,
         name=Gathered(cols.ev_name, event),
         category=Gathered(cols.ev_category, event),
         pid=Gathered(cols.threads_pid, Gathered(cols.ev_thread, event), missing=0),
@@ -213,14 +176,56 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
     )
 
 
+class _KeyMarkers:
+    """The async events sorted by key (category, name, id), then time, then file order (``ev``: their
+    rows), with the stack of each key replayed: ``after`` the depth after each event, ``unmatched`` the ends
+    that found their key's stack empty (all False when none did)."""
+
+    def __init__(self, cols: FxtColumns, sel: np.ndarray) -> None:
+        ts = cols.ev_ts[sel]
+        cat = cols.ev_category[sel]
+        name = cols.ev_name[sel]
+        cid = cols.ev_data[sel]
+        order = lexsort((sel, ts, cid, name, cat))
+        cat, name = cat[order], name[order]
+        self.ev, self.ts, self.cid, self.k = sel[order], ts[order], cid[order], cols.ev_kind[sel][order]
+        del order, ts, cid
+        n = len(self.ev)
+        new_key = np.r_[True, (cat[1:] != cat[:-1]) | (name[1:] != name[:-1]) | (self.cid[1:] != self.cid[:-1])]
+        del cat, name
+        self.starts = np.flatnonzero(new_key)
+        del new_key
+        self.seg = segment_ids(self.starts, n)
+        self.is_begin = self.k == EventKind.ASYNC_BEGIN
+        self.is_end = self.k == EventKind.ASYNC_END
+        self.after, unmatched = stack_depths(
+            self.is_begin.view(np.int8) - self.is_end.view(np.int8), self.starts, self.seg
+        )
+        self.unmatched = unmatched if unmatched is not None else np.zeros(n, bool)
+
+
+def _pair(m: _KeyMarkers) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(begin markers grouped by (key, level they open), by marker; whether each is closed; the marker
+    closing it, -1 if none; the ends that found their stack empty).
+
+    Begins and ends of one (key, stack level) alternate, so a stable sort and a shift pair them.
+    """
+    pairable = np.flatnonzero((m.is_begin | m.is_end) & ~m.unmatched)
+    level = np.where(m.is_begin[pairable], m.after[pairable] - 1, m.after[pairable])
+    o = lexsort((pairable, level, m.seg[pairable]))
+    g = pairable[o]
+    g_level, g_seg = level[o], m.seg[g]
+    del pairable, level, o
+    same_next = np.r_[(g_seg[1:] == g_seg[:-1]) & (g_level[1:] == g_level[:-1]) & m.is_end[g[1:]], False]
+    b_at = np.flatnonzero(m.is_begin[g])
+    closed = same_next[b_at]
+    e_idx = np.where(closed, g[np.minimum(b_at + 1, len(g) - 1)], -1)
+    return g[b_at], closed, e_idx, np.flatnonzero(m.unmatched)
+
+
 def _bind_instants(
     cols: FxtColumns,
-    ev: np.ndarray,
-    ts: np.ndarray,
-    cid: np.ndarray,
-    k: np.ndarray,
-    after: np.ndarray,
-    seg: np.ndarray,
+    m: _KeyMarkers,
     begins: np.ndarray,
     begin_row: np.ndarray,
     span_start: np.ndarray,
@@ -232,24 +237,26 @@ def _bind_instants(
     ``begins`` are the begin markers grouped by (key, stack level they open), by marker within a group;
     ``begin_row`` their spans' rows.
     """
-    inst = np.flatnonzero(k == EventKind.ASYNC_INSTANT)
+    inst = np.flatnonzero(m.k == EventKind.ASYNC_INSTANT)
     span = np.full(len(inst), -1, np.int64)
     # Innermost open span of the key = the latest begin before the instant at stack level after - 1.
+    after = m.after
     open_ = after[inst] > 0
     if open_.any():
         levels = int(after.max()) + 1
-        lane_key = seg[begins] * levels + after[begins] - 1  # (key, level), ascending
+        lane_key = m.seg[begins] * levels + after[begins] - 1  # (key, level), ascending
         q = inst[open_]
-        q_key = seg[q] * levels + after[q] - 1
+        q_key = m.seg[q] * levels + after[q] - 1
         pos = pair_searchsorted(lane_key, begins, q_key, q, "right") - 1
         span[open_] = begin_row[np.maximum(pos, 0)]
     # Fallback: exactly one span with the same id covers the instant's timestamp.
     loose = np.flatnonzero(span < 0)
+    ts = m.ts
     if len(loose) and len(span_start):
-        span[loose] = _single_cover(span_id, span_start, span_end, cid[inst[loose]], ts[inst[loose]])
+        span[loose] = _single_cover(span_id, span_start, span_end, m.cid[inst[loose]], ts[inst[loose]])
     bound = span >= 0
     o = lexsort((ts[inst][bound], span[bound]))
-    event = ev[inst][bound][o].astype(np.int32)
+    event = m.ev[inst][bound][o].astype(np.int32)
     out = AsyncInstants(
         ts=Gathered(cols.ev_ts, event),
         span=span[bound][o].astype(np.int32),

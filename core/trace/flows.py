@@ -116,37 +116,21 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
     unbound = int((bound < 0).sum())
     keep = bound >= 0
     sel, ts, thread, bound = sel[keep], ts[keep], thread[keep], bound[keep]
+    del keep
     k = kind[sel]
     fid = cols.ev_data[sel]
-    pid = thread_pids(cols, thread)
-    pos = np.arange(len(sel))
-
-    key_pid, ambiguous, no_start = _key_process(pid, fid, k, pos)
-    live = ~(ambiguous | no_start)
+    key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k, np.arange(len(sel)))
+    del thread
     dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
-    idx = np.flatnonzero(live)
-    o = lexsort((idx, fid[idx], key_pid[idx]))  # by key, then time order (pos)
-    idx = idx[o]
-    g_pid, g_id, g_k = key_pid[idx], fid[idx], k[idx]
-    m = len(idx)
-    if m == 0:
+    idx = np.flatnonzero(~(ambiguous | no_start))
+    del ambiguous, no_start
+    if len(idx) == 0:
         return _empty(cols, unbound, dropped)
-    starts = np.flatnonzero(np.r_[True, (g_pid[1:] != g_pid[:-1]) | (g_id[1:] != g_id[:-1])])
-    seg = segment_ids(starts, m)
-    is_b, is_s, is_e = g_k == EventKind.FLOW_BEGIN, g_k == EventKind.FLOW_STEP, g_k == EventKind.FLOW_END
-    # A flow is active after a begin until an end; begins while active are ignored, so the begin that
-    # counts is the first one after the last end; the source of a link is the last step after it, or it.
-    last_e = ffill_index(is_e, starts, seg)
-    from_ = np.where(last_e >= 0, last_e + 1, starts[seg])  # <= the row itself: within the segment
-    begin = bfill_index(is_b, starts, seg)[from_]
-    active = (begin >= 0) & (begin < np.arange(m))
-    last_s = ffill_index(is_s, starts, seg)
-    src = np.where(last_s > begin, last_s, begin)
-    link = (is_s | is_e) & active
-    dropped["without_start"] += int(((is_s | is_e) & ~active).sum())
-    dropped["duplicate_begin"] = int((is_b & active).sum())
+    idx = idx[lexsort((idx, fid[idx], key_pid[idx]))]  # by key, then time order
+    a, b = _links(key_pid[idx], fid[idx], k[idx], dropped)
+    a, b = idx[a], idx[b]
+    del idx, key_pid, fid, k
 
-    a, b = idx[src[link]], idx[np.flatnonzero(link)]
     s_slice, d_slice = bound[a], bound[b]
     swap = slices.ts[s_slice] > slices.ts[d_slice]
     a, b = np.where(swap, b, a), np.where(swap, a, b)
@@ -164,6 +148,30 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
         unbound=unbound,
         dropped=dropped,
     )
+
+
+def _links(pid: np.ndarray, fid: np.ndarray, k: np.ndarray, dropped: dict[str, int]) -> tuple[np.ndarray, ...]:
+    """(source, destination) positions of every link, for events sorted by key (``pid``, ``fid``), then
+    time; the events that link nothing are counted in ``dropped``."""
+    m = len(k)
+    starts = np.flatnonzero(np.r_[True, (pid[1:] != pid[:-1]) | (fid[1:] != fid[:-1])])
+    seg = segment_ids(starts, m)
+    is_b, is_s, is_e = k == EventKind.FLOW_BEGIN, k == EventKind.FLOW_STEP, k == EventKind.FLOW_END
+    # A flow is active after a begin until an end; begins while active are ignored, so the begin that
+    # counts is the first one after the last end; the source of a link is the last step after it, or it.
+    last_e = ffill_index(is_e, starts, seg)
+    from_ = np.where(last_e >= 0, last_e + 1, starts[seg])  # <= the row itself: within the segment
+    del last_e
+    begin = bfill_index(is_b, starts, seg)[from_]
+    del from_
+    active = (begin >= 0) & (begin < np.arange(m))
+    last_s = ffill_index(is_s, starts, seg)
+    src = np.where(last_s > begin, last_s, begin)
+    del last_s, begin
+    link = (is_s | is_e) & active
+    dropped["without_start"] += int(((is_s | is_e) & ~active).sum())
+    dropped["duplicate_begin"] = int((is_b & active).sum())
+    return src[link], np.flatnonzero(link)
 
 
 def _key_process(

@@ -95,11 +95,16 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray) -> ArgColumns:
         return ArgColumns(
             z, np.zeros(0, np.uint8), z.copy(), np.zeros(0, np.uint8), np.zeros(0, np.uint64), z.copy()
         )
-    act, index, ref, stream, atype, raw, value_at = (np.concatenate(c) for c in zip(*parts, strict=True))
-    order = np.lexsort((index, act))  # record order (ascending file position), then argument order
-    act, index, ref, stream, atype, raw, value_at = (
-        a[order] for a in (act, index, ref, stream, atype, raw, value_at)
-    )
+    if len(parts) == 1:  # at most one argument a record: in record order already
+        act, index, ref, stream, atype, raw, value_at = parts[0]
+    else:
+        act, index, ref, stream, atype, raw, value_at = (np.concatenate(c) for c in zip(*parts, strict=True))
+        # record order (ascending file position), then argument order: the parts come by argument, each
+        # by record, so a stable sort by record is the order (a merge of sorted runs)
+        order = np.argsort(act, kind="stable")
+        act, index, ref, stream, atype, raw, value_at = (
+            a[order] for a in (act, index, ref, stream, atype, raw, value_at)
+        )
     names = dec.string_ids(ref, stream, record[act])
     return ArgColumns(
         event=rows[act], index=index, name=names, type=atype, raw=raw.astype(np.uint64), value_word=value_at
