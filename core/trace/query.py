@@ -137,19 +137,15 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
     order = order[cols.ev_nargs[event[order]] > 0]
     ev = event[order].astype(np.int64)
     args = event_arg_columns(cols, ev)
+    row = order[np.searchsorted(ev, args.event)]  # one slice per event row
     string = np.flatnonzero(args.type == ArgType.STRING)
     refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
-    value = np.full(len(args), -1, np.int64)  # each argument's string value (-1: none)
-    records = cols.ev_word[args.event[string]]
-    value[string] = cols.arg_decoder.string_ids(refs, args.value_word[string], records)
-    # (string, slice) pairs, the slices ascending: name then value of every argument, by slice row
-    perm, arg_row = _args_by_row(order, ev, args.event, len(s))
-    sid = np.empty(2 * len(perm), np.int64)
-    sid[0::2], sid[1::2] = args.name[perm], value[perm]
-    srow = np.repeat(arg_row, 2)
+    values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
+    sid = np.concatenate([args.name, values])
+    srow = np.concatenate([row, row[string]])
     keep = sid >= 0
     sid, srow = sid[keep], srow[keep]
-    o = _group_order(sid)  # stable: by string, the slices still ascending within each
+    o = np.lexsort((srow, sid))
     sid, srow = sid[o], srow[o]
     new = np.ones(len(sid), bool)  # one entry per (string, slice)
     new[1:] = (sid[1:] != sid[:-1]) | (srow[1:] != srow[:-1])
@@ -167,25 +163,6 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
         ptr=np.r_[starts, len(sid)].astype(np.int64),
         rows=srow.astype(np.int32),
     )
-
-
-def _args_by_row(order: np.ndarray, ev: np.ndarray, arg_event: np.ndarray, n_rows: int):
-    """The arguments (grouped by event, the events ``ev`` ascending; event ``ev[k]`` is slice row
-    ``order[k]``) reordered by slice row: (positions into the arguments, slice row of each). Linear: the
-    rows are marked, not sorted, and each event's arguments stay one contiguous run."""
-    k = np.searchsorted(ev, arg_event)
-    count = np.bincount(k, minlength=len(ev))
-    first = np.cumsum(count) - count
-    at = np.zeros(n_rows, np.int64)  # slice row -> position of its event in ``ev``
-    has = np.zeros(n_rows, bool)
-    at[order] = np.arange(len(order))
-    has[order] = True
-    rows = np.flatnonzero(has)
-    k = at[rows]
-    lens = count[k]
-    runs = np.cumsum(lens) - lens
-    perm = np.repeat(first[k] - runs, lens) + np.arange(int(lens.sum()))
-    return perm, np.repeat(rows, lens)
 
 
 def search_index(model: TraceModel) -> ArgStringIndex:

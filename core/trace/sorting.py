@@ -7,6 +7,7 @@ nanosecond times spanning far less than 2**63, and the rows mostly come in time 
 thread's events are written as they happen). So :func:`lexsort`
 
 - packs the leading keys into one int64 wherever their ranges allow (``(thread, depth, ts)`` in one key),
+- returns at once when the packed key is in order already (a table sorted before: one comparison pass),
 - groups rows by the leading keys first when they take at most 2**16 values (numpy sorts 8- and 16-bit
   keys with a radix sort, one linear pass per byte), so that what is left is in order or nearly, which the
   stable sort of the packed key (timsort) then costs about one linear pass,
