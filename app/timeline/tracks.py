@@ -605,10 +605,30 @@ def _sched_boxes(model: TraceModel, which: str, table, lo: int, hi: int, t0: int
     return r, np.ones(len(r), np.int64), table.start[r], table.end[r]
 
 
-class CpuTrackItem(BoxTrackItem):
+class SchedLaneItem(BoxTrackItem):
+    """A lane of scheduling rows ``lo:hi`` of one table (sorted by start, never overlapping): a CPU's slices
+    or a thread's states, drawn from the model's sched pyramid zoomed out, named by one of its columns."""
+
+    #: the model's sched pyramid ("cpu" or "state") and the table column that names a box
+    which = ""
+    name_column = ""
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        r, count, st, en = _sched_boxes(self.model, self.which, self.table, self.lo, self.hi, t0, t1, ns_per_px)
+        return r, np.zeros(len(r), np.int64), count, st, en, self.boxes_name(r)
+
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
+        return getattr(self.table, self.name_column)[rows].astype(np.int64)
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        return self._covering(self.table.start, self.table.end, self.lo, self.hi, t) if lane_row == 0 else -1
+
+
+class CpuTrackItem(SchedLaneItem):
     """One CPU: the threads it ran, coloured by thread; sub-pixel slices merged per pixel."""
 
-    kind = "cpu"
+    kind = which = "cpu"
+    name_column = "tid"
 
     def __init__(self, model: TraceModel, cpu: int, y0: float) -> None:
         super().__init__(model, y0)
@@ -619,24 +639,15 @@ class CpuTrackItem(BoxTrackItem):
         self._name_ids = np.unique(tids)
         self._name_colours = np.array([colour_index(f"tid {t}") for t in self._name_ids.tolist()], np.int64)
 
-    def boxes(self, t0: int, t1: int, ns_per_px: float):
-        r, count, st, en = _sched_boxes(self.model, "cpu", self.table, self.lo, self.hi, t0, t1, ns_per_px)
-        return r, np.zeros(len(r), np.int64), count, st, en, self.table.tid[r].astype(np.int64)
-
-    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
-        return self.table.tid[rows].astype(np.int64)
-
-    def row_at(self, lane_row: int, t: int) -> int:
-        return self._covering(self.table.start, self.table.end, self.lo, self.hi, t) if lane_row == 0 else -1
-
     def name_label(self, name: int) -> str:
         return self.model.objects.koid_label(name)
 
 
-class StateTrackItem(BoxTrackItem):
+class StateTrackItem(SchedLaneItem):
     """A thread's scheduling states as a thin strip (running, runnable, blocked...)."""
 
-    kind = "state"
+    kind = which = "state"
+    name_column = "state"
 
     def __init__(self, model: TraceModel, tid: int, y0: float) -> None:
         super().__init__(model, y0)
@@ -645,16 +656,6 @@ class StateTrackItem(BoxTrackItem):
         self.lo, self.hi = model.sched.state_rows(tid)
         self._name_ids = np.arange(8, dtype=np.int64)
         self._name_colours = np.arange(8, dtype=np.int64) + len(PALETTE)  # beyond the palette: state colours
-
-    def boxes(self, t0: int, t1: int, ns_per_px: float):
-        r, count, st, en = _sched_boxes(self.model, "state", self.table, self.lo, self.hi, t0, t1, ns_per_px)
-        return r, np.zeros(len(r), np.int64), count, st, en, self.table.state[r].astype(np.int64)
-
-    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
-        return self.table.state[rows].astype(np.int64)
-
-    def row_at(self, lane_row: int, t: int) -> int:
-        return self._covering(self.table.start, self.table.end, self.lo, self.hi, t) if lane_row == 0 else -1
 
     def name_label(self, name: int) -> str:
         from core.trace.sched import STATE_NAMES

@@ -307,6 +307,14 @@ class TimelineWidget(QWidget):
                 self.plot.addItem(item, ignoreBounds=True)
                 lanes.append(Lane(("cpu", cpu), f"CPU {cpu}", item, CPU_GROUP))
             self.groups.insert(0, Group(CPU_GROUP, "CPUs", lanes))
+        def group_of(pid: int) -> Group:
+            """The process's group; a process with no threads, counters or async spans gets one, last."""
+            group = by_pid.get(pid)
+            if group is None:
+                group = by_pid[pid] = Group(pid, model.process_name(pid), [])
+                self.groups.append(group)
+            return group
+
         # process-scope instants: a marker lane per process; global-scope instants: a lane of their own
         inst = model.instants
         proc_rows = inst.scoped(SCOPE_PROCESS)
@@ -314,11 +322,7 @@ class TimelineWidget(QWidget):
             rows = proc_rows[inst.pid[proc_rows] == pid]
             item = MarkerTrackItem(model, inst.ts[rows], 0.0, "#222222", kind="instant", rows=rows)
             self.plot.addItem(item, ignoreBounds=True)
-            group = by_pid.get(int(pid))
-            if group is None:
-                group = by_pid[int(pid)] = Group(int(pid), model.process_name(int(pid)), [])
-                self.groups.append(group)
-            group.lanes.insert(0, Lane(("instants", int(pid)), "instants", item, int(pid)))
+            group_of(int(pid)).lanes.insert(0, Lane(("instants", int(pid)), "instants", item, int(pid)))
         global_rows = inst.scoped(SCOPE_GLOBAL)
         if len(global_rows):
             item = MarkerTrackItem(model, inst.ts[global_rows], 0.0, "#222222", kind="instant", rows=global_rows)
@@ -330,11 +334,7 @@ class TimelineWidget(QWidget):
             rows = np.flatnonzero(logs.pid == pid)
             item = MarkerTrackItem(model, logs.ts[rows], 0.0, "#8a5300", kind="log", rows=rows)
             self.plot.addItem(item, ignoreBounds=True)
-            group = by_pid.get(int(pid))
-            if group is None:
-                group = by_pid[int(pid)] = Group(int(pid), model.process_name(int(pid)), [])
-                self.groups.append(group)
-            group.lanes.append(Lane(("logs", int(pid)), "logs", item, int(pid)))
+            group_of(int(pid)).lanes.append(Lane(("logs", int(pid)), "logs", item, int(pid)))
         self.pinned: list[tuple] = []  # lane keys, in pin order, drawn first
         self.headers: list[tuple[float, object]] = []  # (y, group pid or "pinned") of each header row
         left = self.plot.getAxis("left")
