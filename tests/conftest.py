@@ -19,14 +19,17 @@ os.environ["FXSCOPE_INSTANCE"] = f"fxscope-test-{os.getpid()}"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fxscope-test-config-")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-TESTDATA = Path(os.environ.get("FXSCOPE_TESTDATA", REPO_ROOT.parent / "shared" / "testdata"))
+# The third-party test corpus is part of the repository (a copy of ../shared/testdata with its MANIFESTs and
+# LICENSES), so a fresh clone tests fully; FXSCOPE_TESTDATA points the tests at another copy.
+TESTDATA = Path(os.environ.get("FXSCOPE_TESTDATA", REPO_ROOT / "tests" / "data"))
 
 
 @pytest.fixture(scope="session")
 def testdata() -> Path:
-    """Root of ``../shared/testdata`` (third-party files and reference tool outputs)."""
-    if not TESTDATA.is_dir():
-        pytest.skip(f"shared test data not found at {TESTDATA} (set FXSCOPE_TESTDATA)")
+    """Root of the test corpus (third-party files and reference tool outputs). A missing corpus is an error,
+    not a skip: a test that cannot see its data has not passed."""
+    if not (TESTDATA / "MANIFEST.md").is_file():
+        raise FileNotFoundError(f"test data not found at {TESTDATA} (tests/data in the repository, or FXSCOPE_TESTDATA)")
     return TESTDATA
 
 

@@ -37,5 +37,5 @@ def fxt() -> Callable[..., FxtColumns]:
 
 @pytest.fixture(scope="session")
 def fxt_testdata(testdata: Path) -> Path:
-    """``../shared/testdata/fxt`` (third-party traces and their MANIFEST)."""
+    """``tests/data/fxt`` (third-party traces and their MANIFEST)."""
     return testdata / "fxt"
