@@ -187,11 +187,12 @@ class BoundedRetry(urllib3.util.Retry):
         return retry
 
     def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
-        if response is not None:
+        _check_deadline()
+        retry = super().increment(method, url, response, error, _pool, _stacktrace)
+        if response is not None:  # retried: its body is not wanted (when not retried, it is the answer)
             with contextlib.suppress(Exception):
                 response.close()
-        _check_deadline()
-        return super().increment(method, url, response, error, _pool, _stacktrace)
+        return retry
 
     def _retry_after(self, response) -> float | None:
         value = response.headers.get("Retry-After") if response is not None else None
@@ -313,8 +314,8 @@ class HttpClient:
             if not location:
                 raise self.error(f"{current}: HTTP {response.status_code} redirect without a Location",
                                  response.status_code)
-            target = urljoin(current, location.strip())
             try:
+                target = urljoin(current, location.strip())
                 same = origin(target) == origin(current)
                 scheme = origin(target)[0]
             except ValueError:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from core.symbfile_export.fileid import file_id, file_id_header
 from core.http_client import HttpLimits
+from core.symbfile_export.fileid import file_id, file_id_header
 from core.symbfile_export.upload import UploadError, UploadLimits, split_parts, upload
 from formats.symbfile.codec import Range, read_symbfile, write_symbfile
 
