@@ -3,8 +3,8 @@
 A reader of the target never sees a half-written file, and a failed write leaves the old file intact. What
 a killed writer leaves behind is cleaned up:
 
-- SIGTERM (and SIGINT or SIGHUP where they would kill the process outright): the live temporaries are removed
-  before the process dies of the signal; a SIGINT that raises ``KeyboardInterrupt`` removes them as the
+- SIGTERM (and SIGINT or SIGHUP where they would kill the process outright): while a temporary is live, the
+  handler removes it before the process dies of the signal; a SIGINT that raises ``KeyboardInterrupt`` removes them as the
   exception unwinds;
 - SIGKILL (nothing runs): temporaries are named ``.TARGET.fxscope-tmp-HOST-PID-RANDOM.EXT``, so the next write to
   the same target removes those of a dead process on this host, and any older than a day.
@@ -117,6 +117,18 @@ def _install_signal_cleanup() -> None:
                 signal.signal(signum, _on_fatal_signal)
 
 
+def _restore_default_signals() -> None:
+    """Back to the default handlers once no temporary is live: a Python handler only runs when Python code
+    does, so an idle Qt event loop would otherwise sit on a SIGTERM."""
+    if threading.current_thread() is not threading.main_thread() or _live:
+        return
+    for name in _handled_signals:
+        signum = getattr(signal, name, None)
+        with contextlib.suppress(ValueError, OSError, TypeError):
+            if signum is not None and signal.getsignal(signum) is _on_fatal_signal:
+                signal.signal(signum, signal.SIG_DFL)
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     """Yield a temporary path in the target's directory; on success it replaces ``path``."""
@@ -142,6 +154,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     finally:
         with _live_lock:
             _live.discard(tmp)
+        _restore_default_signals()
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:

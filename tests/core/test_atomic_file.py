@@ -127,3 +127,14 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
         Path(tmp).write_bytes(b"half")
         raise RuntimeError("writer failed")
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"] and target.read_bytes() == b"old"
+
+
+def test_signal_handlers_are_back_to_default_after_a_write(tmp_path: Path) -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    seen = []
+    with atomic_output(tmp_path / "x.bin") as tmp:
+        seen.append(signal.getsignal(signal.SIGTERM))
+        Path(tmp).write_bytes(b"x")
+    assert signal.getsignal(signal.SIGTERM) == before
+    if before == signal.SIG_DFL:
+        assert seen[0] != signal.SIG_DFL  # caught while the temporary existed
