@@ -24,7 +24,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 from urllib.parse import quote, urljoin, urlsplit
@@ -211,6 +211,11 @@ class BoundedRetry(urllib3.util.Retry):
         deadline = getattr(_watchdogs, "deadline", None)
         if deadline is not None and wait >= deadline.remaining():
             raise DeadlineExceeded()
+        note = getattr(_watchdogs, "note", None)
+        if note is not None and self.history:
+            last = self.history[-1]
+            why = f"HTTP {last.status}" if last.status else _describe_exception(last.error) if last.error else "?"
+            note(f"{why}, retrying in {wait:.1f} s")
         if wait > 0:
             time.sleep(wait)
 
@@ -275,12 +280,16 @@ class HttpClient:
 
     @contextlib.contextmanager
     def exchange(self, method: str, url: str, deadline: Deadline, headers: dict[str, str] | None = None,
-                 body: bytes | None = None, same_origin_only: bool = True) -> Iterator[Answer]:
+                 body: bytes | None = None, same_origin_only: bool = True,
+                 note: Callable[[str], None] | None = None) -> Iterator[Answer]:
         """Send the request (following the redirects allowed for it), yield the final answer; the body is
-        read inside the ``with``. The watchdog and deadline cover the whole block."""
+        read inside the ``with``. The watchdog and deadline cover the whole block. ``note`` is told (redacted)
+        about every retry."""
         watchdog = _Watchdog(deadline)
-        previous = (getattr(_watchdogs, "current", None), getattr(_watchdogs, "deadline", None))
+        previous = (getattr(_watchdogs, "current", None), getattr(_watchdogs, "deadline", None),
+                    getattr(_watchdogs, "note", None))
         _watchdogs.current, _watchdogs.deadline = watchdog, deadline
+        _watchdogs.note = (lambda text: note(self.redact(f"{url}: {text}"))) if note else None
         response = None
         try:
             try:
@@ -297,7 +306,7 @@ class HttpClient:
                 raise self.error(f"{url}: {_describe_exception(exc)}{gave_up}") from None
         finally:
             watchdog.cancel()
-            _watchdogs.current, _watchdogs.deadline = previous
+            _watchdogs.current, _watchdogs.deadline, _watchdogs.note = previous
             if response is not None:
                 with contextlib.suppress(Exception):
                     response.close()

@@ -107,7 +107,8 @@ def upload(
         }
         deadline = Deadline(limits.part_deadline, f"deadline per part ({kind} part {number + 1})").sooner(total)
         try:
-            with client.exchange("POST", endpoint, deadline, headers, body, same_origin_only=True) as answer:
+            with client.exchange("POST", endpoint, deadline, headers, body, same_origin_only=True,
+                                 note=lambda text, n=number: log(f"{kind} part {n + 1}/{len(parts)}: {text}")) as answer:
                 text = client.read_body(answer)
                 if answer.status != 200:
                     raise UploadError(client.redact(describe_error(endpoint, answer.status, text)))

@@ -125,6 +125,7 @@ def test_push_symbols_end_to_end(service, testdata: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert KEY not in result.stdout + result.stderr
+    assert result.stderr.count("HTTP 503, retrying in") == 2  # each retry is told
     ranges = service.records("/api/symbols-ranges")
     upstream = read_symbfile((testdata / "symbfile" / "inline-no-tco.ranges.symbfile").read_bytes()).ranges
     assert sorted((r.elf_va, r.depth, r.func) for r in ranges) == sorted((r.elf_va, r.depth, r.func) for r in upstream)
