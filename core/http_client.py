@@ -24,7 +24,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 from urllib.parse import quote, urljoin, urlsplit
@@ -240,7 +240,7 @@ class Answer:
 
     url: str
     status: int
-    headers: dict[str, str]
+    headers: Mapping[str, str]  # case-insensitive (requests' CaseInsensitiveDict)
     raw: object  # urllib3 response
 
 
@@ -294,8 +294,7 @@ class HttpClient:
         try:
             try:
                 response = self._send_following(method, url, deadline, headers or {}, body, same_origin_only)
-                yield Answer(response.url, response.status_code,
-                             {k: v for k, v in response.headers.items()}, response.raw)
+                yield Answer(response.url, response.status_code, response.headers, response.raw)
             except HttpError:
                 raise
             except (DeadlineExceeded, requests.RequestException, urllib3.exceptions.HTTPError, OSError,
