@@ -7,7 +7,8 @@ a killed writer leaves behind is cleaned up:
   handler removes it before the process dies of the signal; a SIGINT that raises ``KeyboardInterrupt`` removes them as the
   exception unwinds;
 - SIGKILL (nothing runs): temporaries are named ``.TARGET.fxscope-tmp-HOST-PID-RANDOM.EXT``, so the next write to
-  the same target removes those of a dead process on this host, and any older than a day.
+  the same target removes those of a dead process on this host, and any older than a day (and, in its
+  directory, day-old temporaries of the earlier naming ``.fxscope-XXXXXXXX.EXT``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from collections.abc import Iterator
 TEMP_MARK = ".fxscope-tmp-"
 STALE_AGE = 24 * 3600.0  # seconds: a temporary this old is abandoned whoever owns it
 _NAME_KEEP = 100  # characters of the target's name kept in its temporaries' names (NAME_MAX is 255)
+
+# earlier fxscope versions named temporaries ".fxscope-" + mkstemp's 8 random characters + the target's extension
+_LEGACY = re.compile(r"\.fxscope-[a-z0-9_]{8}(\.[A-Za-z0-9]{1,16})?$")
 
 _live: set[str] = set()
 _live_lock = threading.Lock()
@@ -72,12 +76,14 @@ def clean_stale_temporaries(target: str | os.PathLike[str], now: float | None = 
     host = _host_tag()
     removed = []
     try:
-        names = [n for n in os.listdir(directory) if n.startswith(prefix)]
+        names = [n for n in os.listdir(directory) if n.startswith((prefix, ".fxscope-"))]
     except OSError:
         return removed
     for name in names:
         match = pattern.match(name)
         if match is None:
+            if _LEGACY.match(name):  # an earlier version's naming (no owner): only by age
+                _remove_if_older(os.path.join(directory, name), now, removed)
             continue
         path = os.path.join(directory, name)
         try:
@@ -92,6 +98,16 @@ def clean_stale_temporaries(target: str | os.PathLike[str], now: float | None = 
                 os.unlink(path)
                 removed.append(path)
     return removed
+
+
+def _remove_if_older(path: str, now: float, removed: list[str]) -> None:
+    try:
+        info = os.lstat(path)
+        if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_AGE:
+            os.unlink(path)
+            removed.append(path)
+    except OSError:
+        pass
 
 
 def _on_fatal_signal(signum: int, _frame) -> None:

@@ -92,6 +92,9 @@ def test_stale_temporaries_by_owner_and_age(tmp_path: Path) -> None:
         "other host, old": (f"{prefix}{elsewhere}-1-abe.bin", now - 3 * 86400, False),
         "not ours": (f"{prefix}notatag-1-abc.bin", now - 3 * 86400, True),
         "another suffix": (f"{prefix}{here}-{_dead_pid()}-abc.txt", now, True),
+        "earlier naming, old": (".fxscope-k3j_9x0a.json", now - 3 * 86400, False),
+        "earlier naming, fresh": (".fxscope-k3j_9x0b.json", now, True),
+        "similar, old": (".fxscope-notours.json", now - 3 * 86400, True),
     }
     for name, mtime, _kept in files.values():
         (tmp_path / name).write_bytes(b"partial")

@@ -207,3 +207,14 @@ def test_push_symbols_cli_refuses_a_cross_origin_redirect(hostile_server, testda
     assert "redirect to another origin" in result.stderr and "uploaded" not in result.stdout
     assert KEY not in result.stdout + result.stderr
     assert other.requests == []
+
+
+@pytest.mark.parametrize("option, value", [("--deadline", "0"), ("--part-deadline", "nan"),
+                                           ("--connect-timeout", "-1"), ("--read-timeout", "inf"),
+                                           ("--retries", "1000")])
+def test_push_symbols_rejects_senseless_limits(option: str, value: str, testdata: Path) -> None:
+    from app.cli import main
+
+    argv = ["push-symbols", str(testdata / "symbfile" / "inline-no-tco"), "--url", "http://127.0.0.1:9",
+            "--api-key", KEY, option, value]
+    assert main(argv) == 2
