@@ -212,9 +212,11 @@ def test_push_symbols_cli_refuses_a_cross_origin_redirect(hostile_server, testda
 @pytest.mark.parametrize("option, value", [("--deadline", "0"), ("--part-deadline", "nan"),
                                            ("--connect-timeout", "-1"), ("--read-timeout", "inf"),
                                            ("--retries", "1000")])
-def test_push_symbols_rejects_senseless_limits(option: str, value: str, testdata: Path) -> None:
+def test_push_symbols_rejects_senseless_limits(option: str, value: str, testdata: Path, capsys) -> None:
     from app.cli import main
 
     argv = ["push-symbols", str(testdata / "symbfile" / "inline-no-tco"), "--url", "http://127.0.0.1:9",
             "--api-key", KEY, option, value]
     assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert f"fxscope: error: {option} must be" in captured.err and "uploaded" not in captured.out
