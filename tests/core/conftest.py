@@ -33,6 +33,7 @@ class HostileServer:
     lifetime: float = 120.0
     requests: list[Request] = field(default_factory=list)
     sent: int = 0  # bytes written by the response helpers
+    slow_body: float = 0.0  # when set, read request bodies 1 KB per this many seconds (a slow reader)
 
     def __post_init__(self) -> None:
         self.stopped = threading.Event()
@@ -81,8 +82,7 @@ class HostileServer:
             except OSError:
                 return
 
-    @staticmethod
-    def _read_request(conn: socket.socket) -> Request | None:
+    def _read_request(self, conn: socket.socket) -> Request | None:
         data = b""
         while b"\r\n\r\n" not in data:
             chunk = conn.recv(65536)
@@ -99,7 +99,11 @@ class HostileServer:
         length = min(int(headers.get("content-length", "0") or 0), 64 << 20)
         body = rest
         while len(body) < length:
-            chunk = conn.recv(min(65536, length - len(body)))
+            if self.slow_body:
+                if not self.alive():
+                    return None
+                time.sleep(self.slow_body)
+            chunk = conn.recv(min(1024 if self.slow_body else 65536, length - len(body)))
             if not chunk:
                 return None
             body += chunk

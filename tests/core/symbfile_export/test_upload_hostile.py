@@ -220,3 +220,14 @@ def test_push_symbols_rejects_senseless_limits(option: str, value: str, testdata
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert f"fxscope: error: {option} must be" in captured.err and "uploaded" not in captured.out
+
+
+def test_a_server_reading_the_upload_slowly_is_cut_off(hostile_server) -> None:
+    server = hostile_server(_ok, slow_body=0.05)  # ~20 KB/s
+    records = [Range(0x1000 + 16 * i, 16, f"function_{i}_" + "x" * 2000, "/src/a.c", None, None, 0, [(0, i)])
+               for i in range(2500)]
+    data = write_symbfile(records)
+    assert len(data) > 4 << 20  # more than the socket buffers hold: the client blocks in sending
+    limits = UploadLimits(FAST, part_deadline=1.5, total_deadline=60)
+    with pytest.raises(UploadError, match="deadline per part .* exceeded"):
+        _upload(server.url, limits, data, chunk_size=16 << 20)
