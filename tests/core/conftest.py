@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -34,15 +35,19 @@ class HostileServer:
     requests: list[Request] = field(default_factory=list)
     sent: int = 0  # bytes written by the response helpers
     slow_body: float = 0.0  # when set, read request bodies 1 KB per this many seconds (a slow reader)
+    tls: ssl.SSLContext | None = None  # serve https with this server context
 
     def __post_init__(self) -> None:
         self.stopped = threading.Event()
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self._sock.listen(16)
-        self._sock.settimeout(0.1)
         self.port = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        if self.tls is not None:
+            self._sock = self.tls.wrap_socket(self._sock, server_side=True)
+            self.url = f"https://127.0.0.1:{self.port}"
+        self._sock.settimeout(0.1)
         self._end = time.monotonic() + self.lifetime
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._serve, daemon=True)
