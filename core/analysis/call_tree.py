@@ -1,0 +1,243 @@
+"""Call trees of an area's slices: the top-down tree (the flame graph), the bottom-up tree and the
+callers/callees of one name (Perfetto's "butterfly").
+
+A node stands for a call path: the names from a depth-0 slice down to it. The top-down tree is built
+one depth level at a time: the slices at depth ``d`` take the node of their parent slice and their name
+as a key, and ``np.unique`` of the keys gives the level's nodes; so the work is a few vectorized passes
+over the slices whatever the number of distinct paths, and the per-slice result (:attr:`CallTree.node_of`)
+says which node each slice stands in (a click on a frame selects those slices).
+
+Node values: ``total`` is the wall time of the node's slices inside the range, ``self_ns`` their self time
+inside the range, ``count`` how many of them overlap the range. The other trees are built from the top-down
+nodes (never from the slices again):
+
+- bottom-up: each top-down node's self time, filed under the reversed path (the name, its caller, the
+  caller's caller, ...): a root is a name with all its self time, its children its callers;
+- butterfly of name X: the callees are the top-down subtrees under the outermost X nodes (an X inside an X
+  is counted once, in its outer one), merged; the callers are the reversed paths above those X nodes,
+  weighted with their total time.
+
+Node ids increase with depth: a node's parent has a smaller id, so a pass in id order visits parents first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.analysis.selection import (
+    Area,
+    AreaRows,
+    area_rows,
+    clipped_self,
+    dense_ids,
+    local_parents,
+    name_text,
+)
+
+if TYPE_CHECKING:
+    from core.trace.model import TraceModel
+
+
+@dataclass
+class CallTree:
+    """Nodes as columns; ``parent`` is -1 for a root."""
+
+    parent: np.ndarray  # int64
+    name: np.ndarray  # int64 string id
+    depth: np.ndarray  # int64
+    total: np.ndarray  # int64 ns
+    self_ns: np.ndarray  # int64 ns
+    count: np.ndarray  # int64
+    #: top-down trees only: the area's rows and the node each stands in (-1: not in the range)
+    rows: np.ndarray | None = None
+    node_of: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def children(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR children lists: the children of node ``i`` are ``kids[ptr[i + 1]:ptr[i + 2]]`` (roots at
+        ``kids[ptr[0]:ptr[1]]``), each list by total time, largest first."""
+        order = np.lexsort((-self.total, self.parent))
+        ptr = np.r_[0, np.cumsum(np.bincount(self.parent + 1, minlength=len(self) + 1))]
+        return order, ptr
+
+    def path(self, node: int, model: TraceModel) -> list[str]:
+        """The names from the root down to ``node``."""
+        out = []
+        while node >= 0:
+            out.append(name_text(model, int(self.name[node])))
+            node = int(self.parent[node])
+        return out[::-1]
+
+    def slice_rows(self, node: int) -> np.ndarray:
+        """Rows of the slices (overlapping the range) that ``node`` stands for (top-down trees)."""
+        if self.rows is None or self.node_of is None:
+            return np.zeros(0, np.int64)
+        return self.rows[self.node_of == node]
+
+
+def _empty() -> CallTree:
+    z = np.zeros(0, np.int64)
+    return CallTree(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy())
+
+
+def _level_nodes(parent_node: np.ndarray, name: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes of one level: a node per distinct (parent node, name); returns the node of each item
+    (``base`` + index) and, per new node, the index of one item that has it."""
+    key = (parent_node + 1) * (int(name.max()) + 2) + (name + 1) if len(name) else parent_node
+    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    return base + inv.reshape(-1), first
+
+
+def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None) -> CallTree:
+    """The flame graph of ``area`` (the whole trace when None): see the module docstring."""
+    if ar is None:
+        ar = area_rows(model, area or Area())
+    if not len(ar):
+        return _empty()
+    s = model.slices
+    par = local_parents(model, ar.rows)
+    self_clip = clipped_self(model, ar)
+    name = np.asarray(s.name[ar.rows], np.int64)
+    dense, ids = dense_ids(name)
+    depth = s.depth[ar.rows]
+    # a slice whose parent is missing (never from area_rows) is a root
+    depth = np.where(par < 0, 0, depth).astype(np.int64)
+    by_depth = np.argsort(depth.astype(np.uint16), kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(depth))]
+    node_of = np.full(len(ar), -1, np.int64)
+    n_parent, n_name, n_depth = [], [], []
+    base = 0
+    for d in range(len(bounds) - 1):
+        idx = by_depth[bounds[d] : bounds[d + 1]]
+        if not len(idx):
+            continue
+        pnode = node_of[par[idx]] if d else np.full(len(idx), -1, np.int64)
+        nodes, first = _level_nodes(pnode, dense[idx], base)
+        node_of[idx] = nodes
+        n_parent.append(pnode[first])
+        n_name.append(dense[idx[first]])
+        n_depth.append(np.full(len(first), d, np.int64))
+        base += len(first)
+    parent = np.concatenate(n_parent)
+    hit = ar.hit
+    nh = node_of[hit]
+    total = np.bincount(nh, weights=ar.clipped[hit], minlength=base)
+    self_ns = np.bincount(nh, weights=self_clip[hit], minlength=base)
+    count = np.bincount(nh, minlength=base)
+    tree = CallTree(parent, ids[np.concatenate(n_name)], np.concatenate(n_depth), total.astype(np.int64),
+                    self_ns.astype(np.int64), count.astype(np.int64), ar.rows, np.where(hit, node_of, -1))  # fmt: skip
+    return _drop_empty(tree)
+
+
+def _drop_empty(tree: CallTree) -> CallTree:
+    """Without the nodes no slice in the range stands in (ancestors of a range's slices that end exactly at
+    its start, say), renumbered in the same order. The ancestors of a kept node are kept, also with no
+    slice of their own in the range (one ending at the range's start above a zero-length slice there)."""
+    keep = tree.count > 0
+    if keep.all():
+        return tree
+    for d in range(int(tree.depth.max()), 0, -1):  # parents first in id order: children pass keep upwards
+        lvl = np.flatnonzero(keep & (tree.depth == d))
+        keep[tree.parent[lvl]] = True
+    new = np.cumsum(keep) - 1
+    parent = tree.parent[keep]
+    parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
+    node_of = tree.node_of
+    if node_of is not None:
+        node_of = np.where(node_of >= 0, new[np.maximum(node_of, 0)], -1)
+    return CallTree(parent, tree.name[keep], tree.depth[keep], tree.total[keep], tree.self_ns[keep],
+                    tree.count[keep], tree.rows, node_of)  # fmt: skip
+
+
+def _ancestor_walk(tree: CallTree, start: np.ndarray, weight: np.ndarray, count: np.ndarray,
+                   self_w: np.ndarray | None = None) -> CallTree:  # fmt: skip
+    """The tree of reversed paths: for each top-down node in ``start``, its name, its parent's name, ...
+    up to its root, carrying ``weight`` (and ``count``) into every node on the way; ``self_w`` (default
+    ``weight``) goes to the first node only."""
+    cur = start.astype(np.int64)
+    prev = np.full(len(cur), -1, np.int64)
+    w, c = weight.astype(np.float64), count.astype(np.int64)
+    sw = w if self_w is None else self_w.astype(np.float64)
+    parents, names, depths, totals, selfs, counts = [], [], [], [], [], []
+    base = 0
+    level = 0
+    while len(cur):
+        nm = tree.name[cur]
+        nodes, first = _level_nodes(prev, nm, base)
+        k = len(first)
+        parents.append(prev[first])
+        names.append(nm[first])
+        depths.append(np.full(k, level, np.int64))
+        totals.append(np.bincount(nodes - base, weights=w, minlength=k))
+        selfs.append(np.bincount(nodes - base, weights=sw, minlength=k) if level == 0 else np.zeros(k))
+        counts.append(np.bincount(nodes - base, weights=c, minlength=k))
+        base += k
+        up = tree.parent[cur]
+        more = up >= 0
+        cur, prev, w, c = up[more], nodes[more], w[more], c[more]
+        level += 1
+    if not parents:
+        return _empty()
+    return CallTree(np.concatenate(parents), np.concatenate(names), np.concatenate(depths),
+                    np.concatenate(totals).astype(np.int64), np.concatenate(selfs).astype(np.int64),
+                    np.concatenate(counts).astype(np.int64))  # fmt: skip
+
+
+def bottom_up(tree: CallTree) -> CallTree:
+    """The bottom-up tree of a top-down ``tree``: roots are names with their self time, children their
+    callers (each with the part of that self time spent when called from there)."""
+    start = np.flatnonzero((tree.self_ns > 0) | (tree.count > 0))
+    return _ancestor_walk(tree, start, tree.self_ns[start], tree.count[start])
+
+
+def outermost(tree: CallTree, name_id: int) -> np.ndarray:
+    """For every top-down node, the outermost node named ``name_id`` on its path (itself included), or -1."""
+    anchor = np.full(len(tree), -1, np.int64)
+    is_x = tree.name == name_id
+    for d in range(int(tree.depth.max()) + 1 if len(tree) else 0):
+        lvl = np.flatnonzero(tree.depth == d)
+        p = tree.parent[lvl]
+        inherited = np.where(p >= 0, anchor[np.maximum(p, 0)], -1)
+        anchor[lvl] = np.where(inherited >= 0, inherited, np.where(is_x[lvl], lvl, -1))
+    return anchor
+
+
+def callees(tree: CallTree, name_id: int) -> CallTree:
+    """The merged subtrees under the outermost nodes named ``name_id``: one root (that name)."""
+    anchor = outermost(tree, name_id)
+    inside = np.flatnonzero(anchor >= 0)
+    if not len(inside):
+        return _empty()
+    merged = np.full(len(tree), -1, np.int64)
+    parents, names, depths = [], [], []
+    base = 0
+    rel = tree.depth[inside] - tree.depth[anchor[inside]]
+    for d in range(int(rel.max()) + 1):
+        lvl = inside[rel == d]
+        pm = np.full(len(lvl), -1, np.int64) if d == 0 else merged[tree.parent[lvl]]
+        nodes, first = _level_nodes(pm, tree.name[lvl], base)
+        merged[lvl] = nodes
+        parents.append(pm[first])
+        names.append(tree.name[lvl[first]])
+        depths.append(np.full(len(first), d, np.int64))
+        base += len(first)
+    m = merged[inside]
+
+    def total_of(col: np.ndarray) -> np.ndarray:
+        return np.bincount(m, weights=col[inside], minlength=base).astype(np.int64)
+
+    return CallTree(np.concatenate(parents), np.concatenate(names), np.concatenate(depths), total_of(tree.total),
+                    total_of(tree.self_ns), total_of(tree.count))  # fmt: skip
+
+
+def callers(tree: CallTree, name_id: int) -> CallTree:
+    """The reversed paths above the outermost nodes named ``name_id``, weighted with their total time: one
+    root (that name, its total time), its children its callers."""
+    anchor = outermost(tree, name_id)
+    start = np.flatnonzero(anchor == np.arange(len(tree)))
+    return _ancestor_walk(tree, start, tree.total[start], tree.count[start], tree.self_ns[start])

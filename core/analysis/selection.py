@@ -1,0 +1,156 @@
+"""The part of a trace an analysis looks at: a time range and a set of threads (an area selection, one
+thread, one process or the whole trace), and the slice rows it holds.
+
+A slice belongs to an area when it overlaps the range: it starts before the end and ends after the start
+(a zero-length slice when it sits inside the range), the rule of the area aggregate table. Times inside
+the area are the slices' durations clipped to the range, so that the totals of a range cut in two add up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from core.trace.model import TraceModel
+
+
+@dataclass(frozen=True)
+class Area:
+    """``[t0, t1)`` in trace nanoseconds (None: from the trace's start / to its end) and the reader thread
+    indexes it covers (None: every thread)."""
+
+    t0: int | None = None
+    t1: int | None = None
+    threads: tuple[int, ...] | None = None
+
+    def bounds(self, model: TraceModel) -> tuple[int, int]:
+        """The range as numbers: the trace's own span for an open end."""
+        t0 = model.start_ns if self.t0 is None else int(self.t0)
+        t1 = model.end_ns + 1 if self.t1 is None else int(self.t1)
+        return t0, t1
+
+
+def thread_area(model: TraceModel, tid: int, t0: int | None = None, t1: int | None = None) -> Area:
+    """The area of the thread(s) with koid ``tid`` (a tid may be listed by several providers)."""
+    threads = tuple(t.thread for t in model.tracks if t.tid == tid)
+    if not threads:
+        raise LookupError(f"no thread {tid} with slices in the trace")
+    return Area(t0, t1, threads)
+
+
+def process_area(model: TraceModel, pid: int, t0: int | None = None, t1: int | None = None) -> Area:
+    """The area of every thread of process ``pid``."""
+    threads = tuple(t.thread for g in model.processes if g.pid == pid for t in g.tracks)
+    if not threads:
+        raise LookupError(f"no process {pid} with slices in the trace")
+    return Area(t0, t1, threads)
+
+
+@dataclass
+class AreaRows:
+    """The slices an analysis reads: ``rows`` (ascending rows of ``model.slices``) are the area's threads'
+    slices that overlap the range or are ancestors of one that does; ``hit`` says which overlap it, and
+    ``clipped`` is each row's time inside the range (0 for the others)."""
+
+    rows: np.ndarray  # int64
+    hit: np.ndarray  # bool
+    clipped: np.ndarray  # int64 ns
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def _thread_spans(model: TraceModel, threads: tuple[int, ...] | None) -> list[tuple[int, int]]:
+    """Row ranges ``(lo, hi)`` of the slices of ``threads`` (the table is sorted by thread), merged where
+    they touch, so that the whole trace is one range (views, no copies)."""
+    n = len(model.slices)
+    if threads is None:
+        return [(0, n)] if n else []
+    wanted = np.unique(np.asarray(threads, np.int64))
+    col = model.slices.thread
+    lo = np.searchsorted(col, wanted, "left").tolist()
+    hi = np.searchsorted(col, wanted, "right").tolist()
+    spans: list[tuple[int, int]] = []
+    for a, b in zip(lo, hi, strict=True):
+        if a == b:
+            continue
+        if spans and spans[-1][1] == a:
+            spans[-1] = (spans[-1][0], b)
+        else:
+            spans.append((a, b))
+    return spans
+
+
+def area_rows(model: TraceModel, area: Area) -> AreaRows:
+    """The rows of ``area`` (see :class:`AreaRows`), vectorized over the threads' row ranges.
+
+    Candidates are the slices with ``ts < t1`` and ``end >= t0``: every ancestor of such a slice is one too
+    (it starts no later and ends no earlier), so call paths stay whole without walking parents.
+    """
+    s = model.slices
+    t0, t1 = area.bounds(model)
+    parts_rows, parts_hit, parts_clip = [], [], []
+    for lo, hi in _thread_spans(model, area.threads):
+        ts, dur = s.ts[lo:hi], s.dur[lo:hi]
+        end = ts + dur
+        cand = (ts < t1) & (end >= t0)
+        if not cand.all():
+            idx = np.flatnonzero(cand)
+            ts, dur, end = ts[idx], dur[idx], end[idx]
+            rows = idx + lo
+        else:
+            rows = np.arange(lo, hi, dtype=np.int64)
+        hit = (end > t0) | ((dur == 0) & (ts >= t0))
+        clipped = np.maximum(np.minimum(end, t1) - np.maximum(ts, t0), 0)
+        parts_rows.append(rows)
+        parts_hit.append(hit)
+        parts_clip.append(clipped)
+    if not parts_rows:
+        z = np.zeros(0, np.int64)
+        return AreaRows(z, np.zeros(0, bool), z.copy())
+    if len(parts_rows) == 1:
+        return AreaRows(parts_rows[0], parts_hit[0], parts_clip[0])
+    return AreaRows(np.concatenate(parts_rows), np.concatenate(parts_hit), np.concatenate(parts_clip))
+
+
+def local_parents(model: TraceModel, rows: np.ndarray) -> np.ndarray:
+    """For each of ``rows`` (ascending), the position in ``rows`` of its parent slice, -1 at depth 0 (or
+    when the parent is not among the rows, which :func:`area_rows` never gives)."""
+    parent = model.slices.parent[rows].astype(np.int64)
+    if len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows):  # one run of rows: an offset
+        pos = parent - int(rows[0])
+        return np.where((parent >= 0) & (pos >= 0), pos, -1)
+    pos = np.searchsorted(rows, parent)
+    pos = np.minimum(pos, max(len(rows) - 1, 0))
+    ok = (parent >= 0) & (len(rows) > 0)
+    if len(rows):
+        ok &= rows[pos] == parent
+    return np.where(ok, pos, -1).astype(np.int64)
+
+
+def clipped_self(model: TraceModel, ar: AreaRows) -> np.ndarray:
+    """Each row's self time inside the range: its clipped time minus its children's (at least 0)."""
+    par = local_parents(model, ar.rows)
+    child = np.bincount(par + 1, weights=ar.clipped, minlength=len(ar.rows) + 1)[1:]
+    # float sums are exact below 2**53 ns (104 days); children never outlast their parent
+    return np.maximum(ar.clipped - child.astype(np.int64), 0)
+
+
+def dense_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """String ids (>= -1) renumbered 0..k-1 in ascending order, and the k ids: a bincount, not a sort."""
+    ids = np.asarray(ids, np.int64)
+    if not len(ids):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    shifted = ids + 1
+    used = np.bincount(shifted) > 0
+    dense = np.cumsum(used) - 1
+    return dense[shifted], np.flatnonzero(used) - 1
+
+
+def name_text(model: TraceModel, name_id: int) -> str:
+    """The text of string id ``name_id`` (``<unresolved>`` for a name the reader could not resolve)."""
+    strings = model.strings
+    return strings[name_id] if 0 <= name_id < len(strings) else "<unresolved>"

@@ -1,0 +1,143 @@
+"""Per-name slice statistics of an area: count, total, self, min, p50, p90, p99, max, and the duration
+histogram of one name (log-scale bins, as Tracy's Find Zone draws it).
+
+Everything is a few whole-column numpy passes: the slices are ordered once by (name, duration) (a stable
+sort by duration, then a radix sort by the densely renumbered name), after which every statistic of every
+name is a ``reduceat`` or a gather at group offsets. No Python object per slice.
+
+Definitions (what ``fxscope stats`` prints):
+
+- ``count``: slices of the name that overlap the range;
+- ``total_ns`` / ``self_ns``: their wall / self time *inside the range* (clipped to it), so that the numbers
+  of a range cut in two add up; for the whole trace these are the plain sums;
+- ``min_ns``, ``p50_ns``, ``p90_ns``, ``p99_ns``, ``max_ns``: of the slices' full durations. Percentiles are
+  exact, by the nearest-rank rule: ``pP`` is the duration of the ``ceil(P/100 * count)``-th shortest slice
+  (an actual slice's duration, never interpolated).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.analysis.selection import Area, AreaRows, area_rows, clipped_self, dense_ids, name_text
+
+if TYPE_CHECKING:
+    from core.trace.model import TraceModel
+
+PERCENTILES = (50, 90, 99)
+KEYS = ("name", "count", "total_ns", "self_ns", "min_ns", "p50_ns", "p90_ns", "p99_ns", "max_ns")
+
+
+@dataclass
+class NameStats:
+    """One row per name, as columns, sorted by ``total_ns`` (largest first) then name."""
+
+    names: list[str]
+    name_id: np.ndarray  # int64 string ids
+    count: np.ndarray
+    total_ns: np.ndarray
+    self_ns: np.ndarray
+    min_ns: np.ndarray
+    p50_ns: np.ndarray
+    p90_ns: np.ndarray
+    p99_ns: np.ndarray
+    max_ns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def records(self) -> list[dict]:
+        """The rows as dicts with the keys of :data:`KEYS` (``fxscope stats --json``)."""
+        cols = [self.names] + [getattr(self, k).tolist() for k in KEYS[1:]]
+        return [dict(zip(KEYS, row, strict=True)) for row in zip(*cols, strict=True)]
+
+    def row_of(self, name: str) -> int:
+        """The row of ``name`` (ValueError when absent)."""
+        return self.names.index(name)
+
+
+def nearest_rank(count: np.ndarray, p: float) -> np.ndarray:
+    """0-based rank of the ``p``-th percentile in groups of ``count`` sorted values (nearest-rank rule)."""
+    return np.maximum(np.ceil(count * (p / 100.0)).astype(np.int64) - 1, 0)
+
+
+def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None) -> NameStats:
+    """The statistics of every slice name in ``area`` (the whole trace when None); see the module docstring."""
+    if ar is None:
+        ar = area_rows(model, area or Area())
+    s = model.slices
+    self_clip = clipped_self(model, ar)
+    keep = np.flatnonzero(ar.hit)
+    rows = ar.rows[keep]
+    if not len(rows):
+        z = np.zeros(0, np.int64)
+        return NameStats([], z, *(z.copy() for _ in range(8)))
+    clipped, self_clip = ar.clipped[keep], self_clip[keep]
+    dense, ids = dense_ids(s.name[rows])
+    dur = s.dur[rows]
+    order = np.argsort(dur, kind="stable")
+    key = dense[order]
+    if len(ids) <= 1 << 16:
+        key = key.astype(np.uint16)  # numpy's stable sort of 16-bit keys is a radix sort
+    order = order[np.argsort(key, kind="stable")]
+    d = dur[order]
+    g = dense[order]
+    first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    count = np.diff(np.r_[first, len(g)])
+    total = np.add.reduceat(clipped[order], first)
+    self_total = np.add.reduceat(self_clip[order], first)
+    pct = [d[first + nearest_rank(count, p)] for p in PERCENTILES]
+    lo, hi = d[first], d[first + count - 1]
+    name_id = ids[g[first]]
+    names = [name_text(model, int(i)) for i in name_id.tolist()]
+    rank = sorted(range(len(names)), key=lambda i: (-int(total[i]), names[i]))  # per name, not per slice
+    r = np.asarray(rank, np.int64)
+    return NameStats([names[i] for i in rank], name_id[r], count[r], total[r], self_total[r], lo[r],
+                     pct[0][r], pct[1][r], pct[2][r], hi[r])  # fmt: skip
+
+
+def name_rows(model: TraceModel, name_id: int, area: Area | None = None, ar: AreaRows | None = None) -> np.ndarray:
+    """The rows of the slices named ``name_id`` that overlap ``area``, by duration (longest first), then row."""
+    if ar is None:
+        ar = area_rows(model, area or Area())
+    rows = ar.rows[ar.hit]
+    rows = rows[np.asarray(model.slices.name[rows]) == name_id]
+    dur = model.slices.dur[rows]
+    return rows[np.lexsort((rows, -dur))]
+
+
+@dataclass
+class Histogram:
+    """Durations of one name in log-spaced bins: bin ``i`` holds ``edges[i] <= dur < edges[i + 1]`` (ns);
+    ``zero`` counts the zero-length slices, which a log axis cannot place."""
+
+    edges: np.ndarray  # float64, len(counts) + 1
+    counts: np.ndarray  # int64
+    zero: int
+
+    def bin_of(self, dur: np.ndarray) -> np.ndarray:
+        """The bin of each duration (-1 for zero-length)."""
+        dur = np.asarray(dur, np.float64)
+        b = np.searchsorted(self.edges, dur, "right") - 1
+        b = np.clip(b, 0, len(self.counts) - 1)
+        return np.where(dur > 0, b, -1)
+
+
+def duration_histogram(durations: np.ndarray, bins_per_decade: int = 10) -> Histogram:
+    """Log-scale histogram of ``durations`` (ns): bins of equal ratio, ``bins_per_decade`` per factor 10,
+    from the decade below the shortest to the decade above the longest positive duration."""
+    d = np.asarray(durations, np.int64)
+    pos = d[d > 0]
+    zero = int(len(d) - len(pos))
+    if not len(pos):
+        return Histogram(np.array([1.0, 10.0]), np.zeros(1, np.int64), zero)
+    lo = np.floor(np.log10(pos.min()))
+    hi = np.floor(np.log10(pos.max())) + 1
+    n = int(round((hi - lo) * bins_per_decade))
+    edges = 10.0 ** (lo + np.arange(n + 1) / bins_per_decade)
+    h = Histogram(edges, np.zeros(n, np.int64), zero)
+    h.counts = np.bincount(h.bin_of(pos), minlength=n).astype(np.int64)
+    return h

@@ -1,0 +1,94 @@
+"""Statistics and call trees against the brute-force per-slice reference (tests/core/analysis/reference.py)
+over small random traces with deep recursive stacks, whole and in areas (ranges cut through slices,
+ranges starting exactly at slice ends, thread subsets)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from core.analysis.call_tree import bottom_up, callees, callers, top_down
+from core.analysis.selection import Area
+from core.analysis.stats import KEYS, name_stats
+from core.trace.model import TraceModel
+from formats.fxt.reader import read_fxt_bytes
+from tests.core.analysis.nested_trace import nested_trace
+from tests.core.analysis.reference import (
+    ref_bottom_up,
+    ref_callees,
+    ref_callers,
+    ref_stats,
+    ref_top_down,
+    slice_facts,
+    tree_dict,
+)
+
+
+def _model(seed: int) -> TraceModel:
+    return TraceModel(read_fxt_bytes(nested_trace(seed)))
+
+
+def _areas(model: TraceModel, seed: int) -> list[Area]:
+    rng = random.Random(seed)
+    threads = [t.thread for t in model.tracks]
+    s = model.slices
+    ends = (s.ts + s.dur).tolist()
+    areas = [Area(), Area(threads=(threads[0],)), Area(threads=tuple(threads[1:]))]
+    for _ in range(6):
+        a, b = sorted(rng.randint(model.start_ns, model.end_ns) for _ in range(2))
+        areas.append(Area(a, b + 1, tuple(rng.sample(threads, rng.randint(1, len(threads))))))
+    e = rng.choice(ends)
+    areas.append(Area(e, e + rng.randint(1, 20_000)))  # starts exactly where a slice ends
+    areas.append(Area(e - 5000, e))  # ends exactly where a slice ends
+    return areas
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_stats_match_reference(seed):
+    model = _model(seed)
+    assert model.slices.depth.max() >= 4  # deep stacks: the test means something
+    for area in _areas(model, seed):
+        t0, t1 = area.bounds(model)
+        ref = ref_stats(slice_facts(model, t0, t1, area.threads))
+        got = {r["name"]: {k: r[k] for k in KEYS[1:]} for r in name_stats(model, area).records()}
+        assert got == ref, area
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_call_trees_match_reference(seed):
+    model = _model(seed)
+    for area in _areas(model, seed):
+        t0, t1 = area.bounds(model)
+        facts = slice_facts(model, t0, t1, area.threads)
+        td = top_down(model, area)
+        assert tree_dict(td, model) == ref_top_down(facts), area
+        assert tree_dict(bottom_up(td), model) == ref_bottom_up(facts), area
+        for name in ("eval", "alloc", "main"):
+            x = model.strings.index(name)
+            assert tree_dict(callees(td, x), model) == ref_callees(facts, name), (area, name)
+            assert tree_dict(callers(td, x), model) == ref_callers(facts, name), (area, name)
+
+
+def test_frame_selects_its_slices():
+    """A node's slice rows are exactly the slices of the area whose call path is the node's path."""
+    model = _model(4)
+    area = Area(threads=(model.tracks[0].thread,))
+    td = top_down(model, area)
+    facts_by_path: dict[tuple, int] = {}
+    for f in slice_facts(model, *area.bounds(model), area.threads):
+        facts_by_path[f["path"]] = facts_by_path.get(f["path"], 0) + 1
+    for node in range(len(td)):
+        rows = td.slice_rows(node)
+        assert len(rows) == facts_by_path[tuple(td.path(node, model))]
+        assert np.all(np.asarray(model.slices.name[rows]) == td.name[node])
+        assert np.all(np.isin(model.slices.thread[rows], area.threads))
+
+
+def test_empty_area_gives_empty_results():
+    model = _model(5)
+    area = Area(model.end_ns + 10, model.end_ns + 20)
+    assert len(name_stats(model, area)) == 0
+    td = top_down(model, area)
+    assert len(td) == 0 and len(bottom_up(td)) == 0 and len(callers(td, 1)) == 0
