@@ -33,6 +33,9 @@ COMMANDS: dict[str, str] = {
     "sframe": "sframe",
     "symbfile": "symbfile",
     "push-symbols": "push_symbols",
+    "stats": "stats",
+    "stacks": "stacks",
+    "diff": "diff",
 }
 
 

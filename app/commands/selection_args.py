@@ -1,0 +1,64 @@
+"""The options that pick what ``fxscope stats`` and ``fxscope stacks`` look at (``--thread``, ``--process``,
+``--range``), and the loading of a trace into a model for them, with bad input as one-line errors."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from app.cli import CliError
+
+if TYPE_CHECKING:
+    from core.analysis.selection import Area
+    from core.trace.model import TraceModel
+
+
+def time_range(text: str) -> tuple[int | None, int | None]:
+    """``START_NS:END_NS`` in trace nanoseconds; either side may be left empty (the trace's start / end)."""
+    a, sep, b = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        start = int(a) if a.strip() else None
+        end = int(b) if b.strip() else None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"range must be START_NS:END_NS, not {text!r}") from None
+    if start is not None and end is not None and end <= start:
+        raise argparse.ArgumentTypeError("range end must be after its start")
+    return start, end
+
+
+def add_selection_options(p: argparse.ArgumentParser) -> None:
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--thread", type=int, metavar="TID", help="only the slices of this thread (koid)")
+    who.add_argument("--process", type=int, metavar="PID", help="only the slices of this process's threads")
+    p.add_argument("--range", type=time_range, default=(None, None), metavar="START_NS:END_NS",
+                   help="only this time range, in trace nanoseconds (slices cut by it count with their time inside)")
+
+
+def load_model(path: str) -> TraceModel:
+    """The model of the FXT trace at ``path``; reader warnings (a partial trace) are noted on stderr."""
+    from core.trace.model import TraceModel
+    from formats.fxt.reader import read_fxt
+
+    cols = read_fxt(path)  # FormatError / OSError: one line, exit 2 (app/cli.py)
+    if cols.warnings:
+        print(f"fxscope: warning: {path}: {len(cols.warnings)} reader warnings, the trace may be partial "
+              f"(fxscope info {path} lists them)", file=sys.stderr)  # fmt: skip
+    return TraceModel(cols)
+
+
+def selected_area(model: TraceModel, args: argparse.Namespace) -> Area:
+    """The area the options name (the whole trace by default)."""
+    from core.analysis.selection import Area, process_area, thread_area
+
+    t0, t1 = args.range
+    try:
+        if args.thread is not None:
+            return thread_area(model, args.thread, t0, t1)
+        if args.process is not None:
+            return process_area(model, args.process, t0, t1)
+    except LookupError as exc:
+        raise CliError(str(exc)) from None
+    return Area(t0, t1)
