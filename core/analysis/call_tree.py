@@ -85,12 +85,22 @@ def _empty() -> CallTree:
     return CallTree(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy())
 
 
-def _level_nodes(parent_node: np.ndarray, name: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes of one level: a node per distinct (parent node, name); returns the node of each item
-    (``base`` + index) and, per new node, the index of one item that has it."""
-    key = (parent_node + 1) * (int(name.max()) + 2) + (name + 1) if len(name) else parent_node
-    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-    return base + inv.reshape(-1), first
+def _level_nodes(parent_node: np.ndarray, name: np.ndarray, base: int) -> tuple[np.ndarray, ...]:
+    """Nodes of one level: a node per distinct (parent node, name), numbered from ``base`` in ascending
+    (parent, name) order. Returns the node of each item and, per new node, its parent node and name.
+
+    The pair is one integer key; when the keys' range is small (it is: a few thousand paths) the nodes are
+    numbered by a bincount over that range, a linear pass; otherwise by ``np.unique`` (a sort)."""
+    width = int(name.max()) + 2 if len(name) else 1
+    key = (parent_node + 1) * width + (name + 1)
+    top = int(key.max()) + 1 if len(key) else 0
+    if top <= 4 * len(key) + (1 << 20):
+        used = np.bincount(key, minlength=top) > 0
+        uniq = np.flatnonzero(used)
+        inv = (np.cumsum(used) - 1)[key]
+    else:
+        uniq, inv = np.unique(key, return_inverse=True)
+    return base + inv.reshape(-1), uniq // width - 1, uniq % width - 1
 
 
 def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None) -> CallTree:
@@ -100,7 +110,7 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     if not len(ar):
         return _empty()
     s = model.slices
-    par = local_parents(model, ar.rows)
+    par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
     self_clip = clipped_self(model, ar)
     name = np.asarray(s.name[ar.rows], np.int64)
     dense, ids = dense_ids(name)
@@ -117,12 +127,12 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
         if not len(idx):
             continue
         pnode = node_of[par[idx]] if d else np.full(len(idx), -1, np.int64)
-        nodes, first = _level_nodes(pnode, dense[idx], base)
+        nodes, new_parent, new_name = _level_nodes(pnode, dense[idx], base)
         node_of[idx] = nodes
-        n_parent.append(pnode[first])
-        n_name.append(dense[idx[first]])
-        n_depth.append(np.full(len(first), d, np.int64))
-        base += len(first)
+        n_parent.append(new_parent)
+        n_name.append(new_name)
+        n_depth.append(np.full(len(new_name), d, np.int64))
+        base += len(new_name)
     parent = np.concatenate(n_parent)
     hit = ar.hit
     nh = node_of[hit]
@@ -167,11 +177,10 @@ def _ancestor_walk(tree: CallTree, start: np.ndarray, weight: np.ndarray, count:
     base = 0
     level = 0
     while len(cur):
-        nm = tree.name[cur]
-        nodes, first = _level_nodes(prev, nm, base)
-        k = len(first)
-        parents.append(prev[first])
-        names.append(nm[first])
+        nodes, new_parent, new_name = _level_nodes(prev, tree.name[cur], base)
+        k = len(new_name)
+        parents.append(new_parent)
+        names.append(new_name)
         depths.append(np.full(k, level, np.int64))
         totals.append(np.bincount(nodes - base, weights=w, minlength=k))
         selfs.append(np.bincount(nodes - base, weights=sw, minlength=k) if level == 0 else np.zeros(k))
@@ -220,12 +229,12 @@ def callees(tree: CallTree, name_id: int) -> CallTree:
     for d in range(int(rel.max()) + 1):
         lvl = inside[rel == d]
         pm = np.full(len(lvl), -1, np.int64) if d == 0 else merged[tree.parent[lvl]]
-        nodes, first = _level_nodes(pm, tree.name[lvl], base)
+        nodes, new_parent, new_name = _level_nodes(pm, tree.name[lvl], base)
         merged[lvl] = nodes
-        parents.append(pm[first])
-        names.append(tree.name[lvl[first]])
-        depths.append(np.full(len(first), d, np.int64))
-        base += len(first)
+        parents.append(new_parent)
+        names.append(new_name)
+        depths.append(np.full(len(new_name), d, np.int64))
+        base += len(new_name)
     m = merged[inside]
 
     def total_of(col: np.ndarray) -> np.ndarray:

@@ -58,6 +58,8 @@ class AreaRows:
     rows: np.ndarray  # int64
     hit: np.ndarray  # bool
     clipped: np.ndarray  # int64 ns
+    #: position in ``rows`` of each row's parent slice, -1 at depth 0 (see :func:`local_parents`)
+    parent: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -110,30 +112,35 @@ def area_rows(model: TraceModel, area: Area) -> AreaRows:
         parts_clip.append(clipped)
     if not parts_rows:
         z = np.zeros(0, np.int64)
-        return AreaRows(z, np.zeros(0, bool), z.copy())
+        return AreaRows(z, np.zeros(0, bool), z.copy(), z.copy())
     if len(parts_rows) == 1:
-        return AreaRows(parts_rows[0], parts_hit[0], parts_clip[0])
-    return AreaRows(np.concatenate(parts_rows), np.concatenate(parts_hit), np.concatenate(parts_clip))
+        ar = AreaRows(parts_rows[0], parts_hit[0], parts_clip[0])
+    else:
+        ar = AreaRows(np.concatenate(parts_rows), np.concatenate(parts_hit), np.concatenate(parts_clip))
+    ar.parent = local_parents(model, ar.rows)
+    return ar
 
 
 def local_parents(model: TraceModel, rows: np.ndarray) -> np.ndarray:
     """For each of ``rows`` (ascending), the position in ``rows`` of its parent slice, -1 at depth 0 (or
-    when the parent is not among the rows, which :func:`area_rows` never gives)."""
+    when the parent is not among the rows, which :func:`area_rows` never gives). One run of rows is an
+    offset; scattered rows go through a table of the rows' span (a scatter and a gather, no search)."""
     parent = model.slices.parent[rows].astype(np.int64)
-    if len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows):  # one run of rows: an offset
-        pos = parent - int(rows[0])
+    if not len(rows):
+        return parent
+    lo, hi = int(rows[0]), int(rows[-1]) + 1
+    if hi - lo == len(rows):  # one run of rows: an offset
+        pos = parent - lo
         return np.where((parent >= 0) & (pos >= 0), pos, -1)
-    pos = np.searchsorted(rows, parent)
-    pos = np.minimum(pos, max(len(rows) - 1, 0))
-    ok = (parent >= 0) & (len(rows) > 0)
-    if len(rows):
-        ok &= rows[pos] == parent
-    return np.where(ok, pos, -1).astype(np.int64)
+    where = np.full(hi - lo + 1, -1, np.int64)  # 1 + (row - lo) -> position; slot 0: outside the span
+    where[rows - lo + 1] = np.arange(len(rows))
+    inside = (parent >= lo) & (parent < hi)
+    return where[np.where(inside, parent - lo + 1, 0)]
 
 
 def clipped_self(model: TraceModel, ar: AreaRows) -> np.ndarray:
     """Each row's self time inside the range: its clipped time minus its children's (at least 0)."""
-    par = local_parents(model, ar.rows)
+    par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
     child = np.bincount(par + 1, weights=ar.clipped, minlength=len(ar.rows) + 1)[1:]
     # float sums are exact below 2**53 ns (104 days); children never outlast their parent
     return np.maximum(ar.clipped - child.astype(np.int64), 0)
