@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.panel import AnalysisPanel
 from app.timeline.aggregate import AggregatePanel
 from app.timeline.details import DetailsPanel
 from app.timeline.info import InfoPanel
@@ -42,6 +43,8 @@ class TraceTab(QSplitter):
         self.bottom.addTab(self.logs, f"Logs ({len(self.logs.logs)})")
         self.aggregate = AggregatePanel(model)
         self.bottom.addTab(self.aggregate, "Aggregate")
+        self.analysis = AnalysisPanel(model)
+        self.bottom.addTab(self.analysis, "Analysis")
         self.info = InfoPanel(model)
         n = self.info.warning_count
         index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
@@ -56,6 +59,7 @@ class TraceTab(QSplitter):
         self.details.sliceRequested.connect(self.timeline.go_to_slice)
         self.details.itemRequested.connect(self.timeline.go_to_item)
         self.timeline.areaSelected.connect(self._area)
+        self.analysis.sliceRequested.connect(self.timeline.go_to_slice)
 
     def _item_selected(self, kind: str, row: int) -> None:
         """A click on the timeline: a log record is shown in the log panel, anything else in the details."""
@@ -68,6 +72,7 @@ class TraceTab(QSplitter):
 
     def _area(self, t0: int, t1: int, threads: list) -> None:
         self.aggregate.show_area(t0, t1, threads)
+        self.analysis.set_area(t0, t1, threads)
         self.bottom.setCurrentWidget(self.aggregate)
 
 

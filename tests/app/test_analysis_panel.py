@@ -1,0 +1,97 @@
+"""The Analysis tab (pytest-qt, offscreen): flame graph / bottom-up / butterfly of a scope computed off the
+UI thread, a click on a frame selects its slices on the timeline, per-name statistics with a histogram
+whose bars list their slices, the area selected on the timeline as a scope."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from app.main_window import MainWindow
+from core.analysis.call_tree import bottom_up, callers, top_down
+from core.analysis.selection import Area
+from core.analysis.stats import name_stats
+from tests.core.analysis.nested_trace import nested_trace
+from tests.core.analysis.reference import tree_dict
+
+
+@pytest.fixture
+def tab(qtbot, tmp_path):
+    path = tmp_path / "nested.fxt"
+    path.write_bytes(nested_trace(11))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    assert win.open_path(str(path))
+    win.show()
+    qtbot.waitExposed(win)
+    tab = win.current_tab()
+    tab.bottom.setCurrentWidget(tab.analysis)
+    qtbot.waitUntil(lambda: tab.analysis.result is not None, timeout=10000)
+    return tab
+
+
+def test_flame_graph_frame_click_selects_its_slices(tab, qtbot):
+    panel, model = tab.analysis, tab.model
+    assert tree_dict(panel.flame.tree, model) == tree_dict(top_down(model), model)
+    flame = panel.flame
+    deep = int(np.flatnonzero(flame.lay.w * flame.width() > 20)[-1])  # a frame wide enough to click
+    rect = flame.frame_rect(deep)
+    qtbot.mouseClick(flame, Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
+    rows = flame.tree.slice_rows(deep)
+    assert len(rows) == int(flame.tree.count[deep]) > 0
+    assert tab.timeline.selected_row in set(rows.tolist())
+    assert panel.slices.count() == min(len(rows), 2000)
+    assert {panel.slices.item(i).data(Qt.ItemDataRole.UserRole) for i in range(panel.slices.count())} == set(rows.tolist())
+    # a click on a listed slice shows it on the timeline
+    item = panel.slices.item(panel.slices.count() - 1)
+    qtbot.mouseClick(panel.slices.viewport(), Qt.MouseButton.LeftButton, pos=panel.slices.visualItemRect(item).center())
+    assert tab.timeline.selected_row == item.data(Qt.ItemDataRole.UserRole)
+
+
+def test_modes_and_search(tab, qtbot):
+    panel, model = tab.analysis, tab.model
+    td = top_down(model)
+    panel.mode.setCurrentIndex(1)
+    assert tree_dict(panel.flame.tree, model) == tree_dict(bottom_up(td), model)
+    eval_id = model.strings.index("eval")
+    panel.select_name(eval_id)
+    panel.mode.setCurrentIndex(2)
+    assert tree_dict(panel.flame.tree, model) == tree_dict(callers(td, eval_id), model)
+    panel.search.setText("ALLOC")
+    assert panel.flame.matches() and all(panel.flame._names[i] == "alloc" for i in panel.flame.matches())
+
+
+def test_histogram_bar_lists_its_slices(tab, qtbot):
+    panel, model = tab.analysis, tab.model
+    stats = name_stats(model)
+    row = panel.table.findItems("eval", Qt.MatchFlag.MatchExactly)[0].row()
+    panel.table.selectRow(row)
+    hist = panel.histogram.hist
+    i = stats.row_of("eval")
+    assert int(hist.counts.sum()) + hist.zero == int(stats.count[i])
+    b = int(np.argmax(hist.counts))
+    x = panel.histogram._bar_rect(b).center()
+    qtbot.mouseClick(panel.histogram, Qt.MouseButton.LeftButton, pos=QPointF(x.x(), x.y() + 1).toPoint())
+    listed = [panel.slices.item(k).data(Qt.ItemDataRole.UserRole) for k in range(panel.slices.count())]
+    assert len(listed) == int(hist.counts[b])
+    dur = model.slices.dur[listed]
+    assert np.all((dur >= hist.edges[b]) & (dur < hist.edges[b + 1]))
+    assert list(dur) == sorted(dur, reverse=True)
+    assert {model.name_of(r) for r in listed} == {"eval"}
+
+
+def test_area_selection_is_analysed(tab, qtbot):
+    panel, model = tab.analysis, tab.model
+    t0 = model.start_ns + (model.end_ns - model.start_ns) // 4
+    t1 = t0 + (model.end_ns - model.start_ns) // 3
+    threads = [model.tracks[0].thread]
+    panel.result = None
+    tab._area(t0, t1, threads)
+    assert panel.scope.currentText().startswith("Area: ")
+    tab.bottom.setCurrentWidget(panel)
+    qtbot.waitUntil(lambda: panel.result is not None and panel.result.area.t0 == t0, timeout=10000)
+    area = Area(t0, t1, tuple(threads))
+    assert tree_dict(panel.flame.tree, model) == tree_dict(top_down(model, area), model)
+    assert panel.result.stats.records() == name_stats(model, area).records()
