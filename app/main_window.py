@@ -18,12 +18,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.notes_panel import NotesPanel, apply_link
 from app.analysis.panel import AnalysisPanel
 from app.timeline.aggregate import AggregatePanel
 from app.timeline.details import DetailsPanel
 from app.timeline.info import InfoPanel
 from app.timeline.logs import LogPanel
 from app.timeline.widget import TimelineWidget
+from core.analysis.notes import parse_link
 from core.trace.model import TraceModel
 
 
@@ -60,6 +62,13 @@ class TraceTab(QSplitter):
         self.details.itemRequested.connect(self.timeline.go_to_item)
         self.timeline.areaSelected.connect(self._area)
         self.analysis.sliceRequested.connect(self.timeline.go_to_slice)
+
+    def attach_notes(self, path: str, show_message) -> None:
+        """The Notes tab with the sidecar of ``path`` restored (``show_message(text)`` for its messages)."""
+        self.notes = NotesPanel(self.timeline, path)
+        self.notes.message.connect(show_message)
+        self.bottom.insertTab(self.bottom.indexOf(self.info), self.notes, "Notes")
+        self.notes.restore()
 
     def _item_selected(self, kind: str, row: int) -> None:
         """A click on the timeline: a log record is shown in the log panel, anything else in the details."""
@@ -134,6 +143,7 @@ class MainWindow(QMainWindow):
         menu.addAction(quit_action)
         # background loads: a progress bar and a Cancel button in the status bar while any is running
         self.loaders: list = []
+        self.links: dict = {}  # trace path -> the ViewLink it was opened with (applied when its tab opens)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(240)
@@ -199,6 +209,8 @@ class MainWindow(QMainWindow):
         page = self.tabs.widget(index)
         if page is None:
             return
+        if isinstance(page, TraceTab) and getattr(page, "notes", None) is not None:
+            page.notes.save()
         self.tabs.removeTab(index)
         page.close()
         # once the page is gone (deleteLater runs in the event loop), collect in a turn of its own
@@ -239,6 +251,7 @@ class MainWindow(QMainWindow):
         """Open a trace or a crash log in a new tab; a file that fails shows a message, the window stays.
         With ``background``, a trace loads in a thread (progress and Cancel in the status bar)."""
         try:
+            path = self._take_link(path)
             if is_crash_log(path):
                 view = self.new_crash_view()
                 view.open_log(path)
@@ -256,6 +269,21 @@ class MainWindow(QMainWindow):
         self._add_trace_tab(path, model)
         return True
 
+    def _take_link(self, arg: str) -> str:
+        """``TRACE#range=...&select=...``: the trace's path; the view is applied when its tab opens."""
+        link = parse_link(arg)
+        if link.range or link.select:
+            self.links[link.path] = link
+        return link.path
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """The notes of every open trace are saved as the window closes."""
+        for i in range(self.tabs.count()):
+            page = self.tabs.widget(i)
+            if isinstance(page, TraceTab) and getattr(page, "notes", None) is not None:
+                page.notes.save()
+        super().closeEvent(event)
+
     def _add_trace_tab(self, path: str, model: TraceModel, deferred: bool = False) -> None:
         """Open ``model`` in a new tab. ``deferred`` (a background load finished): the tab is built in this
         turn of the event loop and shown in the next, so that building it and painting its first frame
@@ -270,6 +298,8 @@ class MainWindow(QMainWindow):
             return default_resolver(trace_dir / "log", p.debug_dirs, p.debuginfod_urls, p.cache_dir)
 
         tab = TraceTab(model, resolver=resolver)
+        tab.attach_notes(path, lambda text: self.statusBar().showMessage(text, 15000))
+        apply_link(tab, self.links.pop(path, None))
         tab.logs.crashRequested.connect(lambda text: self.open_crash_text(text, trace_dir, Path(path).name))
         n = tab.info.warning_count
         if n:
