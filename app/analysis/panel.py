@@ -153,7 +153,6 @@ class AnalysisPanel(QWidget):
     def _show_result(self, result: AnalysisResult) -> None:
         self.result = result
         stats = result.stats
-        self.status.setText(f"{int(stats.count.sum())} slices, {len(stats)} names, {len(result.tree)} call paths")
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(stats))
         for i, r in enumerate(stats.records()):
@@ -183,6 +182,11 @@ class AnalysisPanel(QWidget):
             tree = callees(td, self.butterfly_name)
         self.shown_tree = tree
         self.flame.set_tree(self.model, tree)
+        stats = self.result.stats
+        text = f"{int(stats.count.sum())} slices, {len(stats)} names, {len(td)} call paths"
+        if mode >= 2:
+            text += f"; {'callers' if mode == 2 else 'callees'} of {name_text(self.model, self.butterfly_name)}"
+        self.status.setText(text)
 
     def select_name(self, name_id: int) -> None:
         """Make ``name_id`` the butterfly's name and show its histogram."""
