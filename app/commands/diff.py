@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 
 from app.cli import CliError
 from app.commands.selection_args import load_model
@@ -18,14 +19,43 @@ def _pct(value: float) -> str:
     return "new" if math.isinf(value) else f"{value:+.1f}%"
 
 
+def _stats_of(path: str):
+    """("ok", NameStats) of the trace at ``path``, or ("error", message): an exception's message crosses a
+    process boundary intact where the exception object might not unpickle."""
+    from core.analysis.stats import name_stats
+    from formats.errors import FormatError
+
+    try:
+        return "ok", name_stats(load_model(path))
+    except (FormatError, OSError) as exc:
+        return "error", str(exc)
+
+
+def _both_stats(a: str, b: str) -> list:
+    """The statistics of both traces, read in two processes at once where fork is available (reading is
+    most of the time, and the results are small); one after the other otherwise."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" in multiprocessing.get_all_start_methods() and (os.cpu_count() or 1) > 1:
+        try:
+            with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+                return list(pool.map(_stats_of, (a, b)))
+        except (OSError, RuntimeError):  # no processes to be had (limits, sandbox): read them in turn
+            pass
+    return [_stats_of(a), _stats_of(b)]
+
+
 def run(args: argparse.Namespace) -> int:
     from core.analysis.diff import compare, regressions
-    from core.analysis.stats import name_stats
 
     if not (args.threshold >= 0 and math.isfinite(args.threshold)):
         raise CliError(f"--threshold must be a percentage >= 0, not {args.threshold}")
-    a = name_stats(load_model(args.a))
-    b = name_stats(load_model(args.b))
+    results = _both_stats(args.a, args.b)
+    for status, value in results:
+        if status == "error":
+            raise CliError(value)
+    a, b = (value for _status, value in results)
     rows = compare(a, b)
     bad = regressions(rows, args.threshold)
     if args.json:
