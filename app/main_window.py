@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.compare_panel import ComparePanel
 from app.analysis.notes_panel import NotesPanel, apply_link
 from app.analysis.panel import AnalysisPanel
 from app.timeline.aggregate import AggregatePanel
@@ -47,6 +48,8 @@ class TraceTab(QSplitter):
         self.bottom.addTab(self.aggregate, "Aggregate")
         self.analysis = AnalysisPanel(model)
         self.bottom.addTab(self.analysis, "Analysis")
+        self.compare = ComparePanel(model)
+        self.bottom.addTab(self.compare, "Compare")
         self.info = InfoPanel(model)
         n = self.info.warning_count
         index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")

@@ -67,3 +67,32 @@ class AnalysisRunner(QObject):
     def _failed(self, generation: int, message: str) -> None:
         if generation == self.generation:
             self.failed.emit(message)
+
+
+class _CallSignals(QObject):
+    done = Signal(object)
+    failed = Signal(str)
+
+
+class _Call(QRunnable):
+    def __init__(self, fn, signals: _CallSignals) -> None:
+        super().__init__()
+        self.fn, self.signals = fn, signals
+
+    def run(self) -> None:
+        try:
+            out = self.fn()
+        except Exception as exc:  # a message, never a dead window
+            self.signals.failed.emit(f"{type(exc).__name__}: {exc}")
+            return
+        self.signals.done.emit(out)
+
+
+def run_in_pool(fn, on_done, on_failed, parent: QObject) -> _CallSignals:
+    """Call ``fn()`` in the global thread pool; ``on_done(result)`` / ``on_failed(message)`` run on the UI
+    thread (queued signals of an object living there, kept alive by ``parent``)."""
+    signals = _CallSignals(parent)
+    signals.done.connect(on_done)
+    signals.failed.connect(on_failed)
+    QThreadPool.globalInstance().start(_Call(fn, signals))
+    return signals
