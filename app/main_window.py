@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from app.analysis.compare_panel import ComparePanel
 from app.analysis.notes_panel import NotesPanel, apply_link
 from app.analysis.panel import AnalysisPanel
+from app.analysis.sched_panel import SchedPanel
 from app.timeline.aggregate import AggregatePanel
 from app.timeline.details import DetailsPanel
 from app.timeline.info import InfoPanel
@@ -50,6 +51,9 @@ class TraceTab(QSplitter):
         self.bottom.addTab(self.analysis, "Analysis")
         self.compare = ComparePanel(model)
         self.bottom.addTab(self.compare, "Compare")
+        self.sched = SchedPanel(model) if len(model.cols.sched_ts) else None
+        if self.sched is not None:
+            self.bottom.addTab(self.sched, "Scheduling")
         self.info = InfoPanel(model)
         n = self.info.warning_count
         index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
@@ -85,6 +89,8 @@ class TraceTab(QSplitter):
     def _area(self, t0: int, t1: int, threads: list) -> None:
         self.aggregate.show_area(t0, t1, threads)
         self.analysis.set_area(t0, t1, threads)
+        if self.sched is not None:
+            self.sched.set_area(t0, t1, threads)
         self.bottom.setCurrentWidget(self.aggregate)
 
 

@@ -17,6 +17,9 @@ os.environ.pop("DEBUGINFOD_URLS", None)
 # user's settings
 os.environ["FXSCOPE_INSTANCE"] = f"fxscope-test-{os.getpid()}"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fxscope-test-config-")
+# windows opened by tests keep no notes beside the traces they open (the corpus, the demo); the notes tests
+# turn this off for their own copies
+os.environ["FXSCOPE_NO_NOTES"] = "1"
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The third-party test corpus is part of the repository (a copy of ../shared/testdata with its MANIFESTs and

@@ -4,7 +4,10 @@ track filter and the view range are restored when the trace opens and saved when
 
 A sidecar is written only once there is something to keep (a pin, a mark, a bookmark) or when one exists
 already, so opening a trace leaves nothing beside it. A sidecar that cannot be used is a message; the
-trace opens without its notes. A failed write is a message too."""
+trace opens without its notes. A failed write is a message too. Notes are not kept for the files that ship
+with fxscope (the bundled demo: its directory may be read-only, and it is everyone's), nor at all when
+``FXSCOPE_NO_NOTES=1`` (the test suite sets it, so that tests pinning tracks in the corpus's traces leave no
+sidecars in the repository)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,19 @@ from PySide6.QtWidgets import (
 
 from app.timeline.details import format_ns
 from core.analysis.notes import Bookmark, Notes, ViewLink, load_notes, make_link, save_notes, sidecar_path
+
+
+def notes_enabled(path: str) -> bool:
+    """Whether notes are kept for ``path`` (see the module docstring)."""
+    import os
+    from pathlib import Path
+
+    import resources
+
+    if os.environ.get("FXSCOPE_NO_NOTES") == "1":
+        return False
+    bundled = Path(resources.__file__).resolve().parent
+    return bundled not in Path(path).resolve().parents
 
 
 def apply_link(tab, link: ViewLink | None) -> None:
@@ -59,6 +75,7 @@ class NotesPanel(QWidget):
         self.bookmarks: list[Bookmark] = []
         self.track_filter = ""  # kept as loaded (the timeline's filter is not bound here yet)
         self.loaded_message: str | None = None
+        self.enabled = notes_enabled(path)
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText("Bookmark name")
         self.text_edit = QLineEdit()
@@ -74,7 +91,9 @@ class NotesPanel(QWidget):
             row.addWidget(w)
         self.list = QListWidget()
         self.list.itemClicked.connect(self._clicked)
-        self.hint = QLabel(f"Pins, the marked span, bookmarks and the view are kept in {sidecar_path(path)}")
+        self.hint = QLabel(f"Pins, the marked span, bookmarks and the view are kept in {sidecar_path(path)}"
+                           if self.enabled else "Notes are not kept for this file (bundled with fxscope, or "
+                           "FXSCOPE_NO_NOTES=1)")  # fmt: skip
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
@@ -143,6 +162,8 @@ class NotesPanel(QWidget):
 
     def restore(self) -> Notes | None:
         """Apply the sidecar's notes (a message when it cannot be used)."""
+        if not self.enabled:
+            return None
         notes, message = load_notes(self.path)
         self.loaded_message = message
         if message:
@@ -168,6 +189,8 @@ class NotesPanel(QWidget):
         """Write the sidecar when there is something to keep (or one exists); returns its path."""
         import os
 
+        if not self.enabled:
+            return None
         if self.loaded_message:  # an unusable sidecar (another file's, corrupt) is not overwritten
             self.message.emit(f"{self.loaded_message}; notes not saved")
             return None

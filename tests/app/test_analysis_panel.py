@@ -95,3 +95,34 @@ def test_area_selection_is_analysed(tab, qtbot):
     area = Area(t0, t1, tuple(threads))
     assert tree_dict(panel.flame.tree, model) == tree_dict(top_down(model, area), model)
     assert panel.result.stats.records() == name_stats(model, area).records()
+
+
+def test_scheduling_tab_on_the_demo(qtbot):
+    """The demo has a four-CPU schedule: the Scheduling tab sums CPU time per thread as the core does, for
+    the whole trace and for an area, with the wakeup latency histogram."""
+    from core.analysis.sched_stats import sched_summary
+    from resources import DEMO_TRACE
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(str(DEMO_TRACE))
+    win.show()
+    tab = win.current_tab()
+    panel = tab.sched
+    tab.bottom.setCurrentWidget(panel)
+    qtbot.waitUntil(lambda: panel.summary is not None, timeout=10000)
+    model = tab.model
+    want = sched_summary(model, model.start_ns, model.end_ns + 1)
+    assert panel.threads.rowCount() == len(want.thread_tid) > 1
+    assert panel.threads.item(0, 0).text() == str(int(want.thread_tid[0]))
+    assert int(panel.latency.hist.counts.sum()) + panel.latency.hist.zero == len(want.latency_ns) > 0
+    t0, t1 = model.start_ns + 1_000_000, model.start_ns + 5_000_000
+    threads = [t.thread for t in model.tracks[:3]]
+    panel.summary = None
+    tab._area(t0, t1, threads)
+    tab.bottom.setCurrentWidget(panel)
+    qtbot.waitUntil(lambda: panel.summary is not None, timeout=10000)
+    tids = {int(model.cols.threads_tid[t]) for t in threads}
+    want = sched_summary(model, t0, t1, tids)
+    assert panel.summary.thread_cpu_ns.tolist() == want.thread_cpu_ns.tolist()
+    assert set(panel.summary.thread_tid.tolist()) <= tids

@@ -12,6 +12,11 @@ from app.main_window import MainWindow
 from core.analysis.notes import sidecar_path
 
 
+@pytest.fixture(autouse=True)
+def notes_on(monkeypatch):
+    monkeypatch.delenv("FXSCOPE_NO_NOTES", raising=False)
+
+
 @pytest.fixture
 def trace(tmp_path, testdata):
     path = tmp_path / "magic.fxt"
@@ -98,3 +103,15 @@ def test_link_opens_the_view_and_selects_the_slice(qtbot, trace):
     # a link naming no slice is a message, the trace opens
     win3 = _window(qtbot, f"{trace}#select=slice:424242:1")
     assert win3.current_tab() is not None and "No slice" in win3.statusBar().currentMessage()
+
+
+def test_no_notes_for_the_bundled_demo(qtbot):
+    from resources import DEMO_TRACE
+
+    win = _window(qtbot, str(DEMO_TRACE))
+    tab = win.current_tab()
+    assert not tab.notes.enabled
+    tab.timeline.pin(tab.timeline.lanes()[0].key)
+    tab.notes.add_bookmark("mine")
+    win.close_tab(win.tabs.currentIndex())
+    assert not os.path.exists(sidecar_path(str(DEMO_TRACE)))
