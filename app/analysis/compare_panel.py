@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -15,15 +16,19 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from app.analysis.flame_view import FlameGraphView
 from app.analysis.worker import run_in_pool
 from app.timeline.details import format_ns
+from core.analysis.call_tree import top_down
 from core.analysis.diff import DiffRow, compare, regressions
+from core.analysis.diff_tree import total_deltas
 from core.analysis.stats import name_stats
 
 COLUMNS = ("Name", "Count A", "Count B", "Total A", "Total B", "Δ total", "Change", "p50 A", "p50 B", "p99 A", "p99 B")
@@ -39,12 +44,25 @@ class _NumberItem(QTableWidgetItem):
         return self.value < getattr(other, "value", 0)
 
 
-def _compare_files(model_a, path_b: str) -> tuple[list[DiffRow], str]:
+def _compare_files(model_a, path_b: str) -> dict:
     from core.trace.model import TraceModel
     from formats.fxt.reader import read_fxt
 
     b = TraceModel(read_fxt(path_b))
-    return compare(name_stats(model_a), name_stats(b)), path_b
+    tree_b = top_down(b)
+    return {"rows": compare(name_stats(model_a), name_stats(b)), "path": path_b, "model_b": b, "tree_b": tree_b,
+            "delta": total_deltas(top_down(model_a), model_a, tree_b, b)}  # fmt: skip
+
+
+def delta_colours(delta: np.ndarray) -> list[QColor]:
+    """Red for time gained in B, blue for time lost, white for none; saturation by the share of the
+    largest change (per node)."""
+    top = float(np.abs(delta).max()) if len(delta) else 0.0
+    out = []
+    for d in (delta / top if top else np.zeros(len(delta))).tolist():
+        fade = int(235 * (1 - min(abs(d), 1.0)))
+        out.append(QColor(235, fade, fade) if d > 0 else QColor(fade, fade, 235) if d < 0 else QColor(235, 235, 235))
+    return out
 
 
 class ComparePanel(QWidget):
@@ -56,6 +74,7 @@ class ComparePanel(QWidget):
         super().__init__(parent)
         self.model = model
         self.rows: list[DiffRow] = []
+        self.delta = np.zeros(0, np.int64)
         self.button = QPushButton("Compare with trace…")
         self.button.clicked.connect(self._choose)
         self.status = QLabel("Open a second trace (B) to compare this one (A) with it.")
@@ -69,8 +88,18 @@ class ComparePanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
+        self.flame = FlameGraphView()
+        self.flame_title = QLabel("")
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.flame_title)
+        lower_layout.addWidget(self.flame, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(lower)
         layout.addLayout(bar)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(split, 1)
 
     def _choose(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Compare with trace", "", "FXT traces (*.fxt);;All files (*)")
@@ -87,8 +116,12 @@ class ComparePanel(QWidget):
         self.button.setEnabled(True)
         self.status.setText(f"Cannot compare: {message}")
 
-    def _show(self, result: tuple[list[DiffRow], str]) -> None:
-        rows, path = result
+    def _show(self, result: dict) -> None:
+        rows, path = result["rows"], result["path"]
+        self.delta = result["delta"]
+        self.flame.set_tree(result["model_b"], result["tree_b"], delta_colours(self.delta))
+        self.flame_title.setText("Differential flame graph: B's call paths, red where B spends more time than A "
+                                 "on the same path, blue where less")  # fmt: skip
         self.button.setEnabled(True)
         self.rows = rows
         bad = regressions(rows, THRESHOLD_PCT)

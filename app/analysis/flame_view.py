@@ -33,13 +33,16 @@ class FlameGraphView(QWidget):
         self.selected = -1
         self.search = ""
         self._names: list[str] = []
+        self.colours: list[QColor] | None = None
         self.setMouseTracking(True)
         self.setMinimumHeight(120)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
 
-    def set_tree(self, model, tree: CallTree) -> None:
+    def set_tree(self, model, tree: CallTree, colours: list[QColor] | None = None) -> None:
+        """Show ``tree``; ``colours`` (one per node) replace the name colours (the differential graph)."""
         self.model, self.tree = model, tree
+        self.colours = colours
         self._names = [name_text(model, int(i)) for i in tree.name.tolist()]  # per node
         self.zoom_node, self.selected = -1, -1
         self.lay = layout(tree)
@@ -90,7 +93,7 @@ class FlameGraphView(QWidget):
         shown = np.flatnonzero(lay.visible & (lay.w * width >= 0.5) & (lay.row * ROW_PX < self.height()))
         for i in shown.tolist():  # nodes a half pixel or wider: bounded by the width times the rows
             rect = self.frame_rect(i)
-            colour = QColor(PALETTE[colour_index(self._names[i])])
+            colour = QColor(PALETTE[colour_index(self._names[i])]) if self.colours is None else self.colours[i]
             if self.search and i not in matches:
                 colour = colour.lighter(170)
             p.fillRect(rect, colour)
@@ -98,7 +101,8 @@ class FlameGraphView(QWidget):
                 p.setPen(QPen(QColor("#000000"), 2 if i == self.selected else 1))
                 p.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
             if rect.width() > 30:
-                p.setPen(QColor("#ffffff" if not self.search or i in matches else "#707070"))
+                light = self.colours is not None or (self.search and i not in matches)
+                p.setPen(QColor("#202020" if light else "#ffffff"))
                 label = fm.elidedText(self._names[i], Qt.TextElideMode.ElideRight, int(rect.width()) - 6)
                 p.drawText(rect.adjusted(3, 0, -3, 0), Qt.AlignmentFlag.AlignVCenter, label)
         p.end()

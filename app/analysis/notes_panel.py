@@ -52,10 +52,10 @@ def apply_link(tab, link: ViewLink | None) -> None:
     if link.select:
         import numpy as np
 
-        tid, ts = link.select
+        tid, ts, depth = link.select
         s = tl.model.slices
         threads = np.flatnonzero(tl.model.cols.threads_tid == tid)
-        rows = np.flatnonzero((s.ts == ts) & np.isin(s.thread, threads))
+        rows = np.flatnonzero((s.ts == ts) & np.isin(s.thread, threads) & ((s.depth == depth) | (depth < 0)))
         if len(rows):
             tl.select(int(rows[0]))
         elif getattr(tab, "notes", None) is not None:
@@ -144,7 +144,7 @@ class NotesPanel(QWidget):
             s = self.model.slices
             thread = int(s.thread[row])
             tid = int(self.model.cols.threads_tid[thread]) if thread >= 0 else 0
-            select = (tid, int(s.ts[row]))
+            select = (tid, int(s.ts[row]), int(s.depth[row]))
         return make_link(self.path, self.timeline.visible_range_ns(), select)
 
     def copy_link(self) -> str:

@@ -140,26 +140,28 @@ def save_notes(trace_path: str | os.PathLike[str], notes: Notes) -> str:
 # ---------------------------------------------------------------------- links
 @dataclass
 class ViewLink:
-    """``range``: the visible time range; ``select``: a slice named by its thread koid and start time."""
+    """``range``: the visible time range; ``select``: a slice named by its thread koid, start time and (to
+    tell apart nested slices that start together) depth, -1 when the link gives none."""
 
     path: str
     range: tuple[int, int] | None = None
-    select: tuple[int, int] | None = None  # (tid, ts_ns)
+    select: tuple[int, int, int] | None = None  # (tid, ts_ns, depth)
 
 
-def make_link(path: str, view: tuple[int, int] | None, select: tuple[int, int] | None) -> str:
+def make_link(path: str, view: tuple[int, int] | None, select: tuple[int, int, int] | None) -> str:
     """The ``fxscope`` argument that opens ``path`` at ``view`` with the slice ``select`` selected."""
     parts = []
     if view:
         parts.append(f"range={view[0]}:{view[1]}")
     if select:
-        parts.append(f"select=slice:{select[0]}:{select[1]}")
+        parts.append("select=slice:" + ":".join(str(int(v)) for v in select))
     return quote(path, safe="/:._-~+,@=") + ("#" + "&".join(parts) if parts else "")
 
 
 def parse_link(arg: str, exists=os.path.exists) -> ViewLink:
     """A command-line argument as a link. A path that exists as written is a path (a ``#`` in a file name
-    stays); otherwise ``PATH#range=START:END&select=slice:TID:TS`` (ValueError naming what is wrong)."""
+    stays); otherwise ``PATH#range=START:END&select=slice:TID:TS[:DEPTH]`` (ValueError naming what is
+    wrong)."""
     if exists(arg) or "#" not in arg:
         return ViewLink(arg)
     from urllib.parse import unquote
@@ -175,13 +177,13 @@ def parse_link(arg: str, exists=os.path.exists) -> ViewLink:
                     raise ValueError
                 link.range = (a, b)
             elif key == "select":
-                kind, tid, ts = value.split(":")
-                if kind != "slice":
+                kind, *fields = value.split(":")
+                if kind != "slice" or len(fields) not in (2, 3):
                     raise ValueError
-                link.select = (int(tid), int(ts))
+                link.select = (int(fields[0]), int(fields[1]), int(fields[2]) if len(fields) == 3 else -1)
             else:
                 raise ValueError
         except ValueError:
             raise ValueError(f"{arg}: cannot use {key}={value} (expected range=START_NS:END_NS, "
-                             f"select=slice:TID:TS_NS)") from None  # fmt: skip
+                             f"select=slice:TID:TS_NS[:DEPTH])") from None  # fmt: skip
     return link

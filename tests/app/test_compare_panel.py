@@ -32,6 +32,10 @@ def test_slowed_name_first_and_red(tab, qtbot, tmp_path):
     assert panel.table.item(0, 0).text() == "alloc"
     assert panel.table.item(0, 0).background().color() == QColor("#f6d5d1")
     assert "regressed" in panel.status.text()
+    alloc = [i for i, n in enumerate(panel.flame._names) if n == "alloc"]
+    assert alloc and all(panel.delta[i] >= 0 for i in alloc) and any(panel.delta[i] > 0 for i in alloc)
+    grown = max(alloc, key=lambda i: panel.delta[i])
+    assert panel.flame.colours[grown].red() > panel.flame.colours[grown].blue()
 
 
 def test_against_itself_no_change(tab, qtbot, tmp_path):

@@ -69,9 +69,10 @@ def test_wrong_field_types_are_a_message(trace, field, value):
 
 
 def test_links():
-    link = make_link("/tmp/a b#c.fxt", (5, 900), (42, 77))
+    link = make_link("/tmp/a b#c.fxt", (5, 900), (42, 77, 3))
     parsed = parse_link(link, exists=lambda p: False)
-    assert (parsed.path, parsed.range, parsed.select) == ("/tmp/a b#c.fxt", (5, 900), (42, 77))
+    assert (parsed.path, parsed.range, parsed.select) == ("/tmp/a b#c.fxt", (5, 900), (42, 77, 3))
+    assert parse_link("/x.fxt#select=slice:4:5", exists=lambda p: False).select == (4, 5, -1)
     assert parse_link("/x/y.fxt#range=1:2", exists=lambda p: False).range == (1, 2)
     assert parse_link("/x/y#1.fxt", exists=lambda p: True).path == "/x/y#1.fxt"  # an existing path stays a path
     for bad in ("/x.fxt#range=5:1", "/x.fxt#range=a:b", "/x.fxt#select=async:1:2", "/x.fxt#zoom=3"):
