@@ -47,3 +47,37 @@ def truncated_demo(tmp_path: Path) -> Path:
         if any("truncated final record" in w for w in read_fxt(path).warnings):
             return path
     raise AssertionError("no cut of the demo inside a record")
+
+
+#: first timestamps of the boot-stamped test traces: 2 hours after boot (past 2**32 and 2**33 ns), and as late
+#: as 64-bit ticks allow (near 2**63 ns)
+BOOT_STARTS = {"2h-after-boot": 2 * 3600 * 10**9, "near-2^63": (1 << 63) - (1 << 40) - 10**12}
+
+
+@pytest.fixture(scope="session")
+def boot_trace_files(tmp_path_factory) -> dict[str, Path]:
+    """Generated traces stamped as real ones are: from boot, hours (or nearly 2**63 ns) after it. Three
+    providers at 1 and 2 GHz tick rates, a busy four-CPU schedule, logs with markup, counters, flows, and
+    300 more threads (315 thread tracks in 18 processes). Keyed by :data:`BOOT_STARTS`."""
+    from core.synthetic_trace import write_trace
+
+    out = {}
+    folder = tmp_path_factory.mktemp("boot-traces")
+    for name, start in BOOT_STARTS.items():
+        path = folder / f"{name}.fxt"
+        write_trace(path, 4000, seed=7, scheduling=True, start_ns=start, extra_threads=300)
+        out[name] = path
+    return out
+
+
+@pytest.fixture(params=sorted(BOOT_STARTS))
+def boot_trace(request, boot_trace_files):
+    """The prepared model of each boot-stamped trace in turn (parametrized: window and model tests run on
+    both)."""
+    from core.trace.model import TraceModel
+    from formats.fxt.reader import read_fxt
+
+    model = TraceModel(read_fxt(boot_trace_files[request.param]))
+    model.prepare()
+    assert model.start_ns >= BOOT_STARTS[request.param]
+    return model

@@ -23,7 +23,7 @@ def format_ns(ns: int) -> str:
 
 class DetailsPanel(QTextBrowser):
     #: a flow link was clicked: the slice at its other end
-    sliceRequested = Signal(int)
+    sliceRequested = Signal(object)  # a slice row (object: Qt's int is 32 bits)
     #: a link to another row was clicked (a CPU slice's thread state, ...): (kind, row)
     itemRequested = Signal(str, object)
 
