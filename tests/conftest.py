@@ -81,3 +81,41 @@ def boot_trace(request, boot_trace_files):
     model.prepare()
     assert model.start_ns >= BOOT_STARTS[request.param]
     return model
+
+
+@pytest.fixture(scope="session")
+def partial_80() -> bytes:
+    """Issue 12, defect 2: an 80-byte trace whose argument's inline name runs past the end of the file (the
+    reader warns; the search index once read past the buffer)."""
+    return bytes.fromhex(
+        "1000044678541600420000000000000000000000000000000000000000000000000000000000000054002201000000000000000000"
+        "000000270000ff0000000000000000000000000000000000000000"
+    )
+
+
+def _mutate_fxt(data: bytes, rng) -> bytes:
+    """A damaged copy of an FXT trace (the magic kept): flipped bytes, overwritten words, a spliced range,
+    or string refs turned into long inline ones (names and values running past their record)."""
+    b = bytearray(data)
+    mode = rng.choice(["bytes", "words", "splice", "lengths"])
+    if mode == "bytes":
+        for _ in range(rng.randrange(1, 64)):
+            b[rng.randrange(8, len(b))] = rng.randrange(256)
+    elif mode == "words":  # whole 64-bit words: headers, timestamps, string refs
+        for _ in range(rng.randrange(1, 16)):
+            i = rng.randrange(1, len(b) // 8) * 8
+            b[i : i + 8] = rng.randrange(1 << 64).to_bytes(8, "little")
+    elif mode == "splice":
+        a, c = rng.randrange(8, len(b)), rng.randrange(len(b))
+        b[a:a] = b[c : c + rng.randrange(1, 512)]
+    else:
+        for _ in range(rng.randrange(1, 16)):
+            i = rng.randrange(8, len(b) - 1) & ~1
+            b[i : i + 2] = (0x8000 | rng.randrange(0x8000)).to_bytes(2, "little")
+    return bytes(b)
+
+
+@pytest.fixture(scope="session")
+def mutate_fxt():
+    """``mutate_fxt(data, rng)``: a damaged copy of an FXT trace (see :func:`_mutate_fxt`)."""
+    return _mutate_fxt

@@ -1129,7 +1129,12 @@ class ArgDecoder:
         inline = np.flatnonzero(refs >= 0x8000)
         if len(inline):
             words = np.asarray(stream_words, np.int64)[inline]
-            out[inline] = intern_streams(self.raw64, self.t, words, refs[inline] & 0x7FFF)
+            lengths = refs[inline] & 0x7FFF
+            # a stream that would run past the end of the data (a corrupt or truncated record) is unresolved
+            fits = (words >= 0) & (words + ((lengths + 7) >> 3) <= len(self.raw64))
+            out[inline] = -1
+            if fits.any():
+                out[inline[fits]] = intern_streams(self.raw64, self.t, words[fits], lengths[fits])
         return out
 
     def args_at(self, record_word: int, first: int, nargs: int) -> list:
