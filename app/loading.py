@@ -44,10 +44,10 @@ class TraceLoader(QThread):
 
     def run(self) -> None:
         from core.trace.model import TraceModel
-        from formats.fxt.reader import read_fxt
+        from core.trace.reading import read_trace
 
         try:
-            cols = read_fxt(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
+            cols = read_trace(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
             self._tick(self.READ_SHARE)
             model = TraceModel(cols)
             # every table the views read, built here rather than on the UI thread when the tab opens

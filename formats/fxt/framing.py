@@ -127,3 +127,8 @@ def record_starts(words: np.ndarray) -> np.ndarray:
         if p < b:
             p = exit_l[j]
     return np.flatnonzero(mark).astype(np.int64, copy=False)
+
+
+def plausible_headers(headers: np.ndarray) -> np.ndarray:
+    """Which of ``headers`` (native-order uint64 words) could start a record (see :func:`_plausible`)."""
+    return _plausible(np.asarray(headers, np.uint64))

@@ -32,11 +32,8 @@ from formats.errors import FormatError
 from formats.fxt.args import decode_args, decode_text
 from formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
 from formats.fxt.framing import record_starts
+from formats.fxt.magic import MAGIC_BE, MAGIC_LE
 from formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
-
-MAGIC_WORD = 0x0016547846040010
-MAGIC_LE = MAGIC_WORD.to_bytes(8, "little")
-MAGIC_BE = MAGIC_WORD.to_bytes(8, "big")
 
 RECORD_TYPE_NAMES = {
     0: "metadata",
@@ -89,12 +86,13 @@ class Diagnostics:
 
 
 def read_fxt(
-    path: str | os.PathLike[str], *, force: bool = False, progress: Callable[[float], None] | None = None
+    path: str | os.PathLike[str], *, force: bool | str = False, progress: Callable[[float], None] | None = None
 ) -> FxtColumns:
     """Read the FXT file at ``path`` (memory-mapped; the file is never modified).
 
     Raises :class:`~formats.errors.FormatError` only when the file is not an FXT trace at all (no magic
-    record at its start, unless ``force`` assumes little-endian) or cannot be opened. ``progress`` is
+    record at its start, unless ``force`` assumes little-endian, or ``force="big"`` big-endian; see
+    :func:`formats.fxt.magic.headerless_byte_order`) or cannot be opened. ``progress`` is
     called with the fraction done (0..1) between blocks; an exception it raises (a Cancel button's)
     ends the read and propagates.
     """
@@ -110,21 +108,21 @@ def read_fxt(
     return _decode(buf, spath, force, progress)
 
 
-def read_fxt_bytes(data: bytes, path: str = "<bytes>", *, force: bool = False) -> FxtColumns:
+def read_fxt_bytes(data: bytes, path: str = "<bytes>", *, force: bool | str = False) -> FxtColumns:
     """Read an FXT trace held in memory (tests, fuzzing)."""
     if len(data) < 8:
         raise FormatError("not an FXT trace (shorter than one record)", path=path, offset=0)
     return _decode(bytes(data), path, force)
 
 
-def _decode(buf, path: str, force: bool, progress: Callable[[float], None] | None = None) -> FxtColumns:
+def _decode(buf, path: str, force: bool | str, progress: Callable[[float], None] | None = None) -> FxtColumns:
     head = bytes(memoryview(buf)[:8])
     if head == MAGIC_LE:
         big = False
     elif head == MAGIC_BE:
         big = True
     elif force:
-        big = False
+        big = force == "big"
     else:
         raise FormatError("not an FXT trace (no magic record at the start)", path=path, offset=0)
     nbytes = len(buf)
