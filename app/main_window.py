@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         menu.addAction(quit_action)
         # background loads: a progress bar and a Cancel button in the status bar while any is running
         self.loaders: list = []
+        self._stopping: list = []  # cancelled loads whose threads have not ended yet
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(240)
@@ -206,9 +207,9 @@ class MainWindow(QMainWindow):
 
         loader = TraceLoader(path, self)
         self.loaders.append(loader)
-        loader.progressed.connect(self._show_progress)
-        loader.loaded.connect(lambda model, p=path: self._model_loaded(p, model))
-        loader.failed.connect(lambda message, p=path: self._load_failed(p, message))
+        loader.progressed.connect(lambda f, ld=loader: None if ld.cancel_requested() else self._show_progress(f))
+        loader.loaded.connect(lambda model, p=path, ld=loader: None if ld.cancel_requested() else self._model_loaded(p, model))
+        loader.failed.connect(lambda message, p=path, ld=loader: None if ld.cancel_requested() else self._load_failed(p, message))
         loader.finished.connect(lambda ld=loader: self._load_done(ld))
         self.progress.setValue(0)
         self.progress.show()
@@ -242,13 +243,20 @@ class MainWindow(QMainWindow):
         self.progress.setValue(int(fraction * 1000))
 
     def cancel_loads(self) -> None:
+        """Cancel acts at once: the loads are detached (progress and Cancel go, whatever they would still
+        deliver is dropped) and their threads unwind at their next block, kept referenced until they end."""
         for loader in self.loaders:
             loader.cancel()
+            self._stopping.append(loader)
+        self.loaders.clear()
+        self._load_done(None)
         self.statusBar().showMessage("Loading cancelled", 5000)
 
     def _load_done(self, loader) -> None:
         if loader in self.loaders:
             self.loaders.remove(loader)
+        if loader in self._stopping:
+            self._stopping.remove(loader)
         if not self.loaders:
             self.progress.hide()
             self.cancel_button.hide()

@@ -102,7 +102,10 @@ class _Lanes:
 class TraceModel:
     """Slices, processes and threads of one trace, with the per-frame queries of the timeline."""
 
-    def __init__(self, cols: FxtColumns) -> None:
+    def __init__(self, cols: FxtColumns, check=None) -> None:
+        """``check()``, when given, is called between the building steps and slice batches; a Cancel
+        raises from it (the background loader's)."""
+        check = check or (lambda: None)
         self.cols = cols
         self.strings = cols.strings
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
@@ -110,8 +113,11 @@ class TraceModel:
         times = [*ts_all, ends] if ts_all and len(ends) else ts_all or [np.zeros(1, np.int64)]
         self.start_ns = min(int(a.min()) for a in times)  # (each column's extremes: no concatenated copy)
         self.end_ns = max(max(int(a.max()) for a in times), self.start_ns + 1)
-        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns)
+        check()
+        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check)
+        check()
         self._names = self._object_names()
+        check()
         self.processes = self._build_tracks()
         self._pyramid: SlicePyramid | None = None
         self._async: AsyncTable | None = None

@@ -74,8 +74,13 @@ def _size_of(header: int) -> int:
     return size or 1
 
 
-def record_starts(words: np.ndarray) -> np.ndarray:
-    """Word indices of the records chained from word 0 (int64, ascending).
+#: lockstep steps (and stitched chunks / 64) between two calls of record_starts' ``tick``
+TICK_STEPS = 64
+
+
+def record_starts(words: np.ndarray, tick=None) -> np.ndarray:
+    """Word indices of the records chained from word 0 (int64, ascending). ``tick(fraction)``, when given,
+    is called every :data:`TICK_STEPS` steps with a rough fraction done (a Cancel raises from it).
 
     A header of size 0 counts as a one-word record here; callers decide what it means (padding when the
     word is all zero, otherwise the end of what can be decoded). The last start may describe a record
@@ -94,7 +99,12 @@ def record_starts(words: np.ndarray) -> np.ndarray:
     early = cur >= lim
     exit_pos[early] = cur[early]
     cur, lim, chain = cur[~early], lim[~early], chain[~early]
+    steps = 0
+    expected = CHUNK_WORDS / 3  # records a chunk, about (the walk's steps)
     while len(cur):
+        steps += 1
+        if tick is not None and steps % TICK_STEPS == 0:
+            tick(min(steps / expected, 1.0) * 0.8)
         mark[cur] = True
         cur = cur + guessed_sizes(words[cur])
         done = cur >= lim
@@ -106,6 +116,8 @@ def record_starts(words: np.ndarray) -> np.ndarray:
     lo_l, hi_l, exit_l = lo.tolist(), hi.tolist(), exit_pos.tolist()
     p = 0
     for j in range(k):
+        if tick is not None and j % (TICK_STEPS * 64) == 0:
+            tick(0.8 + 0.2 * j / k)
         a, b = lo_l[j], hi_l[j]
         if p >= b:  # a large record spans this whole chunk
             mark[a:b] = False

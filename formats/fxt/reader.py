@@ -204,7 +204,7 @@ class _Decoder:
     def _frame(self) -> tuple[np.ndarray, np.ndarray]:
         """Record starts (word indices) and record types, after the size-0 / padding / truncation rules."""
         w, n, diag = self.w, self.n, self.diag
-        starts = record_starts(w)
+        starts = record_starts(w, tick=lambda f: self.progress(0.03 * f))
         # Walking the chain touched every page of the file: drop them, then read the headers' low 16 bits
         # a chunk at a time, releasing as we go, so that file pages and per-record arrays never add up.
         self._release(0, n)
@@ -212,6 +212,7 @@ class _Decoder:
             starts = starts.astype(np.uint32)
         low = np.empty(len(starts), np.uint16)
         for a in range(0, len(starts), self.BLOCK_RECORDS):
+            self.progress(0.03 + 0.02 * a / len(starts))
             st = starts[a : a + self.BLOCK_RECORDS].astype(np.int64)
             low[a : a + len(st)] = self.w[st] & _U(0xFFFF)
             self._release(int(st[0]), int(st[-1]) + 1)
@@ -912,13 +913,19 @@ class _Decoder:
                 self.mm = None
 
     def run(self) -> FxtColumns:
+        # progress (and with it a Cancel) between blocks of every phase, from the start: a 10M-event
+        # trace's framing alone takes seconds
+        self.progress(0.0)
         starts, types = self._frame()
         counts = np.zeros(16, np.int64)
+        self.progress(0.05)
         for a in range(0, len(types), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
             counts += np.bincount(types[a : a + self.BLOCK_RECORDS], minlength=16)
         record_counts = {name: int(counts[t]) for t, name in RECORD_TYPE_NAMES.items()}
         record_counts["unknown"] = int(counts[10:15].sum())
+        self.progress(0.06)
         self._control(starts, types)
+        self.progress(0.07)
         # Each page fault maps its neighbours too (fault-around, 64 KiB): the scattered control records
         # made most of the file resident again. Drop it; the blocks below fault in and release in turn.
         self._release(0, self.n)
@@ -939,6 +946,7 @@ class _Decoder:
         ev = {k: np.empty(n_ev, dt) for k, dt in ev_dtypes.items()}
         ev_pos, k = ev["pos"], 0
         for a in range(0, len(starts), B):
+            self.progress(0.08 + 0.02 * a / max(len(starts), 1))
             sel = starts[a : a + B][types[a : a + B] == 4]
             ev_pos[k : k + len(sel)] = sel
             k += len(sel)

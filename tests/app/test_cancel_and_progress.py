@@ -1,0 +1,96 @@
+"""Loading reports progress from its first block and Cancel acts at once: the reader reports (and can be
+cancelled) during every phase, the model's builders check the cancel flag between batches, and the window
+detaches a cancelled load immediately. (Latencies are figures of tests/bench/bench_timeline.py, not
+assertions here.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.loading import Cancelled, TraceLoader
+from app.main_window import MainWindow
+from core.synthetic_trace import generate_trace
+from core.trace.model import TraceModel
+from formats.fxt.reader import read_fxt, read_fxt_bytes
+
+
+@pytest.fixture(scope="module")
+def trace_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("load") / "t.fxt"
+    path.write_bytes(generate_trace(120_000, seed=3))
+    return path
+
+
+def test_the_reader_reports_progress_before_it_decodes_events(trace_file, monkeypatch) -> None:
+    import formats.fxt.framing as framing
+    from formats.fxt.reader import _Decoder
+
+    monkeypatch.setattr(framing, "TICK_STEPS", 4)
+    monkeypatch.setattr(_Decoder, "BLOCK_RECORDS", 4096)
+    seen: list[float] = []
+    read_fxt(trace_file, progress=seen.append)
+    assert seen[0] == 0.0  # at once
+    early = [f for f in seen if f < 0.1]  # framing, record types, control records
+    assert len(early) >= 8 and early == sorted(early)
+    assert seen == sorted(seen)
+
+
+def test_a_cancel_during_framing_unwinds_the_read(trace_file, monkeypatch) -> None:
+    import formats.fxt.framing as framing
+
+    monkeypatch.setattr(framing, "TICK_STEPS", 4)
+    calls = []
+
+    def progress(fraction: float) -> None:
+        calls.append(fraction)
+        if len(calls) == 3:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        read_fxt(trace_file, progress=progress)
+    assert calls[-1] < 0.05  # stopped inside the framing phase, not after it
+
+
+def test_the_model_checks_between_slice_batches(trace_file, monkeypatch) -> None:
+    import core.trace.slices as slices
+
+    monkeypatch.setattr(slices, "BATCH_EVENTS", 2_000)
+    cols = read_fxt(trace_file)
+    checks = []
+
+    def check() -> None:
+        checks.append(1)
+        if len(checks) == 4:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        TraceModel(cols, check=check)
+    assert len(checks) == 4
+    full = []
+    TraceModel(read_fxt_bytes(trace_file.read_bytes()), check=lambda: full.append(1))
+    assert len(full) > 4  # between steps and batches
+
+
+def test_cancel_detaches_the_load_at_once(qtbot, trace_file) -> None:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    loader = win.load_in_background(str(trace_file))
+    assert win.progress.isVisibleTo(win)
+    win.cancel_loads()
+    # at once: no progress bar, no Cancel button, no load listed; the thread unwinds by itself
+    assert not win.loaders and not win.progress.isVisibleTo(win) and not win.cancel_button.isVisibleTo(win)
+    assert "cancelled" in win.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: loader.isFinished(), timeout=30000)
+    qtbot.wait(20)
+    assert win.tabs.count() == 0 and not win._stopping
+
+
+def test_loader_emits_its_first_progress_from_the_reader(qtbot, trace_file) -> None:
+    loader = TraceLoader(str(trace_file))
+    seen: list[float] = []
+    loader.progressed.connect(seen.append)
+    with qtbot.waitSignal(loader.loaded, timeout=30000):
+        loader.start()
+    loader.wait()
+    qtbot.wait(10)
+    assert seen and seen[0] == 0.0 and len([f for f in seen if f < 0.08]) >= 2
