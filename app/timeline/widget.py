@@ -925,7 +925,9 @@ class TimelineWidget(QWidget):
             return text if len(text) <= 120 else text[:117] + "…"
         if kind == "counter":
             d = counter_details(m, row)
-            return f"{d['series']} = {d['value']:g}"
+            from core.units import format_quantity
+
+            return f"{d['series']} = {format_quantity(d['value'])}"
         return ""
 
     def _hover(self, scene_pos) -> None:

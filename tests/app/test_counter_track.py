@@ -101,3 +101,17 @@ def test_extreme_and_negative_only_counters_draw(qtbot, trace_tab, caplog) -> No
             assert abs(zero - (base - full)) < 1e-6
             assert (y_min - zero).max() > 0.8 * full
         tab.close()
+
+
+def test_counter_values_read_in_engineering_units(qtbot, trace_tab) -> None:
+    from core.trace.details import counter_row
+
+    model = TraceModel(read_fxt(DEMO_TRACE))
+    tab = trace_tab(model)
+    index = next(i for i, s in enumerate(model.counters.series) if s.label == "memory:heap:1")
+    sample = int(np.flatnonzero(model.counters.series[index].value == 8388608)[0])
+    tab.timeline.select_item("counter", counter_row(index, sample))
+    text = tab.details.toPlainText()
+    assert "Value\n8.389 M (8388608)\n" in text and "e+06" not in text
+    assert "e+0" not in tab.timeline.describe("counter", counter_row(index, sample))
+    assert " us" not in text
