@@ -92,6 +92,17 @@ def test_clicks_select_every_kind_of_box(boot_trace, trace_tab, qtbot) -> None:
     with qtbot.waitSignal(timeline.itemSelected, timeout=2000) as blocker:
         click_at(qtbot, timeline, a + (b - a) // 2, lane.item.y0 + 0.5)
     assert blocker.args == ["counter", counter_row(lane.key[1], i)]
+    # a global-scope instant on its own lane
+    from app.timeline.widget import GLOBAL_GROUP
+
+    lane = next(lane for lane in lanes if lane.key == ("instants", GLOBAL_GROUP))
+    row = int(lane.item.point_rows[len(lane.item.point_rows) // 2])
+    t = int(m.instants.ts[row])
+    show_around(qtbot, timeline, t - 20_000, t + 20_000)
+    with qtbot.waitSignal(timeline.itemSelected, timeout=2000) as blocker:
+        click_at(qtbot, timeline, t, lane.item.y0 + 0.4)
+    assert blocker.args == ["instant", row]
+    assert timeline.selection_span() == (t, t)
     # a log mark selects its record in the Logs tab
     lane = next(lane for lane in lanes if lane.key[0] == "logs")
     row = int(lane.item.point_rows[-1])
