@@ -82,6 +82,11 @@ def test_corrupt_compressed_data_is_a_format_error(big_endian_trace: Path, tmp_p
     png_gz.write_bytes(gzip.compress((REPO / "resources" / "icons" / "fxscope-16.png").read_bytes()))
     with pytest.raises(NotATraceOrLog, match="not a trace or crash log"):
         read_trace(png_gz)
+    log_xz = tmp_path / "crash.log.xz"
+    log_xz.write_bytes(lzma.compress((REPO / "resources" / "demo" / "crash.log").read_bytes()))
+    assert (detect(log_xz).kind, detect(log_xz).compression) == (Kind.MARKUP_LOG, "xz")
+    with pytest.raises(NotATraceOrLog, match="xz-compressed.*decompress it"):
+        read_trace(log_xz)
 
 
 def test_cancel_while_decompressing_removes_the_temporary_file(big_endian_trace: Path, tmp_path: Path, monkeypatch) -> None:
