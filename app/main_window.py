@@ -218,6 +218,14 @@ class MainWindow(QMainWindow):
         loader.start()
         return loader
 
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Closing the window ends its loads: they are cancelled and their threads, which unwind at their
+        next block, waited for (a QThread destroyed while it runs aborts the process)."""
+        self.cancel_loads()
+        for loader in list(self._stopping):
+            loader.wait()
+        super().closeEvent(event)
+
     def close_tab(self, index: int) -> None:
         """Close tab ``index`` and free what it held. ``removeTab`` alone keeps the page (and a trace's
         model, hundreds of MB for a big one) alive as a hidden child: the page is deleted, and the objects

@@ -94,3 +94,28 @@ def test_loader_emits_its_first_progress_from_the_reader(qtbot, trace_file) -> N
     loader.wait()
     qtbot.wait(10)
     assert seen and seen[0] == 0.0 and len([f for f in seen if f < 0.08]) >= 2
+
+
+def test_closing_the_window_during_a_load_ends_it_cleanly(trace_file) -> None:
+    """A QThread destroyed while running aborts the process: closing the window cancels and waits."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from app.gui import application\n"
+        "from app.main_window import MainWindow\n"
+        "app = application()\n"
+        "win = MainWindow()\n"
+        "win.show()\n"
+        "win.load_in_background(sys.argv[1])\n"
+        "app.processEvents()\n"
+        "win.close()\n"
+        "del win\n"
+        "print('closed')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(trace_file)], capture_output=True, text=True,
+                            timeout=120)  # fmt: skip
+    assert result.returncode == 0 and "closed" in result.stdout, result.stderr[-2000:]
+    assert "Destroyed while thread" not in result.stderr
