@@ -60,6 +60,7 @@ class TraceLoader(QThread):
             model = TraceModel(cols, check=self._check)
             # every table the views read, built here rather than on the UI thread when the tab opens
             model.prepare(lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f))
+            model.done_checking()
         except Cancelled:
             self.cancelled.emit()
             return

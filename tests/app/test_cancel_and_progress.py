@@ -119,3 +119,26 @@ def test_closing_the_window_during_a_load_ends_it_cleanly(trace_file) -> None:
                             timeout=120)  # fmt: skip
     assert result.returncode == 0 and "closed" in result.stdout, result.stderr[-2000:]
     assert "Destroyed while thread" not in result.stderr
+
+
+def test_prepare_checks_inside_its_big_steps(trace_file) -> None:
+    """The pyramids check between levels, flows between stages, the search index between its passes."""
+    from core.trace.lod import SlicePyramid
+    from core.trace.query import search_index
+
+    cols = read_fxt(trace_file)
+    calls: list[str] = []
+    model = TraceModel(cols, check=lambda: calls.append("check"))
+    n = len(calls)
+    assert model.pyramid.levels and len(calls) >= n + len(model.pyramid.levels)
+    n = len(calls)
+    assert len(model.flows) > 0
+    assert len(calls) >= n + 4
+    n = len(calls)
+    search_index(model)
+    assert len(calls) >= n + 3
+    model.done_checking()
+    n = len(calls)
+    assert model.async_pyramid[0].levels
+    assert len(calls) == n  # a finished load no longer checks
+    assert isinstance(model.pyramid, SlicePyramid)
