@@ -124,10 +124,13 @@ class CounterSet:
         return start, vmin[px], vmax[px], last[px]
 
 
-def build_counters(cols: FxtColumns) -> CounterSet:
-    """Every counter series of ``cols`` (see the module docstring)."""
+def build_counters(cols: FxtColumns, check=None) -> CounterSet:
+    """Every counter series of ``cols`` (see the module docstring). ``check()``, when given, is called
+    between the passes (a Cancel raises from it)."""
+    check = check or (lambda: None)
     rows = np.flatnonzero(cols.ev_kind == EventKind.COUNTER)
-    args = event_arg_columns(cols, rows)
+    args = event_arg_columns(cols, rows, check=check)
+    check()
     numeric = args.numeric
     non_numeric = int((~numeric).sum())
     ev = args.event[numeric]
@@ -137,6 +140,7 @@ def build_counters(cols: FxtColumns) -> CounterSet:
     name = cols.ev_name[ev]
     cid = cols.ev_data[ev]
     ts = cols.ev_ts[ev]
+    check()
     order = lexsort((ev, ts, arg_name, cid, name, pid))
     ev, arg_name, value, pid, name, cid, ts = (a[order] for a in (ev, arg_name, value, pid, name, cid, ts))
     n = len(ev)

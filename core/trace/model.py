@@ -173,7 +173,7 @@ class TraceModel:
     def async_spans(self) -> AsyncTable:
         """Async spans laid out in lanes per process (built on first use)."""
         if self._async is None:
-            self._async = build_async(self.cols, self.start_ns, self.end_ns)
+            self._async = build_async(self.cols, self.start_ns, self.end_ns, check=self._check)
         return self._async
 
     @property
@@ -246,7 +246,7 @@ class TraceModel:
     @property
     def counters(self) -> CounterSet:
         """Counter series."""
-        return self._cached("counters", lambda: build_counters(self.cols))
+        return self._cached("counters", lambda: build_counters(self.cols, check=self._check))
 
     @property
     def objects(self) -> ObjectLabels:

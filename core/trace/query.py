@@ -137,7 +137,7 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
     order = order[cols.ev_nargs[event[order]] > 0]
     ev = event[order].astype(np.int64)
     model.check()
-    args = event_arg_columns(cols, ev)
+    args = event_arg_columns(cols, ev, check=model.check)
     model.check()
     row = order[np.searchsorted(ev, args.event)]  # one slice per event row
     string = np.flatnonzero(args.type == ArgType.STRING)

@@ -62,8 +62,9 @@ class ArgColumns:
         return out
 
 
-def event_arg_columns(cols: FxtColumns, rows: np.ndarray) -> ArgColumns:
-    """The arguments of event ``rows`` (ascending) as columns; see the module docstring."""
+def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColumns:
+    """The arguments of event ``rows`` (ascending) as columns; see the module docstring. ``check()``, when
+    given, is called before each argument position's pass (a Cancel raises from it)."""
     rows = np.asarray(rows, np.int64)
     dec = cols.arg_decoder
     w = dec.w
@@ -74,6 +75,8 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray) -> ArgColumns:
     parts: list[tuple[np.ndarray, ...]] = []
     act = np.flatnonzero(nargs > 0)
     for k in range(15):
+        if check is not None:
+            check()
         act = act[(nargs[act] > k) & (pos[act] < end[act])]
         if not len(act):
             break

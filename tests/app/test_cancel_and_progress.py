@@ -137,6 +137,9 @@ def test_prepare_checks_inside_its_big_steps(trace_file) -> None:
     n = len(calls)
     search_index(model)
     assert len(calls) >= n + 3
+    n = len(calls)
+    assert len(model.counters) > 0 and len(model.async_spans) > 0
+    assert len(calls) >= n + 6  # argument passes and stages of counters and async spans
     model.done_checking()
     n = len(calls)
     assert model.async_pyramid[0].levels
