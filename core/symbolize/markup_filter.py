@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.symbolize.resolver import Frame, ResolveError, Resolver
-from core.symbols.demangle import demangle
+from core.symbols.demangle import demangle, demangle_any
 from formats.markup.fields import (
     U64_MAX,
     parse_address,
@@ -460,7 +460,7 @@ class MarkupFilter:
         if not self._check_fields(node, 1):
             return
         self._highlight()
-        self.out(demangle(node.fields[0]))
+        self.out(demangle_any(node.fields[0]))
         self._restore_colour()
 
     def _locate(self, node: Node, address: int) -> MMap | None:
@@ -606,7 +606,7 @@ class MarkupFilter:
             self._raw(node)
             return
         self._highlight()
-        self.out(name if name is not None else "<invalid>")
+        self.out(demangle(name) if name is not None else "<invalid>")
         self._restore_colour()
 
 
