@@ -69,6 +69,26 @@ class DwarfModel:
         i = bisect.bisect_right(seq.addresses, address) - 1
         return seq.columns[i] if i >= 0 else 0
 
+    def row_at(self, address: int) -> tuple[SourceFile, int, int] | None:
+        """(file, line, column) of the line row in force at ``address``, None when no sequence covers it.
+
+        llvm-symbolizer prints this for an address that the line table covers but no function does (code
+        from assembly, or a function whose DIE is missing): ``<invalid> file.S:17:0``."""
+        index = self._column_index()
+        k = bisect.bisect_right(index[0], address) - 1
+        while k >= 0:  # sequences may nest in odd files: the nearest one that covers the address
+            seq = index[1][k]
+            if seq.low <= address < seq.high:
+                i = bisect.bisect_right(seq.addresses, address) - 1
+                file = seq.files[i]
+                if file is None or seq.end[i]:
+                    return None
+                return file, seq.lines[i], seq.columns[i] if seq.columns else 0
+            if address - seq.low > 1 << 24:
+                break
+            k -= 1
+        return None
+
     def _column_index(self) -> tuple[list[int], list[LineSequence]]:
         cached = self.__dict__.get("_col_index")
         if cached is None:
