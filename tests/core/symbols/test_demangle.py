@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,17 @@ def test_live_llvm_cxxfilt_19(testdata: Path) -> None:
     result = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True, text=True, timeout=120)
     assert result.returncode == 0
     assert [demangle(n) for n in names] == result.stdout.split("\n")[:-1]
+
+
+def test_hostile_nesting_is_shown_raw_not_a_crash() -> None:
+    """100,000 nested pointers overflow the demangler's stack (the process dies with SIGSEGV, as
+    llvm-cxxfilt-19 does): run in a child process so that the failure before the fix is a test failure."""
+    code = (
+        "from core.symbols.demangle import demangle, demangle_any\n"
+        "for name in ('_Z1f' + 'P' * 100000 + 'i', '_R' + 'Nv' * 60000 + 'C1a', '?' + 'PE' * 60000):\n"
+        "    assert demangle(name) == name and demangle_any(name) == name\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            cwd=Path(__file__).resolve().parents[3])
+    assert result.returncode == 0 and result.stdout == "ok\n", result.stderr
