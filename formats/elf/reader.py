@@ -194,7 +194,8 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
                 is_symtab = table["sh_type"] == "SHT_SYMTAB"
                 if not (is_symtab or table["sh_type"] == "SHT_DYNSYM"):
                     continue
-                present[is_symtab] = present[is_symtab] or table.num_symbols() > 1
+                entsize = table["sh_entsize"]  # more than the null symbol (no division: 0 in a hostile file)
+                present[is_symtab] = present[is_symtab] or (entsize > 0 and table["sh_size"] >= 2 * entsize)
                 for addr, size, name, kind, shndx, file in _kept_symbols(elf, table):
                     if is_symtab and kind == 2 and any(lo <= addr < hi for lo, hi in text):
                         functions.append((addr, size, name))
