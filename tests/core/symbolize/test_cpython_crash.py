@@ -59,6 +59,15 @@ def test_byte_identical_to_llvm_symbolizer_19(crash, color: bool) -> None:
     assert err == (case / f"expected.llvm19{suffix}.stderr").read_text()
 
 
+def test_cxx_data_and_pc_elements(crash) -> None:
+    """Data names are demangled as frames are (``_ZL9module_id`` -> ``module_id``), pc elements print the
+    outermost function in LLVM's demangling style."""
+    case, tree = crash
+    out, err = filter_text((case / "data-cxx.log").read_text(), GsymResolver(debug_file_directories=[tree]))
+    assert out == (case / "data-cxx.llvm19.stdout").read_text()
+    assert err == (case / "data-cxx.llvm19.stderr").read_text()
+
+
 def test_each_interop_class_is_in_the_output(crash) -> None:
     """The lines the issue names, so a regression says which class broke."""
     case, tree = crash
