@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from formats.elf.reader import ElfInfo, read_elf
+from formats.elf.symtab import SymbolTable, read_symbol_table
 from formats.errors import FormatError
 
 
@@ -76,6 +77,7 @@ class GsymResolver:
             if build_id:
                 self._elf_paths.setdefault(build_id, path)
         self._elf_info: dict[bytes, ElfInfo] = {}
+        self._symbol_tables: dict[bytes, SymbolTable | FormatError] = {}
         self._dwarf: dict[bytes, object] = {}
 
     def known(self, build_id: bytes) -> bool:
@@ -149,8 +151,8 @@ class GsymResolver:
         linkage name: ``_ZL8on_crashiP9siginfo_tPv`` where DWARF says ``on_crash``); needs the module's ELF."""
         if self._elf_path(build_id) is None:
             return frames
-        info = self._elf_facts(build_id)
-        found = info.symbol_lookup(address) if info is not None else None
+        table = self._symbol_table(build_id)
+        found = table.lookup(address) if table is not None else None
         if found is None or found[0] == frames[-1].function:
             return frames
         outer = frames[-1]
@@ -164,8 +166,8 @@ class GsymResolver:
         (the raw frame) when neither knows the address. ``name``: the GSYM's symbol-table function."""
         if self._elf_path(build_id) is None:
             return [] if name is None else [Frame(name)]
-        info = self._elf_facts(build_id)
-        found = info.symbol_lookup(address) if info is not None else None
+        table = self._symbol_table(build_id)
+        found = table.lookup(address) if table is not None else None
         model = self._dwarf_model(build_id)
         row = model.row_at(address) if model else None
         if found is None and row is None:
@@ -178,15 +180,16 @@ class GsymResolver:
             return [Frame(function, join_path(file.directory, file.base), line, column)]
         return [Frame(function, found[1] if found is not None else "")]
 
-    def _elf_facts(self, build_id: bytes) -> ElfInfo | None:
-        info = self._elf_info.get(build_id)
-        if info is None:
-            path = self._elf_path(build_id)
+    def _symbol_table(self, build_id: bytes) -> SymbolTable | None:
+        """The module's symbol list as llvm-symbolizer reads it (read once); None when the file is unreadable
+        (:meth:`data` reports why)."""
+        table = self._symbol_tables.get(build_id)
+        if table is None:
             try:
-                info = self._elf_info[build_id] = read_elf(path)
-            except FormatError:
-                return None
-        return info
+                table = self._symbol_tables[build_id] = read_symbol_table(self._elf_path(build_id))
+            except FormatError as exc:
+                table = self._symbol_tables[build_id] = exc
+        return None if isinstance(table, FormatError) else table
 
     def _dwarf_model(self, build_id: bytes):
         """The module's DWARF model (read once), or False when its ELF is not at hand or has no readable DWARF."""
@@ -245,13 +248,11 @@ class GsymResolver:
             if build_id in self._gsyms or build_id in self._symbfile_paths:
                 return None
             raise ResolveError("could not find build ID")
-        info = self._elf_info.get(build_id)
-        if info is None:
-            try:
-                info = self._elf_info[build_id] = read_elf(path)
-            except FormatError as exc:
-                raise ResolveError(str(exc)) from None
-        return info.symbol_at(address)
+        table = self._symbol_table(build_id)
+        if table is None:
+            raise ResolveError(str(self._symbol_tables[build_id]))
+        found = table.lookup(address)
+        return None if found is None else found[0]
 
 
 def symbfile_build_id(path: Path | str) -> bytes:

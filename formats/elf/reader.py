@@ -15,6 +15,7 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 
+from formats.elf.symtab import read_symbol_table
 from formats.errors import FormatError
 
 #: symbol types llvm-symbolizer keeps for name lookups (assembly often leaves symbols untyped)
@@ -142,14 +143,6 @@ def _shndx_code(shndx: int | str) -> int:
     return shndx if isinstance(shndx, int) else 0
 
 
-def _symbolizer_symbols(entries: list[tuple[int, int, str, str]]) -> tuple[list[tuple[int, int, str]], list[str]]:
-    """LLVM's ``SymbolizableObjectFile`` list: stable-sorted by (address, size), one per address (the last:
-    the largest, and the last in table order among equal sizes), with the file of each."""
-    entries = sorted(entries, key=lambda e: (e[0], e[1]))  # stable: table order kept among equals
-    kept = [e for i, e in enumerate(entries) if i + 1 == len(entries) or entries[i + 1][0] != e[0]]
-    return [(a, s, n) for a, s, n, _f in kept], [f for _a, _s, _n, f in kept]
-
-
 def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
     from elftools.common.exceptions import ELFError
     from elftools.elf.constants import SH_FLAGS
@@ -186,22 +179,15 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
                         debuglink = (data[:end].decode("utf-8", "replace"), crc)
             text = _merge(text)
             functions: list[tuple[int, int, str]] = []
-            alloc = [bool(elf.get_section(i)["sh_flags"] & SH_FLAGS.SHF_ALLOC) for i in range(elf.num_sections())]
-            # llvm-symbolizer reads .symtab, and .dynsym only when .symtab has no symbols (computeSymbolSizes)
-            by_kind: dict[bool, list[tuple[int, int, str, str]]] = {True: [], False: []}
-            present = {True: False, False: False}
             for table in symtabs:
-                is_symtab = table["sh_type"] == "SHT_SYMTAB"
-                if not (is_symtab or table["sh_type"] == "SHT_DYNSYM"):
+                if table["sh_type"] != "SHT_SYMTAB":
                     continue
-                entsize = table["sh_entsize"]  # more than the null symbol (no division: 0 in a hostile file)
-                present[is_symtab] = present[is_symtab] or (entsize > 0 and table["sh_size"] >= 2 * entsize)
-                for addr, size, name, kind, shndx, file in _kept_symbols(elf, table):
-                    if is_symtab and kind == 2 and any(lo <= addr < hi for lo, hi in text):
+                for addr, size, name, kind, _shndx, _file in _kept_symbols(elf, table):
+                    if kind == 2 and any(lo <= addr < hi for lo, hi in text):
                         functions.append((addr, size, name))
-                    if shndx not in (0, 0xFFF1, 0xFFF2) and shndx < len(alloc) and alloc[shndx]:
-                        by_kind[is_symtab].append((addr, size, name, file))
-            symbols, symbol_files = _symbolizer_symbols(by_kind[True] if present[True] else by_kind[False])
+            # llvm-symbolizer's list (.symtab, or .dynsym when .symtab has no symbols), read without pyelftools
+            table_of_symbols = read_symbol_table(path)
+            symbols, symbol_files = table_of_symbols.symbols, table_of_symbols.files
             segments = [
                 Segment(s["p_vaddr"], s["p_memsz"], s["p_offset"], s["p_filesz"], s["p_flags"])
                 for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"
