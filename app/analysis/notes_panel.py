@@ -44,7 +44,7 @@ def notes_enabled(path: str) -> bool:
 def apply_link(tab, link: ViewLink | None) -> None:
     """Show ``link``'s range and select its slice (by thread koid and start) in ``tab``'s timeline; a slice
     that is not in the trace is a message in the tab's Notes panel, not an error."""
-    if link is None:
+    if link is None or not hasattr(tab, "timeline"):
         return
     tl = tab.timeline
     if link.range:
