@@ -46,9 +46,9 @@ class _NumberItem(QTableWidgetItem):
 
 def _compare_files(model_a, path_b: str) -> dict:
     from core.trace.model import TraceModel
-    from formats.fxt.reader import read_fxt
+    from core.trace.reading import read_trace
 
-    b = TraceModel(read_fxt(path_b))
+    b = TraceModel(read_trace(path_b))
     tree_b = top_down(b)
     return {"rows": compare(name_stats(model_a), name_stats(b)), "path": path_b, "model_b": b, "tree_b": tree_b,
             "delta": total_deltas(top_down(model_a), model_a, tree_b, b)}  # fmt: skip

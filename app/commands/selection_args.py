@@ -38,11 +38,12 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
 
 
 def load_model(path: str) -> TraceModel:
-    """The model of the FXT trace at ``path``; reader warnings (a partial trace) are noted on stderr."""
+    """The model of the trace at ``path`` (plain or compressed FXT, through :func:`core.trace.reading.read_trace`
+    as every command reads traces); reader warnings (a partial trace) are noted on stderr."""
     from core.trace.model import TraceModel
-    from formats.fxt.reader import read_fxt
+    from core.trace.reading import read_trace
 
-    cols = read_fxt(path)  # FormatError / OSError: one line, exit 2 (app/cli.py)
+    cols = read_trace(path)  # any form the detector knows (.fxt.gz, ...); FormatError / OSError: exit 2
     if cols.warnings:
         print(f"fxscope: warning: {path}: {len(cols.warnings)} reader warnings, the trace may be partial "
               f"(fxscope info {path} lists them)", file=sys.stderr)  # fmt: skip

@@ -133,3 +133,14 @@ def test_bad_input_is_one_line_exit_2(tmp_path, trace):
         lines = [line for line in r.stderr.splitlines() if line.startswith("fxscope: error:")]
         assert len(lines) == 1 and "Traceback" not in r.stderr, (args, r.stderr)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.fxt", "g.fxt"]  # no output, no temporary left
+
+
+def test_compressed_trace_reads_as_plain(capsys, trace, tmp_path):
+    """Traces are read as every command reads them: a gzip-compressed copy gives the same statistics."""
+    import gzip
+
+    packed = tmp_path / "a.fxt.gz"
+    packed.write_bytes(gzip.compress(trace.read_bytes()))
+    plain = _cli(capsys, "stats", str(trace), "--json")
+    code, out, err = _cli(capsys, "stats", str(packed), "--json")
+    assert code == 0 and out == plain[1], err
