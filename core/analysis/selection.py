@@ -86,16 +86,64 @@ def _thread_spans(model: TraceModel, threads: tuple[int, ...] | None) -> list[tu
     return spans
 
 
+#: a time range over more (thread, depth) lanes than this is cut by a mask over its threads' rows instead
+#: of per-lane searches (one Python step per lane)
+MAX_LANES_SEARCHED = 4096
+
+
+def _range_rows(model: TraceModel, area: Area, t0: int, t1: int) -> list[tuple[np.ndarray, int, int]] | None:
+    """Per thread, the candidate rows of a time range found by binary searches, without touching the rows
+    outside it: rows starting in [t0, t1) are one run of the thread's rows (sorted by start), and the rows
+    starting before t0 that end at or after it are found per depth lane through the running maximum of the
+    lane's ends (the model's ``end_max``: every row before the first maximum >= t0 ends before t0). None
+    when the area spans too many lanes for that to pay. Per thread: (the rows before t0, ascending; a, b)
+    with rows ``a:b`` starting in the range."""
+    want = None if area.threads is None else set(area.threads)
+    tracks = [t for t in model.tracks if want is None or t.thread in want]
+    if sum(len(t.by_depth) for t in tracks) > MAX_LANES_SEARCHED:
+        return None
+    s = model.slices
+    out = []
+    for track in sorted(tracks, key=lambda t: t.lo):  # per thread and lane, never per slice
+        ts = s.ts[track.lo : track.hi]
+        a = track.lo + int(np.searchsorted(ts, t0, "left"))
+        b = track.lo + int(np.searchsorted(ts, t1, "left"))
+        before = []
+        if a > track.lo:
+            for rows, end_max in zip(track.by_depth, track.end_max, strict=True):
+                j = int(np.searchsorted(end_max, t0, "left"))
+                k = int(np.searchsorted(rows, a, "left"))
+                if j < k:
+                    cand = rows[j:k].astype(np.int64)
+                    before.append(cand[s.ts[cand] + s.dur[cand] >= t0])
+        out.append((np.sort(np.concatenate(before)) if before else np.zeros(0, np.int64), a, b))
+    return out
+
+
 def area_rows(model: TraceModel, area: Area) -> AreaRows:
     """The rows of ``area`` (see :class:`AreaRows`), vectorized over the threads' row ranges.
 
     Candidates are the slices with ``ts < t1`` and ``end >= t0``: every ancestor of such a slice is one too
-    (it starts no later and ends no earlier), so call paths stay whole without walking parents.
+    (it starts no later and ends no earlier), so call paths stay whole without walking parents. A range
+    narrower than the trace is cut by binary searches (:func:`_range_rows`), the whole trace (or a range
+    over very many lanes) by a mask over the threads' rows.
     """
     s = model.slices
     t0, t1 = area.bounds(model)
     parts_rows, parts_hit, parts_clip = [], [], []
-    for lo, hi in _thread_spans(model, area.threads):
+    searched = None
+    if t0 > model.start_ns or t1 <= model.end_ns:
+        searched = _range_rows(model, area, t0, t1)
+    if searched is not None:  # the runs are sliced (views), only the few rows before t0 gathered
+        pieces = [(head, np.arange(a, b, dtype=np.int64), s.ts[head], s.ts[a:b], s.dur[head], s.dur[a:b])
+                  for head, a, b in searched]  # fmt: skip
+        rows, ts, dur = (np.concatenate([x for p in pieces for x in p[k : k + 2]]) if pieces else np.zeros(0, np.int64)
+                         for k in (0, 2, 4))  # fmt: skip
+        end = ts + dur
+        parts_rows.append(rows)
+        parts_hit.append((end > t0) | ((dur == 0) & (ts >= t0)))
+        parts_clip.append(np.maximum(np.minimum(end, t1) - np.maximum(ts, t0), 0))
+    for lo, hi in _thread_spans(model, area.threads) if searched is None else ():
         ts, dur = s.ts[lo:hi], s.dur[lo:hi]
         end = ts + dur
         cand = (ts < t1) & (end >= t0)
@@ -110,7 +158,7 @@ def area_rows(model: TraceModel, area: Area) -> AreaRows:
         parts_rows.append(rows)
         parts_hit.append(hit)
         parts_clip.append(clipped)
-    if not parts_rows:
+    if not parts_rows or not sum(len(r) for r in parts_rows):
         z = np.zeros(0, np.int64)
         return AreaRows(z, np.zeros(0, bool), z.copy(), z.copy())
     if len(parts_rows) == 1:

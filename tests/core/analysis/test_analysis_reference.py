@@ -92,3 +92,21 @@ def test_empty_area_gives_empty_results():
     assert len(name_stats(model, area)) == 0
     td = top_down(model, area)
     assert len(td) == 0 and len(bottom_up(td)) == 0 and len(callers(td, 1)) == 0
+
+
+@pytest.mark.parametrize("seed", [1, 6])
+def test_range_search_equals_the_row_mask(seed, monkeypatch, fxt_testdata):
+    """A time range is cut by binary searches per lane; the same rows (and hits, clipped times, parents) as
+    the mask over the threads' rows, which a range over too many lanes uses."""
+    from core.analysis import selection
+    from formats.fxt.reader import read_fxt
+
+    models = [_model(seed), TraceModel(read_fxt(fxt_testdata / "richiesams_fxt-python_trace.fxt"))]
+    for model in models:
+        for area in _areas(model, seed)[3:]:
+            searched = selection.area_rows(model, area)
+            monkeypatch.setattr(selection, "MAX_LANES_SEARCHED", -1)
+            masked = selection.area_rows(model, area)
+            monkeypatch.undo()
+            for name in ("rows", "hit", "clipped", "parent"):
+                assert np.array_equal(getattr(searched, name), getattr(masked, name)), (area, name)
