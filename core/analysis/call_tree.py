@@ -80,6 +80,18 @@ class CallTree:
         return self.rows[self.node_of == node]
 
 
+def levels(depth: np.ndarray) -> list[np.ndarray]:
+    """The indexes of ``depth`` grouped by value, one ascending array per depth 0..max (one stable sort,
+    then views: a loop over levels costs the items once, not once per level, so a hostile trace 65,535
+    levels deep stays linear)."""
+    depth = np.asarray(depth, np.int64)
+    if not len(depth):
+        return []
+    order = np.argsort(depth, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(depth))].tolist()
+    return [order[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
 def _empty() -> CallTree:
     z = np.zeros(0, np.int64)
     return CallTree(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy())
@@ -151,8 +163,8 @@ def _drop_empty(tree: CallTree) -> CallTree:
     keep = tree.count > 0
     if keep.all():
         return tree
-    for d in range(int(tree.depth.max()), 0, -1):  # parents first in id order: children pass keep upwards
-        lvl = np.flatnonzero(keep & (tree.depth == d))
+    for lvl in levels(tree.depth)[:0:-1]:  # deepest first: children pass keep upwards
+        lvl = lvl[keep[lvl]]
         keep[tree.parent[lvl]] = True
     new = np.cumsum(keep) - 1
     parent = tree.parent[keep]
@@ -164,11 +176,17 @@ def _drop_empty(tree: CallTree) -> CallTree:
                     tree.count[keep], tree.rows, node_of)  # fmt: skip
 
 
+#: reversed (caller) paths are followed this many levels up at most: a reversed tree of a chain N calls
+#: deep has N * (N + 1) / 2 nodes, so a hostile trace 65,535 levels deep would not fit in memory; the
+#: roots' values stay exact, only callers deeper than this are left out
+MAX_CALLER_LEVELS = 256
+
+
 def _ancestor_walk(tree: CallTree, start: np.ndarray, weight: np.ndarray, count: np.ndarray,
                    self_w: np.ndarray | None = None) -> CallTree:  # fmt: skip
     """The tree of reversed paths: for each top-down node in ``start``, its name, its parent's name, ...
-    up to its root, carrying ``weight`` (and ``count``) into every node on the way; ``self_w`` (default
-    ``weight``) goes to the first node only."""
+    up to its root (at most :data:`MAX_CALLER_LEVELS`), carrying ``weight`` (and ``count``) into every
+    node on the way; ``self_w`` (default ``weight``) goes to the first node only."""
     cur = start.astype(np.int64)
     prev = np.full(len(cur), -1, np.int64)
     w, c = weight.astype(np.float64), count.astype(np.int64)
@@ -176,7 +194,7 @@ def _ancestor_walk(tree: CallTree, start: np.ndarray, weight: np.ndarray, count:
     parents, names, depths, totals, selfs, counts = [], [], [], [], [], []
     base = 0
     level = 0
-    while len(cur):
+    while len(cur) and level < MAX_CALLER_LEVELS:
         nodes, new_parent, new_name = _level_nodes(prev, tree.name[cur], base)
         k = len(new_name)
         parents.append(new_parent)
@@ -208,8 +226,7 @@ def outermost(tree: CallTree, name_id: int) -> np.ndarray:
     """For every top-down node, the outermost node named ``name_id`` on its path (itself included), or -1."""
     anchor = np.full(len(tree), -1, np.int64)
     is_x = tree.name == name_id
-    for d in range(int(tree.depth.max()) + 1 if len(tree) else 0):
-        lvl = np.flatnonzero(tree.depth == d)
+    for lvl in levels(tree.depth):
         p = tree.parent[lvl]
         inherited = np.where(p >= 0, anchor[np.maximum(p, 0)], -1)
         anchor[lvl] = np.where(inherited >= 0, inherited, np.where(is_x[lvl], lvl, -1))
@@ -226,8 +243,8 @@ def callees(tree: CallTree, name_id: int) -> CallTree:
     parents, names, depths = [], [], []
     base = 0
     rel = tree.depth[inside] - tree.depth[anchor[inside]]
-    for d in range(int(rel.max()) + 1):
-        lvl = inside[rel == d]
+    for d, at in enumerate(levels(rel)):
+        lvl = inside[at]
         pm = np.full(len(lvl), -1, np.int64) if d == 0 else merged[tree.parent[lvl]]
         nodes, new_parent, new_name = _level_nodes(pm, tree.name[lvl], base)
         merged[lvl] = nodes

@@ -110,3 +110,30 @@ def test_range_search_equals_the_row_mask(seed, monkeypatch, fxt_testdata):
             monkeypatch.undo()
             for name in ("rows", "hit", "clipped", "parent"):
                 assert np.array_equal(getattr(searched, name), getattr(masked, name)), (area, name)
+
+
+def test_hostile_deep_chain_stays_bounded():
+    """A chain 5,000 calls deep (each slice inside the previous one): the top-down tree has one node per
+    level, the caller trees stop at MAX_CALLER_LEVELS (a full reversed tree would have 12.5M nodes) with
+    exact roots, and statistics are per name as usual."""
+    from core.analysis.call_tree import MAX_CALLER_LEVELS
+    from formats.fxt.columns import EventKind as K
+    from formats.fxt.writer import FxtWriter
+
+    depth = 5000
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for i in range(depth):
+        w.event(K.DURATION_BEGIN, 1000 + i, (1, 2), "c", f"f{i % 3}")
+    for i in range(depth):
+        w.event(K.DURATION_END, 1000 + depth + i, (1, 2), "c", f"f{(depth - 1 - i) % 3}")
+    model = TraceModel(read_fxt_bytes(w.getvalue()))
+    td = top_down(model)
+    assert len(td) == depth and int(td.depth.max()) == depth - 1
+    bu = bottom_up(td)
+    assert int(bu.depth.max()) == MAX_CALLER_LEVELS - 1 and len(bu) <= 3 * MAX_CALLER_LEVELS
+    roots = bu.parent < 0
+    assert int(bu.total[roots].sum()) == int(td.self_ns.sum()) == 2 * depth - 1
+    assert int(callers(td, model.strings.index("f1")).total[0]) == 2 * depth - 3  # outermost f1: level 1
+    stats = {r["name"]: r for r in name_stats(model).records()}
+    assert sum(r["count"] for r in stats.values()) == depth
