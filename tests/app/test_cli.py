@@ -39,11 +39,11 @@ def _headless_env(**extra: str) -> dict[str, str]:
 
 
 def test_a_mistyped_command_is_one_line_error_listing_the_commands() -> None:
-    result = subprocess.run([sys.executable, "-m", "app", "stats"], capture_output=True, text=True, timeout=120,
+    result = subprocess.run([sys.executable, "-m", "app", "statz"], capture_output=True, text=True, timeout=120,
                             env=_headless_env())  # fmt: skip
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fxscope: error: no such command or file: stats")
+    assert len(lines) == 1 and lines[0].startswith("fxscope: error: no such command or file: statz")
     assert "info" in lines[0] and "symbolize" in lines[0]
 
 
