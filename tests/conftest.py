@@ -47,3 +47,30 @@ def truncated_demo(tmp_path: Path) -> Path:
         if any("truncated final record" in w for w in read_fxt(path).warnings):
             return path
     raise AssertionError("no cut of the demo inside a record")
+
+
+class HangGuardTimeout(Exception):
+    """Raised in the test's thread when a ``hang_guard`` test runs past its limit (a hang is a failure)."""
+
+
+@pytest.fixture
+def hang_guard():
+    """Fails the test with :class:`HangGuardTimeout` instead of hanging the run when the code under test loops
+    forever (regression tests for hangs: before the fix they fail, not stall). A call ``hang_guard(seconds)``
+    sets the limit (default 60 s: far beyond any case's normal time, so no timing assertion)."""
+    import signal
+
+    def _raise(signum, frame):
+        raise HangGuardTimeout("still running at the hang guard's limit: a hang")
+
+    previous = signal.signal(signal.SIGALRM, _raise)
+
+    def arm(seconds: float = 60.0) -> None:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    arm()
+    try:
+        yield arm
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

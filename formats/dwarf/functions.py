@@ -19,6 +19,23 @@ from dataclasses import dataclass, field
 from formats.errors import FormatError
 from formats.gsym.model import InlineNode, LineRow, SourceFile
 
+#: DWARF line and column numbers are unsigned; LLVM keeps them in 32 bits (and so does GSYM)
+LINE_MAX = 0xFFFFFFFF
+
+
+def line_number(value: object) -> int:
+    """A line or column attribute as a number: a corrupt form (negative ``sdata``, a string, a flag) or one
+    wider than 32 bits is 0, "no line", so no encoder downstream sees a value its field cannot hold."""
+    return value if type(value) is int and 0 <= value <= LINE_MAX else 0
+
+
+def bad_line_rows(lines: list[int]) -> int | None:
+    """The first line number of a line sequence outside 0..LINE_MAX (a corrupt line program drives it
+    below 0 with DW_LNS_advance_line), or None when all are valid."""
+    if lines and (min(lines) < 0 or max(lines) > LINE_MAX):
+        return next(v for v in lines if not 0 <= v <= LINE_MAX)
+    return None
+
 
 @dataclass
 class DwarfFunction:
@@ -240,7 +257,7 @@ class _CU:
             return out
         return []
 
-    def sequences(self) -> list[LineSequence]:
+    def sequences(self, warnings: list[str]) -> list[LineSequence]:
         if self.lineprog is None:
             return []
         seqs: list[LineSequence] = []
@@ -255,7 +272,11 @@ class _CU:
             cur.end.append(bool(st.end_sequence))
             cur.columns.append(st.column)
             if st.end_sequence:
-                if len(cur.addresses) > 1 and cur.high > cur.low:
+                bad = bad_line_rows(cur.lines) if len(cur.addresses) > 1 and cur.high > cur.low else None
+                if bad is not None:
+                    warnings.append(f"compile unit at 0x{self.cu.cu_offset:x}: a line sequence at "
+                                    f"0x{min(cur.addresses):x} has line {bad}: sequence ignored")
+                elif len(cur.addresses) > 1 and cur.high > cur.low:
                     order = sorted(range(len(cur.addresses)), key=lambda k: cur.addresses[k])
                     seqs.append(LineSequence(
                         [cur.addresses[k] for k in order], [cur.files[k] for k in order],
@@ -281,8 +302,10 @@ def _inline_children(cu: _CU, die, depth: int = 0) -> list[InlineNode]:
             call_file = cu.file(call_file_idx.value) if call_file_idx is not None else None
             if call_file is None:
                 continue
-            call_line = child.attributes["DW_AT_call_line"].value if "DW_AT_call_line" in child.attributes else 0
-            column = child.attributes["DW_AT_call_column"].value if "DW_AT_call_column" in child.attributes else 0
+            call_line = line_number(child.attributes["DW_AT_call_line"].value) \
+                if "DW_AT_call_line" in child.attributes else 0
+            column = line_number(child.attributes["DW_AT_call_column"].value) \
+                if "DW_AT_call_column" in child.attributes else 0
             out.append(InlineNode(die_name(child) or "", ranges, call_file, call_line,
                                   _inline_children(cu, child, depth + 1), column))
         elif tag in ("DW_TAG_lexical_block", "DW_TAG_subprogram"):
@@ -332,7 +355,7 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
                                     "(its .dwo file is not read): only the symbol table covers it")
                     sequences.append([])
                     continue
-                sequences.append(c.sequences())
+                sequences.append(c.sequences(warnings))
                 for die in cu.iter_DIEs():
                     if die.tag != "DW_TAG_subprogram":
                         continue
@@ -343,7 +366,8 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
                     if not name:
                         continue
                     decl = die.attributes.get("DW_AT_decl_file")
-                    decl_line = die.attributes["DW_AT_decl_line"].value if "DW_AT_decl_line" in die.attributes else 0
+                    decl_line = line_number(die.attributes["DW_AT_decl_line"].value) \
+                        if "DW_AT_decl_line" in die.attributes else 0
                     inlines = _inline_children(c, die)
                     functions.append(DwarfFunction(
                         name, ranges, c.file(decl.value) if decl is not None else None, decl_line, cu_index,
