@@ -156,6 +156,7 @@ def _build_gsym(elf_path: str | os.PathLike[str]) -> tuple[bytes, ConversionRepo
     report.symbol_functions = len(facts.functions)
     funcs = encodable(funcs, facts.base_address, report.warnings)
     final, report.pruned = finalize(funcs, facts.text_ranges)
+    final = encodable(final, facts.base_address, report.warnings)  # a last entry extended over a huge section
     report.total = len(final)
     try:
         return write_gsym(final, facts.build_id[:20], facts.base_address), report

@@ -334,6 +334,8 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
     from elftools.common.exceptions import DWARFError, ELFError
     from elftools.elf.elffile import ELFFile
 
+    from formats.elf.layout import check_sections
+
     warnings: list[str] = []
     functions: list[DwarfFunction] = []
     sequences: list[list[LineSequence]] = []
@@ -344,6 +346,7 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
     with fh:
         try:
             elf = ELFFile(fh)
+            check_sections(elf, os.fstat(fh.fileno()).st_size, str(path))  # before pyelftools reads a claimed size
             if not elf.has_dwarf_info():
                 return DwarfModel([], [], [])
             dwarf = elf.get_dwarf_info(relocate_dwarf_sections=True)
@@ -373,6 +376,8 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
                         name, ranges, c.file(decl.value) if decl is not None else None, decl_line, cu_index,
                         inlines, bool(inlines),
                     ))
+        except FormatError:
+            raise
         except (ELFError, DWARFError) as exc:
             raise FormatError(f"cannot read DWARF: {exc}", path=str(path)) from None
         except Exception as exc:  # pyelftools raises plain errors (struct, KeyError) on corrupt sections

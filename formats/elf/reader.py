@@ -14,6 +14,7 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 
+from formats.elf.layout import check_sections, check_segment, corrupt_elf_errors, gnu_build_id
 from formats.errors import FormatError
 
 #: symbol types llvm-symbolizer keeps for name lookups (assembly often leaves symbols untyped)
@@ -118,26 +119,29 @@ def _shndx_code(shndx: int | str) -> int:
 
 
 def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
-    from elftools.common.exceptions import ELFError
     from elftools.elf.constants import SH_FLAGS
     from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import NoteSection, SymbolTableSection
+    from elftools.elf.sections import SymbolTableSection
 
     path = os.fspath(path)
+    where = "the ELF header"
     try:
         with open(path, "rb") as fh:
             elf = ELFFile(fh)
+            where = "the section headers"
+            check_sections(elf, os.fstat(fh.fileno()).st_size, path)
             build_id = b""
             text: list[tuple[int, int]] = []
             names = []
             debuglink = None
             symtabs = []
-            for section in elf.iter_sections():
+            for index, section in enumerate(elf.iter_sections()):
+                where = f"section [{index}] {section.name!r}"
                 names.append(section.name)
-                if isinstance(section, NoteSection):
-                    for note in section.iter_notes():
-                        if note["n_type"] == "NT_GNU_BUILD_ID":
-                            build_id = bytes.fromhex(note["n_desc"])
+                if section["sh_type"] == "SHT_NOTE":
+                    found = gnu_build_id(section.data(), elf.little_endian, section["sh_offset"], path)
+                    if found is not None:
+                        build_id = found
                 elif isinstance(section, SymbolTableSection):
                     symtabs.append(section)
                 if section["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and section["sh_size"]:
@@ -154,6 +158,7 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
             symbols: list[tuple[int, int, str]] = []
             alloc = [bool(elf.get_section(i)["sh_flags"] & SH_FLAGS.SHF_ALLOC) for i in range(elf.num_sections())]
             for table in symtabs:
+                where = f"symbol table {table.name!r}"
                 is_symtab = table.name == ".symtab"
                 for addr, size, name, kind, shndx in _kept_symbols(elf, table):
                     if is_symtab and kind == 2 and any(lo <= addr < hi for lo, hi in text):
@@ -161,6 +166,7 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
                     if shndx not in (0, 0xFFF1, 0xFFF2) and shndx < len(alloc) and alloc[shndx]:
                         symbols.append((addr, size, name))
             symbols = sorted(set(symbols))
+            where = "the program headers"
             segments = [
                 Segment(s["p_vaddr"], s["p_memsz"], s["p_offset"], s["p_filesz"], s["p_flags"])
                 for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"
@@ -174,30 +180,40 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
         raise FormatError("no such file", path=path) from None
     except IsADirectoryError:
         raise FormatError("is a directory", path=path) from None
-    except (ELFError, OSError, ValueError, struct.error, KeyError) as exc:
-        raise FormatError(f"not a readable ELF file ({exc})", path=path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    except corrupt_elf_errors() as exc:
+        raise FormatError(f"not a readable ELF file: {where}: {type(exc).__name__}: {exc}", path=path) from None
 
 
 def find_section(path: str | os.PathLike[str], names: tuple[str, ...] = (), types: tuple = (),
                  segment_types: tuple = ()) -> tuple[bytes, int] | None:
     """Bytes and address of the first section matching a name or type, else of a matching segment."""
-    from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
 
     path = os.fspath(path)
+    where = "the ELF header"
     try:
         with open(path, "rb") as fh:
             elf = ELFFile(fh)
-            for section in elf.iter_sections():
+            size = os.fstat(fh.fileno()).st_size
+            where = "the section headers"
+            check_sections(elf, size, path)
+            for index, section in enumerate(elf.iter_sections()):
+                where = f"section [{index}] {section.name!r}"
                 if section.name in names or section["sh_type"] in types:
                     return section.data(), section["sh_addr"]
+            where = "the program headers"
             for seg in elf.iter_segments():
                 if seg["p_type"] in segment_types:
+                    check_segment(seg, size, path)
                     return seg.data(), seg["p_vaddr"]
     except FileNotFoundError:
         raise FormatError("no such file", path=path) from None
-    except (ELFError, OSError, ValueError, struct.error) as exc:
-        raise FormatError(f"not a readable ELF file ({exc})", path=path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    except corrupt_elf_errors() as exc:
+        raise FormatError(f"not a readable ELF file: {where}: {type(exc).__name__}: {exc}", path=path) from None
     return None
 
 
