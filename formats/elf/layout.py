@@ -39,7 +39,7 @@ def check_sections(elf, file_size: int, path: str) -> None:
         except corrupt_elf_errors() as exc:
             raise FormatError(f"section header [{index}] is unreadable ({exc})", path=path,
                               offset=elf["e_shoff"] + index * elf["e_shentsize"]) from None
-        if header["sh_type"] == "SHT_NOBITS" or not header["sh_size"]:
+        if header["sh_type"] in ("SHT_NOBITS", "SHT_NULL") or not header["sh_size"]:
             continue
         offset, size = header["sh_offset"], header["sh_size"]
         if offset + size > file_size:
