@@ -174,3 +174,33 @@ def test_unencodable_symbols_are_dropped_with_a_warning(testdata: Path, tmp_path
         assert reader.base_address == 0x1040
         assert reader.lookup(0x1130).locations[0].name == "plugin_walk"  # its DWARF entry is still there
         assert reader.lookup(0x11B0).locations[0].name == "plugin_version"
+
+
+def test_symbolize_with_a_hostile_debug_file_does_not_hang(testdata: Path, tmp_path: Path, hang_guard) -> None:
+    """Issue 13 finding 1 through the filter: an ELF found by build ID under a debug file directory is converted
+    on first use; the mutated textstats-dwarf4 binary hung it. Now its frames symbolize (the dropped sequence
+    aside) like the intact file's."""
+    from core.symbolize.markup_filter import filter_text
+    from core.symbolize.resolver import GsymResolver
+    from formats.elf.reader import read_elf
+
+    case_dir = testdata / "gsym" / "textstats-dwarf4"
+    build_id = read_elf(case_dir / "binary").build_id.hex()
+    addresses = _addresses(case_dir)[:6]
+    log = "{{{reset}}}\n{{{module:0:textstats:elf:" + build_id + "}}}\n{{{mmap:0x0:0x100000:load:0:rx:0x0}}}\n"
+    log += "".join(f"{{{{{{bt:{n}:0x{a:x}:pc}}}}}}\n" for n, a in enumerate(addresses))
+
+    def symbolized(binary_bytes: bytes, name: str) -> tuple[str, str]:
+        tree = tmp_path / name / ".build-id" / build_id[:2]
+        tree.mkdir(parents=True)
+        (tree / f"{build_id[2:]}.debug").write_bytes(binary_bytes)
+        return filter_text(log, GsymResolver(debug_file_directories=[tmp_path / name]))
+
+    data = bytearray((case_dir / "binary").read_bytes())
+    data[0x6621] = 0xFA
+    out, err = symbolized(bytes(data), "hostile")
+    good_out, good_err = symbolized((case_dir / "binary").read_bytes(), "good")
+    assert err == good_err
+    names = re.compile(r"#\d+\s+0x[0-9a-f]+ (\S+) ")
+    assert names.findall(out) == names.findall(good_out)
+    assert "die" in names.findall(out)
