@@ -80,6 +80,10 @@ def functions(draw) -> list[FunctionInfo]:
     return out
 
 
+def _nodes(node: InlineNode) -> list[InlineNode]:
+    return [node, *(n for child in node.children for n in _nodes(child))]
+
+
 @fuzz_settings(150)
 @given(functions(), st.sampled_from([None, None, None, 0, 0x1000, 2**64]), st.booleans())
 def test_writer_on_generated_models(campaign, funcs: list[FunctionInfo], base: int | None, big: bool) -> None:
@@ -87,10 +91,12 @@ def test_writer_on_generated_models(campaign, funcs: list[FunctionInfo], base: i
         blob = write_gsym(funcs, b"\x01" * 20, base, big_endian=big)
         with GsymReader.from_bytes(blob) as reader:
             list(dump_lines(reader))
+            names = {g.name for g in funcs} | {n.name for g in funcs if g.inline for n in _nodes(g.inline)}
             for f in funcs:
                 result = reader.lookup(f.start)
-                if f.size and result.ok:
-                    assert result.locations[0].name in {g.name for g in funcs if g.start <= f.start}
+                if f.size and result.ok:  # the innermost frame: the function's or an inlined call's name
+                    assert result.locations[-1].name in {g.name for g in funcs if g.start <= f.start}
+                    assert result.locations[0].name in names
         return blob
 
     campaign.run(4096, case)
