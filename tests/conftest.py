@@ -49,8 +49,9 @@ def truncated_demo(tmp_path: Path) -> Path:
     raise AssertionError("no cut of the demo inside a record")
 
 
-class HangGuardTimeout(Exception):
-    """Raised in the test's thread when a ``hang_guard`` test runs past its limit (a hang is a failure)."""
+class HangGuardTimeout(BaseException):
+    """Raised in the test's thread when a ``hang_guard`` test runs past its limit (a hang is a failure); a
+    BaseException so that no ``except Exception`` fallback in the code under test swallows it."""
 
 
 @pytest.fixture

@@ -32,8 +32,9 @@ def fuzz_settings(cases: int) -> settings:
     )
 
 
-class CaseTimeout(Exception):
-    """A case ran past FXSCOPE_FUZZ_CASE_SECONDS: a hang (or near enough) to be fixed."""
+class CaseTimeout(BaseException):
+    """A case ran past FXSCOPE_FUZZ_CASE_SECONDS: a hang (or near enough) to be fixed. A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` fallback in the code under test swallows it."""
 
 
 class CaseMemory(AssertionError):
