@@ -12,9 +12,9 @@ import struct
 
 from formats.errors import FormatError
 
-#: a compressed section may claim at most this much per compressed byte (zlib's ceiling is about 1032)
-MAX_COMPRESSION_RATIO = 1100
-#: what pyelftools and construct raise on malformed headers and tables (with struct/zlib errors)
+#: a compressed section may claim at most this much per compressed byte: DWARF compresses 3-10x, zlib's
+#: ceiling is about 1032x, so a larger claim is a decompression bomb (pyelftools inflates it whole)
+MAX_COMPRESSION_RATIO = 64
 NT_GNU_BUILD_ID = 3
 
 
@@ -53,9 +53,25 @@ def check_sections(elf, file_size: int, path: str) -> None:
                                   path=path, offset=offset)
             elf.stream.seek(offset)
             claimed = chdr.parse(elf.stream.read(chdr.sizeof()))["ch_size"]
-            if claimed > MAX_COMPRESSION_RATIO * size:
-                raise FormatError(f"compressed section [{index}] claims 0x{claimed:x} bytes from 0x{size:x} "
-                                  "compressed bytes", path=path, offset=offset)
+        elif size >= 12 and _name(elf, header).startswith(".zdebug"):  # GNU: "ZLIB", big-endian size, zlib data
+            elf.stream.seek(offset)
+            magic, claimed = struct.unpack(">4sQ", elf.stream.read(12))
+            if magic != b"ZLIB":
+                continue
+        else:
+            continue
+        if claimed > MAX_COMPRESSION_RATIO * size + (1 << 20):
+            raise FormatError(f"compressed section [{index}] claims 0x{claimed:x} bytes from 0x{size:x} compressed "
+                              f"bytes (more than {MAX_COMPRESSION_RATIO}x: a decompression bomb)", path=path,
+                              offset=offset)
+
+
+def _name(elf, header) -> str:
+    """A section's name, "" when the section-name string table cannot give it."""
+    try:
+        return elf._get_section_name(header)
+    except corrupt_elf_errors():
+        return ""
 
 
 def check_segment(segment, file_size: int, path: str) -> None:

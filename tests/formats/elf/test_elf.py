@@ -141,3 +141,28 @@ def test_section_claiming_more_than_the_file_is_a_format_error(testdata: Path, t
     for read in readers:
         with pytest.raises(FormatError, match=message):
             read(path)
+
+
+def test_compressed_section_claiming_a_bomb_is_a_format_error(testdata: Path, tmp_path: Path) -> None:
+    """A compressed .debug_str whose zlib stream inflates 1000x (64 MiB of zeros from 64 KiB) was inflated
+    whole by pyelftools; a claim above 64x the compressed size is refused before reading, naming the section."""
+    import struct
+    import zlib
+
+    from formats.dwarf.functions import read_dwarf
+
+    binary = testdata / "gsym" / "libdemo" / "binary"
+    header_at, _ = _section_header(binary, ".debug_str")
+    data = bytearray(binary.read_bytes())
+    payload = struct.pack("<IIQQ", 1, 0, 64 << 20, 1) + zlib.compress(bytes(64 << 20), 9)
+    at = len(data)
+    data += payload
+    flags = int.from_bytes(data[header_at + 8 : header_at + 16], "little") | 0x800  # SHF_COMPRESSED
+    data[header_at + 8 : header_at + 16] = flags.to_bytes(8, "little")
+    data[header_at + 24 : header_at + 40] = struct.pack("<QQ", at, len(payload))  # sh_offset, sh_size
+    path = tmp_path / "bomb"
+    path.write_bytes(bytes(data))
+    for read in (read_elf, read_dwarf):
+        with pytest.raises(FormatError, match=rf"offset 0x{at:x}: compressed section \[\d+\] claims 0x4000000 "
+                                              r"bytes .*decompression bomb"):
+            read(path)
