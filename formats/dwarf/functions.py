@@ -349,14 +349,18 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
         fh = open(path, "rb")
     except OSError as exc:
         raise FormatError(exc.strerror or "cannot open", path=str(path)) from None
+    where = "the ELF header"
     with fh:
         try:
             elf = ELFFile(fh)
             check_sections(elf, os.fstat(fh.fileno()).st_size, str(path))  # before pyelftools reads a claimed size
             if not elf.has_dwarf_info():
                 return DwarfModel([], [], [])
+            where = "the DWARF sections"
             dwarf = elf.get_dwarf_info(relocate_dwarf_sections=True)
+            where = "the first compile unit header (.debug_info offset 0x0)"
             for cu_index, cu in enumerate(dwarf.iter_CUs()):
+                where = f"the compile unit at .debug_info offset 0x{cu.cu_offset:x}"
                 c = _CU(dwarf, cu)
                 if c.top.tag == "DW_TAG_skeleton_unit" or "DW_AT_dwo_name" in c.top.attributes \
                         or "DW_AT_GNU_dwo_name" in c.top.attributes:
@@ -382,10 +386,12 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
                         name, ranges, c.file(decl.value) if decl is not None else None, decl_line, cu_index,
                         inlines, bool(inlines),
                     ))
+                where = f"the compile unit header after .debug_info offset 0x{cu.cu_offset:x}"
         except FormatError:
             raise
         except (ELFError, DWARFError) as exc:
-            raise FormatError(f"cannot read DWARF: {exc}", path=str(path)) from None
+            raise FormatError(f"cannot read DWARF: {where}: {exc}", path=str(path)) from None
         except Exception as exc:  # pyelftools raises plain errors (struct, KeyError) on corrupt sections
-            raise FormatError(f"corrupt DWARF or ELF data ({type(exc).__name__}: {exc})", path=str(path)) from None
+            raise FormatError(f"corrupt DWARF or ELF data in {where} ({type(exc).__name__}: {exc})",
+                              path=str(path)) from None
     return DwarfModel(functions, sequences, warnings)

@@ -166,3 +166,15 @@ def test_compressed_section_claiming_a_bomb_is_a_format_error(testdata: Path, tm
         with pytest.raises(FormatError, match=rf"offset 0x{at:x}: compressed section \[\d+\] claims 0x4000000 "
                                               r"bytes .*decompression bomb"):
             read(path)
+
+
+def test_dwarf_error_names_the_compile_unit(testdata: Path, tmp_path: Path) -> None:
+    """A corrupt unit length in .debug_info: the error says which compile unit pyelftools could not read (it
+    named only the file)."""
+    from formats.dwarf.functions import read_dwarf
+
+    binary = testdata / "gsym" / "tiny" / "binary"
+    _, info_at = _section_header(binary, ".debug_info")
+    path = _patched(binary, tmp_path / "b", info_at, b"\xff")
+    with pytest.raises(FormatError, match=r"cannot read DWARF: the compile unit at \.debug_info offset 0x0: "):
+        read_dwarf(path)
