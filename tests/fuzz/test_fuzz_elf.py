@@ -37,7 +37,7 @@ def _case_file(tmp_path: Path, data: bytes) -> Path:
     return path
 
 
-@fuzz_settings(40)
+@fuzz_settings(30)
 @given(st.data())
 def test_elf_to_gsym(gsym_seeds, tmp_path: Path, campaign, data: st.DataObject) -> None:
     _, seed, regions = data.draw(st.sampled_from(gsym_seeds))
@@ -56,7 +56,7 @@ def test_elf_to_gsym(gsym_seeds, tmp_path: Path, campaign, data: st.DataObject) 
     campaign.run(len(blob), case)
 
 
-@fuzz_settings(25)
+@fuzz_settings(20)
 @given(st.data())
 def test_elf_to_symbfile(testdata: Path, tmp_path: Path, campaign, data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(["symbfile/inline-no-tco", "gsym/tiny/binary"]))
@@ -72,7 +72,7 @@ def test_elf_to_symbfile(testdata: Path, tmp_path: Path, campaign, data: st.Data
     campaign.run(len(blob), case)
 
 
-@fuzz_settings(40)
+@fuzz_settings(30)
 @given(st.data())
 def test_elf_to_sframe(testdata: Path, tmp_path: Path, campaign, data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(["sframe/libdemo/binary", "sframe/fp-O0/fp_sframe_v1"]))

@@ -29,7 +29,7 @@ def seeds(testdata: Path) -> list[bytes]:
     ]
 
 
-@fuzz_settings(80)
+@fuzz_settings(60)
 @given(st.data())
 def test_reader_model_and_export(seeds, tmp_path: Path, campaign, data: st.DataObject) -> None:
     blob = data.draw(mutated(data.draw(st.sampled_from(seeds)), max_ops=8))

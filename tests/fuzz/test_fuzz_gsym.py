@@ -30,7 +30,7 @@ def seeds(testdata: Path) -> list[tuple[bytes, list[int]]]:
     return out
 
 
-@fuzz_settings(120)
+@fuzz_settings(80)
 @given(st.data())
 def test_reader_on_mutated_files(seeds, campaign, data: st.DataObject) -> None:
     seed, addresses = data.draw(st.sampled_from(seeds))
@@ -84,7 +84,7 @@ def _nodes(node: InlineNode) -> list[InlineNode]:
     return [node, *(n for child in node.children for n in _nodes(child))]
 
 
-@fuzz_settings(150)
+@fuzz_settings(100)
 @given(functions(), st.sampled_from([None, None, None, 0, 0x1000, 2**64]), st.booleans())
 def test_writer_on_generated_models(campaign, funcs: list[FunctionInfo], base: int | None, big: bool) -> None:
     def case():

@@ -59,7 +59,7 @@ def markup_lines(draw) -> str:
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 
-@fuzz_settings(100)
+@fuzz_settings(80)
 @given(markup_lines(), st.booleans())
 def test_generated_markup(resolver, campaign, text: str, color: bool) -> None:
     campaign.run(len(text.encode()), lambda: filter_text(text, resolver, color=color))

@@ -116,7 +116,7 @@ def built_sections(draw) -> bytes:
     return header + bytes(fdes) + bytes(fre_blob)
 
 
-@fuzz_settings(150)
+@fuzz_settings(100)
 @given(built_sections(), st.sampled_from([0, 0x400000]))
 def test_built_sections_batch_equals_scalar(campaign, blob: bytes, address: int) -> None:
     def case():

@@ -24,7 +24,7 @@ def seeds(testdata: Path) -> list[bytes]:
             write_symbfile(pads)]
 
 
-@fuzz_settings(150)
+@fuzz_settings(100)
 @given(st.data())
 def test_readers_agree_on_mutated_files(seeds, campaign, data: st.DataObject) -> None:
     blob = data.draw(mutated(data.draw(st.sampled_from(seeds))))
