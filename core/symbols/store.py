@@ -115,14 +115,16 @@ class SymbolStore:
 
     # ------------------------------------------------------------------ debuginfod
     def _debuginfod(self, build_id: bytes) -> Path | None:
-        if not self.debuginfod_urls:
-            return None
+        """A download of an earlier run is used with or without servers configured now (it is a local file
+        by then); a server is asked only when the cache has nothing."""
         hex_id = build_id.hex()
         cached_dir = self.cache_dir / "debuginfod" / hex_id
         for kind in ("debuginfo", "executable"):
             cached = cached_dir / kind
             if cached.is_file():
                 return cached
+        if not self.debuginfod_urls:
+            return None
         import requests
 
         for kind in ("debuginfo", "executable"):

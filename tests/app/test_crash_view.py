@@ -175,3 +175,41 @@ def test_log_colours_are_preserved(qtbot, crash_dir: Path) -> None:
     assert "fatal signal 11" in page and "#c0392b" in page  # the log's red crash line stays red
     assert "#2e8b57" in page  # green: INFO tags and the symbolizer's highlighted values
     assert [e.number for e in view.report.backtrace] == list(range(10))  # recording unaffected by caches
+
+
+def test_symbols_only_in_the_symbol_cache(qtbot, testdata: Path, tmp_path: Path) -> None:
+    """Issue 14 defect 4: debug files that only the cache holds (debuginfod downloads of an earlier session,
+    no server configured now) give the Modules tab, the columns and the register names."""
+    demo = testdata / "markup" / "crash-demo"
+    (tmp_path / "logs").mkdir()
+    shutil.copy(demo / "input.log", tmp_path / "logs" / "input.log")
+    for debug in (demo / ".build-id").glob("*/*.debug"):
+        target = tmp_path / "cache" / "debuginfod" / (debug.parent.name + debug.stem) / "debuginfo"
+        target.parent.mkdir(parents=True)
+        shutil.copy(debug, target)
+    view = CrashView(cache_dir=str(tmp_path / "cache"), debuginfod_urls=[])
+    qtbot.addWidget(view)
+    view.open_log(tmp_path / "logs" / "input.log")
+    symbols = {view.modules.item(r, 0).text(): view.modules.item(r, 3).text() for r in range(view.modules.rowCount())}
+    assert symbols["crashdemo"] == symbols["libdemo.so"] == "found"
+    assert symbols["libc.so.6"] == "not found"
+    items = {item.text(0): item for item in view.frame_items()}
+    assert items["0.1"].text(3) == "payload.h:24:31"  # the column, as llvm-symbolizer prints it
+    regs = {view.registers.item(r, 0).text(): view.registers.item(r, 2).text() for r in range(view.registers.rowCount())}
+    assert regs["RBX"] == "nodes (crashdemo+0x4240)"
+
+
+def test_gsym_only_in_the_symbol_cache_counts_as_found(qtbot, testdata: Path, tmp_path: Path) -> None:
+    """Issue 14 defect 4: a module symbolized from a cached GSYM file is not "not found" in the Modules tab."""
+    demo = testdata / "markup" / "crash-demo"
+    (tmp_path / "logs").mkdir()
+    shutil.copy(demo / "input.log", tmp_path / "logs" / "input.log")
+    (tmp_path / "cache" / "gsym").mkdir(parents=True)
+    shutil.copy(testdata / "gsym" / "crashdemo" / "binary.gsym",
+                tmp_path / "cache" / "gsym" / "3d3a85572513e6cff897b8e9637d480eeb092027.gsym")
+    view = CrashView(cache_dir=str(tmp_path / "cache"), debuginfod_urls=[])
+    qtbot.addWidget(view)
+    view.open_log(tmp_path / "logs" / "input.log")
+    symbols = {view.modules.item(r, 0).text(): view.modules.item(r, 3).text() for r in range(view.modules.rowCount())}
+    assert view.frame_items()[0].text(2) == "payload_weight"
+    assert symbols["crashdemo"].startswith("found") and symbols["libdemo.so"] == "not found"
