@@ -15,8 +15,19 @@ import subprocess
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QFont,
+    QKeySequence,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -34,7 +45,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.symbolize.crash_report import CrashReport, build_report, load_report
+from app.crash.reports_list import ReportsList
+from core.reports.crash_log import CrashLog
+from core.symbolize.crash_report import BacktraceEntry, CrashReport, build_report
 from core.symbolize.dumpfiles import DumpTarget, resolve_dumps
 from core.symbolize.resolver import Frame, GsymResolver
 
@@ -147,9 +160,16 @@ def editor_command(path: Path, line: int) -> list[str] | None:
 
 
 class CrashView(QWidget):
-    """One crash log. ``frameSelected(index)`` is emitted when a backtrace row is chosen."""
+    """A crash log: its reports listed (when there are several), one report shown at a time.
+    ``frameSelected(index)`` is emitted when a backtrace row is chosen."""
 
     frameSelected = Signal(int)
+    #: "Show on timeline" for a report from a trace's log records
+    showOnTimeline = Signal()
+    #: the reports list is filled (background loads: the split is done)
+    reportsListed = Signal(int)
+    #: a report was symbolized and shown
+    reportShown = Signal(int)
     #: a dumpfile trigger whose file is an FXT trace was opened: the path, for the main window's timeline
     openTrace = Signal(str)
 
@@ -164,8 +184,29 @@ class CrashView(QWidget):
         self.debuginfod_urls = debuginfod_urls
         self.dump_targets: list[DumpTarget] = []
         self.report: CrashReport | None = None
+        self.crash_log: CrashLog | None = None
+        self.report_index = -1
         self.log_path = Path(".")
         self.current_source: tuple[Path, int] | None = None
+        self._workers: list = []
+        self._token = 0
+
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.hide()
+        self.timeline_button = QPushButton("Show on timeline")
+        self.timeline_button.setToolTip("Select the report's time and thread in the trace it came from")
+        self.timeline_button.clicked.connect(self.showOnTimeline.emit)
+        self.timeline_button.hide()
+        self.copy_button = QPushButton("Copy report")
+        self.copy_button.setToolTip("Copy the symbolized report as text")
+        self.copy_button.clicked.connect(self.copy_report)
+        self.save_button = QPushButton("Save report…")
+        self.save_button.clicked.connect(lambda: self.save_report())
+        self.reports_list = ReportsList()
+        self.reports_list.reportChosen.connect(self.open_report)
+        self.reports_list.hide()
 
         self.log = QTextBrowser()
         self.log.setOpenLinks(False)
@@ -176,9 +217,15 @@ class CrashView(QWidget):
 
         self.backtrace = QTreeWidget()
         self.backtrace.setHeaderLabels(["#", "Address", "Function", "Location", "Module"])
-        self.backtrace.setRootIsDecorated(True)
+        self.backtrace.setRootIsDecorated(False)
         self.backtrace.setUniformRowHeights(True)
         self.backtrace.currentItemChanged.connect(self._frame_changed)
+        self.backtrace.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        copy_frame = QAction("Copy frame", self.backtrace)
+        copy_frame.setShortcut(QKeySequence.StandardKey.Copy)
+        copy_frame.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy_frame.triggered.connect(self.copy_frame)
+        self.backtrace.addAction(copy_frame)
         self.modules = QTableWidget(0, 4)
         self.modules.setHorizontalHeaderLabels(["Module", "Build ID", "Mappings", "Symbols"])
         self.registers = QTableWidget(0, 3)
@@ -224,28 +271,120 @@ class CrashView(QWidget):
         right.addWidget(source_box)
         right.setStretchFactor(0, 2)
         right.setStretchFactor(1, 3)
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.reports_list)
+        left.addWidget(self.log)
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 3)
         main = QSplitter(Qt.Orientation.Horizontal)
-        main.addWidget(self.log)
+        main.addWidget(left)
         main.addWidget(right)
         main.setStretchFactor(0, 1)
         main.setStretchFactor(1, 1)
+        top = QHBoxLayout()
+        top.setContentsMargins(4, 2, 4, 0)
+        top.addWidget(self.message, 1)
+        top.addWidget(self.timeline_button)
+        top.addWidget(self.copy_button)
+        top.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
         layout.addWidget(main)
-        self._entries: list[tuple[int, Frame | None]] = []
+        #: per backtrace row, in llvm-symbolizer's order: its label ("0.1"), frame and backtrace entry
+        self._entries: list[tuple[str, Frame | None, BacktraceEntry]] = []
 
     # ------------------------------------------------------------------ loading
-    def open_log(self, path: str | os.PathLike[str]) -> None:
+    def open_log(self, path: str | os.PathLike[str], background: bool = False) -> None:
+        """Open a log file: its reports are listed and the first is shown. ``background``: read, split and
+        summarize in a thread (``reportsListed`` when the list is there), symbolize the shown report in one."""
         self.log_path = Path(path).resolve()
-        self.report = load_report(self.log_path, self._resolver(), color=True)
+        self._clear()
+        if background:
+            from app.crash.workers import LogSplitter
+
+            worker = LogSplitter(str(self.log_path), self._resolver, self)
+            worker.split.connect(lambda log: self._set_log(log, background=True))
+            worker.summarized.connect(self.reports_list.reports_model.set_summaries)
+            worker.failed.connect(lambda message: self._say(f"Cannot read {self.log_path}: {message}"))
+            self._start(worker)
+            return
+        log = CrashLog.from_path(self.log_path)
+        self._set_log(log)
+        resolver = self._resolver()
+        self.reports_list.reports_model.set_summaries(0, [log.summary(i, resolver) for i in range(len(log.reports))])
+
+    def _start(self, worker) -> None:
+        self._workers.append(worker)
+        worker.finished.connect(lambda w=worker: self._workers.remove(w) if w in self._workers else None)
+        worker.start()
+
+    def wait_for_workers(self, timeout_ms: int = 60_000) -> None:
+        """Block until the background work started so far is done (tests, screenshots, closing)."""
+        for worker in list(self._workers):
+            worker.wait(timeout_ms)
+        QApplication.processEvents()
+
+    def _clear(self) -> None:
+        self._token += 1
+        self.crash_log, self.report, self.report_index = None, None, -1
+        self.reports_list.reports_model.set_reports([], [])
+        self.reports_list.hide()
+        self.message.hide()
+
+    def _say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+    def _set_log(self, log: CrashLog, background: bool = False) -> None:
+        self.crash_log = log
+        notes = ["; ".join(span.warnings) for span in log.reports]
+        self.reports_list.reports_model.set_reports([log.report_time(i) for i in range(len(log.reports))], notes)
+        self.reports_list.setVisible(len(log.reports) > 1)
+        self.reportsListed.emit(len(log.reports))
+        if not log.reports:
+            # a log without symbolizer markup: say so, and show the log as it is
+            self.report = None
+            self.log.setPlainText("".join(log.lines[:20000]))
+            self._say(f"{self.log_path.name}: no crash report in this log (no symbolizer markup such as "
+                      "{{{bt:...}}} or {{{module:...}}}); it is shown as plain text.")
+            self._fill_tables(CrashReport("", ""))
+            return
+        if len(log.reports) > 1:
+            self._say(f"{len(log.reports)} crash reports in {self.log_path.name}: click one to open it.")
+        self.open_report(0, background)
+
+    def open_report(self, index: int, background: bool = False) -> None:
+        """Show report ``index`` of the open log (symbolized now, or in a thread with ``background``)."""
+        if self.crash_log is None or not 0 <= index < len(self.crash_log.reports):
+            return
+        self.report_index = index
+        self.reports_list.select_report(index)
+        text = self.crash_log.report_text(index)
+        self._token += 1
+        if background:
+            from app.crash.workers import ReportBuilder
+
+            worker = ReportBuilder(self._token, text, self._resolver, self)
+            worker.built.connect(self._built)
+            worker.failed.connect(lambda _t, message: self._say(f"Cannot symbolize this report: {message}"))
+            self._start(worker)
+            return
+        self._built(self._token, build_report(text, self._resolver(), color=True))
+
+    def _built(self, token: int, report: CrashReport) -> None:
+        if token != self._token:  # another report was chosen meanwhile
+            return
+        self.report = report
         self._show()
+        self.reportShown.emit(self.report_index)
 
     def open_text(self, text: str, base_dir: str | os.PathLike[str]) -> None:
-        """A crash log that is not a file of its own (log records of a trace); ``base_dir`` stands for the
+        """A crash report that is not a file of its own (log records of a trace); ``base_dir`` stands for the
         log's directory (symbols, sources and dumps are looked for there)."""
         self.log_path = Path(base_dir).resolve() / "log"
-        self.report = build_report(text, self._resolver(), color=True)
-        self._show()
+        self._clear()
+        self._set_log(CrashLog.from_text(text))
 
     def _resolver(self) -> GsymResolver:
         return default_resolver(self.log_path, self.debug_dirs, self.debuginfod_urls, self.cache_dir)
@@ -264,7 +403,6 @@ class CrashView(QWidget):
     def _show(self) -> None:
         report = self.report
         assert report is not None
-        self.dump_targets = resolve_dumps(report, self.log_path.parent, self.dump_dirs)
         lines = []
         dump_index = 0
         for line in report.text.splitlines():
@@ -272,41 +410,48 @@ class CrashView(QWidget):
             escaped = sgr_to_html(line)  # the log's own colours and the filter's highlights
             stripped = plain.strip()
             if stripped.startswith("#") and "(" in stripped:
-                number = stripped[1:].split()[0].split(".")[0]
-                escaped = f'<a href="frame:{number}" style="color:#1f4e9c;text-decoration:none">{escaped}</a>'
+                label = stripped[1:].split()[0]  # "0.1": the exact frame, inline ones included
+                escaped = f'<a href="frame:{label}" style="color:#1f4e9c;text-decoration:none">{escaped}</a>'
             elif "{{{dumpfile:" in plain:
                 escaped = f'<a href="dump:{dump_index}" style="color:#7b3294">{escaped}</a>'
                 dump_index += 1
             lines.append(escaped)
         self.log.setHtml("<pre style='margin:4px'>" + "\n".join(lines) + "</pre>")
+        self._fill_tables(report)
+        if self._entries:
+            self.select_frame(0)
 
+    def _fill_tables(self, report: CrashReport) -> None:
+        self.dump_targets = resolve_dumps(report, self.log_path.parent, self.dump_dirs)
         self.backtrace.clear()
         self._entries = []
+        italic = QFont()
+        italic.setItalic(True)
         for entry in report.backtrace:
-            # indices follow llvm-symbolizer's order (#0.1, #0.2, #0, #1, ...): index 0 is the innermost
-            # frame, where the crash happened; the tree groups inlined frames under their caller
-            top = QTreeWidgetItem()
+            # llvm-symbolizer's order, innermost first: #0.1, #0.2 (inlined), then #0 (the real frame) — the
+            # crash site is the first row; inline frames are in italics and say where they are inlined
             frames = entry.frames or [None]
-            outer = frames[-1]
-            for k, inner in enumerate(frames[:-1]):
-                child = QTreeWidgetItem()
-                self._fill(child, f"{entry.number}.{k + 1}", entry.address, inner, entry.module, entry.relative)
-                child.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
-                self._entries.append((entry.number, inner))
-                top.addChild(child)
-            self._fill(top, str(entry.number), entry.address, outer, entry.module, entry.relative)
-            top.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
-            self._entries.append((entry.number, outer))
-            self.backtrace.addTopLevelItem(top)
-            top.setExpanded(True)
+            for k, frame in enumerate(frames):
+                inline = k < len(frames) - 1
+                label = f"{entry.number}.{k + 1}" if inline else str(entry.number)
+                item = QTreeWidgetItem()
+                self._fill(item, label, entry.address, frame, entry.module, entry.relative)
+                if inline:
+                    item.setFont(0, italic)
+                    item.setFont(2, italic)
+                    item.setToolTip(2, f"inlined into {frames[k + 1].function if frames[k + 1] else '??'}")
+                item.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
+                self._entries.append((label, frame, entry))
+                self.backtrace.addTopLevelItem(item)
         for col in range(5):
             self.backtrace.resizeColumnToContents(col)
 
         self.modules.setRowCount(len(report.modules))
         resolver = self._resolver()
+        symbolized = {e.module for e in report.backtrace if e.frames}
         for row, m in enumerate(report.modules):
             maps = [f"[0x{x.addr:x}-0x{x.addr + x.size - 1:x}]({x.mode})" for x in report.mmaps if x.module is m]
-            known = "found" if resolver.known(m.build_id) else "not found"
+            known = "found" if m.name in symbolized or resolver.known(m.build_id) else "not found"
             for col, text in enumerate([m.name, m.build_id.hex(), " ".join(maps), known]):
                 self.modules.setItem(row, col, QTableWidgetItem(text))
         self.registers.setRowCount(len(report.registers))
@@ -321,8 +466,6 @@ class CrashView(QWidget):
             texts = [target.dump.kind, target.dump.name, target.status, "; ".join(target.modules)]
             for col, text in enumerate(texts):
                 self.dumps.setItem(row, col, QTableWidgetItem(text))
-        if self._entries:
-            self.select_frame(0)
 
     @staticmethod
     def _fill(item: QTreeWidgetItem, number: str, address: int, frame: Frame | None, module: str, rel: int) -> None:
@@ -337,12 +480,8 @@ class CrashView(QWidget):
 
     # ------------------------------------------------------------------ selection and source
     def frame_items(self) -> list[QTreeWidgetItem]:
-        out = []
-        for i in range(self.backtrace.topLevelItemCount()):
-            top = self.backtrace.topLevelItem(i)
-            out.append(top)
-            out.extend(top.child(k) for k in range(top.childCount()))
-        return sorted(out, key=lambda it: it.data(0, Qt.ItemDataRole.UserRole))
+        out = [self.backtrace.topLevelItem(i) for i in range(self.backtrace.topLevelItemCount())]
+        return out
 
     def select_frame(self, index: int) -> None:
         items = self.frame_items()
@@ -354,9 +493,9 @@ class CrashView(QWidget):
         if text.startswith("dump:"):
             self.open_dump(int(text.split(":", 1)[1]))
         elif text.startswith("frame:"):
-            number = text.split(":", 1)[1]
-            for i, (n, _frame) in enumerate(self._entries):
-                if str(n) == number:
+            label = text.split(":", 1)[1]
+            for i, (shown, _frame, _entry) in enumerate(self._entries):
+                if shown == label:
                     self.select_frame(i)
                     break
 
@@ -364,7 +503,7 @@ class CrashView(QWidget):
         if current is None:
             return
         index = current.data(0, Qt.ItemDataRole.UserRole)
-        _n, frame = self._entries[index]
+        _label, frame, _entry = self._entries[index]
         self.frameSelected.emit(index)
         if frame is None or not frame.file:
             self._no_source("No source location for this frame.")
@@ -410,3 +549,47 @@ class CrashView(QWidget):
         argv = editor_command(*self.current_source)
         if argv:
             subprocess.Popen(argv, start_new_session=True)  # noqa: S603 - the user's editor
+
+    # ------------------------------------------------------------------ copy and save
+    def report_plain_text(self) -> str:
+        """The shown report, symbolized, without colour codes (what Copy and Save write)."""
+        return _ANSI.sub("", self.report.text) if self.report is not None else ""
+
+    def copy_report(self) -> None:
+        QApplication.clipboard().setText(self.report_plain_text())
+
+    def frame_text(self, index: int) -> str:
+        """Backtrace row ``index`` as the symbolized report prints it (``#0.1  0x... fn file:line:col (mod+0x..)``)."""
+        if not 0 <= index < len(self._entries):
+            return ""
+        label = self._entries[index][0]
+        for line in self.report_plain_text().splitlines():
+            stripped = line.strip()
+            if stripped.startswith(f"#{label} "):
+                return stripped
+        label, frame, entry = self._entries[index]
+        name = frame.function if frame else "??"
+        return f"#{label} 0x{entry.address:x} {name} ({entry.module}+0x{entry.relative:x})"
+
+    def copy_frame(self) -> None:
+        item = self.backtrace.currentItem()
+        if item is not None:
+            QApplication.clipboard().setText(self.frame_text(item.data(0, Qt.ItemDataRole.UserRole)))
+
+    def save_report(self, path: str | os.PathLike[str] | None = None) -> bool:
+        """Write the symbolized report to ``path`` (asked for when None), atomically."""
+        if self.report is None:
+            return False
+        if path is None:
+            suggested = str(self.log_path.with_suffix(f".report{max(self.report_index, 0) + 1}.txt"))
+            path, _ = QFileDialog.getSaveFileName(self, "Save symbolized report", suggested, "Text (*.txt);;All (*)")
+            if not path:
+                return False
+        from core.atomic_file import write_atomic
+
+        try:
+            write_atomic(path, self.report_plain_text().encode())
+        except OSError as exc:
+            self._say(f"Cannot save {path}: {exc.strerror or exc}")
+            return False
+        return True

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from app.crash.view import CrashView, editor_command, map_source
@@ -213,3 +214,75 @@ def test_gsym_only_in_the_symbol_cache_counts_as_found(qtbot, testdata: Path, tm
     symbols = {view.modules.item(r, 0).text(): view.modules.item(r, 3).text() for r in range(view.modules.rowCount())}
     assert view.frame_items()[0].text(2) == "payload_weight"
     assert symbols["crashdemo"].startswith("found") and symbols["libdemo.so"] == "not found"
+
+
+def test_a_log_with_two_reports_lists_them_and_shows_one(qtbot, crash_dir: Path) -> None:
+    """Issue 14 defect 2: two crashes are two reports, not one tree with frames 0-9 twice."""
+    log = (crash_dir / "input.log").read_text()
+    two = crash_dir / "two.log"
+    two.write_text(log + "[  1.000000] INFO crashdemo: restarted\n" + log.replace("0x55bc37e493ff", "0x55bc37e493f0"))
+    view = CrashView()
+    qtbot.addWidget(view)
+    view.open_log(two)
+    assert view.reports_list.isVisibleTo(view) and view.reports_list.reports_model.rowCount() == 2
+    assert [e.number for e in view.report.backtrace] == list(range(10))
+    assert view.modules.rowCount() == 6 and view.registers.rowCount() == 20
+    model = view.reports_list.reports_model
+    row = [model.data(model.index(0, c)) for c in range(model.columnCount())]
+    assert row[2:7] == ["11 (SEGV)", "(nil)", "", "payload_weight", "crashdemo+0x13ff"]
+    assert model.data(model.index(1, 5)) == "on_node"  # the second crash's pc is elsewhere in on_node
+    # one click opens the other report
+    qtbot.mouseClick(view.reports_list.viewport(), Qt.MouseButton.LeftButton,
+                     pos=view.reports_list.visualRect(model.index(1, 3)).center())
+    assert view.report_index == 1 and view.report.backtrace[0].relative == 0x13F0
+    assert "restarted" not in view.report.text and view.report.text.count("fatal signal 11") == 1
+
+
+def test_inline_frames_innermost_first_and_log_links_select_the_exact_frame(qtbot, crash_dir: Path) -> None:
+    """Issue 14 defect 3: the backtrace lists #0.1, #0.2, #0 in llvm-symbolizer's order, and a click on the
+    #0 or #0.2 line of the log text selects that frame."""
+    from PySide6.QtCore import QUrl
+
+    view = CrashView()
+    qtbot.addWidget(view)
+    view.open_log(crash_dir / "input.log")
+    labels = [item.text(0) for item in view.frame_items()]
+    assert labels[:5] == ["0.1", "0.2", "0", "1", "2"]
+    assert [view.backtrace.indexOfTopLevelItem(item) for item in view.frame_items()] == list(range(len(labels)))
+    for label, function in (("0", "on_node"), ("0.2", "score_node"), ("0.1", "payload_weight")):
+        assert f'href="frame:{label}"' in view.log.toHtml()
+        view.log.anchorClicked.emit(QUrl(f"frame:{label}"))
+        assert view.backtrace.currentItem().text(0) == label and view.backtrace.currentItem().text(2) == function
+
+
+def test_a_plain_log_says_it_has_no_crash_report(qtbot, tmp_path: Path) -> None:
+    """Issue 14 defect 5: a .log without markup is not an empty crash view without a word."""
+    plain = tmp_path / "service.log"
+    plain.write_text("[  0.1] INFO service: started\n[  0.2] INFO service: stopped\n")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(str(plain))
+    view = win.tabs.currentWidget()
+    assert isinstance(view, CrashView) and view.report is None
+    assert view.message.isVisibleTo(view) and "no crash report" in view.message.text()
+    assert "INFO service: started" in view.log.toPlainText()
+
+
+def test_copy_and_save_the_symbolized_report(qtbot, crash_dir: Path, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    view = CrashView()
+    qtbot.addWidget(view)
+    view.open_log(crash_dir / "input.log")
+    view.copy_report()
+    copied = QApplication.clipboard().text()
+    assert "#0.1  0x000055bc37e493ff payload_weight" in copied and "\x1b[" not in copied
+    view.select_frame(2)
+    view.copy_frame()
+    assert QApplication.clipboard().text() == "#0    0x000055bc37e493ff on_node /build/crashdemo/src/stages.c:17:14 " \
+        "(crashdemo+0x13ff)"
+    out = tmp_path / "out" / "report.txt"
+    assert not view.save_report(out)  # no such directory: a message, no traceback
+    assert "Cannot save" in view.message.text()
+    out.parent.mkdir()
+    assert view.save_report(out) and out.read_text() == copied

@@ -1,0 +1,80 @@
+"""Splitting and symbolizing crash logs off the UI thread.
+
+A 100,000-line log with 1,800 reports takes a while to read, split and summarize (each summary resolves a
+frame or two); the UI thread only receives finished pieces: the split log first (the list appears), then
+summaries in batches (rows fill in). Each worker makes its own resolver: resolvers cache open files and are
+not shared between threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QThread, Signal
+
+from core.reports.crash_log import CrashLog
+
+#: summaries sent to the UI thread at once (one signal each, so the list fills in without a stall)
+SUMMARY_BATCH = 200
+
+
+class LogSplitter(QThread):
+    """Reads and splits a crash log, then summarizes its reports."""
+
+    split = Signal(object)  # the CrashLog
+    summarized = Signal(int, list)  # first report index, its summaries
+    failed = Signal(str)
+
+    def __init__(self, path: str, resolver_factory: Callable[[], object], parent=None) -> None:
+        super().__init__(parent)
+        self.path = path
+        self.resolver_factory = resolver_factory
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def run(self) -> None:
+        try:
+            log = CrashLog.from_path(self.path)
+        except (OSError, ValueError) as exc:
+            self.failed.emit(str(exc))
+            return
+        self.split.emit(log)
+        try:
+            resolver = self.resolver_factory()
+        except Exception:  # noqa: BLE001 - no symbols is a list of raw frames, not a failure
+            resolver = None
+        batch: list = []
+        first = 0
+        for i in range(len(log.reports)):
+            if self._cancel.is_set():
+                return
+            batch.append(log.summary(i, resolver))
+            if len(batch) == SUMMARY_BATCH:
+                self.summarized.emit(first, batch)
+                first, batch = i + 1, []
+        if batch:
+            self.summarized.emit(first, batch)
+
+
+class ReportBuilder(QThread):
+    """Symbolizes one report (``build_report``) in a thread; ``built(token, report)`` when done."""
+
+    built = Signal(int, object)
+    failed = Signal(int, str)
+
+    def __init__(self, token: int, text: str, resolver_factory: Callable[[], object], parent=None) -> None:
+        super().__init__(parent)
+        self.token, self.text, self.resolver_factory = token, text, resolver_factory
+
+    def run(self) -> None:
+        from core.symbolize.crash_report import build_report
+
+        try:
+            report = build_report(self.text, self.resolver_factory(), color=True)
+        except Exception as exc:  # noqa: BLE001 - a report that cannot be built is a message in the view
+            self.failed.emit(self.token, str(exc))
+            return
+        self.built.emit(self.token, report)
