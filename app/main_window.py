@@ -236,7 +236,7 @@ class MainWindow(QMainWindow):
         try:
             if is_crash_log(path):
                 view = self.new_crash_view()
-                view.open_log(path)
+                view.open_log(path, background=background)  # split and symbolized in threads
                 index = self.tabs.addTab(view, Path(path).name)
                 self.tabs.setCurrentIndex(index)
                 self._remember(path)

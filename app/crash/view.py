@@ -190,6 +190,7 @@ class CrashView(QWidget):
         self.current_source: tuple[Path, int] | None = None
         self._workers: list = []
         self._token = 0
+        self._background = False
 
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -300,6 +301,7 @@ class CrashView(QWidget):
         summarize in a thread (``reportsListed`` when the list is there), symbolize the shown report in one."""
         self.log_path = Path(path).resolve()
         self._clear()
+        self._background = background
         if background:
             from app.crash.workers import LogSplitter
 
@@ -354,10 +356,13 @@ class CrashView(QWidget):
             self._say(f"{len(log.reports)} crash reports in {self.log_path.name}: click one to open it.")
         self.open_report(0, background)
 
-    def open_report(self, index: int, background: bool = False) -> None:
-        """Show report ``index`` of the open log (symbolized now, or in a thread with ``background``)."""
+    def open_report(self, index: int, background: bool | None = None) -> None:
+        """Show report ``index`` of the open log (symbolized now, or in a thread with ``background``; None:
+        as the log was opened)."""
         if self.crash_log is None or not 0 <= index < len(self.crash_log.reports):
             return
+        if background is None:
+            background = self._background
         self.report_index = index
         self.reports_list.select_report(index)
         text = self.crash_log.report_text(index)
@@ -384,6 +389,7 @@ class CrashView(QWidget):
         log's directory (symbols, sources and dumps are looked for there)."""
         self.log_path = Path(base_dir).resolve() / "log"
         self._clear()
+        self._background = False
         self._set_log(CrashLog.from_text(text))
 
     def _resolver(self) -> GsymResolver:
@@ -447,11 +453,9 @@ class CrashView(QWidget):
             self.backtrace.resizeColumnToContents(col)
 
         self.modules.setRowCount(len(report.modules))
-        resolver = self._resolver()
-        symbolized = {e.module for e in report.backtrace if e.frames}
         for row, m in enumerate(report.modules):
             maps = [f"[0x{x.addr:x}-0x{x.addr + x.size - 1:x}]({x.mode})" for x in report.mmaps if x.module is m]
-            known = "found" if m.name in symbolized or resolver.known(m.build_id) else "not found"
+            known = "found" if report.symbols_found.get(m.build_id) else "not found"
             for col, text in enumerate([m.name, m.build_id.hex(), " ".join(maps), known]):
                 self.modules.setItem(row, col, QTableWidgetItem(text))
         self.registers.setRowCount(len(report.registers))
@@ -593,3 +597,12 @@ class CrashView(QWidget):
             self._say(f"Cannot save {path}: {exc.strerror or exc}")
             return False
         return True
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Background work stops with the view (a thread must not outlive the widget that owns it)."""
+        for worker in list(self._workers):
+            cancel = getattr(worker, "cancel", None)
+            if cancel is not None:
+                cancel()
+        self.wait_for_workers()
+        super().closeEvent(event)

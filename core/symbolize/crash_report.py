@@ -51,6 +51,8 @@ class CrashReport:
     mmaps: list[MMap] = field(default_factory=list)
     registers: list[Register] = field(default_factory=list)
     dumps: list[Dump] = field(default_factory=list)
+    #: per module build ID: are there symbols for it (asked while building, off the UI thread)
+    symbols_found: dict[bytes, bool] = field(default_factory=dict)
 
 
 class _RecordingFilter(MarkupFilter):
@@ -102,6 +104,10 @@ def build_report(text: str, resolver: Resolver, color: bool = False) -> CrashRep
             elif node.tag == "dumpfile" and len(node.fields) >= 2:
                 report.dumps.append(Dump(node.fields[0], node.fields[1], number))
     _annotate(report.registers, mmaps_at_end or report.mmaps, resolver)
+    symbolized = {e.module for e in report.backtrace if e.frames}
+    for m in report.modules:
+        known = getattr(resolver, "known", None)
+        report.symbols_found[m.build_id] = m.name in symbolized or bool(known and known(m.build_id))
     return report
 
 

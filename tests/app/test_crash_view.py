@@ -286,3 +286,24 @@ def test_copy_and_save_the_symbolized_report(qtbot, crash_dir: Path, tmp_path: P
     assert "Cannot save" in view.message.text()
     out.parent.mkdir()
     assert view.save_report(out) and out.read_text() == copied
+
+
+def test_the_window_splits_and_symbolizes_a_log_in_the_background(qtbot, crash_dir: Path) -> None:
+    log = (crash_dir / "input.log").read_text()
+    many = crash_dir / "many.log"
+    many.write_text(log * 30)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(str(many), background=True)
+    view = win.tabs.currentWidget()
+    assert isinstance(view, CrashView) and view.report is None  # nothing done on the UI thread yet
+    with qtbot.waitSignal(view.reportShown, timeout=60_000):
+        pass
+    model = view.reports_list.reports_model
+    qtbot.waitUntil(lambda: None not in model.summaries, timeout=60_000)
+    assert model.rowCount() == 30 and {s.top_frame for s in model.summaries} == {"payload_weight"}
+    assert view.report_index == 0 and [e.number for e in view.report.backtrace] == list(range(10))
+    with qtbot.waitSignal(view.reportShown, timeout=60_000):
+        view.reports_list.reportChosen.emit(29)
+    assert view.report_index == 29 and view.reports_list.currentIndex().row() == 29
+    win.close_tab(win.tabs.currentIndex())  # running or not, its threads stop with it
