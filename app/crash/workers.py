@@ -84,3 +84,24 @@ class ReportBuilder(QThread):
             self.failed.emit(self.token, str(exc))
             return
         self.built.emit(self.token, report)
+
+
+class ReportSummarizer(QThread):
+    """Summaries of report texts (a trace's reports) with symbols, in a thread."""
+
+    summarized = Signal(int, list)
+
+    def __init__(self, texts: list[str], resolver_factory: Callable[[], object], parent=None) -> None:
+        super().__init__(parent)
+        self.texts, self.resolver_factory = texts, resolver_factory
+
+    def run(self) -> None:
+        from core.reports.summary import summarize
+
+        try:
+            resolver = self.resolver_factory()
+        except Exception:  # noqa: BLE001 - no symbols: raw frames
+            resolver = None
+        for first in range(0, len(self.texts), SUMMARY_BATCH):
+            chunk = self.texts[first : first + SUMMARY_BATCH]
+            self.summarized.emit(first, [summarize(t.splitlines(), resolver) for t in chunk])

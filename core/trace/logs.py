@@ -38,6 +38,7 @@ class LogTable:
         self._symbolized: dict[tuple[int, int], list[str]] = {}
         self._reports: list[TraceReport] | None = None
         self._report_of_row: np.ndarray | None = None
+        self._marks: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def reports(self) -> list[TraceReport]:
@@ -87,6 +88,18 @@ class LogTable:
     def text(self, row: int) -> str:
         i = int(self.message[row])
         return self.strings[i] if 0 <= i < len(self.strings) else "<unresolved>"
+
+    def report_marks(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where each report is on the timeline: the time and thread of its first record (its banner, or
+        its context), as arrays indexed like :attr:`reports`."""
+        if self._marks is None:
+            first = np.array([int(r.rows[0]) for r in self.reports], np.int64)
+            self._marks = self.ts[first], self.thread[first]
+        return self._marks
+
+    def report_text_at(self, index: int) -> str:
+        """Report ``index`` of :attr:`reports` as a log text."""
+        return "".join(self._lines(r) for r in self.reports[index].rows.tolist())
 
     def report_rows(self, row: int) -> np.ndarray:
         """Rows of the crash report that ``row`` belongs to (its process's records from the report's banner
