@@ -248,8 +248,16 @@ class CrashView(QWidget):
         self.dumps.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.dumps.cellDoubleClicked.connect(lambda row, _col: self.open_dump(row))
         side.addTab(self.dumps, "Dumps")
+        self.diagnostics = QPlainTextEdit()
+        self.diagnostics.setReadOnly(True)
+        self.diagnostics.setToolTip("What the symbolizing filter reported for this report (as llvm-symbolizer "
+                                    "prints it on stderr)")
+        side.addTab(self.diagnostics, "Diagnostics")
+        self.side = side
 
         self.source_title = QLabel("Click a frame to see its source.")
+        self.source_title.setWordWrap(True)
+        self.source_title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_button = QPushButton("Open in editor")
         self.open_button.setEnabled(False)
         self.open_button.clicked.connect(self.open_in_editor)
@@ -442,6 +450,9 @@ class CrashView(QWidget):
                 label = f"{entry.number}.{k + 1}" if inline else str(entry.number)
                 item = QTreeWidgetItem()
                 self._fill(item, label, entry.address, frame, entry.module, entry.relative)
+                why = report.explain(entry, frame)
+                if why:
+                    item.setToolTip(2 if frame is None else 3, why)
                 if inline:
                     item.setFont(0, italic)
                     item.setFont(2, italic)
@@ -458,6 +469,10 @@ class CrashView(QWidget):
             known = "found" if report.symbols_found.get(m.build_id) else "not found"
             for col, text in enumerate([m.name, m.build_id.hex(), " ".join(maps), known]):
                 self.modules.setItem(row, col, QTableWidgetItem(text))
+            if m.build_id in report.missing:
+                self.modules.item(row, 3).setToolTip(report.missing[m.build_id])
+        self.diagnostics.setPlainText(_ANSI.sub("", report.diagnostics) or "No diagnostics: every element of "
+                                      "this report was understood and every frame looked up.")
         self.registers.setRowCount(len(report.registers))
         for row, reg in enumerate(report.registers):
             for col, text in enumerate([reg.name, f"0x{reg.value:x}", reg.annotation]):
@@ -507,10 +522,11 @@ class CrashView(QWidget):
         if current is None:
             return
         index = current.data(0, Qt.ItemDataRole.UserRole)
-        _label, frame, _entry = self._entries[index]
+        _label, frame, entry = self._entries[index]
         self.frameSelected.emit(index)
         if frame is None or not frame.file:
-            self._no_source("No source location for this frame.")
+            why = self.report.explain(entry, frame) if self.report is not None else ""
+            self._no_source(f"Not symbolized: {why}." if why else "No source location for this frame.")
             return
         local = map_source(frame.file, self.source_roots, self.log_path.parent)
         if local is None:

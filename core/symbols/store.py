@@ -62,6 +62,8 @@ class SymbolStore:
         self.timeout = timeout
         self._index: dict[Path, dict[bytes, list[Path]]] = {}
         self.errors: list[str] = []
+        #: per build ID, what each debuginfod server answered when it had nothing ("URL: 404")
+        self.misses: dict[bytes, list[str]] = {}
 
     # ------------------------------------------------------------------ local
     def _dir_index(self, directory: Path) -> dict[bytes, list[Path]]:
@@ -133,6 +135,7 @@ class SymbolStore:
                 try:
                     with requests.get(f"{url}/buildid/{hex_id}/{kind}", stream=True, timeout=self.timeout) as r:
                         if r.status_code == 404:
+                            self.misses.setdefault(build_id, []).append(f"{url}: 404 ({kind})")
                             continue
                         r.raise_for_status()
                         target.parent.mkdir(parents=True, exist_ok=True)
@@ -146,6 +149,7 @@ class SymbolStore:
                     return target
                 except (requests.RequestException, OSError) as exc:
                     self.errors.append(f"debuginfod {url}: {exc}")
+                    self.misses.setdefault(build_id, []).append(f"{url}: {exc}")
         return None
 
     # ------------------------------------------------------------------ public

@@ -307,3 +307,40 @@ def test_the_window_splits_and_symbolizes_a_log_in_the_background(qtbot, crash_d
         view.reports_list.reportChosen.emit(29)
     assert view.report_index == 29 and view.reports_list.currentIndex().row() == 29
     win.close_tab(win.tabs.currentIndex())  # running or not, its threads stop with it
+
+
+def test_why_a_frame_is_not_symbolized(qtbot, crash_dir: Path) -> None:
+    """libc's frames: which build ID, where we looked, what the debuginfod server answered; the filter's
+    diagnostics for the report in their own tab."""
+    import http.server
+    import threading
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server API
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *_args) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        view = CrashView(debuginfod_urls=[url])
+        qtbot.addWidget(view)
+        view.open_log(crash_dir / "input.log")
+    finally:
+        server.shutdown()
+    items = {item.text(0): item for item in view.frame_items()}
+    view.backtrace.setCurrentItem(items["7"])
+    why = view.source_title.text()
+    assert why.startswith("Not symbolized: no debug file for libc.so.6 build ID 93ac61ec5a8eb1396f9fbd350e3169a558528a40")
+    assert f"debug directories {crash_dir}" in why and "the symbol cache" in why
+    assert f"debuginfod {url} ({url}: 404 (debuginfo); {url}: 404 (executable))" in why
+    assert items["7"].toolTip(2) == why.removeprefix("Not symbolized: ").removesuffix(".")
+    libc = next(r for r in range(view.modules.rowCount()) if view.modules.item(r, 0).text() == "libc.so.6")
+    assert view.modules.item(libc, 3).toolTip().startswith("no debug file for libc.so.6")
+    assert view.diagnostics.toPlainText().count("could not find build ID") == 2
+    view.backtrace.setCurrentItem(items["9"])  # _start: a symbol, no line table
+    assert "_start has no line information" in view.source_title.text()
