@@ -335,6 +335,7 @@ class MainWindow(QMainWindow):
         view = CrashView(source_roots=p.source_roots, debug_dirs=p.debug_dirs, dump_dirs=p.dump_dirs,
                          debuginfod_urls=p.debuginfod_urls, cache_dir=p.cache_dir)  # fmt: skip
         view.openTrace.connect(self.open_path)
+        view.editor = p.editor
         return view
 
     def open_crash_text(self, text: str, base_dir: Path, source: str) -> None:
@@ -372,6 +373,8 @@ class MainWindow(QMainWindow):
                 view.source_roots = list(prefs.source_roots)
                 view.debug_dirs, view.dump_dirs = list(prefs.debug_dirs), list(prefs.dump_dirs)
                 view.debuginfod_urls, view.cache_dir = prefs.debuginfod_urls, prefs.cache_dir
+                view.editor = prefs.editor
+                view.refresh_source()
 
     def current_tab(self) -> TraceTab | None:
         tab = self.tabs.currentWidget()

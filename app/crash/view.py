@@ -10,11 +10,10 @@ from __future__ import annotations
 import html
 import os
 import re
-import shlex
 import subprocess
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -22,8 +21,6 @@ from PySide6.QtGui import (
     QKeySequence,
     QSyntaxHighlighter,
     QTextCharFormat,
-    QTextCursor,
-    QTextFormat,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -38,14 +35,15 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
     QTabWidget,
     QTextBrowser,
-    QTextEdit,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from app.crash.editor import NO_EDITOR, editor_command
 from app.crash.reports_list import ReportsList
+from app.crash.source_pane import SourceEdit
 from core.reports.crash_log import CrashLog
 from core.symbolize.crash_report import BacktraceEntry, CrashReport, build_report
 from core.symbolize.dumpfiles import DumpTarget, resolve_dumps
@@ -141,22 +139,6 @@ def map_source(path: str, roots: list[tuple[str, str]], log_dir: Path) -> Path |
             if candidate.is_file():
                 return candidate
     return None
-
-
-def editor_command(path: Path, line: int) -> list[str] | None:
-    """``$VISUAL``/``$EDITOR`` with the file:line syntax common editors understand."""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor:
-        return None
-    argv = shlex.split(editor)
-    name = Path(argv[0]).name
-    if name in ("code", "code-insiders", "codium"):
-        return [*argv, "--goto", f"{path}:{line}"]
-    if name in ("subl", "zed"):
-        return [*argv, f"{path}:{line}"]
-    if name in ("vim", "nvim", "vi", "nano", "emacs", "emacsclient", "gedit", "kate", "micro", "helix", "hx"):
-        return [*argv, f"+{line}", str(path)]
-    return [*argv, str(path)]
 
 
 class CrashView(QWidget):
@@ -261,11 +243,14 @@ class CrashView(QWidget):
         self.open_button = QPushButton("Open in editor")
         self.open_button.setEnabled(False)
         self.open_button.clicked.connect(self.open_in_editor)
-        self.source = QPlainTextEdit()
-        self.source.setReadOnly(True)
+        self.source = SourceEdit()
         self.source.setFont(mono)
-        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self._highlighter = _CHighlighter(self.source.document())
+        #: the selected entry's inline chain: each frame and where it was inlined (links select the frame)
+        self.call_chain = QLabel()
+        self.call_chain.setWordWrap(True)
+        self.call_chain.linkActivated.connect(lambda link: self._anchor(QUrl(link)))
+        self.call_chain.hide()
         source_box = QWidget()
         sl = QVBoxLayout(source_box)
         sl.setContentsMargins(0, 0, 0, 0)
@@ -273,7 +258,10 @@ class CrashView(QWidget):
         bar.addWidget(self.source_title, 1)
         bar.addWidget(self.open_button)
         sl.addLayout(bar)
+        sl.addWidget(self.call_chain)
         sl.addWidget(self.source)
+        self.editor = ""  # the editor command template (Preferences); "": $VISUAL/$EDITOR
+        self.current_column = 0
 
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(side)
@@ -525,14 +513,38 @@ class CrashView(QWidget):
         _label, frame, entry = self._entries[index]
         self.frameSelected.emit(index)
         if frame is None or not frame.file:
+            self.call_chain.hide()
             why = self.report.explain(entry, frame) if self.report is not None else ""
             self._no_source(f"Not symbolized: {why}." if why else "No source location for this frame.")
             return
+        self._show_chain(index)
         local = map_source(frame.file, self.source_roots, self.log_path.parent)
         if local is None:
             self._no_source(f"{frame.file}:{frame.line} — source not found (add a source root in Preferences).")
             return
-        self.show_source(local, frame.line, frame.file)
+        others = [f.line for f in entry.frames if f is not frame and f.file == frame.file]
+        self.show_source(local, frame.line, frame.file, frame.column, others)
+
+    def _show_chain(self, index: int) -> None:
+        """For an entry with inline frames: innermost to outermost, each with where it was inlined."""
+        label, frame, entry = self._entries[index]
+        if len(entry.frames) < 2:
+            self.call_chain.hide()
+            return
+        first = index - next(k for k, f in enumerate(entry.frames) if f is frame)
+        parts = []
+        for k, f in enumerate(entry.frames):
+            shown = self._entries[first + k][0]
+            where = f"{Path(f.file).name}:{f.line}" + (f":{f.column}" if f.column else "") if f.file else "??"
+            text = html.escape(f"#{shown} {f.function} {where}")
+            parts.append(f"<b>{text}</b>" if f is frame else f'<a href="frame:{shown}">{text}</a>')
+        self.call_chain.setText("Inlined: " + "  ←  ".join(parts))
+        self.call_chain.setToolTip("Each frame was inlined into the next one, at the next one's line")
+        self.call_chain.show()
+
+    def refresh_source(self) -> None:
+        """Show the selected frame's source again (after the source roots changed)."""
+        self._frame_changed(self.backtrace.currentItem(), None)
 
     def _no_source(self, message: str) -> None:
         self.current_source = None
@@ -540,35 +552,43 @@ class CrashView(QWidget):
         self.source_title.setText(message)
         self.open_button.setEnabled(False)
 
-    def show_source(self, path: Path, line: int, recorded: str | None = None) -> None:
+    def show_source(self, path: Path, line: int, recorded: str | None = None, column: int = 0,
+                    call_sites: list[int] | None = None) -> None:
+        """Show ``path`` with ``line`` (and ``column``) marked, ``call_sites`` (other frames' lines) tinted."""
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             self._no_source(f"{path}: {exc.strerror}")
             return
         self.current_source = (path, line)
+        self.current_column = column
         self.source.setPlainText(text)
-        self.source_title.setText(f"{recorded or path}:{line}" + (f"  →  {path}" if recorded else ""))
-        self.open_button.setEnabled(editor_command(path, line) is not None)
-        block = self.source.document().findBlockByLineNumber(max(line - 1, 0))
-        cursor = QTextCursor(block)
-        self.source.setTextCursor(cursor)
-        selection = QTextEdit.ExtraSelection()
-        selection.format.setBackground(QColor("#ffe08a"))
-        selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        selection.cursor = cursor
-        self.source.setExtraSelections([selection])
-        self.source.centerCursor()
+        where = f"{recorded or path}:{line}" + (f":{column}" if column else "")
+        self.source_title.setText(where + (f"  →  {path}" if recorded else ""))
+        self.open_button.setEnabled(True)
+        has_editor = editor_command(path, line, column, self.editor) is not None
+        self.open_button.setToolTip(" ".join(editor_command(path, line, column, self.editor) or [])
+                                    if has_editor else NO_EDITOR)  # fmt: skip
+        self.source.mark(line, column, call_sites)
 
     def current_line_text(self) -> str:
         return self.source.textCursor().block().text()
 
-    def open_in_editor(self) -> None:
+    def open_in_editor(self) -> list[str] | None:
+        """Open the shown source at its line in the editor; without one configured, say how to set it."""
         if self.current_source is None:
-            return
-        argv = editor_command(*self.current_source)
-        if argv:
+            return None
+        path, line = self.current_source
+        argv = editor_command(path, line, self.current_column, self.editor)
+        if not argv:
+            self._say(NO_EDITOR)
+            return None
+        try:
             subprocess.Popen(argv, start_new_session=True)  # noqa: S603 - the user's editor
+        except OSError as exc:
+            self._say(f"Cannot start the editor ({' '.join(argv)}): {exc.strerror or exc}")
+            return None
+        return argv
 
     # ------------------------------------------------------------------ copy and save
     def report_plain_text(self) -> str:

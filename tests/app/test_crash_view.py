@@ -344,3 +344,67 @@ def test_why_a_frame_is_not_symbolized(qtbot, crash_dir: Path) -> None:
     assert view.diagnostics.toPlainText().count("could not find build ID") == 2
     view.backtrace.setCurrentItem(items["9"])  # _start: a symbol, no line table
     assert "_start has no line information" in view.source_title.text()
+
+
+def test_source_pane_line_numbers_column_and_inline_call_sites(qtbot, crash_dir: Path, monkeypatch) -> None:
+    from app.crash.editor import NO_EDITOR
+    from app.crash.source_pane import CALL_SITE_COLOUR, COLUMN_COLOUR
+
+    view = CrashView()
+    qtbot.addWidget(view)
+    view.resize(1400, 800)
+    view.show()
+    view.open_log(crash_dir / "input.log")
+    source = view.source
+    assert source.gutter.width() >= source.fontMetrics().horizontalAdvance("999")  # line numbers
+    assert (source.marked_line, source.marked_column) == (24, 31)  # #0.1 payload.h:24:31
+    column = [s for s in source.extraSelections() if s.format.background().color() == COLUMN_COLOUR]
+    line24 = (crash_dir / "crashdemo" / "src" / "payload.h").read_text().splitlines()[23]
+    assert len(column) == 1 and column[0].cursor.selectedText() == line24[30]
+    assert view.source_title.text().startswith("/build/crashdemo/src/payload.h:24:31")
+    chain = view.call_chain.text()
+    assert view.call_chain.isVisibleTo(view) and "<b>#0.1 payload_weight payload.h:24:31</b>" in chain
+    assert '<a href="frame:0.2">#0.2 score_node stages.c:11:19</a>' in chain and "#0 on_node stages.c:17:14" in chain
+    view.call_chain.linkActivated.emit("frame:0.2")  # a link of the chain selects that frame
+    assert view.backtrace.currentItem().text(0) == "0.2"
+    assert source.marked_line == 11 and source.call_site_lines == [17]  # on_node's call, same file, tinted
+    tinted = [s for s in source.extraSelections() if s.format.background().color() == CALL_SITE_COLOUR]
+    assert [s.cursor.blockNumber() + 1 for s in tinted] == [17]
+    view.select_frame(3)  # #1 visit_one: no inline frames, no chain
+    assert not view.call_chain.isVisibleTo(view)
+    # open in editor: explained when none is set, the setting's pattern otherwise
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    view.select_frame(0)
+    assert view.open_button.isEnabled() and view.open_button.toolTip() == NO_EDITOR
+    assert view.open_in_editor() is None and view.message.text() == NO_EDITOR
+    view.editor = "true --goto {file}:{line}:{column}"
+    assert view.open_in_editor() == ["true", "--goto", f"{crash_dir}/crashdemo/src/payload.h:24:31"]
+
+
+def test_editor_patterns(monkeypatch) -> None:
+    from app.crash.editor import editor_command
+
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "emacsclient -n")
+    assert editor_command(Path("/s/a.c"), 7, 3) == ["emacsclient", "-n", "+7", "/s/a.c"]
+    monkeypatch.setenv("EDITOR", "kate")
+    assert editor_command(Path("/s/a.c"), 7, 3) == ["kate", "--line", "7", "--column", "3", "/s/a.c"]
+    assert editor_command(Path("/s/a.c"), 7) == ["kate", "--line", "7", "/s/a.c"]
+    assert editor_command(Path("/s/a b.c"), 7, 2, "subl {file}:{line}:{column}") == ["subl", "/s/a b.c:7:2"]
+    assert editor_command(Path("/s/a.c"), 7, 0, "myedit") == ["myedit", "/s/a.c"]  # no placeholder: file last
+    assert editor_command(Path("/s/a.c"), 7, 0, "bad 'quote") is None
+
+
+def test_source_refreshes_when_source_roots_change(qtbot, crash_dir: Path, tmp_path: Path) -> None:
+    from core.symbols.settings import SymbolSettings
+
+    shutil.move(crash_dir / "crashdemo", tmp_path / "checkout")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.apply_preferences(SymbolSettings())  # not the roots an earlier test saved
+    win.open_path(str(crash_dir / "input.log"))
+    view = win.tabs.currentWidget()
+    assert view.current_source is None and "source not found" in view.source_title.text()
+    win.apply_preferences(SymbolSettings(source_roots=[("/build/crashdemo", str(tmp_path / "checkout"))]))
+    assert view.current_source == (tmp_path / "checkout" / "src" / "payload.h", 24)  # no click needed
