@@ -235,7 +235,14 @@ class CrashView(QWidget):
         self.diagnostics.setToolTip("What the symbolizing filter reported for this report (as llvm-symbolizer "
                                     "prints it on stderr)")
         side.addTab(self.diagnostics, "Diagnostics")
+        self.disassembly = QTextBrowser()
+        self.disassembly.setFont(mono)
+        self.disassembly.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
+        self.disassembly_index = side.addTab(self.disassembly, "Disassembly")
+        self.disassembly_lines: list = []
+        side.currentChanged.connect(lambda _i: self._update_disassembly())
         self.side = side
+        self._ui_resolver: GsymResolver | None = None  # for disassembly on the UI thread (small lookups)
 
         self.source_title = QLabel("Click a frame to see its source.")
         self.source_title.setWordWrap(True)
@@ -325,6 +332,7 @@ class CrashView(QWidget):
 
     def _clear(self) -> None:
         self._token += 1
+        self._ui_resolver = None
         self.crash_log, self.report, self.report_index = None, None, -1
         self.reports_list.reports_model.set_reports([], [])
         self.reports_list.hide()
@@ -512,6 +520,7 @@ class CrashView(QWidget):
         index = current.data(0, Qt.ItemDataRole.UserRole)
         _label, frame, entry = self._entries[index]
         self.frameSelected.emit(index)
+        self._update_disassembly()
         if frame is None or not frame.file:
             self.call_chain.hide()
             why = self.report.explain(entry, frame) if self.report is not None else ""
@@ -541,6 +550,70 @@ class CrashView(QWidget):
         self.call_chain.setText("Inlined: " + "  ←  ".join(parts))
         self.call_chain.setToolTip("Each frame was inlined into the next one, at the next one's line")
         self.call_chain.show()
+
+    def _update_disassembly(self) -> None:
+        """The selected frame's instructions, when the Disassembly tab is showing."""
+        if self.side.currentIndex() != self.disassembly_index:
+            return
+        item = self.backtrace.currentItem()
+        if item is None or self.report is None:
+            self.disassembly_lines = []
+            self.disassembly.setPlainText("Select a frame to see its instructions.")
+            return
+        self.show_disassembly(item.data(0, Qt.ItemDataRole.UserRole))
+
+    def show_disassembly(self, index: int) -> None:
+        """Instructions around frame ``index``'s address, the one at it marked, source lines between."""
+        from core.symbolize.disassembly import DisassemblyError, disassemble
+
+        _label, _frame, entry = self._entries[index]
+        module = next((m for m in self.report.modules if m.name == entry.module), None) if self.report else None
+        if self._ui_resolver is None:
+            self._ui_resolver = self._resolver()
+        resolver = self._ui_resolver
+        info = resolver.elf_info(module.build_id) if module is not None else None
+        self.disassembly_lines = []
+        if info is None:
+            why = self.report.explain(entry, None) if self.report and module else "the address is in no module"
+            self.disassembly.setPlainText(f"No disassembly: the module's binary is not available ({why}).")
+            return
+
+        def line_at(address: int):
+            try:
+                frames = resolver.code(module.build_id, address)
+            except Exception:  # noqa: BLE001 - a lookup failure leaves the row without source
+                return None
+            return (frames[0].file, frames[0].line) if frames and frames[0].file else None
+
+        def source_line(path: str, line: int) -> str | None:
+            local = map_source(path, self.source_roots, self.log_path.parent)
+            if local is None:
+                return None
+            try:
+                lines = local.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                return None
+            return lines[line - 1].strip() if 0 < line <= len(lines) else None
+
+        try:
+            rows = disassemble(info, entry.relative, line_at=line_at, source_line=source_line)
+        except (DisassemblyError, OSError) as exc:
+            self.disassembly.setPlainText(f"No disassembly: {exc}")
+            return
+        self.disassembly_lines = rows
+        what = "faulting instruction" if entry.number == 0 else "call (return address - 1)"
+        out = [f"<b>{html.escape(entry.module)}</b> at +0x{entry.relative:x} ({html.escape(info.path)})"]
+        for row in rows:
+            if row.address < 0:
+                where = f"{Path(row.file).name}:{row.line}"
+                out.append(f'<span style="color:#6a737d">{html.escape(where):>28}  {html.escape(row.text)}</span>')
+                continue
+            text = f"  0x{row.address:08x}  {row.raw:<30} {html.escape(row.text)}"
+            if row.marked:
+                text = (f'<span style="background:#ffb3b3;font-weight:bold">▶{text[1:]}</span>'
+                        f'<span style="color:#c0392b">   ◀ {what}</span>')  # fmt: skip
+            out.append(text)
+        self.disassembly.setHtml("<pre style='margin:4px'>" + "\n".join(out) + "</pre>")
 
     def refresh_source(self) -> None:
         """Show the selected frame's source again (after the source roots changed)."""

@@ -90,6 +90,20 @@ class GsymResolver:
         except FormatError:
             return False
 
+    def elf_info(self, build_id: bytes) -> ElfInfo | None:
+        """The module's ELF file (binary or debug file) as read, or None when there is none (the crash
+        view disassembles from it)."""
+        path = self._elf_path(build_id)
+        if path is None:
+            return None
+        info = self._elf_info.get(build_id)
+        if info is None:
+            try:
+                info = self._elf_info[build_id] = read_elf(path)
+            except FormatError:
+                return None
+        return info
+
     def _symbfile_code(self, build_id: bytes, address: int) -> list[Frame]:
         table = self._symbfiles.get(build_id)
         if table is None:

@@ -408,3 +408,38 @@ def test_source_refreshes_when_source_roots_change(qtbot, crash_dir: Path, tmp_p
     assert view.current_source is None and "source not found" in view.source_title.text()
     win.apply_preferences(SymbolSettings(source_roots=[("/build/crashdemo", str(tmp_path / "checkout"))]))
     assert view.current_source == (tmp_path / "checkout" / "src" / "payload.h", 24)  # no click needed
+
+
+def test_disassembly_around_the_pc_marks_the_faulting_instruction(qtbot, crash_dir: Path) -> None:
+    """The crashing frame's instructions from the module's file (capstone), source lines between them."""
+    view = CrashView()
+    qtbot.addWidget(view)
+    view.open_log(crash_dir / "input.log")
+    view.side.setCurrentIndex(view.disassembly_index)
+    rows = view.disassembly_lines
+    marked = [r for r in rows if r.marked]
+    assert len(marked) == 1 and marked[0].address == 0x13FF
+    # the marked instruction is the bytes at crashdemo+0x13ff in the debug file (a load-segment read),
+    # decoded: R8 is 0 in the register dump, so this load faulted
+    debug = crash_dir / ".build-id" / "3d" / "3a85572513e6cff897b8e9637d480eeb092027.debug"
+    from formats.elf.reader import read_elf
+
+    seg = next(s for s in read_elf(debug).load_segments if s.vaddr <= 0x13FF < s.vaddr + s.filesz)
+    raw = debug.read_bytes()[seg.offset + 0x13FF - seg.vaddr :][:3]
+    assert marked[0].raw == raw.hex(" ") and marked[0].text == "mov r9d, dword ptr [r8]"
+    addresses = [r.address for r in rows if r.address >= 0]
+    assert addresses[0] == 0x13F0  # from on_node's start
+    # the source line of the faulting instruction comes right before it: payload.h:24, its text
+    before = rows[rows.index(marked[0]) - 1]
+    assert (Path(before.file).name, before.line) == ("payload.h", 24)
+    assert before.text == (crash_dir / "crashdemo" / "src" / "payload.h").read_text().splitlines()[23].strip()
+    page = view.disassembly.toPlainText()
+    assert "◀ faulting instruction" in page and "payload.h:24" in page
+    # a return-address frame marks its call; a libc frame explains why there is nothing
+    view.select_frame(3)  # #1 visit_one in libdemo.so, return address - 1
+    call = next(r for r in view.disassembly_lines if r.marked)
+    assert call.text.startswith("call") and call.address <= 0x110B < call.address + len(call.raw.split())
+    assert "◀ call" in view.disassembly.toPlainText()
+    items = {item.text(0): item for item in view.frame_items()}
+    view.backtrace.setCurrentItem(items["7"])
+    assert view.disassembly_lines == [] and "no debug file for libc.so.6" in view.disassembly.toPlainText()
