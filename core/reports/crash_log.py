@@ -15,7 +15,7 @@ from core.symbolize.resolver import Resolver
 
 _TIME = re.compile(r"^\s*\[\s*(\d+(?:\.\d+)?)\s*\]")
 #: a log bigger than this is refused with a message rather than read into memory whole
-MAX_LOG_BYTES = 1 << 30
+MAX_LOG_BYTES = 256 << 20
 
 
 class LogTooLargeError(ValueError):
