@@ -11,7 +11,6 @@ from dataclasses import replace
 
 from app.crash.reports_list import ReportsList
 from app.timeline.details import format_ns
-from core.reports.summary import summarize
 from core.trace.model import TraceModel
 
 
@@ -26,13 +25,11 @@ class TraceReportsPanel(ReportsList):
         self.thread_names = [model.thread_name(int(t)) if t >= 0 else "?" for t in threads.tolist()]
         self.reports_model.set_reports([format_ns(int(t) - model.start_ns) for t in ts.tolist()],
                                        ["; ".join(r.span.warnings) for r in logs.reports])  # fmt: skip
-        self.texts = [logs.report_text_at(i) for i in range(len(logs.reports))]
-        self._summaries(0, [summarize(t.splitlines()) for t in self.texts])  # raw frames at once
         self._worker = None
-        if self.texts:
+        if logs.reports:  # summaries (raw, then symbolized) in a thread: the list shows at once
             from app.crash.workers import ReportSummarizer
 
-            self._worker = ReportSummarizer(self.texts, resolver_factory, self)
+            self._worker = ReportSummarizer(len(logs.reports), logs.report_text_at, resolver_factory, self)
             self._worker.summarized.connect(self._summaries)
             self._worker.start()
 
@@ -46,5 +43,7 @@ class TraceReportsPanel(ReportsList):
             self._worker.wait(timeout_ms)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        if self._worker is not None:
+            self._worker.cancel()
         self.wait()
         super().closeEvent(event)

@@ -87,21 +87,32 @@ class ReportBuilder(QThread):
 
 
 class ReportSummarizer(QThread):
-    """Summaries of report texts (a trace's reports) with symbols, in a thread."""
+    """Summaries of ``count`` reports whose texts ``text_of(i)`` gives (a trace's reports), in a thread:
+    first without symbols (quick), then with them."""
 
     summarized = Signal(int, list)
 
-    def __init__(self, texts: list[str], resolver_factory: Callable[[], object], parent=None) -> None:
+    def __init__(self, count: int, text_of: Callable[[int], str], resolver_factory: Callable[[], object],
+                 parent=None) -> None:  # fmt: skip
         super().__init__(parent)
-        self.texts, self.resolver_factory = texts, resolver_factory
+        self.count, self.text_of, self.resolver_factory = count, text_of, resolver_factory
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
 
     def run(self) -> None:
         from core.reports.summary import summarize
 
-        try:
-            resolver = self.resolver_factory()
-        except Exception:  # noqa: BLE001 - no symbols: raw frames
-            resolver = None
-        for first in range(0, len(self.texts), SUMMARY_BATCH):
-            chunk = self.texts[first : first + SUMMARY_BATCH]
-            self.summarized.emit(first, [summarize(t.splitlines(), resolver) for t in chunk])
+        texts = [self.text_of(i).splitlines() for i in range(self.count)]
+        for resolver in (None, "symbols"):
+            if resolver == "symbols":
+                try:
+                    resolver = self.resolver_factory()
+                except Exception:  # noqa: BLE001 - no symbols: the raw frames stay
+                    return
+            for first in range(0, self.count, SUMMARY_BATCH):
+                if self._cancel.is_set():
+                    return
+                chunk = texts[first : first + SUMMARY_BATCH]
+                self.summarized.emit(first, [summarize(t, resolver) for t in chunk])

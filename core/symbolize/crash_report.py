@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from core.symbolize.explain import explain_frame, explain_missing_module
 from core.symbolize.markup_filter import MarkupFilter, MMap, Module
@@ -143,6 +142,3 @@ def _annotate(registers: list[Register], mmaps: list[MMap], resolver: Resolver) 
                 reg.annotation = f"{name} ({where})" if name else where
                 break
 
-
-def load_report(path: str | Path, resolver: Resolver, color: bool = False) -> CrashReport:
-    return build_report(Path(path).read_text(encoding="utf-8", errors="replace"), resolver, color)
