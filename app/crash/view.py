@@ -351,7 +351,7 @@ class CrashView(QWidget):
         if not log.reports:
             # a log without symbolizer markup: say so, and show the log as it is
             self.report = None
-            self.log.setPlainText("".join(log.lines[:20000]))
+            self.log.setPlainText(log.text_of(0, min(log.line_count, 20000)))
             self._say(f"{self.log_path.name}: no crash report in this log (no symbolizer markup such as "
                       "{{{bt:...}}} or {{{module:...}}}); it is shown as plain text.")
             self._fill_tables(CrashReport("", ""))
