@@ -13,7 +13,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -309,7 +309,7 @@ class CrashView(QWidget):
             from app.crash.workers import LogSplitter
 
             worker = LogSplitter(str(self.log_path), self._resolver, self)
-            worker.split.connect(lambda log: self._set_log(log, background=True))
+            worker.split.connect(lambda log, times: self._set_log(log, background=True, times=times))
             worker.summarized.connect(self.reports_list.reports_model.set_summaries)
             worker.failed.connect(lambda message: self._say(f"Cannot read {self.log_path}: {message}"))
             self._start(worker)
@@ -342,10 +342,12 @@ class CrashView(QWidget):
         self.message.setText(text)
         self.message.setVisible(bool(text))
 
-    def _set_log(self, log: CrashLog, background: bool = False) -> None:
+    def _set_log(self, log: CrashLog, background: bool = False, times: list[str] | None = None) -> None:
         self.crash_log = log
         notes = ["; ".join(span.warnings) for span in log.reports]
-        self.reports_list.reports_model.set_reports([log.report_time(i) for i in range(len(log.reports))], notes)
+        if times is None:
+            times = [log.report_time(i) for i in range(len(log.reports))]
+        self.reports_list.reports_model.set_reports(times, notes)
         self.reports_list.setVisible(len(log.reports) > 1)
         self.reportsListed.emit(len(log.reports))
         if not log.reports:
@@ -387,6 +389,9 @@ class CrashView(QWidget):
         self.report = report
         self._show()
         self.reportShown.emit(self.report_index)
+        for worker in self._workers:  # the list's summaries may go on now
+            if hasattr(worker, "first_shown"):
+                QTimer.singleShot(50, worker.first_shown.set)  # after the report's first paint
 
     def open_text(self, text: str, base_dir: str | os.PathLike[str]) -> None:
         """A crash report that is not a file of its own (log records of a trace); ``base_dir`` stands for the

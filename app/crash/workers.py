@@ -23,7 +23,7 @@ SUMMARY_BATCH = 200
 class LogSplitter(QThread):
     """Reads and splits a crash log, then summarizes its reports."""
 
-    split = Signal(object)  # the CrashLog
+    split = Signal(object, list)  # the CrashLog, each report's time as the log prints it
     summarized = Signal(int, list)  # first report index, its summaries
     failed = Signal(str)
 
@@ -32,9 +32,13 @@ class LogSplitter(QThread):
         self.path = path
         self.resolver_factory = resolver_factory
         self._cancel = threading.Event()
+        #: set when the first report is on screen: summarizing waits for it, so that it does not compete
+        #: with symbolizing and showing that report for the interpreter
+        self.first_shown = threading.Event()
 
     def cancel(self) -> None:
         self._cancel.set()
+        self.first_shown.set()
 
     def run(self) -> None:
         # the split makes a string per line (100,000s, no reference cycles); the collections they would
@@ -47,7 +51,8 @@ class LogSplitter(QThread):
             return
         finally:
             gc.enable()
-        self.split.emit(log)
+        self.split.emit(log, [log.report_time(i) for i in range(len(log.reports))])
+        self.first_shown.wait(10.0)
         try:
             resolver = self.resolver_factory()
         except Exception:  # noqa: BLE001 - no symbols is a list of raw frames, not a failure

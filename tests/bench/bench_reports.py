@@ -86,6 +86,7 @@ def main() -> None:
     clock.start()
     timer.start()
     view.open_log(path, background=True)
+    print(f"open_log_call_ms: {clock.nsecsElapsed() / 1e6:.0f}  (on the UI thread: starts the worker)")
     while not ("first_report" in marks and model.summaries and None not in model.summaries):
         app.processEvents()
         time.sleep(0.001)
