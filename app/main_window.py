@@ -348,7 +348,7 @@ class MainWindow(QMainWindow):
     def open_trace_report(self, tab: TraceTab, index: int, base_dir: Path, source: str) -> None:
         """Crash report ``index`` of a trace tab in a crash tab of its own, linked back to the timeline."""
         view = self.new_crash_view()
-        view.open_text(tab.model.logs.report_text_at(index), base_dir)
+        view.open_text(tab.model.logs.report_text_at(index), base_dir, background=True)
         view.timeline_button.show()
         view.showOnTimeline.connect(lambda: (self.tabs.setCurrentWidget(tab), tab.show_report(index)))
         self.tabs.setCurrentIndex(self.tabs.addTab(view, f"crash {index + 1} in {source}"))

@@ -393,13 +393,14 @@ class CrashView(QWidget):
             if hasattr(worker, "first_shown"):
                 QTimer.singleShot(50, worker.first_shown.set)  # after the report's first paint
 
-    def open_text(self, text: str, base_dir: str | os.PathLike[str]) -> None:
+    def open_text(self, text: str, base_dir: str | os.PathLike[str], background: bool = False) -> None:
         """A crash report that is not a file of its own (log records of a trace); ``base_dir`` stands for the
-        log's directory (symbols, sources and dumps are looked for there)."""
+        log's directory (symbols, sources and dumps are looked for there); ``background``: symbolized in a
+        thread (``reportShown`` when it is on screen)."""
         self.log_path = Path(base_dir).resolve() / "log"
         self._clear()
-        self._background = False
-        self._set_log(CrashLog.from_text(text))
+        self._background = background
+        self._set_log(CrashLog.from_text(text), background)
 
     def _resolver(self) -> GsymResolver:
         return default_resolver(self.log_path, self.debug_dirs, self.debuginfod_urls, self.cache_dir)

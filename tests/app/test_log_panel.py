@@ -63,6 +63,7 @@ def test_log_panel_opens_the_crash_view(qtbot) -> None:
     assert panel.open_crash(bt)
     view = win.tabs.currentWidget()
     assert isinstance(view, CrashView) and win.tabs.count() == 2
+    qtbot.waitUntil(lambda: view.current_source is not None, timeout=60_000)  # symbolized in a thread
     assert view.current_source is not None and view.current_source[0].name == "payload.h"
     assert [e.number for e in view.report.backtrace][:3] == [0, 1, 2]
 

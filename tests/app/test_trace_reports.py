@@ -44,7 +44,7 @@ def test_info_tab_and_reports_list(demo_tab) -> None:
     assert model.data(model.index(0, 6)) == "libfoo.so+0x234"  # the synthetic reports: no symbols
 
 
-def test_a_mark_per_report_on_its_threads_track_opens_it(demo_tab) -> None:
+def test_a_mark_per_report_on_its_threads_track_opens_it(demo_tab, qtbot) -> None:
     win, tab = demo_tab
     logs = tab.model.logs
     ts, threads = logs.report_marks()
@@ -55,17 +55,19 @@ def test_a_mark_per_report_on_its_threads_track_opens_it(demo_tab) -> None:
     tab.timeline.select_item("crash", 3)
     view = win.tabs.currentWidget()
     assert isinstance(view, CrashView) and win.tabs.tabText(win.tabs.currentIndex()) == "crash 4 in demo.fxt"
+    qtbot.waitUntil(lambda: view.report is not None, timeout=60_000)  # symbolized in a thread
     assert view.report is not None and [e.number for e in view.report.backtrace] == list(range(10))
     assert "fatal signal 11" in view.report.text and item.selected_crash == 3
 
 
-def test_a_log_mark_opens_its_report_and_the_crash_view_leads_back(demo_tab) -> None:
+def test_a_log_mark_opens_its_report_and_the_crash_view_leads_back(demo_tab, qtbot) -> None:
     win, tab = demo_tab
     logs = tab.model.logs
     bt = next(r for r in range(len(logs)) if logs.text(r).startswith("{{{bt:4:"))
     tab.timeline.select_item("log", bt)
     view = win.tabs.currentWidget()
     assert isinstance(view, CrashView) and view.timeline_button.isVisibleTo(view)
+    qtbot.waitUntil(lambda: view.report is not None, timeout=60_000)
     assert view.report.text.count("run_pipeline") >= 1
     plain = [r for r in range(len(logs)) if logs.report_of_row(r) < 0]
     count = win.tabs.count()
@@ -95,5 +97,6 @@ def test_clicking_a_listed_report_opens_it(demo_tab, qtbot) -> None:
                      pos=tab.reports.visualRect(model.index(1, 2)).center())
     view = win.tabs.currentWidget()
     assert isinstance(view, CrashView)
+    qtbot.waitUntil(lambda: view.report is not None, timeout=60_000)
     assert view.report.text.startswith("crash report:") and len(view.report.backtrace) == 1
     assert np.all(tab.model.logs.reports[1].rows == tab.model.logs.report_rows(int(tab.model.logs.reports[1].rows[0])))
