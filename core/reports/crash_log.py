@@ -41,7 +41,7 @@ class CrashLog:
 
     @classmethod
     def from_text(cls, text: str) -> CrashLog:
-        return cls.from_bytes(text.encode("utf-8", "surrogateescape"))
+        return cls.from_bytes(text.encode("utf-8", "surrogatepass"))  # any str, lone surrogates too
 
     @classmethod
     def from_path(cls, path: str | Path) -> CrashLog:

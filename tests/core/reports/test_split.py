@@ -113,3 +113,41 @@ def test_summary_of_the_demo_report(demo_lines: list[str], testdata: Path) -> No
     named = log.summary(0, resolver)
     assert (named.top_frame, named.module) == ("payload_weight", "crashdemo+0x13ff")  # innermost, as #0.1
     assert log.report_time(0) == "0.000422 s"
+
+
+def _sane(log: CrashLog) -> None:
+    previous_end = 0
+    for span in log.reports:
+        assert previous_end <= span.start <= span.context < span.end <= log.line_count
+        previous_end = span.end
+
+
+def test_every_cut_of_the_demo_log_splits_without_error(demo_lines: list[str]) -> None:
+    """Bad input is normal input: the log cut at every byte (mid-line, mid-element, mid-UTF-8 sequence)."""
+    data = "".join(demo_lines).encode()
+    for end in range(0, len(data) + 1, 7):
+        log = CrashLog.from_bytes(data[:end])
+        _sane(log)
+        for i in range(len(log.reports)):
+            summarize(log.report_lines(i))
+    whole = CrashLog.from_bytes(data)
+    assert len(whole.reports) == 1
+
+
+def test_hostile_logs(demo_lines: list[str]) -> None:
+    import random
+
+    rng = random.Random(14)
+    pieces = ["{{{", "}}}", "{{{reset}}}", "{{{module:0:x:elf:zz}}}", "{{{bt:0:0x1}}}", "{{{hexdict:", "\n", "\r",
+              "\x00", "\xff", "*** fatal signal 11 ***", "end of crash report", "{{{mmap:0x1:0x1:load:0:rx:0x0}}}"]
+    for _ in range(200):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 60)))
+        log = CrashLog.from_text(text)
+        _sane(log)
+        for i in range(len(log.reports)):
+            log.summary(i)
+            log.report_time(i)
+    lone = CrashLog.from_text("\ud800 {{{bt:0:0x1}}}\n")  # a lone surrogate in a str
+    assert len(lone.reports) == 1 and "\ufffd" in lone.report_text(0)
+    binary = CrashLog.from_bytes(bytes(range(256)) * 64 + "".join(demo_lines).encode())
+    assert len(binary.reports) == 1
