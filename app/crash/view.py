@@ -337,6 +337,8 @@ class CrashView(QWidget):
         self.reports_list.reports_model.set_reports([], [])
         self.reports_list.hide()
         self.message.hide()
+        self.copy_button.setEnabled(False)
+        self.save_button.setEnabled(False)
 
     def _say(self, text: str) -> None:
         self.message.setText(text)
@@ -357,6 +359,7 @@ class CrashView(QWidget):
             self._say(f"{self.log_path.name}: no crash report in this log (no symbolizer markup such as "
                       "{{{bt:...}}} or {{{module:...}}}); it is shown as plain text.")
             self._fill_tables(CrashReport("", ""))
+            self._no_source("")
             return
         if len(log.reports) > 1:
             self._say(f"{len(log.reports)} crash reports in {self.log_path.name}: click one to open it.")
@@ -388,6 +391,8 @@ class CrashView(QWidget):
             return
         self.report = report
         self._show()
+        self.copy_button.setEnabled(True)
+        self.save_button.setEnabled(True)
         self.reportShown.emit(self.report_index)
         for worker in self._workers:  # the list's summaries may go on now
             if hasattr(worker, "first_shown"):

@@ -266,6 +266,7 @@ def test_a_plain_log_says_it_has_no_crash_report(qtbot, tmp_path: Path) -> None:
     assert isinstance(view, CrashView) and view.report is None
     assert view.message.isVisibleTo(view) and "no crash report" in view.message.text()
     assert "INFO service: started" in view.log.toPlainText()
+    assert not view.copy_button.isEnabled() and not view.save_button.isEnabled()
 
 
 def test_copy_and_save_the_symbolized_report(qtbot, crash_dir: Path, tmp_path: Path) -> None:
