@@ -338,13 +338,6 @@ class MainWindow(QMainWindow):
         view.editor = p.editor
         return view
 
-    def open_crash_text(self, text: str, base_dir: Path, source: str) -> None:
-        """A crash report found in a trace's log records, in a crash tab of its own."""
-        view = self.new_crash_view()
-        view.open_text(text, base_dir)
-        index = self.tabs.addTab(view, f"crash in {source}")
-        self.tabs.setCurrentIndex(index)
-
     def open_trace_report(self, tab: TraceTab, index: int, base_dir: Path, source: str) -> None:
         """Crash report ``index`` of a trace tab in a crash tab of its own, linked back to the timeline."""
         view = self.new_crash_view()
