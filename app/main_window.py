@@ -59,6 +59,7 @@ class TraceTab(QSplitter):
             self.reports = TraceReportsPanel(model, resolver or (lambda: _default_resolver(model.cols.path)))
             self.bottom.insertTab(2, self.reports, f"Crash reports ({len(model.logs.reports)})")
             self.reports.reportChosen.connect(self.reportRequested.emit)
+            self.info.reportRequested.connect(self.reportRequested.emit)
         self.logs.crashRequested.connect(self._crash_text)
         self.addWidget(self.timeline)
         self.addWidget(self.bottom)

@@ -27,11 +27,11 @@ class TraceReportsPanel(ReportsList):
                                        ["; ".join(r.span.warnings) for r in logs.reports])  # fmt: skip
         self._worker = None
         if logs.reports:  # summaries (raw, then symbolized) in a thread: the list shows at once
-            from app.crash.workers import ReportSummarizer
+            from app.crash.workers import ReportSummarizer, start_worker
 
-            self._worker = ReportSummarizer(len(logs.reports), logs.report_text_at, resolver_factory, self)
+            self._worker = ReportSummarizer(len(logs.reports), logs.report_text_at, resolver_factory)
             self._worker.summarized.connect(self._summaries)
-            self._worker.start()
+            start_worker(self._worker)
 
     def _summaries(self, first: int, summaries: list) -> None:
         named = [replace(s, thread=self.thread_names[first + k]) for k, s in enumerate(summaries)]
@@ -45,5 +45,4 @@ class TraceReportsPanel(ReportsList):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         if self._worker is not None:
             self._worker.cancel()
-        self.wait()
         super().closeEvent(event)

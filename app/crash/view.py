@@ -308,10 +308,10 @@ class CrashView(QWidget):
         if background:
             from app.crash.workers import LogSplitter
 
-            worker = LogSplitter(str(self.log_path), self._resolver, self)
-            worker.split.connect(lambda log, times: self._set_log(log, background=True, times=times))
+            worker = LogSplitter(str(self.log_path), self._resolver)
+            worker.split.connect(self._split_done)
             worker.summarized.connect(self.reports_list.reports_model.set_summaries)
-            worker.failed.connect(lambda message: self._say(f"Cannot read {self.log_path}: {message}"))
+            worker.failed.connect(self._read_failed)
             self._start(worker)
             return
         log = CrashLog.from_path(self.log_path)
@@ -319,10 +319,24 @@ class CrashView(QWidget):
         resolver = self._resolver()
         self.reports_list.reports_model.set_summaries(0, [log.summary(i, resolver) for i in range(len(log.reports))])
 
+    def _split_done(self, log: CrashLog, times: list[str]) -> None:
+        self._set_log(log, background=True, times=times)
+
+    def _read_failed(self, message: str) -> None:
+        self._say(f"Cannot read {self.log_path}: {message}")
+
+    def _build_failed(self, _token: int, message: str) -> None:
+        self._say(f"Cannot symbolize this report: {message}")
+
     def _start(self, worker) -> None:
+        from app.crash.workers import start_worker
+
         self._workers.append(worker)
-        worker.finished.connect(lambda w=worker: self._workers.remove(w) if w in self._workers else None)
-        worker.start()
+        worker.finished.connect(self._forget_finished)
+        start_worker(worker)
+
+    def _forget_finished(self) -> None:
+        self._workers = [w for w in self._workers if not w.isFinished()]
 
     def wait_for_workers(self, timeout_ms: int = 60_000) -> None:
         """Block until the background work started so far is done (tests, screenshots, closing)."""
@@ -379,9 +393,9 @@ class CrashView(QWidget):
         if background:
             from app.crash.workers import ReportBuilder
 
-            worker = ReportBuilder(self._token, text, self._resolver, self)
+            worker = ReportBuilder(self._token, text, self._resolver)
             worker.built.connect(self._built)
-            worker.failed.connect(lambda _t, message: self._say(f"Cannot symbolize this report: {message}"))
+            worker.failed.connect(self._build_failed)
             self._start(worker)
             return
         self._built(self._token, build_report(text, self._resolver(), color=True))
@@ -719,10 +733,10 @@ class CrashView(QWidget):
         return True
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """Background work stops with the view (a thread must not outlive the widget that owns it)."""
+        """Background work for a closed view is cancelled (not waited for: the workers belong to no widget,
+        their results go nowhere once the view is gone)."""
         for worker in list(self._workers):
             cancel = getattr(worker, "cancel", None)
             if cancel is not None:
                 cancel()
-        self.wait_for_workers()
         super().closeEvent(event)

@@ -12,12 +12,39 @@ import gc
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QCoreApplication, QThread, Signal
 
 from core.reports.crash_log import CrashLog
 
 #: summaries sent to the UI thread at once (one signal each, so the list fills in without a stall)
 SUMMARY_BATCH = 200
+#: workers running: they belong to no widget (a view may close while one runs) and are stopped when the
+#: application quits (a QThread destroyed while running aborts the process)
+_LIVE: set[QThread] = set()
+_hooked = False
+
+
+def start_worker(worker: QThread) -> None:
+    """Start ``worker``, kept alive until it finishes; connect its signals to bound methods of the
+    receiving widget (Qt drops them when the widget is gone)."""
+    global _hooked
+    _LIVE.add(worker)
+    worker.finished.connect(lambda: _LIVE.discard(worker))
+    app = QCoreApplication.instance()
+    if app is not None and not _hooked:
+        app.aboutToQuit.connect(stop_all)
+        _hooked = True
+    worker.start()
+
+
+def stop_all(timeout_ms: int = 30_000) -> None:
+    """Cancel every running worker and wait for it (the application is quitting)."""
+    for worker in list(_LIVE):
+        cancel = getattr(worker, "cancel", None)
+        if cancel is not None:
+            cancel()
+    for worker in list(_LIVE):
+        worker.wait(timeout_ms)
 
 
 class LogSplitter(QThread):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -57,7 +57,10 @@ def format_bytes(n: int) -> str:
 
 
 class InfoPanel(QSplitter):
-    """Statistics (left) and blobs (right) of one trace."""
+    """Statistics (left) and blobs (right) of one trace. ``reportRequested(index)``: a crash report's row was
+    activated."""
+
+    reportRequested = Signal(int)
 
     STAT_COLUMNS = ("Statistic", "Value")
     BLOB_COLUMNS = ("Blob", "Type", "Size", "Time", "Thread")
@@ -156,7 +159,16 @@ class InfoPanel(QSplitter):
             what = ", ".join(x for x in (f"signal {summary.signal}" if summary.signal else "",
                                          f"fault address {summary.fault_address}" if summary.fault_address else "",
                                          f"at {summary.module}" if summary.module else "") if x)  # fmt: skip
-            QTreeWidgetItem(head, [f"{format_ns(int(ts[i]) - self.model.start_ns)}  {thread}", what or "—"])
+            row = QTreeWidgetItem(head, [f"{format_ns(int(ts[i]) - self.model.start_ns)}  {thread}", what or "—"])
+            row.setData(0, Qt.ItemDataRole.UserRole, i)
+            row.setToolTip(0, "Double-click to open this crash report")
+        self.tree.itemActivated.connect(self._report_activated)
+
+    def _report_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        parent = item.parent()
+        index = item.data(0, Qt.ItemDataRole.UserRole)
+        if parent is not None and parent.text(0) == "Crash reports" and isinstance(index, int):
+            self.reportRequested.emit(index)
 
     def _row(self, parent: QTreeWidgetItem, name: str, s: Stat) -> QTreeWidgetItem:
         item = QTreeWidgetItem(parent, [name, format_value(s)])

@@ -444,3 +444,18 @@ def test_disassembly_around_the_pc_marks_the_faulting_instruction(qtbot, crash_d
     items = {item.text(0): item for item in view.frame_items()}
     view.backtrace.setCurrentItem(items["7"])
     assert view.disassembly_lines == [] and "no debug file for libc.so.6" in view.disassembly.toPlainText()
+
+
+def test_closing_a_crash_tab_while_its_log_is_still_loading(qtbot, crash_dir: Path) -> None:
+    from app.crash import workers
+
+    many = crash_dir / "many.log"
+    many.write_text((crash_dir / "input.log").read_text() * 200)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(str(many), background=True)
+    running = set(workers._LIVE)
+    assert running  # the split is under way
+    win.close_tab(win.tabs.currentIndex())
+    qtbot.waitUntil(lambda: not (running & workers._LIVE), timeout=60_000)  # they finish (or stop), no abort
+    assert win.tabs.count() == 0
