@@ -20,7 +20,7 @@ line); banners and trailers are tested on the few units next to a boundary.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,18 +62,9 @@ class UnitFlags:
     markup: np.ndarray
     backtrace: np.ndarray
 
-    @classmethod
-    def of_texts(cls, texts: Sequence[str]) -> UnitFlags:
-        n = len(texts)
-        reset, context, markup, bt = (np.zeros(n, bool) for _ in range(4))
-        for i, text in enumerate(texts):
-            if "{{{" not in text:
-                continue
-            reset[i], context[i], markup[i], bt[i] = _flags(text)
-        return cls(reset, context, markup, bt)
 
-
-def _flags(text: str) -> tuple[bool, bool, bool, bool]:
+def text_flags(text: str) -> tuple[bool, bool, bool, bool]:
+    """(holds a reset, holds context, holds another element, holds a ``bt``) for one unit's text."""
     tags = _ELEMENT.findall(text)
     context = any(t in ("reset", "module", "mmap") for t in tags)
     other = any(t and t not in ("reset", "module", "mmap") for t in tags)

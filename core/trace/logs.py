@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.reports.split import ReportSpan, UnitFlags, split_units
+from core.reports.split import ReportSpan, UnitFlags, split_units, text_flags
 from core.symbolize.markup_filter import MarkupFilter
 from core.symbolize.resolver import Resolver
 from formats.fxt.columns import FxtColumns
@@ -56,28 +56,27 @@ class LogTable:
         return int(self._report_of_row[row]) if 0 <= row < len(self._report_of_row) else -1
 
     def _split(self) -> None:
-        """Per process with markup: flags per distinct message (one regex pass each), then the splitter over
-        that process's records."""
-        ids = np.unique(self.message[self.markup]).tolist()
-        flag_of = {i: UnitFlags.of_texts([self.strings[i]]) for i in ids}
+        """Flags per distinct markup message (one pass each, spread to the rows with a search), then the
+        splitter over each process's records."""
+        ids = np.unique(self.message[self.markup])
+        table = np.array([text_flags(self.strings[i]) for i in ids.tolist()], bool).reshape(-1, 4)
+        n_rows = len(self.ts)
+        per_row = np.zeros((n_rows, 4), bool)
+        marked = np.flatnonzero(self.markup)
+        if len(marked):
+            per_row[marked] = table[np.searchsorted(ids, self.message[marked])]
         reports: list[TraceReport] = []
         order = np.argsort(self.pid, kind="stable")  # rows by process, time order kept
-        pids = self.pid[order]
-        cuts = np.flatnonzero(np.diff(pids)) + 1
+        cuts = np.flatnonzero(np.diff(self.pid[order])) + 1
         for rows in np.split(order, cuts):
             if not self.markup[rows].any():
                 continue
-            n = len(rows)
-            flags = UnitFlags(np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool))
-            where = np.flatnonzero(self.markup[rows])
-            for k in where.tolist():
-                f = flag_of[int(self.message[rows[k]])]
-                flags.reset[k], flags.context[k] = f.reset[0], f.context[0]
-                flags.markup[k], flags.backtrace[k] = f.markup[0], f.backtrace[0]
+            f = per_row[rows]
+            flags = UnitFlags(f[:, 0].copy(), f[:, 1].copy(), f[:, 2].copy(), f[:, 3].copy())
             for span in split_units(flags, lambda k, rows=rows: self.text(int(rows[k]))):
                 reports.append(TraceReport(rows[span.start : span.end], span))
         reports.sort(key=lambda r: int(r.rows[0]))
-        of_row = np.full(len(self.ts), -1, np.int32)
+        of_row = np.full(n_rows, -1, np.int32)
         for i, report in enumerate(reports):
             of_row[report.rows] = i
         self._reports, self._report_of_row = reports, of_row
