@@ -8,6 +8,7 @@ not shared between threads.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import threading
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from core.reports.crash_log import CrashLog
 #: summaries sent to the UI thread at once (one signal each, so the list fills in without a stall)
 SUMMARY_BATCH = 200
 #: workers running: they belong to no widget (a view may close while one runs) and are stopped when the
-#: application quits (a QThread destroyed while running aborts the process)
+#: application quits or the interpreter exits (a QThread destroyed while running aborts the process)
 _LIVE: set[QThread] = set()
 _hooked = False
 
@@ -30,9 +31,11 @@ def start_worker(worker: QThread) -> None:
     global _hooked
     _LIVE.add(worker)
     worker.finished.connect(lambda: _LIVE.discard(worker))
-    app = QCoreApplication.instance()
-    if app is not None and not _hooked:
-        app.aboutToQuit.connect(stop_all)
+    if not _hooked:  # the event loop's end, or the interpreter's (a screenshot never runs the loop)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(stop_all)
+        atexit.register(stop_all)
         _hooked = True
     worker.start()
 
