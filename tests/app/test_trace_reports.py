@@ -103,3 +103,23 @@ def test_clicking_a_listed_report_opens_it(demo_tab, qtbot) -> None:
     qtbot.waitUntil(lambda: view.report is not None, timeout=60_000)
     assert view.report.text.startswith("crash report:") and len(view.report.backtrace) == 1
     assert np.all(tab.model.logs.reports[1].rows == tab.model.logs.report_rows(int(tab.model.logs.reports[1].rows[0])))
+
+
+def test_the_crash_mark_is_drawn_on_its_threads_track(demo_tab, qtbot) -> None:
+    from app.timeline.tracks import _CRASH_BRUSH
+
+    win, tab = demo_tab
+    win.resize(1400, 900)
+    win.show()
+    tab.show_report(3)
+    when = int(tab.model.logs.report_marks()[0][3])
+    tab.timeline.set_range_ns(when - 200_000, when + 200_000)
+    qtbot.wait(50)
+    image = tab.timeline.grab().toImage()
+    red = _CRASH_BRUSH.color().name()
+    hits = [(x, y) for x in range(0, image.width(), 2) for y in range(0, image.height(), 2)
+            if image.pixelColor(x, y).name() == red]
+    assert hits, "no crash mark on screen"
+    xs = [x for x, _y in hits]
+    assert max(xs) - min(xs) < 20  # one mark, at the report's time (the middle of the view)
+    assert abs((min(xs) + max(xs)) / 2 - image.width() * 0.55) < image.width() * 0.2
