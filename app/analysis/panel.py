@@ -32,6 +32,8 @@ from core.analysis.stats import duration_histogram
 
 MODES = ("Flame graph (top-down)", "Bottom-up", "Callers of the selected name", "Callees of the selected name")
 STAT_COLUMNS = ("Name", "Count", "Total", "Self", "Min", "p50", "p90", "p99", "Max")
+#: threads offered as scopes at most (a trace with thousands: Ctrl+drag over their tracks instead)
+MAX_SCOPES = 2000
 #: slices listed at most (the list says how many more there are)
 MAX_LISTED = 2000
 
@@ -63,10 +65,12 @@ class AnalysisPanel(QWidget):
 
         self.scope = QComboBox()
         self.scope.addItem("Whole trace", ("all",))
-        for group in model.processes:
+        listed = 0
+        for group in model.processes:  # per process and thread (at most MAX_SCOPES threads listed)
             self.scope.addItem(f"Process {group.pid} {group.name}", ("process", group.pid))
-            for track in group.tracks:
+            for track in group.tracks[: max(MAX_SCOPES - listed, 0)]:
                 self.scope.addItem(f"    Thread {track.tid} {track.name}", ("thread", track.thread))
+            listed += len(group.tracks)
         self.scope.currentIndexChanged.connect(lambda _i: self.recompute())
         self.mode = QComboBox()
         self.mode.addItems(MODES)
