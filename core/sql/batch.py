@@ -107,7 +107,11 @@ def run_local(paths: list[str], sql: str, workers: int | None = None,
             if progress:
                 progress(i + 1, len(paths))
         return _combine(outcomes)
-    with ProcessPoolExecutor(max_workers=min(workers, len(paths)), mp_context=get_context("forkserver")) as pool:
+    ctx = get_context("forkserver")
+    # workers fork from a server that imported the reader, model and engine once (not per worker)
+    ctx.set_forkserver_preload(["core.sql.batch", "core.sql.engine", "core.sql.dataset", "core.trace.model",
+                                "formats.fxt.reader"])  # fmt: skip
+    with ProcessPoolExecutor(max_workers=min(workers, len(paths)), mp_context=ctx) as pool:
         outcomes = []
         for i, outcome in enumerate(pool.map(query_one, paths, [sql] * len(paths), chunksize=1)):
             outcomes.append(outcome)

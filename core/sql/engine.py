@@ -100,6 +100,19 @@ class TraceSQL:
             except duckdb.Error as exc:
                 raise QueryError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
 
+    def copy_to_parquet(self, sql: str, path: str) -> None:
+        """Write the result of ``sql`` to a Parquet file at ``path`` with DuckDB's own writer (streamed and
+        parallel: no Arrow copy of the result; the caller makes it atomic)."""
+        with self._lock:
+            self.prepare(sql)
+            literal = path.replace("'", "''")
+            try:
+                self.con.execute(f"COPY ({sql}) TO '{literal}' (FORMAT parquet, COMPRESSION zstd)")
+            except duckdb.IOException as exc:
+                raise OSError(str(exc).splitlines()[0]) from exc
+            except duckdb.Error as exc:
+                raise QueryError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+
     def register_all(self) -> None:
         """Register every table (for export and for interactive use)."""
         for name in self.tables.builders:

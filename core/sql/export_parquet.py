@@ -38,9 +38,9 @@ def export_parquet(
     os.makedirs(directory, exist_ok=True)
     rows: dict[str, int] = {}
     for i, name in enumerate(EXPORTED):
-        table = sql.query(f"SELECT * FROM {name}")
-        write_table(table, os.path.join(directory, f"{name}.parquet"))
-        rows[name] = table.num_rows
+        with atomic_output(os.path.join(directory, f"{name}.parquet")) as tmp:
+            sql.copy_to_parquet(f"SELECT * FROM {name}", tmp)
+        rows[name] = int(sql.query(f"SELECT count(*) FROM {name}").column(0)[0].as_py())
         if progress is not None:
             progress((i + 1) / len(EXPORTED))
     return rows
