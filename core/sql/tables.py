@@ -51,6 +51,22 @@ def _col(a) -> pa.Array:
     return pa.array(np.ascontiguousarray(np.asarray(a)))
 
 
+def _masked(values: np.ndarray, valid: np.ndarray) -> pa.Array:
+    """``values`` with nulls where ``valid`` is False: the data buffer is wrapped (no copy), only the
+    validity bitmap (1 bit a row) is made."""
+    values = np.ascontiguousarray(values)
+    if valid.all():
+        return pa.array(values)
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [bitmap, pa.py_buffer(values)],
+                                 null_count=int(len(valid) - np.count_nonzero(valid)))  # fmt: skip
+
+
+def _ids(n: int, base: int = 0) -> pa.Array:
+    """Row ids ``base .. base+n-1``: int32 while they fit (half the memory of int64)."""
+    return pa.array(np.arange(base, base + n, dtype=np.int32 if base + n < 2**31 else np.int64))
+
+
 class SqlTables:
     """Builds (once, on demand) the Arrow table behind each SQL table name of one trace model."""
 
@@ -119,19 +135,19 @@ class SqlTables:
 
     def _arg_set(self, events: np.ndarray) -> pa.Array:
         """Perfetto's arg_set_id of events: the event row when it has arguments, else null."""
-        events = np.asarray(events, np.int64)
+        events = np.asarray(events)
         has = self.cols.ev_nargs[events] > 0 if len(events) else np.zeros(0, bool)
-        return pa.array(events, mask=~has)
+        return _masked(events, has)
 
     # ------------------------------------------------------------------ slices
     def _thread_slice(self) -> pa.Table:
         s = self.model.slices
         return pa.table({
-            "id": pa.array(np.arange(len(s), dtype=np.int64)),
+            "id": _ids(len(s)),
             "ts": _col(s.ts), "dur": _col(s.dur),
             "track_id": _col(s.thread), "utid": _col(s.thread),
             "category": self._text(s.category[:]), "name": self._text(s.name[:]),
-            "depth": _col(s.depth), "parent_id": pa.array(s.parent, mask=s.parent < 0),
+            "depth": _col(s.depth), "parent_id": _masked(s.parent, s.parent >= 0),
             "arg_set_id": self._arg_set(s.event),
         })  # fmt: skip
 
@@ -140,7 +156,7 @@ class SqlTables:
         base = len(self.model.slices)
         upid = self._upid_of_pid(np.asarray(a.pid[:], np.uint64))
         return pa.table({
-            "id": pa.array(np.arange(base, base + len(a), dtype=np.int64)),
+            "id": _ids(len(a), base),
             "ts": _col(a.start), "dur": _col(a.end - a.start),
             "track_id": pa.array(self.process_track_base + upid),
             "category": self._text(a.category[:]), "name": self._text(a.name[:]),
