@@ -61,7 +61,9 @@ class TraceSQL:
 
     def __init__(self, model: TraceModel, threads: int | None = None) -> None:
         self.tables = SqlTables(model)
-        self.con = duckdb.connect(":memory:")
+        # DuckDB's allocator keeps up to 128 MB of freed memory per connection by default: next to a model of
+        # a few hundred MB that is the largest part of what SQL adds; return it after each query instead
+        self.con = duckdb.connect(":memory:", config={"allocator_flush_threshold": "8MB"})
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         self._registered: set[str] = set()

@@ -75,6 +75,9 @@ def single(events: int) -> None:
     s, a = model.slices, model.async_spans
     t_np, (n, total) = _timed(lambda: (len(s) + len(a), int(s.dur.sum()) + int((a.end - a.start).sum())))
     assert res.column(0)[0].as_py() == n and int(res.column(1)[0].as_py()) == total
+    standing = _rss_mb() - rss0 - rss_model
+    print(f"added_rss_tables_mb: {standing:.0f}  ({100 * standing / max(rss_model, 1):.1f} % of the model's: "
+          "the views, the connection, a count query)")
     print(f"count_sum_s: {t_count:.3f}  (numpy on the model's columns: {t_np:.3f}, ratio {t_count / max(t_np, 1e-9):.1f})")
     t_group, res = _timed(lambda: sql.query(GROUP))
 
@@ -91,7 +94,8 @@ def single(events: int) -> None:
     assert res.num_rows == len(groups)
     print(f"group_by_percentiles_s: {t_group:.3f}  (numpy sort+percentile: {t_np_group:.3f}, ratio {t_group / max(t_np_group, 1e-9):.2f}); groups {res.num_rows}")
     added = _rss_mb() - rss0 - rss_model
-    print(f"added_rss_mb: {added:.0f}  ({100 * added / max(rss_model, 1):.1f} % of the model's)")
+    print(f"added_rss_after_percentiles_mb: {added:.0f}  ({100 * added / max(rss_model, 1):.1f} % of the model's: "
+          "also what DuckDB keeps of the percentiles' working memory)")
     out = CACHE / f"parquet_{events}"
     t0 = time.perf_counter()
     rows = export_parquet(sql, out)
