@@ -1,7 +1,7 @@
 """SQL over one trace: the Perfetto-shaped tables of :mod:`core.sql.tables` in an in-process DuckDB.
 
 DuckDB is columnar and scans registered Arrow tables in place, so the event columns are not copied into
-it. Before each query the tables it names (``duckdb.get_table_names``) are built and registered; the
+it. Before each query the tables it names are built and registered; the
 others are never made (``args`` decodes every argument block: only a query that names it pays for it).
 ``slice`` and ``sched`` are views: the union of thread slices and async spans, and the CPU slices with
 the state each thread left in (a join DuckDB runs only when asked).
@@ -9,6 +9,7 @@ the state each thread left in (a join DuckDB runs only when asked).
 
 from __future__ import annotations
 
+import re
 import threading
 
 import duckdb
@@ -84,13 +85,12 @@ class TraceSQL:
         self._registered.add(name)
 
     def prepare(self, sql: str) -> None:
-        """Register the tables ``sql`` names (parse errors are left to :meth:`query` to report)."""
-        try:
-            names = duckdb.get_table_names(sql)
-        except duckdb.Error:
-            return
-        for name in sorted(names):
-            self._ensure(name.split(".")[-1].lower())
+        """Register the tables ``sql`` names: every word of it that is a table name (``duckdb.get_table_names``
+        binds the query, so it fails on a join whose tables are not registered yet; a word that only looks
+        like a table name costs at most a table built early)."""
+        for word in sorted({w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", sql)}):
+            if word in VIEWS or word in self.tables.builders:
+                self._ensure(word)
 
     def query(self, sql: str) -> pa.Table:
         """The result of ``sql`` as an Arrow table; :class:`QueryError` with DuckDB's message on failure."""

@@ -156,6 +156,17 @@ def test_counts_equal_info_and_model(testdata, source: str) -> None:
         assert _scalar(sql, f"SELECT count(*) FROM {table}") >= 0
 
 
+def test_first_query_joining_tables_by_using(demo) -> None:
+    # the first query of a fresh connection names slice and thread in a USING join (tables not yet registered)
+    model = TraceModel(read_fxt(DEMO))
+    rows = TraceSQL(model).query(
+        "SELECT t.tid, count(*) AS n FROM slice s JOIN thread t USING (utid) GROUP BY t.tid ORDER BY t.tid"
+    ).to_pylist()
+    tids = model.cols.threads_tid[model.slices.thread]
+    uniq, counts = np.unique(tids, return_counts=True)
+    assert rows == [{"tid": int(t), "n": int(c)} for t, c in zip(uniq, counts, strict=True)]
+
+
 def test_bad_sql_is_a_query_error(demo) -> None:
     _, sql = demo
     with pytest.raises(QueryError, match="(?i)syntax|parser"):
