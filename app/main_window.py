@@ -70,7 +70,8 @@ class TraceTab(QSplitter):
             self.bottom.setCurrentWidget(self.logs)
             return
         self.details.show_item(kind, row)
-        self.bottom.setCurrentWidget(self.details)
+        if self.bottom.currentWidget() is not self.query:  # stepping through query results keeps the grid
+            self.bottom.setCurrentWidget(self.details)
 
     def _area(self, t0: int, t1: int, threads: list) -> None:
         self.aggregate.show_area(t0, t1, threads)

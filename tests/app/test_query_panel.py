@@ -37,6 +37,7 @@ def test_query_tab_runs_shows_and_selects(qtbot, trace_tab, model) -> None:
     with qtbot.waitSignal(tab.timeline.sliceSelected, timeout=5_000) as sig:
         panel.view.clicked.emit(panel.results.index(2, 1))
     assert sig.args == [row_id] and tab.timeline.selected_row == row_id
+    assert tab.bottom.currentWidget() is panel  # the results stay in view while rows are stepped through
     # without the id, the slice is found by its thread, start and duration
     s = model.slices
     _run(qtbot, panel, f"SELECT ts, dur, track_id FROM slice WHERE id = {row_id + 1}")
