@@ -68,7 +68,7 @@ class LogPanel(QTableView):
 
     crashRequested = Signal(str)
     #: a record was clicked: its timestamp (ns), for the timeline to show
-    timeSelected = Signal(int)
+    timeSelected = Signal(object)  # a Python int: a Qt int is 32 bits, a boot-stamped time is more
 
     def __init__(self, model: TraceModel, resolver: Callable[[], object], parent: QWidget | None = None) -> None:
         super().__init__(parent)
