@@ -121,9 +121,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             from core.sql.engine import TraceSQL
             from core.trace.model import TraceModel
-            from formats.fxt.reader import read_fxt
+            from core.trace.reading import read_trace
 
-            engine = TraceSQL(TraceModel(read_fxt(trace)))
+            engine = TraceSQL(TraceModel(read_trace(trace)))
         result = engine.query(sql)
     except (FormatError, QueryError) as exc:
         raise CliError(str(exc)) from exc

@@ -49,9 +49,9 @@ def query_one(path: str, sql: str, threads: int | None = 1) -> tuple[str, pa.Tab
         else:
             from core.sql.engine import TraceSQL
             from core.trace.model import TraceModel
-            from formats.fxt.reader import read_fxt
+            from core.trace.reading import read_trace
 
-            engine = TraceSQL(TraceModel(read_fxt(path)), threads=threads)
+            engine = TraceSQL(TraceModel(read_trace(path)), threads=threads)
         try:
             return path, engine.query(sql), None
         finally:

@@ -60,7 +60,7 @@ def test_query_one_trace_in_every_format(capsys, tmp_path) -> None:
     ((str(DEMO), "SELEC count(*) FROM slice"), "syntax error"),
     ((str(DEMO), "SELECT * FROM no_such_table"), "no_such_table"),
     (("/no/such/trace.fxt", COUNT), "/no/such/trace.fxt"),
-    ((str(Path(__file__)), COUNT), "not an FXT trace"),
+    ((str(Path(__file__)), COUNT), "not a trace"),
     ((str(DEMO), "-f", "/no/such/query.sql"), "/no/such/query.sql"),
 ])  # fmt: skip
 def test_bad_sql_or_trace_is_one_line_exit_2(capsys, args, needle) -> None:
@@ -68,6 +68,19 @@ def test_bad_sql_or_trace_is_one_line_exit_2(capsys, args, needle) -> None:
     assert code == 2
     assert err.startswith("fxscope: error:") and needle in err and err.count("\n") == 1
     assert "Traceback" not in err and out == ""
+
+
+def test_compressed_trace_is_queried_as_the_plain_one(capsys, tmp_path) -> None:
+    import gzip
+
+    packed = tmp_path / "demo.fxt.gz"
+    packed.write_bytes(gzip.compress(DEMO.read_bytes()))
+    _, plain, _ = _cli(capsys, "query", str(DEMO), COUNT, "--format", "json")
+    code, out, err = _cli(capsys, "query", str(packed), COUNT, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out) == json.loads(plain)
+    result = run_local([str(packed)], COUNT, workers=1)
+    assert result.failures.num_rows == 0 and result.rows.column("n")[0].as_py() == json.loads(plain)[0]["n"]
 
 
 def test_export_parquet_every_table_readable_by_duckdb(capsys, tmp_path) -> None:
@@ -97,7 +110,7 @@ def test_many_traces_locally_with_failures_as_rows(capsys, fleet, tmp_path) -> N
     assert parallel.rows.to_pylist() == serial.rows.to_pylist()
     assert serial.failures.to_pylist() == parallel.failures.to_pylist()
     assert [r["trace"] for r in serial.failures.to_pylist()] == [str(fleet / "broken.fxt")]
-    assert "not an FXT trace" in serial.failures.column("error")[0].as_py()
+    assert "not a trace" in serial.failures.column("error")[0].as_py()
     assert len(serial.rows) == len(paths) - 1
     # each trace's row is what a query of that trace alone gives
     for r in serial.rows.to_pylist()[:3]:
