@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "stats": "stats",
     "stacks": "stacks",
     "diff": "diff",
+    "query": "query",
 }
 
 

@@ -26,6 +26,7 @@ from app.timeline.aggregate import AggregatePanel
 from app.timeline.details import DetailsPanel
 from app.timeline.info import InfoPanel
 from app.timeline.logs import LogPanel
+from app.timeline.query_panel import QueryPanel
 from app.timeline.widget import TimelineWidget
 from core.analysis.notes import parse_link
 from core.trace.model import TraceModel
@@ -58,6 +59,8 @@ class TraceTab(QSplitter):
         self.sched = SchedPanel(model) if len(model.cols.sched_ts) else None
         if self.sched is not None:
             self.bottom.addTab(self.sched, "Scheduling")
+        self.query = QueryPanel(model)
+        self.bottom.addTab(self.query, "Query")
         self.info = InfoPanel(model)
         n = self.info.warning_count
         index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
@@ -83,6 +86,9 @@ class TraceTab(QSplitter):
         self.details.itemRequested.connect(self.timeline.go_to_item)
         self.timeline.areaSelected.connect(self._area)
         self.analysis.sliceRequested.connect(self.timeline.go_to_slice)
+        self.query.sliceRequested.connect(self.timeline.go_to_slice)
+        self.query.rangeRequested.connect(self.timeline.set_range_ns)
+        self.query.itemRequested.connect(self.timeline.go_to_item)
 
     def attach_notes(self, path: str, show_message) -> None:
         """The Notes tab with the sidecar of ``path`` restored (``show_message(text)`` for its messages)."""
@@ -106,7 +112,8 @@ class TraceTab(QSplitter):
                 self.reportRequested.emit(report)
             return
         self.details.show_item(kind, row)
-        self.bottom.setCurrentWidget(self.details)
+        if self.bottom.currentWidget() is not self.query:  # stepping through query results keeps the grid
+            self.bottom.setCurrentWidget(self.details)
 
     def _crash_text(self, text: str) -> None:
         """The log panel asks for the report of an activated record (by its text): which report it is."""

@@ -106,10 +106,11 @@ def boot_trace(request, boot_trace_files):
     """The prepared model of each boot-stamped trace in turn (parametrized: window and model tests run on
     both)."""
     from core.trace.model import TraceModel
+    from core.trace.prepare import prepare_model
     from formats.fxt.reader import read_fxt
 
     model = TraceModel(read_fxt(boot_trace_files[request.param]))
-    model.prepare()
+    prepare_model(model)
     assert model.start_ns >= BOOT_STARTS[request.param]
     return model
 

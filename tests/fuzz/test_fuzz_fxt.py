@@ -1,4 +1,4 @@
-"""FXT reader and the trace model's ``prepare()`` (every table, index and pyramid the views read) on mutated
+"""FXT reader and the trace model's ``prepare_model()`` (every table, index and pyramid the views read) on mutated
 traces: the third-party samples and generated traces with every record and argument type, scheduling and
 logs; then the Chrome JSON export of what was read."""
 
@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from core.synthetic_trace import generate_trace
 from core.trace.export_chrome import export_chrome_json
 from core.trace.model import TraceModel
+from core.trace.prepare import prepare_model
 from formats.fxt.reader import read_fxt_bytes
 
 
@@ -37,7 +38,7 @@ def test_reader_model_and_export(seeds, tmp_path: Path, campaign, data: st.DataO
 
     def case():
         model = TraceModel(read_fxt_bytes(blob, force=force))
-        model.prepare()
+        prepare_model(model)
         export_chrome_json(model, tmp_path / "out.json")
         assert model.end_ns > model.start_ns
         return model
