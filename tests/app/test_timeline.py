@@ -294,7 +294,7 @@ def test_clicking_instants_and_log_marks_selects_them(window, qtbot) -> None:
     qtbot.wait(10)
     click_at(qtbot, timeline, t, lane.item.y0 + 0.4)
     assert timeline.selection == ("log", row)
-    assert tab.bottom.currentWidget() is tab.logs
+    assert tab.bottom.currentWidget() is tab.logs_tab
     assert [i.row() for i in tab.logs.selectionModel().selectedRows()] == [row]
 
 
