@@ -801,8 +801,9 @@ class GroupSummaryItem(LaneItem):
         if f is None or not self.tracks:
             return
         t0, t1, sx, dx, sy, dy = f
-        x_left = max(self.px(np.array([t0]), sx, dx)[0], -10.0)
-        x_right = min(self.px(np.array([t1]), sx, dx)[0], 1e7)
+        # the window may start before the trace (Python ints: px() counts times from the start only)
+        x_left = max((t0 - self.origin) / 1e9 * sx + dx, dx, -10.0)
+        x_right = min((t1 - self.origin) / 1e9 * sx + dx, 1e7)
         n = int(min(max(x_right - x_left, 0.0), 20_000))
         if n < 1:
             return

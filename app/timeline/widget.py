@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QScrollBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -318,7 +319,7 @@ class TimelineWidget(QWidget):
     sliceSelected = Signal(int)
     itemSelected = Signal(str, object)  # object: counter sample rows pass 32 bits
     #: an area was selected: (start ns, end ns, reader thread indexes of the slice tracks it spans)
-    areaSelected = Signal(int, int, list)
+    areaSelected = Signal(object, object, list)  # ns past 2**31: not 32-bit ints
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -332,7 +333,16 @@ class TimelineWidget(QWidget):
         layout.addWidget(self._build_search_bar())
         self.overview = self._build_overview(model)
         layout.addWidget(self.overview)
-        layout.addWidget(self.plot)
+        # a vertical scrollbar beside the tracks (the wheel scrolls them too)
+        self.scrollbar = QScrollBar(Qt.Orientation.Vertical)
+        self.scrollbar.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.scrollbar.valueChanged.connect(self._scrolled)
+        body = QHBoxLayout()
+        body.setContentsMargins(0, 0, 0, 0)
+        body.setSpacing(0)
+        body.addWidget(self.plot, 1)
+        body.addWidget(self.scrollbar)
+        layout.addLayout(body)
         vb = self.plot.getViewBox()
         vb.invertY(True)
         vb.setMouseEnabled(x=True, y=False)
@@ -583,6 +593,28 @@ class TimelineWidget(QWidget):
         ticks.extend(t for t in self._content_ticks if t[0] >= covered + 0.2 or (top <= 0 and t[0] >= covered))
         self.plot.getAxis("left").setTicks([ticks, []])
         self.backdrop.update_area(top, self.pinned_rows, self.sticky is not None)
+        self._sync_scrollbar()
+
+    #: scrollbar steps per row
+    SCROLL_STEPS = 100
+
+    def _sync_scrollbar(self) -> None:
+        """The scrollbar's range, page and position from the laid-out height and the view's rows."""
+        _, (y0, y1) = self.plot.getViewBox().viewRange()
+        page = max(y1 - y0, 1.0)
+        bar = self.scrollbar
+        bar.blockSignals(True)
+        bar.setRange(0, int(max(self.total_rows - page, 0.0) * self.SCROLL_STEPS))
+        bar.setPageStep(int(page * self.SCROLL_STEPS))
+        bar.setSingleStep(self.SCROLL_STEPS)
+        bar.setValue(int(round(max(y0, 0.0) * self.SCROLL_STEPS)))
+        bar.blockSignals(False)
+
+    def _scrolled(self, value: int) -> None:
+        vb = self.plot.getViewBox()
+        _, (y0, y1) = vb.viewRange()
+        top = value / self.SCROLL_STEPS
+        vb.setYRange(top, top + (y1 - y0), padding=0.0)
 
     def covered_rows(self) -> float:
         """Rows at the top of the view covered by the pinned block and a sticky header."""

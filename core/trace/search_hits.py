@@ -2,7 +2,7 @@
 
 Thread slices (name, category, argument names and string values: :func:`core.trace.query.search`), async
 spans and instant events (name or category), counters (by series name: one hit per series, at its first
-sample) and log records (message text). Like the slice search, a text test runs once per distinct string
+sample) and log records (message text as the Logs tab shows it, without terminal escapes). Like the slice search, a text test runs once per distinct string
 id and spreads to the rows with one gather; the hits of all kinds come back in time order as columns.
 """
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.trace.details import counter_row
+from core.trace.log_filter import strip_ansi
 from core.trace.query import search
 
 if TYPE_CHECKING:
@@ -40,26 +41,27 @@ class SearchHits:
         return np.sort(self.row[self.kind == KINDS.index(kind)])
 
 
-def _matching_strings(model: TraceModel, ids: np.ndarray, needle: str) -> np.ndarray:
-    """A bool table over string ids: True for the ids among ``ids`` whose text contains ``needle``."""
+def _matching_strings(model: TraceModel, ids: np.ndarray, needle: str, shown=lambda text: text) -> np.ndarray:
+    """A bool table over string ids: True for the ids among ``ids`` whose text (as ``shown`` makes it
+    readable) contains ``needle``."""
     strings = model.strings
     match = np.zeros(max(len(strings), 1), bool)
     ids = np.unique(np.asarray(ids, np.int64))
     ids = ids[(ids >= 0) & (ids < len(strings))]
     if len(ids):
-        hit = np.fromiter((needle in strings[i].casefold() for i in ids.tolist()), bool, len(ids))
+        hit = np.fromiter((needle in shown(strings[i]).casefold() for i in ids.tolist()), bool, len(ids))
         match[ids[hit]] = True
     return match
 
 
-def _by_string(model: TraceModel, needle: str, *columns) -> np.ndarray:
+def _by_string(model: TraceModel, needle: str, *columns, shown=lambda text: text) -> np.ndarray:
     """Rows where any of the string-id ``columns`` names a string containing ``needle``."""
     out = np.zeros(len(columns[0]) if columns else 0, bool)
     for col in columns:
         ids = np.asarray(col, np.int64)
         if not len(ids):
             continue
-        match = _matching_strings(model, ids, needle)
+        match = _matching_strings(model, ids, needle, shown)
         out |= match[np.clip(ids, 0, len(match) - 1)] & (ids >= 0)
     return np.flatnonzero(out)
 
@@ -95,7 +97,7 @@ def search_all(model: TraceModel, text: str) -> SearchHits:
                 add("counter", np.array([counter_row(index, 0)]), series.ts[:1])
         logs = model.logs
         if len(logs):
-            r = _by_string(model, needle, logs.message)
+            r = _by_string(model, needle, logs.message, shown=strip_ansi)  # as the Logs tab shows them
             add("log", r, logs.ts[r])
     if not rows:
         z = np.zeros(0, np.int64)

@@ -34,8 +34,8 @@ def trace_tab(qtbot) -> Callable:
 # Real Fuchsia traces count from boot, so their first timestamp is seconds to days, not the demo's
 # milliseconds; and a system trace has hundreds of threads, more than a window shows. The window's
 # navigation tests run on these (written with the project's FXT writer, every record kind the timeline
-# draws: nested slices, async spans, a flow from the first thread to the last, instants, a counter and
-# log records with ANSI colours and several lines).
+# draws: nested slices, async spans, a flow from the first thread to the last, instants, a counter, two
+# CPUs' context switches and log records with ANSI colours and several lines).
 
 #: two hours after boot, in ns (far past 2**32 and 2**33)
 TWO_HOURS_NS = 2 * 3600 * 1_000_000_000
@@ -91,6 +91,12 @@ def late_trace_bytes(start_ns: int = TWO_HOURS_NS, processes: int = 6, threads: 
         w.event(K.ASYNC_END, start_ns + 600_000, th, SID["app"], SID["fetch"], data=100 + p)
         w.event(K.ASYNC_BEGIN, start_ns + 200_000, th, SID["app"], SID["upload"], data=200 + p)
         w.event(K.ASYNC_END, start_ns + 700_000, th, SID["app"], SID["upload"], data=200 + p)
+    # two CPUs: the first process's first two threads take turns on CPU 0, the last thread runs on CPU 1
+    a, b = tid_of(0, 0), tid_of(0, 1)
+    z = tid_of(processes - 1, threads - 1)
+    for ts, cpu, out_tid, in_tid in ((0, 0, 0, a), (100_000, 0, a, b), (250_000, 0, b, 0), (300_000, 0, 0, a),
+                                     (500_000, 0, a, 0), (50_000, 1, 0, z), (400_000, 1, z, 0)):  # fmt: skip
+        w.context_switch(start_ns + ts, cpu, 3, out_tid, in_tid)
     for i, value in enumerate((3, 8_388_608, 5, 1)):
         w.event(K.COUNTER, start_ns + i * 200_000, first, SID["app"], SID["queue_depth"],
                 [("depth", A.INT64, value)], data=1)  # fmt: skip
