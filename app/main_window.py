@@ -71,8 +71,8 @@ class TraceTab(QSplitter):
                       self.aggregate.cpu_process_table, self.aggregate.state_table):  # fmt: skip
             table.installEventFilter(self._keys)
 
-    #: the details panel's share of the height when nothing is remembered (at 1280x720: ~220 px)
-    DEFAULT_BOTTOM_FRACTION = 0.34
+    #: the details panel's share of the height when nothing is remembered (at 1280x720: ~190 px)
+    DEFAULT_BOTTOM_FRACTION = 0.3
 
     def _restore_split(self) -> None:
         """The timeline/panel split as the user left it (kept in the settings), else a third for the panel."""
