@@ -31,19 +31,20 @@ class Theme:
     summary: str  # the busy-time bars of a collapsed process
     match: str  # outline of search matches on the tracks
     link: str
+    mark: str  # instant marks and flow arrows (near-black on light, near-white on dark)
 
 
 LIGHT = Theme(
     name="light", window="#efeff1", base="#ffffff", alt_base="#f5f6f8", text="#1b1b1f", button="#e9e9ec",
     highlight="#3b6fd6", highlight_text="#ffffff", plot_background="#ffffff", overview_background="#f4f5f7",
     grid="#ececef", axis_text="#303036", pinned_background="#f3f6fb", header_background="#eef0f4",
-    summary="#6b7a90", match="#f5b400", link="#1f5bbf",
+    summary="#6b7a90", match="#f5b400", link="#1f5bbf", mark="#222222",
 )  # fmt: skip
 DARK = Theme(
     name="dark", window="#202124", base="#17181a", alt_base="#232427", text="#e6e6e8", button="#2c2d31",
     highlight="#4f7fdc", highlight_text="#ffffff", plot_background="#17181a", overview_background="#232427",
     grid="#2c2d31", axis_text="#d0d0d4", pinned_background="#1f2430", header_background="#26282c",
-    summary="#8fa3bf", match="#ffd24a", link="#8ab4f8",
+    summary="#8fa3bf", match="#ffd24a", link="#8ab4f8", mark="#d8d8dc",
 )  # fmt: skip
 THEMES = {t.name: t for t in (LIGHT, DARK)}
 

@@ -359,6 +359,7 @@ class SliceTrackItem(BoxTrackItem):
         self._instants: np.ndarray | None = None
         self._instants_lo = 0
         self.selected_instant = -1  # a row of the model's instants, when one of this thread's is selected
+        self.instant_brush = _INSTANT_BRUSH  # the theme's mark colour
 
     kind = "slice"
 
@@ -426,7 +427,7 @@ class SliceTrackItem(BoxTrackItem):
         painter.save()
         painter.resetTransform()
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(_INSTANT_BRUSH)
+        painter.setBrush(self.instant_brush)
         draw_rects(painter, x - 1.5, np.full(len(x), self.y0 * sy + dy - 1.0), np.full(len(x), 3.0), 4.0)
         sel = self.selected_instant - self._instants_lo
         if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:

@@ -12,7 +12,17 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QKeySequence, QPainter, QPen, QShortcut
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPen,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsRectItem,
@@ -114,8 +124,15 @@ class FlowArrowsItem(ViewOverlayItem):
         self.timeline = timeline
         self.setZValue(50)
         self.links = np.zeros(0, np.int64)
-        self._pen = QPen(QColor("#222222"), 1.4)
+        self._colour = QColor("#222222")
+        self._pen = QPen(self._colour, 1.4)
         self._pen.setCosmetic(True)
+
+    def set_colour(self, colour: str) -> None:
+        self._colour = QColor(colour)
+        self._pen = QPen(self._colour, 1.4)
+        self._pen.setCosmetic(True)
+        self.update()
 
     def show_for(self, row: int) -> None:
         flows = self.timeline.model.flows if row >= 0 else None
@@ -131,7 +148,7 @@ class FlowArrowsItem(ViewOverlayItem):
         painter.save()
         painter.resetTransform()
         painter.setPen(self._pen)
-        painter.setBrush(QColor("#222222"))
+        painter.setBrush(self._colour)
         s = tl.model.slices
         for link in self.links.tolist():
             src, dst = int(flows.src_slice[link]), int(flows.dst_slice[link])
@@ -1368,5 +1385,14 @@ class TimelineWidget(QWidget):
         for group in self.groups:
             if group.summary is not None:
                 group.summary.set_colour(theme.summary)
+        mark = QBrush(QColor(theme.mark))
+        for lane in self.lanes():
+            item = lane.item
+            if isinstance(item, SliceTrackItem):
+                item.instant_brush = mark
+            elif isinstance(item, MarkerTrackItem) and item.kind == "instant":
+                item._brush = mark
+            item.update()
+        self.flow_arrows.set_colour(theme.mark)
         self.backdrop.update()
         self.plot.getAxis("left").update()

@@ -435,3 +435,45 @@ def test_search_covers_every_kind_highlights_matches_and_counts_them(start, late
     assert timeline.search_status.text() == "1 matches"
     qtbot.keyClick(timeline.search_box, Qt.Key.Key_Return)
     assert timeline.selection[0] == "log" and timeline.search_status.text() == "1 of 1"
+
+
+def test_menu_bar_view_and_help_and_the_dark_theme(late_trace, qtbot) -> None:
+    """File, View (theme, collapse/expand all, reset zoom), Help (keys, about); the dark theme paints the
+    window and the timeline dark, and is remembered."""
+    from PySide6.QtGui import QColor, QPalette
+
+    from app.gui import settings
+    from app.main_window import MainWindow
+
+    model = late_trace("2h", processes=12, threads=5)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1280, 720)
+    win.show()
+    assert win.open_path(model.cols.path)
+    menus = {a.text().replace("&", ""): a.menu() for a in win.menuBar().actions()}
+    assert list(menus) == ["File", "View", "Help"]
+    view = [a.text().replace("&", "") for a in menus["View"].actions() if a.text()]
+    assert {"Theme", "Collapse all processes", "Expand all processes", "Reset zoom"} <= set(view)
+    timeline = win.current_tab().timeline
+    next(a for a in menus["View"].actions() if "Collapse all" in a.text()).trigger()
+    assert all(g.collapsed for g in timeline.groups)
+    timeline.set_range_ns(model.start_ns, model.start_ns + 1000)
+    next(a for a in menus["View"].actions() if "Reset zoom" in a.text()).trigger()
+    t0, t1 = timeline.visible_range_ns()
+    assert t0 <= model.start_ns and t1 >= model.end_ns
+    help_items = [a.text().replace("&", "") for a in menus["Help"].actions()]
+    assert help_items == ["Keys and mouse", "About fxscope"]
+    assert win.show_keys().isVisible()
+    try:
+        win.theme_actions["dark"].trigger()
+        assert settings().value("theme") == "dark"
+        window_colour = QApplication.instance().palette().color(QPalette.ColorRole.Window)
+        assert window_colour.lightness() < 60
+        assert timeline.plot.backgroundBrush().color().lightness() < 40
+        image = timeline.plot.grab().toImage()
+        corner = QColor(image.pixel(image.width() - 20, image.height() - 40))  # blank space under the tracks
+        assert corner.lightness() < 40
+    finally:
+        win.set_theme("light")
+    assert QApplication.instance().palette().color(QPalette.ColorRole.Window).lightness() > 200
