@@ -32,7 +32,6 @@ import numpy as np
 
 from core.atomic_file import atomic_output
 from core.trace.model import TraceModel
-from core.trace.objects import ObjectLabels
 from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
 from core.trace.threads import thread_pids, thread_tids
 from formats.fxt.arg_columns import NUMERIC_TYPES, event_arg_columns, python_values
@@ -181,11 +180,10 @@ class _Writer:
     def metadata(self) -> list[str]:
         """process_name / thread_name: the kernel objects' names, else fxscope's "process N" labels."""
         m, cols = self.model, self.cols
-        named = ObjectLabels(cols).kernel
+        labels = m.objects  # the names every view shows (one rule: core/trace/objects.py)
 
         def name(koid: int, fallback: str) -> str:
-            found = named.get(koid)
-            return json.dumps(found[1] if found and found[1] else fallback)
+            return json.dumps(labels.name(koid) or fallback)
 
         out = [
             f'{{"ph":"M","name":"process_name","pid":{pid},"tid":0,"args":{{"name":{name(pid, m.process_name(pid))}}}}}'

@@ -23,9 +23,6 @@ from core.trace.slices import SliceTable, build_slices
 from core.trace.sorting import lexsort
 from formats.fxt.columns import EventKind, FxtColumns
 
-PROCESS_OBJ = 1
-THREAD_OBJ = 2
-
 
 @dataclass
 class ThreadTrack:
@@ -111,7 +108,7 @@ class TraceModel:
         self.start_ns = min(int(a.min()) for a in times)  # (each column's extremes: no concatenated copy)
         self.end_ns = max(max(int(a.max()) for a in times), self.start_ns + 1)
         self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns)
-        self._names = self._object_names()
+        self._labels = ObjectLabels(cols)  # object names: one table, one rule (core/trace/objects.py)
         self.processes = self._build_tracks()
         self._pyramid: SlicePyramid | None = None
         self._async: AsyncTable | None = None
@@ -120,21 +117,13 @@ class TraceModel:
         self._async_pyramid: tuple[SlicePyramid, dict[int, int]] | None = None
 
     # ------------------------------------------------------------------ construction
-    def _object_names(self) -> dict[tuple[int, int], str]:
-        names: dict[tuple[int, int], str] = {}
-        for obj in self.cols.kernel_objects:
-            if obj.obj_type in (PROCESS_OBJ, THREAD_OBJ) and obj.name:
-                names[(obj.obj_type, obj.koid)] = obj.name
-        return names
-
     def thread_name(self, thread: int) -> str:
-        tid = int(self.cols.threads_tid[thread]) if thread >= 0 else 0
-        name = self._names.get((THREAD_OBJ, tid))
-        return f"{name} {tid}" if name else f"thread {tid}"
+        """The label of thread-table row ``thread`` (see :meth:`ObjectLabels.thread_label`)."""
+        return self._labels.thread_label(int(self.cols.threads_tid[thread]) if thread >= 0 else 0)
 
     def process_name(self, pid: int) -> str:
-        name = self._names.get((PROCESS_OBJ, pid))
-        return f"{name} {pid}" if name else f"process {pid}"
+        """The label of process koid ``pid`` (see :meth:`ObjectLabels.process_label`)."""
+        return self._labels.process_label(pid)
 
     def _build_tracks(self) -> list[ProcessGroup]:
         s = self.slices
@@ -240,7 +229,7 @@ class TraceModel:
     @property
     def objects(self) -> ObjectLabels:
         """Labels of kernel and userspace objects, for koid and pointer arguments."""
-        return self._cached("objects", lambda: ObjectLabels(self.cols))
+        return self._labels
 
     @property
     def sched(self) -> SchedTables:

@@ -1,11 +1,19 @@
-"""Names of kernel and userspace objects, for labelling koids and pointers in the details panel.
+"""Names of kernel and userspace objects: the one table every view and export reads them from.
 
-Kernel object records (spec E7) name processes and threads by koid; the same object may be described
-several times (by several providers, the kernel's possibly truncated), so the longest name wins, as the
-Chrome exporter does. A thread object's ``"process"`` koid argument assigns it to a process, which is how
-scheduling records (they carry only tids) find their process. Userspace object records (spec O2) name a
-pointer within one process: the key is (process koid, pointer). Both tables are small (one entry per
-object record): plain dicts.
+Kernel object records (spec E7) name processes and threads by koid; the same object may be described several
+times (by several providers, or again after a rename). The rule, used by the thread and process tracks, the
+details panel, the scheduling details and the Chrome export alike:
+
+* the **last** non-empty name recorded for an object wins, as in Perfetto's FXT importer (a thread renamed
+  during the trace is shown with its newest name);
+* except that a name that is a **prefix** of the name already held does not replace it: the kernel truncates
+  object names to 31 bytes (``ZX_MAX_NAME_LEN``), so a later, truncated copy of the same name would otherwise
+  hide the full one that a provider recorded.
+
+A thread object's ``"process"`` koid argument assigns it to a process, which is how scheduling records (they
+carry only tids) find their process. Userspace object records (spec O2) name a pointer within one process:
+the key is (process koid, pointer), and the same rule applies. Both tables are small (one entry per object
+record): plain dicts.
 """
 
 from __future__ import annotations
@@ -19,29 +27,51 @@ PROCESS_OBJ = 1
 THREAD_OBJ = 2
 
 
+def _replaces(new: str, held: str) -> bool:
+    """Whether a later record's name ``new`` replaces the ``held`` one (the module's rule)."""
+    return bool(new) and not (held.startswith(new) and len(new) < len(held))
+
+
 class ObjectLabels:
     def __init__(self, cols: FxtColumns) -> None:
         self.kernel: dict[int, tuple[int, str]] = {}  # koid -> (obj_type, name)
         self.thread_process: dict[int, int] = {}  # thread koid -> process koid
         for obj in cols.kernel_objects:
             old = self.kernel.get(obj.koid)
-            if old is None or len(obj.name) > len(old[1]):
-                self.kernel[obj.koid] = (obj.obj_type, obj.name)
+            if old is None or _replaces(obj.name, old[1]):
+                self.kernel[obj.koid] = (obj.obj_type, obj.name if old is None or obj.name else old[1])
             if obj.obj_type == THREAD_OBJ:
                 for a in obj.args:
                     if a.name == "process" and a.type == ArgType.KOID:
                         self.thread_process[obj.koid] = int(a.value)
         self.userspace: dict[tuple[int, int], str] = {}
         for u in cols.userspace_objects:
-            old_name = self.userspace.get((u.pid, u.pointer), "")
-            if len(u.name) >= len(old_name):
-                self.userspace[(u.pid, u.pointer)] = u.name
+            old_name = self.userspace.get((u.pid, u.pointer))
+            if old_name is None or _replaces(u.name, old_name):
+                self.userspace[(u.pid, u.pointer)] = u.name if old_name is None or u.name else old_name
         # tid -> pid for the vectorized lookup: kernel objects first, then the event threads table
         pairs = dict(zip(cols.threads_tid.tolist(), cols.threads_pid.tolist(), strict=True))
         pairs.update(self.thread_process)
         tids = np.array(sorted(pairs), np.uint64)
         self._tids = tids
         self._pids = np.array([pairs[t] for t in tids.tolist()], np.uint64)
+
+    def name(self, koid: int, obj_type: int | None = None) -> str:
+        """The object's name by the module's rule, or ``""`` (also when it is not of ``obj_type``)."""
+        found = self.kernel.get(koid)
+        if found is None or (obj_type is not None and found[0] != obj_type):
+            return ""
+        return found[1]
+
+    def thread_label(self, tid: int) -> str:
+        """A thread as every view names it: ``"name tid"``, else ``"thread tid"``."""
+        name = self.name(tid, THREAD_OBJ)
+        return f"{name} {tid}" if name else f"thread {tid}"
+
+    def process_label(self, pid: int) -> str:
+        """A process as every view names it: ``"name pid"``, else ``"process pid"``."""
+        name = self.name(pid, PROCESS_OBJ)
+        return f"{name} {pid}" if name else f"process {pid}"
 
     def koid_label(self, koid: int) -> str:
         """``"name (koid)"`` for a named kernel object, else the koid."""

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.trace.objects import THREAD_OBJ, ObjectLabels
+from core.trace.objects import ObjectLabels
 from core.trace.segments import ffill_index, segment_ids, segment_starts
 from core.trace.sorting import lexsort
 from formats.fxt.columns import FxtColumns, SchedKind
@@ -240,8 +240,7 @@ PREEMPTED = STATE_NAMES[PREEMPTED_STATE]
 
 def thread_label(model: TraceModel, tid: int) -> str:
     """A thread koid as the thread tracks name it: ``"name tid"``, else ``"thread tid"``."""
-    found = model.objects.kernel.get(tid)
-    return f"{found[1]} {tid}" if found and found[0] == THREAD_OBJ and found[1] else f"thread {tid}"
+    return model.objects.thread_label(tid)
 
 
 def _process(model: TraceModel, pid: int) -> str:

@@ -22,7 +22,7 @@ from formats.sframe.section import find_sframe_section, parse_sframe  # noqa: E4
 
 
 def main() -> None:
-    default = ROOT.parent / "shared" / "testdata" / "sframe" / "textstats" / "binary"
+    default = ROOT / "tests" / "data" / "sframe" / "textstats" / "binary"
     elf = sys.argv[1] if len(sys.argv) > 1 else str(default)
     section = parse_sframe(*find_sframe_section(elf))
     rng = np.random.default_rng(5)

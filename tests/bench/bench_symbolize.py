@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT.parent / "shared" / "testdata" / "markup" / "crash-demo"
-GSYM = ROOT.parent / "shared" / "testdata" / "gsym"
+DEMO = ROOT / "tests" / "data" / "markup" / "crash-demo"
+GSYM = ROOT / "tests" / "data" / "gsym"
 
 
 def make_log(lines: int, seed: int = 1) -> str:

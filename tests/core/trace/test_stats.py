@@ -155,3 +155,30 @@ def test_read_blob_is_the_payload_the_writer_wrote(tmp_path: Path) -> None:
     short.write_bytes(DEMO_TRACE.read_bytes()[:100])
     with pytest.raises(OSError, match="past the end of the file"):
         read_blob(short, Blob("x", 1, 96, 37))
+
+
+def test_third_party_trace_stats_match_their_recorded_counts(testdata: Path) -> None:
+    """Counts checked against tests/data/fxt/expected-counts.json, which was recorded by other tools (see its
+    MANIFEST), not against the tables under test: records and events in total and by kind, the file size and
+    the first event's time (these traces tick in nanoseconds)."""
+    import json
+
+    expected_all = json.loads((testdata / "fxt" / "expected-counts.json").read_text())
+    assert len(expected_all) == 3
+    for name, expected in expected_all.items():
+        model = TraceModel(read_fxt(testdata / "fxt" / name))
+        # two reader warnings may share an offset (one record, two problems): key the rest only
+        table = _table([s for s in trace_stats(model) if s.section != READER_WARNINGS])
+        assert table[("File", "size")].value == expected["bytes"], name
+        assert table[("Records", "total")].value == expected["records_total"], name
+        assert table[("Events", "total")].value == expected["events_total"], name
+        assert table[("Time", "start")].value == expected["event_timestamp_min"], name
+        for record, count in expected["records"].items():
+            family, _, kind = record.partition("/")
+            if family == "event":
+                assert table[("Events", kind.replace("_", " "))].value == count, (name, record)
+        begins = expected["records"].get("event/duration_begin", 0)
+        if begins and begins == expected["records"].get("event/duration_end"):
+            # a well-formed begin/end trace: every begin is one slice, nothing left unmatched
+            assert table[("Slices", "total")].value == begins, name
+            assert table[("Slices", "unmatched ends")].value == 0, name

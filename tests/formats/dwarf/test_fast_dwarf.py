@@ -33,6 +33,8 @@ def _assert_same(path: Path) -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_fast_model_equals_pyelftools_model(testdata: Path, case: str) -> None:
     _assert_same(testdata / "gsym" / case / "binary")
+    # and read_dwarf takes the fast path on every corpus binary (a fallback would be its first warning)
+    assert not any("fast DWARF decoder" in w for w in read_dwarf(testdata / "gsym" / case / "binary").warnings)
 
 
 CXX_SOURCE = """
@@ -76,11 +78,16 @@ def test_fast_model_on_compiled_cxx(tmp_path: Path, flags: list[str]) -> None:
     binary = tmp_path / "prog"
     result = subprocess.run([gxx, *flags, str(src), "-o", str(binary)], capture_output=True, cwd=tmp_path)
     if result.returncode != 0:
-        pytest.skip(f"g++ {' '.join(flags)} failed: {result.stderr.decode()[:200]}")
+        # the compiler is there: a failed build is a broken test environment, not a reason to pass quietly
+        pytest.fail(f"g++ {' '.join(flags)} failed: {result.stderr.decode()[:200]}")
     if "-gz" in flags:
         with pytest.raises(Unsupported):  # compressed sections: the pyelftools path reads them
             read_dwarf_fast(binary)
-        assert read_dwarf(binary) == read_dwarf_pyelftools(binary)
+        model, reference = read_dwarf(binary), read_dwarf_pyelftools(binary)
+        assert (model.functions, model.sequences) == (reference.functions, reference.sequences)
+        # the fallback is said, with its reason, ahead of the reference's own warnings
+        assert model.warnings[0].startswith("fast DWARF decoder not used: Unsupported: ")
+        assert model.warnings[1:] == reference.warnings
         return
     _assert_same(binary)
     model = read_dwarf_fast(binary)

@@ -57,13 +57,21 @@ def test_every_truncation_gives_error_or_answers(testdata: Path) -> None:
     case_dir = testdata / "gsym" / "tiny"
     data = (case_dir / "binary.gsym").read_bytes()
     addresses = _addresses(case_dir)
+    full = GsymReader.from_bytes(data).lookup_many(addresses)
+    opened = 0
     for cut in range(0, len(data)):
         try:
             reader = GsymReader.from_bytes(data[:cut])
         except FormatError:
             continue
-        for result in reader.lookup_many(addresses):
-            assert result.ok or result.error
+        opened += 1
+        for result, whole in zip(reader.lookup_many(addresses), full, strict=True):
+            # a prefix answers as the whole file does, or says what is missing; never a wrong answer
+            if result.ok:
+                assert result == whole, (cut, result, whole)
+            else:
+                assert isinstance(result.error, str) and result.error, (cut, result)
+    assert opened < len(data)  # the header alone is checked: most short prefixes do not even open
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
