@@ -360,6 +360,7 @@ class SliceTrackItem(BoxTrackItem):
         self._instants_lo = 0
         self.selected_instant = -1  # a row of the model's instants, when one of this thread's is selected
         self.instant_brush = _INSTANT_BRUSH  # the theme's mark colour
+        self.instant_match_mask: np.ndarray | None = None  # search matches over the model's instants
 
     kind = "slice"
 
@@ -429,6 +430,17 @@ class SliceTrackItem(BoxTrackItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self.instant_brush)
         draw_rects(painter, x - 1.5, np.full(len(x), self.y0 * sy + dy - 1.0), np.full(len(x), 3.0), 4.0)
+        self.last_instant_matches = 0
+        if self.instant_match_mask is not None:  # matched instants: an amber outline
+            lo = self._instants_lo
+            hit = np.flatnonzero(self.instant_match_mask[lo + a : lo + b])
+            self.last_instant_matches = len(hit)
+            if len(hit):
+                mx = np.unique(np.floor(self.px(ts[a:b][hit], sx, dx)))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.setPen(_MATCH_PEN)
+                draw_rects(painter, mx - 3.0, np.full(len(mx), self.y0 * sy + dy - 2.0), np.full(len(mx), 6.0), 6.0)
+                painter.setPen(Qt.PenStyle.NoPen)
         sel = self.selected_instant - self._instants_lo
         if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:
             painter.setBrush(Qt.BrushStyle.NoBrush)

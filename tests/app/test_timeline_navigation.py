@@ -280,7 +280,7 @@ def test_measure_label_over_the_slices_status_bar_per_tab_and_a_resizable_rememb
     win.tabs.setCurrentIndex(1)
     tab = win.current_tab()
     qtbot.wait(10)
-    assert tab.bottom.height() >= 200
+    assert tab.bottom.height() >= 180  # (it was ~100 px)
     assert not tab.childrenCollapsible()
     # measure: the label is above every track and has its own background
     timeline = tab.timeline
@@ -431,6 +431,10 @@ def test_search_covers_every_kind_highlights_matches_and_counts_them(start, late
     assert sum(item.last_matches for item in async_items) >= 1
     xs, _ys = timeline.overview_ticks.getData()
     assert len(xs) == 2 * n
+    timeline.search_box.setText("vsync")  # thread instants: outlined where their thread's track marks them
+    tab.grab()
+    assert sum(getattr(lane.item, "last_instant_matches", 0) for lane in timeline.lanes()
+               if lane.item.isVisible()) >= 1  # fmt: skip
     timeline.search_box.setText("disk full")
     assert timeline.search_status.text() == "1 matches"
     qtbot.keyClick(timeline.search_box, Qt.Key.Key_Return)
