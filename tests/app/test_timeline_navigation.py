@@ -174,6 +174,20 @@ def test_area_selection_highlights_its_lanes_and_sums_cpu_time_and_thread_states
         per_state[name] = per_state.get(name, 0) + int(st.end[r]) - int(st.start[r])
     assert {r["state"]: r["total"] for r in panel.states} == per_state
 
+    # an async track: spans per name, clipped to the window
+    async_key = next(lane.key for lane in timeline.lanes() if lane.key[0] == "async")
+    t0, t1, _threads = _area_over(timeline, [async_key], 0.0, 0.0004)
+    spans = model.async_spans
+    brute: dict[str, int] = {}
+    for r in range(len(spans.start)):
+        if int(spans.pid[r]) == async_key[1]:
+            inside = min(int(spans.end[r]), t1) - max(int(spans.start[r]), t0)
+            if inside > 0:
+                name = model.strings[int(spans.name[r])]
+                brute[name] = brute.get(name, 0) + inside
+    assert {r["name"]: r["total"] for r in panel.async_rows} == brute and len(brute) == 2
+    assert panel.tabs.currentWidget() is panel.async_table and "async spans on 1 tracks" in panel.title.text()
+
     # slices: sorted by wall time in the area, not by name Z -> A
     group = next(g for g in timeline.groups if any(lane.key[0] == "thread" for lane in g.lanes))
     keys = [lane.key for lane in group.lanes if lane.key[0] == "thread"]
