@@ -1,7 +1,9 @@
 """The timeline widget: tracks stacked by process and thread on one zoomable time axis.
 
-Navigation follows Perfetto: W/S zoom around the centre, A/D pan, wheel zooms, drag pans, F fits the
-selection (or the whole trace). The x axis is seconds from the trace start and pyqtgraph picks the unit
+Navigation follows Perfetto: W/S zoom around the pointer (the centre when it is elsewhere), A/D pan,
+Ctrl+wheel zooms, the wheel and the scrollbar scroll the tracks, drag pans, F fits the selection (or the
+whole trace). Pinned tracks stay in a block on top of the view, the header of the process scrolled under
+it stays too (sticky); a track filter and collapse/expand all keep hundreds of threads navigable. The x axis is seconds from the trace start and pyqtgraph picks the unit
 (s, ms, us, ns) as the user zooms.
 """
 
