@@ -445,6 +445,10 @@ def test_search_covers_every_kind_highlights_matches_and_counts_them(start, late
     assert sum(item.last_matches for item in async_items) >= 1
     xs, _ys = timeline.overview_ticks.getData()
     assert len(xs) == 2 * n
+    counter = next(lane.item for lane in timeline.lanes() if lane.key[0] == "counter")
+    assert not counter.matched
+    timeline.search_box.setText("queue_dep")  # a counter by name: its scale is drawn in the match colour
+    assert counter.matched and timeline.search_status.text() == "1 matches"
     timeline.search_box.setText("vsync")  # thread instants: outlined where their thread's track marks them
     tab.grab()
     assert sum(getattr(lane.item, "last_instant_matches", 0) for lane in timeline.lanes()
