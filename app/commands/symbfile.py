@@ -13,7 +13,8 @@ from app.cli import CliError
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("symbfile", help="Elastic symbfiles")
     ssub = p.add_subparsers(dest="symbfile_command", metavar="SUBCOMMAND", required=True)
-    create = ssub.add_parser("create", help="write PREFIX.ranges.symbfile and PREFIX.returnpads.symbfile from DWARF")
+    create = ssub.add_parser("create", help="write PREFIX.ranges.symbfile and PREFIX.returnpads.symbfile from DWARF "
+                                 "(and PREFIX.symbfiles.json, which ties the two together)")
     create.add_argument("elf", metavar="ELF")
     create.add_argument("-o", "--output", required=True, metavar="PREFIX")
     create.set_defaults(func=_run_create)
@@ -58,17 +59,22 @@ def _run_dump(args: argparse.Namespace) -> int:
                 print(f"return pad 0x{r.elf_va:x}: {trace}")
     if result.error:
         print(f"fxscope: warning: {args.file}: {result.error}", file=sys.stderr)
+    from core.symbfile_export.pair import check_pair
+
+    mismatch = check_pair(args.file)
+    if mismatch:
+        print(f"fxscope: warning: {mismatch}", file=sys.stderr)
     return 0
 
 
 def _run_create(args: argparse.Namespace) -> int:
-    from core.atomic_file import write_atomic
     from core.symbfile_export.create import create_symbfiles
+    from core.symbfile_export.fileid import file_id, file_id_hex
+    from core.symbfile_export.pair import write_pair
     from formats.symbfile.codec import write_symbfile
 
     ranges, pads = create_symbfiles(args.elf)
-    write_atomic(f"{args.output}.ranges.symbfile", write_symbfile(ranges))
-    write_atomic(f"{args.output}.returnpads.symbfile", write_symbfile(pads))
+    write_pair(args.output, write_symbfile(ranges), write_symbfile(pads), file_id_hex(file_id(args.elf)))
     print(f"{args.output}.ranges.symbfile: {len(ranges)} ranges")
     print(f"{args.output}.returnpads.symbfile: {len(pads)} return pads")
     return 0

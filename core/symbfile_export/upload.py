@@ -3,16 +3,19 @@
 Each file is split into parts of at most ``chunk_size`` bytes; every part is a complete symbfile (magic,
 header, its own string table, an absolute first address), so the server can decode parts on their own. Parts go
 to ``/api/symbols-ranges`` or ``/api/symbols-returnpads`` with the ``FileID``, ``FilePart``, ``FileParts``,
-``Content-Length`` and ``Authorization: APIKey ...`` headers. 5xx answers and connection errors are retried
-a bounded number of times with exponential backoff; the API key never appears in messages or logs.
+``Content-Length`` and ``Authorization: APIKey ...`` headers. The exchange is :mod:`core.http_client`'s: 429
+and 5xx answers and connection errors retried a bounded number of times (``Retry-After`` honoured up to a
+cap), a deadline per part and for the whole upload, no redirect to another origin or one that changes the
+method, error bodies read up to a few KB; the API key never appears in messages or logs.
 """
 
 from __future__ import annotations
 
-import time
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from core.http_client import Deadline, HttpClient, HttpError, HttpLimits
 from formats.symbfile.codec import MAGIC, read_symbfile, write_symbfile
 
 ENDPOINTS = {"ranges": "/api/symbols-ranges", "returnpads": "/api/symbols-returnpads"}
@@ -63,6 +66,15 @@ def split_parts(data: bytes, chunk_size: int) -> list[bytes]:
     return parts
 
 
+@dataclass(frozen=True)
+class UploadLimits:
+    """Timeouts and deadlines of an upload (the CLI's options); the defaults fit an interactive tool."""
+
+    http: HttpLimits = HttpLimits()
+    part_deadline: float = 300.0  # one part, retries and waits included
+    total_deadline: float = 1800.0  # the whole upload (both files)
+
+
 def upload(
     url: str,
     api_key: str,
@@ -70,17 +82,20 @@ def upload(
     kind: str,
     data: bytes,
     chunk_size: int = 1 << 20,
-    retries: int = 4,
-    backoff: float = 0.5,
+    limits: UploadLimits | None = None,
     verify: bool | str = True,
-    timeout: float = 60.0,
+    total: Deadline | None = None,
     log: Callable[[str], None] = lambda _m: None,
+    client: HttpClient | None = None,
 ) -> UploadResult:
-    import requests
-
+    """Upload one symbfile in parts. ``total`` is the whole upload's deadline (shared by the ranges and
+    return-pads uploads); each part also has its own. Redirects, retries and limits are
+    :mod:`core.http_client`'s; every message has the API key redacted."""
+    limits = limits or UploadLimits()
+    client = client or HttpClient(limits.http, verify=verify, secrets=[api_key])
+    total = total or Deadline(limits.total_deadline, "upload deadline")
     parts = split_parts(data, chunk_size)
     endpoint = url.rstrip("/") + ENDPOINTS[kind]
-    session = requests.Session()
     for number, body in enumerate(parts):
         headers = {
             "FileID": fid_header,
@@ -90,31 +105,48 @@ def upload(
             "Authorization": f"APIKey {api_key}",
             "Content-Type": "application/octet-stream",
         }
-        for attempt in range(retries + 1):
-            try:
-                response = session.post(endpoint, data=body, headers=headers, timeout=timeout, verify=verify)
-            except requests.RequestException as exc:
-                if attempt == retries:
-                    raise UploadError(f"{endpoint}: {type(exc).__name__} after {retries + 1} attempts") from None
-                log(f"{kind} part {number + 1}/{len(parts)}: connection failed, retrying")
-                time.sleep(backoff * 2**attempt)
-                continue
-            if response.status_code >= 500 and attempt < retries:
-                log(f"{kind} part {number + 1}/{len(parts)}: HTTP {response.status_code}, retrying")
-                time.sleep(backoff * 2**attempt)
-                continue
-            if response.status_code != 200:
-                raise UploadError(_describe(endpoint, response))
-            break
-        log(f"{kind} part {number + 1}/{len(parts)}: uploaded {len(body)} bytes")
+        deadline = Deadline(limits.part_deadline, f"deadline per part ({kind} part {number + 1})").sooner(total)
+        try:
+            with client.exchange("POST", endpoint, deadline, headers, body, same_origin_only=True,
+                                 note=lambda text, n=number: log(f"{kind} part {n + 1}/{len(parts)}: {text}")) as answer:
+                text = client.read_body(answer)
+                if answer.status != 200:
+                    raise UploadError(client.redact(describe_error(endpoint, answer.status, text)))
+        except HttpError as exc:
+            raise UploadError(str(exc)) from None
+        log(client.redact(f"{kind} part {number + 1}/{len(parts)}: uploaded {len(body)} bytes"))
     return UploadResult(kind, len(parts), sum(len(p) for p in parts))
 
 
-def _describe(endpoint: str, response) -> str:
+def describe_error(endpoint: str, status: int, body: bytes) -> str:
+    """The service's error answer in one line: code, text and request uuid when the body has the
+    documented shape, whatever part of it is there otherwise (any JSON, or the first bytes of text)."""
+    text = body.decode("utf-8", "replace")
     try:
-        body = response.json()
-        err = body.get("error") or {}
-        return (f"{endpoint}: HTTP {response.status_code}: error {err.get('Code', '?')}: "
-                f"{err.get('Text', '(no text)')} (request uuid {body.get('uuid', '?')})")
-    except ValueError:
-        return f"{endpoint}: HTTP {response.status_code}: {response.text[:200]!r}"
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
+        parsed = None
+    if isinstance(parsed, dict):
+        err = parsed.get("error")
+        uuid = parsed.get("uuid")
+        if isinstance(err, dict):
+            detail = f"error {_short(err.get('Code', '?'))}: {_short(err.get('Text', '(no text)'))}"
+        elif err is not None:
+            detail = f"error: {_short(err)}"
+        else:
+            detail = _short(parsed)
+        if uuid is not None:
+            detail += f" (request uuid {_short(uuid)})"
+        return f"{endpoint}: HTTP {status}: {detail}"
+    if parsed is not None:
+        return f"{endpoint}: HTTP {status}: {_short(parsed)}"
+    shown = text[:200] + ("..." if len(text) > 200 else "")
+    return f"{endpoint}: HTTP {status}: {shown!r}" if shown else f"{endpoint}: HTTP {status} (no body)"
+
+
+def _short(value: object) -> str:
+    try:
+        text = value if isinstance(value, str) else json.dumps(value)
+    except (ValueError, RecursionError):
+        text = repr(type(value))
+    return text[:200] + ("..." if len(text) > 200 else "")

@@ -8,7 +8,8 @@ Layouts searched in each user directory (the ones other tools produce):
 - any other ELF or GSYM file directly in DIR, indexed by the build ID it carries (read once per file).
 
 debuginfod servers (``DEBUGINFOD_URLS`` or explicit URLs) are asked ``GET /buildid/<id>/debuginfo``, then
-``/executable``; answers are cached under the user cache directory. DWARF is converted to GSYM once per build
+``/executable``, with :mod:`core.http_client`'s timeouts, retries (429/5xx, Retry-After), a deadline per
+download and a size limit; answers are cached under the user cache directory. DWARF is converted to GSYM once per build
 ID and the result cached too, so the second lookup of a module costs a file open.
 """
 
@@ -19,12 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.atomic_file import atomic_output
+from core.http_client import Deadline, HttpClient, HttpError, HttpLimits
 from core.paths import user_cache_dir
 from formats.elf.reader import file_crc32, read_elf
 from formats.errors import FormatError
 
 MAX_DOWNLOAD = 4 << 30  # a debug file larger than 4 GiB is refused rather than filling the disk
-CHUNK = 1 << 20
 
 
 def read_build_id(path: Path) -> bytes | None:
@@ -53,13 +54,22 @@ class SymbolStore:
         debuginfod_urls: Sequence[str] | None = None,
         cache_dir: Path | None = None,
         timeout: float = 30.0,
+        http_limits: HttpLimits | None = None,
+        download_deadline: float = 600.0,
+        max_download: int = MAX_DOWNLOAD,
     ) -> None:
+        """``timeout`` is the longest silence from a debuginfod server (the read timeout); ``http_limits``
+        overrides all of :class:`HttpLimits`. A download must finish within ``download_deadline`` seconds and
+        ``max_download`` bytes, or it is dropped with a note in :attr:`errors`."""
         self.directories = [Path(d) for d in directories]
         if debuginfod_urls is None:
             debuginfod_urls = os.environ.get("DEBUGINFOD_URLS", "").split()
         self.debuginfod_urls = [u.rstrip("/") for u in debuginfod_urls if u]
         self.cache_dir = cache_dir or user_cache_dir()
         self.timeout = timeout
+        self.http_limits = http_limits or HttpLimits(read_timeout=timeout)
+        self.download_deadline = download_deadline
+        self.max_download = max_download
         self._index: dict[Path, dict[bytes, list[Path]]] = {}
         self.errors: list[str] = []
 
@@ -123,26 +133,24 @@ class SymbolStore:
             cached = cached_dir / kind
             if cached.is_file():
                 return cached
-        import requests
-
+        client = HttpClient(self.http_limits)
         for kind in ("debuginfo", "executable"):
             for url in self.debuginfod_urls:
                 target = cached_dir / kind
+                deadline = Deadline(self.download_deadline, "debuginfod download deadline")
                 try:
-                    with requests.get(f"{url}/buildid/{hex_id}/{kind}", stream=True, timeout=self.timeout) as r:
-                        if r.status_code == 404:
+                    with client.exchange("GET", f"{url}/buildid/{hex_id}/{kind}", deadline,
+                                         same_origin_only=False) as answer:
+                        if answer.status == 404:
                             continue
-                        r.raise_for_status()
+                        if answer.status != 200:
+                            head = client.read_body(answer, 200).decode("utf-8", "replace")
+                            raise HttpError(client.redact(f"{answer.url}: HTTP {answer.status}: {head!r}"))
                         target.parent.mkdir(parents=True, exist_ok=True)
                         with atomic_output(target) as tmp, open(tmp, "wb") as fh:
-                            total = 0
-                            for chunk in r.iter_content(CHUNK):
-                                total += len(chunk)
-                                if total > MAX_DOWNLOAD:
-                                    raise OSError(f"{url}: {kind} for {hex_id} is larger than 4 GiB")
-                                fh.write(chunk)
+                            client.copy_body(answer, fh, self.max_download)
                     return target
-                except (requests.RequestException, OSError) as exc:
+                except (HttpError, OSError) as exc:
                     self.errors.append(f"debuginfod {url}: {exc}")
         return None
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from core.http_client import HttpLimits
 from core.symbfile_export.fileid import file_id, file_id_header
-from core.symbfile_export.upload import UploadError, split_parts, upload
+from core.symbfile_export.upload import UploadError, UploadLimits, split_parts, upload
 from formats.symbfile.codec import Range, read_symbfile, write_symbfile
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -124,6 +125,7 @@ def test_push_symbols_end_to_end(service, testdata: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert KEY not in result.stdout + result.stderr
+    assert result.stderr.count("HTTP 503, retrying in") == 2  # each retry is told
     ranges = service.records("/api/symbols-ranges")
     upstream = read_symbfile((testdata / "symbfile" / "inline-no-tco.ranges.symbfile").read_bytes()).ranges
     assert sorted((r.elf_va, r.depth, r.func) for r in ranges) == sorted((r.elf_va, r.depth, r.func) for r in upstream)
@@ -134,17 +136,18 @@ def test_server_errors_are_reported(service) -> None:
     data = write_symbfile([Range(0x10, 4, "f", None, None, None, 0)])
     service.reject = True
     with pytest.raises(UploadError) as info:
-        upload(service.url, KEY, "A" * 22, "ranges", data, backoff=0.01)
+        upload(service.url, KEY, "A" * 22, "ranges", data, limits=UploadLimits(HttpLimits(backoff=0.01)))
     message = str(info.value)
     assert "error 1000: symbols already exist (request uuid 1234-abcd)" in message and KEY not in message
     service.reject = False
     service.fail_next = 10
     with pytest.raises(UploadError, match="HTTP 503"):
-        upload(service.url, KEY, "A" * 22, "ranges", data, retries=2, backoff=0.01)
+        upload(service.url, KEY, "A" * 22, "ranges", data, limits=UploadLimits(HttpLimits(retries=2, backoff=0.01)))
     assert service.requests == 1 + 3
 
 
 def test_unreachable_server() -> None:
     data = write_symbfile([Range(0x10, 4, "f", None, None, None, 0)])
-    with pytest.raises(UploadError, match="after 2 attempts"):
-        upload("http://127.0.0.1:9", KEY, "A" * 22, "ranges", data, retries=1, backoff=0.01, timeout=2)
+    with pytest.raises(UploadError, match="Connection refused.*gave up after 1 retries"):
+        upload("http://127.0.0.1:9", KEY, "A" * 22, "ranges", data,
+               limits=UploadLimits(HttpLimits(retries=1, backoff=0.01, connect_timeout=2)))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from core.http_client import HttpLimits
 from core.symbols.store import SymbolStore, read_build_id
 from formats.gsym.reader import GsymReader
 
@@ -107,3 +108,57 @@ def test_unreachable_debuginfod_is_an_error_note_not_a_crash(tmp_path: Path) -> 
     store = SymbolStore([], debuginfod_urls=["http://127.0.0.1:9"], cache_dir=tmp_path, timeout=2)
     assert store.find_elf(bytes.fromhex(CRASHDEMO)) is None
     assert store.errors and "127.0.0.1:9" in store.errors[0]
+
+
+def _fast_store(cache: Path, url: str, **kwargs) -> SymbolStore:
+    limits = HttpLimits(connect_timeout=2, read_timeout=5, retries=2, backoff=0.01, max_retry_after=0.2)
+    return SymbolStore([], debuginfod_urls=[url], cache_dir=cache, http_limits=limits, **kwargs)
+
+
+def test_debuginfod_retries_and_follows_redirects(hostile_server, testdata: Path, tmp_path: Path) -> None:
+    binary = (testdata / "gsym" / "crashdemo" / "binary").read_bytes()
+    mirror = hostile_server(lambda s, i, r, c: s.reply(c, 200, binary))
+
+    def respond(server, index, request, conn) -> None:
+        if index == 0:
+            server.reply(conn, 429, b"busy", {"Retry-After": "1"})
+        elif index == 1:
+            server.reply(conn, 503, b"busy")
+        else:
+            server.reply(conn, 302, headers={"Location": f"{mirror.url}{request.path}"})
+
+    server = hostile_server(respond)
+    found = _fast_store(tmp_path, server.url).find_elf(bytes.fromhex(CRASHDEMO))
+    assert found is not None and found.read_bytes() == binary
+    assert len(server.requests) == 3 and [r.path for r in mirror.requests] == [
+        f"/buildid/{CRASHDEMO}/debuginfo"]
+
+
+def test_debuginfod_trickle_is_cut_by_the_deadline(hostile_server, tmp_path: Path) -> None:
+    def respond(server, index, request, conn) -> None:
+        server.send(conn, b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+        server.trickle(conn, b"\x7fELF", 0.05)
+
+    server = hostile_server(respond, lifetime=60)
+    store = _fast_store(tmp_path, server.url, download_deadline=1.0)
+    assert store.find_elf(bytes.fromhex(CRASHDEMO)) is None
+    assert len(store.errors) == 2 and all("debuginfod download deadline of 1 s exceeded" in e for e in store.errors)
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))  # nothing cached, no temporary left
+
+
+@pytest.mark.parametrize("announce", [True, False])
+def test_debuginfod_size_limit(hostile_server, tmp_path: Path, announce: bool) -> None:
+    def respond(server, index, request, conn) -> None:
+        if announce:
+            server.endless(conn, 200, 1 << 30)
+        else:  # no length: the body runs until the connection closes
+            server.send(conn, b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+            while server.alive() and server.sent < 1 << 30:
+                server.send(conn, b"x" * 65536)
+
+    server = hostile_server(respond)
+    store = _fast_store(tmp_path, server.url, max_download=100_000)
+    assert store.find_elf(bytes.fromhex(CRASHDEMO)) is None
+    assert store.errors and all("limit of 100000" in e for e in store.errors)
+    assert server.sent < 64 << 20
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))
