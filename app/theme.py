@@ -32,6 +32,7 @@ class Theme:
     match: str  # outline of search matches on the tracks
     link: str
     mark: str  # instant marks and flow arrows (near-black on light, near-white on dark)
+    density: str  # the overview strip's event density
 
 
 LIGHT = Theme(
@@ -39,12 +40,14 @@ LIGHT = Theme(
     highlight="#3b6fd6", highlight_text="#ffffff", plot_background="#ffffff", overview_background="#f4f5f7",
     grid="#ececef", axis_text="#303036", pinned_background="#f3f6fb", header_background="#eef0f4",
     summary="#6b7a90", match="#f5b400", link="#1f5bbf", mark="#222222",
+    density="#9aa7b8",
 )  # fmt: skip
 DARK = Theme(
     name="dark", window="#202124", base="#17181a", alt_base="#232427", text="#e6e6e8", button="#2c2d31",
     highlight="#4f7fdc", highlight_text="#ffffff", plot_background="#17181a", overview_background="#232427",
     grid="#2c2d31", axis_text="#d0d0d4", pinned_background="#1f2430", header_background="#26282c",
     summary="#8fa3bf", match="#ffd24a", link="#8ab4f8", mark="#d8d8dc",
+    density="#3c4757",
 )  # fmt: skip
 THEMES = {t.name: t for t in (LIGHT, DARK)}
 

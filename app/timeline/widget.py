@@ -1014,7 +1014,8 @@ class TimelineWidget(QWidget):
         counts = model.density(self.OVERVIEW_BINS)
         edges = np.linspace(0.0, span / 1e9, self.OVERVIEW_BINS + 1)
         level = np.log1p(counts).astype(np.float64)
-        strip.plot(edges, level, stepMode="center", fillLevel=0, brush=pg.mkBrush("#9aa7b8"), pen=pg.mkPen("#6b7a90"))
+        self.density_curve = strip.plot(edges, level, stepMode="center", fillLevel=0, brush=pg.mkBrush("#9aa7b8"),
+                                        pen=pg.mkPen("#6b7a90"))  # fmt: skip
         strip.setXRange(0.0, span / 1e9, padding=0.0)
         strip.setYRange(0.0, max(float(level.max()), 1.0), padding=0.05)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(31, 78, 156, 50), pen=pg.mkPen("#1f4e9c"))
@@ -1379,6 +1380,8 @@ class TimelineWidget(QWidget):
         self.theme = theme
         self.plot.setBackground(theme.plot_background)
         self.overview.setBackground(theme.overview_background)
+        self.density_curve.setBrush(pg.mkBrush(theme.density))
+        self.density_curve.setPen(pg.mkPen(theme.summary))
         self.grid.set_colour(theme.grid)
         for name in ("left", "bottom"):
             axis = self.plot.getAxis(name)
