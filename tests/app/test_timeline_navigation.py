@@ -499,3 +499,23 @@ def test_menu_bar_view_and_help_and_the_dark_theme(late_trace, qtbot) -> None:
     finally:
         win.set_theme("light")
     assert QApplication.instance().palette().color(QPalette.ColorRole.Window).lightness() > 200
+
+
+def test_screenshot_command_takes_a_theme_and_a_track_filter(late_trace, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QColor, QImage
+
+    model = late_trace("2h", processes=60, threads=5)
+    out = {}
+    for name, extra in (("all", []), ("filtered", ["--filter", "worker-3-", "--theme", "dark"])):
+        out[name] = tmp_path / f"{name}.png"
+        done = subprocess.run([sys.executable, "-m", "app", "screenshot", model.cols.path, "-o", str(out[name]),
+                               "--size", "1280x720", *extra], capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    light, dark = QImage(str(out["all"])), QImage(str(out["filtered"]))
+    assert light.width() == dark.width() == 1280
+    # the dark window: its menu bar and the blank space right of the tracks are dark
+    assert QColor(dark.pixel(5, 5)).lightness() < 60 and QColor(light.pixel(5, 5)).lightness() > 180
+    assert light != dark
