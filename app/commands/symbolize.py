@@ -74,16 +74,22 @@ def run(args: argparse.Namespace) -> int:
     dirs = [Path(d) for d in args.debug_file_directory]
     resolver = GsymResolver(gsyms, elves, dirs, store=SymbolStore(dirs, args.debuginfod), symbfile_paths=symbfiles)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    # Output is collected and written in blocks: a symbolized line is a dozen small pieces.
+    # Output is collected and written in blocks: a symbolized line is a dozen small pieces. Both streams
+    # get bytes: the input was decoded with surrogateescape, and bytes that are not UTF-8 go out as they
+    # came in (as LLVM does), on stdout and in the line a diagnostic echoes, whatever the locale.
     pending: list[str] = []
+    stdout = _binary(sys.stdout)
+    stderr = _binary(sys.stderr)
 
     def flush() -> None:
-        sys.stdout.write("".join(pending))
+        stdout.write("".join(pending).encode("utf-8", "surrogateescape"))
+        stdout.flush()
         pending.clear()
 
     def diagnose(text: str) -> None:
         flush()  # keep stdout and stderr in order on a shared terminal
-        sys.stderr.write(text)
+        stderr.write(text.encode("utf-8", "surrogateescape"))
+        stderr.flush()
 
     filt = MarkupFilter(resolver, pending.append, diagnose, color=color)
     sources = args.files or ["-"]
@@ -100,6 +106,12 @@ def run(args: argparse.Namespace) -> int:
     filt.finish()
     flush()
     return 0
+
+
+def _binary(stream):
+    """The byte stream under a text stream (what was written to the text layer goes first)."""
+    stream.flush()
+    return getattr(stream, "buffer", stream)
 
 
 def _filter_stream(stream, filt, flush) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.symbolize.resolver import Frame, ResolveError, Resolver
-from core.symbols.demangle import demangle
+from core.symbols.demangle import demangle, demangle_any
 from formats.markup.fields import (
     U64_MAX,
     parse_address,
@@ -30,6 +30,11 @@ from formats.markup.fields import (
 from formats.markup.parser import Node, parse_line
 
 CONTEXTUAL_TAGS = ("module", "mmap", "reset")
+#: diagnostics printed for one input line. LLVM echoes the whole line with a caret under each one, so a long
+#: line of bad elements writes output quadratic in its length (a 90 KB line of 6,000 elements: 810 MB);
+#: fxscope prints the first ones as LLVM does, then one note with the number suppressed (a documented
+#: difference from LLVM that keeps the output linear in the input)
+MAX_LINE_DIAGNOSTICS = 5
 _COLOURS = {f"\x1b[3{i}m": i for i in range(8)}
 BLUE, CYAN, GREEN = 4, 6, 2
 
@@ -96,6 +101,7 @@ class MarkupFilter:
         self._bt_cache: dict[tuple, tuple] = {}
         self._failed = False
         self._context_seen = False  # a module, mmap or reset element was seen on the current line
+        self._line_diagnostics = 0  # diagnostics reported for the current line (see MAX_LINE_DIAGNOSTICS)
 
     # ------------------------------------------------------------------ driver
     def filter_line(self, line: str) -> None:
@@ -126,10 +132,15 @@ class MarkupFilter:
         # a pending module summary line is finished by this line's output: that part is not the line's own
         had_info = self.info is not None
         self.out, self._failed, self._context_seen = pieces.append, False, False
+        self._line_diagnostics = 0
         try:
             self._filter_markup_line(line)
         finally:
             self.out = out
+        if self._line_diagnostics > MAX_LINE_DIAGNOSTICS:
+            more = self._line_diagnostics - MAX_LINE_DIAGNOSTICS
+            self.err(f"note: {more} more diagnostic{'s' if more > 1 else ''} for this line suppressed "
+                     f"(fxscope prints the first {MAX_LINE_DIAGNOSTICS} of a line)\n")
         text = "".join(pieces)
         out(text)
         if self._failed or self._context_seen or self.info is not None:
@@ -219,8 +230,13 @@ class MarkupFilter:
     # ------------------------------------------------------------------ diagnostics
     def _report(self, severity: str, message: str, column: int | None) -> None:
         self._failed = True
+        self._line_diagnostics += 1
+        if self._line_diagnostics > MAX_LINE_DIAGNOSTICS:
+            return
         text = f"{severity}: {message}\n"
         if column is not None:
+            if not self.line.isascii():  # LLVM's caret column counts bytes, not characters
+                column = len(self.line[:column].encode("utf-8", "surrogateescape"))
             text += self.line + " " * column + "^\n"
         self.err(text)
 
@@ -460,7 +476,7 @@ class MarkupFilter:
         if not self._check_fields(node, 1):
             return
         self._highlight()
-        self.out(demangle(node.fields[0]))
+        self.out(demangle_any(node.fields[0]))
         self._restore_colour()
 
     def _locate(self, node: Node, address: int) -> MMap | None:
@@ -606,7 +622,7 @@ class MarkupFilter:
             self._raw(node)
             return
         self._highlight()
-        self.out(name if name is not None else "<invalid>")
+        self.out(demangle(name) if name is not None else "<invalid>")
         self._restore_colour()
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from formats.elf.reader import ElfInfo, read_elf
+from formats.elf.symtab import SymbolTable, read_symbol_table
 from formats.errors import FormatError
 
 
@@ -76,6 +77,7 @@ class GsymResolver:
             if build_id:
                 self._elf_paths.setdefault(build_id, path)
         self._elf_info: dict[bytes, ElfInfo] = {}
+        self._symbol_tables: dict[bytes, SymbolTable | FormatError] = {}
         self._dwarf: dict[bytes, object] = {}
 
     def known(self, build_id: bytes) -> bool:
@@ -134,9 +136,76 @@ class GsymResolver:
                 return []
         result = reader.lookup(address)
         if not result.ok:
-            return []
-        columns = self._columns(build_id, address, len(result.locations))
-        return [Frame(loc.name, loc.path, loc.line, col) for loc, col in zip(result.locations, columns, strict=True)]
+            return self._symbol_table_code(build_id, address)
+        locations = result.locations
+        if len(locations) == 1 and not locations[0].path:
+            # a symbol-table function (no DWARF function there): LLVM still reads the line table, else
+            # prints the STT_FILE name of a local symbol
+            return self._symbol_table_code(build_id, address, locations[0].name)
+        columns = self._columns(build_id, address, len(locations))
+        frames = [Frame(loc.name, loc.path, loc.line, col) for loc, col in zip(locations, columns, strict=True)]
+        return self._symbol_table_name(build_id, address, frames)
+
+    def _symbol_table_name(self, build_id: bytes, address: int, frames: list[Frame]) -> list[Frame]:
+        """LLVM names the outermost frame after the symbol table when a symbol contains the address (the
+        linkage name: ``_ZL8on_crashiP9siginfo_tPv`` where DWARF says ``on_crash``); needs the module's ELF."""
+        if self._elf_path(build_id) is None:
+            return frames
+        table = self._symbol_table(build_id)
+        found = table.lookup(address) if table is not None else None
+        if found is None or found[0] == frames[-1].function:
+            return frames
+        outer = frames[-1]
+        frames[-1] = Frame(found[0], outer.file or found[1], outer.line, outer.column)
+        return frames
+
+    def _symbol_table_code(self, build_id: bytes, address: int, name: str | None = None) -> list[Frame]:
+        """The frame llvm-symbolizer makes where DWARF has no function: the line row in force (if the line
+        table covers the address) named after the symbol containing the address (``.symtab``, or ``.dynsym``
+        in a stripped library): ``__libc_start_main <invalid>:0:0``, ``<invalid> guard.S:21:0``; ``[]``
+        (the raw frame) when neither knows the address. ``name``: the GSYM's symbol-table function."""
+        if self._elf_path(build_id) is None:
+            return [] if name is None else [Frame(name)]
+        table = self._symbol_table(build_id)
+        found = table.lookup(address) if table is not None else None
+        model = self._dwarf_model(build_id)
+        row = model.row_at(address) if model else None
+        if found is None and row is None:
+            return [] if name is None else [Frame(name)]
+        function = found[0] if found is not None else name or "<invalid>"
+        if row is not None:
+            from formats.gsym.reader import join_path
+
+            file, line, column = row
+            return [Frame(function, join_path(file.directory, file.base), line, column)]
+        return [Frame(function, found[1] if found is not None else "")]
+
+    def _symbol_table(self, build_id: bytes) -> SymbolTable | None:
+        """The module's symbol list as llvm-symbolizer reads it (read once); None when the file is unreadable
+        (:meth:`data` reports why)."""
+        table = self._symbol_tables.get(build_id)
+        if table is None:
+            try:
+                table = self._symbol_tables[build_id] = read_symbol_table(self._elf_path(build_id))
+            except FormatError as exc:
+                table = self._symbol_tables[build_id] = exc
+        return None if isinstance(table, FormatError) else table
+
+    def _dwarf_model(self, build_id: bytes):
+        """The module's DWARF model (read once), or False when its ELF is not at hand or has no readable DWARF."""
+        model = self._dwarf.get(build_id)
+        if model is None:
+            elf = self._elf_path(build_id)
+            if elf is None:
+                return False
+            from formats.dwarf.functions import read_dwarf
+
+            try:
+                model = read_dwarf(elf)
+            except FormatError:
+                model = False
+            self._dwarf[build_id] = model
+        return model
 
     def _columns(self, build_id: bytes, address: int, count: int) -> list[int]:
         """Columns for a GSYM inline stack, from the module's DWARF when its ELF is at hand (else 0s).
@@ -145,19 +214,7 @@ class GsymResolver:
         DW_AT_call_column of each inlined call for the frames around it.
         """
         zeros = [0] * count
-        elf = self._elf_path(build_id)
-        if elf is None:
-            return zeros
-        model = self._dwarf.get(build_id)
-        if model is None:
-            from formats.dwarf.functions import read_dwarf
-            from formats.errors import FormatError
-
-            try:
-                model = read_dwarf(elf)
-            except FormatError:
-                model = False
-            self._dwarf[build_id] = model
+        model = self._dwarf_model(build_id)
         if not model:
             return zeros
         fn = model.function_at(address)
@@ -191,13 +248,11 @@ class GsymResolver:
             if build_id in self._gsyms or build_id in self._symbfile_paths:
                 return None
             raise ResolveError("could not find build ID")
-        info = self._elf_info.get(build_id)
-        if info is None:
-            try:
-                info = self._elf_info[build_id] = read_elf(path)
-            except FormatError as exc:
-                raise ResolveError(str(exc)) from None
-        return info.symbol_at(address)
+        table = self._symbol_table(build_id)
+        if table is None:
+            raise ResolveError(str(self._symbol_tables[build_id]))
+        found = table.lookup(address)
+        return None if found is None else found[0]
 
 
 def symbfile_build_id(path: Path | str) -> bytes:

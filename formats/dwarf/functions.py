@@ -69,6 +69,26 @@ class DwarfModel:
         i = bisect.bisect_right(seq.addresses, address) - 1
         return seq.columns[i] if i >= 0 else 0
 
+    def row_at(self, address: int) -> tuple[SourceFile, int, int] | None:
+        """(file, line, column) of the line row in force at ``address``, None when no sequence covers it.
+
+        llvm-symbolizer prints this for an address that the line table covers but no function does (code
+        from assembly, or a function whose DIE is missing): ``<invalid> file.S:17:0``."""
+        index = self._column_index()
+        k = bisect.bisect_right(index[0], address) - 1
+        while k >= 0:  # sequences may nest in odd files: the nearest one that covers the address
+            seq = index[1][k]
+            if seq.low <= address < seq.high:
+                i = bisect.bisect_right(seq.addresses, address) - 1
+                file = seq.files[i]
+                if file is None or seq.end[i]:
+                    return None
+                return file, seq.lines[i], seq.columns[i] if seq.columns else 0
+            if address - seq.low > 1 << 24:
+                break
+            k -= 1
+        return None
+
     def _column_index(self) -> tuple[list[int], list[LineSequence]]:
         cached = self.__dict__.get("_col_index")
         if cached is None:
@@ -171,18 +191,22 @@ def _text(value: bytes | str) -> str:
 
 
 def source_file(version: int, name: bytes | str, d_index: int, dirs, comp_dir: str) -> SourceFile:
-    """A line-table file entry as (directory, base name) of its absolute path, as LLVM's AbsoluteFilePath:
-    the entry's directory (DWARF 5 indexes from 0, DWARF 4 from 1 with 0 the compilation directory), then
-    the compilation directory for a path still relative."""
-    if version >= 5:
-        directory = dirs[d_index] if 0 <= d_index < len(dirs) else b""
-    else:
-        directory = dirs[d_index - 1] if 1 <= d_index <= len(dirs) else comp_dir
+    """A line-table file entry as (directory, base name) of its absolute path, as LLVM's AbsoluteFilePath
+    (``Prologue::getFileNameByIndex``): the entry's directory (DWARF 5 indexes from 0, DWARF 4 from 1), after
+    the compilation directory unless that directory is absolute or is DWARF 5's entry 0, which already is
+    the compilation directory. A relative compilation directory (``./nptl`` in Debian's libc) is therefore
+    not prepended twice."""
     path = _text(name)
-    if not posixpath.isabs(path):
-        path = posixpath.join(_text(directory), path)
-        if not posixpath.isabs(path) and comp_dir:
-            path = posixpath.join(comp_dir, path)
+    if posixpath.isabs(path):
+        return SourceFile(posixpath.dirname(path), posixpath.basename(path))
+    if version >= 5:
+        directory = _text(dirs[d_index]) if 0 <= d_index < len(dirs) else ""
+        with_comp_dir = d_index != 0
+    else:
+        directory = _text(dirs[d_index - 1]) if 1 <= d_index <= len(dirs) else ""
+        with_comp_dir = True
+    parts = [comp_dir] if with_comp_dir and comp_dir and not posixpath.isabs(directory) else []
+    path = posixpath.join(*parts, directory, path)
     return SourceFile(posixpath.dirname(path), posixpath.basename(path))
 
 

@@ -1,7 +1,8 @@
 """What fxscope needs from an ELF file, read once through pyelftools.
 
 Build ID (``NT_GNU_BUILD_ID``), load segments (for module-relative addresses), executable ranges,
-function and data symbols, ``.gnu_debuglink``, whether DWARF is present, and raw sections by name or type.
+function and data symbols (``.symtab``, or ``.dynsym`` when a stripped file has no ``.symtab``, as
+llvm-symbolizer reads them), ``.gnu_debuglink``, whether DWARF is present, and raw sections by name or type.
 Every consumer (GSYM conversion, the symbol store, data symbolization, SFrame) goes through here, so an
 unreadable file fails in one place with one kind of error: :class:`formats.errors.FormatError`.
 """
@@ -14,6 +15,7 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 
+from formats.elf.symtab import read_symbol_table
 from formats.errors import FormatError
 
 #: symbol types llvm-symbolizer keeps for name lookups (assembly often leaves symbols untyped)
@@ -40,10 +42,15 @@ class ElfInfo:
     load_segments: list[Segment]
     text_ranges: list[tuple[int, int]]  # merged [start, end) of executable sections
     functions: list[tuple[int, int, str]]  # (address, size, name) of STT_FUNC symbols in text, .symtab
-    symbols: list[tuple[int, int, str]]  # sorted (address, size, name) of named symbols in allocated sections
+    #: llvm-symbolizer's symbol list: (address, size, name) of the named symbols in allocated sections of
+    #: ``.symtab``, or of ``.dynsym`` when there is no ``.symtab`` (a distribution's stripped library); one
+    #: per address (the largest, the last in table order among equals), sorted by address
+    symbols: list[tuple[int, int, str]]
     debuglink: tuple[str, int] | None  # (file name, CRC32) from .gnu_debuglink
     has_dwarf: bool
     section_names: list[str] = field(default_factory=list)
+    #: per entry of ``symbols``: the STT_FILE name before a local symbol in its table ("" for globals)
+    symbol_files: list[str] = field(default_factory=list)
 
     @property
     def base_address(self) -> int | None:
@@ -53,13 +60,19 @@ class ElfInfo:
     def symbol_at(self, address: int) -> str | None:
         """llvm-symbolizer's data lookup: the last symbol at or before the address that contains it (a
         zero-size symbol covers everything up to the next one)."""
+        found = self.symbol_lookup(address)
+        return None if found is None else found[0]
+
+    def symbol_lookup(self, address: int) -> tuple[str, str] | None:
+        """(name, file) of the symbol containing ``address`` as ``getNameFromSymbolTable`` finds it; the file
+        is the STT_FILE name of a local symbol (LLVM prints it when DWARF has no line), else ""."""
         i = bisect.bisect_right(self.symbols, (address, float("inf"), "")) - 1
         if i < 0:
             return None
         start, size, name = self.symbols[i]
         if size and start + size <= address:
             return None
-        return name
+        return name, self.symbol_files[i] if self.symbol_files else ""
 
 
 def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -74,11 +87,13 @@ def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 #: the numeric st_info types of KEPT_SYMBOL_TYPES (pyelftools names 10 STT_LOOS, GNU_IFUNC's value)
 _KEPT_TYPE_CODES = (0, 1, 2, 10)
+_STT_FILE = 4
 
 
-def _kept_symbols(elf, table) -> list[tuple[int, int, str, int, int]]:
-    """(address, size, name, type, section index) of the named symbols of KEPT_SYMBOL_TYPES in a symbol
-    table, in table order: the entries are decoded as one numpy array, names only for the symbols kept."""
+def _kept_symbols(elf, table) -> list[tuple[int, int, str, int, int, str]]:
+    """(address, size, name, type, section index, file) of the named symbols of KEPT_SYMBOL_TYPES in a
+    symbol table, in table order; ``file`` is the name of the STT_FILE symbol before a local symbol ("" for
+    a global one). The entries are decoded as one numpy array, names only for the symbols kept."""
     import numpy as np
 
     bo = "<" if elf.little_endian else ">"
@@ -89,23 +104,34 @@ def _kept_symbols(elf, table) -> list[tuple[int, int, str, int, int]]:
         dtype = np.dtype([("name", bo + "u4"), ("value", bo + "u4"), ("size", bo + "u4"), ("info", "u1"),
                           ("other", "u1"), ("shndx", bo + "u2")])
     if table["sh_entsize"] != dtype.itemsize:
-        return [(sym["st_value"], sym["st_size"], sym.name, _type_code(sym["st_info"]["type"]),
-                 _shndx_code(sym["st_shndx"])) for sym in table.iter_symbols()
-                if sym.name and sym["st_info"]["type"] in KEPT_SYMBOL_TYPES]
+        out, file = [], ""
+        for sym in table.iter_symbols():
+            if sym["st_info"]["type"] == "STT_FILE":
+                file = sym.name
+            elif sym.name and sym["st_info"]["type"] in KEPT_SYMBOL_TYPES:
+                local = sym["st_info"]["bind"] == "STB_LOCAL"
+                out.append((sym["st_value"], sym["st_size"], sym.name, _type_code(sym["st_info"]["type"]),
+                            _shndx_code(sym["st_shndx"]), file if local else ""))
+        return out
     data = table.data()
     entries = np.frombuffer(data, dtype, count=len(data) // dtype.itemsize)
     kinds = entries["info"] & 0xF
-    picked = np.flatnonzero(np.isin(kinds, _KEPT_TYPE_CODES) & (entries["name"] != 0))
+    files = kinds == _STT_FILE
+    picked = np.flatnonzero((np.isin(kinds, _KEPT_TYPE_CODES) | files) & (entries["name"] != 0))
     strtab = elf.get_section(table["sh_link"]).data()
     out = []
-    for name_off, value, size, kind, shndx in zip(
+    file = ""
+    for name_off, value, size, kind, shndx, bind in zip(
         entries["name"][picked].tolist(), entries["value"][picked].tolist(),
-        entries["size"][picked].tolist(), kinds[picked].tolist(), entries["shndx"][picked].tolist(), strict=True,
+        entries["size"][picked].tolist(), kinds[picked].tolist(), entries["shndx"][picked].tolist(),
+        (entries["info"][picked] >> 4).tolist(), strict=True,
     ):
         end = strtab.find(b"\0", name_off)
         raw = strtab[name_off:end if end >= 0 else len(strtab)]
-        if raw:
-            out.append((value, size, raw.decode("utf-8", errors="replace"), kind, shndx))
+        if kind == _STT_FILE:
+            file = raw.decode("utf-8", errors="replace")
+        elif raw:
+            out.append((value, size, raw.decode("utf-8", errors="replace"), kind, shndx, file if bind == 0 else ""))
     return out
 
 
@@ -136,8 +162,10 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
                 names.append(section.name)
                 if isinstance(section, NoteSection):
                     for note in section.iter_notes():
-                        if note["n_type"] == "NT_GNU_BUILD_ID":
-                            build_id = bytes.fromhex(note["n_desc"])
+                        # SystemTap's probe notes (name "stapsdt") share NT_GNU_BUILD_ID's number, 3
+                        if note["n_type"] == "NT_GNU_BUILD_ID" and note["n_name"] == "GNU" and not build_id:
+                            desc = note["n_desc"]
+                            build_id = desc if isinstance(desc, bytes) else bytes.fromhex(desc)
                 elif isinstance(section, SymbolTableSection):
                     symtabs.append(section)
                 if section["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and section["sh_size"]:
@@ -151,16 +179,15 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
                         debuglink = (data[:end].decode("utf-8", "replace"), crc)
             text = _merge(text)
             functions: list[tuple[int, int, str]] = []
-            symbols: list[tuple[int, int, str]] = []
-            alloc = [bool(elf.get_section(i)["sh_flags"] & SH_FLAGS.SHF_ALLOC) for i in range(elf.num_sections())]
             for table in symtabs:
-                is_symtab = table.name == ".symtab"
-                for addr, size, name, kind, shndx in _kept_symbols(elf, table):
-                    if is_symtab and kind == 2 and any(lo <= addr < hi for lo, hi in text):
+                if table["sh_type"] != "SHT_SYMTAB":
+                    continue
+                for addr, size, name, kind, _shndx, _file in _kept_symbols(elf, table):
+                    if kind == 2 and any(lo <= addr < hi for lo, hi in text):
                         functions.append((addr, size, name))
-                    if shndx not in (0, 0xFFF1, 0xFFF2) and shndx < len(alloc) and alloc[shndx]:
-                        symbols.append((addr, size, name))
-            symbols = sorted(set(symbols))
+            # llvm-symbolizer's list (.symtab, or .dynsym when .symtab has no symbols), read without pyelftools
+            table_of_symbols = read_symbol_table(path)
+            symbols, symbol_files = table_of_symbols.symbols, table_of_symbols.files
             segments = [
                 Segment(s["p_vaddr"], s["p_memsz"], s["p_offset"], s["p_filesz"], s["p_flags"])
                 for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"
@@ -168,7 +195,7 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
             return ElfInfo(
                 path, str(elf["e_machine"]), elf.elfclass, elf.little_endian, str(elf["e_type"]), build_id,
                 segments, text, functions, symbols, debuglink,
-                any(n in (".debug_info", ".zdebug_info") for n in names), names,
+                any(n in (".debug_info", ".zdebug_info") for n in names), names, symbol_files,
             )
     except FileNotFoundError:
         raise FormatError("no such file", path=path) from None

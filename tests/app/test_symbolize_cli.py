@@ -76,3 +76,18 @@ def test_ranges_symbfiles_are_a_symbol_source(testdata: Path, tmp_path: Path) ->
     unnamed.write_bytes(symbfiles[0].read_bytes())
     result = symbolize(unnamed)
     assert result.returncode == 2 and "name it BUILDID.ranges.symbfile" in result.stderr
+
+
+def test_diagnostics_echo_the_input_bytes(testdata: Path) -> None:
+    """Issue 13 finding 6: bytes that are not UTF-8 are echoed in diagnostics as they came in (LLVM does),
+    not as ``\\udce9`` text, and pass through stdout unchanged, whatever the locale."""
+    case = testdata / "markup" / "diagnostics"
+    for lang in ("C.UTF-8", "C"):
+        result = subprocess.run(
+            [sys.executable, "-m", "app", "symbolize", "--no-color", str(case / "invalid-utf8.log")],
+            capture_output=True, timeout=120,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": lang, "PYTHONIOENCODING": ""},
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == (case / "invalid-utf8.llvm19.stdout").read_bytes()
+        assert result.stderr == (case / "invalid-utf8.llvm19.stderr").read_bytes()

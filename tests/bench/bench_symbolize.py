@@ -4,7 +4,8 @@ Makes a 100,000-line log (ordinary text, with a 30-frame ``{{{bt}}}`` backtrace 
 real crash-demo binaries of the shared test data (gcc-built ``crashdemo`` and ``libdemo.so``, found by build ID
 under their ``.build-id`` directory), runs both tools on it as whole processes (start-up included) and prints
 ``lines_per_s`` for each and the ratio. fxscope converts the binaries' DWARF to GSYM on first use and caches
-the result (as a user's second run would find it): a warm-up run fills a temporary cache first.
+the result (as a user's second run would find it): a warm-up run fills a temporary cache first, and writes the
+modules' bytecode as an installed package has it.
 Run: ``.venv/bin/python tests/bench/bench_symbolize.py [--lines N]``.
 """
 
@@ -64,6 +65,9 @@ def main() -> None:
     cache = tempfile.mkdtemp(prefix="fxscope-bench-cache-")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FXSCOPE_CACHE_DIR": cache}
     env.pop("DEBUGINFOD_URLS", None)
+    # an installed fxscope runs from compiled bytecode (pip compiles it); a session that sets
+    # PYTHONDONTWRITEBYTECODE would recompile every module on every run and time that instead
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     ours_cmd = [sys.executable, "-m", "app", "symbolize", "--no-color", "--debug-file-directory", str(DEMO)]
     t = _run(ours_cmd, log, env)  # warm-up: converts and caches the GSYM files
     print(f"log_lines: {n}  (backtrace frames: {log.count('{{{bt:')})")

@@ -85,3 +85,38 @@ def test_fuzz_header_mutations(testdata: Path, tmp_path_factory, data: st.DataOb
         read_elf(path)
     except FormatError:
         pass
+
+
+def _decompressed(testdata: Path, tmp_path: Path, name: str) -> Path:
+    import lzma
+
+    out = tmp_path / name.removesuffix(".xz")
+    out.write_bytes(lzma.decompress((testdata / "markup" / "cpython-crash" / name).read_bytes()))
+    return out
+
+
+def test_build_id_ignores_systemtap_notes(testdata: Path, tmp_path: Path) -> None:
+    """Debian's libpython carries SystemTap probe notes (name "stapsdt") with type 3, NT_GNU_BUILD_ID's
+    number: only the note named GNU is the build ID (this file was an internal error)."""
+    info = read_elf(_decompressed(testdata, tmp_path, "libpython3.11.so.1.0.xz"))
+    assert info.build_id.hex() == "9c43ffefa67ac31d2070c69c46db6d8ced25b942"
+
+
+def test_stripped_library_symbols_come_from_dynsym(testdata: Path, tmp_path: Path) -> None:
+    """No .symtab: llvm-symbolizer's symbol list is .dynsym's, one per address (aliases: the last in table
+    order among equal sizes, as LLVM's stable sort keeps them)."""
+    info = read_elf(_decompressed(testdata, tmp_path, "libc.so.6.xz"))
+    assert ".symtab" not in info.section_names
+    assert info.symbol_lookup(0x27304) == ("__libc_start_main", "")
+    assert info.symbol_at(0x3bfb1) == "raise"  # gsignal is the alias at the same address and size
+    assert info.symbol_at(0x3c04f) is None  # __restore_rt is local: not in .dynsym
+    starts = [a for a, _s, _n in info.symbols]
+    assert starts == sorted(set(starts))
+
+
+def test_local_symbols_carry_their_stt_file(testdata: Path) -> None:
+    """A local symbol's STT_FILE name is what LLVM prints as the file of a frame without line info."""
+    info = read_elf(testdata / "markup" / "cpython-crash" / "pycrash")
+    files = dict(zip((n for _a, _s, n in info.symbols), info.symbol_files, strict=True))
+    assert files["_ZL8on_crashiP9siginfo_tPv"] == "pycrash.cc"
+    assert files["main"] == ""
