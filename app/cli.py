@@ -5,6 +5,7 @@ parser and sets ``func`` (called with the parsed namespace, returns the exit sta
 in :data:`COMMANDS` so that a new one is one line here and one module there.
 
 ``fxscope`` with no arguments, or with file arguments that are not a command, opens the GUI
+(a first argument that is neither a command nor an existing file is an error, not a window)
 (``app/gui.py``: ``launch(paths) -> int``); a running fxscope gets the files instead unless
 ``--new-window`` comes first.
 
@@ -90,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         new_window = bool(args_list) and args_list[0] == "--new-window"
         if new_window:
             args_list = args_list[1:]
+        if not new_window and args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
+            if not os.path.exists(args_list[0]):  # a mistyped command, or a file that is not there
+                raise CliError(f"no such command or file: {args_list[0]} (commands: {', '.join(COMMANDS)})")
         if new_window or not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
             from app import gui
 

@@ -71,9 +71,39 @@ def open_in(window, paths: Sequence[str]) -> None:
     window.activateWindow()
 
 
+#: Qt platform plugins that need no display server
+HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc", "linuxfb", "eglfs", "vkkhrdisplay")
+
+
+def display_problem(environ=None) -> str | None:
+    """Why the window cannot open here (no display server to talk to), or None. Qt itself aborts the
+    process (``could not connect to display``, a core dump) where this returns a message."""
+    import os
+
+    env = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux") and "bsd" not in sys.platform:
+        return None  # Windows and macOS always have their window system
+    platform = env.get("QT_QPA_PLATFORM", "").split(":", 1)[0].split(";", 1)[0]
+    if platform in HEADLESS_PLATFORMS:
+        return None
+    x11, wayland = bool(env.get("DISPLAY")), bool(env.get("WAYLAND_DISPLAY"))
+    if platform == "xcb" and not x11:
+        return "cannot open the window: QT_QPA_PLATFORM=xcb but DISPLAY is not set"
+    if platform.startswith("wayland") and not wayland:
+        return "cannot open the window: QT_QPA_PLATFORM=wayland but WAYLAND_DISPLAY is not set"
+    if not platform and not (x11 or wayland):
+        return ("cannot open the window: no display (DISPLAY and WAYLAND_DISPLAY are not set); the commands "
+                "work without one (fxscope --help), and fxscope screenshot renders offscreen")
+    return None
+
+
 def launch(paths: Sequence[str], new_window: bool = False) -> int:
     from app import single_instance
+    from app.cli import CliError
 
+    problem = display_problem()
+    if problem:
+        raise CliError(problem)
     app = application()
     server = None
     if single_instance.enabled(new_window):

@@ -3,7 +3,8 @@
 A 10-million-event trace takes seconds to read and to match into slices; the window must stay responsive
 meanwhile (the UI thread never waits on the reader) and the user must be able to give up. The reader calls
 back between blocks with the fraction done; the callback raises :class:`Cancelled` once Cancel was pressed,
-which unwinds the read. numpy releases the GIL in its kernels, and the reader's own Python loops run in
+which unwinds the read; the model's builders check the same flag between their blocks. The window does
+not wait for that: Cancel detaches the load at once (its result, if it still comes, is dropped). numpy releases the GIL in its kernels, and the reader's own Python loops run in
 blocks, so the UI thread gets the interpreter often enough to repaint.
 """
 
@@ -37,21 +38,29 @@ class TraceLoader(QThread):
     def cancel(self) -> None:
         self._cancel.set()
 
-    def _tick(self, fraction: float) -> None:
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    def _check(self) -> None:
+        """Between blocks of the model's builders: unwind once Cancel was pressed."""
         if self._cancel.is_set():
             raise Cancelled
+
+    def _tick(self, fraction: float) -> None:
+        self._check()
         self.progressed.emit(fraction)
 
     def run(self) -> None:
         from core.trace.model import TraceModel
-        from formats.fxt.reader import read_fxt
+        from core.trace.reading import read_trace
 
         try:
-            cols = read_fxt(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
+            cols = read_trace(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
             self._tick(self.READ_SHARE)
-            model = TraceModel(cols)
+            model = TraceModel(cols, check=self._check)
             # every table the views read, built here rather than on the UI thread when the tab opens
             model.prepare(lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f))
+            model.done_checking()
         except Cancelled:
             self.cancelled.emit()
             return

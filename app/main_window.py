@@ -140,25 +140,50 @@ def _collect_garbage() -> None:
     gc.freeze()
 
 
+def _with_ctrl_w(keys: list) -> list:
+    """The platform's Close keys with Ctrl+W among them (once: a key bound twice is ambiguous to Qt)."""
+    ctrl_w = QKeySequence("Ctrl+W")
+    return keys if ctrl_w in keys else [ctrl_w, *keys]
+
+
+def _file_key(path: str) -> tuple:
+    """What makes two paths the same file: device and inode when it exists (links, ``..``), else the
+    resolved path."""
+    try:
+        st = Path(path).stat()
+        return ("inode", st.st_dev, st.st_ino)
+    except OSError:
+        return ("path", str(Path(path).resolve()))
+
+
 def _default_resolver(trace_path: str):
     from app.crash.view import default_resolver
 
     return default_resolver(Path(trace_path).resolve().parent / "log")
 
 
+#: text files without symbolizer markup that still open in the crash view (a log the user chose)
+LOG_SUFFIXES = (".log", ".txt")
+
+
 def is_crash_log(path: str) -> bool:
-    """A text log (by suffix, or markup in its first 64 KiB) rather than an FXT trace."""
-    if Path(path).suffix.lower() in (".log", ".txt"):
-        return True
-    with open(path, "rb") as fh:
-        head = fh.read(65536)
-    return not head.startswith(b"\x10\x00\x04\x46\x78\x54\x16\x00") and b"{{{" in head
+    """Opens in the crash view: by content (:mod:`core.filetype`), a log with symbolizer markup, or an
+    uncompressed text file named ``*.log`` / ``*.txt``. Traces (either byte order, compressed or not) and
+    other files are not crash logs, whatever their names."""
+    from core.filetype import Kind, detect
+
+    found = detect(path)
+    if found.compression is not None:
+        return False
+    return found.kind == Kind.MARKUP_LOG or (found.kind == Kind.TEXT and Path(path).suffix.lower() in LOG_SUFFIXES)
 
 
 def load_model(path: str) -> TraceModel:
-    from formats.fxt.reader import read_fxt
+    """The model of the trace at ``path`` (plain, compressed or without its magic record); a file that is
+    not a trace raises :class:`~core.filetype.NotATraceOrLog` with a one-line message."""
+    from core.trace.reading import read_trace
 
-    return TraceModel(read_fxt(path))
+    return TraceModel(read_trace(path))
 
 
 class MainWindow(QMainWindow):
@@ -179,6 +204,12 @@ class MainWindow(QMainWindow):
         open_action.setShortcut(QKeySequence.StandardKey.Open)
         open_action.triggered.connect(self._open_dialog)
         menu.addAction(open_action)
+        close_action = QAction("&Close Tab", self)
+        # Ctrl+W everywhere (the platform's Close key is Ctrl+F4 on some desktops), and that one too
+        close_action.setShortcuts(_with_ctrl_w(QKeySequence.keyBindings(QKeySequence.StandardKey.Close)))
+        close_action.triggered.connect(lambda: self.close_tab(self.tabs.currentIndex()))
+        menu.addAction(close_action)
+        self.addAction(close_action)  # also when the menu bar is hidden
         prefs_action = QAction("&Preferences…", self)
         prefs_action.setShortcut(QKeySequence.StandardKey.Preferences)
         prefs_action.triggered.connect(self.edit_preferences)
@@ -195,6 +226,7 @@ class MainWindow(QMainWindow):
         self.tab_messages: dict[int, str] = {}  # id(tab) -> its status-bar note (warnings while reading)
         # background loads: a progress bar and a Cancel button in the status bar while any is running
         self.loaders: list = []
+        self._stopping: list = []  # cancelled loads whose threads have not ended yet
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(240)
@@ -335,9 +367,9 @@ class MainWindow(QMainWindow):
 
         loader = TraceLoader(path, self)
         self.loaders.append(loader)
-        loader.progressed.connect(self._show_progress)
-        loader.loaded.connect(lambda model, p=path: self._model_loaded(p, model))
-        loader.failed.connect(lambda message, p=path: self._load_failed(p, message))
+        loader.progressed.connect(lambda f, ld=loader: None if ld.cancel_requested() else self._show_progress(f))
+        loader.loaded.connect(lambda model, p=path, ld=loader: None if ld.cancel_requested() else self._model_loaded(p, model))
+        loader.failed.connect(lambda message, p=path, ld=loader: None if ld.cancel_requested() else self._load_failed(p, message))
         loader.finished.connect(lambda ld=loader: self._load_done(ld))
         self.progress.setValue(0)
         self.progress.show()
@@ -345,6 +377,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Loading {path}…")
         loader.start()
         return loader
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Closing the window ends its loads: they are cancelled and their threads, which unwind at their
+        next block, waited for (a QThread destroyed while it runs aborts the process)."""
+        self.cancel_loads()
+        for loader in list(self._stopping):
+            loader.wait()
+        super().closeEvent(event)
 
     def close_tab(self, index: int) -> None:
         """Close tab ``index`` and free what it held. ``removeTab`` alone keeps the page (and a trace's
@@ -371,13 +411,20 @@ class MainWindow(QMainWindow):
         self.progress.setValue(int(fraction * 1000))
 
     def cancel_loads(self) -> None:
+        """Cancel acts at once: the loads are detached (progress and Cancel go, whatever they would still
+        deliver is dropped) and their threads unwind at their next block, kept referenced until they end."""
         for loader in self.loaders:
             loader.cancel()
+            self._stopping.append(loader)
+        self.loaders.clear()
+        self._load_done(None)
         self.statusBar().showMessage("Loading cancelled", 5000)
 
     def _load_done(self, loader) -> None:
         if loader in self.loaders:
             self.loaders.remove(loader)
+        if loader in self._stopping:
+            self._stopping.remove(loader)
         if not self.loaders:
             self.progress.hide()
             self.cancel_button.hide()
@@ -390,13 +437,34 @@ class MainWindow(QMainWindow):
         box.setModal(False)
         box.open()  # never a nested event loop: the window keeps running
 
+    def tab_of(self, path: str) -> int:
+        """Index of the tab showing the file at ``path`` (-1: none): the same file is one tab."""
+        key = _file_key(path)
+        for i in range(self.tabs.count()):
+            if getattr(self.tabs.widget(i), "source_key", None) == key:
+                return i
+        return -1
+
+    def loading(self, path: str) -> bool:
+        """Whether the file at ``path`` is being loaded in the background."""
+        key = _file_key(path)
+        return any(_file_key(loader.path) == key for loader in self.loaders)
+
     def open_path(self, path: str, background: bool = False) -> bool:
         """Open a trace or a crash log in a new tab; a file that fails shows a message, the window stays.
-        With ``background``, a trace loads in a thread (progress and Cancel in the status bar)."""
+        With ``background``, a trace loads in a thread (progress and Cancel in the status bar). A file
+        already open is not opened again: its tab comes to the front (as does a load in progress)."""
+        index = self.tab_of(path)
+        if index >= 0:
+            self.tabs.setCurrentIndex(index)
+            return True
+        if self.loading(path):
+            return True
         try:
             if is_crash_log(path):
                 view = self.new_crash_view()
                 view.open_log(path)
+                view.source_key = _file_key(path)
                 index = self.tabs.addTab(view, Path(path).name)
                 self.tabs.setCurrentIndex(index)
                 self._remember(path)
@@ -425,6 +493,7 @@ class MainWindow(QMainWindow):
             return default_resolver(trace_dir / "log", p.debug_dirs, p.debuginfod_urls, p.cache_dir)
 
         tab = TraceTab(model, resolver=resolver)
+        tab.source_key = _file_key(path)
         tab.logs.crashRequested.connect(lambda text: self.open_crash_text(text, trace_dir, Path(path).name))
         n = tab.info.warning_count
         tab.timeline.set_theme(self.theme)

@@ -250,8 +250,9 @@ def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big
     words = np.zeros((n, sum(UNIT_WORDS)), dtype=np.uint64)
     gaps = rng.integers(200, 1500, size=(n, UNIT_EVENTS), dtype=np.int64)
     offs = np.cumsum(gaps, axis=1)
-    base = t0 + (np.arange(n, dtype=np.int64) * UNIT_NS)
-    ticks = ((base[:, None] + offs) * tk).astype(np.uint64)
+    # in uint64: a trace stamped near 2**63 ns from boot has 2 GHz tick values past the int64 range
+    base = np.uint64(t0) + (np.arange(n, dtype=np.uint64) * np.uint64(UNIT_NS))
+    ticks = (base[:, None] + offs.astype(np.uint64)) * np.uint64(tk)
     thread = rng.integers(1, THREADS_PER_PROVIDER + 1, size=n).astype(np.uint64)
     cat = np.array([SID[c] for c in CATEGORIES], np.uint64)[rng.integers(0, len(CATEGORIES), size=n)]
 
@@ -305,9 +306,43 @@ def _bulk_units(rng: np.random.Generator, n: int, u0: int, t0: int, tk: int, big
     return words.astype(">u8" if big_endian else "<u8").tobytes()
 
 
+EXTRA_THREADS_PER_PROCESS = 20
+EXTRA_PID_BASE = 100_000
+
+
+def _extra_threads(count: int, t_start: int, t_end: int, big_endian: bool) -> bytes:
+    """``count`` more threads (inline thread references, processes of :data:`EXTRA_THREADS_PER_PROCESS`)
+    in a section of provider 1 (1 GHz ticks), each with two nested slices, a log record and a counter
+    sample spread over [t_start, t_end) ns; every process and thread is named."""
+    w = FxtWriter(big_endian=big_endian, magic=False)
+    w.provider_section(PROVIDERS[0][0])
+    span = max(t_end - t_start, 1000)
+    step = span // (count + 1)
+    for i in range(count):
+        pid = EXTRA_PID_BASE + 1000 * (i // EXTRA_THREADS_PER_PROCESS)
+        tid = pid + 1 + i % EXTRA_THREADS_PER_PROCESS
+        if i % EXTRA_THREADS_PER_PROCESS == 0:
+            w.kernel_object(pid, 1, f"service-{i // EXTRA_THREADS_PER_PROCESS}")
+        w.kernel_object(tid, 2, f"worker-{i}", [("process", A.KOID, pid)])
+        a = t_start + i * step
+        b = a + max(step, 4)
+        thread = (pid, tid)
+        w.event(K.DURATION_BEGIN, a, thread, SID["app"], SID["rpc"], [(SID["count"], A.INT32, i)])
+        w.event(K.DURATION_COMPLETE, a + (b - a) // 4, thread, SID["app"], SID["read"], data=a + (b - a) // 2)
+        w.event(K.COUNTER, a + (b - a) // 3, thread, SID["app"], SID["queue_depth"],
+                [("depth", A.INT64, i)], data=0)  # fmt: skip
+        w.event(K.DURATION_END, b, thread, SID["app"], SID["rpc"])
+        w.log(a + (b - a) // 2, thread, f"worker {i} done")
+    return w.getvalue()
+
+
+#: the latest first timestamp: the 2 GHz provider's ticks of a trace starting there fit 64 bits
+MAX_START_NS = (1 << 63) - (1 << 40)
+
+
 def generate_trace(
     events: int, seed: int = 1, big_endian: bool = False, peer_compatible: bool = False,
-    crash_log: str | None = None, scheduling: bool = False,
+    crash_log: str | None = None, scheduling: bool = False, start_ns: int = 0, extra_threads: int = 0,
 ) -> bytes:
     """The bytes of a synthetic trace with exactly ``events`` event records.
 
@@ -317,7 +352,13 @@ def generate_trace(
     line, of the first provider's first thread after the last event, as a crashing component's logger writes it.
     ``scheduling`` adds a busy four-CPU schedule of the worker threads over the whole trace (see
     :func:`_scheduling`; the demo has it, the benchmarks' traces do not).
+    ``start_ns`` shifts every timestamp: real traces are stamped from boot, hours (``2**33`` ns and more)
+    or, with a bogus clock, nearly ``2**63`` ns after it (kept below ``2**63 - 2**40`` so that the 2 GHz
+    provider's ticks fit 64 bits). ``extra_threads`` adds that many threads (in processes of 20), each with a
+    few nested slices, a log record and a counter sample: a trace with hundreds of tracks.
     """
+    if not 0 <= start_ns <= MAX_START_NS:
+        raise ValueError(f"start_ns must be between 0 and {MAX_START_NS}")
     rng = np.random.default_rng(seed)
     parts: list[bytes] = []
     w = FxtWriter(big_endian=big_endian)
@@ -326,7 +367,7 @@ def generate_trace(
     remaining = max(0, events)
     per_chunk = max(20, min(UNITS_PER_CHUNK, events // (UNIT_EVENTS * 8)))  # >= 8 chunks: every provider
     unit = 0
-    t0 = 1_000_000
+    t0 = start_ns + 1_000_000
     chunk = 0
     while remaining > 0:
         provider, _name, tps = PROVIDERS[chunk % len(PROVIDERS)]
@@ -356,8 +397,10 @@ def generate_trace(
     if scheduling:
         w = FxtWriter(big_endian=big_endian, magic=False)
         w.provider_section(PROVIDERS[0][0])
-        _scheduling(w, np.random.default_rng(seed + 1), 1_000_000, t0)
+        _scheduling(w, np.random.default_rng(seed + 1), start_ns + 1_000_000, t0)
         parts.append(w.getvalue())
+    if extra_threads > 0:
+        parts.append(_extra_threads(extra_threads, start_ns + 1_000_000, max(t0, start_ns + 2_000_000), big_endian))
     if crash_log:
         provider, _name, tps = PROVIDERS[0]
         w = FxtWriter(big_endian=big_endian, magic=False)
@@ -376,8 +419,10 @@ def write_trace(
     peer_compatible: bool = False,
     crash_log: str | None = None,
     scheduling: bool = False,
+    start_ns: int = 0,
+    extra_threads: int = 0,
 ) -> int:
     """Write :func:`generate_trace` output atomically (see :mod:`core.atomic_file`)."""
-    data = generate_trace(events, seed, big_endian, peer_compatible, crash_log, scheduling)
+    data = generate_trace(events, seed, big_endian, peer_compatible, crash_log, scheduling, start_ns, extra_threads)
     write_atomic(path, data)
     return len(data)

@@ -47,3 +47,75 @@ def truncated_demo(tmp_path: Path) -> Path:
         if any("truncated final record" in w for w in read_fxt(path).warnings):
             return path
     raise AssertionError("no cut of the demo inside a record")
+
+
+#: first timestamps of the boot-stamped test traces: 2 hours after boot (past 2**32 and 2**33 ns), and as late
+#: as 64-bit ticks allow (near 2**63 ns)
+BOOT_STARTS = {"2h-after-boot": 2 * 3600 * 10**9, "near-2^63": (1 << 63) - (1 << 40) - 10**12}
+
+
+@pytest.fixture(scope="session")
+def boot_trace_files(tmp_path_factory) -> dict[str, Path]:
+    """Generated traces stamped as real ones are: from boot, hours (or nearly 2**63 ns) after it. Three
+    providers at 1 and 2 GHz tick rates, a busy four-CPU schedule, logs with markup, counters, flows, and
+    300 more threads (315 thread tracks in 18 processes). Keyed by :data:`BOOT_STARTS`."""
+    from core.synthetic_trace import write_trace
+
+    out = {}
+    folder = tmp_path_factory.mktemp("boot-traces")
+    for name, start in BOOT_STARTS.items():
+        path = folder / f"{name}.fxt"
+        write_trace(path, 4000, seed=7, scheduling=True, start_ns=start, extra_threads=300)
+        out[name] = path
+    return out
+
+
+@pytest.fixture(params=sorted(BOOT_STARTS))
+def boot_trace(request, boot_trace_files):
+    """The prepared model of each boot-stamped trace in turn (parametrized: window and model tests run on
+    both)."""
+    from core.trace.model import TraceModel
+    from formats.fxt.reader import read_fxt
+
+    model = TraceModel(read_fxt(boot_trace_files[request.param]))
+    model.prepare()
+    assert model.start_ns >= BOOT_STARTS[request.param]
+    return model
+
+
+@pytest.fixture(scope="session")
+def partial_80() -> bytes:
+    """Issue 12, defect 2: an 80-byte trace whose argument's inline name runs past the end of the file (the
+    reader warns; the search index once read past the buffer)."""
+    return bytes.fromhex(
+        "1000044678541600420000000000000000000000000000000000000000000000000000000000000054002201000000000000000000"
+        "000000270000ff0000000000000000000000000000000000000000"
+    )
+
+
+def _mutate_fxt(data: bytes, rng) -> bytes:
+    """A damaged copy of an FXT trace (the magic kept): flipped bytes, overwritten words, a spliced range,
+    or string refs turned into long inline ones (names and values running past their record)."""
+    b = bytearray(data)
+    mode = rng.choice(["bytes", "words", "splice", "lengths"])
+    if mode == "bytes":
+        for _ in range(rng.randrange(1, 64)):
+            b[rng.randrange(8, len(b))] = rng.randrange(256)
+    elif mode == "words":  # whole 64-bit words: headers, timestamps, string refs
+        for _ in range(rng.randrange(1, 16)):
+            i = rng.randrange(1, len(b) // 8) * 8
+            b[i : i + 8] = rng.randrange(1 << 64).to_bytes(8, "little")
+    elif mode == "splice":
+        a, c = rng.randrange(8, len(b)), rng.randrange(len(b))
+        b[a:a] = b[c : c + rng.randrange(1, 512)]
+    else:
+        for _ in range(rng.randrange(1, 16)):
+            i = rng.randrange(8, len(b) - 1) & ~1
+            b[i : i + 2] = (0x8000 | rng.randrange(0x8000)).to_bytes(2, "little")
+    return bytes(b)
+
+
+@pytest.fixture(scope="session")
+def mutate_fxt():
+    """``mutate_fxt(data, rng)``: a damaged copy of an FXT trace (see :func:`_mutate_fxt`)."""
+    return _mutate_fxt

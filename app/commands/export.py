@@ -16,11 +16,11 @@ def run(args: argparse.Namespace) -> int:
     from app.cli import CliError
     from core.trace.export_chrome import export_chrome_json
     from core.trace.model import TraceModel
+    from core.trace.reading import read_trace
     from formats.errors import FormatError
-    from formats.fxt.reader import read_fxt
 
     try:
-        cols = read_fxt(args.trace)
+        cols = read_trace(args.trace)
     except FormatError as exc:
         raise CliError(str(exc)) from exc
     try:

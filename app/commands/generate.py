@@ -1,4 +1,4 @@
-"""``fxscope generate -o OUT.fxt --events N [--seed S] [--big-endian] [--crash-log FILE] [--scheduling]``: a deterministic synthetic trace."""
+"""``fxscope generate -o OUT.fxt --events N [--seed S] [--big-endian] [--crash-log FILE] [--scheduling] [--start-ns NS] [--threads N]``: a deterministic synthetic trace."""
 
 from __future__ import annotations
 
@@ -13,6 +13,12 @@ MAX_EVENTS = 500_000_000
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.events <= MAX_EVENTS:
         raise CliError(f"--events must be between 0 and {MAX_EVENTS}")
+    from core.synthetic_trace import MAX_START_NS
+
+    if not 0 <= args.start_ns <= MAX_START_NS:
+        raise CliError(f"--start-ns must be between 0 and {MAX_START_NS}")
+    if not 0 <= args.threads <= 100_000:
+        raise CliError("--threads must be between 0 and 100000")
     crash_log = None
     if args.crash_log:
         try:
@@ -22,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from core.synthetic_trace import write_trace  # (here: every fxscope command loads this module)
 
     size = write_trace(args.output, args.events, seed=args.seed, big_endian=args.big_endian, crash_log=crash_log,
-                       scheduling=args.scheduling)
+                       scheduling=args.scheduling, start_ns=args.start_ns, extra_threads=args.threads)
     print(f"wrote {args.output}: {args.events} events, {size} bytes")
     return 0
 
@@ -42,4 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="append this log (e.g. a crash report in symbolizer markup) as log records, one per line")
     p.add_argument("--scheduling", action="store_true",
                    help="add a busy four-CPU schedule of the threads (context switches and wakeups)")
+    p.add_argument("--start-ns", type=int, default=0, metavar="NS",
+                   help="shift every timestamp by NS (real traces are stamped from boot: hours are 2**33 ns and more)")
+    p.add_argument("--threads", type=int, default=0, metavar="N",
+                   help="add N threads (processes of 20), each with slices, a log record and a counter sample")
     p.set_defaults(func=run)

@@ -28,10 +28,10 @@ def _human(info: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.trace.reading import read_trace
     from core.trace.stats import summarize
-    from formats.fxt.reader import read_fxt
 
-    info = summarize(read_fxt(args.trace))
+    info = summarize(read_trace(args.trace))
     print(json.dumps(info, indent=2) if args.json else _human(info))
     return 0
 

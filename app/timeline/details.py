@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
@@ -10,20 +11,32 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from core.trace.details import async_details, counter_details, instant_details
 from core.trace.model import TraceModel
 from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
+from core.units import format_duration_ns, format_quantity
 
 
 def format_ns(ns: int) -> str:
-    """A duration in the unit a reader wants: 1.234 ms rather than 1234000 ns."""
-    value = float(ns)
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(value) >= scale:
-            return f"{value / scale:.3f} {unit}"
-    return f"{ns} ns"
+    """A duration in the unit a reader wants: 1.234 ms rather than 1234000 ns (see core/units.py)."""
+    return format_duration_ns(ns)
+
+
+def _short(value: float) -> str:
+    """A counter value in six digits when small, else in engineering units (never ``8.38861e+06``)."""
+    return f"{value:g}" if abs(value) < 1e4 or not math.isfinite(value) else format_quantity(value)
+
+
+def _exact(value: float) -> str:
+    """A counter value: small ones as they are (six digits), large ones in engineering units with the
+    exact number after them."""
+    if abs(value) < 1e4 or not math.isfinite(value):
+        return f"{value:g}"
+    short = format_quantity(value)
+    exact = f"{int(value)}" if float(value).is_integer() and abs(value) < 2**63 else repr(float(value))
+    return short if short == exact else f"{short}  ({exact})"
 
 
 class DetailsPanel(QTextBrowser):
     #: a flow link was clicked: the slice at its other end
-    sliceRequested = Signal(int)
+    sliceRequested = Signal(object)  # a slice row (object: Qt's int is 32 bits)
     #: a link to another row was clicked (a CPU slice's thread state, ...): (kind, row)
     itemRequested = Signal(str, object)
 
@@ -90,9 +103,10 @@ class DetailsPanel(QTextBrowser):
         d = counter_details(self.model, row)
         delta = d["delta"]
         rows = [("Series", d["series"]), ("Process", d["process"]), ("Time", self._time(int(d["ts_ns"]))),
-                ("Value", f"{d['value']:g}"), ("Delta", "first sample" if delta is None else f"{delta:+g}"),
+                ("Value", _exact(d["value"])),
+                ("Delta", "first sample" if delta is None else ("+" if delta >= 0 else "") + _short(delta)),
                 ("Duration", format_ns(int(d["duration_ns"]))),
-                ("Series range", f"{d['min']:g} .. {d['max']:g} over {d['samples']} samples")]  # fmt: skip
+                ("Series range", f"{_short(d['min'])} .. {_short(d['max'])} over {d['samples']} samples")]  # fmt: skip
         self.setHtml(
             f"<h3 style='margin:2px'>{html.escape(str(d['series']))} <span style='color:#777'>(counter)</span></h3>"
             f"<table>{self._table(rows)}</table>"

@@ -122,7 +122,7 @@ class LogPanel(QTableView):
 
     crashRequested = Signal(str)
     #: a record was clicked: its timestamp (ns), for the timeline to show
-    timeSelected = Signal(object)  # ns past 2**31: not a 32-bit int
+    timeSelected = Signal(object)  # a Python int: a Qt int is 32 bits, a boot-stamped time is more
     #: a record was clicked: its row in the log table, for the timeline to select and bring into view
     recordSelected = Signal(int)
 

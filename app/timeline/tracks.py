@@ -569,8 +569,10 @@ def _nearest_point(ts: np.ndarray, rows: np.ndarray, t: int, tol_ns: float, kind
 
 
 class CounterTrackItem(LaneItem):
-    """One counter series as an area chart: per pixel, a bar from the baseline to the maximum, the
-    minimum drawn darker, from the model's per-pixel min/max (never one item per sample)."""
+    """One counter series as an area chart on a scale that holds zero: per pixel, a dark band over exactly
+    the min..max of the samples in force during that pixel, and a light area between the band and the
+    zero line (negative values hang below it); from the model's per-pixel summary, never an item per
+    sample."""
 
     rows = 2
     kind = "counter"
@@ -581,10 +583,11 @@ class CounterTrackItem(LaneItem):
         self.series = model.counters.series[index]
         values = self.series.value
         finite = values[np.isfinite(values)]  # a corrupt sample may be inf or NaN: scale by the others
+        # the scale always holds zero (the baseline): negative-only counters hang below it
         self.lo = min(float(finite.min()), 0.0) if len(finite) else 0.0
-        self.hi = max(float(finite.max()), self.lo + 1e-12) if len(finite) else 1.0
-        if not np.isfinite(self.hi - self.lo):  # e.g. -1e308 .. 1e308
-            self.lo, self.hi = self.lo / 4, self.hi / 4
+        self.hi = max(float(finite.max()), 0.0) if len(finite) else 1.0
+        if self.hi == self.lo:
+            self.hi = self.lo + 1.0
         self.selected_row = -1
         colour = QColor(PALETTE[colour_index(self.series.label)])
         self._fill = QBrush(colour.lighter(135))
@@ -595,31 +598,45 @@ class CounterTrackItem(LaneItem):
         self._font.setPointSizeF(7.5)
         self._metrics = QFontMetrics(self._font)
 
+    def value_y(self, values: np.ndarray, base: float, full: float) -> np.ndarray:
+        """Device y of ``values`` on a lane whose scale runs from ``base`` (``lo``) up ``full`` pixels
+        (``hi``). Halves first: hi - lo of an i64 counter at +-4.6e18, or of +-1e308, would overflow or lose
+        the scale; (v/2 - lo/2) / (hi/2 - lo/2) does not."""
+        half_span = self.hi * 0.5 - self.lo * 0.5
+        return base - (np.asarray(values, np.float64) * 0.5 - self.lo * 0.5) / half_span * full
+
+    def bands(self, t0: int, t1: int, sx: float, dx: float, base: float, full: float):
+        """What a frame draws, in device pixels: (left, width, y of the max, y of the min, y of zero), one
+        entry per run of pixels from :meth:`CounterSet.lod` (the exact min..max of the samples in force
+        during each pixel; an entry holds until the next one starts)."""
+        start, vmin, vmax, _last = self.model.counters.lod(self.index, t0, t1, 1e9 / sx)
+        left = np.clip(self.px(start, sx, dx), -10.0, 1e7)
+        right = np.append(left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7))
+        zero = float(self.value_y(np.zeros(1), base, full)[0])
+        return left, np.maximum(right - left, 0.0), self.value_y(vmax, base, full), self.value_y(vmin, base, full), zero
+
     def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
         if f is None:
             return
         t0, t1, sx, dx, sy, dy = f
-        start, vmin, vmax, _last = self.model.counters.lod(self.index, t0, t1, 1e9 / sx)
-        self.last_drawn = len(start)
-        if not len(start):
-            return
-        # a sample holds until the next one: each bucket extends to the next drawn bucket
-        left = np.clip(self.px(start, sx, dx), -10.0, 1e7)
-        right = np.append(left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7))
-        width = np.maximum(right - left, 1.0)
         base = (self.y0 + self.rows * ROW_HEIGHT * ROW_FILL) * sy + dy
         full = self.rows * ROW_HEIGHT * ROW_FILL * sy
-        scale = full / (self.hi - self.lo)
-        top_max = base - (vmax - self.lo) * scale
-        top_min = base - (vmin - self.lo) * scale
+        left, width, y_max, y_min, zero = self.bands(t0, t1, sx, dx, base, full)
+        self.last_drawn = len(left)
+        if not len(left):
+            return
         painter.save()
         painter.resetTransform()
         painter.setPen(Qt.PenStyle.NoPen)
+        # the area between zero and the band (light), then the band itself: min..max of the pixel (dark,
+        # at least a pixel high so that a flat stretch shows its value as a line)
+        near = np.where(y_min > zero, y_max, y_min)  # the band's edge nearest the zero line
         painter.setBrush(self._fill)
-        draw_rects(painter, left, top_max, width, np.maximum(base - top_max, 1.0))
+        area_top = np.minimum(near, zero)
+        draw_rects(painter, left, area_top, np.maximum(width, 1.0), np.abs(near - zero))
         painter.setBrush(self._min_fill)
-        draw_rects(painter, left, top_min, width, np.maximum(base - top_min, 0.0))
+        draw_rects(painter, left, y_max, np.maximum(width, 1.0), np.maximum(y_min - y_max, 1.0))
         if self.selected_row >= 0 and self.selected_row >> COUNTER_SAMPLE_BITS == self.index:
             i = self.selected_row & ((1 << COUNTER_SAMPLE_BITS) - 1)
             ts = self.series.ts
@@ -645,11 +662,13 @@ class CounterTrackItem(LaneItem):
 
     def scale_text(self) -> str:
         """What the track says about its scale: its maximum, and the value at the pointer when it is on it."""
-        text = f"max {self.hi:.6g}"
+        from core.units import format_quantity
+
+        text = f"max {format_quantity(self.hi)}"
         if self.cursor_ns is not None:
             value = self.value_at(self.cursor_ns)
             if value is not None:
-                text += f"   at cursor {value:.6g}"
+                text += f"   at cursor {format_quantity(value)}"
         return text
 
     def _paint_scale(self, painter: QPainter, top: float, right: float) -> None:

@@ -335,10 +335,12 @@ class TimelineWidget(QWidget):
     """Shows one :class:`TraceModel`. Emits ``sliceSelected(row)`` for a thread slice (-1 when a click hits
     nothing) and ``itemSelected(kind, row)`` for any box ("slice", "async", "cpu", "state"; "", -1: none)."""
 
-    sliceSelected = Signal(int)
-    itemSelected = Signal(str, object)  # object: counter sample rows pass 32 bits
+    # Times, rows, koids and ids cross signals as ``object`` (Python ints): a Qt ``int`` is 32 bits, and a
+    # trace stamped from boot has times past 2**31 ns within seconds (tests/app/test_timeline_boot_times.py)
+    sliceSelected = Signal(object)
+    itemSelected = Signal(str, object)
     #: an area was selected: (start ns, end ns, reader thread indexes of the slice tracks it spans)
-    areaSelected = Signal(object, object, list)  # ns past 2**31: not 32-bit ints
+    areaSelected = Signal(object, object, object)
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -936,17 +938,20 @@ class TimelineWidget(QWidget):
             return x_s
         track = lane.item.track
         s = self.model.slices
-        t = self.model.start_ns + x_s * 1e9
+        o = self.model.start_ns
+        # in integers from the trace start: a float of an absolute time hours (or 2**62 ns) after boot
+        # is off by up to a microsecond
+        t = o + int(round(x_s * 1e9))
         best, best_d = x_s, tol
         for rows in track.by_depth:
             i = int(np.searchsorted(s.ts[rows], t))
             for j in (i - 1, i):
                 if 0 <= j < len(rows):
                     r = int(rows[j])
-                    for edge in (int(s.ts[r]), int(s.ts[r] + s.dur[r])):
+                    for edge in (int(s.ts[r]), int(s.ts[r]) + int(s.dur[r])):
                         d = abs(edge - t) / 1e9
                         if d < best_d:
-                            best, best_d = (edge - self.model.start_ns) / 1e9, d
+                            best, best_d = (edge - o) / 1e9, d
         return best
 
     def measure(self, xa: float, xb: float, y_rows: float, final: bool = True) -> tuple[int, int]:
@@ -1324,7 +1329,9 @@ class TimelineWidget(QWidget):
             return text if len(text) <= 120 else text[:117] + "…"
         if kind == "counter":
             d = counter_details(m, row)
-            return f"{d['series']} = {d['value']:g}"
+            from core.units import format_quantity
+
+            return f"{d['series']} = {format_quantity(d['value'])}"
         return ""
 
     def _hover(self, scene_pos) -> None:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.symbolize.crash_report import CrashReport, Dump
+from formats.fxt.magic import MAGIC_BE, MAGIC_LE
 
-FXT_MAGIC = (b"\x10\x00\x04\x46\x78\x54\x16\x00", b"\x00\x16\x54\x78\x46\x04\x00\x10")
+FXT_MAGIC = (MAGIC_LE, MAGIC_BE)
 
 
 @dataclass(frozen=True)

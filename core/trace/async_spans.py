@@ -119,8 +119,12 @@ class AsyncTable:
         return np.arange(lo, hi)
 
 
-def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int | None = None) -> AsyncTable:
-    """Match the async events of ``cols`` (see the module docstring for the rules)."""
+def build_async(
+    cols: FxtColumns, trace_start: int | None = None, trace_end: int | None = None, check=None
+) -> AsyncTable:
+    """Match the async events of ``cols`` (see the module docstring for the rules). ``check()``, when
+    given, is called between the stages (a Cancel raises from it)."""
+    check = check or (lambda: None)
     kind = cols.ev_kind
     sel = np.flatnonzero((kind >= EventKind.ASYNC_BEGIN) & (kind <= EventKind.ASYNC_END))
     if trace_start is None or trace_end is None:
@@ -129,9 +133,12 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
         trace_end = int(ts_all.max()) if trace_end is None and len(ts_all) else (trace_end or 0)
     if len(sel) == 0:
         return _empty(cols)
+    check()
     m = _KeyMarkers(cols, sel)
     del sel
+    check()
     b_idx, closed, e_idx, u_idx = _pair(m)
+    check()
 
     s_marker = np.r_[b_idx, u_idx]
     s_start = np.r_[m.ts[b_idx], np.full(len(u_idx), trace_start, np.int64)]
@@ -148,16 +155,19 @@ def build_async(cols: FxtColumns, trace_start: int | None = None, trace_end: int
     pid = thread_pids(cols, cols.ev_thread[s_event])
 
     # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
+    check()
     o1 = lexsort((s_event, -(s_end - s_start), s_start, pid))
     lane = np.empty(len(o1), np.int32)
     lane[o1] = assign_lanes(pid[o1], s_start[o1], s_end[o1])
     del o1
+    check()
     final = lexsort((s_start, lane, pid))
     del pid
     inv = np.empty(len(final), np.int64)  # span -> its row
     inv[final] = np.arange(len(final))
     start, end = s_start[final], s_end[final]
     del s_start, s_end
+    check()
     instants, unbound = _bind_instants(cols, m, b_idx, inv[: len(b_idx)], start, end, s_id[final])
     event = s_event[final].astype(np.int32)
     return AsyncTable(

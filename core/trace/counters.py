@@ -7,7 +7,9 @@ counted (:attr:`CounterSet.non_numeric`). Values are float64 (int64 beyond 2**53
 all samples at once from the argument words (:mod:`formats.fxt.arg_columns`).
 
 A counter is a step function: a sample holds until the next one. :meth:`CounterSet.lod` summarises a
-window per pixel bucket (min, max, last sample) starting from the sample in force at the window's start.
+window per pixel bucket: exactly the min and max of the samples in force during each bucket (the one
+carried in from before it and those inside it), so a zoomed-out drawing shows no value the counter did
+not have there.
 """
 
 from __future__ import annotations
@@ -56,34 +58,79 @@ class CounterSet:
         """Indexes of the series of process ``pid``."""
         return [i for i, s in enumerate(self.series) if s.pid == pid]
 
+    #: pixels a window is summarised into at most (a caller asking for finer buckets gets coarser ones)
+    MAX_BUCKETS = 1 << 20
+
     def lod(
         self, series_index: int, t0: int, t1: int, ns_per_px: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per pixel bucket of [t0, t1): (bucket start ns, min, max, last value), empty buckets left out.
+        """Per pixel bucket of [t0, t1): (bucket start ns, min, max, last value), exactly over the samples
+        in force during the bucket: the last sample at or before its start (it holds until the next one)
+        and every sample inside it. A run of buckets with the same (min, max, last) is one entry (each
+        entry holds until the next one's start, the last until ``t1``); buckets before the first sample
+        are left out, and the first entry starts no earlier than the first sample.
 
-        The sample in force at ``t0`` (the last one before it) counts in the first bucket, so a flat
-        stretch across the whole window still draws.
+        Bucket ``k`` is [t0 + k * b, t0 + (k + 1) * b) with b = max(ns_per_px, 1) (in float64 offsets from
+        ``t0``, so that times near 2**63 keep their nanoseconds). Vectorized: searches and one reduceat.
         """
         s = self.series[series_index]
-        bucket = max(float(ns_per_px), 1.0)
+        z = np.zeros(0)
+        empty = (np.zeros(0, np.int64), z, z.copy(), z.copy())
+        if t1 <= t0 or not len(s):
+            return empty
+        span = t1 - t0
+        bucket = max(float(ns_per_px), 1.0, span / self.MAX_BUCKETS)
+        n_px = max(int(np.ceil(span / bucket)), 1)
         a = max(int(np.searchsorted(s.ts, t0, "right")) - 1, 0)
         b = int(np.searchsorted(s.ts, t1, "left"))
         if b <= a:
-            z = np.zeros(0)
-            return np.zeros(0, np.int64), z, z.copy(), z.copy()
+            return empty
         ts, v = s.ts[a:b], s.value[a:b]
-        key = np.floor((np.maximum(ts, t0) - t0) / bucket).astype(np.int64)
-        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        last = np.r_[first[1:] - 1, len(key) - 1]
-        # (clipped: next to a corrupt trace's int64-sized span the float sum can pass the int64 range)
-        start = np.clip(t0 + key[first] * bucket, -9.2e18, 9.2e18).astype(np.int64)
-        return start, np.minimum.reduceat(v, first), np.maximum.reduceat(v, first), v[last]
+        # offsets from t0 in integers first (exact), then float; the sample in force at t0 counts from 0
+        rel = (ts - np.int64(t0)).astype(np.float64)
+        if int(ts[0]) <= t0:
+            rel[0] = 0.0
+        edges = np.arange(n_px + 1, dtype=np.float64) * bucket
+        # the value carried into each bucket: the last sample at or before its start (-1: none yet)
+        carry = np.searchsorted(rel, edges[:-1], "right") - 1
+        has = carry >= 0
+        vmin = np.full(n_px, np.inf)
+        vmax = np.full(n_px, -np.inf)
+        vmin[has] = vmax[has] = v[carry[has]]
+        # samples strictly inside a bucket (one exactly at a bucket's start is that bucket's carry)
+        k = np.searchsorted(edges, rel, "right") - 1
+        inner = np.flatnonzero((rel > edges[np.clip(k, 0, n_px)]) & (k >= 0) & (k < n_px))
+        valid = has.copy()
+        if len(inner):
+            kk, vv = k[inner], v[inner]
+            first = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
+            pix = kk[first]
+            vmin[pix] = np.minimum(vmin[pix], np.minimum.reduceat(vv, first))
+            vmax[pix] = np.maximum(vmax[pix], np.maximum.reduceat(vv, first))
+            valid[pix] = True
+        # the value in force at each bucket's end: the last sample before it
+        at_end = np.searchsorted(rel, edges[1:], "left") - 1
+        last = v[np.maximum(at_end, 0)]
+        px = np.flatnonzero(valid)
+        if not len(px):
+            return empty
+        lo, hi, la = vmin[px], vmax[px], last[px]
+        keep = np.ones(len(px), bool)
+        keep[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]) | (la[1:] != la[:-1])
+        px = px[keep]
+        start = np.int64(t0) + np.ceil(edges[px]).astype(np.int64)  # (the first ns of the bucket)
+        # the first entry starts where the counter does (not before its first sample, nor the trace)
+        start[0] = max(int(start[0]), int(ts[0]))
+        return start, vmin[px], vmax[px], last[px]
 
 
-def build_counters(cols: FxtColumns) -> CounterSet:
-    """Every counter series of ``cols`` (see the module docstring)."""
+def build_counters(cols: FxtColumns, check=None) -> CounterSet:
+    """Every counter series of ``cols`` (see the module docstring). ``check()``, when given, is called
+    between the passes (a Cancel raises from it)."""
+    check = check or (lambda: None)
     rows = np.flatnonzero(cols.ev_kind == EventKind.COUNTER)
-    args = event_arg_columns(cols, rows)
+    args = event_arg_columns(cols, rows, check=check)
+    check()
     numeric = args.numeric
     non_numeric = int((~numeric).sum())
     ev = args.event[numeric]
@@ -93,6 +140,7 @@ def build_counters(cols: FxtColumns) -> CounterSet:
     name = cols.ev_name[ev]
     cid = cols.ev_data[ev]
     ts = cols.ev_ts[ev]
+    check()
     order = lexsort((ev, ts, arg_name, cid, name, pid))
     ev, arg_name, value, pid, name, cid, ts = (a[order] for a in (ev, arg_name, value, pid, name, cid, ts))
     n = len(ev)

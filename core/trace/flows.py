@@ -105,14 +105,18 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
     return cand
 
 
-def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
-    """Bind and chain the flow events of ``cols`` (see the module docstring)."""
+def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
+    """Bind and chain the flow events of ``cols`` (see the module docstring). ``check()``, when given, is
+    called between the stages (a Cancel raises from it)."""
+    check = check or (lambda: None)
     kind = cols.ev_kind
     sel = np.flatnonzero((kind >= EventKind.FLOW_BEGIN) & (kind <= EventKind.FLOW_END))
     sel = sel[lexsort((sel, cols.ev_ts[sel]))]  # timestamp order, ties in file order
     ts = cols.ev_ts[sel]
     thread = cols.ev_thread[sel].astype(np.int64)
+    check()
     bound = bind_to_slices(slices, thread, ts, sel)
+    check()
     unbound = int((bound < 0).sum())
     keep = bound >= 0
     sel, ts, thread, bound = sel[keep], ts[keep], thread[keep], bound[keep]
@@ -126,11 +130,13 @@ def build_flows(cols: FxtColumns, slices: SliceTable) -> FlowTable:
     del ambiguous, no_start
     if len(idx) == 0:
         return _empty(cols, unbound, dropped)
+    check()
     idx = idx[lexsort((idx, fid[idx], key_pid[idx]))]  # by key, then time order
     a, b = _links(key_pid[idx], fid[idx], k[idx], dropped)
     a, b = idx[a], idx[b]
     del idx, key_pid, fid, k
 
+    check()
     s_slice, d_slice = bound[a], bound[b]
     swap = slices.ts[s_slice] > slices.ts[d_slice]
     a, b = np.where(swap, b, a), np.where(swap, a, b)

@@ -95,7 +95,11 @@ class SlicePyramid:
     unless a start precedes the origin (then every level is summarized from the slices).
     """
 
-    def __init__(self, ts: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: int, origin: int, span: int):
+    def __init__(
+        self, ts: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: int, origin: int, span: int, check=None
+    ):
+        """``check()``, when given, is called between levels (a Cancel raises from it)."""
+        check = check or (lambda: None)
         self.origin = origin
         self.ts, self.dur = ts, dur
         finest = max(0, int(np.log2(max(span, 1))) - FINEST_BUCKETS_LOG2)
@@ -111,6 +115,7 @@ class SlicePyramid:
         finer: _Summary | None = None
         finer_long = np.zeros(0, np.int64)
         for shift in range(finest, coarsest + 1, LEVEL_STEP):
+            check()
             is_long = dur_o >= (LONG_BUCKETS << shift)
             long = np.flatnonzero(is_long)
             if finer is None or not nested:

@@ -96,10 +96,18 @@ class _Lanes:
             i = j
 
 
+def _no_check() -> None:
+    """A ``check`` that never cancels."""
+
+
 class TraceModel:
     """Slices, processes and threads of one trace, with the per-frame queries of the timeline."""
 
-    def __init__(self, cols: FxtColumns) -> None:
+    def __init__(self, cols: FxtColumns, check=None) -> None:
+        """``check()``, when given, is called between the building steps and slice batches; a Cancel
+        raises from it (the background loader's)."""
+        check = check or _no_check
+        self._check = check
         self.cols = cols
         self.strings = cols.strings
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
@@ -107,14 +115,26 @@ class TraceModel:
         times = [*ts_all, ends] if ts_all and len(ends) else ts_all or [np.zeros(1, np.int64)]
         self.start_ns = min(int(a.min()) for a in times)  # (each column's extremes: no concatenated copy)
         self.end_ns = max(max(int(a.max()) for a in times), self.start_ns + 1)
-        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns)
+        check()
+        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check)
+        check()
         self._labels = ObjectLabels(cols)  # object names: one table, one rule (core/trace/objects.py)
+        check()
         self.processes = self._build_tracks()
         self._pyramid: SlicePyramid | None = None
         self._async: AsyncTable | None = None
         self._flows: FlowTable | None = None
         self._lazy: dict[str, object] = {}
         self._async_pyramid: tuple[SlicePyramid, dict[int, int]] | None = None
+
+    def check(self) -> None:
+        """Between blocks of a table's building: raises when the load building this model was cancelled
+        (the ``check`` given to the constructor; a no-op once the loader is done with it)."""
+        self._check()
+
+    def done_checking(self) -> None:
+        """The model is built: later tables (built on the UI thread, on first use) no longer check."""
+        self._check = _no_check
 
     # ------------------------------------------------------------------ construction
     def thread_name(self, thread: int) -> str:
@@ -153,7 +173,7 @@ class TraceModel:
     def async_spans(self) -> AsyncTable:
         """Async spans laid out in lanes per process (built on first use)."""
         if self._async is None:
-            self._async = build_async(self.cols, self.start_ns, self.end_ns)
+            self._async = build_async(self.cols, self.start_ns, self.end_ns, check=self._check)
         return self._async
 
     @property
@@ -161,6 +181,7 @@ class TraceModel:
         """Per-pixel summaries of the async lanes, and each process's first lane number in them."""
         if self._async_pyramid is None:
             t = self.async_spans
+            self._check()
             bases: dict[int, int] = {}
             base = 0
             for pid, lanes in t.tracks():
@@ -170,7 +191,8 @@ class TraceModel:
             uniq, inv = np.unique(pids, return_inverse=True)
             lut = np.array([bases[int(p)] for p in uniq.tolist()], np.int64)
             lane = (lut[inv.reshape(-1)] + t.lane).astype(np.int32) if len(t) else np.zeros(0, np.int32)
-            pyramid = SlicePyramid(t.start, t.end - t.start, lane, base, self.start_ns, self.end_ns - self.start_ns)
+            pyramid = SlicePyramid(t.start, t.end - t.start, lane, base, self.start_ns, self.end_ns - self.start_ns,
+                                   check=self._check)  # fmt: skip
             self._async_pyramid = (pyramid, bases)
         return self._async_pyramid
 
@@ -224,7 +246,7 @@ class TraceModel:
     @property
     def counters(self) -> CounterSet:
         """Counter series."""
-        return self._cached("counters", lambda: build_counters(self.cols))
+        return self._cached("counters", lambda: build_counters(self.cols, check=self._check))
 
     @property
     def objects(self) -> ObjectLabels:
@@ -245,7 +267,7 @@ class TraceModel:
     def flows(self) -> FlowTable:
         """Flow links between slices (built on first use)."""
         if self._flows is None:
-            self._flows = build_flows(self.cols, self.slices)
+            self._flows = build_flows(self.cols, self.slices, check=self._check)
         return self._flows
 
     @property
@@ -259,7 +281,8 @@ class TraceModel:
                 track.lane_base = base
                 lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
                 base += track.max_depth + 1
-            self._pyramid = SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns)
+            self._pyramid = SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns,
+                                         check=self._check)  # fmt: skip
         return self._pyramid
 
     def sched_pyramid(self, which: str) -> tuple[SlicePyramid, np.ndarray]:
@@ -275,7 +298,7 @@ class TraceModel:
                 np.cumsum(key[1:] != key[:-1], out=lane[1:])
             n_lanes = int(lane[-1]) + 1 if len(lane) else 0
             pyramid = SlicePyramid(table.start, table.end - table.start, lane, n_lanes, self.start_ns,
-                                   self.end_ns - self.start_ns)  # fmt: skip
+                                   self.end_ns - self.start_ns, check=self._check)  # fmt: skip
             return pyramid, lane
 
         return self._cached(f"sched_pyramid_{which}", build)

@@ -136,7 +136,9 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
     order = np.argsort(event, kind="stable")  # the argument reader wants ascending event rows
     order = order[cols.ev_nargs[event[order]] > 0]
     ev = event[order].astype(np.int64)
-    args = event_arg_columns(cols, ev)
+    model.check()
+    args = event_arg_columns(cols, ev, check=model.check)
+    model.check()
     row = order[np.searchsorted(ev, args.event)]  # one slice per event row
     string = np.flatnonzero(args.type == ArgType.STRING)
     refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
@@ -145,6 +147,7 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
     srow = np.concatenate([row, row[string]])
     keep = sid >= 0
     sid, srow = sid[keep], srow[keep]
+    model.check()
     o = np.lexsort((srow, sid))
     sid, srow = sid[o], srow[o]
     new = np.ones(len(sid), bool)  # one entry per (string, slice)

@@ -62,8 +62,9 @@ class ArgColumns:
         return out
 
 
-def event_arg_columns(cols: FxtColumns, rows: np.ndarray) -> ArgColumns:
-    """The arguments of event ``rows`` (ascending) as columns; see the module docstring."""
+def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColumns:
+    """The arguments of event ``rows`` (ascending) as columns; see the module docstring. ``check()``, when
+    given, is called before each argument position's pass (a Cancel raises from it)."""
     rows = np.asarray(rows, np.int64)
     dec = cols.arg_decoder
     w = dec.w
@@ -74,15 +75,19 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray) -> ArgColumns:
     parts: list[tuple[np.ndarray, ...]] = []
     act = np.flatnonzero(nargs > 0)
     for k in range(15):
+        if check is not None:
+            check()
         act = act[(nargs[act] > k) & (pos[act] < end[act])]
         if not len(act):
             break
         h = w[pos[act]]
         size = ((h >> _U(4)) & _U(0xFFF)).astype(np.int64)
-        ok = (size > 0) & (pos[act] + size <= end[act])  # the reader already cut bad blocks; be safe
-        act, h, size = act[ok], h[ok], size[ok]
         ref = ((h >> _U(16)) & _U(0xFFFF)).astype(np.int64)
         name_words = np.where(ref >= 0x8000, ((ref & 0x7FFF) + 7) >> 3, 0)
+        # the reader already cut bad blocks; be safe: the argument inside its record, and its inline name
+        # inside the argument (a name running past a truncated file's end read past the buffer)
+        ok = (size > 0) & (pos[act] + size <= end[act]) & (1 + name_words <= size) & (pos[act] + size <= len(w))
+        act, h, size, ref, name_words = act[ok], h[ok], size[ok], ref[ok], name_words[ok]
         atype = (h & _U(0xF)).astype(np.uint8)
         value_at = pos[act] + 1 + name_words
         has_word = np.isin(atype, _WORD_TYPES) & (value_at < pos[act] + size)

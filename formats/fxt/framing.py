@@ -46,7 +46,7 @@ _CANDIDATES = 24
 _CHECK_STEPS = 6
 
 
-def _chunk_starts(words: np.ndarray, lo: np.ndarray) -> np.ndarray:
+def _chunk_starts(words: np.ndarray, lo: np.ndarray, tick=None) -> np.ndarray:
     """For each chunk, a word among its first few from which several records in a row look valid.
 
     Only speed depends on this guess (a chain started on a true record start is the true chain at once);
@@ -58,6 +58,8 @@ def _chunk_starts(words: np.ndarray, lo: np.ndarray) -> np.ndarray:
     cur = cand.copy()
     good = np.ones(len(cand), dtype=bool)
     for _ in range(_CHECK_STEPS):
+        if tick is not None:
+            tick(0.0)
         inside = cur < n
         h = words[np.minimum(cur, n - 1)]
         good &= ~inside | _plausible(h)
@@ -74,8 +76,13 @@ def _size_of(header: int) -> int:
     return size or 1
 
 
-def record_starts(words: np.ndarray) -> np.ndarray:
-    """Word indices of the records chained from word 0 (int64, ascending).
+#: lockstep steps (and stitched chunks / 64) between two calls of record_starts' ``tick``
+TICK_STEPS = 16  # (a step over a 10M-event trace's chunks takes ~7 ms)
+
+
+def record_starts(words: np.ndarray, tick=None) -> np.ndarray:
+    """Word indices of the records chained from word 0 (int64, ascending). ``tick(fraction)``, when given,
+    is called every :data:`TICK_STEPS` steps with a rough fraction done (a Cancel raises from it).
 
     A header of size 0 counts as a one-word record here; callers decide what it means (padding when the
     word is all zero, otherwise the end of what can be decoded). The last start may describe a record
@@ -89,12 +96,19 @@ def record_starts(words: np.ndarray) -> np.ndarray:
     hi = np.minimum(lo + CHUNK_WORDS, n)
     mark = np.zeros(n, dtype=bool)
     exit_pos = np.empty(k, dtype=np.int64)
-    cur, lim, chain = _chunk_starts(words, lo), hi.copy(), np.arange(k)
+    cur, lim, chain = _chunk_starts(words, lo, tick), hi.copy(), np.arange(k)
     cur[0] = 0
     early = cur >= lim
     exit_pos[early] = cur[early]
     cur, lim, chain = cur[~early], lim[~early], chain[~early]
+    steps = 0
+    expected = CHUNK_WORDS / 3  # records a chunk, about (the walk's steps)
+    if tick is not None:
+        tick(0.0)
     while len(cur):
+        steps += 1
+        if tick is not None and steps % TICK_STEPS == 0:
+            tick(min(steps / expected, 1.0) * 0.8)
         mark[cur] = True
         cur = cur + guessed_sizes(words[cur])
         done = cur >= lim
@@ -106,6 +120,8 @@ def record_starts(words: np.ndarray) -> np.ndarray:
     lo_l, hi_l, exit_l = lo.tolist(), hi.tolist(), exit_pos.tolist()
     p = 0
     for j in range(k):
+        if tick is not None and j % (TICK_STEPS * 64) == 0:
+            tick(0.8 + 0.2 * j / k)
         a, b = lo_l[j], hi_l[j]
         if p >= b:  # a large record spans this whole chunk
             mark[a:b] = False
@@ -127,3 +143,8 @@ def record_starts(words: np.ndarray) -> np.ndarray:
         if p < b:
             p = exit_l[j]
     return np.flatnonzero(mark).astype(np.int64, copy=False)
+
+
+def plausible_headers(headers: np.ndarray) -> np.ndarray:
+    """Which of ``headers`` (native-order uint64 words) could start a record (see :func:`_plausible`)."""
+    return _plausible(np.asarray(headers, np.uint64))

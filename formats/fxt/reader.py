@@ -32,11 +32,8 @@ from formats.errors import FormatError
 from formats.fxt.args import decode_args, decode_text
 from formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
 from formats.fxt.framing import record_starts
+from formats.fxt.magic import MAGIC_BE, MAGIC_LE
 from formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
-
-MAGIC_WORD = 0x0016547846040010
-MAGIC_LE = MAGIC_WORD.to_bytes(8, "little")
-MAGIC_BE = MAGIC_WORD.to_bytes(8, "big")
 
 RECORD_TYPE_NAMES = {
     0: "metadata",
@@ -89,12 +86,13 @@ class Diagnostics:
 
 
 def read_fxt(
-    path: str | os.PathLike[str], *, force: bool = False, progress: Callable[[float], None] | None = None
+    path: str | os.PathLike[str], *, force: bool | str = False, progress: Callable[[float], None] | None = None
 ) -> FxtColumns:
     """Read the FXT file at ``path`` (memory-mapped; the file is never modified).
 
     Raises :class:`~formats.errors.FormatError` only when the file is not an FXT trace at all (no magic
-    record at its start, unless ``force`` assumes little-endian) or cannot be opened. ``progress`` is
+    record at its start, unless ``force`` assumes little-endian, or ``force="big"`` big-endian; see
+    :func:`formats.fxt.magic.headerless_byte_order`) or cannot be opened. ``progress`` is
     called with the fraction done (0..1) between blocks; an exception it raises (a Cancel button's)
     ends the read and propagates.
     """
@@ -110,21 +108,21 @@ def read_fxt(
     return _decode(buf, spath, force, progress)
 
 
-def read_fxt_bytes(data: bytes, path: str = "<bytes>", *, force: bool = False) -> FxtColumns:
+def read_fxt_bytes(data: bytes, path: str = "<bytes>", *, force: bool | str = False) -> FxtColumns:
     """Read an FXT trace held in memory (tests, fuzzing)."""
     if len(data) < 8:
         raise FormatError("not an FXT trace (shorter than one record)", path=path, offset=0)
     return _decode(bytes(data), path, force)
 
 
-def _decode(buf, path: str, force: bool, progress: Callable[[float], None] | None = None) -> FxtColumns:
+def _decode(buf, path: str, force: bool | str, progress: Callable[[float], None] | None = None) -> FxtColumns:
     head = bytes(memoryview(buf)[:8])
     if head == MAGIC_LE:
         big = False
     elif head == MAGIC_BE:
         big = True
     elif force:
-        big = False
+        big = force == "big"
     else:
         raise FormatError("not an FXT trace (no magic record at the start)", path=path, offset=0)
     nbytes = len(buf)
@@ -206,7 +204,7 @@ class _Decoder:
     def _frame(self) -> tuple[np.ndarray, np.ndarray]:
         """Record starts (word indices) and record types, after the size-0 / padding / truncation rules."""
         w, n, diag = self.w, self.n, self.diag
-        starts = record_starts(w)
+        starts = record_starts(w, tick=lambda f: self.progress(0.03 * f))
         # Walking the chain touched every page of the file: drop them, then read the headers' low 16 bits
         # a chunk at a time, releasing as we go, so that file pages and per-record arrays never add up.
         self._release(0, n)
@@ -214,6 +212,7 @@ class _Decoder:
             starts = starts.astype(np.uint32)
         low = np.empty(len(starts), np.uint16)
         for a in range(0, len(starts), self.BLOCK_RECORDS):
+            self.progress(0.03 + 0.02 * a / len(starts))
             st = starts[a : a + self.BLOCK_RECORDS].astype(np.int64)
             low[a : a + len(st)] = self.w[st] & _U(0xFFFF)
             self._release(int(st[0]), int(st[-1]) + 1)
@@ -914,13 +913,19 @@ class _Decoder:
                 self.mm = None
 
     def run(self) -> FxtColumns:
+        # progress (and with it a Cancel) between blocks of every phase, from the start: a 10M-event
+        # trace's framing alone takes seconds
+        self.progress(0.0)
         starts, types = self._frame()
         counts = np.zeros(16, np.int64)
+        self.progress(0.05)
         for a in range(0, len(types), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
             counts += np.bincount(types[a : a + self.BLOCK_RECORDS], minlength=16)
         record_counts = {name: int(counts[t]) for t, name in RECORD_TYPE_NAMES.items()}
         record_counts["unknown"] = int(counts[10:15].sum())
+        self.progress(0.06)
         self._control(starts, types)
+        self.progress(0.07)
         # Each page fault maps its neighbours too (fault-around, 64 KiB): the scattered control records
         # made most of the file resident again. Drop it; the blocks below fault in and release in turn.
         self._release(0, self.n)
@@ -941,6 +946,7 @@ class _Decoder:
         ev = {k: np.empty(n_ev, dt) for k, dt in ev_dtypes.items()}
         ev_pos, k = ev["pos"], 0
         for a in range(0, len(starts), B):
+            self.progress(0.08 + 0.02 * a / max(len(starts), 1))
             sel = starts[a : a + B][types[a : a + B] == 4]
             ev_pos[k : k + len(sel)] = sel
             k += len(sel)
@@ -1129,7 +1135,12 @@ class ArgDecoder:
         inline = np.flatnonzero(refs >= 0x8000)
         if len(inline):
             words = np.asarray(stream_words, np.int64)[inline]
-            out[inline] = intern_streams(self.raw64, self.t, words, refs[inline] & 0x7FFF)
+            lengths = refs[inline] & 0x7FFF
+            # a stream that would run past the end of the data (a corrupt or truncated record) is unresolved
+            fits = (words >= 0) & (words + ((lengths + 7) >> 3) <= len(self.raw64))
+            out[inline] = -1
+            if fits.any():
+                out[inline[fits]] = intern_streams(self.raw64, self.t, words[fits], lengths[fits])
         return out
 
     def args_at(self, record_word: int, first: int, nargs: int) -> list:

@@ -11,6 +11,7 @@ import struct
 from collections.abc import Iterable, Sequence
 
 from formats.fxt.args import ArgType
+from formats.fxt.magic import MAGIC_WORD
 
 StrRef = int | str
 ThreadRef = int | tuple[int, int]
@@ -104,7 +105,7 @@ class FxtWriter:
 
     # ------------------------------------------------------------------ metadata
     def magic(self) -> None:
-        self._parts.append(self.word(0x0016547846040010))
+        self._parts.append(self.word(MAGIC_WORD))
 
     def provider_info(self, provider_id: int, name: str, name_length: int | None = None) -> None:
         data = name.encode()

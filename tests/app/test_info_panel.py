@@ -93,7 +93,7 @@ def test_the_demo_lists_its_blobs_and_saves_one(qtbot, tmp_path: Path, monkeypat
         ("raw-data", "data", "37", ""),
         ("bytes", "last branch", "32", ""),
         ("perfetto", "perfetto", "4", ""),
-        ("big-snapshot", "large blob", "40,960", f"2.000 us  ({blobs[3].ts} ns)"),
+        ("big-snapshot", "large blob", "40,960", f"2.000 µs  ({blobs[3].ts} ns)"),
         ("attachment", "large blob (no metadata)", "18", ""),
     ]
     assert table.topLevelItem(3).text(4) == tab.model.thread_name(blobs[3].thread)

@@ -81,8 +81,11 @@ def test_second_fxscope_opens_a_relative_path_as_a_tab_of_the_running_window(qtb
     assert received == [[str(tmp_path / "logs" / "second.log")]]  # made absolute by the sender
 
 
-def test_new_window_opts_out_from_the_command_line_to_launch(qtbot, monkeypatch, instance_name):
+def test_new_window_opts_out_from_the_command_line_to_launch(qtbot, monkeypatch, instance_name, tmp_path):
     from app import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "b.fxt").write_bytes(b"")  # (a first argument that is no file nor command is an error)
 
     calls: list[tuple[list[str], bool]] = []
     monkeypatch.setattr(gui, "launch", lambda paths, new_window=False: calls.append((list(paths), new_window)) or 0)

@@ -408,9 +408,9 @@ def test_async_tracks_are_named_after_their_spans_and_counters_show_their_scale(
     labels = {lane.label for lane in timeline.lanes() if lane.key[0] == "async"}
     assert labels == {"fetch, upload"}
     counter = next(lane.item for lane in timeline.lanes() if lane.key[0] == "counter")
-    assert counter.scale_text() == "max 8.38861e+06"
+    assert counter.scale_text() == "max 8.389 M"  # engineering units, as the details show them
     counter.set_cursor(model.start_ns + 450_000)  # the third sample (5) holds from 400 us
-    assert counter.scale_text() == "max 8.38861e+06   at cursor 5"
+    assert counter.scale_text() == "max 8.389 M   at cursor 5"
 
 
 @pytest.mark.parametrize("start", STARTS)

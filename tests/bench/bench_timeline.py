@@ -7,7 +7,9 @@ through 60 pan/zoom steps, and prints ``model_build_s``, ``model_bytes_per_event
 every model table, index and pyramid, measured after the frames so that what drawing built counts), ``frame_ms_p50``/``frame_ms_p95`` (per zoom level and over all frames), and
 ``first_frame_s``: ``fxscope screenshot`` of the bundled demo as a whole process (start, load, first paint),
 and ``ui_max_stall_ms``: the longest the UI thread went without running a 10 ms timer while the window loaded
-the trace in the background and opened its tab.
+the trace in the background and opened its tab; ``first_progress_s`` (opening to the first progress update),
+``cancel_latency_s`` (Cancel pressed at 10..90% of a load until the window is idle again) and
+``cancel_thread_stop_s`` (until the loader thread has unwound at its next block).
 The peer figure is the same frame rendered with level-of-detail merging switched off (every slice drawn),
 in the same process: the ratio is what the per-pixel summaries buy.
 Run: ``.venv/bin/python tests/bench/bench_timeline.py [--events N]``.
@@ -162,6 +164,51 @@ print(json.dumps({"load_to_tab_s": time.perf_counter() - t0, "max_gap_ms": max(g
 """
 
 
+_CHILD_CANCEL = r"""
+import json, os, sys, time
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from app.gui import application
+app = application()
+from app.main_window import MainWindow
+
+# time from opening to the first progress update, and Cancel's latency at points through the load: until
+# the window is idle again (progress bar gone), and until the loader thread has actually stopped
+path, total_s = sys.argv[1], float(sys.argv[2])
+window = MainWindow()
+window.show()
+app.processEvents()
+first, ui, stop = [], [], []
+shown = window._show_progress
+for fraction in (0.0, 0.1, 0.3, 0.5, 0.7, 0.9):
+    seen = []
+    t0 = time.perf_counter()
+    # the progress bar's updates as the window gets them (connecting to the loader here could miss the first)
+    window._show_progress = lambda f, t0=t0: (seen.append(time.perf_counter() - t0), shown(f))
+    loader = window.load_in_background(path)
+    while time.perf_counter() - t0 < fraction * total_s or (fraction == 0.0 and not seen):
+        app.processEvents()
+        time.sleep(0.001)
+        if time.perf_counter() - t0 > 120:
+            break
+    if fraction == 0.0:
+        first.append(seen[0] if seen else float("nan"))
+        loader.wait()  # (this load runs to its end: the next ones are cancelled)
+        while window.loaders:
+            app.processEvents()
+        window.close_tab(0)
+        app.processEvents()
+        continue
+    c = time.perf_counter()
+    window.cancel_loads()
+    app.processEvents()
+    ui.append(time.perf_counter() - c if not window.progress.isVisible() else float("nan"))
+    loader.wait()
+    stop.append(time.perf_counter() - c)
+    app.processEvents()
+print(json.dumps({"first_progress_s": first[0], "cancel_ui_s": ui, "cancel_stop_s": stop}))
+"""
+
+
 def _trace(events: int) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"synthetic_{events}_seed1.fxt"
@@ -209,6 +256,15 @@ def main() -> None:
     lr = json.loads(load.stdout.strip().splitlines()[-1])
     print(f"background_load_to_tab_s: {lr['load_to_tab_s']:.2f}")
     print(f"ui_max_stall_ms: {lr['max_gap_ms']:.0f}  (10 ms timer on the UI thread; {lr['gaps_over_100ms']} stalls over 100 ms)")
+    cancel = subprocess.run([sys.executable, "-c", _CHILD_CANCEL, str(path), str(lr["load_to_tab_s"])],
+                            capture_output=True, text=True, env=env, cwd=ROOT)  # fmt: skip
+    if cancel.returncode != 0:
+        raise SystemExit(f"cancel child failed:\n{cancel.stderr[-3000:]}")
+    cr = json.loads(cancel.stdout.strip().splitlines()[-1])
+    print(f"first_progress_s: {cr['first_progress_s']:.3f}  (from opening to the first progress update; goal <= 0.2)")
+    print(f"cancel_latency_s: {max(cr['cancel_ui_s']):.3f}  (Cancel pressed at 10..90% of the load until the window is idle; goal <= 0.2)")
+    print(f"cancel_thread_stop_s: max {max(cr['cancel_stop_s']):.2f}  "
+          f"({', '.join(f'{s:.2f}' for s in cr['cancel_stop_s'])}: until the loader thread has unwound)")
     t = time.perf_counter()
     shot = subprocess.run([sys.executable, "-m", "app", "screenshot", "-o", str(CACHE / "demo.png")],
                           capture_output=True, text=True, env=env, cwd=ROOT)  # fmt: skip

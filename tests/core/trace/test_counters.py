@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from core.synthetic_trace import generate_trace
 from core.trace.counters import build_counters
@@ -52,17 +53,67 @@ def test_one_series_per_process_name_id_and_argument(fxt) -> None:
     assert cs.series[0].event.tolist() == [0, 1]
 
 
-def test_lod_min_max_last_per_pixel_from_the_sample_in_force(fxt) -> None:
+def brute_force_lod(ts: np.ndarray, v: np.ndarray, t0: int, t1: int, bucket: float):
+    """Per pixel [t0 + k*b, t0 + (k+1)*b) of [t0, t1), one at a time: (min, max, last) of the samples in
+    force during it (the last at or before its start, and those strictly inside), or None before any."""
+    out = []
+    k = 0
+    while k * bucket < t1 - t0:  # (offsets: a float of t0 near 2**62 is off by hundreds of ns)
+        a, b = k * bucket, (k + 1) * bucket
+        rel = [int(t) - t0 for t in ts]
+        vals = [float(x) for r, x in zip(rel, v, strict=True) if a < r < b and r < t1 - t0]
+        before = [float(x) for r, x in zip(rel, v, strict=True) if r <= a]
+        if before:
+            vals.append(before[-1])
+        ended = [float(x) for r, x in zip(rel, v, strict=True) if r < b and r < t1 - t0]
+        out.append((min(vals), max(vals), ended[-1]) if vals else None)
+        k += 1
+    return out
+
+
+def expand(start: np.ndarray, lo, hi, last, t0: int, t1: int, bucket: float):
+    """The lod entries back to one (min, max, last) per pixel (an entry holds until the next starts)."""
+    n = int(np.ceil((t1 - t0) / bucket))
+    out: list = [None] * n
+    for i, s in enumerate(start.tolist()):
+        k0 = int((s - t0) // bucket)  # (the first entry may start at its first sample, inside a pixel)
+        k1 = int((int(start[i + 1]) - t0) // bucket) if i + 1 < len(start) else n
+        for k in range(k0, k1):
+            out[k] = (float(lo[i]), float(hi[i]), float(last[i]))
+    return out
+
+
+def test_lod_is_exactly_the_samples_in_force_per_pixel(fxt) -> None:
     samples = [(0, 5.0), (10, 1.0), (15, 9.0), (19, 3.0), (25, 4.0), (40, 8.0)]
     cols = fxt([(K.COUNTER, t, P1, "c", 0, [("v", A.DOUBLE, v)]) for t, v in samples])
     cs = build_counters(cols)
     start, lo, hi, last = cs.lod(0, 12, 36, 10)
-    # buckets [12,22) [22,32); the sample at 10 is in force at 12 and counts in the first
-    assert start.tolist() == [12, 22]
-    assert lo.tolist() == [1.0, 4.0] and hi.tolist() == [9.0, 4.0] and last.tolist() == [3.0, 4.0]
-    start, lo, hi, last = cs.lod(0, 50, 60, 1)  # after the last sample: it still holds
-    assert start.tolist() == [50] and last.tolist() == [8.0]
+    # pixels [12,22) [22,32) [32,42): 1.0 in force at 12, then 9 and 3; 3.0 in force at 22 until 4 at 25
+    assert start.tolist() == [12, 22, 32]
+    assert lo.tolist() == [1.0, 3.0, 4.0] and hi.tolist() == [9.0, 4.0, 4.0] and last.tolist() == [3.0, 4.0, 4.0]
+    start, lo, hi, last = cs.lod(0, 50, 60, 1)  # after the last sample: it still holds, one entry
+    assert start.tolist() == [50] and last.tolist() == [8.0] and lo.tolist() == [8.0]
     assert len(cs.lod(0, -20, -10, 1)[0]) == 0  # before the first sample: nothing
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lod_matches_a_brute_force_computation(fxt, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    base = [0, 1 << 33, (1 << 62) + 12345][seed % 3]  # stamped from boot: hours, or 2**62 ns, after it
+    n = int(rng.integers(1, 60))
+    ts = np.sort(rng.integers(0, 2_000, n)) + base
+    if seed % 2:  # ties
+        ts[n // 2 :] = ts[n // 2]
+    v = rng.normal(0, 1e6, n).round()
+    cols = fxt([(K.COUNTER, int(t), P1, "c", 0, [("v", A.DOUBLE, float(x))]) for t, x in zip(ts, v, strict=True)])
+    cs = build_counters(cols)
+    s = cs.series[0]
+    for _ in range(10):
+        t0 = base + int(rng.integers(-300, 1_800))
+        t1 = t0 + int(rng.integers(1, 2_500))
+        bucket = float(rng.choice([1.0, 3.0, 7.5, 33.3, 250.0]))
+        got = expand(*cs.lod(0, t0, t1, bucket), t0, t1, bucket)
+        assert got == brute_force_lod(s.ts, s.value, t0, t1, bucket), (t0, t1, bucket)
 
 
 def test_generated_trace_counters_match_the_decoded_arguments() -> None:

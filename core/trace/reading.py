@@ -1,0 +1,56 @@
+"""Reading a trace file of any form the detector knows (:mod:`core.filetype`): plain FXT in either byte
+order, gzip/xz/zstd-compressed FXT (decompressed to a temporary file in blocks, then read as a plain one),
+or FXT records without the magic record (read with a warning). Every command and the window read traces
+through :func:`read_trace`, so a ``.fxt.gz`` opens wherever a ``.fxt`` does."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from core.filetype import Kind, require_trace
+from formats.errors import FormatError
+from formats.fxt.columns import FxtColumns
+from formats.fxt.reader import read_fxt
+
+#: share of the progress given to decompressing (the rest: reading the decompressed trace)
+DECOMPRESS_SHARE = 0.4
+
+HEADERLESS_WARNING = (
+    "offset 0x0: no magic record at the start: read as a stream of FXT records ({order}-endian), as a "
+    "provider's buffer saved on its own would be"
+)
+
+
+def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] | None = None) -> FxtColumns:
+    """The columns of the trace at ``path``. Raises :class:`~formats.errors.FormatError` (a
+    :class:`~core.filetype.NotATraceOrLog` for other files) with a one-line message when it is not a
+    trace or cannot be read. ``progress(fraction)`` as :func:`formats.fxt.reader.read_fxt` calls it; an
+    exception it raises (a Cancel) propagates, and a temporary file is removed."""
+    spath = os.fspath(path)
+    found = require_trace(spath)
+    report = progress or (lambda _fraction: None)
+    force: bool | str = False if found.kind == Kind.FXT else (found.byte_order or "little")
+    if found.compression is None:
+        cols = read_fxt(spath, force=force, progress=report)
+    else:
+        from core.decompress import DecompressError, decompress_to_temporary
+
+        try:
+            plain = decompress_to_temporary(spath, found.compression, lambda f: report(f * DECOMPRESS_SHARE))
+        except DecompressError as exc:
+            raise FormatError(f"corrupt {found.compression} data: {exc}", path=spath) from exc
+        except OSError as exc:
+            raise FormatError(f"cannot decompress: {exc.strerror or exc}", path=spath) from exc
+        try:
+            share = 1.0 - DECOMPRESS_SHARE
+            cols = read_fxt(plain, force=force, progress=lambda f: report(DECOMPRESS_SHARE + f * share))
+        finally:
+            try:  # the reader keeps a memory map of it: on POSIX the data stays until the map goes
+                os.unlink(plain)
+            except OSError:  # (Windows: an open map keeps the file; it is left in the temporary folder)
+                pass
+        cols.path = spath
+    if found.kind == Kind.FXT_HEADERLESS:
+        cols.warnings.insert(0, HEADERLESS_WARNING.format(order=found.byte_order))
+    return cols

@@ -1,0 +1,147 @@
+"""Loading reports progress from its first block and Cancel acts at once: the reader reports (and can be
+cancelled) during every phase, the model's builders check the cancel flag between batches, and the window
+detaches a cancelled load immediately. (Latencies are figures of tests/bench/bench_timeline.py, not
+assertions here.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.loading import Cancelled, TraceLoader
+from app.main_window import MainWindow
+from core.synthetic_trace import generate_trace
+from core.trace.model import TraceModel
+from formats.fxt.reader import read_fxt, read_fxt_bytes
+
+
+@pytest.fixture(scope="module")
+def trace_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("load") / "t.fxt"
+    path.write_bytes(generate_trace(120_000, seed=3))
+    return path
+
+
+def test_the_reader_reports_progress_before_it_decodes_events(trace_file, monkeypatch) -> None:
+    import formats.fxt.framing as framing
+    from formats.fxt.reader import _Decoder
+
+    monkeypatch.setattr(framing, "TICK_STEPS", 4)
+    monkeypatch.setattr(_Decoder, "BLOCK_RECORDS", 4096)
+    seen: list[float] = []
+    read_fxt(trace_file, progress=seen.append)
+    assert seen[0] == 0.0  # at once
+    early = [f for f in seen if f < 0.1]  # framing, record types, control records
+    assert len(early) >= 8 and early == sorted(early)
+    assert seen == sorted(seen)
+
+
+def test_a_cancel_during_framing_unwinds_the_read(trace_file, monkeypatch) -> None:
+    import formats.fxt.framing as framing
+
+    monkeypatch.setattr(framing, "TICK_STEPS", 4)
+    calls = []
+
+    def progress(fraction: float) -> None:
+        calls.append(fraction)
+        if len(calls) == 3:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        read_fxt(trace_file, progress=progress)
+    assert calls[-1] < 0.05  # stopped inside the framing phase, not after it
+
+
+def test_the_model_checks_between_slice_batches(trace_file, monkeypatch) -> None:
+    import core.trace.slices as slices
+
+    monkeypatch.setattr(slices, "BATCH_EVENTS", 2_000)
+    cols = read_fxt(trace_file)
+    checks = []
+
+    def check() -> None:
+        checks.append(1)
+        if len(checks) == 4:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        TraceModel(cols, check=check)
+    assert len(checks) == 4
+    full = []
+    TraceModel(read_fxt_bytes(trace_file.read_bytes()), check=lambda: full.append(1))
+    assert len(full) > 4  # between steps and batches
+
+
+def test_cancel_detaches_the_load_at_once(qtbot, trace_file) -> None:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    loader = win.load_in_background(str(trace_file))
+    assert win.progress.isVisibleTo(win)
+    win.cancel_loads()
+    # at once: no progress bar, no Cancel button, no load listed; the thread unwinds by itself
+    assert not win.loaders and not win.progress.isVisibleTo(win) and not win.cancel_button.isVisibleTo(win)
+    assert "cancelled" in win.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: loader.isFinished(), timeout=30000)
+    qtbot.wait(20)
+    assert win.tabs.count() == 0 and not win._stopping
+
+
+def test_loader_emits_its_first_progress_from_the_reader(qtbot, trace_file) -> None:
+    loader = TraceLoader(str(trace_file))
+    seen: list[float] = []
+    loader.progressed.connect(seen.append)
+    with qtbot.waitSignal(loader.loaded, timeout=30000):
+        loader.start()
+    loader.wait()
+    qtbot.wait(10)
+    assert seen and seen[0] == 0.0 and len([f for f in seen if f < 0.08]) >= 2
+
+
+def test_closing_the_window_during_a_load_ends_it_cleanly(trace_file) -> None:
+    """A QThread destroyed while running aborts the process: closing the window cancels and waits."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from app.gui import application\n"
+        "from app.main_window import MainWindow\n"
+        "app = application()\n"
+        "win = MainWindow()\n"
+        "win.show()\n"
+        "win.load_in_background(sys.argv[1])\n"
+        "app.processEvents()\n"
+        "win.close()\n"
+        "del win\n"
+        "print('closed')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(trace_file)], capture_output=True, text=True,
+                            timeout=120)  # fmt: skip
+    assert result.returncode == 0 and "closed" in result.stdout, result.stderr[-2000:]
+    assert "Destroyed while thread" not in result.stderr
+
+
+def test_prepare_checks_inside_its_big_steps(trace_file) -> None:
+    """The pyramids check between levels, flows between stages, the search index between its passes."""
+    from core.trace.lod import SlicePyramid
+    from core.trace.query import search_index
+
+    cols = read_fxt(trace_file)
+    calls: list[str] = []
+    model = TraceModel(cols, check=lambda: calls.append("check"))
+    n = len(calls)
+    assert model.pyramid.levels and len(calls) >= n + len(model.pyramid.levels)
+    n = len(calls)
+    assert len(model.flows) > 0
+    assert len(calls) >= n + 4
+    n = len(calls)
+    search_index(model)
+    assert len(calls) >= n + 3
+    n = len(calls)
+    assert len(model.counters) > 0 and len(model.async_spans) > 0
+    assert len(calls) >= n + 6  # argument passes and stages of counters and async spans
+    model.done_checking()
+    n = len(calls)
+    assert model.async_pyramid[0].levels
+    assert len(calls) == n  # a finished load no longer checks
+    assert isinstance(model.pyramid, SlicePyramid)

@@ -1,0 +1,117 @@
+"""Counter tracks zoomed out: each pixel shows exactly the min..max of the samples in force during it (no
+value the counter did not have there), and extreme or negative-only counters draw on a scale that holds
+zero."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from app.timeline.tracks import ROW_FILL, ROW_HEIGHT, CounterTrackItem
+from core.trace.model import TraceModel
+from formats.fxt.args import ArgType as A
+from formats.fxt.columns import EventKind as K
+from formats.fxt.reader import read_fxt, read_fxt_bytes
+from formats.fxt.writer import FxtWriter
+from resources import DEMO_TRACE
+
+
+def brute_force(ts: np.ndarray, v: np.ndarray, t0: int, t1: int, bucket: float) -> list:
+    """(min, max) of the samples in force during each pixel of [t0, t1), one pixel at a time."""
+    rel = (ts - t0).tolist()
+    out = []
+    k = 0
+    while k * bucket < t1 - t0:
+        a, b = k * bucket, (k + 1) * bucket
+        vals = [x for r, x in zip(rel, v.tolist(), strict=True) if a < r < b and r < t1 - t0]
+        before = [x for r, x in zip(rel, v.tolist(), strict=True) if r <= a]
+        vals += before[-1:]
+        out.append((min(vals), max(vals)) if vals else None)
+        k += 1
+    return out
+
+
+def frame_of(tab, item):
+    """(t0, t1, sx, dx, base, full) of the item's next paint, as its draw() computes them."""
+    vb = tab.timeline.plot.getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    sx = vb.width() / (x1 - x0)
+    sy = vb.height() / (y1 - y0)
+    dx, dy = -x0 * sx, -y0 * sy
+    o = item.origin
+    t0, t1 = o + int(x0 * 1e9), o + int(x1 * 1e9) + 1
+    base = (item.y0 + item.rows * ROW_HEIGHT * ROW_FILL) * sy + dy
+    return t0, t1, sx, dx, base, item.rows * ROW_HEIGHT * ROW_FILL * sy
+
+
+def test_zoomed_out_demo_counter_draws_exactly_the_values_in_force(qtbot, trace_tab) -> None:
+    model = TraceModel(read_fxt(DEMO_TRACE))
+    tab = trace_tab(model, 1200, 700)
+    lane = next(lane for lane in tab.timeline.lanes() if lane.key[0] == "counter" and lane.label == "memory:ratio:1")
+    item = lane.item
+    s = item.series
+    tab.timeline.set_range_ns(model.start_ns, model.end_ns)
+    qtbot.wait(5)
+    t0, t1, sx, dx, base, full = frame_of(tab, item)
+    bucket = 1e9 / sx
+    assert bucket > 1000  # zoomed out: many samples a pixel
+    left, width, y_max, y_min, zero = item.bands(t0, t1, sx, dx, base, full)
+    expected = brute_force(s.ts, s.value, t0, t1, bucket)
+    # every pixel's drawn band is the brute-force min..max (pixel k at left of t0 + k * bucket)
+    # (a pixel's first nanosecond; the pixel of the first sample from the sample on)
+    pixel_t = np.maximum(np.int64(t0) + np.ceil(np.arange(len(expected)) * bucket).astype(np.int64), s.ts[0])
+    x_of = item.px(pixel_t, sx, dx)
+    entry = np.searchsorted(left, x_of + 1e-6, "right") - 1
+    checked = 0
+    for k, want in enumerate(expected):
+        if want is None:  # before the first sample: nothing drawn over the pixel
+            assert item.px(np.int64(t0) + int((k + 1) * bucket), sx, dx) <= left[0] + 1e-6
+            continue
+        i = entry[k]
+        lo_y, hi_y = item.value_y(np.array(want), base, full)
+        assert abs(y_min[i] - lo_y) < 1e-6 and abs(y_max[i] - hi_y) < 1e-6, k
+        checked += 1
+    assert checked > 500
+
+
+def _counter_model(values: list[float]) -> TraceModel:
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for i, v in enumerate(values):
+        w.event(K.COUNTER, 1_000 + i * 1_000, (1, 2), "c", "big", [("v", A.INT64, int(v))], data=0)
+    return TraceModel(read_fxt_bytes(w.getvalue()))
+
+
+def test_extreme_and_negative_only_counters_draw(qtbot, trace_tab, caplog) -> None:
+    for values in ([-4.6e18, -4.6e18], [-4.6e18, -4.6e18 + 1, -1e18], [4.6e18, -4.6e18, 0], [-50, -20, -80, -30]):
+        model = _counter_model(values)
+        tab = trace_tab(model, 900, 500)
+        item = next(lane.item for lane in tab.timeline.lanes() if isinstance(lane.item, CounterTrackItem))
+        with caplog.at_level(logging.WARNING, logger="fxscope.timeline"):
+            qtbot.wait(10)
+            tab.grab()
+        assert not [r for r in caplog.records if "could not draw" in r.getMessage()], values
+        assert item.last_drawn > 0, (values, frame_of(tab, item), tab.timeline.plot.getViewBox().viewRange())
+        t0, t1, sx, dx, base, full = frame_of(tab, item)
+        left, width, y_max, y_min, zero = item.bands(t0, t1, sx, dx, base, full)
+        assert np.isfinite(y_max).all() and np.isfinite(y_min).all()
+        assert base - full - 1e-6 <= y_max.min() and y_min.max() <= base + 1e-6  # on the lane
+        if max(values) < 0:  # negative-only: hangs below the zero line at the top, not a hairline
+            assert abs(zero - (base - full)) < 1e-6
+            assert (y_min - zero).max() > 0.8 * full
+        tab.close()
+
+
+def test_counter_values_read_in_engineering_units(qtbot, trace_tab) -> None:
+    from core.trace.details import counter_row
+
+    model = TraceModel(read_fxt(DEMO_TRACE))
+    tab = trace_tab(model)
+    index = next(i for i, s in enumerate(model.counters.series) if s.label == "memory:heap:1")
+    sample = int(np.flatnonzero(model.counters.series[index].value == 8388608)[0])
+    tab.timeline.select_item("counter", counter_row(index, sample))
+    text = tab.details.toPlainText()
+    assert "Value\n8.389 M (8388608)\n" in text and "e+06" not in text
+    assert "e+0" not in tab.timeline.describe("counter", counter_row(index, sample))
+    assert " us" not in text
