@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -28,7 +28,11 @@ from core.trace.model import TraceModel
 
 
 class TraceTab(QSplitter):
-    """A timeline over a details panel, the log panel, the aggregate table and the Info tab for one trace."""
+    """A timeline over a details panel, the log panel, the aggregate table and the Info tab for one trace.
+    ``reportRequested(index)``: a crash report of the trace's logs is to be opened (its mark, a log mark or
+    record of it, or its row in the crash reports list)."""
+
+    reportRequested = Signal(int)
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None, resolver=None) -> None:
         """``resolver``: a factory of the symbol resolver for crash reports in the trace's log records."""
@@ -49,6 +53,16 @@ class TraceTab(QSplitter):
         index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
         if n:
             self.bottom.setTabIcon(index, self.info.warning_icon)
+        self.reports = None
+        self._showing_report = False
+        if model.logs.reports:  # crash reports in the log records: listed, and marked on their threads
+            from app.crash.trace_reports import TraceReportsPanel
+
+            self.reports = TraceReportsPanel(model, resolver or (lambda: _default_resolver(model.cols.path)))
+            self.bottom.insertTab(2, self.reports, f"Crash reports ({len(model.logs.reports)})")
+            self.reports.reportChosen.connect(self.reportRequested.emit)
+            self.info.reportRequested.connect(self.reportRequested.emit)
+        self.logs.crashRequested.connect(self._crash_text)
         self.addWidget(self.timeline)
         self.addWidget(self.bottom)
         self.setStretchFactor(0, 4)
@@ -98,13 +112,44 @@ class TraceTab(QSplitter):
         self.timeline.select_item("log", row)
 
     def _item_selected(self, kind: str, row: int) -> None:
-        """A click on the timeline: a log record is shown in the log panel, anything else in the details."""
+        """A click on the timeline: a log record is shown in the log panel (and a record of a crash report,
+        or a report's mark, opens the report), anything else in the details."""
+        if kind == "crash":
+            if not self._showing_report:
+                self.reportRequested.emit(row)
+            return
         if kind == "log":
             self.logs.show_row(row)
             self.bottom.setCurrentWidget(self.logs_tab)
+            report = self.model.logs.report_of_row(row)
+            if report >= 0:
+                self.reportRequested.emit(report)
             return
         self.details.show_item(kind, row)
         self.bottom.setCurrentWidget(self.details)
+
+    def _crash_text(self, text: str) -> None:
+        """The log panel asks for the report of an activated record (by its text): which report it is."""
+        logs = self.model.logs
+        index = next((i for i in range(len(logs.reports)) if logs.report_text_at(i) == text), -1)
+        if index >= 0:
+            self.reportRequested.emit(index)
+
+    def show_report(self, index: int) -> None:
+        """Select crash report ``index`` on its thread's track, its time centred and its track scrolled into view."""
+        self._showing_report = True  # selecting the mark here must not open the report again
+        try:
+            self.timeline.go_to_item("crash", index)
+        finally:
+            self._showing_report = False
+        self.timeline.show_time(int(self.model.logs.report_marks()[0][index]))
+        y = self.timeline.selection_y()
+        if y is not None:
+            _, (y0, y1) = self.timeline.plot.getViewBox().viewRange()
+            if not y0 <= y < y1 - 1:
+                self.timeline.scroll_rows(y - (y0 + y1) / 2)
+        if self.reports is not None:
+            self.reports.select_report(index)
 
     def _area(self, t0: int, t1: int, threads: list) -> None:
         self.aggregate.show_area(t0, t1, threads, self.timeline.area_keys)
@@ -463,7 +508,7 @@ class MainWindow(QMainWindow):
         try:
             if is_crash_log(path):
                 view = self.new_crash_view()
-                view.open_log(path)
+                view.open_log(path, background=background)  # split and symbolized in threads
                 view.source_key = _file_key(path)
                 index = self.tabs.addTab(view, Path(path).name)
                 self.tabs.setCurrentIndex(index)
@@ -494,7 +539,7 @@ class MainWindow(QMainWindow):
 
         tab = TraceTab(model, resolver=resolver)
         tab.source_key = _file_key(path)
-        tab.logs.crashRequested.connect(lambda text: self.open_crash_text(text, trace_dir, Path(path).name))
+        tab.reportRequested.connect(lambda index: self.open_trace_report(tab, index, trace_dir, Path(path).name))
         n = tab.info.warning_count
         tab.timeline.set_theme(self.theme)
         if n:
@@ -520,14 +565,16 @@ class MainWindow(QMainWindow):
         view = CrashView(source_roots=p.source_roots, debug_dirs=p.debug_dirs, dump_dirs=p.dump_dirs,
                          debuginfod_urls=p.debuginfod_urls, cache_dir=p.cache_dir)  # fmt: skip
         view.openTrace.connect(self.open_path)
+        view.editor = p.editor
         return view
 
-    def open_crash_text(self, text: str, base_dir: Path, source: str) -> None:
-        """A crash report found in a trace's log records, in a crash tab of its own."""
+    def open_trace_report(self, tab: TraceTab, index: int, base_dir: Path, source: str) -> None:
+        """Crash report ``index`` of a trace tab in a crash tab of its own, linked back to the timeline."""
         view = self.new_crash_view()
-        view.open_text(text, base_dir)
-        index = self.tabs.addTab(view, f"crash in {source}")
-        self.tabs.setCurrentIndex(index)
+        view.open_text(tab.model.logs.report_text_at(index), base_dir, background=True)
+        view.timeline_button.show()
+        view.showOnTimeline.connect(lambda: (self.tabs.setCurrentWidget(tab), tab.show_report(index)))
+        self.tabs.setCurrentIndex(self.tabs.addTab(view, f"crash {index + 1} in {source}"))
 
     def edit_preferences(self) -> None:
         from app.preferences import PreferencesDialog
@@ -549,6 +596,8 @@ class MainWindow(QMainWindow):
                 view.source_roots = list(prefs.source_roots)
                 view.debug_dirs, view.dump_dirs = list(prefs.debug_dirs), list(prefs.dump_dirs)
                 view.debuginfod_urls, view.cache_dir = prefs.debuginfod_urls, prefs.cache_dir
+                view.editor = prefs.editor
+                view.refresh_source()
 
     def current_tab(self) -> TraceTab | None:
         tab = self.tabs.currentWidget()

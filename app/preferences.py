@@ -1,9 +1,10 @@
-"""Preferences: the symbol settings (directories, debuginfod servers, cache, source roots, dump directories)
-in a dialog, persisted in the app's one QSettings store."""
+"""Preferences: the symbol settings (directories, debuginfod servers, cache, source roots, dump directories,
+the editor that opens sources) in a dialog, persisted in the app's one QSettings store."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -35,6 +36,7 @@ def load_settings(store=None) -> SymbolSettings:
         cache_dir=str(s.value("symbols/cache_dir", "") or ""),
         source_roots=parse_source_roots(str(s.value("symbols/source_roots", "") or "")),
         dump_dirs=_lines(str(s.value("symbols/dump_dirs", "") or "")),
+        editor=str(s.value("sources/editor", "") or ""),
     )  # fmt: skip
 
 
@@ -48,6 +50,7 @@ def save_settings(prefs: SymbolSettings, store=None) -> None:
     s.setValue("symbols/cache_dir", prefs.cache_dir)
     s.setValue("symbols/source_roots", format_source_roots(prefs.source_roots))
     s.setValue("symbols/dump_dirs", "\n".join(prefs.dump_dirs))
+    s.setValue("sources/editor", prefs.editor)
     s.sync()
 
 
@@ -72,6 +75,13 @@ class PreferencesDialog(QDialog):
         self.source_roots.setPlaceholderText("/build/prefix = /local/checkout   (one mapping per line)")
         self.dump_dirs = QPlainTextEdit("\n".join(prefs.dump_dirs))
         self.dump_dirs.setPlaceholderText("directories where dumpfile triggers' files are looked for")
+        from app.crash.editor import EXAMPLES
+
+        self.editor = QComboBox()
+        self.editor.setEditable(True)
+        self.editor.addItems(["", *EXAMPLES])
+        self.editor.setCurrentText(prefs.editor)
+        self.editor.lineEdit().setPlaceholderText("empty: $VISUAL / $EDITOR; {file} {line} {column} are replaced")
         for edit in (self.debug_dirs, self.urls, self.source_roots, self.dump_dirs):
             edit.setTabChangesFocus(True)
             edit.setFixedHeight(70)
@@ -81,6 +91,7 @@ class PreferencesDialog(QDialog):
         form.addRow("Symbol cache", cache_row)
         form.addRow("Source roots", self.source_roots)
         form.addRow("Dump directories", self.dump_dirs)
+        form.addRow("Editor", self.editor)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -100,4 +111,5 @@ class PreferencesDialog(QDialog):
             cache_dir=self.cache_dir.text().strip(),
             source_roots=parse_source_roots(self.source_roots.toPlainText()),
             dump_dirs=_lines(self.dump_dirs.toPlainText()),
+            editor=self.editor.currentText().strip(),
         )

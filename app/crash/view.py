@@ -10,13 +10,21 @@ from __future__ import annotations
 import html
 import os
 import re
-import shlex
 import subprocess
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QFont,
+    QKeySequence,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+)
 from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -27,14 +35,17 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
     QTabWidget,
     QTextBrowser,
-    QTextEdit,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from core.symbolize.crash_report import CrashReport, build_report, load_report
+from app.crash.editor import NO_EDITOR, editor_command
+from app.crash.reports_list import ReportsList
+from app.crash.source_pane import SourceEdit
+from core.reports.crash_log import CrashLog
+from core.symbolize.crash_report import BacktraceEntry, CrashReport, build_report
 from core.symbolize.dumpfiles import DumpTarget, resolve_dumps
 from core.symbolize.resolver import Frame, GsymResolver
 
@@ -130,26 +141,17 @@ def map_source(path: str, roots: list[tuple[str, str]], log_dir: Path) -> Path |
     return None
 
 
-def editor_command(path: Path, line: int) -> list[str] | None:
-    """``$VISUAL``/``$EDITOR`` with the file:line syntax common editors understand."""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor:
-        return None
-    argv = shlex.split(editor)
-    name = Path(argv[0]).name
-    if name in ("code", "code-insiders", "codium"):
-        return [*argv, "--goto", f"{path}:{line}"]
-    if name in ("subl", "zed"):
-        return [*argv, f"{path}:{line}"]
-    if name in ("vim", "nvim", "vi", "nano", "emacs", "emacsclient", "gedit", "kate", "micro", "helix", "hx"):
-        return [*argv, f"+{line}", str(path)]
-    return [*argv, str(path)]
-
-
 class CrashView(QWidget):
-    """One crash log. ``frameSelected(index)`` is emitted when a backtrace row is chosen."""
+    """A crash log: its reports listed (when there are several), one report shown at a time.
+    ``frameSelected(index)`` is emitted when a backtrace row is chosen."""
 
     frameSelected = Signal(int)
+    #: "Show on timeline" for a report from a trace's log records
+    showOnTimeline = Signal()
+    #: the reports list is filled (background loads: the split is done)
+    reportsListed = Signal(int)
+    #: a report was symbolized and shown
+    reportShown = Signal(int)
     #: a dumpfile trigger whose file is an FXT trace was opened: the path, for the main window's timeline
     openTrace = Signal(str)
 
@@ -164,8 +166,30 @@ class CrashView(QWidget):
         self.debuginfod_urls = debuginfod_urls
         self.dump_targets: list[DumpTarget] = []
         self.report: CrashReport | None = None
+        self.crash_log: CrashLog | None = None
+        self.report_index = -1
         self.log_path = Path(".")
         self.current_source: tuple[Path, int] | None = None
+        self._workers: list = []
+        self._token = 0
+        self._background = False
+
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.hide()
+        self.timeline_button = QPushButton("Show on timeline")
+        self.timeline_button.setToolTip("Select the report's time and thread in the trace it came from")
+        self.timeline_button.clicked.connect(self.showOnTimeline.emit)
+        self.timeline_button.hide()
+        self.copy_button = QPushButton("Copy report")
+        self.copy_button.setToolTip("Copy the symbolized report as text")
+        self.copy_button.clicked.connect(self.copy_report)
+        self.save_button = QPushButton("Save report…")
+        self.save_button.clicked.connect(lambda: self.save_report())
+        self.reports_list = ReportsList()
+        self.reports_list.reportChosen.connect(self.open_report)
+        self.reports_list.hide()
 
         self.log = QTextBrowser()
         self.log.setOpenLinks(False)
@@ -176,9 +200,15 @@ class CrashView(QWidget):
 
         self.backtrace = QTreeWidget()
         self.backtrace.setHeaderLabels(["#", "Address", "Function", "Location", "Module"])
-        self.backtrace.setRootIsDecorated(True)
+        self.backtrace.setRootIsDecorated(False)
         self.backtrace.setUniformRowHeights(True)
         self.backtrace.currentItemChanged.connect(self._frame_changed)
+        self.backtrace.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        copy_frame = QAction("Copy frame", self.backtrace)
+        copy_frame.setShortcut(QKeySequence.StandardKey.Copy)
+        copy_frame.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy_frame.triggered.connect(self.copy_frame)
+        self.backtrace.addAction(copy_frame)
         self.modules = QTableWidget(0, 4)
         self.modules.setHorizontalHeaderLabels(["Module", "Build ID", "Mappings", "Symbols"])
         self.registers = QTableWidget(0, 3)
@@ -200,16 +230,34 @@ class CrashView(QWidget):
         self.dumps.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.dumps.cellDoubleClicked.connect(lambda row, _col: self.open_dump(row))
         side.addTab(self.dumps, "Dumps")
+        self.diagnostics = QPlainTextEdit()
+        self.diagnostics.setReadOnly(True)
+        self.diagnostics.setToolTip("What the symbolizing filter reported for this report (as llvm-symbolizer "
+                                    "prints it on stderr)")
+        side.addTab(self.diagnostics, "Diagnostics")
+        self.disassembly = QTextBrowser()
+        self.disassembly.setFont(mono)
+        self.disassembly.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
+        self.disassembly_index = side.addTab(self.disassembly, "Disassembly")
+        self.disassembly_lines: list = []
+        side.currentChanged.connect(lambda _i: self._update_disassembly())
+        self.side = side
+        self._ui_resolver: GsymResolver | None = None  # for disassembly on the UI thread (small lookups)
 
         self.source_title = QLabel("Click a frame to see its source.")
+        self.source_title.setWordWrap(True)
+        self.source_title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_button = QPushButton("Open in editor")
         self.open_button.setEnabled(False)
         self.open_button.clicked.connect(self.open_in_editor)
-        self.source = QPlainTextEdit()
-        self.source.setReadOnly(True)
+        self.source = SourceEdit()
         self.source.setFont(mono)
-        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self._highlighter = _CHighlighter(self.source.document())
+        #: the selected entry's inline chain: each frame and where it was inlined (links select the frame)
+        self.call_chain = QLabel()
+        self.call_chain.setWordWrap(True)
+        self.call_chain.linkActivated.connect(lambda link: self._anchor(QUrl(link)))
+        self.call_chain.hide()
         source_box = QWidget()
         sl = QVBoxLayout(source_box)
         sl.setContentsMargins(0, 0, 0, 0)
@@ -217,35 +265,161 @@ class CrashView(QWidget):
         bar.addWidget(self.source_title, 1)
         bar.addWidget(self.open_button)
         sl.addLayout(bar)
+        sl.addWidget(self.call_chain)
         sl.addWidget(self.source)
+        self.editor = ""  # the editor command template (Preferences); "": $VISUAL/$EDITOR
+        self.current_column = 0
 
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(side)
         right.addWidget(source_box)
         right.setStretchFactor(0, 2)
         right.setStretchFactor(1, 3)
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.reports_list)
+        left.addWidget(self.log)
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 3)
         main = QSplitter(Qt.Orientation.Horizontal)
-        main.addWidget(self.log)
+        main.addWidget(left)
         main.addWidget(right)
         main.setStretchFactor(0, 1)
         main.setStretchFactor(1, 1)
+        top = QHBoxLayout()
+        top.setContentsMargins(4, 2, 4, 0)
+        top.addWidget(self.message, 1)
+        top.addWidget(self.timeline_button)
+        top.addWidget(self.copy_button)
+        top.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
         layout.addWidget(main)
-        self._entries: list[tuple[int, Frame | None]] = []
+        #: per backtrace row, in llvm-symbolizer's order: its label ("0.1"), frame and backtrace entry
+        self._entries: list[tuple[str, Frame | None, BacktraceEntry]] = []
 
     # ------------------------------------------------------------------ loading
-    def open_log(self, path: str | os.PathLike[str]) -> None:
+    def open_log(self, path: str | os.PathLike[str], background: bool = False) -> None:
+        """Open a log file: its reports are listed and the first is shown. ``background``: read, split and
+        summarize in a thread (``reportsListed`` when the list is there), symbolize the shown report in one."""
         self.log_path = Path(path).resolve()
-        self.report = load_report(self.log_path, self._resolver(), color=True)
-        self._show()
+        self._clear()
+        self._background = background
+        if background:
+            from app.crash.workers import LogSplitter
 
-    def open_text(self, text: str, base_dir: str | os.PathLike[str]) -> None:
-        """A crash log that is not a file of its own (log records of a trace); ``base_dir`` stands for the
-        log's directory (symbols, sources and dumps are looked for there)."""
-        self.log_path = Path(base_dir).resolve() / "log"
-        self.report = build_report(text, self._resolver(), color=True)
+            worker = LogSplitter(str(self.log_path), self._resolver)
+            worker.split.connect(self._split_done)
+            worker.summarized.connect(self.reports_list.reports_model.set_summaries)
+            worker.failed.connect(self._read_failed)
+            self._start(worker)
+            return
+        log = CrashLog.from_path(self.log_path)
+        self._set_log(log)
+        resolver = self._resolver()
+        self.reports_list.reports_model.set_summaries(0, [log.summary(i, resolver) for i in range(len(log.reports))])
+
+    def _split_done(self, log: CrashLog, times: list[str]) -> None:
+        self._set_log(log, background=True, times=times)
+
+    def _read_failed(self, message: str) -> None:
+        self._say(f"Cannot read {self.log_path}: {message}")
+
+    def _build_failed(self, _token: int, message: str) -> None:
+        self._say(f"Cannot symbolize this report: {message}")
+
+    def _start(self, worker) -> None:
+        from app.crash.workers import start_worker
+
+        self._workers.append(worker)
+        worker.finished.connect(self._forget_finished)
+        start_worker(worker)
+
+    def _forget_finished(self) -> None:
+        self._workers = [w for w in self._workers if not w.isFinished()]
+
+    def wait_for_workers(self, timeout_ms: int = 60_000) -> None:
+        """Block until the background work started so far is done (tests, screenshots, closing)."""
+        for worker in list(self._workers):
+            worker.wait(timeout_ms)
+        QApplication.processEvents()
+
+    def _clear(self) -> None:
+        self._token += 1
+        self._ui_resolver = None
+        self.crash_log, self.report, self.report_index = None, None, -1
+        self.reports_list.reports_model.set_reports([], [])
+        self.reports_list.hide()
+        self.message.hide()
+        self.copy_button.setEnabled(False)
+        self.save_button.setEnabled(False)
+
+    def _say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+    def _set_log(self, log: CrashLog, background: bool = False, times: list[str] | None = None) -> None:
+        self.crash_log = log
+        notes = ["; ".join(span.warnings) for span in log.reports]
+        if times is None:
+            times = [log.report_time(i) for i in range(len(log.reports))]
+        self.reports_list.reports_model.set_reports(times, notes)
+        self.reports_list.setVisible(len(log.reports) > 1)
+        self.reportsListed.emit(len(log.reports))
+        if not log.reports:
+            # a log without symbolizer markup: say so, and show the log as it is
+            self.report = None
+            self.log.setPlainText(log.text_of(0, min(log.line_count, 20000)))
+            self._say(f"{self.log_path.name}: no crash report in this log (no symbolizer markup such as "
+                      "{{{bt:...}}} or {{{module:...}}}); it is shown as plain text.")
+            self._fill_tables(CrashReport("", ""))
+            self._no_source("")
+            return
+        if len(log.reports) > 1:
+            self._say(f"{len(log.reports)} crash reports in {self.log_path.name}: click one to open it.")
+        self.open_report(0, background)
+
+    def open_report(self, index: int, background: bool | None = None) -> None:
+        """Show report ``index`` of the open log (symbolized now, or in a thread with ``background``; None:
+        as the log was opened)."""
+        if self.crash_log is None or not 0 <= index < len(self.crash_log.reports):
+            return
+        if background is None:
+            background = self._background
+        self.report_index = index
+        self.reports_list.select_report(index)
+        text = self.crash_log.report_text(index)
+        self._token += 1
+        if background:
+            from app.crash.workers import ReportBuilder
+
+            worker = ReportBuilder(self._token, text, self._resolver)
+            worker.built.connect(self._built)
+            worker.failed.connect(self._build_failed)
+            self._start(worker)
+            return
+        self._built(self._token, build_report(text, self._resolver(), color=True))
+
+    def _built(self, token: int, report: CrashReport) -> None:
+        if token != self._token:  # another report was chosen meanwhile
+            return
+        self.report = report
         self._show()
+        self.copy_button.setEnabled(True)
+        self.save_button.setEnabled(True)
+        self.reportShown.emit(self.report_index)
+        for worker in self._workers:  # the list's summaries may go on now
+            if hasattr(worker, "first_shown"):
+                QTimer.singleShot(50, worker.first_shown.set)  # after the report's first paint
+
+    def open_text(self, text: str, base_dir: str | os.PathLike[str], background: bool = False) -> None:
+        """A crash report that is not a file of its own (log records of a trace); ``base_dir`` stands for the
+        log's directory (symbols, sources and dumps are looked for there); ``background``: symbolized in a
+        thread (``reportShown`` when it is on screen)."""
+        self.log_path = Path(base_dir).resolve() / "log"
+        self._clear()
+        self._background = background
+        self._set_log(CrashLog.from_text(text), background)
 
     def _resolver(self) -> GsymResolver:
         return default_resolver(self.log_path, self.debug_dirs, self.debuginfod_urls, self.cache_dir)
@@ -264,7 +438,6 @@ class CrashView(QWidget):
     def _show(self) -> None:
         report = self.report
         assert report is not None
-        self.dump_targets = resolve_dumps(report, self.log_path.parent, self.dump_dirs)
         lines = []
         dump_index = 0
         for line in report.text.splitlines():
@@ -272,43 +445,55 @@ class CrashView(QWidget):
             escaped = sgr_to_html(line)  # the log's own colours and the filter's highlights
             stripped = plain.strip()
             if stripped.startswith("#") and "(" in stripped:
-                number = stripped[1:].split()[0].split(".")[0]
-                escaped = f'<a href="frame:{number}" style="color:#1f4e9c;text-decoration:none">{escaped}</a>'
+                label = stripped[1:].split()[0]  # "0.1": the exact frame, inline ones included
+                escaped = f'<a href="frame:{label}" style="color:#1f4e9c;text-decoration:none">{escaped}</a>'
             elif "{{{dumpfile:" in plain:
                 escaped = f'<a href="dump:{dump_index}" style="color:#7b3294">{escaped}</a>'
                 dump_index += 1
             lines.append(escaped)
         self.log.setHtml("<pre style='margin:4px'>" + "\n".join(lines) + "</pre>")
+        self._fill_tables(report)
+        if self._entries:
+            self.select_frame(0)
 
+    def _fill_tables(self, report: CrashReport) -> None:
+        self.dump_targets = resolve_dumps(report, self.log_path.parent, self.dump_dirs)
         self.backtrace.clear()
         self._entries = []
+        italic = QFont()
+        italic.setItalic(True)
         for entry in report.backtrace:
-            # indices follow llvm-symbolizer's order (#0.1, #0.2, #0, #1, ...): index 0 is the innermost
-            # frame, where the crash happened; the tree groups inlined frames under their caller
-            top = QTreeWidgetItem()
+            # llvm-symbolizer's order, innermost first: #0.1, #0.2 (inlined), then #0 (the real frame) — the
+            # crash site is the first row; inline frames are in italics and say where they are inlined
             frames = entry.frames or [None]
-            outer = frames[-1]
-            for k, inner in enumerate(frames[:-1]):
-                child = QTreeWidgetItem()
-                self._fill(child, f"{entry.number}.{k + 1}", entry.address, inner, entry.module, entry.relative)
-                child.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
-                self._entries.append((entry.number, inner))
-                top.addChild(child)
-            self._fill(top, str(entry.number), entry.address, outer, entry.module, entry.relative)
-            top.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
-            self._entries.append((entry.number, outer))
-            self.backtrace.addTopLevelItem(top)
-            top.setExpanded(True)
+            for k, frame in enumerate(frames):
+                inline = k < len(frames) - 1
+                label = f"{entry.number}.{k + 1}" if inline else str(entry.number)
+                item = QTreeWidgetItem()
+                self._fill(item, label, entry.address, frame, entry.module, entry.relative)
+                why = report.explain(entry, frame)
+                if why:
+                    item.setToolTip(2 if frame is None else 3, why)
+                if inline:
+                    item.setFont(0, italic)
+                    item.setFont(2, italic)
+                    item.setToolTip(2, f"inlined into {frames[k + 1].function if frames[k + 1] else '??'}")
+                item.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
+                self._entries.append((label, frame, entry))
+                self.backtrace.addTopLevelItem(item)
         for col in range(5):
             self.backtrace.resizeColumnToContents(col)
 
         self.modules.setRowCount(len(report.modules))
-        resolver = self._resolver()
         for row, m in enumerate(report.modules):
             maps = [f"[0x{x.addr:x}-0x{x.addr + x.size - 1:x}]({x.mode})" for x in report.mmaps if x.module is m]
-            known = "found" if resolver.known(m.build_id) else "not found"
+            known = "found" if report.symbols_found.get(m.build_id) else "not found"
             for col, text in enumerate([m.name, m.build_id.hex(), " ".join(maps), known]):
                 self.modules.setItem(row, col, QTableWidgetItem(text))
+            if m.build_id in report.missing:
+                self.modules.item(row, 3).setToolTip(report.missing[m.build_id])
+        self.diagnostics.setPlainText(_ANSI.sub("", report.diagnostics) or "No diagnostics: every element of "
+                                      "this report was understood and every frame looked up.")
         self.registers.setRowCount(len(report.registers))
         for row, reg in enumerate(report.registers):
             for col, text in enumerate([reg.name, f"0x{reg.value:x}", reg.annotation]):
@@ -321,8 +506,6 @@ class CrashView(QWidget):
             texts = [target.dump.kind, target.dump.name, target.status, "; ".join(target.modules)]
             for col, text in enumerate(texts):
                 self.dumps.setItem(row, col, QTableWidgetItem(text))
-        if self._entries:
-            self.select_frame(0)
 
     @staticmethod
     def _fill(item: QTreeWidgetItem, number: str, address: int, frame: Frame | None, module: str, rel: int) -> None:
@@ -337,12 +520,8 @@ class CrashView(QWidget):
 
     # ------------------------------------------------------------------ selection and source
     def frame_items(self) -> list[QTreeWidgetItem]:
-        out = []
-        for i in range(self.backtrace.topLevelItemCount()):
-            top = self.backtrace.topLevelItem(i)
-            out.append(top)
-            out.extend(top.child(k) for k in range(top.childCount()))
-        return sorted(out, key=lambda it: it.data(0, Qt.ItemDataRole.UserRole))
+        out = [self.backtrace.topLevelItem(i) for i in range(self.backtrace.topLevelItemCount())]
+        return out
 
     def select_frame(self, index: int) -> None:
         items = self.frame_items()
@@ -354,9 +533,9 @@ class CrashView(QWidget):
         if text.startswith("dump:"):
             self.open_dump(int(text.split(":", 1)[1]))
         elif text.startswith("frame:"):
-            number = text.split(":", 1)[1]
-            for i, (n, _frame) in enumerate(self._entries):
-                if str(n) == number:
+            label = text.split(":", 1)[1]
+            for i, (shown, _frame, _entry) in enumerate(self._entries):
+                if shown == label:
                     self.select_frame(i)
                     break
 
@@ -364,16 +543,106 @@ class CrashView(QWidget):
         if current is None:
             return
         index = current.data(0, Qt.ItemDataRole.UserRole)
-        _n, frame = self._entries[index]
+        _label, frame, entry = self._entries[index]
         self.frameSelected.emit(index)
+        self._update_disassembly()
         if frame is None or not frame.file:
-            self._no_source("No source location for this frame.")
+            self.call_chain.hide()
+            why = self.report.explain(entry, frame) if self.report is not None else ""
+            self._no_source(f"Not symbolized: {why}." if why else "No source location for this frame.")
             return
+        self._show_chain(index)
         local = map_source(frame.file, self.source_roots, self.log_path.parent)
         if local is None:
             self._no_source(f"{frame.file}:{frame.line} — source not found (add a source root in Preferences).")
             return
-        self.show_source(local, frame.line, frame.file)
+        others = [f.line for f in entry.frames if f is not frame and f.file == frame.file]
+        self.show_source(local, frame.line, frame.file, frame.column, others)
+
+    def _show_chain(self, index: int) -> None:
+        """For an entry with inline frames: innermost to outermost, each with where it was inlined."""
+        label, frame, entry = self._entries[index]
+        if len(entry.frames) < 2:
+            self.call_chain.hide()
+            return
+        first = index - next(k for k, f in enumerate(entry.frames) if f is frame)
+        parts = []
+        for k, f in enumerate(entry.frames):
+            shown = self._entries[first + k][0]
+            where = f"{Path(f.file).name}:{f.line}" + (f":{f.column}" if f.column else "") if f.file else "??"
+            text = html.escape(f"#{shown} {f.function} {where}")
+            parts.append(f"<b>{text}</b>" if f is frame else f'<a href="frame:{shown}">{text}</a>')
+        self.call_chain.setText("Inlined: " + "  ←  ".join(parts))
+        self.call_chain.setToolTip("Each frame was inlined into the next one, at the next one's line")
+        self.call_chain.show()
+
+    def _update_disassembly(self) -> None:
+        """The selected frame's instructions, when the Disassembly tab is showing."""
+        if self.side.currentIndex() != self.disassembly_index:
+            return
+        item = self.backtrace.currentItem()
+        if item is None or self.report is None:
+            self.disassembly_lines = []
+            self.disassembly.setPlainText("Select a frame to see its instructions.")
+            return
+        self.show_disassembly(item.data(0, Qt.ItemDataRole.UserRole))
+
+    def show_disassembly(self, index: int) -> None:
+        """Instructions around frame ``index``'s address, the one at it marked, source lines between."""
+        from core.symbolize.disassembly import DisassemblyError, disassemble
+
+        _label, _frame, entry = self._entries[index]
+        module = next((m for m in self.report.modules if m.name == entry.module), None) if self.report else None
+        if self._ui_resolver is None:
+            self._ui_resolver = self._resolver()
+        resolver = self._ui_resolver
+        info = resolver.elf_info(module.build_id) if module is not None else None
+        self.disassembly_lines = []
+        if info is None:
+            why = self.report.explain(entry, None) if self.report and module else "the address is in no module"
+            self.disassembly.setPlainText(f"No disassembly: the module's binary is not available ({why}).")
+            return
+
+        def line_at(address: int):
+            try:
+                frames = resolver.code(module.build_id, address)
+            except Exception:  # noqa: BLE001 - a lookup failure leaves the row without source
+                return None
+            return (frames[0].file, frames[0].line) if frames and frames[0].file else None
+
+        def source_line(path: str, line: int) -> str | None:
+            local = map_source(path, self.source_roots, self.log_path.parent)
+            if local is None:
+                return None
+            try:
+                lines = local.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                return None
+            return lines[line - 1].strip() if 0 < line <= len(lines) else None
+
+        try:
+            rows = disassemble(info, entry.relative, line_at=line_at, source_line=source_line)
+        except (DisassemblyError, OSError) as exc:
+            self.disassembly.setPlainText(f"No disassembly: {exc}")
+            return
+        self.disassembly_lines = rows
+        what = "faulting instruction" if entry.number == 0 else "call (return address - 1)"
+        out = [f"<b>{html.escape(entry.module)}</b> at +0x{entry.relative:x} ({html.escape(info.path)})"]
+        for row in rows:
+            if row.address < 0:
+                where = f"{Path(row.file).name}:{row.line}"
+                out.append(f'<span style="color:#6a737d">{html.escape(where):>28}  {html.escape(row.text)}</span>')
+                continue
+            text = f"  0x{row.address:08x}  {row.raw:<30} {html.escape(row.text)}"
+            if row.marked:
+                text = (f'<span style="background:#ffb3b3;font-weight:bold">▶{text[1:]}</span>'
+                        f'<span style="color:#c0392b">   ◀ {what}</span>')  # fmt: skip
+            out.append(text)
+        self.disassembly.setHtml("<pre style='margin:4px'>" + "\n".join(out) + "</pre>")
+
+    def refresh_source(self) -> None:
+        """Show the selected frame's source again (after the source roots changed)."""
+        self._frame_changed(self.backtrace.currentItem(), None)
 
     def _no_source(self, message: str) -> None:
         self.current_source = None
@@ -381,32 +650,93 @@ class CrashView(QWidget):
         self.source_title.setText(message)
         self.open_button.setEnabled(False)
 
-    def show_source(self, path: Path, line: int, recorded: str | None = None) -> None:
+    def show_source(self, path: Path, line: int, recorded: str | None = None, column: int = 0,
+                    call_sites: list[int] | None = None) -> None:
+        """Show ``path`` with ``line`` (and ``column``) marked, ``call_sites`` (other frames' lines) tinted."""
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             self._no_source(f"{path}: {exc.strerror}")
             return
         self.current_source = (path, line)
+        self.current_column = column
         self.source.setPlainText(text)
-        self.source_title.setText(f"{recorded or path}:{line}" + (f"  →  {path}" if recorded else ""))
-        self.open_button.setEnabled(editor_command(path, line) is not None)
-        block = self.source.document().findBlockByLineNumber(max(line - 1, 0))
-        cursor = QTextCursor(block)
-        self.source.setTextCursor(cursor)
-        selection = QTextEdit.ExtraSelection()
-        selection.format.setBackground(QColor("#ffe08a"))
-        selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        selection.cursor = cursor
-        self.source.setExtraSelections([selection])
-        self.source.centerCursor()
+        where = f"{recorded or path}:{line}" + (f":{column}" if column else "")
+        self.source_title.setText(where + (f"  →  {path}" if recorded else ""))
+        self.open_button.setEnabled(True)
+        has_editor = editor_command(path, line, column, self.editor) is not None
+        self.open_button.setToolTip(" ".join(editor_command(path, line, column, self.editor) or [])
+                                    if has_editor else NO_EDITOR)  # fmt: skip
+        self.source.mark(line, column, call_sites)
 
     def current_line_text(self) -> str:
         return self.source.textCursor().block().text()
 
-    def open_in_editor(self) -> None:
+    def open_in_editor(self) -> list[str] | None:
+        """Open the shown source at its line in the editor; without one configured, say how to set it."""
         if self.current_source is None:
-            return
-        argv = editor_command(*self.current_source)
-        if argv:
+            return None
+        path, line = self.current_source
+        argv = editor_command(path, line, self.current_column, self.editor)
+        if not argv:
+            self._say(NO_EDITOR)
+            return None
+        try:
             subprocess.Popen(argv, start_new_session=True)  # noqa: S603 - the user's editor
+        except OSError as exc:
+            self._say(f"Cannot start the editor ({' '.join(argv)}): {exc.strerror or exc}")
+            return None
+        return argv
+
+    # ------------------------------------------------------------------ copy and save
+    def report_plain_text(self) -> str:
+        """The shown report, symbolized, without colour codes (what Copy and Save write)."""
+        return _ANSI.sub("", self.report.text) if self.report is not None else ""
+
+    def copy_report(self) -> None:
+        QApplication.clipboard().setText(self.report_plain_text())
+
+    def frame_text(self, index: int) -> str:
+        """Backtrace row ``index`` as the symbolized report prints it (``#0.1  0x... fn file:line:col (mod+0x..)``)."""
+        if not 0 <= index < len(self._entries):
+            return ""
+        label = self._entries[index][0]
+        for line in self.report_plain_text().splitlines():
+            stripped = line.strip()
+            if stripped.startswith(f"#{label} "):
+                return stripped
+        label, frame, entry = self._entries[index]
+        name = frame.function if frame else "??"
+        return f"#{label} 0x{entry.address:x} {name} ({entry.module}+0x{entry.relative:x})"
+
+    def copy_frame(self) -> None:
+        item = self.backtrace.currentItem()
+        if item is not None:
+            QApplication.clipboard().setText(self.frame_text(item.data(0, Qt.ItemDataRole.UserRole)))
+
+    def save_report(self, path: str | os.PathLike[str] | None = None) -> bool:
+        """Write the symbolized report to ``path`` (asked for when None), atomically."""
+        if self.report is None:
+            return False
+        if path is None:
+            suggested = str(self.log_path.with_suffix(f".report{max(self.report_index, 0) + 1}.txt"))
+            path, _ = QFileDialog.getSaveFileName(self, "Save symbolized report", suggested, "Text (*.txt);;All (*)")
+            if not path:
+                return False
+        from core.atomic_file import write_atomic
+
+        try:
+            write_atomic(path, self.report_plain_text().encode())
+        except OSError as exc:
+            self._say(f"Cannot save {path}: {exc.strerror or exc}")
+            return False
+        return True
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Background work for a closed view is cancelled (not waited for: the workers belong to no widget,
+        their results go nowhere once the view is gone)."""
+        for worker in list(self._workers):
+            cancel = getattr(worker, "cancel", None)
+            if cancel is not None:
+                cancel()
+        super().closeEvent(event)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -57,7 +57,10 @@ def format_bytes(n: int) -> str:
 
 
 class InfoPanel(QSplitter):
-    """Statistics (left) and blobs (right) of one trace."""
+    """Statistics (left) and blobs (right) of one trace. ``reportRequested(index)``: a crash report's row was
+    activated."""
+
+    reportRequested = Signal(int)
 
     STAT_COLUMNS = ("Statistic", "Value")
     BLOB_COLUMNS = ("Blob", "Type", "Size", "Time", "Thread")
@@ -126,6 +129,7 @@ class InfoPanel(QSplitter):
             for s in self.warnings:
                 name = s.name if s.section == READER_WARNINGS else f"{s.section}: {s.name}"
                 self._row(head, name, s)
+        self._crash_reports(section)
         current: QTreeWidgetItem | None = None
         for s in self.stats:
             if s.section == READER_WARNINGS:  # shown in the Warnings group only
@@ -134,6 +138,37 @@ class InfoPanel(QSplitter):
                 current = section(s.section)
             self._row(current, s.name, s)
         self.tree.expandAll()
+
+    #: crash reports listed by name in the Info tab (all are in the Crash reports tab)
+    CRASH_ROWS = 50
+
+    def _crash_reports(self, section) -> None:
+        """A trace whose logs hold crash reports says so at the top: when, which thread, what signal."""
+        from core.reports.summary import summarize
+
+        logs = self.model.logs
+        if not logs.reports:
+            return
+        head = section("Crash reports", f"{len(logs.reports)}")
+        head.setToolTip(0, "Symbolizer-markup crash reports in the log records: see the Crash reports tab, "
+                           "or click a report's red mark on its thread's track")
+        ts, threads = logs.report_marks()
+        for i in range(min(len(logs.reports), self.CRASH_ROWS)):
+            summary = summarize(logs.report_text_at(i).splitlines())
+            thread = self.model.thread_name(int(threads[i])) if threads[i] >= 0 else "?"
+            what = ", ".join(x for x in (f"signal {summary.signal}" if summary.signal else "",
+                                         f"fault address {summary.fault_address}" if summary.fault_address else "",
+                                         f"at {summary.module}" if summary.module else "") if x)  # fmt: skip
+            row = QTreeWidgetItem(head, [f"{format_ns(int(ts[i]) - self.model.start_ns)}  {thread}", what or "—"])
+            row.setData(0, Qt.ItemDataRole.UserRole, i)
+            row.setToolTip(0, "Double-click to open this crash report")
+        self.tree.itemActivated.connect(self._report_activated)
+
+    def _report_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        parent = item.parent()
+        index = item.data(0, Qt.ItemDataRole.UserRole)
+        if parent is not None and parent.text(0) == "Crash reports" and isinstance(index, int):
+            self.reportRequested.emit(index)
 
     def _row(self, parent: QTreeWidgetItem, name: str, s: Stat) -> QTreeWidgetItem:
         item = QTreeWidgetItem(parent, [name, format_value(s)])

@@ -14,7 +14,7 @@ import zlib
 import numpy as np
 from pyqtgraph.Qt import internals
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsObject
 
 from core.trace.details import COUNTER_SAMPLE_BITS, counter_row
@@ -31,6 +31,7 @@ _BRUSHES = [QBrush(QColor(c)) for c in PALETTE] + [
 ]  # after the palette: thread states NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD, RUNNABLE, PREEMPTED
 _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
 _INSTANT_BRUSH = QBrush(QColor("#222222"))
+_CRASH_BRUSH = QBrush(QColor("#d62728"))  # crash reports in the thread's log records
 _LABEL_PEN = QPen(QColor("#ffffff"))
 _WAKEUP_BRUSH = QBrush(QColor("#1b1b1b"))
 _MATCH_PEN = QPen(QColor("#f5b400"), 2.0)  # search matches: an amber outline (a selection is near-black)
@@ -361,6 +362,8 @@ class SliceTrackItem(BoxTrackItem):
         self.selected_instant = -1  # a row of the model's instants, when one of this thread's is selected
         self.instant_brush = _INSTANT_BRUSH  # the theme's mark colour
         self.instant_match_mask: np.ndarray | None = None  # search matches over the model's instants
+        self._crashes: tuple[np.ndarray, np.ndarray] | None = None
+        self.selected_crash = -1  # a crash report (index into the log table's reports) of this thread
 
     kind = "slice"
 
@@ -374,6 +377,10 @@ class SliceTrackItem(BoxTrackItem):
     def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
         """The thread's instant marks sit on the top edge: a click there, near one, selects the instant."""
         if lane_y < 0.3:
+            crash_ts, crash_index = self._crash_marks()
+            found = _nearest_point(crash_ts, crash_index, t, tol_ns, "crash")
+            if found[1] >= 0:
+                return found
             ts = self._instant_times()
             lo = self._instants_lo
             found = _nearest_point(ts, np.arange(lo, lo + len(ts)), t, tol_ns, "instant")
@@ -390,6 +397,41 @@ class SliceTrackItem(BoxTrackItem):
         return self._instants
 
 
+    def _crash_marks(self) -> tuple[np.ndarray, np.ndarray]:
+        """This thread's crash reports: their times (sorted) and indices (once)."""
+        if self._crashes is None:
+            ts, thread = self.model.logs.report_marks()
+            mine = np.flatnonzero(thread == self.track.thread)
+            order = np.argsort(ts[mine], kind="stable")
+            self._crashes = ts[mine][order], mine[order].astype(np.int64)
+        return self._crashes
+
+    def _paint_crashes(self, painter: QPainter) -> None:
+        """A red triangle on the top edge of the track at each crash report of the thread."""
+        ts, index = self._crash_marks()
+        f = self.frame(painter)
+        if f is None or not len(ts):
+            return
+        t0, t1, sx, dx, sy, dy = f
+        a, b = np.searchsorted(ts, [t0, t1])
+        if b <= a:
+            return
+        top = self.y0 * sy + dy - 1.0
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(QPen(QColor("#7a0000"), 1.0))
+        painter.setBrush(_CRASH_BRUSH)
+        for k in range(int(a), min(int(b), int(a) + 1000)):  # a few per thread; capped all the same
+            x = (int(ts[k]) - self.origin) / 1e9 * sx + dx
+            painter.drawPolygon(QPolygonF([QPointF(x - 5.0, top), QPointF(x + 5.0, top), QPointF(x, top + 9.0)]))
+            if int(index[k]) == self.selected_crash:
+                painter.save()
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.setPen(QPen(QColor("#111111"), 2.0))
+                painter.drawRect(QRectF(x - 7.0, top - 2.0, 14.0, 13.0))
+                painter.restore()
+        painter.restore()
+
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         vis = self.model.visible(self.track, t0, t1, ns_per_px)
         return vis.rows, vis.depth, vis.count, vis.start, vis.end, self.model.slices.name[vis.rows]
@@ -404,6 +446,7 @@ class SliceTrackItem(BoxTrackItem):
     def draw(self, painter: QPainter) -> None:
         super().draw(painter)
         self._paint_instants(painter)
+        self._paint_crashes(painter)
 
     def _paint_instants(self, painter: QPainter) -> None:
         """The thread's instant events as small marks on the top edge of the track (one per pixel)."""

@@ -737,6 +737,8 @@ class TimelineWidget(QWidget):
             key = ("counter", row >> COUNTER_SAMPLE_BITS)
         elif kind == "log":
             key = ("logs", int(m.logs.pid[row]))
+        elif kind == "crash":  # a crash report's mark: on its thread's track
+            key = ("thread", int(m.logs.report_marks()[1][row]))
         elif kind == "instant":
             scope = int(m.instants.scope[row])
             key = (("instants", GLOBAL_GROUP) if scope == SCOPE_GLOBAL else ("instants", int(m.instants.pid[row]))
@@ -1146,6 +1148,9 @@ class TimelineWidget(QWidget):
         if kind == "counter":
             d = counter_details(m, row)
             return int(d["ts_ns"]), int(d["ts_ns"]) + int(d["duration_ns"])
+        if kind == "crash":
+            ts = m.logs.report_marks()[0]
+            return int(ts[row]), int(ts[row])
         ts = m.instants.ts if kind == "instant" else m.logs.ts
         return int(ts[row]), int(ts[row])
 
@@ -1227,6 +1232,10 @@ class TimelineWidget(QWidget):
             if hasattr(item, "selected_instant"):  # a thread's instants are drawn on its slice track
                 changed |= item.selected_instant != instant or instant >= 0
                 item.selected_instant = instant
+            if hasattr(item, "selected_crash"):  # and its crash reports
+                crash = row if kind == "crash" else -1
+                changed |= item.selected_crash != crash or crash >= 0
+                item.selected_crash = crash
             if changed:
                 item.update()
         self.flow_arrows.show_for(self.selected_row)
@@ -1247,6 +1256,10 @@ class TimelineWidget(QWidget):
         kind, row = self.selection
         if kind == "slice":
             return self.slice_y(row)
+        if kind == "crash":  # the top row of the report's thread
+            thread = int(self.model.logs.report_marks()[1][row])
+            item = next((it for it in self.items if it.track.thread == thread), None)
+            return item.y0 + 0.43 if item is not None and item.isVisible() else None
         for lane in self.lanes():
             item = lane.item
             if kind in ("cpu", "state") and getattr(item, "kind", "") == kind and item.lo <= row < item.hi:
@@ -1327,6 +1340,8 @@ class TimelineWidget(QWidget):
         if kind == "log":
             text = m.logs.text(row)
             return text if len(text) <= 120 else text[:117] + "…"
+        if kind == "crash":
+            return f"crash report {row + 1}: click to open it"
         if kind == "counter":
             d = counter_details(m, row)
             from core.units import format_quantity

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from core.symbolize.explain import explain_frame, explain_missing_module
 from core.symbolize.markup_filter import MarkupFilter, MMap, Module
 from core.symbolize.resolver import Frame, ResolveError, Resolver
 from formats.markup.parser import MarkupParser
@@ -51,6 +51,19 @@ class CrashReport:
     mmaps: list[MMap] = field(default_factory=list)
     registers: list[Register] = field(default_factory=list)
     dumps: list[Dump] = field(default_factory=list)
+    #: per module build ID: are there symbols for it (asked while building, off the UI thread)
+    symbols_found: dict[bytes, bool] = field(default_factory=dict)
+    #: per module build ID without symbols: why (where we looked, what debuginfod said)
+    missing: dict[bytes, str] = field(default_factory=dict)
+
+    def explain(self, entry: BacktraceEntry, frame: Frame | None) -> str:
+        """Why ``frame`` of ``entry`` is not (fully) symbolized; "" when it is."""
+        module = next((m for m in self.modules if m.name == entry.module), None)
+        if module is None:
+            return explain_frame("", entry.relative, False, "")
+        return explain_frame(module.name, entry.relative, self.symbols_found.get(module.build_id, False),
+                             self.missing.get(module.build_id, ""), frame.function if frame else "",
+                             bool(frame and frame.file))  # fmt: skip
 
 
 class _RecordingFilter(MarkupFilter):
@@ -102,6 +115,12 @@ def build_report(text: str, resolver: Resolver, color: bool = False) -> CrashRep
             elif node.tag == "dumpfile" and len(node.fields) >= 2:
                 report.dumps.append(Dump(node.fields[0], node.fields[1], number))
     _annotate(report.registers, mmaps_at_end or report.mmaps, resolver)
+    symbolized = {e.module for e in report.backtrace if e.frames}
+    for m in report.modules:
+        known = getattr(resolver, "known", None)
+        report.symbols_found[m.build_id] = m.name in symbolized or bool(known and known(m.build_id))
+        if not report.symbols_found[m.build_id]:
+            report.missing[m.build_id] = explain_missing_module(resolver, m.name, m.build_id)
     return report
 
 
@@ -123,6 +142,3 @@ def _annotate(registers: list[Register], mmaps: list[MMap], resolver: Resolver) 
                 reg.annotation = f"{name} ({where})" if name else where
                 break
 
-
-def load_report(path: str | Path, resolver: Resolver, color: bool = False) -> CrashReport:
-    return build_report(Path(path).read_text(encoding="utf-8", errors="replace"), resolver, color)

@@ -81,7 +81,30 @@ class GsymResolver:
         self._dwarf: dict[bytes, object] = {}
 
     def known(self, build_id: bytes) -> bool:
-        return build_id in self._symbfile_paths or build_id in self._gsyms or self._elf_path(build_id) is not None
+        """Are there symbols for the module: a symbfile, a GSYM file (given, or the store's, the cache's
+        included) or an ELF file."""
+        if build_id in self._symbfile_paths or build_id in self._gsyms or self._elf_path(build_id) is not None:
+            return True
+        if self._store is None:
+            return False
+        try:
+            return self._store.find_gsym(build_id, convert=False) is not None
+        except FormatError:
+            return False
+
+    def elf_info(self, build_id: bytes) -> ElfInfo | None:
+        """The module's ELF file (binary or debug file) as read, or None when there is none (the crash
+        view disassembles from it)."""
+        path = self._elf_path(build_id)
+        if path is None:
+            return None
+        info = self._elf_info.get(build_id)
+        if info is None:
+            try:
+                info = self._elf_info[build_id] = read_elf(path)
+            except FormatError:
+                return None
+        return info
 
     def _symbfile_code(self, build_id: bytes, address: int) -> list[Frame]:
         table = self._symbfiles.get(build_id)

@@ -21,6 +21,8 @@ class SymbolSettings:
     source_roots: list[tuple[str, str]] = field(default_factory=list)
     #: where dumpfile triggers' files are looked for, after the log's own directory
     dump_dirs: list[str] = field(default_factory=list)
+    #: the command that opens a source file, with ``{file}``, ``{line}``, ``{column}``; "": $VISUAL/$EDITOR
+    editor: str = ""
 
 
 def parse_source_roots(text: str) -> list[tuple[str, str]]:

@@ -72,6 +72,8 @@ class SymbolStore:
         self.max_download = max_download
         self._index: dict[Path, dict[bytes, list[Path]]] = {}
         self.errors: list[str] = []
+        #: per build ID, what each debuginfod server answered when it had nothing ("URL: 404")
+        self.misses: dict[bytes, list[str]] = {}
 
     # ------------------------------------------------------------------ local
     def _dir_index(self, directory: Path) -> dict[bytes, list[Path]]:
@@ -125,14 +127,16 @@ class SymbolStore:
 
     # ------------------------------------------------------------------ debuginfod
     def _debuginfod(self, build_id: bytes) -> Path | None:
-        if not self.debuginfod_urls:
-            return None
+        """A download of an earlier run is used with or without servers configured now (it is a local file
+        by then); a server is asked only when the cache has nothing."""
         hex_id = build_id.hex()
         cached_dir = self.cache_dir / "debuginfod" / hex_id
         for kind in ("debuginfo", "executable"):
             cached = cached_dir / kind
             if cached.is_file():
                 return cached
+        if not self.debuginfod_urls:
+            return None
         client = HttpClient(self.http_limits)
         for kind in ("debuginfo", "executable"):
             for url in self.debuginfod_urls:
@@ -142,6 +146,7 @@ class SymbolStore:
                     with client.exchange("GET", f"{url}/buildid/{hex_id}/{kind}", deadline,
                                          same_origin_only=False) as answer:
                         if answer.status == 404:
+                            self.misses.setdefault(build_id, []).append(f"{url}: 404 ({kind})")
                             continue
                         if answer.status != 200:
                             head = client.read_body(answer, 200).decode("utf-8", "replace")
@@ -152,6 +157,7 @@ class SymbolStore:
                     return target
                 except (HttpError, OSError) as exc:
                     self.errors.append(f"debuginfod {url}: {exc}")
+                    self.misses.setdefault(build_id, []).append(f"{url}: {exc}")
         return None
 
     # ------------------------------------------------------------------ public

@@ -201,7 +201,7 @@ def trace_stats(model: TraceModel) -> list[Stat]:
 
     logs = model.logs
     add("Logs", ("records", len(logs)), ("records with symbolizer markup", int(np.count_nonzero(logs.markup))),
-        ("crash reports ({{{reset}}})", int(np.count_nonzero(logs.reset))))  # fmt: skip
+        ("crash reports", len(logs.reports)))  # fmt: skip
 
     add("Blobs", ("blobs", len(cols.blobs)), ("total size", sum(b.size for b in cols.blobs), INFO, "bytes"))
     return rows

@@ -19,16 +19,33 @@ def test_the_crash_report_in_the_demo_trace_reads_as_llvm_symbolizer_prints_it(t
     assert resets, "the demo trace carries the crash demo's report"
     crash = DEMO_CRASH_LOG.read_text()
     text = logs.report_text(resets[-1])
-    assert text == crash[crash.index("{{{reset}}}"):]  # the report, from its reset to the end of the process's log
+    banner = crash.index("\x1b[1m\x1b[31m*** crashdemo: fatal signal 11")
+    assert text == crash[banner:]  # the report, from its banner to its closing line
     resolver = default_resolver(DEMO_TRACE.parent / "log")
     expected = (testdata / "markup" / "crash-demo" / "expected.llvm19.stdout").read_text()
-    assert filter_text(text, resolver)[0] == expected[expected.index("[[[ELF module #0x0"):]
+    assert filter_text(text, resolver)[0] == expected[expected.index("*** crashdemo: fatal"):]
     # each backtrace record shows its frames as llvm-symbolizer prints them (inline frames included)
     for row in logs.report_rows(resets[-1]).tolist():
         if logs.text(row).lstrip().startswith("{{{bt:"):
             shown = logs.symbolized(row, resolver)
             assert shown and all(line in expected.splitlines() for line in shown.splitlines()), shown
     assert not logs.markup[0] and logs.symbolized(0, resolver) == logs.text(0)
+
+
+def test_report_boundaries_in_the_demo_trace() -> None:
+    """Issue 14 defect 1: the banner before {{{reset}}} is the report's own, and the previous report does not
+    take the process's ordinary records logged after it."""
+    logs = LogTable(read_fxt(DEMO_TRACE))
+    bt0 = next(r for r in range(len(logs)) if logs.text(r).startswith("{{{bt:0:0x55bc37e493ff"))
+    rows = logs.report_rows(bt0)
+    assert "fatal signal 11 (SEGV)" in logs.text(int(rows[0])) and "fault address" in logs.text(int(rows[0]))
+    assert "end of crash report" in logs.text(int(rows[-1]))
+    earlier = logs.report_rows(int(rows[0]) - 1 - next(
+        k for k in range(int(rows[0])) if logs.markup[int(rows[0]) - 1 - k]))
+    texts = [logs.text(int(r)) for r in earlier]
+    assert len(texts) == 1 and texts[0].startswith("crash report:\n{{{reset}}}")  # no "chunk N: frames queued"
+    assert not any("fatal signal" in t for t in texts)
+    assert len(logs.reports) == 4 and all(len(set(logs.pid[r.rows].tolist())) == 1 for r in logs.reports)
 
 
 def test_log_panel_opens_the_crash_view(qtbot) -> None:
@@ -46,6 +63,7 @@ def test_log_panel_opens_the_crash_view(qtbot) -> None:
     assert panel.open_crash(bt)
     view = win.tabs.currentWidget()
     assert isinstance(view, CrashView) and win.tabs.count() == 2
+    qtbot.waitUntil(lambda: view.current_source is not None, timeout=60_000)  # symbolized in a thread
     assert view.current_source is not None and view.current_source[0].name == "payload.h"
     assert [e.number for e in view.report.backtrace][:3] == [0, 1, 2]
 

@@ -1,0 +1,48 @@
+"""The crash reports in a trace's log records, as a list under the timeline.
+
+Rows come from :attr:`core.trace.logs.LogTable.reports` (split per process); the thread column names the
+thread that logged the report, and the top frames are symbolized in a thread after the list is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from app.crash.reports_list import ReportsList
+from app.timeline.details import format_ns
+from core.trace.model import TraceModel
+
+
+class TraceReportsPanel(ReportsList):
+    """``reportChosen(index)``: index into ``model.logs.reports``."""
+
+    def __init__(self, model: TraceModel, resolver_factory: Callable[[], object], parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        logs = model.logs
+        ts, threads = logs.report_marks()
+        self.thread_names = [model.thread_name(int(t)) if t >= 0 else "?" for t in threads.tolist()]
+        self.reports_model.set_reports([format_ns(int(t) - model.start_ns) for t in ts.tolist()],
+                                       ["; ".join(r.span.warnings) for r in logs.reports])  # fmt: skip
+        self._worker = None
+        if logs.reports:  # summaries (raw, then symbolized) in a thread: the list shows at once
+            from app.crash.workers import ReportSummarizer, start_worker
+
+            self._worker = ReportSummarizer(len(logs.reports), logs.report_text_at, resolver_factory)
+            self._worker.summarized.connect(self._summaries)
+            start_worker(self._worker)
+
+    def _summaries(self, first: int, summaries: list) -> None:
+        named = [replace(s, thread=self.thread_names[first + k]) for k, s in enumerate(summaries)]
+        self.reports_model.set_summaries(first, named)
+
+    def wait(self, timeout_ms: int = 60_000) -> None:
+        """Until the symbolized summaries are in (tests, screenshots, closing the tab)."""
+        if self._worker is not None:
+            self._worker.wait(timeout_ms)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        if self._worker is not None:
+            self._worker.cancel()
+        super().closeEvent(event)
