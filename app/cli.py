@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "sframe": "sframe",
     "symbfile": "symbfile",
     "push-symbols": "push_symbols",
+    "query": "query",
 }
 
 

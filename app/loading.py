@@ -52,6 +52,7 @@ class TraceLoader(QThread):
 
     def run(self) -> None:
         from core.trace.model import TraceModel
+        from core.trace.prepare import prepare_model
         from core.trace.reading import read_trace
 
         try:
@@ -59,7 +60,7 @@ class TraceLoader(QThread):
             self._tick(self.READ_SHARE)
             model = TraceModel(cols, check=self._check)
             # every table the views read, built here rather than on the UI thread when the tab opens
-            model.prepare(lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f))
+            prepare_model(model, lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f))
             model.done_checking()
         except Cancelled:
             self.cancelled.emit()

@@ -23,6 +23,7 @@ from app.timeline.aggregate import AggregatePanel
 from app.timeline.details import DetailsPanel
 from app.timeline.info import InfoPanel
 from app.timeline.logs import LogPanel, LogsTab
+from app.timeline.query_panel import QueryPanel
 from app.timeline.widget import TimelineWidget
 from core.trace.model import TraceModel
 
@@ -48,6 +49,8 @@ class TraceTab(QSplitter):
         self.bottom.addTab(self.logs_tab, f"Logs ({len(self.logs.logs)})")
         self.aggregate = AggregatePanel(model)
         self.bottom.addTab(self.aggregate, "Aggregate")
+        self.query = QueryPanel(model)
+        self.bottom.addTab(self.query, "Query")
         self.info = InfoPanel(model)
         n = self.info.warning_count
         index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
@@ -76,6 +79,9 @@ class TraceTab(QSplitter):
         self.details.sliceRequested.connect(self.timeline.go_to_slice)
         self.details.itemRequested.connect(self.timeline.go_to_item)
         self.timeline.areaSelected.connect(self._area)
+        self.query.sliceRequested.connect(self.timeline.go_to_slice)
+        self.query.rangeRequested.connect(self.timeline.set_range_ns)
+        self.query.itemRequested.connect(self.timeline.go_to_item)
         # the timeline's keys work while the panels below have the focus (a click on a log row or in the
         # details must not take W/A/S/D away); text fields keep their letters
         self._keys = TimelineKeys(self.timeline)
@@ -126,7 +132,8 @@ class TraceTab(QSplitter):
                 self.reportRequested.emit(report)
             return
         self.details.show_item(kind, row)
-        self.bottom.setCurrentWidget(self.details)
+        if self.bottom.currentWidget() is not self.query:  # stepping through query results keeps the grid
+            self.bottom.setCurrentWidget(self.details)
 
     def _crash_text(self, text: str) -> None:
         """The log panel asks for the report of an activated record (by its text): which report it is."""

@@ -49,6 +49,34 @@ def truncated_demo(tmp_path: Path) -> Path:
     raise AssertionError("no cut of the demo inside a record")
 
 
+class HangGuardTimeout(BaseException):
+    """Raised in the test's thread when a ``hang_guard`` test runs past its limit (a hang is a failure); a
+    BaseException so that no ``except Exception`` fallback in the code under test swallows it."""
+
+
+@pytest.fixture
+def hang_guard():
+    """Fails the test with :class:`HangGuardTimeout` instead of hanging the run when the code under test loops
+    forever (regression tests for hangs: before the fix they fail, not stall). A call ``hang_guard(seconds)``
+    sets the limit (default 60 s: far beyond any case's normal time, so no timing assertion)."""
+    import signal
+
+    def _raise(signum, frame):
+        raise HangGuardTimeout("still running at the hang guard's limit: a hang")
+
+    previous = signal.signal(signal.SIGALRM, _raise)
+
+    def arm(seconds: float = 60.0) -> None:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    arm()
+    try:
+        yield arm
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 #: first timestamps of the boot-stamped test traces: 2 hours after boot (past 2**32 and 2**33 ns), and as late
 #: as 64-bit ticks allow (near 2**63 ns)
 BOOT_STARTS = {"2h-after-boot": 2 * 3600 * 10**9, "near-2^63": (1 << 63) - (1 << 40) - 10**12}
@@ -75,10 +103,11 @@ def boot_trace(request, boot_trace_files):
     """The prepared model of each boot-stamped trace in turn (parametrized: window and model tests run on
     both)."""
     from core.trace.model import TraceModel
+    from core.trace.prepare import prepare_model
     from formats.fxt.reader import read_fxt
 
     model = TraceModel(read_fxt(boot_trace_files[request.param]))
-    model.prepare()
+    prepare_model(model)
     assert model.start_ns >= BOOT_STARTS[request.param]
     return model
 

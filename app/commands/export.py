@@ -1,4 +1,5 @@
-"""``fxscope export TRACE --format chrome-json -o OUT.json``: convert an FXT trace for other viewers.
+"""``fxscope export TRACE --format chrome-json -o OUT.json``: convert an FXT trace for other viewers;
+``--format parquet -o DIR``: its SQL tables (:mod:`core.sql`) as Parquet files.
 
 Chrome trace event JSON opens in chrome://tracing, Perfetto's UI and speedscope; what is written and how
 is in :mod:`core.trace.export_chrome`.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-FORMATS = ("chrome-json",)
+FORMATS = ("chrome-json", "parquet")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,6 +24,8 @@ def run(args: argparse.Namespace) -> int:
         cols = read_trace(args.trace)
     except FormatError as exc:
         raise CliError(str(exc)) from exc
+    if args.format == "parquet":
+        return _parquet(TraceModel(cols), args.output)
     try:
         counts = export_chrome_json(TraceModel(cols), args.output)
     except OSError as exc:
@@ -32,13 +35,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parquet(model, directory: str) -> int:
+    """Every SQL table of the trace as DIR/TABLE.parquet (core/sql/export_parquet.py)."""
+    from app.cli import CliError
+    from core.sql.engine import TraceSQL
+    from core.sql.export_parquet import export_parquet
+
+    try:
+        rows = export_parquet(TraceSQL(model), directory)
+    except OSError as exc:
+        raise CliError(f"cannot write {directory}: {exc.strerror or exc}") from exc
+    print(f"{directory}: {len(rows)} Parquet tables, {sum(rows.values())} rows", file=sys.stderr)
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "export", help="convert an FXT trace (Chrome trace JSON)", description="Convert an FXT trace."
+        "export", help="convert an FXT trace (Chrome trace JSON, or Parquet tables)", description="Convert an FXT trace."
     )
     p.add_argument("trace", help="FXT trace file")
     p.add_argument(
         "--format", choices=FORMATS, default="chrome-json", help="output format (default chrome-json)"
     )
-    p.add_argument("-o", "--output", required=True, help="output file (written atomically)")
+    p.add_argument("-o", "--output", required=True, help="output file (written atomically); for parquet a directory of TABLE.parquet files")
     p.set_defaults(func=run)

@@ -9,6 +9,7 @@ survive float32 drawing) and rows on the y axis.
 from __future__ import annotations
 
 import logging
+import weakref
 import zlib
 
 import numpy as np
@@ -30,6 +31,8 @@ _BRUSHES = [QBrush(QColor(c)) for c in PALETTE] + [
     for c in ("#c9d1d9", "#2e9e5b", "#c9a227", "#9aa3ad", "#b0413e", "#6e6e6e", "#9fd6a4", "#bfe3c2")
 ]  # after the palette: thread states NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD, RUNNABLE, PREEMPTED
 _MERGED_BRUSH = QBrush(QColor("#8a8f98"))
+#: per trace (tab): the colour index of every string of the trace, computed once; dropped with the model
+_STRING_COLOURS: weakref.WeakKeyDictionary[TraceModel, np.ndarray] = weakref.WeakKeyDictionary()
 _INSTANT_BRUSH = QBrush(QColor("#222222"))
 _CRASH_BRUSH = QBrush(QColor("#d62728"))  # crash reports in the thread's log records
 _LABEL_PEN = QPen(QColor("#ffffff"))
@@ -200,10 +203,10 @@ class BoxTrackItem(LaneItem):
     def _use_string_colours(self) -> None:
         """Boxes named by string ids: the colour of every string of the trace, computed once per trace
         (strings are few; no per-track pass over the slices)."""
-        strings = self.model.strings
-        colours = self.model._cached(
-            "string_colours", lambda: np.array([colour_index(t) for t in strings], np.int64)
-        )  # kept by the model, so that it goes with the trace
+        colours = _STRING_COLOURS.get(self.model)
+        if colours is None:  # kept per trace (tab), and dropped with its model
+            colours = np.array([colour_index(t) for t in self.model.strings], np.int64)
+            _STRING_COLOURS[self.model] = colours
         self._name_ids = np.arange(len(colours), dtype=np.int64)
         self._name_colours = colours
         self._direct_colours = True

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from core.atomic_file import write_atomic
 from formats.dwarf.functions import DwarfFunction, DwarfModel, read_dwarf
 from formats.elf.reader import read_elf
+from formats.errors import FormatError
 from formats.gc_pause import paused_gc
 from formats.gsym.model import FunctionInfo, InlineNode, LineRow
-from formats.gsym.writer import write_gsym
+from formats.gsym.writer import UINT32_MAX, UINT64_MAX, GsymEncodeError, write_gsym
 
 
 @dataclass
@@ -105,6 +106,27 @@ def finalize(funcs: list[FunctionInfo], text: list[tuple[int, int]]) -> tuple[li
     return out, len(funcs) - len(out)
 
 
+def encodable(funcs: list[FunctionInfo], base: int | None, warnings: list[str]) -> list[FunctionInfo]:
+    """The functions GSYM can hold: a size of 4 GiB or more, a start below the base address (the lowest load
+    segment) or more than 64 bits above it come only from a corrupt symbol table or DWARF, and are dropped
+    with one warning per kind instead of failing the whole conversion."""
+    low = base or 0
+    problems = (
+        ("with a size of 4 GiB or more", lambda f: not 0 <= f.size <= UINT32_MAX),
+        ("below the base address" + (f" 0x{low:x}" if base is not None else ""), lambda f: f.start < low),
+        ("more than 64 bits above the base address", lambda f: f.start - low > UINT64_MAX),
+    )
+    kept = funcs
+    for what, bad in problems:
+        dropped = [f for f in kept if bad(f)]
+        if dropped:
+            first = dropped[0]
+            warnings.append(f"{len(dropped)} function(s) {what} ignored (the first: {first.name!r} at "
+                            f"0x{first.start:x}, size 0x{first.size:x})")
+            kept = [f for f in kept if not bad(f)]
+    return kept
+
+
 def convert_elf_to_gsym(elf_path: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> ConversionReport:
     """Convert one ELF file (with or without DWARF); the output is written atomically."""
     data, report = build_gsym(elf_path)
@@ -132,6 +154,11 @@ def _build_gsym(elf_path: str | os.PathLike[str]) -> tuple[bytes, ConversionRepo
     for addr, size, name in facts.functions:
         funcs.append(FunctionInfo(addr, size, name))
     report.symbol_functions = len(facts.functions)
+    funcs = encodable(funcs, facts.base_address, report.warnings)
     final, report.pruned = finalize(funcs, facts.text_ranges)
+    final = encodable(final, facts.base_address, report.warnings)  # a last entry extended over a huge section
     report.total = len(final)
-    return write_gsym(final, facts.build_id[:20], facts.base_address), report
+    try:
+        return write_gsym(final, facts.build_id[:20], facts.base_address), report
+    except GsymEncodeError as exc:
+        raise FormatError(f"cannot convert to GSYM: {exc.message}", path=path) from None

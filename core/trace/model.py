@@ -8,6 +8,8 @@ the slices of a track that are visible in a time window at a given pixel resolut
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,11 +19,16 @@ from core.trace.flows import FlowTable, build_flows
 from core.trace.instants import InstantTable, build_instants
 from core.trace.lod import SlicePyramid
 from core.trace.objects import ObjectLabels
+from core.trace.query import ArgStringIndex, build_arg_string_index
 from core.trace.sched import SchedTables, build_sched
 from core.trace.segments import segment_starts, segmented_running_max
 from core.trace.slices import SliceTable, build_slices
 from core.trace.sorting import lexsort
+from core.trace.stats import Stat, trace_stats
 from formats.fxt.columns import EventKind, FxtColumns
+
+if TYPE_CHECKING:
+    from core.trace.logs import LogTable
 
 
 @dataclass
@@ -121,11 +128,8 @@ class TraceModel:
         self._labels = ObjectLabels(cols)  # object names: one table, one rule (core/trace/objects.py)
         check()
         self.processes = self._build_tracks()
-        self._pyramid: SlicePyramid | None = None
-        self._async: AsyncTable | None = None
-        self._flows: FlowTable | None = None
-        self._lazy: dict[str, object] = {}
-        self._async_pyramid: tuple[SlicePyramid, dict[int, int]] | None = None
+        #: the parametrised tables (density per bin count, scheduling pyramids per kind), built on first use
+        self._memo: dict[str, object] = {}
 
     def check(self) -> None:
         """Between blocks of a table's building: raises when the load building this model was cancelled
@@ -169,69 +173,59 @@ class TraceModel:
         return [t for group in self.processes for t in group.tracks]
 
     # ------------------------------------------------------------------ queries
-    @property
+    @cached_property
     def async_spans(self) -> AsyncTable:
         """Async spans laid out in lanes per process (built on first use)."""
-        if self._async is None:
-            self._async = build_async(self.cols, self.start_ns, self.end_ns, check=self._check)
-        return self._async
+        return build_async(self.cols, self.start_ns, self.end_ns, check=self._check)
 
-    @property
+    @cached_property
     def async_pyramid(self) -> tuple[SlicePyramid, dict[int, int]]:
         """Per-pixel summaries of the async lanes, and each process's first lane number in them."""
-        if self._async_pyramid is None:
-            t = self.async_spans
-            self._check()
-            bases: dict[int, int] = {}
-            base = 0
-            for pid, lanes in t.tracks():
-                bases[pid] = base
-                base += lanes
-            pids = t.pid.astype(np.int64)
-            uniq, inv = np.unique(pids, return_inverse=True)
-            lut = np.array([bases[int(p)] for p in uniq.tolist()], np.int64)
-            lane = (lut[inv.reshape(-1)] + t.lane).astype(np.int32) if len(t) else np.zeros(0, np.int32)
-            pyramid = SlicePyramid(t.start, t.end - t.start, lane, base, self.start_ns, self.end_ns - self.start_ns,
-                                   check=self._check)  # fmt: skip
-            self._async_pyramid = (pyramid, bases)
-        return self._async_pyramid
+        t = self.async_spans
+        self._check()
+        bases: dict[int, int] = {}
+        base = 0
+        for pid, lanes in t.tracks():
+            bases[pid] = base
+            base += lanes
+        pids = t.pid.astype(np.int64)
+        uniq, inv = np.unique(pids, return_inverse=True)
+        lut = np.array([bases[int(p)] for p in uniq.tolist()], np.int64)
+        lane = (lut[inv.reshape(-1)] + t.lane).astype(np.int32) if len(t) else np.zeros(0, np.int32)
+        pyramid = SlicePyramid(t.start, t.end - t.start, lane, base, self.start_ns, self.end_ns - self.start_ns,
+                               check=self._check)  # fmt: skip
+        return pyramid, bases
 
-    def _cached(self, name: str, build):
-        """The table ``name``, built by ``build()`` on first use (the views ask only for what they show)."""
-        table = self._lazy.get(name)
+    def _memoized(self, name: str, build):
+        """The parametrised table ``name``, built by ``build()`` on first use (the views ask only for what
+        they show; the unparametrised tables are ``cached_property``)."""
+        table = self._memo.get(name)
         if table is None:
-            table = self._lazy[name] = build()
+            table = self._memo[name] = build()
         return table
 
-    def prepare(self, progress=None) -> None:
-        """Build every table, index and pyramid the views read, so that opening the trace's window does not
-        (the loader calls this off the UI thread). ``progress(fraction)`` after each; it may raise to cancel.
-        """
-        from core.trace.query import search_index
-        from core.trace.stats import model_stats
-
-        steps = [
-            lambda: self.density(1000), lambda: self.pyramid, lambda: self.async_pyramid, lambda: self.counters,
-            lambda: self.sched, lambda: self.sched_pyramid("cpu"), lambda: self.sched_pyramid("state"),
-            lambda: self.instants, lambda: self.flows, lambda: self.objects, lambda: self.logs,
-            lambda: search_index(self), lambda: model_stats(self),
-        ]  # fmt: skip
-        for i, step in enumerate(steps):
-            step()
-            if progress is not None:
-                progress((i + 1) / len(steps))
-
-    @property
-    def logs(self):
+    @cached_property
+    def logs(self) -> LogTable:
         """The log records in time order (:class:`core.trace.logs.LogTable`), one table for the log panel
         and the timeline's log lanes, so that a row means the same record in both."""
         from core.trace.logs import LogTable  # (it brings the symbolizer: imported when logs are shown)
 
-        return self._cached("logs", lambda: LogTable(self.cols))
+        return LogTable(self.cols)
+
+    @cached_property
+    def search_index(self) -> ArgStringIndex:
+        """The argument-string index of :func:`core.trace.query.search` (built on first use; the loader
+        builds it off the UI thread, so that the first keystroke in the search box does not wait for it)."""
+        return build_arg_string_index(self.slices, self.cols, self.strings, check=self._check)
+
+    @cached_property
+    def stats(self) -> list[Stat]:
+        """:func:`core.trace.stats.trace_stats` of this model, computed once (the Info tab's rows)."""
+        return trace_stats(self)
 
     def density(self, bins: int = 1000) -> np.ndarray:
         """Events per bin across the whole trace (the overview strip); int64, ``bins`` long."""
-        return self._cached(f"density{bins}", lambda: self._density(bins))
+        return self._memoized(f"density{bins}", lambda: self._density(bins))
 
     def _density(self, bins: int) -> np.ndarray:
         span = max(self.end_ns - self.start_ns, 1)
@@ -243,47 +237,43 @@ class TraceModel:
             counts += np.bincount(part, minlength=bins)
         return counts
 
-    @property
+    @cached_property
     def counters(self) -> CounterSet:
         """Counter series."""
-        return self._cached("counters", lambda: build_counters(self.cols, check=self._check))
+        return build_counters(self.cols, check=self._check)
 
     @property
     def objects(self) -> ObjectLabels:
         """Labels of kernel and userspace objects, for koid and pointer arguments."""
         return self._labels
 
-    @property
+    @cached_property
     def sched(self) -> SchedTables:
         """CPU slices, thread states and wakeups from the scheduling records."""
-        return self._cached("sched", lambda: build_sched(self.cols, self.end_ns, self.objects))
+        return build_sched(self.cols, self.end_ns, self.objects)
 
-    @property
+    @cached_property
     def instants(self) -> InstantTable:
         """Instant events by thread and time."""
-        return self._cached("instants", lambda: build_instants(self.cols))
+        return build_instants(self.cols)
 
-    @property
+    @cached_property
     def flows(self) -> FlowTable:
         """Flow links between slices (built on first use)."""
-        if self._flows is None:
-            self._flows = build_flows(self.cols, self.slices, check=self._check)
-        return self._flows
+        return build_flows(self.cols, self.slices, check=self._check)
 
-    @property
+    @cached_property
     def pyramid(self) -> SlicePyramid:
         """Precomputed per-pixel summaries of every (thread, depth) lane (built on first use)."""
-        if self._pyramid is None:
-            s = self.slices
-            lane = np.zeros(len(s), np.int32)
-            base = 0
-            for track in self.tracks:
-                track.lane_base = base
-                lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
-                base += track.max_depth + 1
-            self._pyramid = SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns,
-                                         check=self._check)  # fmt: skip
-        return self._pyramid
+        s = self.slices
+        lane = np.zeros(len(s), np.int32)
+        base = 0
+        for track in self.tracks:
+            track.lane_base = base
+            lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
+            base += track.max_depth + 1
+        return SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns,
+                            check=self._check)  # fmt: skip
 
     def sched_pyramid(self, which: str) -> tuple[SlicePyramid, np.ndarray]:
         """Per-pixel summaries of the CPU lanes (``"cpu"``) or the thread-state strips (``"state"``), and
@@ -301,7 +291,7 @@ class TraceModel:
                                    self.end_ns - self.start_ns, check=self._check)  # fmt: skip
             return pyramid, lane
 
-        return self._cached(f"sched_pyramid_{which}", build)
+        return self._memoized(f"sched_pyramid_{which}", build)
 
     def visible(self, track: ThreadTrack, t0: int, t1: int, ns_per_px: float) -> VisibleSlices:
         """Slices of ``track`` overlapping [t0, t1), with slices under one pixel merged per pixel bucket.

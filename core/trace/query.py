@@ -16,17 +16,31 @@ split in two add up). ``avg``/``min``/``max`` describe the slices themselves: fu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
+from core.trace.slices import SliceTable
 from formats.fxt.arg_columns import event_arg_columns
 from formats.fxt.args import ArgType
+from formats.fxt.columns import FxtColumns
 
-if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+
+class SliceSource(Protocol):
+    """What the queries read of a trace (a :class:`core.trace.model.TraceModel`): a protocol, not the model
+    class, because the model imports this module to build its search index."""
+
+    slices: SliceTable
+    strings: list[str]
+
+    @property
+    def search_index(self) -> ArgStringIndex: ...
+
+
+def _no_check() -> None:
+    """A ``check`` that never cancels."""
 
 
 def _thread_rows(thread_col: np.ndarray, threads: Iterable[int] | None) -> np.ndarray:
@@ -56,7 +70,7 @@ def _group_order(ids: np.ndarray) -> np.ndarray:
     return np.argsort(ids, kind="stable")
 
 
-def aggregate(model: TraceModel, t0: int, t1: int, threads: Iterable[int] | None = None) -> list[dict]:
+def aggregate(model: SliceSource, t0: int, t1: int, threads: Iterable[int] | None = None) -> list[dict]:
     """Per slice name, over the slices of ``threads`` (reader thread indexes; None = all) overlapping
     [t0, t1): ``name``, ``name_id``, ``count``, ``total`` (wall time inside the window), ``wall_total``
     and ``self_total`` (full durations, as Perfetto sums them), ``avg``, ``min``, ``max`` (full
@@ -124,21 +138,22 @@ class ArgStringIndex:
     rows: np.ndarray  # int32 slice rows, ascending within each string
 
 
-def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
+def build_arg_string_index(
+    s: SliceTable, cols: FxtColumns, strings: list[str], check: Callable[[], None] = _no_check
+) -> ArgStringIndex:
     """Read every slice's arguments at once (:func:`~formats.fxt.arg_columns.event_arg_columns`).
 
     Inline strings (argument names or values written in the record rather than as string refs) are
     interned into the trace's string table here, one Python string per distinct text, like every other
     bulk argument reader; string refs that do not resolve (-1) are left out.
     """
-    s, cols = model.slices, model.cols
     event = s.event
     order = np.argsort(event, kind="stable")  # the argument reader wants ascending event rows
     order = order[cols.ev_nargs[event[order]] > 0]
     ev = event[order].astype(np.int64)
-    model.check()
-    args = event_arg_columns(cols, ev, check=model.check)
-    model.check()
+    check()
+    args = event_arg_columns(cols, ev, check=check)
+    check()
     row = order[np.searchsorted(ev, args.event)]  # one slice per event row
     string = np.flatnonzero(args.type == ArgType.STRING)
     refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
@@ -147,7 +162,7 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
     srow = np.concatenate([row, row[string]])
     keep = sid >= 0
     sid, srow = sid[keep], srow[keep]
-    model.check()
+    check()
     o = np.lexsort((srow, sid))
     sid, srow = sid[o], srow[o]
     new = np.ones(len(sid), bool)  # one entry per (string, slice)
@@ -158,7 +173,6 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
     names = np.asarray(s.name)
     name_ids = np.flatnonzero(np.bincount(names[names >= 0], minlength=0))
     ids = np.union1d(name_ids, arg_ids).astype(np.int64)
-    strings = model.strings
     return ArgStringIndex(
         ids=ids,
         folded=[strings[i].casefold() for i in ids.tolist()],
@@ -168,13 +182,13 @@ def build_arg_string_index(model: TraceModel) -> ArgStringIndex:
     )
 
 
-def search_index(model: TraceModel) -> ArgStringIndex:
-    """The model's argument-string index for :func:`search`, built on first use (the loader builds it off
-    the UI thread, so that the first keystroke in the search box does not wait for it)."""
-    return model._cached("search_arg_strings", lambda: build_arg_string_index(model))
+def search_index(model: SliceSource) -> ArgStringIndex:
+    """The model's argument-string index for :func:`search` (its ``search_index`` table, built on first use;
+    the loader builds it off the UI thread, so that the first keystroke in the search box does not wait)."""
+    return model.search_index
 
 
-def search(model: TraceModel, text: str) -> np.ndarray:
+def search(model: SliceSource, text: str) -> np.ndarray:
     """Rows of the slices whose name, or one of whose arguments' names or string values, contains
     ``text`` (case-insensitive), by start time.
 

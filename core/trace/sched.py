@@ -23,7 +23,7 @@ the thread runnable with its scheduling latency) and the wakeups in a window for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -31,9 +31,6 @@ from core.trace.objects import ObjectLabels
 from core.trace.segments import ffill_index, segment_ids, segment_starts
 from core.trace.sorting import lexsort
 from formats.fxt.columns import FxtColumns, SchedKind
-
-if TYPE_CHECKING:
-    from core.trace.model import TraceModel
 
 NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD = range(6)
 RUNNABLE = 6
@@ -238,23 +235,33 @@ def build_sched(
 PREEMPTED = STATE_NAMES[PREEMPTED_STATE]
 
 
-def thread_label(model: TraceModel, tid: int) -> str:
+class SchedSource(Protocol):
+    """What the details functions below read of a trace (a :class:`core.trace.model.TraceModel`): a
+    protocol, not the model class, because the model imports this module to build its tables."""
+
+    sched: SchedTables
+    objects: ObjectLabels
+
+    def process_name(self, pid: int) -> str: ...
+
+
+def thread_label(model: SchedSource, tid: int) -> str:
     """A thread koid as the thread tracks name it: ``"name tid"``, else ``"thread tid"``."""
     return model.objects.thread_label(tid)
 
 
-def _process(model: TraceModel, pid: int) -> str:
+def _process(model: SchedSource, pid: int) -> str:
     return model.process_name(pid) if pid else ""
 
 
-def _wakeup_of(model: TraceModel, tid: int, ts: int) -> int:
+def _wakeup_of(model: SchedSource, tid: int, ts: int) -> int:
     """Row of the wakeup of ``tid`` recorded at ``ts`` (the start of a runnable interval), or -1."""
     wk = model.sched.wakeups
     rows = wk.rows_in(ts, ts + 1, tid=tid)
     return int(rows[0]) if len(rows) else -1
 
 
-def _wakeup_fields(model: TraceModel, row: int, until: int | None = None) -> dict[str, object]:
+def _wakeup_fields(model: SchedSource, row: int, until: int | None = None) -> dict[str, object]:
     """The wakeup ``row`` (-1: none) as details: when, where, by whom; with ``until``, the latency to it."""
     if row < 0:
         out: dict[str, object] = {"wakeup_row": -1, "wakeup_ns": None, "wakeup_cpu": None, "waker": None,
@@ -282,7 +289,7 @@ def _starting_at(start: np.ndarray, lo: int, hi: int, t: int) -> np.ndarray:
     return np.arange(lo + a, lo + b)
 
 
-def _running_state_row(model: TraceModel, tid: int, start: int, cpu: int) -> int:
+def _running_state_row(model: SchedSource, tid: int, start: int, cpu: int) -> int:
     """The thread-state row of ``tid``'s running interval that starts at ``start`` on ``cpu``, or -1."""
     st = model.sched.thread_states
     rows = _starting_at(st.start, *model.sched.state_rows(tid), start)
@@ -291,7 +298,7 @@ def _running_state_row(model: TraceModel, tid: int, start: int, cpu: int) -> int
     return int(rows[-1]) if len(rows) else -1
 
 
-def _cpu_slice_row(model: TraceModel, cpu: int, start: int, tid: int) -> int:
+def _cpu_slice_row(model: SchedSource, cpu: int, start: int, tid: int) -> int:
     """The CPU slice of ``tid`` on ``cpu`` that starts at ``start``, or -1 (the thread was preempted then)."""
     cs = model.sched.cpu_slices
     rows = _starting_at(cs.start, *model.sched.cpu_rows(cpu), start)  # zero-length slices may share it
@@ -299,7 +306,7 @@ def _cpu_slice_row(model: TraceModel, cpu: int, start: int, tid: int) -> int:
     return int(rows[0]) if len(rows) else -1
 
 
-def _made_runnable(model: TraceModel, state_row: int) -> int:
+def _made_runnable(model: SchedSource, state_row: int) -> int:
     """For the state row of a running interval: the wakeup that made the thread runnable before it, or -1.
 
     That is the first of the runnable intervals right before the running one (a second wakeup of a runnable
@@ -315,7 +322,7 @@ def _made_runnable(model: TraceModel, state_row: int) -> int:
     return _wakeup_of(model, tid, int(st.start[i]))
 
 
-def cpu_slice_details(model: TraceModel, row: int) -> dict[str, object]:
+def cpu_slice_details(model: SchedSource, row: int) -> dict[str, object]:
     """What the details panel shows for CPU slice ``row`` (times in ns).
 
     Keys: ``cpu``, ``thread`` (label), ``tid``, ``process`` (label, "" when unknown), ``pid``, ``start_ns``,
@@ -351,7 +358,7 @@ def cpu_slice_details(model: TraceModel, row: int) -> dict[str, object]:
     }
 
 
-def thread_state_details(model: TraceModel, row: int) -> dict[str, object]:
+def thread_state_details(model: SchedSource, row: int) -> dict[str, object]:
     """What the details panel shows for thread-state interval ``row`` (times in ns).
 
     Keys: ``thread`` (label), ``tid``, ``process``, ``pid``, ``state`` (name; :data:`PREEMPTED` for a
@@ -383,7 +390,7 @@ def thread_state_details(model: TraceModel, row: int) -> dict[str, object]:
 
 
 def wakeups_in(
-    model: TraceModel, t0: int, t1: int, tid: int | None = None, cpu: int | None = None
+    model: SchedSource, t0: int, t1: int, tid: int | None = None, cpu: int | None = None
 ) -> np.ndarray:
     """Rows of ``model.sched.wakeups`` in [t0, t1), by time, of thread ``tid`` / on ``cpu`` if given (for
     markers on state strips and CPU lanes; see :meth:`Wakeups.rows_in`)."""

@@ -13,16 +13,41 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from core.trace import async_spans, slices
+from core.trace.counters import CounterSet
+from core.trace.flows import FlowTable
+from core.trace.instants import InstantTable
+from core.trace.sched import SchedTables
 from formats.fxt.columns import Blob, EventKind, FxtColumns, SchedKind
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from core.trace.logs import LogTable  # (it brings the symbolizer)
+
+
+class TraceTables(Protocol):
+    """The tables :func:`trace_stats` counts (those of a :class:`core.trace.model.TraceModel`): a protocol,
+    not the model class, because the model imports this module for its ``stats`` table."""
+
+    cols: FxtColumns
+    start_ns: int
+    end_ns: int
+    processes: Sequence[Any]  # ProcessGroup: each with its ``tracks``
+    slices: slices.SliceTable
+    async_spans: async_spans.AsyncTable
+    flows: FlowTable
+    counters: CounterSet
+    instants: InstantTable
+    sched: SchedTables
+    logs: LogTable
+
+    @property
+    def stats(self) -> list[Stat]: ...
 
 #: the event kinds as ``fxscope info --json`` names them, in EventKind order
 EVENT_KEYS = [
@@ -114,7 +139,7 @@ def blob_type_name(blob: Blob) -> str:
     return BLOB_TYPES.get(blob.blob_type, f"type {blob.blob_type}")
 
 
-def trace_stats(model: TraceModel) -> list[Stat]:
+def trace_stats(model: TraceTables) -> list[Stat]:
     """The Info page of ``model``: reader warnings first, then one section per kind of data."""
     cols = model.cols
     info = summarize(cols)
@@ -207,10 +232,10 @@ def trace_stats(model: TraceModel) -> list[Stat]:
     return rows
 
 
-def model_stats(model: TraceModel) -> list[Stat]:
-    """:func:`trace_stats` of ``model``, computed once and kept by the model (the loader computes it off the
-    UI thread: at 10M events it is tens of milliseconds of numpy)."""
-    return model._cached("trace_stats", lambda: trace_stats(model))
+def model_stats(model: TraceTables) -> list[Stat]:
+    """:func:`trace_stats` of ``model``, computed once and kept by the model (its ``stats`` table; the loader
+    computes it off the UI thread: at 10M events it is tens of milliseconds of numpy)."""
+    return model.stats
 
 
 def warnings_of(stats: list[Stat]) -> list[Stat]:

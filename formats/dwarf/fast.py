@@ -26,7 +26,7 @@ import mmap
 import os
 import struct
 
-from formats.dwarf.functions import source_file
+from formats.dwarf.functions import line_number, source_file
 from formats.gc_pause import paused_gc
 from formats.gsym.model import InlineNode, SourceFile
 
@@ -889,9 +889,9 @@ class FastDwarf:
                 cc = attrs.get(AT_CALL_COLUMN)
                 out.append(InlineNode(
                     self.die_name(unit, attrs) or "", ranges, call_file,
-                    self._string(unit, *cl) if cl is not None else 0,
+                    line_number(self._string(unit, *cl)) if cl is not None else 0,
                     self.inline_children(unit, nodes, children, child, depth + 1),
-                    self._string(unit, *cc) if cc is not None else 0,
+                    line_number(self._string(unit, *cc)) if cc is not None else 0,
                 ))
             else:
                 out.extend(self.inline_children(unit, nodes, children, child, depth + 1))
@@ -912,7 +912,7 @@ def read_dwarf_fast(path: str | os.PathLike[str]):
 
 
 def _read_dwarf_fast(path: str | os.PathLike[str]):
-    from formats.dwarf.functions import DwarfFunction, DwarfModel, LineSequence
+    from formats.dwarf.functions import DwarfFunction, DwarfModel, LineSequence, bad_line_rows
 
     fd = FastDwarf(os.fspath(path))
     if ".debug_info" not in fd.sections:
@@ -933,6 +933,11 @@ def _read_dwarf_fast(path: str | os.PathLike[str]):
         for A, F, L, C in fd.line_rows(unit):
             n = len(A)
             if n <= 1 or A[-1] <= A[0]:
+                continue
+            bad = bad_line_rows(L)
+            if bad is not None:
+                warnings.append(f"compile unit at 0x{unit.offset:x}: a line sequence at 0x{min(A):x} has line "
+                                f"{bad}: sequence ignored")
                 continue
             for f in set(F):
                 if f not in fmap:
@@ -964,6 +969,7 @@ def _read_dwarf_fast(path: str | os.PathLike[str]):
             inlines = fd.inline_children(unit, nodes, children, i)
             functions.append(DwarfFunction(
                 name, ranges, fd.file(unit, fd._string(unit, *decl)) if decl is not None else None,
-                fd._string(unit, *decl_line) if decl_line is not None else 0, cu_index, inlines, bool(inlines),
+                line_number(fd._string(unit, *decl_line)) if decl_line is not None else 0, cu_index, inlines,
+                bool(inlines),
             ))
     return DwarfModel(functions, sequences, warnings)

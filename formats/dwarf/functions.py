@@ -19,6 +19,23 @@ from dataclasses import dataclass, field
 from formats.errors import FormatError
 from formats.gsym.model import InlineNode, LineRow, SourceFile
 
+#: DWARF line and column numbers are unsigned; LLVM keeps them in 32 bits (and so does GSYM)
+LINE_MAX = 0xFFFFFFFF
+
+
+def line_number(value: object) -> int:
+    """A line or column attribute as a number: a corrupt form (negative ``sdata``, a string, a flag) or one
+    wider than 32 bits is 0, "no line", so no encoder downstream sees a value its field cannot hold."""
+    return value if type(value) is int and 0 <= value <= LINE_MAX else 0
+
+
+def bad_line_rows(lines: list[int]) -> int | None:
+    """The first line number of a line sequence outside 0..LINE_MAX (a corrupt line program drives it
+    below 0 with DW_LNS_advance_line), or None when all are valid."""
+    if lines and (min(lines) < 0 or max(lines) > LINE_MAX):
+        return next(v for v in lines if not 0 <= v <= LINE_MAX)
+    return None
+
 
 @dataclass
 class DwarfFunction:
@@ -264,7 +281,7 @@ class _CU:
             return out
         return []
 
-    def sequences(self) -> list[LineSequence]:
+    def sequences(self, warnings: list[str]) -> list[LineSequence]:
         if self.lineprog is None:
             return []
         seqs: list[LineSequence] = []
@@ -279,7 +296,11 @@ class _CU:
             cur.end.append(bool(st.end_sequence))
             cur.columns.append(st.column)
             if st.end_sequence:
-                if len(cur.addresses) > 1 and cur.high > cur.low:
+                bad = bad_line_rows(cur.lines) if len(cur.addresses) > 1 and cur.high > cur.low else None
+                if bad is not None:
+                    warnings.append(f"compile unit at 0x{self.cu.cu_offset:x}: a line sequence at "
+                                    f"0x{min(cur.addresses):x} has line {bad}: sequence ignored")
+                elif len(cur.addresses) > 1 and cur.high > cur.low:
                     order = sorted(range(len(cur.addresses)), key=lambda k: cur.addresses[k])
                     seqs.append(LineSequence(
                         [cur.addresses[k] for k in order], [cur.files[k] for k in order],
@@ -305,8 +326,10 @@ def _inline_children(cu: _CU, die, depth: int = 0) -> list[InlineNode]:
             call_file = cu.file(call_file_idx.value) if call_file_idx is not None else None
             if call_file is None:
                 continue
-            call_line = child.attributes["DW_AT_call_line"].value if "DW_AT_call_line" in child.attributes else 0
-            column = child.attributes["DW_AT_call_column"].value if "DW_AT_call_column" in child.attributes else 0
+            call_line = line_number(child.attributes["DW_AT_call_line"].value) \
+                if "DW_AT_call_line" in child.attributes else 0
+            column = line_number(child.attributes["DW_AT_call_column"].value) \
+                if "DW_AT_call_column" in child.attributes else 0
             out.append(InlineNode(die_name(child) or "", ranges, call_file, call_line,
                                   _inline_children(cu, child, depth + 1), column))
         elif tag in ("DW_TAG_lexical_block", "DW_TAG_subprogram"):
@@ -341,6 +364,8 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
     from elftools.common.exceptions import DWARFError, ELFError
     from elftools.elf.elffile import ELFFile
 
+    from formats.elf.layout import check_sections
+
     warnings: list[str] = []
     functions: list[DwarfFunction] = []
     sequences: list[list[LineSequence]] = []
@@ -348,13 +373,18 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
         fh = open(path, "rb")
     except OSError as exc:
         raise FormatError(exc.strerror or "cannot open", path=str(path)) from None
+    where = "the ELF header"
     with fh:
         try:
             elf = ELFFile(fh)
+            check_sections(elf, os.fstat(fh.fileno()).st_size, str(path))  # before pyelftools reads a claimed size
             if not elf.has_dwarf_info():
                 return DwarfModel([], [], [])
+            where = "the DWARF sections"
             dwarf = elf.get_dwarf_info(relocate_dwarf_sections=True)
+            where = "the first compile unit header (.debug_info offset 0x0)"
             for cu_index, cu in enumerate(dwarf.iter_CUs()):
+                where = f"the compile unit at .debug_info offset 0x{cu.cu_offset:x}"
                 c = _CU(dwarf, cu)
                 if c.top.tag == "DW_TAG_skeleton_unit" or "DW_AT_dwo_name" in c.top.attributes \
                         or "DW_AT_GNU_dwo_name" in c.top.attributes:
@@ -362,7 +392,7 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
                                     "(its .dwo file is not read): only the symbol table covers it")
                     sequences.append([])
                     continue
-                sequences.append(c.sequences())
+                sequences.append(c.sequences(warnings))
                 for die in cu.iter_DIEs():
                     if die.tag != "DW_TAG_subprogram":
                         continue
@@ -373,14 +403,19 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
                     if not name:
                         continue
                     decl = die.attributes.get("DW_AT_decl_file")
-                    decl_line = die.attributes["DW_AT_decl_line"].value if "DW_AT_decl_line" in die.attributes else 0
+                    decl_line = line_number(die.attributes["DW_AT_decl_line"].value) \
+                        if "DW_AT_decl_line" in die.attributes else 0
                     inlines = _inline_children(c, die)
                     functions.append(DwarfFunction(
                         name, ranges, c.file(decl.value) if decl is not None else None, decl_line, cu_index,
                         inlines, bool(inlines),
                     ))
+                where = f"the compile unit header after .debug_info offset 0x{cu.cu_offset:x}"
+        except FormatError:
+            raise
         except (ELFError, DWARFError) as exc:
-            raise FormatError(f"cannot read DWARF: {exc}", path=str(path)) from None
+            raise FormatError(f"cannot read DWARF: {where}: {exc}", path=str(path)) from None
         except Exception as exc:  # pyelftools raises plain errors (struct, KeyError) on corrupt sections
-            raise FormatError(f"corrupt DWARF or ELF data ({type(exc).__name__}: {exc})", path=str(path)) from None
+            raise FormatError(f"corrupt DWARF or ELF data in {where} ({type(exc).__name__}: {exc})",
+                              path=str(path)) from None
     return DwarfModel(functions, sequences, warnings)

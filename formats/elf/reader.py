@@ -15,6 +15,7 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 
+from formats.elf.layout import check_sections, check_segment, corrupt_elf_errors, gnu_build_id
 from formats.elf.symtab import read_symbol_table
 from formats.errors import FormatError
 
@@ -144,28 +145,30 @@ def _shndx_code(shndx: int | str) -> int:
 
 
 def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
-    from elftools.common.exceptions import ELFError
     from elftools.elf.constants import SH_FLAGS
     from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import NoteSection, SymbolTableSection
+    from elftools.elf.sections import SymbolTableSection
 
     path = os.fspath(path)
+    where = "the ELF header"
     try:
         with open(path, "rb") as fh:
             elf = ELFFile(fh)
+            where = "the section headers"
+            check_sections(elf, os.fstat(fh.fileno()).st_size, path)
             build_id = b""
             text: list[tuple[int, int]] = []
             names = []
             debuglink = None
             symtabs = []
-            for section in elf.iter_sections():
+            for index, section in enumerate(elf.iter_sections()):
+                where = f"section [{index}] {section.name!r}"
                 names.append(section.name)
-                if isinstance(section, NoteSection):
-                    for note in section.iter_notes():
-                        # SystemTap's probe notes (name "stapsdt") share NT_GNU_BUILD_ID's number, 3
-                        if note["n_type"] == "NT_GNU_BUILD_ID" and note["n_name"] == "GNU" and not build_id:
-                            desc = note["n_desc"]
-                            build_id = desc if isinstance(desc, bytes) else bytes.fromhex(desc)
+                if section["sh_type"] == "SHT_NOTE" and not build_id:
+                    # the first GNU build-ID note; SystemTap's probe notes (owner "stapsdt") share its number, 3
+                    found = gnu_build_id(section.data(), elf.little_endian, section["sh_offset"], path)
+                    if found is not None:
+                        build_id = found
                 elif isinstance(section, SymbolTableSection):
                     symtabs.append(section)
                 if section["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and section["sh_size"]:
@@ -182,12 +185,15 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
             for table in symtabs:
                 if table["sh_type"] != "SHT_SYMTAB":
                     continue
+                where = f"symbol table {table.name!r}"
                 for addr, size, name, kind, _shndx, _file in _kept_symbols(elf, table):
                     if kind == 2 and any(lo <= addr < hi for lo, hi in text):
                         functions.append((addr, size, name))
             # llvm-symbolizer's list (.symtab, or .dynsym when .symtab has no symbols), read without pyelftools
+            where = "the symbol tables"
             table_of_symbols = read_symbol_table(path)
             symbols, symbol_files = table_of_symbols.symbols, table_of_symbols.files
+            where = "the program headers"
             segments = [
                 Segment(s["p_vaddr"], s["p_memsz"], s["p_offset"], s["p_filesz"], s["p_flags"])
                 for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"
@@ -201,30 +207,40 @@ def read_elf(path: str | os.PathLike[str]) -> ElfInfo:
         raise FormatError("no such file", path=path) from None
     except IsADirectoryError:
         raise FormatError("is a directory", path=path) from None
-    except (ELFError, OSError, ValueError, struct.error, KeyError) as exc:
-        raise FormatError(f"not a readable ELF file ({exc})", path=path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    except corrupt_elf_errors() as exc:
+        raise FormatError(f"not a readable ELF file: {where}: {type(exc).__name__}: {exc}", path=path) from None
 
 
 def find_section(path: str | os.PathLike[str], names: tuple[str, ...] = (), types: tuple = (),
                  segment_types: tuple = ()) -> tuple[bytes, int] | None:
     """Bytes and address of the first section matching a name or type, else of a matching segment."""
-    from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
 
     path = os.fspath(path)
+    where = "the ELF header"
     try:
         with open(path, "rb") as fh:
             elf = ELFFile(fh)
-            for section in elf.iter_sections():
+            size = os.fstat(fh.fileno()).st_size
+            where = "the section headers"
+            check_sections(elf, size, path)
+            for index, section in enumerate(elf.iter_sections()):
+                where = f"section [{index}] {section.name!r}"
                 if section.name in names or section["sh_type"] in types:
                     return section.data(), section["sh_addr"]
+            where = "the program headers"
             for seg in elf.iter_segments():
                 if seg["p_type"] in segment_types:
+                    check_segment(seg, size, path)
                     return seg.data(), seg["p_vaddr"]
     except FileNotFoundError:
         raise FormatError("no such file", path=path) from None
-    except (ELFError, OSError, ValueError, struct.error) as exc:
-        raise FormatError(f"not a readable ELF file ({exc})", path=path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    except corrupt_elf_errors() as exc:
+        raise FormatError(f"not a readable ELF file: {where}: {type(exc).__name__}: {exc}", path=path) from None
     return None
 
 

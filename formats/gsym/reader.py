@@ -264,11 +264,26 @@ class GsymReader:
         return list(zip(*self._line_columns(data_off, length, func_start), strict=True))
 
     def _line_columns(
-        self, data_off: int, length: int, func_start: int, upto: int = 1 << 64
+        self, data_off: int, length: int, func_start: int, upto: int = 1 << 64, errors: list | None = None
     ) -> tuple[list, list, list]:
         """A LineTable chunk as its rows' addresses, file indexes and lines; with ``upto``, only the rows
         up to that address (what a lookup there needs: LLVM's LineTable::lookup stops there too, so a
-        corrupt tail beyond it is not an error for it)."""
+        corrupt tail beyond it is not an error for it). With ``errors``, a corrupt opcode stream ends the
+        rows decoded so far instead of raising, and its error is appended: a batch decodes once for many
+        addresses, and only those the rows do not reach past get the error (as each alone would)."""
+        if errors is None:
+            return self._line_columns_strict(data_off, length, func_start, upto)
+        partial: tuple[list, list, list] = ([], [], [])
+        try:
+            return self._line_columns_strict(data_off, length, func_start, upto, partial)
+        except LookupError_ as exc:
+            errors.append(exc)
+            return partial
+
+    def _line_columns_strict(
+        self, data_off: int, length: int, func_start: int, upto: int, partial: tuple | None = None
+    ) -> tuple[list, list, list]:
+        """:meth:`_line_columns` raising on a corrupt stream; ``partial`` receives the rows as they are decoded."""
         cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
         min_delta = cur.sleb()
         max_delta = cur.sleb()
@@ -277,9 +292,10 @@ class GsymReader:
         if line_range <= 0:
             raise LookupError_(f"0x{data_off:08x}: invalid LineTable MinDelta/MaxDelta {min_delta}/{max_delta}")
         addr, file_idx = func_start, 1
-        addrs: list[int] = []
-        files: list[int] = []
-        lines: list[int] = []
+        addrs: list[int]
+        files: list[int]
+        lines: list[int]
+        addrs, files, lines = partial if partial is not None else ([], [], [])
         add_addr, add_file, add_line = addrs.append, files.append, lines.append
         # The opcode loop is the hot path of batch lookups: plain bytes, per-window tables of what each
         # special opcode adds, local LEB decoding; running off the end is an IndexError, reported below.
@@ -417,16 +433,19 @@ class GsymReader:
             try:
                 entry = cache.get(found)
                 if entry is None:
-                    entry = self._decoded(found, cache, upto_list[first])
+                    entry = self._decoded(found, cache, upto_list[first], batch=True)
                 append(LookupResult(a, frames(a, entry)))
             except LookupError_ as exc:
                 append(LookupResult(a, error=str(exc)))
         return results
 
-    def _decoded(self, index: int, cache: dict[int, tuple] | None, upto: int = 1 << 64) -> tuple:
+    def _decoded(self, index: int, cache: dict[int, tuple] | None, upto: int = 1 << 64,
+                 batch: bool = False) -> tuple:
         """One FunctionInfo ready for lookups: (start, name, row addresses, row file indexes, row (directory,
         base name) or None where the file does not resolve, row lines, inline root, inline segment bounds,
-        chain cache)."""
+        chain cache, line table error, inline error). A single lookup (``batch`` False) raises the first
+        error; a batch keeps the line table's and the inline tree's errors for :meth:`_frames` to raise for
+        exactly the addresses a single lookup would raise them for."""
         if cache is not None:
             entry = cache.get(index)
             if entry is not None:
@@ -436,8 +455,10 @@ class GsymReader:
         if name == 0:
             raise LookupError_(f"0x{int(self.info_offsets[index]):08x}: invalid FunctionInfo Name value 0x00000000")
         row_addrs = row_files = row_paths = row_lines = None
+        line_errors: list[LookupError_] | None = [] if batch else None
         if INFO_LINE_TABLE in chunks:
-            row_addrs, row_files, row_lines = self._line_columns(*chunks[INFO_LINE_TABLE], func_start, upto)
+            row_addrs, row_files, row_lines = self._line_columns(*chunks[INFO_LINE_TABLE], func_start, upto,
+                                                                 line_errors)
             paths = {}
             for f in set(row_files):
                 try:
@@ -445,7 +466,14 @@ class GsymReader:
                 except LookupError_:  # raised again by the lookups that land on such a row
                     paths[f] = None
             row_paths = list(map(paths.__getitem__, row_files))
-        inline = self.inline_tree(*chunks[INFO_INLINE], func_start) if INFO_INLINE in chunks else None
+        inline = inline_error = None
+        if INFO_INLINE in chunks:
+            try:
+                inline = self.inline_tree(*chunks[INFO_INLINE], func_start)
+            except LookupError_ as exc:
+                if not batch:
+                    raise
+                inline_error = exc
         bounds = None
         if inline is not None:
             edges: set[int] = set()
@@ -457,7 +485,8 @@ class GsymReader:
                     edges.add(hi)
                 stack.extend(node.children)
             bounds = sorted(edges)
-        entry = (func_start, self.string(name), row_addrs, row_files, row_paths, row_lines, inline, bounds, {})
+        entry = (func_start, self.string(name), row_addrs, row_files, row_paths, row_lines, inline, bounds, {},
+                 line_errors[0] if line_errors else None, inline_error)
         if cache is not None:
             cache[index] = entry
         return entry
@@ -466,7 +495,12 @@ class GsymReader:
         return self._frames(address, self._decoded(self.find_index(address), cache, address))
 
     def _frames(self, address: int, entry: tuple) -> list[SourceLocation]:
-        func_start, name, row_addrs, row_files, row_paths, row_lines, inline, bounds, chains = entry
+        (func_start, name, row_addrs, row_files, row_paths, row_lines, inline, bounds, chains, line_error,
+         inline_error) = entry
+        if line_error is not None and not (row_addrs and row_addrs[-1] > address):
+            raise line_error  # a single lookup's decoding would not have stopped before the corrupt opcode
+        if inline_error is not None:
+            raise inline_error
         offset = address - func_start
         if row_addrs is None:
             return [SourceLocation(name, offset)]

@@ -12,12 +12,15 @@ import struct
 from collections import Counter
 from collections.abc import Sequence
 
+from formats.errors import FormatError
 from formats.gsym.leb128 import encode_sleb, encode_uleb
 from formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
 from formats.gsym.reader import GSYM_MAGIC, HEADER_SIZE
 
 MAX_LINE_RANGE = 14
 OPCODE_BASE = 4
+UINT32_MAX = 0xFFFFFFFF
+UINT64_MAX = (1 << 64) - 1
 _ONE_BYTE = [bytes((i,)) for i in range(128)]
 
 
@@ -25,8 +28,9 @@ def _uleb(value: int) -> bytes:
     return _ONE_BYTE[value] if 0 <= value < 128 else encode_uleb(value)
 
 
-class GsymEncodeError(ValueError):
-    """The model cannot be encoded (unsorted line rows, a child range outside its parent, ...)."""
+class GsymEncodeError(FormatError):
+    """The model cannot be encoded (unsorted line rows, a child range outside its parent, a value wider than
+    its field, ...). A format error: the model comes from an input file, and a corrupt one gets this far."""
 
 
 class _Tables:
@@ -65,6 +69,9 @@ def encode_line_table(rows: Sequence[LineRow], func_start: int, tables: _Tables,
     if not rows:
         raise GsymEncodeError("attempted to encode invalid LineTable object")
     lines = [r.line for r in rows]
+    if min(lines) < 0 or max(lines) > UINT32_MAX:
+        bad = next(r for r in rows if not 0 <= r.line <= UINT32_MAX)
+        raise GsymEncodeError(f"line {bad.line} at 0x{bad.address:x} does not fit GSYM's 32-bit line numbers")
     if len(rows) == 1:
         min_d = max_d = 0
     else:
@@ -156,6 +163,8 @@ def _encode_inline_into(out: bytearray, node: InlineNode, ranges: list[tuple[int
         out += _uleb(hi - lo)
     children = node.children
     out.append(1 if children else 0)
+    if not 0 <= node.call_line <= UINT32_MAX:
+        raise GsymEncodeError(f"inline call line {node.call_line} of {node.name!r} does not fit 32 bits")
     out += struct.pack(bo + "I", tables.string(node.name))
     out += _uleb(tables.file(node.call_file))
     out += _uleb(node.call_line)
@@ -174,6 +183,9 @@ def _encode_inline_into(out: bytearray, node: InlineNode, ranges: list[tuple[int
 def encode_function(info: FunctionInfo, tables: _Tables, bo: str = "<") -> bytes:
     if not info.name:
         raise GsymEncodeError(f"function at 0x{info.start:x} has no name")
+    if not 0 <= info.size <= UINT32_MAX:
+        raise GsymEncodeError(f"function {info.name!r} at 0x{info.start:x}: size 0x{info.size:x} does not fit "
+                              "GSYM's 32-bit function sizes")
     out = bytearray(struct.pack(bo + "II", info.size, tables.string(info.name)))
     if info.lines:
         chunk = encode_line_table(info.lines, info.start, tables, bo)
@@ -198,8 +210,14 @@ def write_gsym(
     funcs = sorted(functions, key=lambda f: f.start)
     if base_address is None:
         base_address = funcs[0].start if funcs else 0
+    if not 0 <= base_address <= UINT64_MAX:
+        raise GsymEncodeError(f"base address {base_address:#x} does not fit 64 bits")
     if funcs and funcs[0].start < base_address:
-        raise GsymEncodeError("a function starts below the base address")
+        raise GsymEncodeError(f"function {funcs[0].name!r} at 0x{funcs[0].start:x} starts below the base address "
+                              f"0x{base_address:x}")
+    if funcs and funcs[-1].start - base_address > UINT64_MAX:
+        raise GsymEncodeError(f"function {funcs[-1].name!r} at 0x{funcs[-1].start:x} is more than 64 bits above "
+                              f"the base address")
     max_off = (funcs[-1].start - base_address) if funcs else 0
     aos = 1 if max_off <= 0xFF else 2 if max_off <= 0xFFFF else 4 if max_off <= 0xFFFFFFFF else 8
     tables = _Tables()

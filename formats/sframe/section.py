@@ -172,24 +172,34 @@ class SFrameSection:
         return self._order
 
     def find_fde(self, pc: int) -> int:
-        """Index of the FDE covering ``pc``, or -1 (binary search; unsorted sections are sorted first)."""
+        """Index of the FDE covering ``pc``, or -1 (binary search; unsorted sections are sorted first). Of FDEs
+        starting at or before ``pc`` only the last one (by start) is asked; the end is compared as a distance
+        from the start so a start near the top of the address space cannot overflow."""
         order = self._sorted()
         starts = self.fde_start[order]
         k = int(np.searchsorted(starts, pc, side="right")) - 1
         if k < 0:
             return -1
         i = int(order[k])
-        return i if pc < int(self.fde_start[i]) + int(self.fde_size[i]) else -1
+        return i if pc - int(self.fde_start[i]) < int(self.fde_size[i]) else -1
 
     def find_fdes(self, pcs: np.ndarray) -> np.ndarray:
-        """Vectorized :meth:`find_fde` for many PCs."""
+        """Vectorized :meth:`find_fde` for many PCs (-1 for every PC of a section without FDEs)."""
         pcs = np.asarray(pcs, dtype=np.int64)
+        if not len(self):
+            return np.full(len(pcs), -1, np.int64)
         order = self._sorted()
         starts = self.fde_start[order]
         k = np.searchsorted(starts, pcs, side="right") - 1
         i = order[np.maximum(k, 0)]
-        ok = (k >= 0) & (pcs < self.fde_start[i] + self.fde_size[i])
+        # pc >= start where k >= 0, so the unsigned difference is the exact distance (no int64 overflow)
+        distance = pcs.astype(np.uint64) - self.fde_start[i].astype(np.uint64)
+        ok = (k >= 0) & (distance < self.fde_size[i].astype(np.uint64))
         return np.where(ok, i, -1)
+
+    def _rep_size(self, i: int) -> int:
+        """The repeat size of a PCMASK FDE (0: none, no rule), 16 for AMD64 v1 sections that leave it out."""
+        return int(self.fde_rep_size[i]) or (16 if self.header.abi == ABI_AMD64_LE else 0)
 
     def find_fre(self, pc: int) -> tuple[int, FRE] | None:
         i = self.find_fde(pc)
@@ -197,7 +207,7 @@ class SFrameSection:
             return None
         off = pc - int(self.fde_start[i])
         if self.fde_type(i) == FDE_PCMASK:
-            rep = int(self.fde_rep_size[i]) or (16 if self.header.abi == ABI_AMD64_LE else 0)
+            rep = self._rep_size(i)
             if rep == 0:
                 return None
             off %= rep
@@ -208,53 +218,76 @@ class SFrameSection:
             best = fre
         return (i, best) if best is not None else None
 
-    def fre_table(self) -> dict[str, np.ndarray]:
-        """Every FRE of every PCINC FDE as columns sorted by absolute start address (built once).
+    def _batch_fde(self, i: int) -> bool:
+        """Whether :meth:`rules` answers for FDE ``i``: FLEX FDEs and s390x slots need :meth:`rule`."""
+        if self.header.abi == ABI_S390X_BE:
+            return False
+        return not (self.header.version >= 3 and int(self.fde_info2[i]) & 0x1F == FDE_TYPE_FLEX)
 
-        Columns: ``start`` (absolute), ``fde``, ``base`` (BASE_SP/BASE_FP), ``cfa``, ``ra``, ``fp`` (offsets;
-        ``ra``/``fp`` hold ``NOT_TRACKED`` when absent), ``count`` (offset count; 0 = outermost frame).
+    def fre_table(self) -> dict[str, np.ndarray]:
+        """Every FRE of every FDE :meth:`rules` answers for, as columns in FDE order, then FRE order (built once).
+
+        Columns: ``key`` (FDE index << 32 | the largest FRE start so far in the FDE: non-decreasing, so one
+        ``searchsorted`` finds the FRE :meth:`find_fre`'s loop stops at, even in an FDE whose FREs are out of
+        order), ``fde``, ``base`` (BASE_SP/BASE_FP), ``cfa``, ``ra``, ``fp`` (offsets; ``ra``/``fp`` hold
+        ``NOT_TRACKED`` when absent), ``count`` (offset count; 0 = outermost frame).
         """
         cached = self.__dict__.get("_fre_table")
         if cached is not None:
             return cached
         h = self.header
         rows: list[tuple[int, int, int, int, int, int, int]] = []
-        flex = h.version >= 3 and bool((self.fde_info2 & 0x1F == FDE_TYPE_FLEX).any())
         for i in range(len(self)):
-            if self.fde_type(i) != FDE_PCINC or h.abi == ABI_S390X_BE:
-                continue  # PCMASK, s390x slots and FLEX rules: the scalar rule() only
-            if flex and int(self.fde_info2[i]) & 0x1F == FDE_TYPE_FLEX:
+            if not self._batch_fde(i):
                 continue
-            start = int(self.fde_start[i])
+            reach = 0
             for fre in self.fres(i):
+                reach = max(reach, fre.start)
                 offsets = list(fre.offsets)
                 cfa = offsets[0] if offsets else 0
                 rest = offsets[1:]
                 ra = h.fixed_ra_offset if h.fixed_ra_offset else (rest.pop(0) if rest else NOT_TRACKED)
                 fp = h.fixed_fp_offset if h.fixed_fp_offset else (rest.pop(0) if rest else NOT_TRACKED)
-                rows.append((start + fre.start, i, fre.base_reg, cfa, ra, fp, len(offsets)))
+                rows.append((i << 32 | reach, i, fre.base_reg, cfa, ra, fp, len(offsets)))
         table = np.array(rows, dtype=np.int64).reshape(-1, 7)
-        table = table[np.lexsort((table[:, 1], table[:, 0]))] if len(table) else table
         cached = {name: table[:, k].copy() for k, name in
-                  enumerate(("start", "fde", "base", "cfa", "ra", "fp", "count"))}
+                  enumerate(("key", "fde", "base", "cfa", "ra", "fp", "count"))}
         self.__dict__["_fre_table"] = cached
         return cached
 
     def rules(self, pcs: np.ndarray) -> dict[str, np.ndarray]:
-        """Vectorized :meth:`rule` for PCINC functions: one row per PC, ``found`` False where no rule applies
-        here (no FDE, a PCMASK or FLEX FDE, s390x, or a PC before the function's first FRE)."""
+        """Vectorized :meth:`rule`: one row per PC, ``found`` False where :meth:`rule` returns None, and for FLEX
+        FDEs and s390x (whose rules the columns cannot hold: ask :meth:`rule`). Where ``found``, the columns are
+        :meth:`rule`'s answer (``count`` 0: the outermost frame, RA undefined)."""
         pcs = np.asarray(pcs, dtype=np.int64)
         t = self.fre_table()
         fde = self.find_fdes(pcs)
-        k = np.searchsorted(t["start"], pcs, side="right") - 1
+        has = fde >= 0
+        fi = np.maximum(fde, 0)
+        off = np.zeros(len(pcs), np.int64)
+        if len(self):
+            off = (pcs.astype(np.uint64) - self.fde_start[fi].astype(np.uint64)).astype(np.int64)  # < 2**32 if has
+            pcmask = has & ((self.fde_info[fi] >> 4) & 1 == FDE_PCMASK)
+            if pcmask.any():
+                rep = self.fde_rep_size[fi].astype(np.int64)
+                if self.header.abi == ABI_AMD64_LE:
+                    rep = np.where(rep == 0, 16, rep)
+                has &= ~pcmask | (rep > 0)
+                off = np.where(pcmask & (rep > 0), off % np.maximum(rep, 1), off)
+        k = np.searchsorted(t["key"], (fi << 32) | np.where(has, off, 0), side="right") - 1
         kc = np.maximum(k, 0)
-        found = (fde >= 0) & (k >= 0)
-        if len(t["start"]):
-            found &= t["fde"][kc] == fde
-        else:
-            found[:] = False
-        return {"found": found, **{name: np.where(found, t[name][kc] if len(t["start"]) else 0, 0)
-                                   for name in ("base", "cfa", "ra", "fp", "count")}}
+        found = has & (k >= 0)
+        found &= (t["fde"][kc] == fde) if len(t["key"]) else False
+        columns = {name: np.where(found, t[name][kc] if len(t["key"]) else 0, 0)
+                   for name in ("base", "cfa", "ra", "fp", "count")}
+        if self.header.version >= 3 and len(self):
+            # v3 DEFAULT FDE without FREs: the outermost frame (as rule() says)
+            outer = (fde >= 0) & ~found & (self.fde_num_fres[fi] == 0) & (self.fde_info2[fi] & 0x1F == FDE_TYPE_DEFAULT)
+            outer &= self.header.abi != ABI_S390X_BE
+            if outer.any():
+                found = found | outer
+                columns["base"] = np.where(outer, BASE_SP, columns["base"])
+        return {"found": found, **columns}
 
     def rule(self, pc: int) -> Rule | None:
         """The unwind rule at ``pc`` (spec 5.5; v3 FLEX FDEs per 5.6, s390x slots per 4.4), or ``None``

@@ -202,43 +202,54 @@ def write_symbfile(records: Iterable[Range | ReturnPad]) -> bytes:
         out += frame(MT_STRING_TABLE_V1, pb.StringTableV1(strings=table).SerializeToString())
     prev: int | None = None
     for r in records:
-        if isinstance(r, Range):
-            msg = pb.RangeV1(length=r.length, depth=r.depth, callLine=r.call_line or 0)
-            if r.func in index:
-                msg.funcRef = index[r.func]
-            else:
-                msg.funcStr = r.func
-            if r.file is not None:
-                if r.file in index:
-                    msg.fileRef = index[r.file]
-                else:
-                    msg.fileStr = r.file
-            if r.call_file is not None:
-                if r.call_file in index:
-                    msg.callFileRef = index[r.call_file]
-                else:
-                    msg.callFileStr = r.call_file
-            last = 0
-            for off, line in r.line_table:
-                msg.lineTable.offset.append(off - last)
-                msg.lineTable.lineNumber.append(line)
-                last = off
-            mtype = MT_RANGE_V1
-        else:
-            msg = pb.ReturnPadV1(
-                func=[index[f] for f, _, _ in r.entries],
-                file=[index[fi] for _, fi, _ in r.entries],
-                line=[ln for _, _, ln in r.entries],
-            )
-            mtype = MT_RETURN_PAD_V1
+        try:
+            msg, mtype = _message(r, index)
+        except (ValueError, TypeError) as exc:  # protobuf's range checks: a value its field cannot hold
+            raise FormatError(f"cannot encode the record at 0x{r.elf_va:x}: {exc}") from None
         delta = r.elf_va - prev if prev is not None else None
         if delta is not None and -(1 << 63) <= delta < (1 << 63):
             msg.deltaElfVA = delta
-        else:
+        elif 0 <= r.elf_va < 1 << 64:
             msg.setElfVA = r.elf_va
+        else:
+            raise FormatError(f"cannot encode the record at 0x{r.elf_va:x}: address out of 64-bit range")
         prev = r.elf_va
         out += frame(mtype, msg.SerializeToString())
     return bytes(out)
+
+
+def _message(r: Range | ReturnPad, index: dict[str, int]):
+    """The protobuf message of one record (without its address) and its message type."""
+    if isinstance(r, Range):
+        msg = pb.RangeV1(length=r.length, depth=r.depth, callLine=r.call_line or 0)
+        if r.func in index:
+            msg.funcRef = index[r.func]
+        else:
+            msg.funcStr = r.func
+        if r.file is not None:
+            if r.file in index:
+                msg.fileRef = index[r.file]
+            else:
+                msg.fileStr = r.file
+        if r.call_file is not None:
+            if r.call_file in index:
+                msg.callFileRef = index[r.call_file]
+            else:
+                msg.callFileStr = r.call_file
+        last = 0
+        for off, line in r.line_table:
+            msg.lineTable.offset.append(off - last)
+            msg.lineTable.lineNumber.append(line)
+            last = off
+        mtype = MT_RANGE_V1
+    else:
+        msg = pb.ReturnPadV1(
+            func=[index[f] for f, _, _ in r.entries],
+            file=[index[fi] for _, fi, _ in r.entries],
+            line=[ln for _, _, ln in r.entries],
+        )
+        mtype = MT_RETURN_PAD_V1
+    return msg, mtype
 
 
 def lookup(ranges: list[Range], address: int) -> list[tuple[str, str | None, int | None]]:

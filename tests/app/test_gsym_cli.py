@@ -59,3 +59,16 @@ def test_convert_of_a_non_elf_is_one_line_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith(f"fxscope: error: {bad}")
     assert not (tmp_path / "x.gsym").exists()
+
+
+def test_convert_of_a_hostile_line_program_finishes_with_a_warning(testdata: Path, tmp_path: Path) -> None:
+    """Issue 13 finding 1: textstats-dwarf4 with byte 0x6621 set to 0xfa ran forever at 2.4 GB and growing; now
+    the conversion ends (well within the subprocess timeout) with a warning and a readable file."""
+    data = bytearray((testdata / "gsym" / "textstats-dwarf4" / "binary").read_bytes())
+    data[0x6621] = 0xFA
+    (tmp_path / "binary").write_bytes(bytes(data))
+    out = tmp_path / "out.gsym"
+    result = _fxscope("gsym", "convert", "binary", "-o", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "warning: compile unit at 0x" in result.stdout and "line -4853: sequence ignored" in result.stdout
+    assert _fxscope("gsym", "dump", str(out), cwd=tmp_path).returncode == 0

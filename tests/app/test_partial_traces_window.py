@@ -10,6 +10,7 @@ from PySide6.QtGui import QImage
 
 from app.main_window import MainWindow, TraceTab
 from core.trace.model import TraceModel
+from core.trace.prepare import prepare_model
 from formats.errors import FormatError
 from formats.fxt.reader import read_fxt_bytes
 from resources import DEMO_TRACE
@@ -51,7 +52,7 @@ def test_mutated_traces_draw_offscreen(qtbot, trace_tab, mutate_fxt) -> None:
         except FormatError:
             continue
         model = TraceModel(cols)
-        model.prepare()
+        prepare_model(model)
         tab = trace_tab(model, 900, 600)
         assert not tab.grab().toImage().isNull()
         span = max(model.end_ns - model.start_ns, 1)

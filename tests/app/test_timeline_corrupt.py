@@ -11,6 +11,7 @@ import random
 import pytest
 
 from core.trace.model import TraceModel
+from core.trace.prepare import prepare_model
 from formats.fxt.reader import read_fxt_bytes
 from resources import DEMO_TRACE
 
@@ -41,7 +42,7 @@ def test_corrupted_trace_opens_draws_and_selects(qtbot, trace_tab, caplog, seed:
     except ValueError:
         return  # not readable at all: a clear error (the reader's own tests check those)
     model = TraceModel(cols)
-    model.prepare()
+    prepare_model(model)
     tab = trace_tab(model, 1000, 700)
     timeline = tab.timeline
     span = max(model.end_ns - model.start_ns, 1)

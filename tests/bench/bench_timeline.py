@@ -35,6 +35,7 @@ import numpy as np
 from app.gui import application
 app = application()
 from core.trace.model import TraceModel
+from core.trace.prepare import prepare_model
 from formats.fxt.reader import read_fxt
 from app.timeline.widget import TimelineWidget
 
@@ -43,7 +44,7 @@ t0 = time.perf_counter()
 cols = read_fxt(path)
 t1 = time.perf_counter()
 model = TraceModel(cols)
-model.prepare()  # every table, index and pyramid the views read, as the app's loader builds them
+prepare_model(model)  # every table, index and pyramid the views read, as the app's loader builds them
 t2 = time.perf_counter()
 
 def nbytes(obj, seen):

@@ -68,3 +68,29 @@ def test_ranges_lookup_equals_gsym(testdata: Path, case: str) -> None:
         assert lookup(ranges, address) == [(loc.name, loc.path, loc.line) for loc in result.locations], hex(address)
         compared += 1
     assert compared >= 10
+
+
+def test_negative_line_from_a_corrupt_line_program(testdata: Path, tmp_path: Path) -> None:
+    """Issue 13 finding 2: the line program byte that drives a line negative (textstats-dwarf4 0x6621: 0x7a ->
+    0xfa) made symbfile create fail with "ValueError: Value out of range: -4" in the protobuf encoder. The DWARF
+    reader drops that sequence with a warning; both files are written, every line in range."""
+    from formats.dwarf.functions import read_dwarf
+
+    data = bytearray((testdata / "gsym" / "textstats-dwarf4" / "binary").read_bytes())
+    data[0x6621] = 0xFA
+    path = tmp_path / "mutated"
+    path.write_bytes(bytes(data))
+    assert any("line -4853: sequence ignored" in w for w in read_dwarf(path).warnings)
+    ranges, pads = create_symbfiles(path)
+    assert ranges and pads
+    back = read_symbfile(write_symbfile(ranges)).records
+    assert len(back) == len(ranges)
+    assert all(0 <= line <= 0xFFFFFFFF for r in back for _, line in r.line_table)
+    read_symbfile(write_symbfile(pads))
+
+
+def test_writer_rejects_values_its_fields_cannot_hold() -> None:
+    from formats.symbfile.codec import Range
+
+    with pytest.raises(FormatError, match="cannot encode the record at 0x1000: .*-4"):
+        write_symbfile([Range(0x1000, 16, "f", "a.c", None, None, 0, [(0, -4)])])

@@ -7,15 +7,20 @@ import numpy as np
 from core.synthetic_trace import generate_trace
 from core.trace import slices
 from core.trace.model import TraceModel
+from core.trace.prepare import prepare_model
 from formats.fxt.columns import EventKind as K
 from formats.fxt.reader import read_fxt, read_fxt_bytes
 from formats.fxt.writer import FxtWriter
 
 TABLES = ("async_spans", "flows", "counters", "instants", "sched", "objects")
+#: the tables built on first use (``functools.cached_property``: stored on the instance once built)
+LAZY = ("async_spans", "async_pyramid", "flows", "counters", "instants", "sched", "pyramid", "logs",
+        "search_index", "stats")  # fmt: skip
 
 
 def test_tables_are_built_lazily_and_cached() -> None:
     model = TraceModel(read_fxt_bytes(generate_trace(6_000)))
+    assert not set(LAZY) & set(vars(model))  # nothing built by the constructor
     for name in TABLES:
         first = getattr(model, name)
         assert getattr(model, name) is first
@@ -23,6 +28,17 @@ def test_tables_are_built_lazily_and_cached() -> None:
     assert len(model.instants) and len(model.sched.cpu_slices)
     # flows index the model's own slices
     assert int(model.flows.dst_slice.max()) < len(model.slices)
+
+
+def test_prepare_builds_every_table_the_views_read() -> None:
+    model = TraceModel(read_fxt_bytes(generate_trace(6_000)))
+    fractions: list[float] = []
+    prepare_model(model, fractions.append)
+    assert set(LAZY) <= set(vars(model))
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    built = {name: vars(model)[name] for name in LAZY}
+    prepare_model(model)  # a second call builds nothing again
+    assert all(vars(model)[name] is table for name, table in built.items())
 
 
 def test_third_party_traces(testdata) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core.trace.export_chrome import export_chrome_json
 from core.trace.model import TraceModel
+from core.trace.prepare import prepare_model
 from core.trace.sched import cpu_slice_details, thread_state_details
 from formats.fxt.columns import EventKind as K
 from formats.fxt.writer import FxtWriter
@@ -33,7 +34,7 @@ def _model() -> TraceModel:
     cols = build_columns([(K.DURATION_COMPLETE, 10, (1, 20), "work", 30), (K.DURATION_COMPLETE, 12, (1, 21), "io", 8)],
                          setup=_conflicting)  # fmt: skip
     model = TraceModel(cols)
-    model.prepare()
+    prepare_model(model)
     return model
 
 

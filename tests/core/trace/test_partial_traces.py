@@ -18,6 +18,7 @@ import pytest
 
 from core.trace.export_chrome import export_chrome_json
 from core.trace.model import TraceModel
+from core.trace.prepare import prepare_model
 from core.trace.query import search
 from formats.errors import FormatError
 from formats.fxt.reader import read_fxt_bytes
@@ -31,7 +32,7 @@ def use_everything(data: bytes, out: Path) -> TraceModel | None:
     except FormatError:
         return None
     model = TraceModel(cols)
-    model.prepare()
+    prepare_model(model)
     for text in ("a", "e", "x"):
         search(model, text)
     export_chrome_json(model, out)

@@ -73,10 +73,11 @@ def test_only_the_arguments_the_details_panel_shows() -> None:
 
 def test_the_argument_index_is_built_once() -> None:
     model = _model()
+    assert "search_index" not in vars(model)  # not built before the first search
     search(model, "x")
-    index = model._lazy["search_arg_strings"]
+    index = model.search_index
     assert _hits(model, "css") == [("parse", 20)]
-    assert model._lazy["search_arg_strings"] is index
+    assert model.search_index is index
 
 
 def _reference(model: TraceModel, needle: str) -> list[int]:

@@ -87,6 +87,99 @@ def test_fuzz_header_mutations(testdata: Path, tmp_path_factory, data: st.DataOb
         pass
 
 
+def _section_header(path: Path, name: str) -> tuple[int, int]:
+    """(file offset of the section's header, file offset of its bytes) in a 64-bit little-endian ELF."""
+    from elftools.elf.elffile import ELFFile
+
+    with open(path, "rb") as fh:
+        elf = ELFFile(fh)
+        index = next(i for i, s in enumerate(elf.iter_sections()) if s.name == name)
+        return elf["e_shoff"] + index * elf["e_shentsize"], elf.get_section(index)["sh_offset"]
+
+
+def _patched(path: Path, out: Path, at: int, value: bytes) -> Path:
+    data = bytearray(path.read_bytes())
+    data[at : at + len(value)] = value
+    out.write_bytes(bytes(data))
+    return out
+
+
+def test_build_id_note_with_another_owner_is_no_build_id(testdata: Path, tmp_path: Path) -> None:
+    """Issue 13 finding 2: a note of type 3 whose owner is not "GNU" left pyelftools' descriptor as bytes and
+    read_elf failed with TypeError (fromhex); it is simply not a GNU build ID."""
+    binary = testdata / "gsym" / "libdemo" / "binary"
+    _, note_at = _section_header(binary, ".note.gnu.build-id")
+    assert binary.read_bytes()[note_at + 12 : note_at + 16] == b"GNU\0"
+    info = read_elf(_patched(binary, tmp_path / "b", note_at + 12, b"GNV"))
+    assert info.build_id == b""
+    assert info.functions == read_elf(binary).functions
+
+
+def test_build_id_note_running_past_its_section_is_a_format_error(testdata: Path, tmp_path: Path) -> None:
+    """Issue 13 finding 2: a note descriptor size past the section raised ArrayError or MemoryError (pyelftools
+    reads the claimed size); now a FormatError with the note's file offset."""
+    binary = testdata / "gsym" / "libdemo" / "binary"
+    _, note_at = _section_header(binary, ".note.gnu.build-id")
+    path = _patched(binary, tmp_path / "b", note_at + 4, (0xFFFFFFF0).to_bytes(4, "little"))
+    with pytest.raises(FormatError, match=rf"offset 0x{note_at:x}: note at section offset 0x0 .* runs past"):
+        read_elf(path)
+
+
+@pytest.mark.parametrize("name", [".symtab", ".debug_info", ".sframe"])
+def test_section_claiming_more_than_the_file_is_a_format_error(testdata: Path, tmp_path: Path, name: str) -> None:
+    """Issue 13 finding 2: a section header claiming a huge size made pyelftools allocate it (MemoryError in
+    gsym convert and sframe dump); sizes and offsets are checked against the file first, naming the section."""
+    from core.symbolize.gsym_convert import build_gsym
+    from formats.dwarf.functions import read_dwarf
+    from formats.sframe.section import find_sframe_section
+
+    binary = testdata / "sframe" / "libdemo" / "binary"
+    header_at, data_at = _section_header(binary, name)
+    path = _patched(binary, tmp_path / "b", header_at + 32, (1 << 40).to_bytes(8, "little"))  # sh_size
+    message = rf"offset 0x{data_at:x}: section \[\d+\] .* claims 0x10000000000 bytes .* past the end of the file"
+    readers = [read_elf, build_gsym, find_sframe_section] + ([read_dwarf] if name.startswith(".debug") else [])
+    for read in readers:
+        with pytest.raises(FormatError, match=message):
+            read(path)
+
+
+def test_compressed_section_claiming_a_bomb_is_a_format_error(testdata: Path, tmp_path: Path) -> None:
+    """A compressed .debug_str whose zlib stream inflates 1000x (64 MiB of zeros from 64 KiB) was inflated
+    whole by pyelftools; a claim above 64x the compressed size is refused before reading, naming the section."""
+    import struct
+    import zlib
+
+    from formats.dwarf.functions import read_dwarf
+
+    binary = testdata / "gsym" / "libdemo" / "binary"
+    header_at, _ = _section_header(binary, ".debug_str")
+    data = bytearray(binary.read_bytes())
+    payload = struct.pack("<IIQQ", 1, 0, 64 << 20, 1) + zlib.compress(bytes(64 << 20), 9)
+    at = len(data)
+    data += payload
+    flags = int.from_bytes(data[header_at + 8 : header_at + 16], "little") | 0x800  # SHF_COMPRESSED
+    data[header_at + 8 : header_at + 16] = flags.to_bytes(8, "little")
+    data[header_at + 24 : header_at + 40] = struct.pack("<QQ", at, len(payload))  # sh_offset, sh_size
+    path = tmp_path / "bomb"
+    path.write_bytes(bytes(data))
+    for read in (read_elf, read_dwarf):
+        with pytest.raises(FormatError, match=rf"offset 0x{at:x}: compressed section \[\d+\] claims 0x4000000 "
+                                              r"bytes .*decompression bomb"):
+            read(path)
+
+
+def test_dwarf_error_names_the_compile_unit(testdata: Path, tmp_path: Path) -> None:
+    """A corrupt unit length in .debug_info: the error says which compile unit pyelftools could not read (it
+    named only the file)."""
+    from formats.dwarf.functions import read_dwarf
+
+    binary = testdata / "gsym" / "tiny" / "binary"
+    _, info_at = _section_header(binary, ".debug_info")
+    path = _patched(binary, tmp_path / "b", info_at, b"\xff")
+    with pytest.raises(FormatError, match=r"cannot read DWARF: the compile unit at \.debug_info offset 0x0: "):
+        read_dwarf(path)
+
+
 def _decompressed(testdata: Path, tmp_path: Path, name: str) -> Path:
     import lzma
 

@@ -18,7 +18,8 @@ def test_line_tables_decoded_only_as_far_as_needed_give_the_same_lookups(testdat
     path = testdata / "gsym" / case / "binary.gsym"
     lazy, full = GsymReader(path), GsymReader(path)
     decode = full._line_columns
-    full._line_columns = lambda data_off, length, func_start, upto=None: decode(data_off, length, func_start)
+    full._line_columns = lambda data_off, length, func_start, upto=None, errors=None: decode(
+        data_off, length, func_start, errors=errors)
     addresses = [full.address(i) + k for i in range(len(full)) for k in range(0, 96, 3)]
     expected = [format_lookup(r) for r in full.lookup_many(addresses)]
     assert [format_lookup(r) for r in lazy.lookup_many(addresses)] == expected

@@ -106,3 +106,23 @@ def test_dump_equals_llvm_gsymutil(testdata: Path, case: str, gsym: str, expecte
     case_dir = testdata / "gsym" / case
     with GsymReader(case_dir / gsym) as reader:
         assert dump_text(reader) == (case_dir / expected).read_text()
+
+
+def test_batch_and_single_lookups_agree_on_a_corrupt_line_table(testdata: Path) -> None:
+    """Found by the GSYM reader fuzz harness: one byte of main's line table in textstats (0x56 at 0x55e set
+    to 0x01, a SetFile opcode that swallows what follows) makes the opcode stream run off its end. A single
+    lookup stops decoding at the first row past its address (as LLVM's LineTable::lookup), so main's first
+    addresses still resolve; the batch decoded the table once to its highest address and gave every address
+    of main the EOF error. Now each address gets what its single lookup gives."""
+    data = bytearray((testdata / "gsym" / "textstats" / "binary.gsym").read_bytes())
+    assert data[0x55E] == 0x56
+    data[0x55E] = 0x01
+    addresses = [int(w, 16) for w in (testdata / "gsym" / "textstats" / "addresses.txt").read_text().split()]
+    with GsymReader.from_bytes(bytes(data)) as reader:
+        batch = reader.lookup_many(addresses)
+        single = [reader.lookup(a) for a in addresses]
+    assert [(r.error, r.locations if r.ok else None) for r in batch] == \
+        [(r.error, r.locations if r.ok else None) for r in single]
+    errors = {r.error for r in single if not r.ok}
+    assert "0x00000089: EOF found before EndSequence" in errors  # later addresses of main
+    assert single[addresses.index(0x12C0)].locations[0].name == "main"  # its first row, before the damage

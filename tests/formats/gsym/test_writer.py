@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from formats.errors import FormatError
 from formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
 from formats.gsym.reader import GsymReader, format_lookup, function_infos
 from formats.gsym.writer import GsymEncodeError, write_gsym
@@ -102,3 +103,27 @@ def test_llvm_unit_test_lookups() -> None:
     assert text(0x1012) == "inline2 @ foo.h:20; inline1 @ foo.h:33 +2; main @ main.c:6 +18"
     assert text(0x1016) == "inline3 @ foo.h:30; inline1 @ foo.h:35 +6; main @ main.c:6 +22"
     assert text(0x1020) == "main @ main.c:8 +32"
+
+
+def _fn(start: int, size: int = 16, lines: list[LineRow] | None = None, inline: InlineNode | None = None):
+    return FunctionInfo(start, size, f"f{start:x}", lines, inline)
+
+
+@pytest.mark.parametrize("info, message", [
+    (_fn(0x1000, lines=[LineRow(0x1000, SourceFile("/d", "a.c"), -4)]), "line -4 at 0x1000"),
+    (_fn(0x1000, lines=[LineRow(0x1000, SourceFile("/d", "a.c"), 2**32)]), "32-bit line"),
+    (_fn(0x1000, size=2**32), "size 0x100000000"),
+    (_fn(0x1000, inline=InlineNode("f1000", [(0x1000, 0x1010)], None, 0,
+                                   [InlineNode("g", [(0x1000, 0x1008)], SourceFile("/d", "a.c"), -1, [])])),
+     "call line -1"),
+])
+def test_out_of_range_values_are_format_errors(hang_guard, info: FunctionInfo, message: str) -> None:
+    """Values a corrupt input can produce: a format error naming the function or value, not a hang (a negative
+    line looped forever in the ULEB encoder), a struct.error or a ValueError."""
+    with pytest.raises(FormatError, match=message):
+        write_gsym([info], base_address=0x1000)
+
+
+def test_function_below_the_base_address_is_a_format_error() -> None:
+    with pytest.raises(FormatError, match=r"'f800' at 0x800 starts below the base address 0x1000"):
+        write_gsym([_fn(0x800), _fn(0x1000)], base_address=0x1000)

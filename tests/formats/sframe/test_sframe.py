@@ -140,8 +140,7 @@ def test_vectorized_rules_equal_single_lookups(testdata: Path) -> None:
     pcs = np.arange(lo, hi)
     batch = section.rules(pcs)
     for n, pc in enumerate(pcs.tolist()):
-        i = section.find_fde(pc)
-        single = section.rule(pc) if i >= 0 and section.fde_type(i) == 0 else None
+        single = section.rule(pc)  # PCINC and PCMASK alike
         assert bool(batch["found"][n]) == (single is not None), hex(pc)
         if single is not None:
             assert ("sp" if batch["base"][n] == 1 else "fp") == single.cfa_base
@@ -177,3 +176,32 @@ def test_hand_built_v3_little_endian_amd64() -> None:
     assert section.rule(0x1020) is None and section.rule(0x0FFF) is None
     truncated = parse_sframe(_v3_little_endian_amd64()[:-3])
     assert truncated.warnings and truncated.rule(0x1002) == Rule("sp", 8, -8, None)
+
+
+def test_section_without_fdes_answers_not_found_in_batch_and_alone(testdata: Path) -> None:
+    """Issue 13 finding 3: rules() on a section with no FDEs raised IndexError in find_fdes while rule() said
+    "not found"; both now say not found."""
+    import numpy as np
+
+    header = bytearray((testdata / "sframe" / "textstats" / "sframe.bin").read_bytes()[:28])
+    header[8:12] = bytes(4)  # num_fdes = 0
+    section = parse_sframe(bytes(header), 0x1000)
+    assert len(section) == 0
+    pcs = np.array([0, 0x1000, 0x1234], np.int64)
+    assert section.find_fdes(pcs).tolist() == [-1, -1, -1]
+    assert not section.rules(pcs)["found"].any()
+    assert [section.rule(int(pc)) for pc in pcs] == [None, None, None]
+
+
+def test_batch_rules_cover_pcmask_functions_like_rule(testdata: Path) -> None:
+    """PCMASK FDEs (PLT stubs) were left to the scalar rule(); the batch now answers them the same way."""
+    import numpy as np
+
+    folder, elf = _case(testdata, "textstats")
+    section = parse_sframe(*find_sframe_section(str(folder / elf)))
+    masked = [i for i in range(len(section)) if section.fde_type(i) == 1]
+    assert masked
+    pcs = np.array([int(section.fde_start[i]) + k for i in masked for k in range(int(section.fde_size[i]))])
+    batch = section.rules(pcs)
+    assert batch["found"].all()
+    assert batch["cfa"].tolist() == [section.rule(int(pc)).cfa_offset for pc in pcs]

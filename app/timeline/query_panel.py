@@ -1,0 +1,247 @@
+"""The Query tab: SQL over the trace (core/sql) with a history, a results grid and a link to the timeline.
+
+A query runs on a worker thread (building a table for the first time, or a long aggregation, must not
+freeze the window) and can be cancelled (DuckDB's interrupt). A result row with ``ts`` and ``dur`` selects
+its slice on the timeline when it names one (its ``id`` in ``slice``, or its thread by ``utid`` /
+``track_id``), else zooms the timeline to its span.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pyarrow as pa
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.trace.model import TraceModel
+
+EXAMPLE = "SELECT name, count(*) AS n, sum(dur) AS total_ns\nFROM slice\nGROUP BY name\nORDER BY total_ns DESC"
+HISTORY_MAX = 50
+
+
+class ArrowTableModel(QAbstractTableModel):
+    """A read-only Qt model over an Arrow table: cells are converted when the view asks for them (a
+    result of millions of rows costs nothing until it is scrolled to)."""
+
+    def __init__(self, table: pa.Table | None = None) -> None:
+        super().__init__()
+        self.table = table if table is not None else pa.table({})
+
+    def set_table(self, table: pa.Table) -> None:
+        self.beginResetModel()
+        self.table = table.combine_chunks()
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+        return 0 if parent.isValid() else self.table.num_rows
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+        return 0 if parent.isValid() else self.table.num_columns
+
+    def value(self, row: int, column: int):
+        return self.table.column(column)[row].as_py()
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            v = self.value(index.row(), index.column())
+            return "NULL" if v is None else str(v)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            t = self.table.schema.field(index.column()).type
+            if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self.table.column_names[section] if section < self.table.num_columns else None
+        return str(section + 1)
+
+
+class _Runner(QObject):
+    """Runs one query on a worker thread and reports back through queued signals."""
+
+    finished = Signal(object, float)  # pa.Table, seconds
+    failed = Signal(str)
+
+
+class QueryPanel(QWidget):
+    """Editor, history, Run/Cancel, results; ``sliceRequested(row)``, ``itemRequested(kind, row)`` and
+    ``rangeRequested(t0, t1)`` go to the timeline."""
+
+    sliceRequested = Signal(int)
+    itemRequested = Signal(str, int)  # ("async", row of the model's async spans)
+    rangeRequested = Signal(object, object)  # ns (64-bit)
+
+    def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self._engine = None
+        self._thread: threading.Thread | None = None
+        self.history = QComboBox()
+        self.history.setPlaceholderText("History")
+        self.history.activated.connect(lambda i: self.editor.setPlainText(self.history.itemData(i)))
+        self.editor = QPlainTextEdit(EXAMPLE)
+        self.editor.setFont(QFont("monospace"))
+        self.run_button = QPushButton("Run (Ctrl+Enter)")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.status = QLabel("Tables: slice, thread, process, counter, sched, thread_state, args, log, ... "
+                             "(Perfetto's names; docs/sql.md)")  # fmt: skip
+        self.results = ArrowTableModel()
+        self.view = QTableView()
+        self.view.setModel(self.results)
+        self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.view.clicked.connect(lambda index: self.show_row(index.row()))
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self.editor, activated=self.run)
+        bar = QHBoxLayout()
+        bar.addWidget(self.history, 1)
+        bar.addWidget(self.run_button)
+        bar.addWidget(self.cancel_button)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addLayout(bar)
+        top_layout.addWidget(self.editor)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(top)
+        split.addWidget(self.view)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.status)
+        self._runner = _Runner()
+        self._runner.finished.connect(self._finished)
+        self._runner.failed.connect(self._failed)
+
+    @property
+    def engine(self):
+        if self._engine is None:
+            from core.sql.engine import TraceSQL
+
+            self._engine = TraceSQL(self.model)
+        return self._engine
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def run(self, sql: str | None = None) -> None:
+        """Run ``sql`` (default: the editor's text) on a worker thread."""
+        if self.running:
+            return
+        sql = (sql if isinstance(sql, str) else self.editor.toPlainText()).strip()
+        if not sql:
+            return
+        self._remember(sql)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.status.setText("Running...")
+        engine, runner = self.engine, self._runner
+
+        def work() -> None:
+            import time
+
+            from core.sql.engine import QueryError
+
+            t0 = time.perf_counter()
+            try:
+                table = engine.query(sql)
+            except QueryError as exc:
+                runner.failed.emit(str(exc))
+            except Exception as exc:  # noqa: BLE001 - a bad table build must not kill the window
+                runner.failed.emit(f"{type(exc).__name__}: {exc}")
+            else:
+                runner.finished.emit(table, time.perf_counter() - t0)
+
+        self._thread = threading.Thread(target=work, name="fxscope-query", daemon=True)
+        self._thread.start()
+
+    def cancel(self) -> None:
+        if self.running:
+            self.engine.interrupt()
+            self.status.setText("Cancelling...")
+
+    def _remember(self, sql: str) -> None:
+        i = self.history.findData(sql)
+        if i >= 0:
+            self.history.removeItem(i)
+        self.history.insertItem(0, " ".join(sql.split())[:120], sql)
+        while self.history.count() > HISTORY_MAX:
+            self.history.removeItem(self.history.count() - 1)
+        self.history.setCurrentIndex(-1)
+
+    def _done(self) -> None:
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def _finished(self, table: pa.Table, seconds: float) -> None:
+        self._done()
+        self.results.set_table(table)
+        self.view.resizeColumnsToContents()
+        self.status.setText(f"{table.num_rows} rows in {seconds * 1000:.0f} ms")
+
+    def _failed(self, message: str) -> None:
+        self._done()
+        self.status.setText(f"Error: {message}")
+
+    # ------------------------------------------------------------------ to the timeline
+    def show_row(self, row: int) -> None:
+        """Select the result row's slice on the timeline, or zoom to its span (see the module docstring)."""
+        names = self.results.table.column_names
+        if "ts" not in names:
+            return
+        get = lambda c: self.results.value(row, names.index(c)) if c in names else None  # noqa: E731
+        ts, dur = get("ts"), get("dur")
+        if ts is None:
+            return
+        sid = get("id")
+        spans, n = self.model.async_spans, len(self.model.slices)
+        if sid is not None and n <= int(sid) < n + len(spans) and int(spans.start[int(sid) - n]) == int(ts):
+            self.itemRequested.emit("async", int(sid) - n)  # slice ids past the thread slices: async spans
+            return
+        slice_row = self._slice_row(int(ts), None if dur is None else int(dur), get("id"), get("utid"), get("track_id"))
+        if slice_row >= 0:
+            self.sliceRequested.emit(slice_row)
+        else:
+            self.rangeRequested.emit(int(ts), int(ts) + max(int(dur or 0), 1))
+
+    def _slice_row(self, ts: int, dur: int | None, sid, utid, track_id) -> int:
+        s = self.model.slices
+        if sid is not None and 0 <= int(sid) < len(s) and int(s.ts[int(sid)]) == ts:
+            return int(sid)
+        thread = utid if utid is not None else track_id
+        if thread is None or not 0 <= int(thread) < len(self.model.cols.threads_tid):
+            return -1
+        track = next((t for t in self.model.tracks if t.thread == int(thread)), None)
+        if track is None:
+            return -1
+        lo = track.lo + int(np.searchsorted(s.ts[track.lo : track.hi], ts, "left"))
+        hi = track.lo + int(np.searchsorted(s.ts[track.lo : track.hi], ts, "right"))
+        for r in range(lo, hi):
+            if dur is None or int(s.dur[r]) == dur:
+                return r
+        return -1

@@ -1,0 +1,130 @@
+"""SQL over one trace: the Perfetto-shaped tables of :mod:`core.sql.tables` in an in-process DuckDB.
+
+DuckDB is columnar and scans registered Arrow tables in place, so the event columns are not copied into
+it. Before each query the tables it names are built and registered; the
+others are never made (``args`` decodes every argument block: only a query that names it pays for it).
+``slice`` and ``sched`` are views: the union of thread slices and async spans, and the CPU slices with
+the state each thread left in (a join DuckDB runs only when asked).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import duckdb
+import pyarrow as pa
+
+from core.sql.tables import SqlTables
+from core.trace.model import TraceModel
+
+#: view name -> (SQL, the tables it reads)
+VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "slice": (
+        "SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id, s.arg_set_id,"
+        " s.utid, t.upid FROM _thread_slice s LEFT JOIN thread t USING (utid)"
+        " UNION ALL SELECT id, ts, dur, track_id, category, name, depth, NULL, arg_set_id, NULL, upid"
+        " FROM _async_slice",
+        ("_thread_slice", "_async_slice", "thread"),
+    ),
+    "thread_slice": (
+        "SELECT s.*, t.upid FROM _thread_slice s LEFT JOIN thread t USING (utid)",
+        ("_thread_slice", "thread"),
+    ),
+    "sched": (
+        "SELECT c.id, c.ts, c.dur, c.cpu, c.utid, st.state AS end_state, NULL::INTEGER AS priority"
+        " FROM _cpu_slice c LEFT JOIN thread_state st ON st.utid = c.utid AND st.ts = c.ts + c.dur",
+        ("_cpu_slice", "thread_state"),
+    ),
+    "sched_slice": ("SELECT * FROM sched", ("sched",)),
+    "track": (
+        "SELECT id, name, 'thread_track' AS type FROM thread_track UNION ALL"
+        " SELECT id, name, 'process_track' FROM process_track UNION ALL"
+        " SELECT id, name, 'counter_track' FROM counter_track",
+        ("thread_track", "process_track", "counter_track"),
+    ),
+}
+
+#: every table name a query may use
+PUBLIC_TABLES = (
+    "slice", "thread", "process", "thread_track", "process_track", "counter_track", "counter", "sched",
+    "thread_state", "instant", "flow", "args", "log", "blob", "kernel_object", "userspace_object", "provider",
+    "warning", "track", "thread_slice",
+)  # fmt: skip
+
+
+class QueryError(Exception):
+    """A query DuckDB rejected (syntax, unknown table or column, a failure while running, cancelled)."""
+
+
+class TraceSQL:
+    """An in-process DuckDB connection over one trace model's tables."""
+
+    def __init__(self, model: TraceModel, threads: int | None = None) -> None:
+        self.tables = SqlTables(model)
+        # DuckDB's allocator keeps up to 128 MB of freed memory per connection by default: next to a model of
+        # a few hundred MB that is the largest part of what SQL adds; return it after each query instead
+        self.con = duckdb.connect(":memory:", config={"allocator_flush_threshold": "8MB"})
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        self._registered: set[str] = set()
+        self._lock = threading.Lock()
+
+    def _ensure(self, name: str) -> None:
+        if name in self._registered:
+            return
+        if name in VIEWS:
+            sql, deps = VIEWS[name]
+            for dep in deps:
+                self._ensure(dep)
+            self.con.execute(f"CREATE VIEW {name} AS {sql}")
+        elif name in self.tables.builders:
+            self.con.register(name, self.tables.table(name))
+        else:
+            return
+        self._registered.add(name)
+
+    def prepare(self, sql: str) -> None:
+        """Register the tables ``sql`` names: every word of it that is a table name (``duckdb.get_table_names``
+        binds the query, so it fails on a join whose tables are not registered yet; a word that only looks
+        like a table name costs at most a table built early)."""
+        for word in sorted({w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", sql)}):
+            if word in VIEWS or word in self.tables.builders:
+                self._ensure(word)
+
+    def query(self, sql: str) -> pa.Table:
+        """The result of ``sql`` as an Arrow table; :class:`QueryError` with DuckDB's message on failure."""
+        with self._lock:
+            self.prepare(sql)
+            try:
+                rel = self.con.sql(sql)
+                return rel.to_arrow_table() if rel is not None else pa.table({})
+            except duckdb.Error as exc:
+                raise QueryError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+
+    def copy_to_parquet(self, sql: str, path: str) -> None:
+        """Write the result of ``sql`` to a Parquet file at ``path`` with DuckDB's own writer (streamed and
+        parallel: no Arrow copy of the result; the caller makes it atomic)."""
+        with self._lock:
+            self.prepare(sql)
+            literal = path.replace("'", "''")
+            try:
+                self.con.execute(f"COPY ({sql}) TO '{literal}' (FORMAT parquet, COMPRESSION zstd)")
+            except duckdb.IOException as exc:
+                raise OSError(str(exc).splitlines()[0]) from exc
+            except duckdb.Error as exc:
+                raise QueryError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+
+    def register_all(self) -> None:
+        """Register every table (for export and for interactive use)."""
+        for name in self.tables.builders:
+            self._ensure(name)
+        for name in VIEWS:
+            self._ensure(name)
+
+    def interrupt(self) -> None:
+        """Cancel the running query (from another thread); it ends with :class:`QueryError`."""
+        self.con.interrupt()
+
+    def close(self) -> None:
+        self.con.close()

@@ -1,0 +1,318 @@
+"""The decoder: frames the records, runs each record family's decoder in blocks, assembles the columns.
+
+Why blocks: records are decoded :attr:`Decoder.BLOCK_RECORDS` at a time so the temporaries stay
+cache-sized, and each block's file pages are dropped from the resident set (``madvise``) once decoded.
+Memory: the output columns take ~57 bytes per event (the contract's dtypes) plus 8 bytes per record
+while reading. The record families live in their own modules, combined here as mixins of one
+:class:`Decoder` (they share its words, tables and diagnostics): control and descriptive records
+(:mod:`~formats.fxt.records_control`), events (:mod:`~formats.fxt.records_events`), logs
+(:mod:`~formats.fxt.records_log`), scheduling (:mod:`~formats.fxt.records_sched`), and the shared
+vectorised steps (:mod:`~formats.fxt.bulk_resolve`).
+"""
+
+from __future__ import annotations
+
+import mmap
+from collections.abc import Callable
+
+import numpy as np
+
+from formats.fxt import fields as F
+from formats.fxt.bulk_resolve import BulkResolve
+from formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
+from formats.fxt.diagnostics import Diagnostics
+from formats.fxt.fields import RECORD_TYPE_NAMES, column, record_size
+from formats.fxt.framing import record_starts
+from formats.fxt.lazy_args import ArgDecoder
+from formats.fxt.records_control import ControlRecords
+from formats.fxt.records_events import EventRecords
+from formats.fxt.records_log import LogRecords
+from formats.fxt.records_sched import SCHED_COLUMNS, SchedRecords
+from formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
+
+_U = np.uint64
+
+
+class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolve):
+    """One read of one file: its words, the provider tables, the warnings, and the decoded columns."""
+
+    def __init__(self, words: np.ndarray, raw: np.ndarray, path: str, big: bool, nbytes: int) -> None:
+        self.w = words
+        self.raw = raw
+        self.raw64 = raw.view("<u8") if len(raw) else np.zeros(0, "<u8")
+        self.n = len(words)
+        self.path = path
+        self.big = big
+        self.nbytes = nbytes
+        self.diag = Diagnostics()
+        self.t = ProviderTables()
+        self.kernel_objects: list[KernelObject] = []
+        self.userspace_objects: list[UserspaceObject] = []
+        self.blobs: list[Blob] = []
+        self.overflows: list[tuple[int, int]] = []
+        # (pid, tid) of inline thread refs, in code order (see _thread_codes)
+        self.inline_pids: list[np.ndarray] = []
+        self.inline_tids: list[np.ndarray] = []
+        self.n_inline = 0
+        self.mm = None
+        self.progress: Callable[[float], None] = lambda _fraction: None
+        self.rates: set[int] = {1_000_000_000}
+        self._unresolved_str: set[tuple[int, int]] = set()
+        self._unresolved_thr: set[tuple[int, int]] = set()
+
+    # ------------------------------------------------------------------ framing
+    def _frame(self) -> tuple[np.ndarray, np.ndarray]:
+        """Record starts (word indices) and record types, after the size-0 / padding / truncation rules."""
+        w, n, diag = self.w, self.n, self.diag
+        starts = record_starts(w, tick=lambda f: self.progress(0.03 * f))
+        # Walking the chain touched every page of the file: drop them, then read the headers' low 16 bits
+        # a chunk at a time, releasing as we go, so that file pages and per-record arrays never add up.
+        self._release(0, n)
+        if n < 1 << 31:
+            starts = starts.astype(np.uint32)
+        low = np.empty(len(starts), np.uint16)
+        for a in range(0, len(starts), self.BLOCK_RECORDS):
+            self.progress(0.03 + 0.02 * a / len(starts))
+            st = starts[a : a + self.BLOCK_RECORDS].astype(np.int64)
+            low[a : a + len(st)] = self.w[st] & _U(0xFFFF)  # type and 12-bit size
+            self._release(int(st[0]), int(st[-1]) + 1)
+        zero = np.flatnonzero(low < 16)  # 12-bit size field 0: padding, corrupt, or a large record
+        if len(zero):
+            hz = w[starts[zero]]
+            real_zero = (column(hz, F.RECORD_TYPE) != F.LARGE_RECORD) | (column(hz, F.LARGE_RECORD_SIZE) == 0)
+            bad = zero[real_zero & (hz != 0)]
+            if len(bad):
+                cut = int(bad[0])
+                diag.warn("size0", int(starts[cut]) * 8, "Unexpected record of size 0: decoding stops here")
+                starts, low = starts[:cut], low[:cut]
+                zero = zero[zero < cut]
+                hz = w[starts[zero]]
+            pad = zero[hz == 0]
+            if len(pad):
+                diag.warn_many("padding", starts[pad].astype(np.int64) * 8, "zero word skipped as padding")
+                keep = np.ones(len(starts), bool)
+                keep[pad] = False
+                starts, low = starts[keep], low[keep]
+        types = (low & np.uint16(F.RECORD_TYPE.mask)).astype(np.uint8)
+        tail = self.nbytes - n * 8
+        if len(starts):
+            last = int(starts[-1])
+            size = record_size(int(w[last]))
+            if last + size > n:
+                missing = (last + size) * 8 - self.nbytes
+                diag.warn("truncated", last * 8, f"truncated final record: {missing} bytes missing")
+                starts, types = starts[:-1], types[:-1]
+                tail = 0
+        if tail:
+            diag.warn(
+                "truncated", n * 8, f"file length is not a multiple of 8: {tail} trailing bytes ignored"
+            )
+        return starts, types
+
+    # ------------------------------------------------------------------ assembly
+    #: records decoded per vectorized block: bounds the temporaries and lets file pages go early
+    BLOCK_RECORDS = 1 << 16
+    #: file words a block of sparse records may span (8 MiB)
+    SPAN_WORDS = 1 << 20
+
+    #: the stored event columns, 39 bytes per event (see FxtColumns for the derived ones); "pos" is
+    #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
+    _EV_COLUMNS = {
+        "ts": np.int64, "kind": np.uint8, "provider": np.uint16, "thread": np.int32, "category": np.int32,
+        "name": np.int32, "nargs": np.uint8, "args_skip": np.uint16, "data": np.uint64,
+        "pos": np.int64, "scope": np.uint8,
+    }  # fmt: skip
+
+    def _release(self, first_word: int, end_word: int) -> None:
+        """Drop mapped file pages we are done with from our resident set (they stay in the page cache)."""
+        if self.mm is None or not hasattr(self.mm, "madvise"):
+            return
+        start = (first_word * 8) // mmap.PAGESIZE * mmap.PAGESIZE
+        length = min(end_word * 8, self.nbytes) - start
+        if length > 0:
+            try:
+                self.mm.madvise(mmap.MADV_DONTNEED, start, length)
+            except (OSError, ValueError):
+                self.mm = None
+
+    def run(self) -> FxtColumns:
+        # progress (and with it a Cancel) between blocks of every phase, from the start: a 10M-event
+        # trace's framing alone takes seconds
+        self.progress(0.0)
+        starts, types = self._frame()
+        counts = np.zeros(16, np.int64)
+        self.progress(0.05)
+        for a in range(0, len(types), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
+            counts += np.bincount(types[a : a + self.BLOCK_RECORDS], minlength=16)
+        record_counts = {name: int(counts[t]) for t, name in RECORD_TYPE_NAMES.items()}
+        record_counts["unknown"] = int(counts[10:15].sum())
+        self.progress(0.06)
+        self._control(starts, types)
+        self.progress(0.07)
+        # Each page fault maps its neighbours too (fault-around, 64 KiB): the scattered control records
+        # made most of the file resident again. Drop it; the blocks below fault in and release in turn.
+        self._release(0, self.n)
+        t = self.t
+        self._freeze_segments()
+        self.str_lookup = Lookup(
+            t.str_key, t.str_pos, np.asarray(t.str_gid, np.int64), len(t.gen_provider) * STRING_KEYS
+        )
+        self.thr_lookup = Lookup(
+            t.thr_key, t.thr_pos, np.arange(len(t.thr_key), dtype=np.int64), len(t.gen_provider) * THREAD_KEYS
+        )
+        n_ev = int(counts[F.EVENT_RECORD])
+        B = self.BLOCK_RECORDS
+        # The events' record column starts out as the event records' starts (uint32 below 16 GiB, see
+        # _frame) and is compacted in place as blocks are decoded; log and scheduling starts are split off,
+        # so the per-record starts and types are gone before the event columns fill up.
+        ev_dtypes = {**self._EV_COLUMNS, "pos": starts.dtype}
+        ev = {k: np.empty(n_ev, dt) for k, dt in ev_dtypes.items()}
+        ev_pos, k = ev["pos"], 0
+        for a in range(0, len(starts), B):
+            self.progress(0.08 + 0.02 * a / max(len(starts), 1))
+            sel = starts[a : a + B][types[a : a + B] == F.EVENT_RECORD]
+            ev_pos[k : k + len(sel)] = sel
+            k += len(sel)
+        log_starts, sched_starts = starts[types == F.LOG_RECORD], starts[types == F.SCHED_RECORD]
+        del starts, types
+        fill = 0
+        self.progress(0.1)
+        for b0 in range(0, n_ev, B):
+            self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
+            sel = ev_pos[b0 : b0 + B].astype(np.int64)  # a copy: the column is rewritten at fill <= b0
+            block = self._events(sel)
+            m = len(block["pos"])
+            for key in self._EV_COLUMNS:
+                ev[key][fill : fill + m] = block[key]
+            fill += m
+            del block
+            self._release(int(sel[0]), int(sel[-1]) + 1)
+        logs = self._blocks(log_starts, self._logs)
+        scheds = self._blocks(sched_starts, self._sched)
+        if fill < n_ev:
+            ev = {key: v[:fill].copy() for key, v in ev.items()}
+        lg = _concat(logs, {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32})
+        sc = _concat(scheds, SCHED_COLUMNS)
+        threads_pid, threads_tid = self._thread_table([ev["thread"], lg["thread"]])
+        self._warn_missing_init(ev["provider"], ev["pos"])
+        decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
+        diag_lines = self.diag.finish()
+        return FxtColumns(
+            path=self.path,
+            big_endian=self.big,
+            providers=t.providers,
+            strings=t.strings,
+            threads_pid=threads_pid,
+            threads_tid=threads_tid,
+            ev_ts=ev["ts"],
+            ev_kind=ev["kind"],
+            ev_provider=ev["provider"],
+            ev_thread=ev["thread"],
+            ev_category=ev["category"],
+            ev_name=ev["name"],
+            ev_nargs=ev["nargs"],
+            ev_args_skip=ev["args_skip"],
+            ev_data=ev["data"],
+            ev_word=ev["pos"],
+            sched_ts=sc["ts"],
+            sched_kind=sc["kind"],
+            sched_cpu=sc["cpu"],
+            sched_out_tid=sc["out_tid"],
+            sched_in_tid=sc["in_tid"],
+            sched_out_state=sc["state"],
+            sched_waker_tid=sc["waker"],
+            sched_offset=sc["offset"],
+            log_ts=lg["ts"],
+            log_thread=lg["thread"],
+            log_message=lg["message"],
+            log_offset=lg["pos"] * 8,
+            kernel_objects=self.kernel_objects,
+            userspace_objects=self.userspace_objects,
+            blobs=self.blobs,
+            record_counts=record_counts,
+            warnings=diag_lines,
+            ev_scope=ev["scope"],
+            sched_out_pid=sc["out_pid"],
+            sched_in_pid=sc["in_pid"],
+            sched_out_prio=sc["out_prio"],
+            sched_in_prio=sc["in_prio"],
+            sched_args_word=sc["args_word"],
+            sched_nargs=sc["nargs"],
+            buffer_overflows=self.overflows,
+            ticks_per_second=self._provider_tps(),
+            arg_decoder=decoder,
+        )
+
+    def _blocks(self, starts: np.ndarray, decode) -> list[dict]:
+        """Decode records at ``starts`` with ``decode`` a block at a time, releasing their file pages.
+
+        Sparse records (logs, scheduling) are spread over the whole file, and one page fault can map a
+        whole large page-cache folio: a block therefore also ends after ``SPAN_WORDS`` of file, so that
+        what one block maps stays small.
+        """
+        out = []
+        if not len(starts):
+            return out
+        cuts = np.searchsorted(starts, np.arange(int(starts[0]), int(starts[-1]) + 1, self.SPAN_WORDS)[1:])
+        bounds = np.union1d(np.r_[0, cuts, len(starts)], np.arange(0, len(starts), self.BLOCK_RECORDS))
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            if b > a:
+                sel = starts[a:b].astype(np.int64)
+                out.append(decode(sel))
+                self._release(int(sel[0]), int(sel[-1]) + 1)
+        return out
+
+    def _provider_tps(self) -> list[int]:
+        out = [1_000_000_000] * len(self.t.providers)
+        for gen, pindex in enumerate(self.t.gen_provider):
+            if self.t.gen_has_init[gen]:
+                out[pindex] = self.t.gen_tps[gen]
+        return out
+
+    def _warn_missing_init(self, ev_provider: np.ndarray, ev_pos: np.ndarray) -> None:
+        with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}
+        used = np.zeros(len(self.t.providers), np.int64)
+        for a in range(0, len(ev_provider), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
+            used += np.bincount(ev_provider[a : a + self.BLOCK_RECORDS], minlength=len(used))
+        for pindex in np.flatnonzero(used).tolist():
+            if pindex not in with_init:
+                p = self.t.providers[pindex]
+                first = int(ev_pos[np.argmax(ev_provider == pindex)]) * 8
+                self.diag.warn(
+                    "no initialization",
+                    first,
+                    f"provider {p.id} ({p.name!r}) has no initialization record: assuming 1 tick = 1 ns",
+                )
+
+    def _thread_table(self, code_columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """One global table of distinct (pid, tid) pairs; rewrites thread codes (in place) to its rows."""
+        reg_pid = np.asarray(self.t.thr_pid, np.uint64)
+        reg_tid = np.asarray(self.t.thr_tid, np.uint64)
+        pids = np.concatenate([reg_pid, *self.inline_pids])
+        tids = np.concatenate([reg_tid, *self.inline_tids])
+        pairs = np.empty(len(pids), dtype=[("p", "<u8"), ("t", "<u8")])
+        pairs["p"], pairs["t"] = pids, tids
+        uniq, inv = np.unique(pairs, return_inverse=True)
+        inv = inv.reshape(-1).astype(np.int32)
+        nreg = len(reg_pid)
+        n_inline = len(pids) - nreg
+        # codes: >= 0 registration row, -1 unresolved, <= -2 inline pair (-2 - k); one gather maps all
+        table = np.concatenate([inv[nreg:][::-1], np.array([-1], np.int32), inv[:nreg]])
+        for codes in code_columns:
+            for a in range(0, len(codes), self.BLOCK_RECORDS):  # in chunks: no full-size temporaries
+                chunk = codes[a : a + self.BLOCK_RECORDS]
+                chunk += n_inline + 1
+                chunk[:] = np.take(table, chunk)  # (take with out= aliasing its input is slow)
+        for blob in self.blobs:
+            if blob.thread <= -2:
+                blob.thread = int(inv[nreg + (-2 - blob.thread)])
+        return np.ascontiguousarray(uniq["p"]).astype(np.uint64), np.ascontiguousarray(uniq["t"]).astype(
+            np.uint64
+        )
+
+
+def _concat(blocks: list[dict], dtypes: dict) -> dict[str, np.ndarray]:
+    return {
+        k: (np.concatenate([b[k] for b in blocks]).astype(dt, copy=False) if blocks else np.zeros(0, dt))
+        for k, dt in dtypes.items()
+    }

@@ -1,0 +1,207 @@
+"""Shared vectorised steps of the bulk records (events, logs, scheduling): many records at once.
+
+Gathering words, finding each record's provider generation and tick rate, resolving indexed string and
+thread refs against the registration history (:class:`formats.fxt.tables.Lookup`), interning inline
+streams, and walking argument blocks argument-by-argument for all records at once. This is a mixin of
+:class:`formats.fxt.assemble.Decoder`; nothing here loops per record.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from formats.fxt import fields as F
+from formats.fxt.args import decode_text
+from formats.fxt.fields import column
+from formats.fxt.tables import STRING_KEYS, THREAD_KEYS, ProviderTables
+
+_U = np.uint64
+
+
+def intern_streams(
+    raw64: np.ndarray, tables: ProviderTables, word_off: np.ndarray, lengths: np.ndarray
+) -> np.ndarray:
+    """Global string ids of inline streams (word offset, byte length), deduplicated by content without a
+    loop per stream: one decode per distinct content."""
+    out = np.zeros(len(lengths), np.int64)  # length 0 -> "" (id 0)
+    nw = (lengths + 7) >> 3
+    for width in sorted(set(nw[nw > 0].tolist())):
+        sel = np.flatnonzero(nw == width)
+        mat = raw64[word_off[sel][:, None] + np.arange(width)]
+        rem = (lengths[sel] & 7).astype(np.uint64)
+        mask = np.where(rem == 0, _U(0xFFFFFFFFFFFFFFFF), (_U(1) << (rem * _U(8))) - _U(1))
+        mat[:, -1] &= mask
+        key = np.column_stack([lengths[sel].astype(np.uint64), mat])
+        uniq, inv = np.unique(key, axis=0, return_inverse=True)
+        gids = np.array(
+            [tables.intern(decode_text(row[1:].astype("<u8").tobytes()[: int(row[0])])) for row in uniq],
+            dtype=np.int64,
+        )
+        out[sel] = gids[inv.reshape(-1)]
+    return out
+
+
+class BulkResolve:
+    """Vectorised ref resolution and argument walking (see the module docstring)."""
+
+    def _gather(self, idx: np.ndarray) -> np.ndarray:
+        return np.take(self.w, idx, mode="clip") if self.n else np.zeros(len(idx), np.uint64)
+
+    def _segments(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
+        """Generation and provider index at each (ascending) position, and the runs of rows whose tick
+        rate is not 1e9 as ``(start row, end row, ticks per second)``."""
+        m = len(pos)
+        if m == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.uint16), []
+        sp = self._seg_pos
+        lo = int(np.searchsorted(sp, pos[0], side="right")) - 1
+        hi = int(np.searchsorted(sp, pos[-1], side="right"))
+        if hi - lo == 1:
+            gen = np.full(m, self._seg_gen[lo], np.int64)
+            prov = np.full(m, self._seg_prov[lo], np.uint16)
+            bounds = [0, m]
+        else:
+            inner = np.searchsorted(pos, sp[lo + 1 : hi], side="left")
+            counts = np.diff(np.concatenate([[0], inner, [m]]))
+            gen = np.repeat(self._seg_gen[lo:hi], counts)
+            prov = np.repeat(self._seg_prov[lo:hi], counts)
+            bounds = [0, *inner.tolist(), m]
+        runs = [
+            (bounds[i], bounds[i + 1], rate)
+            for i, rate in enumerate(self._seg_tps[lo:hi].tolist())
+            if rate != 1_000_000_000 and bounds[i + 1] > bounds[i]
+        ]
+        return gen, prov, runs
+
+    def _freeze_segments(self) -> None:
+        t = self.t
+        self.rates = set(t.seg_tps)
+        self._seg_pos = np.asarray(t.seg_pos, np.int64)
+        self._seg_gen = np.asarray(t.seg_gen, np.int64)
+        self._seg_prov = np.asarray(t.gen_provider, np.uint16)[self._seg_gen]
+        self._seg_tps = np.asarray(t.seg_tps, np.int64)
+
+    def _intern_streams(self, word_off: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        return intern_streams(self.raw64, self.t, word_off, lengths)
+
+    def _strings(
+        self, ref: np.ndarray, inline_word: np.ndarray, gen: np.ndarray, pos: np.ndarray
+    ) -> np.ndarray:
+        """Global string ids (int32) for string refs (-1 unresolved, warned once per provider and index)."""
+        special = (ref.astype(np.uint16) - np.uint16(1)) >= np.uint16(0x7FFF)  # 0 (empty) or inline
+        if not special.any():
+            got = self.str_lookup(gen * STRING_KEYS + ref, pos)
+            if self._has_unresolved(got):
+                self._warn_unresolved_bulk(np.flatnonzero(got < 0), ref.astype(np.int64), gen, pos, "string")
+            return got.astype(np.int32)
+        # Mixed block: resolve every ref as if indexed, then overwrite the empty and inline ones.
+        ref = ref.astype(np.int64)
+        got = self.str_lookup(gen * STRING_KEYS + (ref & F.INLINE_LENGTH_MASK), pos)
+        out = got.astype(np.int32)
+        out[special] = 0
+        inline = np.flatnonzero(ref >= F.INLINE_STRING)
+        if len(inline):
+            out[inline] = self._intern_streams(inline_word[inline], ref[inline] & F.INLINE_LENGTH_MASK)
+        self._warn_unresolved_bulk(np.flatnonzero((got < 0) & ~special), ref, gen, pos, "string")
+        return out
+
+    @staticmethod
+    def _has_unresolved(got: np.ndarray) -> bool:
+        return bool(len(got)) and int(got.min()) < 0
+
+    def _warn_unresolved_bulk(self, bad: np.ndarray, ref, gen, pos, what: str) -> None:
+        if not len(bad):
+            return
+        pindex = np.asarray(self.t.gen_provider, np.int64)[gen[bad]]
+        keys = pindex * 65536 + ref[bad]
+        _, first = np.unique(keys, return_index=True)
+        seen = self._unresolved_str if what == "string" else self._unresolved_thr
+        for i in np.sort(first).tolist():
+            key = (int(pindex[i]), int(ref[bad][i]))
+            if key in seen:
+                continue
+            seen.add(key)
+            prov = self.t.providers[key[0]].id
+            self.diag.warn(
+                f"unresolved {what}",
+                int(pos[bad][i]) * 8,
+                f"{what} ref {key[1]} not registered (provider {prov})",
+            )
+
+    def _threads(self, ref: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Registration row of each indexed thread ref (-1 unresolved); inline refs give -1 too."""
+        ref = ref.astype(np.int64)
+        if (ref != 0).all():
+            out = self.thr_lookup(gen * THREAD_KEYS + ref, pos)
+            self._warn_unresolved_bulk(np.flatnonzero(out < 0), ref, gen, pos, "thread")
+            return out
+        out = np.full(len(ref), -1, np.int64)
+        idx = np.flatnonzero(ref != 0)
+        if len(idx):
+            got = self.thr_lookup(gen[idx] * THREAD_KEYS + ref[idx], pos[idx])
+            out[idx] = got
+            self._warn_unresolved_bulk(idx[got < 0], ref, gen, pos, "thread")
+        return out
+
+    def _walk_args(
+        self,
+        first: np.ndarray,
+        nargs: np.ndarray,
+        end: np.ndarray,
+        ok: np.ndarray,
+        pos: np.ndarray,
+        collect: bool,
+    ) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+        """Advance past every record's arguments at once; returns (word after args, usable arg count, args).
+
+        Records whose arguments run past the record are marked not ``ok`` (F5/A3); an argument of size 0
+        ends that record's arguments (A2). With ``collect``, returns (row, position, header) per argument.
+        """
+        a = first.copy()
+        nargs_eff = nargs.copy()
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        act = np.flatnonzero(ok & (nargs > 0))
+        for k in range(15):
+            act = act[nargs[act] > k]
+            if not len(act):
+                break
+            ah = self._gather(a[act])
+            asz = column(ah, F.ARG_SIZE).astype(np.int64)
+            zero = asz == 0
+            if zero.any():
+                nargs_eff[act[zero]] = k
+                self.diag.warn_many(
+                    "argument size 0", pos[act[zero]] * 8, "argument of size 0: later arguments dropped"
+                )
+            past = ~zero & (a[act] + asz > end[act])
+            if past.any():
+                ok[act[past]] = False
+                self.diag.warn_many(
+                    "short record", pos[act[past]] * 8, "record dropped: arguments run past the record"
+                )
+            keep = ~zero & ~past
+            act, asz, ah = act[keep], asz[keep], ah[keep]
+            if collect:
+                found.append((act, a[act].copy(), ah))
+            a[act] += asz
+        return a, nargs_eff, found
+
+    def _thread_codes(
+        self, tref: np.ndarray, gen: np.ndarray, pos: np.ndarray, inl: np.ndarray, cur: np.ndarray
+    ):
+        """int32 codes: >= 0 a thread registration row, -1 unresolved, <= -2 an inline pair (collected)."""
+        code = self._threads(tref, gen, pos).astype(np.int32)
+        sel = np.flatnonzero(inl)
+        if len(sel):
+            # Keep each block's distinct pairs only: a trace of inline thread refs would otherwise hold
+            # 16 bytes per event until the end, more than the event columns' share of the memory budget.
+            pairs = np.empty((len(sel), 2), np.uint64)
+            pairs[:, 0] = self._gather(cur[sel])
+            pairs[:, 1] = self._gather(cur[sel] + 1)
+            uniq, inv = np.unique(pairs.view(f"V{16}").reshape(-1), return_inverse=True)
+            uniq = uniq.view(np.uint64).reshape(-1, 2)
+            self.inline_pids.append(uniq[:, 0].copy())
+            self.inline_tids.append(uniq[:, 1].copy())
+            code[sel] = -2 - (self.n_inline + inv.reshape(-1).astype(np.int32))
+            self.n_inline += len(uniq)
+        return code

@@ -1,0 +1,127 @@
+"""Event records (type 4), the bulk of any trace, decoded a block at a time with vectorised gathers.
+
+Field offsets that inline thread/string refs shift are computed as arrays; the argument blocks are
+walked for all records at once (:meth:`formats.fxt.bulk_resolve.BulkResolve._walk_args`) and only
+their extent is kept (arguments are decoded lazily, :mod:`formats.fxt.lazy_args`). A mixin of
+:class:`formats.fxt.assemble.Decoder`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from formats.fxt import fields as F
+from formats.fxt.fields import column
+from formats.fxt.ticks import ticks_to_ns
+
+#: byte 2 of an event header: the event type (low 4 bits) and argument count (high 4 bits)
+_TYPE_AND_NARGS = F.Field("event type and argument count", F.EVENT_TYPE.shift, 8)
+# the strided views of EventRecords._header_fields read these fields as whole bytes and halfwords
+assert (F.RECORD_TYPE.width, F.RECORD_SIZE.shift, F.RECORD_SIZE.width) == (4, 4, 12)
+assert (F.EVENT_TYPE.shift, F.EVENT_TYPE.width, F.EVENT_NARGS.shift, F.EVENT_NARGS.width) == (16, 4, 20, 4)
+assert (F.EVENT_THREAD_REF.shift, F.EVENT_THREAD_REF.width) == (24, 8)
+assert (F.EVENT_CATEGORY_REF.shift, F.EVENT_NAME_REF.shift, F.EVENT_NAME_REF.width) == (32, 48, 16)
+
+
+class EventRecords:
+    """Vectorised decoding of event records into the event columns."""
+
+    def _header_fields(self, h: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(size, type-and-argument-count byte, thread ref, category ref, name ref) of event headers.
+
+        On little-endian machines these fields are whole bytes and halfwords of the header, so strided
+        views read them without a shift (the layout this needs is checked against the field table below).
+        """
+        if np.little_endian:
+            h16 = h.view(np.uint16).reshape(-1, 4)
+            h8 = h.view(np.uint8).reshape(-1, 8)
+            return h16[:, 0] >> 4, h8[:, 2], h8[:, 3], h16[:, 2], h16[:, 3]
+        return (
+            column(h, F.RECORD_SIZE).astype(np.uint16),
+            column(h, _TYPE_AND_NARGS).astype(np.uint8),
+            column(h, F.EVENT_THREAD_REF).astype(np.uint8),
+            column(h, F.EVENT_CATEGORY_REF).astype(np.uint16),
+            column(h, F.EVENT_NAME_REF).astype(np.uint16),
+        )
+
+    def _events(self, pos: np.ndarray) -> dict[str, np.ndarray]:
+        h = self.w[pos]
+        size16, b2, b3, cref, nref = self._header_fields(h)
+        end = pos + size16
+        kind = b2 & np.uint8(F.EVENT_TYPE.mask)
+        nargs = b2 >> np.uint8(F.EVENT_NARGS.shift - _TYPE_AND_NARGS.shift)
+        tref = b3
+        ok = size16 >= 2
+        unknown = kind > 10
+        if unknown.any():
+            for k in np.unique(kind[unknown]).tolist():
+                self.diag.warn_many(
+                    f"event type {k}", pos[kind == k] * 8, f"skipping event of unknown type {k}"
+                )
+            ok &= ~unknown
+        ticks = self._gather(pos + 1)
+        inl_t = tref == 0
+        c_inl = cref >= F.INLINE_STRING
+        n_inl = nref >= F.INLINE_STRING
+        any_inline = inl_t.any() or c_inl.any() or n_inl.any()
+        if any_inline:
+            c_word = pos + 2 + 2 * inl_t
+            n_word = c_word + np.where(c_inl, ((cref & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+            args_word = n_word + np.where(n_inl, ((nref & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+            short = ok & (args_word > end)
+            if short.any():
+                self.diag.warn_many(
+                    "short record", pos[short] * 8, "record dropped: event fields run past the record"
+                )
+                ok &= ~short
+        else:
+            args_word = pos + 2
+            c_word = n_word = args_word
+        after, nargs_eff, _ = self._walk_args(args_word, nargs, end, ok, pos, False)
+        has_data = (kind == 1) | (kind >= 4)
+        full_args = nargs_eff == nargs
+        room = after < end
+        missing = ok & has_data & ~room & full_args
+        if missing.any():
+            self.diag.warn_many("short record", pos[missing] * 8, "record dropped: event data word missing")
+            ok &= ~missing
+        data_ok = room & full_args
+        data = self._gather(after)
+        data[~(data_ok & has_data)] = 0
+        scope_m = data_ok & (kind == 0)
+        scope = np.zeros(len(pos), np.uint8)
+        if scope_m.any():
+            sv = self._gather(after[scope_m])
+            bad = sv > 2
+            if bad.any():
+                self.diag.warn_many(
+                    "scope", pos[scope_m][bad] * 8, "instant event scope out of range: thread scope used"
+                )
+            scope[scope_m] = np.where(bad, 0, sv)
+        if not ok.all():
+            keep = np.flatnonzero(ok)
+            pos, end, kind, nargs_eff, tref, cref, nref, inl_t = (
+                x[keep] for x in (pos, end, kind, nargs_eff, tref, cref, nref, inl_t)
+            )
+            ticks, data, scope, args_word = (x[keep] for x in (ticks, data, scope, args_word))
+            if any_inline:
+                c_word, n_word = c_word[keep], n_word[keep]
+            else:
+                c_word = n_word = args_word
+        gen, provider, tps = self._segments(pos)
+        complete = kind == 4
+        if complete.any():  # the data word of a complete event is its end: stored in ns, in place
+            data[complete] = ticks_to_ns(data, tps)[complete].view(np.uint64)
+        return {
+            "pos": pos,
+            "ts": ticks_to_ns(ticks, tps),
+            "kind": kind,
+            "provider": provider,
+            "category": self._strings(cref, c_word, gen, pos),
+            "name": self._strings(nref, n_word, gen, pos),
+            "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
+            "nargs": nargs_eff,
+            "args_skip": (args_word - pos).astype(np.uint16),  # <= record size (12 bits)
+            "data": data,
+            "scope": scope,
+        }

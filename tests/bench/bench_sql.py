@@ -1,0 +1,157 @@
+"""Trace SQL: query times after load, added memory, batch queries over many traces, Parquet export.
+
+Run: ``.venv/bin/python tests/bench/bench_sql.py [--events N] [--traces K] [--trace-events M]``. On a
+generated trace of N events (default 10 million, cached under tests/bench/.cache/) it times, after the model
+is loaded, ``select count(*), sum(dur) from slice`` and a group-by name with percentiles, each next to the
+same answer computed with numpy on the model's columns (the peer: fxscope's own tables, ratio printed);
+the RSS DuckDB and the Arrow views add, as a share of the model's; the Parquet export. Then one query over
+K generated traces of M events: serial, local processes (2), and a two-worker loopback Dask LocalCluster.
+Goals (issue 17): count <= 0.5 s, group-by <= 2 s, added RSS <= 10 %, export <= 10 s, local parallel
+>= 1.7x serial, Dask within 1.5x of local parallel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path(__file__).resolve().parent / ".cache"
+COUNT = "SELECT count(*), sum(dur) FROM slice"
+GROUP = ("SELECT name, count(*) AS n, sum(dur) AS total, quantile_cont(dur, 0.5) AS p50, "
+         "quantile_cont(dur, 0.9) AS p90, quantile_cont(dur, 0.99) AS p99 FROM slice GROUP BY name")  # fmt: skip
+
+
+def _rss_mb() -> float:
+    """Resident MB after a collection and glibc's trim (freed temporaries of the reader do not count)."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except OSError:
+        pass
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _trace(events: int, seed: int = 1, directory: Path = CACHE) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"synthetic_{events}_seed{seed}.fxt"
+    if not path.exists():
+        from core.synthetic_trace import write_trace
+
+        write_trace(path, events, seed=seed)
+    return path
+
+
+def _timed(fn, repeat: int = 3) -> tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def single(events: int) -> None:
+    import numpy as np
+
+    from core.sql.engine import TraceSQL
+    from core.sql.export_parquet import export_parquet
+    from core.trace.model import TraceModel
+    from formats.fxt.reader import read_fxt
+
+    path = _trace(events)
+    rss0 = _rss_mb()
+    t0 = time.perf_counter()
+    model = TraceModel(read_fxt(path))
+    model.async_spans  # noqa: B018 - the slice view reads the async spans too: part of the model
+    print(f"events: {events}\nload_s: {time.perf_counter() - t0:.2f}")
+    rss_model = _rss_mb() - rss0
+    print(f"model_rss_mb: {rss_model:.0f}")
+    sql = TraceSQL(model)
+    first = time.perf_counter()
+    sql.query(COUNT)
+    print(f"first_query_s (views built): {time.perf_counter() - first:.3f}")
+    t_count, res = _timed(lambda: sql.query(COUNT))
+    s, a = model.slices, model.async_spans
+    t_np, (n, total) = _timed(lambda: (len(s) + len(a), int(s.dur.sum()) + int((a.end - a.start).sum())))
+    assert res.column(0)[0].as_py() == n and int(res.column(1)[0].as_py()) == total
+    standing = _rss_mb() - rss0 - rss_model
+    print(f"added_rss_tables_mb: {standing:.0f}  ({100 * standing / max(rss_model, 1):.1f} % of the model's: "
+          "the views, the connection, a count query)")
+    print(f"count_sum_s: {t_count:.3f}  (numpy on the model's columns: {t_np:.3f}, ratio {t_count / max(t_np, 1e-9):.1f})")
+    t_group, res = _timed(lambda: sql.query(GROUP))
+
+    def numpy_group():
+        names = np.concatenate([s.name[:], a.name[:]])
+        dur = np.concatenate([s.dur, a.end - a.start])
+        order = np.lexsort((dur, names))
+        names, dur = names[order], dur[order]
+        starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
+        ends = np.r_[starts[1:], len(names)]
+        return [(int(names[i]), j - i, np.percentile(dur[i:j], [50, 90, 99])) for i, j in zip(starts, ends, strict=True)]
+
+    t_np_group, groups = _timed(numpy_group, repeat=1)
+    assert res.num_rows == len(groups)
+    print(f"group_by_percentiles_s: {t_group:.3f}  (numpy sort+percentile: {t_np_group:.3f}, ratio {t_group / max(t_np_group, 1e-9):.2f}); groups {res.num_rows}")
+    added = _rss_mb() - rss0 - rss_model
+    print(f"added_rss_after_percentiles_mb: {added:.0f}  ({100 * added / max(rss_model, 1):.1f} % of the model's: "
+          "also what DuckDB keeps of the percentiles' working memory)")
+    out = CACHE / f"parquet_{events}"
+    t0 = time.perf_counter()
+    rows = export_parquet(sql, out)
+    print(f"parquet_export_s: {time.perf_counter() - t0:.2f}  ({sum(rows.values())} rows, "
+          f"{sum(p.stat().st_size for p in out.iterdir()) / 1e6:.0f} MB)")  # fmt: skip
+
+
+def batch(traces: int, trace_events: int) -> None:
+    from distributed import LocalCluster
+
+    from core.sql.batch import run_dask, run_local
+
+    d = CACHE / f"fleet_{traces}x{trace_events}"
+    paths = [str(_trace(trace_events, seed, d)) for seed in range(traces)]
+    q = "SELECT name, count(*) AS n, sum(dur) AS total FROM slice GROUP BY name"
+    t0 = time.perf_counter()
+    serial = run_local(paths, q, workers=1)
+    t_serial = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    par = run_local(paths, q, workers=2)
+    t_par = time.perf_counter() - t0
+    assert par.rows.num_rows == serial.rows.num_rows
+    print(f"batch_{traces}_traces_serial_s: {t_serial:.2f}")
+    print(f"batch_local_parallel_2_s: {t_par:.2f}  (speed-up {t_serial / t_par:.2f}x)")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster:  # fmt: skip
+        run_dask(paths[:2], q, cluster.scheduler_address)  # workers warm (imports), as a long-lived cluster is
+        t0 = time.perf_counter()
+        on_dask = run_dask(paths, q, cluster.scheduler_address)
+        t_dask = time.perf_counter() - t0
+    assert on_dask.rows.num_rows == serial.rows.num_rows
+    print(f"batch_dask_localcluster_2_s: {t_dask:.2f}  ({t_dask / t_par:.2f}x local parallel)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=10_000_000)
+    ap.add_argument("--traces", type=int, default=100)
+    ap.add_argument("--trace-events", type=int, default=50_000)
+    ap.add_argument("--skip-batch", action="store_true")
+    args = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    single(args.events)
+    if not args.skip_batch:
+        batch(args.traces, args.trace_events)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
