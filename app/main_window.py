@@ -5,10 +5,11 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QProgressBar,
@@ -25,7 +26,7 @@ from app.analysis.sched_panel import SchedPanel
 from app.timeline.aggregate import AggregatePanel
 from app.timeline.details import DetailsPanel
 from app.timeline.info import InfoPanel
-from app.timeline.logs import LogPanel
+from app.timeline.logs import LogPanel, LogsTab
 from app.timeline.query_panel import QueryPanel
 from app.timeline.widget import TimelineWidget
 from core.analysis.notes import parse_link
@@ -46,10 +47,11 @@ class TraceTab(QSplitter):
         self.timeline = TimelineWidget(model)
         self.details = DetailsPanel(model)
         self.logs = LogPanel(model, resolver or (lambda: _default_resolver(model.cols.path)))
+        self.logs_tab = LogsTab(self.logs)
         self.bottom = QTabWidget()
         self.bottom.setDocumentMode(True)
         self.bottom.addTab(self.details, "Details")
-        self.bottom.addTab(self.logs, f"Logs ({len(self.logs.logs)})")
+        self.bottom.addTab(self.logs_tab, f"Logs ({len(self.logs.logs)})")
         self.aggregate = AggregatePanel(model)
         self.bottom.addTab(self.aggregate, "Aggregate")
         self.analysis = AnalysisPanel(model)
@@ -80,8 +82,12 @@ class TraceTab(QSplitter):
         self.addWidget(self.bottom)
         self.setStretchFactor(0, 4)
         self.setStretchFactor(1, 1)
+        self.setChildrenCollapsible(False)
+        self._restore_split()
+        self.splitterMoved.connect(self._remember_split)
         self.timeline.itemSelected.connect(self._item_selected)
         self.logs.timeSelected.connect(self.timeline.show_time)  # logs in sync with the timeline
+        self.logs.recordSelected.connect(self._log_clicked)
         self.details.sliceRequested.connect(self.timeline.go_to_slice)
         self.details.itemRequested.connect(self.timeline.go_to_item)
         self.timeline.areaSelected.connect(self._area)
@@ -89,6 +95,40 @@ class TraceTab(QSplitter):
         self.query.sliceRequested.connect(self.timeline.go_to_slice)
         self.query.rangeRequested.connect(self.timeline.set_range_ns)
         self.query.itemRequested.connect(self.timeline.go_to_item)
+        # the timeline's keys work while the panels below have the focus (a click on a log row or in the
+        # details must not take W/A/S/D away); text fields keep their letters
+        self._keys = TimelineKeys(self.timeline)
+        for widget in (self.details, self.logs, self.aggregate, self.info, self.bottom):
+            widget.installEventFilter(self._keys)
+        for table in (self.aggregate.table, self.aggregate.async_table, self.aggregate.cpu_thread_table,
+                      self.aggregate.cpu_process_table, self.aggregate.state_table):  # fmt: skip
+            table.installEventFilter(self._keys)
+
+    #: the details panel's share of the height when nothing is remembered (at 1280x720: ~190 px)
+    DEFAULT_BOTTOM_FRACTION = 0.3
+
+    def _restore_split(self) -> None:
+        """The timeline/panel split as the user left it (kept in the settings), else a third for the panel."""
+        from app.gui import settings
+
+        state = settings().value("trace_tab/split")
+        if state is not None and self.restoreState(state):
+            return
+        total = 1000
+        bottom = int(total * self.DEFAULT_BOTTOM_FRACTION)
+        self.setSizes([total - bottom, bottom])
+
+    def _remember_split(self, *_args) -> None:
+        from app.gui import settings
+
+        store = settings()
+        store.setValue("trace_tab/split", self.saveState())
+
+    def _log_clicked(self, row: int) -> None:
+        """A log row was clicked: its mark selected on the timeline and scrolled into view (its process
+        expanded); the keys stay with the log table (they reach the timeline through the key filter)."""
+        self.timeline.reveal("log", row)
+        self.timeline.select_item("log", row)
 
     def attach_notes(self, path: str, show_message) -> None:
         """The Notes tab with the sidecar of ``path`` restored (``show_message(text)`` for its messages)."""
@@ -106,7 +146,7 @@ class TraceTab(QSplitter):
             return
         if kind == "log":
             self.logs.show_row(row)
-            self.bottom.setCurrentWidget(self.logs)
+            self.bottom.setCurrentWidget(self.logs_tab)
             report = self.model.logs.report_of_row(row)
             if report >= 0:
                 self.reportRequested.emit(report)
@@ -139,11 +179,33 @@ class TraceTab(QSplitter):
             self.reports.select_report(index)
 
     def _area(self, t0: int, t1: int, threads: list) -> None:
-        self.aggregate.show_area(t0, t1, threads)
+        self.aggregate.show_area(t0, t1, threads, self.timeline.area_keys)
         self.analysis.set_area(t0, t1, threads)
         if self.sched is not None:
             self.sched.set_area(t0, t1, threads)
         self.bottom.setCurrentWidget(self.aggregate)
+
+
+class TimelineKeys(QObject):
+    """An event filter for the panels under the timeline: the timeline's single keys (W/A/S/D, F, M,
+    [ and ], ?) pressed there act on the timeline, as Perfetto's keys work wherever a text field does not
+    have the focus."""
+
+    KEYS = {Qt.Key.Key_W, Qt.Key.Key_A, Qt.Key.Key_S, Qt.Key.Key_D, Qt.Key.Key_F, Qt.Key.Key_M,
+            Qt.Key.Key_BracketLeft, Qt.Key.Key_BracketRight, Qt.Key.Key_Question}  # fmt: skip
+
+    def __init__(self, timeline) -> None:
+        super().__init__(timeline)
+        self.timeline = timeline
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() != QEvent.Type.KeyPress or isinstance(obj, QLineEdit):
+            return False
+        mods = event.modifiers() & ~(Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier)
+        if event.key() in self.KEYS and mods == Qt.KeyboardModifier.NoModifier:
+            self.timeline.keyPressEvent(event)
+            return True
+        return False
 
 
 def _collect_garbage() -> None:
@@ -233,6 +295,10 @@ class MainWindow(QMainWindow):
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         menu.addAction(quit_action)
+        self._build_view_menu()
+        self._build_help_menu()
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.tab_messages: dict[int, str] = {}  # id(tab) -> its status-bar note (warnings while reading)
         # background loads: a progress bar and a Cancel button in the status bar while any is running
         self.loaders: list = []
         self.links: dict = {}  # trace path -> the ViewLink it was opened with (applied when its tab opens)
@@ -246,6 +312,100 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.cancel_button)
         self.progress.hide()
         self.cancel_button.hide()
+
+    # ------------------------------------------------------------------ View and Help menus
+    def _build_view_menu(self) -> None:
+        from app.gui import settings
+        from app.theme import THEMES
+
+        view = self.menuBar().addMenu("&View")
+        theme_menu = view.addMenu("&Theme")
+        self.theme_actions: dict[str, QAction] = {}
+        group = QActionGroup(self)
+        for name in THEMES:
+            action = QAction(name.capitalize(), self, checkable=True)
+            action.triggered.connect(lambda _checked=False, n=name: self.set_theme(n))
+            group.addAction(action)
+            theme_menu.addAction(action)
+            self.theme_actions[name] = action
+        view.addSeparator()
+        for text, shortcut, slot in (
+            ("&Collapse all processes", "Ctrl+Shift+C", lambda: self._on_timeline(lambda t: t.set_collapsed(True))),
+            ("&Expand all processes", "Ctrl+Shift+E", lambda: self._on_timeline(lambda t: t.set_collapsed(False))),
+            ("&Reset zoom", "Ctrl+0", lambda: self._on_timeline(lambda t: t.reset_zoom())),
+            ("&Filter tracks…", "Ctrl+Shift+F", lambda: self._on_timeline(lambda t: t.filter_box.setFocus())),
+        ):  # fmt: skip
+            action = QAction(text, self)
+            action.setShortcut(QKeySequence(shortcut))
+            action.triggered.connect(slot)
+            view.addAction(action)
+        name = str(settings().value("theme", "light"))
+        self.set_theme(name if name in THEMES else "light", remember=False)
+
+    def _build_help_menu(self) -> None:
+        help_menu = self.menuBar().addMenu("&Help")
+        keys = QAction("&Keys and mouse", self)
+        keys.setShortcut(QKeySequence("F1"))
+        keys.triggered.connect(self.show_keys)
+        help_menu.addAction(keys)
+        about = QAction("&About fxscope", self)
+        about.triggered.connect(self.show_about)
+        help_menu.addAction(about)
+
+    def _on_timeline(self, action) -> None:
+        tab = self.current_tab()
+        if tab is not None:
+            action(tab.timeline)
+
+    def set_theme(self, name: str, remember: bool = True) -> None:
+        """Light or dark: the window's palette and every open timeline's colours; kept in the settings."""
+        from app.gui import settings
+        from app.theme import THEMES, apply_theme
+
+        theme = THEMES[name]
+        self.theme = theme
+        apply_theme(theme)
+        self.theme_actions[name].setChecked(True)
+        for i in range(self.tabs.count()):
+            tab = self.tabs.widget(i)
+            if isinstance(tab, TraceTab):
+                tab.timeline.set_theme(theme)
+        if remember:
+            store = settings()
+            store.setValue("theme", name)
+            store.sync()
+
+    def show_keys(self):
+        """Help > Keys and mouse: the timeline's list (also ``?`` on the timeline)."""
+        from app.timeline.shortcuts import ShortcutsDialog
+
+        if getattr(self, "_keys_dialog", None) is None:
+            self._keys_dialog = ShortcutsDialog(self)
+        self._keys_dialog.show()
+        self._keys_dialog.raise_()
+        return self._keys_dialog
+
+    def show_about(self) -> QMessageBox:
+        from app import version
+
+        box = QMessageBox(QMessageBox.Icon.Information, "About fxscope",
+                          f"fxscope {version()}\n\nA viewer of Fuchsia traces (FXT) and crash reports "
+                          "(symbolizer markup), with the symbol tooling around them.", parent=self)  # fmt: skip
+        box.setModal(False)
+        box.open()
+        return box
+
+    def _tab_changed(self, index: int) -> None:
+        """The status bar speaks of the tab in front: its own note (warnings while reading), else nothing
+        (a note about another tab would be stale)."""
+        if self.loaders:
+            return  # "Loading ..." stays while a load runs
+        tab = self.tabs.widget(index)
+        message = self.tab_messages.get(id(tab), "") if tab is not None else ""
+        if message:
+            self.statusBar().showMessage(message)
+        else:
+            self.statusBar().clearMessage()
 
     # ------------------------------------------------------------------ recent files
     RECENT_MAX = 10
@@ -431,14 +591,20 @@ class MainWindow(QMainWindow):
 
         tab = TraceTab(model, resolver=resolver)
         tab.source_key = _file_key(path)
-        tab.attach_notes(path, lambda text: self.statusBar().showMessage(text, 15000))
-        apply_link(tab, self.links.pop(path, None))
         tab.reportRequested.connect(lambda index: self.open_trace_report(tab, index, trace_dir, Path(path).name))
         n = tab.info.warning_count
+        tab.timeline.set_theme(self.theme)
         if n:
-            self.statusBar().showMessage(
-                f"{n} warning{'s' * (n != 1)} while reading {Path(path).name} — see the Info tab"
-            )
+            self.tab_messages[id(tab)] = f"{n} warning{'s' * (n != 1)} while reading {Path(path).name} — see the Info tab"
+            self.statusBar().showMessage(self.tab_messages[id(tab)])
+
+        def note(text: str) -> None:  # the notes' messages join the tab's status-bar note
+            old = self.tab_messages.get(id(tab))
+            self.tab_messages[id(tab)] = f"{old}; {text}" if old else text
+            self.statusBar().showMessage(self.tab_messages[id(tab)])
+
+        tab.attach_notes(path, note)
+        apply_link(tab, self.links.pop(path, None))
         if deferred:
             # a 1 ms timer, not 0: Qt runs a zero-delay single shot as a posted event, ahead of the timers
             # and input already due, which would join the two stalls again

@@ -36,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH")
     p.add_argument("--range", type=_range, default=None, metavar="START_NS:END_NS",
                    help="visible time range in trace nanoseconds")
+    p.add_argument("--theme", choices=("light", "dark"), default=None, help="the window's theme (default: the saved one)")
+    p.add_argument("--filter", default=None, metavar="TEXT",
+                   help="show only the tracks whose process or thread name or id contains TEXT")
     p.set_defaults(func=run)
 
 
@@ -52,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
 
     app = application()
     window = MainWindow()
+    if args.theme:
+        window.set_theme(args.theme, remember=False)
     if is_crash_log(args.file):
         from app.crash.view import CrashView
 
@@ -61,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
         tab = None
     else:
         tab = TraceTab(load_model(args.file))  # errors surface as one line through the CLI
+        tab.timeline.set_theme(window.theme)
+        if args.filter:
+            tab.timeline.filter_box.setText(args.filter)
         window.tabs.addTab(tab, os.path.basename(args.file))
     window.resize(*args.size)
     window.show()

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 
 #: (keys, what they do), in the order a new user needs them; Perfetto's keys where Perfetto has one
 SHORTCUTS: list[tuple[str, str]] = [
-    ("W / S", "zoom in / out around the centre"),
+    ("W / S", "zoom in / out around the pointer (around the centre when the pointer is elsewhere)"),
     ("A / D", "pan left / right"),
     ("Ctrl+wheel", "zoom around the pointer"),
     ("Shift+wheel", "pan"),
@@ -22,9 +22,13 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Shift+drag", "measure between two points, snapping to slice edges"),
     ("Ctrl+drag", "select an area: the aggregate table of its tracks and time range"),
     ("Esc", "clear the selection and the marks"),
-    ("Ctrl+F", "search slice names and arguments; Enter / Shift+Enter: next / previous match"),
-    ("right-click a track", "pin the track, or its whole process, to the top"),
+    ("Ctrl+F", "search slices (names, categories, arguments), async spans, instants, counters and log text; "
+               "Enter / Shift+Enter: next / previous match; Esc: back to the timeline"),
+    ("right-click a track", "pin the track (a thread with its state strip), or its whole process, to the top"),
     ("click a process header", "collapse or expand the process"),
+    ("Ctrl+Shift+C / Ctrl+Shift+E", "collapse / expand every process"),
+    ("Ctrl+Shift+F", "filter the tracks by process or thread name or id"),
+    ("Ctrl+0", "reset the zoom: the whole trace"),
     ("?", "this list"),
 ]
 

@@ -37,6 +37,8 @@ _INSTANT_BRUSH = QBrush(QColor("#222222"))
 _CRASH_BRUSH = QBrush(QColor("#d62728"))  # crash reports in the thread's log records
 _LABEL_PEN = QPen(QColor("#ffffff"))
 _WAKEUP_BRUSH = QBrush(QColor("#1b1b1b"))
+_MATCH_PEN = QPen(QColor("#f5b400"), 2.0)  # search matches: an amber outline (a selection is near-black)
+_MATCH_PEN.setCosmetic(True)
 ROW_HEIGHT = 1.0  # view units per depth row
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
 
@@ -135,6 +137,8 @@ class LaneItem(GuardedPaint, QGraphicsObject):
         self.origin = model.start_ns
         self.last_drawn = 0  # what the last paint drew (tests and benchmarks read it)
         self.last_wakeups = 0  # wakeup marks the last paint drew (state strips)
+        self.match_mask: np.ndarray | None = None  # search matches, over the rows of this lane's kind
+        self.last_matches = 0  # matches the last paint outlined
 
     def getViewBox(self):  # noqa: N802 - pyqtgraph's name, for code that treats lanes as its items
         """The view box showing this lane (lanes are children of its child group), or None."""
@@ -284,6 +288,7 @@ class BoxTrackItem(LaneItem):
             x, y, w = _merge_touching(left[idx], top[idx], width[idx])
             painter.setBrush(_MERGED_BRUSH if c < 0 else _BRUSHES[c])
             draw_rects(painter, x, y, w, height)
+        self._paint_matches(painter, rows, count, left, top, width, height)
         if self.selected_row >= 0:
             sel = np.flatnonzero(rows == self.selected_row)
             if len(sel):
@@ -301,6 +306,21 @@ class BoxTrackItem(LaneItem):
             idx = np.flatnonzero((shown > 24) & (count == 1))
             self._paint_labels(painter, idx, names, shown_left, top, shown, height)
         painter.restore()
+
+    def _paint_matches(self, painter: QPainter, rows, count, left, top, width, height: float) -> None:
+        """Outline the drawn boxes that are search matches (a merged box: when the row it stands for is)."""
+        mask = self.match_mask
+        self.last_matches = 0
+        if mask is None or not len(rows):
+            return
+        hit = np.flatnonzero(mask[np.clip(rows, 0, len(mask) - 1)])
+        self.last_matches = len(hit)
+        if not len(hit):
+            return
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(_MATCH_PEN)
+        draw_rects(painter, left[hit], top[hit], width[hit], height)
+        painter.setPen(Qt.PenStyle.NoPen)
 
     def _paint_labels(self, painter: QPainter, idx: np.ndarray, names, left, top, width, height: float) -> None:
         """Each box's name, elided to its width. Hundreds of labels a frame: a label's text and width are
@@ -343,6 +363,8 @@ class SliceTrackItem(BoxTrackItem):
         self._instants: np.ndarray | None = None
         self._instants_lo = 0
         self.selected_instant = -1  # a row of the model's instants, when one of this thread's is selected
+        self.instant_brush = _INSTANT_BRUSH  # the theme's mark colour
+        self.instant_match_mask: np.ndarray | None = None  # search matches over the model's instants
         self._crashes: tuple[np.ndarray, np.ndarray] | None = None
         self.selected_crash = -1  # a crash report (index into the log table's reports) of this thread
 
@@ -452,8 +474,19 @@ class SliceTrackItem(BoxTrackItem):
         painter.save()
         painter.resetTransform()
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(_INSTANT_BRUSH)
+        painter.setBrush(self.instant_brush)
         draw_rects(painter, x - 1.5, np.full(len(x), self.y0 * sy + dy - 1.0), np.full(len(x), 3.0), 4.0)
+        self.last_instant_matches = 0
+        if self.instant_match_mask is not None:  # matched instants: an amber outline
+            lo = self._instants_lo
+            hit = np.flatnonzero(self.instant_match_mask[lo + a : lo + b])
+            self.last_instant_matches = len(hit)
+            if len(hit):
+                mx = np.unique(np.floor(self.px(ts[a:b][hit], sx, dx)))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.setPen(_MATCH_PEN)
+                draw_rects(painter, mx - 3.0, np.full(len(mx), self.y0 * sy + dy - 2.0), np.full(len(mx), 6.0), 6.0)
+                painter.setPen(Qt.PenStyle.NoPen)
         sel = self.selected_instant - self._instants_lo
         if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:
             painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -553,6 +586,15 @@ class MarkerTrackItem(LaneItem):
         top = self.y0 * sy + dy
         height = ROW_FILL * ROW_HEIGHT * sy
         draw_rects(painter, px - 0.5, np.full(len(px), top), np.full(len(px), 2.0), height)
+        self.last_matches = 0
+        if self.match_mask is not None:
+            hit = self.match_mask[np.clip(self.point_rows[a:b], 0, len(self.match_mask) - 1)]
+            mx = np.unique(np.floor(self.px(self.ts[a:b][hit], sx, dx)))
+            self.last_matches = len(mx)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(_MATCH_PEN)
+            draw_rects(painter, mx - 2.0, np.full(len(mx), top - 1.0), np.full(len(mx), 5.0), height + 2.0)
+            painter.setPen(Qt.PenStyle.NoPen)
         if self.selected_row >= 0:
             at = np.flatnonzero(self.point_rows == self.selected_row)
             if len(at):
@@ -596,6 +638,11 @@ class CounterTrackItem(LaneItem):
         colour = QColor(PALETTE[colour_index(self.series.label)])
         self._fill = QBrush(colour.lighter(135))
         self._min_fill = QBrush(colour)
+        self.cursor_ns: int | None = None  # the time under the pointer, for the value shown on the track
+        self.matched = False  # its name matches the search
+        self._font = QFont()
+        self._font.setPointSizeF(7.5)
+        self._metrics = QFontMetrics(self._font)
 
     def value_y(self, values: np.ndarray, base: float, full: float) -> np.ndarray:
         """Device y of ``values`` on a lane whose scale runs from ``base`` (``lo``) up ``full`` pixels
@@ -645,7 +692,42 @@ class CounterTrackItem(LaneItem):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.setPen(QPen(QColor("#111111"), 2.0))
             painter.drawRect(QRectF(xa, base - full, max(xb - xa, 2.0), full))
+        self._paint_scale(painter, base - full, (t1 - self.origin) / 1e9 * sx + dx)
         painter.restore()
+
+    def set_cursor(self, ts_ns: int | None) -> None:
+        """The time under the mouse pointer (None: elsewhere): the track shows the value in force there."""
+        if ts_ns != self.cursor_ns:
+            self.cursor_ns = ts_ns
+            self.update()
+
+    def value_at(self, ts_ns: int) -> float | None:
+        """The sample in force at ``ts_ns`` (the last one at or before it), or None before the first."""
+        i = int(np.searchsorted(self.series.ts, ts_ns, side="right")) - 1
+        return float(self.series.value[i]) if i >= 0 else None
+
+    def scale_text(self) -> str:
+        """What the track says about its scale: its maximum, and the value at the pointer when it is on it."""
+        from core.units import format_quantity
+
+        text = f"max {format_quantity(self.hi)}"
+        if self.cursor_ns is not None:
+            value = self.value_at(self.cursor_ns)
+            if value is not None:
+                text += f"   at cursor {format_quantity(value)}"
+        return text
+
+    def _paint_scale(self, painter: QPainter, top: float, right: float) -> None:
+        """The scale on the track's top left (device coordinates, painter reset), over a light band."""
+        text = self.scale_text()
+        width = self._metrics.horizontalAdvance(text) + 6
+        x = 4.0
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(255, 255, 255, 190))
+        painter.drawRect(QRectF(x - 2, top, width, self._metrics.height()))
+        painter.setFont(self._font)
+        painter.setPen(QColor("#d08a00") if self.matched else QColor("#303036"))
+        painter.drawText(QPointF(x + 1, top + self._metrics.ascent()), text)
 
     def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
         """The sample in force at ``t`` (the last one at or before it), as a ``counter_row``."""
@@ -751,4 +833,72 @@ class StateTrackItem(SchedLaneItem):
         for x in px.tolist():  # a few dozen at most (see above)
             painter.drawPolygon([QPointF(x - 3.0, top - 1.0), QPointF(x + 3.0, top - 1.0), QPointF(x, top + 4.0)])
         self.last_wakeups = len(px)
+        painter.restore()
+
+
+class GroupSummaryItem(LaneItem):
+    """A collapsed process's header row: its threads' busy time as one density strip (per pixel, the
+    fraction of its threads inside a top-level slice, as a bar), not an empty row.
+
+    Busy time up to ``t`` is exact from sorted starts and ends and their prefix sums
+    (``sum(min(t - start, dur))`` over the slices begun by ``t``), so a frame costs two searches per pixel
+    edge whatever the zoom, never a pass over the slices."""
+
+    kind = "summary"
+
+    def __init__(self, model: TraceModel, tracks: list[ThreadTrack], y0: float) -> None:
+        super().__init__(model, y0)
+        self.tracks = tracks
+        self._sums: tuple[np.ndarray, ...] | None = None
+        self._brush = QBrush(QColor("#6b7a90"))
+
+    def set_colour(self, colour: str) -> None:
+        self._brush = QBrush(QColor(colour))
+        self.update()
+
+    def _prefix(self) -> tuple[np.ndarray, ...]:
+        if self._sums is None:  # once, on the first paint: the top-level slices of the process's threads
+            s = self.model.slices
+            rows = np.concatenate([t.by_depth[0] for t in self.tracks if t.by_depth]) if self.tracks else []
+            rows = np.asarray(rows, np.int64)
+            since = (s.ts[rows].view(np.uint64) - np.uint64(self.origin & 0xFFFF_FFFF_FFFF_FFFF)).astype(np.float64)
+            start = np.sort(since)
+            end = np.sort(since + s.dur[rows].astype(np.float64))
+            self._sums = (start, np.r_[0.0, np.cumsum(start)], end, np.r_[0.0, np.cumsum(end)])
+        return self._sums
+
+    def busy(self, edges_rel_ns: np.ndarray) -> np.ndarray:
+        """Busy thread-time (ns, summed over threads) from the trace start to each edge (ns since it)."""
+        start, start_sum, end, end_sum = self._prefix()
+        n_start = np.searchsorted(start, edges_rel_ns, "right")
+        n_end = np.searchsorted(end, edges_rel_ns, "right")
+        return (n_start * edges_rel_ns - start_sum[n_start]) - (n_end * edges_rel_ns - end_sum[n_end])
+
+    def draw(self, painter: QPainter) -> None:
+        f = self.frame(painter)
+        if f is None or not self.tracks:
+            return
+        t0, t1, sx, dx, sy, dy = f
+        # the window may start before the trace (Python ints: px() counts times from the start only)
+        x_left = max((t0 - self.origin) / 1e9 * sx + dx, dx, -10.0)
+        x_right = min((t1 - self.origin) / 1e9 * sx + dx, 1e7)
+        n = int(min(max(x_right - x_left, 0.0), 20_000))
+        if n < 1:
+            return
+        ns_per_px = 1e9 / sx
+        edges = (np.floor(x_left) + np.arange(n + 1) - dx) * ns_per_px  # pixel edges, ns since the start
+        fraction = np.diff(self.busy(edges)) / (ns_per_px * len(self.tracks))
+        px = np.flatnonzero(fraction > 0.002)
+        self.last_drawn = len(px)
+        if not len(px):
+            return
+        height = ROW_FILL * ROW_HEIGHT * sy
+        # square root: one busy thread in twenty still shows as a fifth of the row, and full stays full
+        bar = np.clip(np.sqrt(fraction[px]), 0.1, 1.0) * height
+        bottom = (self.y0 + ROW_FILL * ROW_HEIGHT) * sy + dy
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self._brush)
+        draw_rects(painter, np.floor(x_left) + px, bottom - bar, np.ones(len(px)), bar)
         painter.restore()

@@ -1,7 +1,9 @@
 """The timeline widget: tracks stacked by process and thread on one zoomable time axis.
 
-Navigation follows Perfetto: W/S zoom around the centre, A/D pan, wheel zooms, drag pans, F fits the
-selection (or the whole trace). The x axis is seconds from the trace start and pyqtgraph picks the unit
+Navigation follows Perfetto: W/S zoom around the pointer (the centre when it is elsewhere), A/D pan,
+Ctrl+wheel zooms, the wheel and the scrollbar scroll the tracks, drag pans, F fits the selection (or the
+whole trace). Pinned tracks stay in a block on top of the view, the header of the process scrolled under
+it stays too (sticky); a track filter and collapse/expand all keep hundreds of threads navigable. The x axis is seconds from the trace start and pyqtgraph picks the unit
 (s, ms, us, ns) as the user zooms.
 """
 
@@ -11,26 +13,50 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QKeySequence, QPainter, QPen, QShortcut
-from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QLineEdit, QMenu, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPen,
+    QShortcut,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QScrollBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.theme import LIGHT, Theme
 from app.timeline.tracks import (
     ROW_HEIGHT,
     AsyncTrackItem,
     CounterTrackItem,
     CpuTrackItem,
+    GroupSummaryItem,
     GuardedPaint,
     MarkerTrackItem,
     SliceTrackItem,
     StateTrackItem,
 )
-from core.trace.details import counter_details
+from core.trace.details import COUNTER_SAMPLE_BITS, counter_details
 from core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from core.trace.model import TraceModel
-from core.trace.query import search
+from core.trace.search_hits import KINDS, search_all
 
 PROCESS_HEADER_ROWS = 1.0
+LANE_GAP = 0.3  # rows between two lanes
 #: the group keys of the CPU lanes and of global-scope instants (no process has these koids)
 CPU_GROUP = -1
 GLOBAL_GROUP = -2
@@ -100,8 +126,15 @@ class FlowArrowsItem(ViewOverlayItem):
         self.timeline = timeline
         self.setZValue(50)
         self.links = np.zeros(0, np.int64)
-        self._pen = QPen(QColor("#222222"), 1.4)
+        self._colour = QColor("#222222")
+        self._pen = QPen(self._colour, 1.4)
         self._pen.setCosmetic(True)
+
+    def set_colour(self, colour: str) -> None:
+        self._colour = QColor(colour)
+        self._pen = QPen(self._colour, 1.4)
+        self._pen.setCosmetic(True)
+        self.update()
 
     def show_for(self, row: int) -> None:
         flows = self.timeline.model.flows if row >= 0 else None
@@ -117,7 +150,7 @@ class FlowArrowsItem(ViewOverlayItem):
         painter.save()
         painter.resetTransform()
         painter.setPen(self._pen)
-        painter.setBrush(QColor("#222222"))
+        painter.setBrush(self._colour)
         s = tl.model.slices
         for link in self.links.tolist():
             src, dst = int(flows.src_slice[link]), int(flows.dst_slice[link])
@@ -201,6 +234,11 @@ class TimeGridItem(ViewOverlayItem):
         self._pen = QPen(QColor("#ececef"))
         self._pen.setCosmetic(True)
 
+    def set_colour(self, colour: str) -> None:
+        self._pen = QPen(QColor(colour))
+        self._pen.setCosmetic(True)
+        self.update()
+
     def draw(self, painter: QPainter) -> None:
         vb = self.getViewBox()
         if vb is None:
@@ -214,6 +252,59 @@ class TimeGridItem(ViewOverlayItem):
         painter.drawLines([QLineF(x, y0, x, y1) for x in xs])
 
 
+class PinnedBackdropItem(ViewOverlayItem):
+    """The opaque band behind the pinned block and a sticky process header: the tracks scrolled under
+    them do not show through (the pinned area stays on top, as in Perfetto)."""
+
+    def __init__(self, timeline: TimelineWidget) -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.setZValue(15)
+        self.area: tuple[float, float, bool] = (0.0, 0.0, False)  # (top, pinned rows, sticky header)
+
+    def update_area(self, top: float, pinned_rows: float, sticky: bool) -> None:
+        if (top, pinned_rows, sticky) != self.area:
+            self.area = (top, pinned_rows, sticky)
+            self.update()
+
+    def draw(self, painter: QPainter) -> None:
+        top, pinned_rows, sticky = self.area
+        if not pinned_rows and not sticky:
+            return
+        vb = self.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        theme = self.timeline.theme
+        painter.setPen(Qt.PenStyle.NoPen)
+        if pinned_rows:
+            painter.setBrush(QColor(theme.pinned_background))
+            painter.drawRect(QRectF(x0, top, x1 - x0, pinned_rows))
+        if sticky:
+            painter.setBrush(QColor(theme.header_background))
+            painter.drawRect(QRectF(x0, top + pinned_rows, x1 - x0, PROCESS_HEADER_ROWS))
+        pen = QPen(QColor(theme.grid))
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        y = top + pinned_rows + (PROCESS_HEADER_ROWS if sticky else 0.0)
+        painter.drawLine(QPointF(x0, y), QPointF(x1, y))
+
+
+def async_track_name(model: TraceModel, pid: int) -> str:
+    """An async track is named after its spans (as Perfetto names one by their common name): the name
+    all its spans share, else the most frequent names ("fetch, upload", "a, b +3")."""
+    t = model.async_spans
+    k = int(np.searchsorted(t.pids, np.uint64(pid)))
+    if k >= len(t.pids) or int(t.pids[k]) != pid:
+        return "async"
+    lo, hi = int(t.pid_start[k]), int(t.pid_start[k + 1])
+    names, counts = np.unique(np.asarray(t.name[np.arange(lo, hi)], np.int64), return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    strings = model.strings
+    texts = [strings[n] if 0 <= n < len(strings) else "?" for n in names[order][:3].tolist()]
+    if len(names) > 3:
+        return f"{texts[0]}, {texts[1]} +{len(names) - 2}"
+    return ", ".join(texts) if texts else "async"
+
+
 @dataclass
 class Lane:
     """One labelled track of the timeline: a graphics item with ``rows``, ``y0`` and ``set_y``."""
@@ -222,6 +313,7 @@ class Lane:
     label: str
     item: object
     pid: int
+    match: str = ""  # what the track filter looks in: process and thread names and ids, case-folded
 
 
 @dataclass
@@ -232,6 +324,9 @@ class Group:
     name: str
     lanes: list[Lane]
     collapsed: bool = False
+    summary: object = None  # the busy-time strip drawn in its header row while collapsed
+    y0: float = 0.0  # where its header row is, and where its last lane ends (-1: filtered out)
+    y1: float = 0.0
 ZOOM_STEP = 0.8
 PAN_STEP = 0.2
 
@@ -259,7 +354,16 @@ class TimelineWidget(QWidget):
         layout.addWidget(self._build_search_bar())
         self.overview = self._build_overview(model)
         layout.addWidget(self.overview)
-        layout.addWidget(self.plot)
+        # a vertical scrollbar beside the tracks (the wheel scrolls them too)
+        self.scrollbar = QScrollBar(Qt.Orientation.Vertical)
+        self.scrollbar.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.scrollbar.valueChanged.connect(self._scrolled)
+        body = QHBoxLayout()
+        body.setContentsMargins(0, 0, 0, 0)
+        body.setSpacing(0)
+        body.addWidget(self.plot, 1)
+        body.addWidget(self.scrollbar)
+        layout.addLayout(body)
         vb = self.plot.getViewBox()
         vb.invertY(True)
         vb.setMouseEnabled(x=True, y=False)
@@ -299,7 +403,7 @@ class TimelineWidget(QWidget):
             item = AsyncTrackItem(model, spans, pid, n_lanes, 0.0)
             self.plot.addItem(item, ignoreBounds=True)
             group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
-            group.lanes.insert(0, Lane(("async", pid), "async", item, pid))
+            group.lanes.insert(0, Lane(("async", pid), async_track_name(model, pid), item, pid))
         self.groups = [by_pid[pid] for pid in sorted(by_pid)]
         cpus = sched.cpus()
         if cpus:  # CPU lanes first, as Perfetto shows them
@@ -337,12 +441,32 @@ class TimelineWidget(QWidget):
             item = MarkerTrackItem(model, logs.ts[rows], 0.0, "#8a5300", kind="log", rows=rows)
             self.plot.addItem(item, ignoreBounds=True)
             group_of(int(pid)).lanes.append(Lane(("logs", int(pid)), "logs", item, int(pid)))
+        for group in self.groups:  # what the track filter matches: process and thread names and ids
+            for lane in group.lanes:
+                kind, what = lane.key[0], lane.key[1]
+                owner = model.thread_name(what) if kind in ("thread", "state") else lane.label
+                lane.match = f"{group.name} {group.pid} {owner}".casefold()
+            if any(lane.key[0] == "thread" for lane in group.lanes):
+                group.summary = GroupSummaryItem(model, [lane.item.track for lane in group.lanes
+                                                         if lane.key[0] == "thread"], 0.0)  # fmt: skip
+                self.plot.addItem(group.summary, ignoreBounds=True)
         self.pinned: list[tuple] = []  # lane keys, in pin order, drawn first
+        self.track_filter = ""
         self.headers: list[tuple[float, object]] = []  # (y, group pid or "pinned") of each header row
+        self.pinned_rows = 0.0  # height of the pinned block (its header and lanes), on top of the view
+        self.sticky: tuple[float, int] | None = None  # (y, pid) of the process header held at the top
+        self._content_ticks: list[tuple[float, str]] = []
+        self._pinned_offsets: list[tuple[Lane, float]] = []
+        self.backdrop = PinnedBackdropItem(self)
+        self.plot.addItem(self.backdrop, ignoreBounds=True)
         left = self.plot.getAxis("left")
         left.setStyle(tickLength=0, textFillLimits=[(0, 2.0), (2, 2.0)])
         # the track names do not change when the view pans: keep their rendering as a pixmap
         left.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        if self._expanded_rows() > self.collapse_above_rows():  # hundreds of threads: processes collapsed
+            for group in self.groups:
+                if group.pid != CPU_GROUP:
+                    group.collapsed = True
         self._layout()
         # pyqtgraph drops a tick label that does not fit the axis: size the axis to the longest name
         metrics = QFontMetrics(left.font() if hasattr(left, "font") else QFont())
@@ -356,6 +480,7 @@ class TimelineWidget(QWidget):
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self._hovered: tuple[str, int] = ("", -1)
+        self.pointer_x: float | None = None  # view x under the mouse pointer, None when it is elsewhere
         self.selected_row = -1
         self.selection: tuple[str, int] = ("", -1)
         self.flow_arrows = FlowArrowsItem(self)
@@ -365,8 +490,10 @@ class TimelineWidget(QWidget):
         self.measure_region = None
         self.measure_label = None
         self.area_region = None
+        self.area_keys: list[tuple] = []  # the lane keys of the last area selection
         self.measured: tuple[int, int] | None = None
         vb.sigXRangeChanged.connect(self._sync_overview)
+        vb.sigYRangeChanged.connect(self._float_pinned)
         vb.sigResized.connect(self._keep_row_height)
         self.region.sigRegionChanged.connect(self._overview_moved)
         self._sync_overview()
@@ -379,47 +506,140 @@ class TimelineWidget(QWidget):
         self.marker = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#d62728", width=1.5))
         self.marker.hide()
         self.plot.addItem(self.marker, ignoreBounds=True)
+        self.theme = LIGHT
+        self._float_pinned()
 
     # ------------------------------------------------------------------ track layout
+    #: a trace opens with its processes collapsed when its tracks, expanded, would take more rows than this
+    #: many screens show (and more than 200 rows: a trace of a few dozen threads opens expanded)
+    COLLAPSE_SCREENS = 4.0
+
+    def collapse_above_rows(self) -> float:
+        """Rows of tracks beyond which the processes open collapsed: four screens of :attr:`ROW_PX` rows,
+        at least 200."""
+        from PySide6.QtGui import QGuiApplication
+
+        screen = QGuiApplication.primaryScreen()
+        height = screen.availableGeometry().height() if screen is not None else 1080
+        return max(self.COLLAPSE_SCREENS * height / self.ROW_PX, 200.0)
+
+    def _expanded_rows(self) -> float:
+        return sum(PROCESS_HEADER_ROWS + sum(lane.item.rows * ROW_HEIGHT + LANE_GAP for lane in g.lanes)
+                   for g in self.groups)  # fmt: skip
+
     def lanes(self) -> list[Lane]:
         return [lane for group in self.groups for lane in group.lanes]
 
+    def lane_passes(self, lane: Lane) -> bool:
+        """Whether the track filter shows ``lane`` (its process or thread name or id contains the text)."""
+        return not self.track_filter or self.track_filter in lane.match
+
     def _layout(self) -> None:
-        """Place every lane: the pinned ones first, then each process group (a header row, and its lanes
-        unless collapsed). Tracks keep their items; only their y and visibility change."""
+        """Place every lane: the pinned ones in a block that stays on top of the view (placed by
+        :meth:`_float_pinned` as the view scrolls), then each process group (a header row, and its lanes
+        unless collapsed; with a track filter, only the matching lanes, their groups expanded). Tracks
+        keep their items; only their y and visibility change."""
         by_key = {lane.key: lane for lane in self.lanes()}
         ticks: list[tuple[float, str]] = []
         self.headers = []
-        y = 0.0
-
-        def place(lane: Lane) -> None:
-            nonlocal y
-            lane.item.set_y(y)
-            lane.item.setVisible(True)
-            ticks.append((y + 0.45, f"   {lane.label}"))
-            y += lane.item.rows * ROW_HEIGHT + 0.3
-
         pinned = [by_key[k] for k in self.pinned if k in by_key]
-        if pinned:
-            self.headers.append((y, "pinned"))
-            ticks.append((y + 0.5, "📌 pinned"))
-            y += PROCESS_HEADER_ROWS
-            for lane in pinned:
-                place(lane)
+        self._pinned_offsets = []
+        y = PROCESS_HEADER_ROWS if pinned else 0.0
+        for lane in pinned:
+            self._pinned_offsets.append((lane, y))
+            lane.item.setVisible(True)
+            lane.item.setZValue(20)
+            y += lane.item.rows * ROW_HEIGHT + LANE_GAP
+        self.pinned_rows = y
+        filtering = bool(self.track_filter)
         for group in self.groups:
+            shown = [lane for lane in group.lanes if lane.key not in self.pinned and self.lane_passes(lane)]
+            if filtering and not shown:
+                for lane in group.lanes:
+                    if lane.key not in self.pinned:
+                        lane.item.setVisible(False)
+                if group.summary is not None:
+                    group.summary.setVisible(False)
+                group.y0 = group.y1 = -1.0
+                continue
+            collapsed = group.collapsed and not filtering
+            group.y0 = y
             self.headers.append((y, group.pid))
-            ticks.append((y + 0.5, f"{'▸' if group.collapsed else '▾'} {group.name}"))
+            ticks.append((y + 0.5, f"{'▸' if collapsed else '▾'} {group.name}"))
+            if group.summary is not None:
+                group.summary.set_y(y)
+                group.summary.setVisible(collapsed)
             y += PROCESS_HEADER_ROWS
             for lane in group.lanes:
                 if lane.key in self.pinned:
                     continue
-                if group.collapsed:
+                if collapsed or lane not in shown:
                     lane.item.setVisible(False)
-                else:
-                    place(lane)
+                    continue
+                lane.item.set_y(y)
+                lane.item.setZValue(0)
+                lane.item.setVisible(True)
+                ticks.append((y + 0.45, f"   {lane.label}"))
+                y += lane.item.rows * ROW_HEIGHT + LANE_GAP
+            group.y1 = y
         self.total_rows = max(y, 1.0)
-        self.plot.getAxis("left").setTicks([ticks, []])
+        self._content_ticks = ticks
         self._keep_row_height()
+        self._float_pinned()
+
+    def view_top(self) -> float:
+        _, (y0, _y1) = self.plot.getViewBox().viewRange()
+        return max(y0, 0.0)
+
+    def _float_pinned(self, *_args) -> None:
+        """After a vertical scroll: the pinned block at the top of the view, and the header of the process
+        whose threads are scrolled under it held just below (sticky), over an opaque backdrop; the track
+        names follow them."""
+        top = self.view_top()
+        ticks: list[tuple[float, str]] = []
+        if self._pinned_offsets:
+            ticks.append((top + 0.5, "Pinned"))
+            for lane, offset in self._pinned_offsets:
+                lane.item.set_y(top + offset)
+                ticks.append((top + offset + 0.45, f"   {lane.label}"))
+        content_top = top + self.pinned_rows
+        self.sticky = None
+        if top > 0:
+            for group in self.groups:
+                if group.y0 < content_top - 1e-9 and group.y1 > content_top + PROCESS_HEADER_ROWS:
+                    self.sticky = (content_top, group.pid)
+                    ticks.append((content_top + 0.5, f"▾ {group.name}"))
+                    break
+        covered = content_top + (PROCESS_HEADER_ROWS if self.sticky else 0.0)
+        ticks.extend(t for t in self._content_ticks if t[0] >= covered + 0.2 or (top <= 0 and t[0] >= covered))
+        self.plot.getAxis("left").setTicks([ticks, []])
+        self.backdrop.update_area(top, self.pinned_rows, self.sticky is not None)
+        self._sync_scrollbar()
+
+    #: scrollbar steps per row
+    SCROLL_STEPS = 100
+
+    def _sync_scrollbar(self) -> None:
+        """The scrollbar's range, page and position from the laid-out height and the view's rows."""
+        _, (y0, y1) = self.plot.getViewBox().viewRange()
+        page = max(y1 - y0, 1.0)
+        bar = self.scrollbar
+        bar.blockSignals(True)
+        bar.setRange(0, int(max(self.total_rows - page, 0.0) * self.SCROLL_STEPS))
+        bar.setPageStep(int(page * self.SCROLL_STEPS))
+        bar.setSingleStep(self.SCROLL_STEPS)
+        bar.setValue(int(round(max(y0, 0.0) * self.SCROLL_STEPS)))
+        bar.blockSignals(False)
+
+    def _scrolled(self, value: int) -> None:
+        vb = self.plot.getViewBox()
+        _, (y0, y1) = vb.viewRange()
+        top = value / self.SCROLL_STEPS
+        vb.setYRange(top, top + (y1 - y0), padding=0.0)
+
+    def covered_rows(self) -> float:
+        """Rows at the top of the view covered by the pinned block and a sticky header."""
+        return self.pinned_rows + (PROCESS_HEADER_ROWS if self.sticky else 0.0)
 
     def toggle_group(self, pid: int) -> None:
         """Collapse or expand a process group."""
@@ -428,15 +648,32 @@ class TimelineWidget(QWidget):
                 group.collapsed = not group.collapsed
         self._layout()
 
+    def set_collapsed(self, collapsed: bool) -> None:
+        """Collapse (or expand) every process group: View > Collapse all / Expand all."""
+        for group in self.groups:
+            group.collapsed = collapsed
+        self._layout()
+
+    def set_track_filter(self, text: str) -> None:
+        """Show only the tracks whose process or thread name or id contains ``text`` (case-insensitive)."""
+        self.track_filter = text.strip().casefold()
+        self._layout()
+
     def pin(self, key: tuple) -> None:
-        if key not in self.pinned:
-            self.pinned.append(key)
-            self._layout()
+        """Pin a track to the top; a thread's state strip goes with it (they read as one)."""
+        keys = [key] + ([("state", key[1])] if key[0] == "thread" else [])
+        known = {lane.key for lane in self.lanes()}
+        for k in keys:
+            if k in known and k not in self.pinned:
+                self.pinned.append(k)
+        self._layout()
 
     def unpin(self, key: tuple) -> None:
-        if key in self.pinned:
-            self.pinned.remove(key)
-            self._layout()
+        keys = [key] + ([("state", key[1])] if key[0] == "thread" else [])
+        for k in keys:
+            if k in self.pinned:
+                self.pinned.remove(k)
+        self._layout()
 
     def pin_process(self, pid: int) -> None:
         """Pin every lane of a process (Perfetto pins whole processes too)."""
@@ -446,13 +683,29 @@ class TimelineWidget(QWidget):
         self._layout()
 
     def lane_at(self, y_rows: float) -> Lane | None:
-        for lane in self.lanes():
+        """The lane drawn at ``y_rows``: a pinned one over the pinned block, else a visible content lane
+        below what the pinned block and a sticky header cover."""
+        top = self.view_top()
+        if self._pinned_offsets and y_rows < top + self.pinned_rows:
+            candidates = [lane for lane, _off in self._pinned_offsets]
+        elif y_rows < top + self.covered_rows():
+            return None
+        else:
+            candidates = [lane for lane in self.lanes() if lane.key not in self.pinned]
+        for lane in candidates:
             item = lane.item
-            if item.isVisible() and item.y0 <= y_rows < item.y0 + item.rows * ROW_HEIGHT + 0.3:
+            if item.isVisible() and item.y0 <= y_rows < item.y0 + item.rows * ROW_HEIGHT + LANE_GAP:
                 return lane
         return None
 
     def header_at(self, y_rows: float):
+        top = self.view_top()
+        if self._pinned_offsets and top <= y_rows < top + PROCESS_HEADER_ROWS:
+            return "pinned"
+        if self._pinned_offsets and y_rows < top + self.pinned_rows:
+            return None
+        if self.sticky is not None and self.sticky[0] <= y_rows < self.sticky[0] + PROCESS_HEADER_ROWS:
+            return self.sticky[1]
         for y, what in self.headers:
             if y <= y_rows < y + PROCESS_HEADER_ROWS:
                 return what
@@ -470,72 +723,208 @@ class TimelineWidget(QWidget):
         menu.addAction("Pin the whole process", lambda: self.pin_process(lane.pid))
         menu.popup(screen_pos)
 
-    # ------------------------------------------------------------------ search
+    # ------------------------------------------------------------------ bringing things into view
+    def locate(self, kind: str, row: int) -> tuple[Lane, float] | None:
+        """The lane that draws row ``row`` of ``kind`` and the row within it (depth, async lane), or None."""
+        m = self.model
+        key: tuple | None = None
+        offset = 0.0
+        if kind == "slice":
+            key, offset = ("thread", int(m.slices.thread[row])), float(m.slices.depth[row])
+        elif kind == "async":
+            key, offset = ("async", int(m.async_spans.pid[row])), float(m.async_spans.lane[row])
+        elif kind == "counter":
+            key = ("counter", row >> COUNTER_SAMPLE_BITS)
+        elif kind == "log":
+            key = ("logs", int(m.logs.pid[row]))
+        elif kind == "crash":  # a crash report's mark: on its thread's track
+            key = ("thread", int(m.logs.report_marks()[1][row]))
+        elif kind == "instant":
+            scope = int(m.instants.scope[row])
+            key = (("instants", GLOBAL_GROUP) if scope == SCOPE_GLOBAL else ("instants", int(m.instants.pid[row]))
+                   if scope == SCOPE_PROCESS else ("thread", int(m.instants.thread[row])))  # fmt: skip
+        for lane in self.lanes():
+            if key is not None and lane.key == key:
+                return lane, offset
+            if key is None and getattr(lane.item, "kind", "") == kind and lane.item.lo <= row < lane.item.hi:
+                return lane, 0.0
+        return None
+
+    def reveal(self, kind: str, row: int) -> bool:
+        """Scroll vertically (expanding its process, clearing a track filter that hides it) so that the
+        row's box is in view below the pinned block. False when no track draws it."""
+        found = self.locate(kind, row)
+        if found is None:
+            return False
+        lane, offset = found
+        if lane.key in self.pinned:
+            return True
+        if not self.lane_passes(lane):
+            self.track_filter = ""
+            self.filter_box.blockSignals(True)
+            self.filter_box.clear()
+            self.filter_box.blockSignals(False)
+            self._layout()
+        group = next(g for g in self.groups if lane in g.lanes)
+        if group.collapsed:
+            group.collapsed = False
+            self._layout()
+        vb = self.plot.getViewBox()
+        _, (y0, y1) = vb.viewRange()
+        height = y1 - y0
+        ya = lane.item.y0 + offset
+        covered = self.pinned_rows + PROCESS_HEADER_ROWS  # a sticky header may cover one more row
+        if ya >= y0 + covered and ya + ROW_HEIGHT <= y1:
+            return True
+        top = ya - covered - max((height - covered) / 3, 0.0)  # a third of the way down the free area
+        top = min(max(top, 0.0), max(self.total_rows - height, 0.0))
+        vb.setYRange(top, top + height, padding=0.0)
+        return True
+
+    # ------------------------------------------------------------------ search and the track filter
     def _build_search_bar(self) -> QWidget:
         bar = QWidget()
         row = QHBoxLayout(bar)
         row.setContentsMargins(4, 2, 4, 2)
         self.search_box = QLineEdit()
-        self.search_box.setPlaceholderText("Search slices by name or argument  (Enter: next, Shift+Enter: previous; Ctrl+F)")
+        self.search_box.setPlaceholderText(
+            "Search slices, async spans, instants, counters, categories, logs  (Enter: next, Shift+Enter: previous; Ctrl+F)"
+        )
         self.search_box.setClearButtonEnabled(True)
         self.search_box.returnPressed.connect(lambda: self.search_step(1))
         self.search_box.textChanged.connect(self._search_changed)
         self.search_status = QLabel("")
+        self.filter_box = QLineEdit()
+        self.filter_box.setPlaceholderText("Filter tracks")
+        self.filter_box.setToolTip("Show only the tracks whose process or thread name or id contains the text")
+        self.filter_box.setClearButtonEnabled(True)
+        self.filter_box.setMaximumWidth(260)
+        self.filter_box.textChanged.connect(self.set_track_filter)
+        collapse = QToolButton()
+        collapse.setText("Collapse all")
+        collapse.clicked.connect(lambda: self.set_collapsed(True))
+        expand = QToolButton()
+        expand.setText("Expand all")
+        expand.clicked.connect(lambda: self.set_collapsed(False))
         row.addWidget(self.search_box, 1)
         row.addWidget(self.search_status)
+        row.addWidget(self.filter_box)
+        row.addWidget(collapse)
+        row.addWidget(expand)
+        for box in (self.search_box, self.filter_box):  # Esc hands the keys back to the timeline
+            box.installEventFilter(self)
         shortcut = QShortcut(QKeySequence.StandardKey.Find, self)
         shortcut.activated.connect(lambda: (self.search_box.setFocus(), self.search_box.selectAll()))
         back = QShortcut(QKeySequence("Shift+Return"), self.search_box)
         back.activated.connect(lambda: self.search_step(-1))
-        self.matches = np.zeros(0, np.int64)
+        self.hits = search_all(self.model, "")
         self.match_index = -1
         return bar
 
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        """Esc in the search or filter box gives the focus back to the timeline (W zooms again rather than
+        typing a W); the box keeps its text and matches."""
+        if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
+            self.setFocus()
+            return True
+        return super().eventFilter(obj, event)
+
+    @property
+    def matches(self) -> np.ndarray:
+        """The thread-slice rows among the search hits, in time order."""
+        return self.hits.row[self.hits.kind == 0]
+
     def _search_changed(self, text: str) -> None:
-        self.matches = search(self.model, text) if text.strip() else np.zeros(0, np.int64)
+        self.hits = search_all(self.model, text)
         self.match_index = -1
-        self.search_status.setText(f"{len(self.matches)} matches" if text.strip() else "")
+        self.search_status.setText(f"{len(self.hits)} matches" if text.strip() else "")
+        self._show_matches()
+
+    def _show_matches(self) -> None:
+        """Matches outlined on the tracks (a mask over each kind's table) and as ticks on the overview."""
+        m = self.model
+        masks = {}
+        for kind, size in (("slice", len(m.slices)), ("async", len(m.async_spans.start)),
+                           ("instant", len(m.instants)), ("log", len(m.logs))):  # fmt: skip
+            rows = self.hits.rows_of(kind)
+            if len(rows):
+                mask = np.zeros(size, bool)
+                mask[rows] = True
+                masks[kind] = mask
+        counters = {int(r) >> COUNTER_SAMPLE_BITS for r in self.hits.rows_of("counter").tolist()}
+        for lane in self.lanes():
+            item = lane.item
+            item.match_mask = masks.get(getattr(item, "kind", ""))
+            if hasattr(item, "instant_match_mask"):
+                item.instant_match_mask = masks.get("instant")
+            if isinstance(item, CounterTrackItem):
+                item.matched = item.index in counters
+            item.update()
+        span = max(m.end_ns - m.start_ns, 1)
+        x = (self.hits.ts - m.start_ns).astype(np.float64) / 1e9
+        if len(x) > 4 * self.OVERVIEW_BINS:  # one tick per bin is all the strip can show
+            x = np.unique(np.floor(x / (span / 1e9) * 4 * self.OVERVIEW_BINS)) * (span / 1e9) / (4 * self.OVERVIEW_BINS)
+        top = self.overview.getViewBox().viewRange()[1][1]
+        self.overview_ticks.setData(np.repeat(x, 2), np.tile([0.0, top], len(x)), connect="pairs")
 
     def search_step(self, direction: int) -> int:
-        """Go to the next (1) or previous (-1) match after the current one, in time order; the row or -1."""
-        if not len(self.matches):
+        """Go to the next (1) or previous (-1) match after the current one, in time order; returns the row
+        (of its kind: ``self.hits.kind[self.match_index]``) or -1."""
+        if not len(self.hits):
             return -1
         if self.match_index < 0:
             # the first match at or after the middle of the view (or before it, going back)
             (x0, x1), _ = self.plot.getViewBox().viewRange()
             mid = self.model.start_ns + int((x0 + x1) / 2 * 1e9)
-            ts = self.model.slices.ts[self.matches]
-            k = int(np.searchsorted(ts, mid))
-            self.match_index = (k if direction > 0 else k - 1) % len(self.matches)
+            k = int(np.searchsorted(self.hits.ts, mid))
+            self.match_index = (k if direction > 0 else k - 1) % len(self.hits)
         else:
-            self.match_index = (self.match_index + direction) % len(self.matches)
-        row = int(self.matches[self.match_index])
-        self.go_to_slice(row)
-        self.search_status.setText(f"{self.match_index + 1} / {len(self.matches)}")
+            self.match_index = (self.match_index + direction) % len(self.hits)
+        kind = KINDS[int(self.hits.kind[self.match_index])]
+        row = int(self.hits.row[self.match_index])
+        self.go_to_item(kind, row)
+        self.search_status.setText(f"{self.match_index + 1} of {len(self.hits)}")
         return row
 
     # ------------------------------------------------------------------ area selection
+    #: lane kinds an area selection sums up (the aggregate panel's tabs)
+    AREA_KINDS = ("thread", "async", "cpu", "state")
+
     def select_area(self, xa: float, xb: float, ya: float, yb: float, final: bool = True) -> tuple[int, int, list]:
-        """Mark the time range between two view x positions over the lanes between two y positions; on
-        ``final``, emit ``areaSelected`` with the thread tracks in it. Returns (start ns, end ns, threads)."""
+        """Mark the time range between two view x positions over the lanes between two y positions (the
+        highlight covers those lanes only); on ``final``, emit ``areaSelected`` with the thread tracks in
+        it (:attr:`area_keys` holds every lane's key, CPU lanes, state strips and async tracks too).
+        Returns (start ns, end ns, threads)."""
         a, b = sorted((xa, xb))
         lo, hi = sorted((ya, yb))
+        lanes = [lane for lane in self.visible_lanes()
+                 if lane.item.y0 < hi and lane.item.y0 + lane.item.rows * ROW_HEIGHT > lo]  # fmt: skip
+        self.area_keys = [lane.key for lane in lanes if lane.key[0] in self.AREA_KINDS]
         if self.area_region is None:
-            self.area_region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(46, 158, 91, 40),
-                                                   pen=pg.mkPen("#2e9e5b"))  # fmt: skip
+            self.area_region = QGraphicsRectItem()
+            pen = QPen(QColor("#2e9e5b"))
+            pen.setCosmetic(True)
+            self.area_region.setPen(pen)
+            self.area_region.setBrush(QColor(46, 158, 91, 40))
+            self.area_region.setZValue(30)
             self.plot.addItem(self.area_region, ignoreBounds=True)
-        self.area_region.setRegion((a, b))
+        if lanes:
+            y0 = min(lane.item.y0 for lane in lanes)
+            y1 = max(lane.item.y0 + lane.item.rows * ROW_HEIGHT for lane in lanes)
+        else:
+            y0, y1 = lo, hi
+        self.area_region.setRect(QRectF(a, y0, b - a, y1 - y0))
         self.area_region.show()
-        threads = [
-            lane.key[1]
-            for lane in self.lanes()
-            if lane.key[0] == "thread" and lane.item.isVisible()
-            and lane.item.y0 < hi and lane.item.y0 + lane.item.rows * ROW_HEIGHT > lo
-        ]  # fmt: skip
+        threads = [lane.key[1] for lane in lanes if lane.key[0] == "thread"]
         start, end = self.model.start_ns + round(a * 1e9), self.model.start_ns + round(b * 1e9)
         if final:
             self.areaSelected.emit(start, end, threads)
         return start, end, threads
+
+    def visible_lanes(self) -> list[Lane]:
+        """The lanes shown now: pinned ones first, then the content lanes (not under the pinned block)."""
+        pinned = [lane for lane, _off in self._pinned_offsets]
+        return pinned + [lane for lane in self.lanes() if lane.key not in self.pinned and lane.item.isVisible()]
 
     # ------------------------------------------------------------------ measuring
     SNAP_PX = 8
@@ -580,7 +969,11 @@ class TimelineWidget(QWidget):
         if self.measure_region is None:
             self.measure_region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 170, 0, 45),
                                                       pen=pg.mkPen("#e08a00"))  # fmt: skip
-            self.measure_label = pg.TextItem(color="#8a5300", anchor=(0.5, 1.0))
+            # over the slices, on its own background: the label never hides behind a track
+            self.measure_label = pg.TextItem(color="#5c3800", anchor=(0.5, 1.0), fill=pg.mkBrush(255, 244, 214, 235),
+                                             border=pg.mkPen("#e08a00"))  # fmt: skip
+            self.measure_label.setZValue(60)
+            self.measure_region.setZValue(25)
             self.plot.addItem(self.measure_region, ignoreBounds=True)
             self.plot.addItem(self.measure_label, ignoreBounds=True)
         self.measure_region.setRegion((a, b))
@@ -628,12 +1021,16 @@ class TimelineWidget(QWidget):
         counts = model.density(self.OVERVIEW_BINS)
         edges = np.linspace(0.0, span / 1e9, self.OVERVIEW_BINS + 1)
         level = np.log1p(counts).astype(np.float64)
-        strip.plot(edges, level, stepMode="center", fillLevel=0, brush=pg.mkBrush("#9aa7b8"), pen=pg.mkPen("#6b7a90"))
+        self.density_curve = strip.plot(edges, level, stepMode="center", fillLevel=0, brush=pg.mkBrush("#9aa7b8"),
+                                        pen=pg.mkPen("#6b7a90"))  # fmt: skip
         strip.setXRange(0.0, span / 1e9, padding=0.0)
         strip.setYRange(0.0, max(float(level.max()), 1.0), padding=0.05)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(31, 78, 156, 50), pen=pg.mkPen("#1f4e9c"))
         self.region.setZValue(10)
         strip.addItem(self.region)
+        self.overview_ticks = pg.PlotCurveItem(pen=pg.mkPen("#d08a00", width=1))  # search matches
+        self.overview_ticks.setZValue(5)
+        strip.addItem(self.overview_ticks)
         strip.scene().sigMouseClicked.connect(self._overview_clicked)
         return strip
 
@@ -698,10 +1095,17 @@ class TimelineWidget(QWidget):
         o = self.model.start_ns
         return o + int(x0 * 1e9), o + int(x1 * 1e9)
 
-    def zoom(self, factor: float) -> None:
+    def zoom(self, factor: float, anchor: float | None = None) -> None:
+        """Scale the visible time span by ``factor`` keeping view x ``anchor`` where it is on screen (the
+        pointer's time, as Perfetto's W/S keep it); the centre when None."""
         (x0, x1), _ = self.plot.getViewBox().viewRange()
-        centre, half = (x0 + x1) / 2, (x1 - x0) / 2 * factor
-        self.plot.getViewBox().setXRange(centre - half, centre + half, padding=0.0)
+        if anchor is None or not x0 <= anchor <= x1:
+            anchor = (x0 + x1) / 2
+        self.plot.getViewBox().setXRange(anchor - (anchor - x0) * factor, anchor + (x1 - anchor) * factor, padding=0.0)
+
+    def reset_zoom(self) -> None:
+        """View > Reset zoom: the whole trace, scrolled to the top."""
+        self.fit_all()
 
     def pan(self, fraction: float) -> None:
         (x0, x1), _ = self.plot.getViewBox().viewRange()
@@ -753,9 +1157,9 @@ class TimelineWidget(QWidget):
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
         key = event.key()
         if key == Qt.Key.Key_W:
-            self.zoom(ZOOM_STEP)
+            self.zoom(ZOOM_STEP, self.pointer_x)
         elif key == Qt.Key.Key_S:
-            self.zoom(1 / ZOOM_STEP)
+            self.zoom(1 / ZOOM_STEP, self.pointer_x)
         elif key == Qt.Key.Key_A:
             self.pan(-PAN_STEP)
         elif key == Qt.Key.Key_D:
@@ -790,10 +1194,10 @@ class TimelineWidget(QWidget):
     def hit_test(self, x_s: float, y_rows: float) -> int:
         """Slice row under view coordinates (seconds from start, rows), or -1."""
         t = self.model.start_ns + int(round(x_s * 1e9))
-        for item in self.items:
-            if item.isVisible() and item.y0 <= y_rows < item.y0 + item.rows * ROW_HEIGHT:
-                depth = int((y_rows - item.y0) // ROW_HEIGHT)
-                return self.model.slice_at(item.track, depth, t)
+        lane = self.lane_at(y_rows)
+        item = lane.item if lane is not None else None
+        if isinstance(item, SliceTrackItem) and y_rows < item.y0 + item.rows * ROW_HEIGHT:
+            return self.model.slice_at(item.track, int((y_rows - item.y0) // ROW_HEIGHT), t)
         return -1
 
     def hit_item(self, x_s: float, y_rows: float) -> tuple[str, int]:
@@ -803,12 +1207,10 @@ class TimelineWidget(QWidget):
         vb = self.plot.getViewBox()
         (x0, x1), _ = vb.viewRange()
         tol_ns = 4 * (x1 - x0) * 1e9 / max(vb.width(), 1.0)  # points in time: within 4 pixels
-        for lane in self.lanes():
-            item = lane.item
-            if not hasattr(item, "hit") or not item.isVisible():
-                continue
-            if item.y0 <= y_rows < item.y0 + item.rows * ROW_HEIGHT:
-                return item.hit(y_rows - item.y0, t, tol_ns)
+        lane = self.lane_at(y_rows)
+        item = lane.item if lane is not None else None
+        if item is not None and hasattr(item, "hit") and y_rows < item.y0 + item.rows * ROW_HEIGHT:
+            return item.hit(y_rows - item.y0, t, tol_ns)
         return "", -1
 
     def select(self, row: int) -> None:
@@ -889,7 +1291,9 @@ class TimelineWidget(QWidget):
         return other
 
     def go_to_item(self, kind: str, row: int) -> None:
-        """Select a row of any kind and centre it, keeping the zoom."""
+        """Select a row of any kind and centre it, keeping the zoom; scroll (and expand its process) so
+        that its box is in view."""
+        self.reveal(kind, row)
         self.select_item(kind, row)
         span = self.selection_span()
         if span is None:
@@ -900,7 +1304,9 @@ class TimelineWidget(QWidget):
         self.plot.getViewBox().setXRange(mid - half, mid + half, padding=0.0)
 
     def go_to_slice(self, row: int) -> None:
-        """Select ``row`` and centre it, keeping the zoom."""
+        """Select ``row`` and centre it, keeping the zoom; scroll (and expand its process) so that it is in
+        view."""
+        self.reveal("slice", row)
         self.select(row)
         s = self.model.slices
         (x0, x1), _ = self.plot.getViewBox().viewRange()
@@ -951,8 +1357,10 @@ class TimelineWidget(QWidget):
         vb = self.plot.getViewBox()
         if not vb.sceneBoundingRect().contains(scene_pos):
             found = ("", -1)
+            self.set_pointer(None)
         else:
             pos = vb.mapSceneToView(scene_pos)
+            self.set_pointer(pos.x())
             found = self.hit_item(pos.x(), pos.y())
         if found == self._hovered:
             return
@@ -973,3 +1381,45 @@ class TimelineWidget(QWidget):
             self.toggle_group(header)
             return
         self.select_item(*self.hit_item(pos.x(), pos.y()))
+
+    def set_pointer(self, x: float | None) -> None:
+        """The view x under the mouse pointer (None: it left the tracks): W/S zoom around it and the
+        counter tracks show their value there."""
+        if x == self.pointer_x:
+            return
+        self.pointer_x = x
+        for lane in self.lanes():
+            if isinstance(lane.item, CounterTrackItem) and lane.item.isVisible():
+                lane.item.set_cursor(None if x is None else self.model.start_ns + int(round(x * 1e9)))
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt API
+        self.set_pointer(None)
+        super().leaveEvent(event)
+
+    # ------------------------------------------------------------------ theme
+    def set_theme(self, theme: Theme) -> None:
+        """Paint with ``theme``'s colours (View > Theme)."""
+        self.theme = theme
+        self.plot.setBackground(theme.plot_background)
+        self.overview.setBackground(theme.overview_background)
+        self.density_curve.setBrush(pg.mkBrush(theme.density))
+        self.density_curve.setPen(pg.mkPen(theme.summary))
+        self.grid.set_colour(theme.grid)
+        for name in ("left", "bottom"):
+            axis = self.plot.getAxis(name)
+            axis.setTextPen(pg.mkPen(theme.axis_text))
+            axis.setPen(pg.mkPen(theme.grid))
+        for group in self.groups:
+            if group.summary is not None:
+                group.summary.set_colour(theme.summary)
+        mark = QBrush(QColor(theme.mark))
+        for lane in self.lanes():
+            item = lane.item
+            if isinstance(item, SliceTrackItem):
+                item.instant_brush = mark
+            elif isinstance(item, MarkerTrackItem) and item.kind == "instant":
+                item._brush = mark
+            item.update()
+        self.flow_arrows.set_colour(theme.mark)
+        self.backdrop.update()
+        self.plot.getAxis("left").update()

@@ -157,14 +157,14 @@ def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
 
     lane = next(lane for lane in second.lanes if lane.key[0] == "thread")
     timeline.pin(lane.key)
-    assert timeline.headers[0][1] == "pinned" and lane.item.y0 == 1.0  # right under the pinned header
+    assert timeline.header_at(0.5) == "pinned" and lane.item.y0 == 1.0  # right under the pinned header
     track = lane.item.track
     model = timeline.model
     row = int(track.by_depth[0][len(track.by_depth[0]) // 2])  # a depth-0 slice of that thread
     x = (int(model.slices.ts[row]) + int(model.slices.dur[row]) // 2 - model.start_ns) / 1e9
     assert timeline.hit_test(x, 1.0 + 0.4) == row  # clicks land on the pinned track where it is drawn now
     timeline.unpin(lane.key)
-    assert timeline.headers[0][1] != "pinned"
+    assert timeline.header_at(0.5) != "pinned"
     timeline.pin_process(second.pid)
     assert [k for k in timeline.pinned] == [lane.key for lane in second.lanes]
     assert timeline.pinned[0][0] == "async"  # the process's async track is pinned with it
@@ -294,7 +294,7 @@ def test_clicking_instants_and_log_marks_selects_them(window, qtbot) -> None:
     qtbot.wait(10)
     click_at(qtbot, timeline, t, lane.item.y0 + 0.4)
     assert timeline.selection == ("log", row)
-    assert tab.bottom.currentWidget() is tab.logs
+    assert tab.bottom.currentWidget() is tab.logs_tab
     assert [i.row() for i in tab.logs.selectionModel().selectedRows()] == [row]
 
 
@@ -440,7 +440,8 @@ def test_search_steps_through_matches_and_area_selection_aggregates(window, qtbo
     qtbot.keyClick(timeline.search_box, Qt.Key.Key_Return)
     second = timeline.selected_row
     assert model.slices.ts[second] >= model.slices.ts[first]
-    assert timeline.search_status.text() == f"{(k + 1) % n + 1} / {n}"
+    total = len(timeline.hits)  # every kind's matches, counted as "3 of 120"
+    assert timeline.search_status.text() == f"{(k + 1) % total + 1} of {total}"
     timeline.search_step(-1)
     assert timeline.selected_row == first
 

@@ -39,6 +39,7 @@ def test_boot_traces_are_what_the_tests_need(boot_trace) -> None:
 def test_area_selection_aggregates_what_core_aggregate_gives(boot_trace, trace_tab, qtbot) -> None:
     tab = trace_tab(boot_trace)
     timeline, m = tab.timeline, boot_trace
+    timeline.set_collapsed(False)  # 315 threads open collapsed: every track, expanded, for the area
     # Ctrl+drag from 30% to 60% of the trace over every track
     span_s = (m.end_ns - m.start_ns) / 1e9
     with qtbot.waitSignal(timeline.areaSelected, timeout=2000) as blocker:
@@ -57,6 +58,7 @@ def test_clicks_select_every_kind_of_box(boot_trace, trace_tab, qtbot) -> None:
 
     tab = trace_tab(boot_trace)
     timeline, m = tab.timeline, boot_trace
+    timeline.set_collapsed(False)  # 315 threads open collapsed: clicks here aim at expanded tracks
     lanes = timeline.lanes()
     # a thread slice on one of the last (hundreds of) tracks
     item = timeline.items[-1]

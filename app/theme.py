@@ -1,0 +1,79 @@
+"""Light and dark themes: the Qt palette of the window and the colours the timeline paints with.
+
+The widgets take the palette (Fusion style, so that every platform honours it); the timeline's own
+drawing (backgrounds, grid, axis text, the pinned block, process summaries) reads :class:`Theme`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    window: str
+    base: str
+    alt_base: str
+    text: str
+    button: str
+    highlight: str
+    highlight_text: str
+    plot_background: str
+    overview_background: str
+    grid: str
+    axis_text: str
+    pinned_background: str
+    header_background: str
+    summary: str  # the busy-time bars of a collapsed process
+    match: str  # outline of search matches on the tracks
+    link: str
+    mark: str  # instant marks and flow arrows (near-black on light, near-white on dark)
+    density: str  # the overview strip's event density
+
+
+LIGHT = Theme(
+    name="light", window="#efeff1", base="#ffffff", alt_base="#f5f6f8", text="#1b1b1f", button="#e9e9ec",
+    highlight="#3b6fd6", highlight_text="#ffffff", plot_background="#ffffff", overview_background="#f4f5f7",
+    grid="#ececef", axis_text="#303036", pinned_background="#f3f6fb", header_background="#eef0f4",
+    summary="#6b7a90", match="#f5b400", link="#1f5bbf", mark="#222222",
+    density="#9aa7b8",
+)  # fmt: skip
+DARK = Theme(
+    name="dark", window="#202124", base="#17181a", alt_base="#232427", text="#e6e6e8", button="#2c2d31",
+    highlight="#4f7fdc", highlight_text="#ffffff", plot_background="#17181a", overview_background="#232427",
+    grid="#2c2d31", axis_text="#d0d0d4", pinned_background="#1f2430", header_background="#26282c",
+    summary="#8fa3bf", match="#ffd24a", link="#8ab4f8", mark="#d8d8dc",
+    density="#3c4757",
+)  # fmt: skip
+THEMES = {t.name: t for t in (LIGHT, DARK)}
+
+
+def palette(theme: Theme) -> QPalette:
+    """The Qt palette of ``theme`` (all colour groups; disabled text dimmed)."""
+    p = QPalette()
+    role = QPalette.ColorRole
+    for r, colour in (
+        (role.Window, theme.window), (role.WindowText, theme.text), (role.Base, theme.base),
+        (role.AlternateBase, theme.alt_base), (role.Text, theme.text), (role.Button, theme.button),
+        (role.ButtonText, theme.text), (role.Highlight, theme.highlight),
+        (role.HighlightedText, theme.highlight_text), (role.ToolTipBase, theme.base),
+        (role.ToolTipText, theme.text), (role.Link, theme.link), (role.PlaceholderText, "#8a8a90"),
+    ):  # fmt: skip
+        p.setColor(r, QColor(colour))
+    p.setColor(QPalette.ColorGroup.Disabled, role.Text, QColor("#8a8a90"))
+    p.setColor(QPalette.ColorGroup.Disabled, role.WindowText, QColor("#8a8a90"))
+    return p
+
+
+def apply_theme(theme: Theme) -> None:
+    """Give the application ``theme``'s palette (Fusion style). Open timelines are told apart."""
+    app = QApplication.instance()
+    if app is None:
+        return
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
+    app.setPalette(palette(theme))

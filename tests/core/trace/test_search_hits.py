@@ -1,0 +1,53 @@
+"""Search over every kind (core.trace.search_hits) against a brute-force pass over the tables: a third-party
+trace's slices and the bundled demo's async spans, instants, counters and logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from core.trace.log_filter import strip_ansi
+from core.trace.model import TraceModel
+from core.trace.search_hits import KINDS, search_all
+from formats.fxt.reader import read_fxt
+from resources import DEMO_TRACE
+
+
+def _brute(model: TraceModel, text: str) -> set[tuple[str, int]]:
+    """Every (kind, row) whose name, category or text contains ``text``, one row at a time."""
+    needle = text.casefold()
+    strings = model.strings
+
+    def has(i: int, shown=lambda t: t) -> bool:
+        return 0 <= i < len(strings) and needle in shown(strings[i]).casefold()
+
+    from core.trace.query import search
+
+    out = {("slice", int(r)) for r in search(model, text)}  # names and arguments (tested in test_search.py)
+    s = model.slices
+    out |= {("slice", r) for r in range(len(s)) if has(int(s.category[r]))}
+    a = model.async_spans
+    out |= {("async", r) for r in range(len(a.start)) if has(int(a.name[r])) or has(int(a.category[r]))}
+    inst = model.instants
+    out |= {("instant", r) for r in range(len(inst)) if has(int(inst.name[r])) or has(int(inst.category[r]))}
+    out |= {("counter", i << 32) for i, c in enumerate(model.counters.series) if len(c.ts) and needle in c.label.casefold()}
+    logs = model.logs
+    out |= {("log", r) for r in range(len(logs)) if has(int(logs.message[r]), strip_ansi)}
+    return out
+
+
+def test_every_kind_matches_what_a_row_by_row_pass_finds_in_time_order(testdata: Path) -> None:
+    demo = TraceModel(read_fxt(str(DEMO_TRACE)))
+    real = TraceModel(read_fxt(str(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")))
+    for model, texts in ((demo, ["fetch", "VSYNC", "queue", "render", "frames queued", "pc:0x", "zzz-none"]),
+                         (real, ["msr", "pt_", "jane"])):  # fmt: skip
+        for text in texts:
+            hits = search_all(model, text)
+            found = {(KINDS[k], r) for k, r in zip(hits.kind.tolist(), hits.row.tolist(), strict=True)}
+            assert found == _brute(model, text), text
+            assert len(found) == len(hits)  # no duplicates
+            assert (np.diff(hits.ts) >= 0).all()
+    kinds = {KINDS[k] for k in search_all(demo, "e").kind.tolist()}
+    assert kinds == set(KINDS)  # the demo has every kind
+    assert len(search_all(demo, "   ")) == 0
