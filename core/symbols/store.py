@@ -18,12 +18,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.atomic_file import atomic_output
-from core.http_client import Deadline, HttpClient, HttpError, HttpLimits
 from core.paths import user_cache_dir
 from formats.elf.reader import file_crc32, read_elf
 from formats.errors import FormatError
+
+if TYPE_CHECKING:
+    from core.http_client import HttpLimits
 
 MAX_DOWNLOAD = 4 << 30  # a debug file larger than 4 GiB is refused rather than filling the disk
 
@@ -67,7 +70,7 @@ class SymbolStore:
         self.debuginfod_urls = [u.rstrip("/") for u in debuginfod_urls if u]
         self.cache_dir = cache_dir or user_cache_dir()
         self.timeout = timeout
-        self.http_limits = http_limits or HttpLimits(read_timeout=timeout)
+        self._http_limits = http_limits
         self.download_deadline = download_deadline
         self.max_download = max_download
         self._index: dict[Path, dict[bytes, list[Path]]] = {}
@@ -137,7 +140,11 @@ class SymbolStore:
                 return cached
         if not self.debuginfod_urls:
             return None
-        client = HttpClient(self.http_limits)
+        # the HTTP stack (requests, urllib3: ~100 ms to import) only when a server is asked: symbolizing
+        # from local files starts without it
+        from core.http_client import Deadline, HttpClient, HttpError, HttpLimits
+
+        client = HttpClient(self._http_limits or HttpLimits(read_timeout=self.timeout))
         for kind in ("debuginfo", "executable"):
             for url in self.debuginfod_urls:
                 target = cached_dir / kind
