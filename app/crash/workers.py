@@ -11,7 +11,6 @@ from __future__ import annotations
 import atexit
 import gc
 import threading
-import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QThread, Signal
@@ -94,9 +93,6 @@ class LogSplitter(QThread):
             if self._cancel.is_set():
                 return
             batch.append(log.summary(i, resolver))
-            # hand the GIL over now and then: the UI thread calls into Python for every cell it paints, and
-            # each call would otherwise wait out a whole switch interval (5 ms) behind this loop
-            time.sleep(0)
             if len(batch) == SUMMARY_BATCH:
                 self.summarized.emit(first, batch)
                 first, batch = i + 1, []
@@ -153,8 +149,5 @@ class ReportSummarizer(QThread):
             for first in range(0, self.count, SUMMARY_BATCH):
                 if self._cancel.is_set():
                     return
-                batch = []
-                for text in texts[first : first + SUMMARY_BATCH]:
-                    batch.append(summarize(text, resolver))
-                    time.sleep(0)  # hand the GIL to the UI thread (see LogSplitter.run)
-                self.summarized.emit(first, batch)
+                chunk = texts[first : first + SUMMARY_BATCH]
+                self.summarized.emit(first, [summarize(t, resolver) for t in chunk])
