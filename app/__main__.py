@@ -1,5 +1,5 @@
-"""``python -m app`` is the same as the ``fxscope`` console script."""
+"""``python -m fxscope.app`` (or ``python -m fxscope``) is the same as the ``fxscope`` console script."""
 
-from app.cli import main
+from fxscope.app.cli import main
 
 raise SystemExit(main())

@@ -21,7 +21,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from app import version
+from fxscope.app import version
 
 #: subcommand name -> module under app.commands that registers it
 COMMANDS: dict[str, str] = {
@@ -75,9 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_name in COMMANDS.values():
         try:
-            module = importlib.import_module(f"app.commands.{module_name}")
+            module = importlib.import_module(f"fxscope.app.commands.{module_name}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"app.commands.{module_name}":
+            if exc.name == f"fxscope.app.commands.{module_name}":
                 continue  # command not built yet
             raise
         module.register(sub)
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not os.path.exists(args_list[0]):  # a mistyped command, or a file that is not there
                 raise CliError(f"no such command or file: {args_list[0]} (commands: {', '.join(COMMANDS)})")
         if new_window or not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
-            from app import gui
+            from fxscope.app import gui
 
             return gui.launch(args_list, new_window=new_window)
         parser = build_parser()
@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # last line of defence: a user never sees a traceback
         if os.environ.get("FXSCOPE_DEBUG") == "1":
             raise
-        from formats.errors import FormatError
+        from fxscope.formats.errors import FormatError
 
         if isinstance(exc, (FormatError, OSError)):
             return _fail(str(exc))

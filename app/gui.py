@@ -33,7 +33,7 @@ def app_icon():
     """The application icon from the bundled renderings (every size, so no size is scaled at run time)."""
     from PySide6.QtGui import QIcon
 
-    from resources import ICON_SIZES, icon_png
+    from fxscope.resources import ICON_SIZES, icon_png
 
     icon = QIcon()
     for size in ICON_SIZES:
@@ -51,8 +51,8 @@ def settings():
 def build_window(paths: Sequence[str], background: bool = False):
     """The main window with ``paths`` (the demo when none) opening; ``background`` loads traces in a
     thread (the interactive app), without it they are open when this returns (screenshots, tests)."""
-    from app.main_window import MainWindow
-    from resources import DEMO_TRACE
+    from fxscope.app.main_window import MainWindow
+    from fxscope.resources import DEMO_TRACE
 
     window = MainWindow()
     for path in list(paths) or [str(DEMO_TRACE)]:
@@ -98,8 +98,8 @@ def display_problem(environ=None) -> str | None:
 
 
 def launch(paths: Sequence[str], new_window: bool = False) -> int:
-    from app import single_instance
-    from app.cli import CliError
+    from fxscope.app import single_instance
+    from fxscope.app.cli import CliError
 
     problem = display_problem()
     if problem:

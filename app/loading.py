@@ -20,7 +20,7 @@ class Cancelled(Exception):
 
 
 class TraceLoader(QThread):
-    """Reads ``path`` and builds its :class:`core.trace.model.TraceModel` in a thread of its own."""
+    """Reads ``path`` and builds its :class:`fxscope.core.trace.model.TraceModel` in a thread of its own."""
 
     progressed = Signal(float)  # 0..1
     loaded = Signal(object)  # the TraceModel
@@ -51,9 +51,9 @@ class TraceLoader(QThread):
         self.progressed.emit(fraction)
 
     def run(self) -> None:
-        from core.trace.model import TraceModel
-        from core.trace.prepare import prepare_model
-        from core.trace.reading import read_trace
+        from fxscope.core.trace.model import TraceModel
+        from fxscope.core.trace.prepare import prepare_model
+        from fxscope.core.trace.reading import read_trace
 
         try:
             cols = read_trace(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))

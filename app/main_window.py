@@ -19,18 +19,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.compare_panel import ComparePanel
-from app.analysis.notes_panel import NotesPanel, apply_link
-from app.analysis.panel import AnalysisPanel
-from app.analysis.sched_panel import SchedPanel
-from app.timeline.aggregate import AggregatePanel
-from app.timeline.details import DetailsPanel
-from app.timeline.info import InfoPanel
-from app.timeline.logs import LogPanel, LogsTab
-from app.timeline.query_panel import QueryPanel
-from app.timeline.widget import TimelineWidget
-from core.analysis.notes import parse_link
-from core.trace.model import TraceModel
+from fxscope.app.analysis.compare_panel import ComparePanel
+from fxscope.app.analysis.notes_panel import NotesPanel, apply_link
+from fxscope.app.analysis.panel import AnalysisPanel
+from fxscope.app.analysis.sched_panel import SchedPanel
+from fxscope.app.timeline.aggregate import AggregatePanel
+from fxscope.app.timeline.details import DetailsPanel
+from fxscope.app.timeline.info import InfoPanel
+from fxscope.app.timeline.logs import LogPanel, LogsTab
+from fxscope.app.timeline.query_panel import QueryPanel
+from fxscope.app.timeline.widget import TimelineWidget
+from fxscope.core.analysis.notes import parse_link
+from fxscope.core.trace.model import TraceModel
 
 
 class TraceTab(QSplitter):
@@ -71,7 +71,7 @@ class TraceTab(QSplitter):
         self.reports = None
         self._showing_report = False
         if model.logs.reports:  # crash reports in the log records: listed, and marked on their threads
-            from app.crash.trace_reports import TraceReportsPanel
+            from fxscope.app.crash.trace_reports import TraceReportsPanel
 
             self.reports = TraceReportsPanel(model, resolver or (lambda: _default_resolver(model.cols.path)))
             self.bottom.insertTab(2, self.reports, f"Crash reports ({len(model.logs.reports)})")
@@ -109,7 +109,7 @@ class TraceTab(QSplitter):
 
     def _restore_split(self) -> None:
         """The timeline/panel split as the user left it (kept in the settings), else a third for the panel."""
-        from app.gui import settings
+        from fxscope.app.gui import settings
 
         state = settings().value("trace_tab/split")
         if state is not None and self.restoreState(state):
@@ -119,7 +119,7 @@ class TraceTab(QSplitter):
         self.setSizes([total - bottom, bottom])
 
     def _remember_split(self, *_args) -> None:
-        from app.gui import settings
+        from fxscope.app.gui import settings
 
         store = settings()
         store.setValue("trace_tab/split", self.saveState())
@@ -232,7 +232,7 @@ def _file_key(path: str) -> tuple:
 
 
 def _default_resolver(trace_path: str):
-    from app.crash.view import default_resolver
+    from fxscope.app.crash.view import default_resolver
 
     return default_resolver(Path(trace_path).resolve().parent / "log")
 
@@ -242,10 +242,10 @@ LOG_SUFFIXES = (".log", ".txt")
 
 
 def is_crash_log(path: str) -> bool:
-    """Opens in the crash view: by content (:mod:`core.filetype`), a log with symbolizer markup, or an
+    """Opens in the crash view: by content (:mod:`fxscope.core.filetype`), a log with symbolizer markup, or an
     uncompressed text file named ``*.log`` / ``*.txt``. Traces (either byte order, compressed or not) and
     other files are not crash logs, whatever their names."""
-    from core.filetype import Kind, detect
+    from fxscope.core.filetype import Kind, detect
 
     found = detect(path)
     if found.compression is not None:
@@ -255,8 +255,8 @@ def is_crash_log(path: str) -> bool:
 
 def load_model(path: str) -> TraceModel:
     """The model of the trace at ``path`` (plain, compressed or without its magic record); a file that is
-    not a trace raises :class:`~core.filetype.NotATraceOrLog` with a one-line message."""
-    from core.trace.reading import read_trace
+    not a trace raises :class:`~fxscope.core.filetype.NotATraceOrLog` with a one-line message."""
+    from fxscope.core.trace.reading import read_trace
 
     return TraceModel(read_trace(path))
 
@@ -271,7 +271,7 @@ class MainWindow(QMainWindow):
         self.tabs.tabCloseRequested.connect(self.close_tab)
         self.setCentralWidget(self.tabs)
         self.setAcceptDrops(True)
-        from app.preferences import load_settings
+        from fxscope.app.preferences import load_settings
 
         self.prefs = load_settings()
         menu = self.menuBar().addMenu("&File")
@@ -315,8 +315,8 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ View and Help menus
     def _build_view_menu(self) -> None:
-        from app.gui import settings
-        from app.theme import THEMES
+        from fxscope.app.gui import settings
+        from fxscope.app.theme import THEMES
 
         view = self.menuBar().addMenu("&View")
         theme_menu = view.addMenu("&Theme")
@@ -359,8 +359,8 @@ class MainWindow(QMainWindow):
 
     def set_theme(self, name: str, remember: bool = True) -> None:
         """Light or dark: the window's palette and every open timeline's colours; kept in the settings."""
-        from app.gui import settings
-        from app.theme import THEMES, apply_theme
+        from fxscope.app.gui import settings
+        from fxscope.app.theme import THEMES, apply_theme
 
         theme = THEMES[name]
         self.theme = theme
@@ -377,7 +377,7 @@ class MainWindow(QMainWindow):
 
     def show_keys(self):
         """Help > Keys and mouse: the timeline's list (also ``?`` on the timeline)."""
-        from app.timeline.shortcuts import ShortcutsDialog
+        from fxscope.app.timeline.shortcuts import ShortcutsDialog
 
         if getattr(self, "_keys_dialog", None) is None:
             self._keys_dialog = ShortcutsDialog(self)
@@ -386,7 +386,7 @@ class MainWindow(QMainWindow):
         return self._keys_dialog
 
     def show_about(self) -> QMessageBox:
-        from app import version
+        from fxscope.app import version
 
         box = QMessageBox(QMessageBox.Icon.Information, "About fxscope",
                           f"fxscope {version()}\n\nA viewer of Fuchsia traces (FXT) and crash reports "
@@ -411,7 +411,7 @@ class MainWindow(QMainWindow):
     RECENT_MAX = 10
 
     def recent_files(self) -> list[str]:
-        from app.gui import settings
+        from fxscope.app.gui import settings
 
         value = settings().value("recent_files", [])
         if isinstance(value, str):  # QSettings gives a lone string for a one-element list
@@ -419,7 +419,7 @@ class MainWindow(QMainWindow):
         return [str(v) for v in value or []]
 
     def _remember(self, path: str) -> None:
-        from app.gui import settings
+        from fxscope.app.gui import settings
 
         path = str(Path(path).resolve())
         recent = [path] + [p for p in self.recent_files() if p != path]
@@ -439,7 +439,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ background loading
     def load_in_background(self, path: str):
         """Read and model a trace in a thread; the tab appears when it is ready. Returns the loader."""
-        from app.loading import TraceLoader
+        from fxscope.app.loading import TraceLoader
 
         loader = TraceLoader(path, self)
         self.loaders.append(loader)
@@ -585,7 +585,7 @@ class MainWindow(QMainWindow):
         trace_dir = Path(path).resolve().parent
 
         def resolver():
-            from app.crash.view import default_resolver
+            from fxscope.app.crash.view import default_resolver
 
             return default_resolver(trace_dir / "log", p.debug_dirs, p.debuginfod_urls, p.cache_dir)
 
@@ -619,7 +619,7 @@ class MainWindow(QMainWindow):
 
     def new_crash_view(self):
         """A crash view with the symbol settings; a dump that is a trace opens here as a new tab."""
-        from app.crash.view import CrashView
+        from fxscope.app.crash.view import CrashView
 
         p = self.prefs
         view = CrashView(source_roots=p.source_roots, debug_dirs=p.debug_dirs, dump_dirs=p.dump_dirs,
@@ -637,7 +637,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(self.tabs.addTab(view, f"crash {index + 1} in {source}"))
 
     def edit_preferences(self) -> None:
-        from app.preferences import PreferencesDialog
+        from fxscope.app.preferences import PreferencesDialog
 
         dialog = PreferencesDialog(self.prefs, self)
         if dialog.exec():
@@ -645,8 +645,8 @@ class MainWindow(QMainWindow):
 
     def apply_preferences(self, prefs) -> None:
         """Save ``prefs``; open crash views take the new source roots at once, symbols on their next log."""
-        from app.crash.view import CrashView
-        from app.preferences import save_settings
+        from fxscope.app.crash.view import CrashView
+        from fxscope.app.preferences import save_settings
 
         self.prefs = prefs
         save_settings(prefs)

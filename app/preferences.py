@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.symbols.settings import SymbolSettings, format_source_roots, parse_source_roots
+from fxscope.core.symbols.settings import SymbolSettings, format_source_roots, parse_source_roots
 
 
 def _lines(text: str) -> list[str]:
@@ -25,7 +25,7 @@ def _lines(text: str) -> list[str]:
 
 def load_settings(store=None) -> SymbolSettings:
     """The saved settings (defaults for what was never saved)."""
-    from app.gui import settings
+    from fxscope.app.gui import settings
 
     s = store if store is not None else settings()
     urls = s.value("symbols/debuginfod_urls", None)
@@ -41,7 +41,7 @@ def load_settings(store=None) -> SymbolSettings:
 
 
 def save_settings(prefs: SymbolSettings, store=None) -> None:
-    from app.gui import settings
+    from fxscope.app.gui import settings
 
     s = store if store is not None else settings()
     s.setValue("symbols/debug_dirs", "\n".join(prefs.debug_dirs))
@@ -75,7 +75,7 @@ class PreferencesDialog(QDialog):
         self.source_roots.setPlaceholderText("/build/prefix = /local/checkout   (one mapping per line)")
         self.dump_dirs = QPlainTextEdit("\n".join(prefs.dump_dirs))
         self.dump_dirs.setPlaceholderText("directories where dumpfile triggers' files are looked for")
-        from app.crash.editor import EXAMPLES
+        from fxscope.app.crash.editor import EXAMPLES
 
         self.editor = QComboBox()
         self.editor.setEditable(True)

@@ -14,8 +14,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from formats.errors import FormatError
-from formats.fxt.magic import headerless_byte_order, magic_byte_order
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.magic import headerless_byte_order, magic_byte_order
 
 #: bytes looked at: the markup of a crash report starts near the top of its log
 HEAD_BYTES = 65536
@@ -102,7 +102,7 @@ def compression_of(head: bytes) -> str | None:
 def detect(path: str | os.PathLike[str]) -> FileType:
     """The type of the file at ``path`` by its first bytes (decompressing the start of a compressed one).
     Raises :class:`FormatError` when the file cannot be read or its compressed stream is corrupt."""
-    from core.decompress import DecompressError, decompressed_head
+    from fxscope.core.decompress import DecompressError, decompressed_head
 
     spath = os.fspath(path)
     try:

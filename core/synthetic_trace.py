@@ -8,7 +8,7 @@ counters, instants, scheduling records of all three kinds, logs (a few with symb
 Most events come from a fixed 12-event "unit" (a frame: outer/inner durations, an instant, a counter,
 async begin/instant/end, flow end/begin, a complete event) built for many units at once with numpy, so a
 5-million-event trace takes seconds, not minutes. Every chunk of units is preceded by a "rich" block
-written record by record with :class:`~formats.fxt.writer.FxtWriter` that carries the rarer records.
+written record by record with :class:`~fxscope.formats.fxt.writer.FxtWriter` that carries the rarer records.
 The same ``(events, seed, big_endian)`` always gives the same bytes.
 """
 
@@ -18,10 +18,10 @@ import os
 
 import numpy as np
 
-from core.atomic_file import write_atomic
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.writer import FxtWriter
+from fxscope.core.atomic_file import write_atomic
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.writer import FxtWriter
 
 PROVIDERS = [
     (1, "compositor", 1_000_000_000),
@@ -422,7 +422,7 @@ def write_trace(
     start_ns: int = 0,
     extra_threads: int = 0,
 ) -> int:
-    """Write :func:`generate_trace` output atomically (see :mod:`core.atomic_file`)."""
+    """Write :func:`generate_trace` output atomically (see :mod:`fxscope.core.atomic_file`)."""
     data = generate_trace(events, seed, big_endian, peer_compatible, crash_log, scheduling, start_ns, extra_threads)
     write_atomic(path, data)
     return len(data)

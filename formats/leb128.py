@@ -7,7 +7,7 @@ negative), so they check their range: a negative value never shifts down to 0 an
 
 from __future__ import annotations
 
-from formats.errors import FormatError
+from fxscope.formats.errors import FormatError
 
 #: the widest value either format stores in a LEB128 field (64 bits)
 MAX_BITS = 64

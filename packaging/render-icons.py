@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from resources import ICON_SIZES, ICON_SVG, ICONS_DIR, icon_png  # noqa: E402 - after the path set-up
+from fxscope.resources import ICON_SIZES, ICON_SVG, ICONS_DIR, icon_png  # noqa: E402 - after the path set-up
 
 
 def render(svg: Path, size: int):
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtGui import QGuiApplication
 
-    from core.atomic_file import atomic_output
+    from fxscope.core.atomic_file import atomic_output
 
     _app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
     args.out.mkdir(parents=True, exist_ok=True)

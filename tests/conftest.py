@@ -40,8 +40,8 @@ def testdata() -> Path:
 def truncated_demo(tmp_path: Path) -> Path:
     """A copy of the bundled demo trace cut in the middle of a record (the reader warns "truncated final
     record" and returns what came before)."""
-    from formats.fxt.reader import read_fxt
-    from resources import DEMO_TRACE
+    from fxscope.formats.fxt.reader import read_fxt
+    from fxscope.resources import DEMO_TRACE
 
     data = DEMO_TRACE.read_bytes()
     path = tmp_path / "truncated.fxt"
@@ -90,7 +90,7 @@ def boot_trace_files(tmp_path_factory) -> dict[str, Path]:
     """Generated traces stamped as real ones are: from boot, hours (or nearly 2**63 ns) after it. Three
     providers at 1 and 2 GHz tick rates, a busy four-CPU schedule, logs with markup, counters, flows, and
     300 more threads (315 thread tracks in 18 processes). Keyed by :data:`BOOT_STARTS`."""
-    from core.synthetic_trace import write_trace
+    from fxscope.core.synthetic_trace import write_trace
 
     out = {}
     folder = tmp_path_factory.mktemp("boot-traces")
@@ -105,9 +105,9 @@ def boot_trace_files(tmp_path_factory) -> dict[str, Path]:
 def boot_trace(request, boot_trace_files):
     """The prepared model of each boot-stamped trace in turn (parametrized: window and model tests run on
     both)."""
-    from core.trace.model import TraceModel
-    from core.trace.prepare import prepare_model
-    from formats.fxt.reader import read_fxt
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.core.trace.prepare import prepare_model
+    from fxscope.formats.fxt.reader import read_fxt
 
     model = TraceModel(read_fxt(boot_trace_files[request.param]))
     prepare_model(model)

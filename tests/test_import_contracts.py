@@ -36,14 +36,15 @@ def test_the_project_keeps_its_import_contracts() -> None:
 def test_the_contracts_catch_a_layer_breach_qt_below_app_and_a_cycle(tmp_path: Path) -> None:
     """The same contracts over a small tree with one of each violation: all three are reported broken."""
     files = {
-        "app/__init__.py": "",
-        "app/window.py": "import core.model\n",
-        "core/__init__.py": "",
-        "core/model.py": "import formats.reader\nimport app.window\n",  # core must not import app
-        "core/view.py": "import PySide6.QtWidgets\n",  # Qt below app
-        "formats/__init__.py": "",
-        "formats/reader.py": "import formats.tables\n",
-        "formats/tables.py": "import formats.reader\n",  # a cycle
+        "fxscope/__init__.py": "",
+        "fxscope/app/__init__.py": "",
+        "fxscope/app/window.py": "import fxscope.core.model\n",
+        "fxscope/core/__init__.py": "",
+        "fxscope/core/model.py": "import fxscope.formats.reader\nfrom fxscope.app import window\n",  # core must not import app
+        "fxscope/core/view.py": "import PySide6.QtWidgets\n",  # Qt below app
+        "fxscope/formats/__init__.py": "",
+        "fxscope/formats/reader.py": "import fxscope.formats.tables\n",
+        "fxscope/formats/tables.py": "import fxscope.formats.reader\n",  # a cycle
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -53,6 +54,6 @@ def test_the_contracts_catch_a_layer_breach_qt_below_app_and_a_cycle(tmp_path: P
     out = _lint(tmp_path, tmp_path)
     assert out.returncode != 0
     assert "3 broken" in out.stdout, out.stdout + out.stderr
-    assert "core.model -> app.window" in out.stdout
-    assert "core.view -> PySide6" in out.stdout
-    assert "No cycles are allowed in formats." in out.stdout
+    assert "fxscope.core.model -> fxscope.app.window" in out.stdout
+    assert "fxscope.core.view -> PySide6" in out.stdout
+    assert "No cycles are allowed in fxscope.formats." in out.stdout

@@ -23,13 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.flame_view import FlameGraphView
-from app.analysis.worker import run_in_pool
-from app.timeline.details import format_ns
-from core.analysis.call_tree import top_down
-from core.analysis.diff import DiffRow, compare, regressions
-from core.analysis.diff_tree import total_deltas
-from core.analysis.stats import name_stats
+from fxscope.app.analysis.flame_view import FlameGraphView
+from fxscope.app.analysis.worker import run_in_pool
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.analysis.call_tree import top_down
+from fxscope.core.analysis.diff import DiffRow, compare, regressions
+from fxscope.core.analysis.diff_tree import total_deltas
+from fxscope.core.analysis.stats import name_stats
 
 COLUMNS = ("Name", "Count A", "Count B", "Total A", "Total B", "Δ total", "Change", "p50 A", "p50 B", "p99 A", "p99 B")
 THRESHOLD_PCT = 10.0
@@ -45,8 +45,8 @@ class _NumberItem(QTableWidgetItem):
 
 
 def _compare_files(model_a, path_b: str) -> dict:
-    from core.trace.model import TraceModel
-    from core.trace.reading import read_trace
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.core.trace.reading import read_trace
 
     b = TraceModel(read_trace(path_b))
     tree_b = top_down(b)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.analysis.call_tree import CallTree
+from fxscope.core.analysis.call_tree import CallTree
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""An icicle flame graph of a :class:`~core.analysis.call_tree.CallTree`: widths are total time, colours the
+"""An icicle flame graph of a :class:`~fxscope.core.analysis.call_tree.CallTree`: widths are total time, colours the
 timeline's name colours, labels where they fit. Click a frame to select it (``frameClicked``), double-click
 to zoom into it (double-click the top bar or press Esc to zoom out); frames whose name contains the search
 text are drawn highlighted, the others faded."""
@@ -10,11 +10,11 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from app.analysis.flame_layout import FlameLayout, layout
-from app.timeline.details import format_ns
-from app.timeline.tracks import PALETTE, colour_index
-from core.analysis.call_tree import CallTree
-from core.analysis.selection import name_text
+from fxscope.app.analysis.flame_layout import FlameLayout, layout
+from fxscope.app.timeline.details import format_ns
+from fxscope.app.timeline.tracks import PALETTE, colour_index
+from fxscope.core.analysis.call_tree import CallTree
+from fxscope.core.analysis.selection import name_text
 
 ROW_PX = 18
 

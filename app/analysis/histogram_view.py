@@ -10,8 +10,8 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from app.timeline.details import format_ns
-from core.analysis.stats import Histogram
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.analysis.stats import Histogram
 
 MARGIN_BOTTOM = 18
 MARGIN_TOP = 16

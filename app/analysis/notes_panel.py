@@ -1,5 +1,5 @@
 """The Notes tab of a trace: named bookmarks with text (click one to go there), "Copy link", and the keeper
-of the sidecar ``TRACE.fxscope.json`` (:mod:`core.analysis.notes`): pins, the marked span, bookmarks, the
+of the sidecar ``TRACE.fxscope.json`` (:mod:`fxscope.core.analysis.notes`): pins, the marked span, bookmarks, the
 track filter and the view range are restored when the trace opens and saved when its tab closes.
 
 A sidecar is written only once there is something to keep (a pin, a mark, a bookmark) or when one exists
@@ -24,8 +24,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.timeline.details import format_ns
-from core.analysis.notes import Bookmark, Notes, ViewLink, load_notes, make_link, save_notes, sidecar_path
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.analysis.notes import (
+    Bookmark,
+    Notes,
+    ViewLink,
+    load_notes,
+    make_link,
+    save_notes,
+    sidecar_path,
+)
 
 
 def notes_enabled(path: str) -> bool:
@@ -33,7 +41,7 @@ def notes_enabled(path: str) -> bool:
     import os
     from pathlib import Path
 
-    import resources
+    from fxscope import resources
 
     if os.environ.get("FXSCOPE_NO_NOTES") == "1":
         return False

@@ -1,7 +1,7 @@
 """The Analysis tab of a trace: what to analyse (the whole trace, the area selected with Ctrl+drag, a process
 or a thread), a flame graph / bottom-up tree / butterfly of it, the per-name statistics table, the duration
 histogram of the selected name and the slices of a clicked frame or histogram bar (a click shows one on the
-timeline). Results come from :class:`~app.analysis.worker.AnalysisRunner`, off the UI thread."""
+timeline). Results come from :class:`~fxscope.app.analysis.worker.AnalysisRunner`, off the UI thread."""
 
 from __future__ import annotations
 
@@ -22,13 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.flame_view import FlameGraphView
-from app.analysis.histogram_view import HistogramView
-from app.analysis.worker import AnalysisResult, AnalysisRunner
-from app.timeline.details import format_ns
-from core.analysis.call_tree import CallTree, bottom_up, callees, callers
-from core.analysis.selection import Area, name_text
-from core.analysis.stats import duration_histogram
+from fxscope.app.analysis.flame_view import FlameGraphView
+from fxscope.app.analysis.histogram_view import HistogramView
+from fxscope.app.analysis.worker import AnalysisResult, AnalysisRunner
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.analysis.call_tree import CallTree, bottom_up, callees, callers
+from fxscope.core.analysis.selection import Area, name_text
+from fxscope.core.analysis.stats import duration_histogram
 
 MODES = ("Flame graph (top-down)", "Bottom-up", "Callers of the selected name", "Callees of the selected name")
 STAT_COLUMNS = ("Name", "Count", "Total", "Self", "Min", "p50", "p90", "p99", "Max")

@@ -1,6 +1,6 @@
 """The Scheduling tab: over the whole trace or the area selected with Ctrl+drag, CPU time per thread and per
 process, time per thread state, and the wakeup latency distribution (log-scale histogram with p50/p90/p99),
-from :func:`core.analysis.sched_stats.sched_summary`, computed in the thread pool."""
+from :func:`fxscope.core.analysis.sched_stats.sched_summary`, computed in the thread pool."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.histogram_view import HistogramView
-from app.analysis.worker import run_in_pool
-from app.timeline.details import format_ns
-from core.analysis.sched_stats import SchedSummary, sched_summary
-from core.analysis.stats import duration_histogram, nearest_rank
+from fxscope.app.analysis.histogram_view import HistogramView
+from fxscope.app.analysis.worker import run_in_pool
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.analysis.sched_stats import SchedSummary, sched_summary
+from fxscope.core.analysis.stats import duration_histogram, nearest_rank
 
 
 def _table(headers: tuple[str, ...]) -> QTableWidget:

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from core.analysis.call_tree import CallTree, top_down
-from core.analysis.selection import Area, AreaRows, area_rows
-from core.analysis.stats import NameStats, name_stats
+from fxscope.core.analysis.call_tree import CallTree, top_down
+from fxscope.core.analysis.selection import Area, AreaRows, area_rows
+from fxscope.core.analysis.stats import NameStats, name_stats
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """``fxscope diff A.fxt B.fxt [--json] [--threshold PCT]``: per name, count, total, p50 and p99 in A and B with
-deltas and ratios, largest regression first (:mod:`core.analysis.diff`). Exit 1 when some name's total time
+deltas and ratios, largest regression first (:mod:`fxscope.core.analysis.diff`). Exit 1 when some name's total time
 grew by more than the threshold, 0 otherwise, 2 for errors, so that a CI job can gate on it."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import json
 import math
 import os
 
-from app.cli import CliError
-from app.commands.selection_args import load_model
+from fxscope.app.cli import CliError
+from fxscope.app.commands.selection_args import load_model
 
 DEFAULT_THRESHOLD = 10.0
 
@@ -22,8 +22,8 @@ def _pct(value: float) -> str:
 def _stats_of(path: str):
     """("ok", NameStats) of the trace at ``path``, or ("error", message): an exception's message crosses a
     process boundary intact where the exception object might not unpickle."""
-    from core.analysis.stats import name_stats
-    from formats.errors import FormatError
+    from fxscope.core.analysis.stats import name_stats
+    from fxscope.formats.errors import FormatError
 
     try:
         return "ok", name_stats(load_model(path))
@@ -47,7 +47,7 @@ def _both_stats(a: str, b: str) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.analysis.diff import compare, regressions
+    from fxscope.core.analysis.diff import compare, regressions
 
     if not (args.threshold >= 0 and math.isfinite(args.threshold)):
         raise CliError(f"--threshold must be a percentage >= 0, not {args.threshold}")

@@ -1,8 +1,8 @@
 """``fxscope export TRACE --format chrome-json -o OUT.json``: convert an FXT trace for other viewers;
-``--format parquet -o DIR``: its SQL tables (:mod:`core.sql`) as Parquet files.
+``--format parquet -o DIR``: its SQL tables (:mod:`fxscope.core.sql`) as Parquet files.
 
 Chrome trace event JSON opens in chrome://tracing, Perfetto's UI and speedscope; what is written and how
-is in :mod:`core.trace.export_chrome`.
+is in :mod:`fxscope.core.trace.export_chrome`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ FORMATS = ("chrome-json", "parquet")
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.cli import CliError
-    from core.trace.export_chrome import export_chrome_json
-    from core.trace.model import TraceModel
-    from core.trace.reading import read_trace
-    from formats.errors import FormatError
+    from fxscope.app.cli import CliError
+    from fxscope.core.trace.export_chrome import export_chrome_json
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.core.trace.reading import read_trace
+    from fxscope.formats.errors import FormatError
 
     try:
         cols = read_trace(args.trace)
@@ -37,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _parquet(model, directory: str) -> int:
     """Every SQL table of the trace as DIR/TABLE.parquet (core/sql/export_parquet.py)."""
-    from app.cli import CliError
-    from core.sql.engine import TraceSQL
-    from core.sql.export_parquet import export_parquet
+    from fxscope.app.cli import CliError
+    from fxscope.core.sql.engine import TraceSQL
+    from fxscope.core.sql.export_parquet import export_parquet
 
     try:
         rows = export_parquet(TraceSQL(model), directory)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import CliError
+from fxscope.app.cli import CliError
 
 MAX_EVENTS = 500_000_000
 
@@ -13,7 +13,7 @@ MAX_EVENTS = 500_000_000
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.events <= MAX_EVENTS:
         raise CliError(f"--events must be between 0 and {MAX_EVENTS}")
-    from core.synthetic_trace import MAX_START_NS
+    from fxscope.core.synthetic_trace import MAX_START_NS
 
     if not 0 <= args.start_ns <= MAX_START_NS:
         raise CliError(f"--start-ns must be between 0 and {MAX_START_NS}")
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
             crash_log = Path(args.crash_log).read_text(encoding="utf-8", errors="surrogateescape")
         except OSError as exc:
             raise CliError(f"{args.crash_log}: {exc.strerror}") from None
-    from core.synthetic_trace import write_trace  # (here: every fxscope command loads this module)
+    from fxscope.core.synthetic_trace import write_trace  # (here: every fxscope command loads this module)
 
     size = write_trace(args.output, args.events, seed=args.seed, big_endian=args.big_endian, crash_log=crash_log,
                        scheduling=args.scheduling, start_ns=args.start_ns, extra_threads=args.threads)

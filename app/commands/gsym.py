@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli import CliError
+from fxscope.app.cli import CliError
 
 
 def _address(text: str) -> int:
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _open(path: str):
-    from formats.gsym.reader import GsymReader
+    from fxscope.formats.gsym.reader import GsymReader
 
     try:
         return GsymReader(path)
@@ -49,7 +49,7 @@ def _open(path: str):
 
 
 def _run_lookup(args: argparse.Namespace) -> int:
-    from formats.gsym.reader import format_lookup
+    from fxscope.formats.gsym.reader import format_lookup
 
     with _open(args.gsym) as reader:
         out = [f'Looking up addresses in "{args.gsym}":\n']
@@ -59,7 +59,7 @@ def _run_lookup(args: argparse.Namespace) -> int:
 
 
 def _run_dump(args: argparse.Namespace) -> int:
-    from formats.gsym.dump import dump_lines
+    from fxscope.formats.gsym.dump import dump_lines
 
     with _open(args.gsym) as reader:
         for line in dump_lines(reader):
@@ -68,7 +68,7 @@ def _run_dump(args: argparse.Namespace) -> int:
 
 
 def _run_convert(args: argparse.Namespace) -> int:
-    from core.symbolize.gsym_convert import convert_elf_to_gsym
+    from fxscope.core.symbolize.gsym_convert import convert_elf_to_gsym
 
     report = convert_elf_to_gsym(args.elf, args.output)
     for line in report.lines():

@@ -1,6 +1,6 @@
 """``fxscope info TRACE [--json]``: what is in an FXT trace (record and event counts, providers, time span).
 
-The counting is :func:`core.trace.stats.summarize` (the GUI's Info tab shows the same numbers); this
+The counting is :func:`fxscope.core.trace.stats.summarize` (the GUI's Info tab shows the same numbers); this
 module prints them."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ def _human(info: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.trace.reading import read_trace
-    from core.trace.stats import summarize
+    from fxscope.core.trace.reading import read_trace
+    from fxscope.core.trace.stats import summarize
 
     info = summarize(read_trace(args.trace))
     print(json.dumps(info, indent=2) if args.json else _human(info))

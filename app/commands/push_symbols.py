@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli import CliError
+from fxscope.app.cli import CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,11 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.http_client import Deadline, HttpClient, HttpLimits
-    from core.symbfile_export.create import create_symbfiles
-    from core.symbfile_export.fileid import file_id, file_id_header, file_id_hex
-    from core.symbfile_export.upload import UploadError, UploadLimits, upload
-    from formats.symbfile.codec import write_symbfile
+    from fxscope.core.http_client import Deadline, HttpClient, HttpLimits
+    from fxscope.core.symbfile_export.create import create_symbfiles
+    from fxscope.core.symbfile_export.fileid import file_id, file_id_header, file_id_hex
+    from fxscope.core.symbfile_export.upload import UploadError, UploadLimits, upload
+    from fxscope.formats.symbfile.codec import write_symbfile
 
     if args.chunk_size < 64:
         raise CliError("--chunk-size must be at least 64 bytes")

@@ -1,6 +1,6 @@
 """``fxscope query``: SQL over one trace, or over many (``--traces``), printed or written to a file.
 
-The engine and tables are :mod:`core.sql`; this module reads the arguments, picks the trace(s) and writes
+The engine and tables are :mod:`fxscope.core.sql`; this module reads the arguments, picks the trace(s) and writes
 the result as an aligned table, CSV, JSON or Parquet.
 """
 
@@ -17,7 +17,7 @@ MAX_TABLE_ROWS = 10_000  # the aligned table prints at most this many rows (csv/
 
 
 def _sql_text(args: argparse.Namespace, positional: list[str]) -> tuple[str, list[str]]:
-    from app.cli import CliError
+    from fxscope.app.cli import CliError
 
     if args.file:
         try:
@@ -67,12 +67,12 @@ def write_result(table, fmt: str, output: str | None) -> None:
 
     import pyarrow.csv as pacsv
 
-    from core.atomic_file import atomic_output
+    from fxscope.core.atomic_file import atomic_output
 
     table = _plain(table)
     if fmt == "parquet":
-        from app.cli import CliError
-        from core.sql.export_parquet import write_table
+        from fxscope.app.cli import CliError
+        from fxscope.core.sql.export_parquet import write_table
 
         if not output:
             raise CliError("--format parquet needs -o OUT.parquet")
@@ -99,8 +99,8 @@ def _failures_path(output: str, fmt: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.cli import CliError
-    from core.sql.engine import QueryError
+    from fxscope.app.cli import CliError
+    from fxscope.core.sql.engine import QueryError
 
     sql, rest = _sql_text(args, list(args.args))
     if args.traces:
@@ -111,17 +111,17 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("give one TRACE and the SQL (or --traces 'GLOB')")
     if args.cluster:
         raise CliError("--cluster goes with --traces")
-    from core.sql.dataset import ParquetSQL, is_parquet_export
-    from formats.errors import FormatError
+    from fxscope.core.sql.dataset import ParquetSQL, is_parquet_export
+    from fxscope.formats.errors import FormatError
 
     trace = rest[0]
     try:
         if is_parquet_export(trace):
             engine = ParquetSQL(trace)
         else:
-            from core.sql.engine import TraceSQL
-            from core.trace.model import TraceModel
-            from core.trace.reading import read_trace
+            from fxscope.core.sql.engine import TraceSQL
+            from fxscope.core.trace.model import TraceModel
+            from fxscope.core.trace.reading import read_trace
 
             engine = TraceSQL(TraceModel(read_trace(trace)))
         result = engine.query(sql)
@@ -134,8 +134,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_many(args: argparse.Namespace, sql: str) -> int:
-    from app.cli import CliError
-    from core.sql.batch import expand_traces, run_dask, run_local
+    from fxscope.app.cli import CliError
+    from fxscope.core.sql.batch import expand_traces, run_dask, run_local
 
     paths = expand_traces(args.traces)
     if not paths:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from app.cli import CliError
+from fxscope.app.cli import CliError
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -45,20 +45,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.file is None:
-        from resources import DEMO_TRACE
+        from fxscope.resources import DEMO_TRACE
 
         args.file = str(DEMO_TRACE)
     if not os.path.isfile(args.file):
         raise CliError(f"{args.file}: no such file")
-    from app.gui import application
-    from app.main_window import MainWindow, TraceTab, is_crash_log, load_model
+    from fxscope.app.gui import application
+    from fxscope.app.main_window import MainWindow, TraceTab, is_crash_log, load_model
 
     app = application()
     window = MainWindow()
     if args.theme:
         window.set_theme(args.theme, remember=False)
     if is_crash_log(args.file):
-        from app.crash.view import CrashView
+        from fxscope.app.crash.view import CrashView
 
         view = CrashView()
         view.open_log(args.file)  # the first frame is selected, its source shown
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     for _ in range(3):
         app.processEvents()
     image = window.grab().toImage()
-    from core.atomic_file import atomic_output
+    from fxscope.core.atomic_file import atomic_output
 
     with atomic_output(args.output) as tmp:
         if not image.save(tmp, "PNG"):

@@ -7,11 +7,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from app.cli import CliError
+from fxscope.app.cli import CliError
 
 if TYPE_CHECKING:
-    from core.analysis.selection import Area
-    from core.trace.model import TraceModel
+    from fxscope.core.analysis.selection import Area
+    from fxscope.core.trace.model import TraceModel
 
 
 def time_range(text: str) -> tuple[int | None, int | None]:
@@ -38,10 +38,10 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
 
 
 def load_model(path: str) -> TraceModel:
-    """The model of the trace at ``path`` (plain or compressed FXT, through :func:`core.trace.reading.read_trace`
+    """The model of the trace at ``path`` (plain or compressed FXT, through :func:`fxscope.core.trace.reading.read_trace`
     as every command reads traces); reader warnings (a partial trace) are noted on stderr."""
-    from core.trace.model import TraceModel
-    from core.trace.reading import read_trace
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.core.trace.reading import read_trace
 
     cols = read_trace(path)  # any form the detector knows (.fxt.gz, ...); FormatError / OSError: exit 2
     if cols.warnings:
@@ -52,7 +52,7 @@ def load_model(path: str) -> TraceModel:
 
 def selected_area(model: TraceModel, args: argparse.Namespace) -> Area:
     """The area the options name (the whole trace by default)."""
-    from core.analysis.selection import Area, process_area, thread_area
+    from fxscope.core.analysis.selection import Area, process_area, thread_area
 
     t0, t1 = args.range
     try:

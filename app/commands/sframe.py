@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _file_format(path: str) -> str:
     """objdump's BFD target name for the header line."""
-    from formats.elf.reader import read_elf
+    from fxscope.formats.elf.reader import read_elf
 
     info = read_elf(path)
     if info.machine == "EM_AARCH64":
@@ -33,8 +33,8 @@ def _file_format(path: str) -> str:
 
 
 def _run_dump(args: argparse.Namespace) -> int:
-    from formats.sframe.dump import objdump_text
-    from formats.sframe.section import find_sframe_section, parse_sframe
+    from fxscope.formats.sframe.dump import objdump_text
+    from fxscope.formats.sframe.section import find_sframe_section, parse_sframe
 
     data, address = find_sframe_section(args.elf)
     section = parse_sframe(data, address, path=args.elf)

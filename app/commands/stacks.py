@@ -1,18 +1,18 @@
 """``fxscope stacks TRACE [--thread TID|--process PID] [--range START_NS:END_NS] -o OUT.folded``: the
 selection's call stacks as folded stacks (``root;child;leaf SELF_NS`` per line) for flamegraph.pl, inferno
-and speedscope (:mod:`core.analysis.folded`), written atomically."""
+and speedscope (:mod:`fxscope.core.analysis.folded`), written atomically."""
 
 from __future__ import annotations
 
 import argparse
 
-from app.commands.selection_args import add_selection_options, load_model, selected_area
+from fxscope.app.commands.selection_args import add_selection_options, load_model, selected_area
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.analysis.call_tree import top_down
-    from core.analysis.folded import folded_lines
-    from core.atomic_file import atomic_output
+    from fxscope.core.analysis.call_tree import top_down
+    from fxscope.core.analysis.folded import folded_lines
+    from fxscope.core.atomic_file import atomic_output
 
     model = load_model(args.trace)
     tree = top_down(model, selected_area(model, args))

@@ -1,16 +1,16 @@
 """``fxscope stats TRACE [--thread TID|--process PID] [--range START_NS:END_NS] [--json]``: per slice name,
-count, total, self, min, p50, p90, p99 and max (:mod:`core.analysis.stats`, the window's statistics)."""
+count, total, self, min, p50, p90, p99 and max (:mod:`fxscope.core.analysis.stats`, the window's statistics)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from app.commands.selection_args import add_selection_options, load_model, selected_area
+from fxscope.app.commands.selection_args import add_selection_options, load_model, selected_area
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.analysis.stats import KEYS, name_stats
+    from fxscope.core.analysis.stats import KEYS, name_stats
 
     model = load_model(args.trace)
     stats = name_stats(model, selected_area(model, args))

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli import CliError
+from fxscope.app.cli import CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_dump(args: argparse.Namespace) -> int:
-    from formats.symbfile.codec import Range, read_symbfile
+    from fxscope.formats.symbfile.codec import Range, read_symbfile
 
     try:
         data = Path(args.file).read_bytes()
@@ -59,7 +59,7 @@ def _run_dump(args: argparse.Namespace) -> int:
                 print(f"return pad 0x{r.elf_va:x}: {trace}")
     if result.error:
         print(f"fxscope: warning: {args.file}: {result.error}", file=sys.stderr)
-    from core.symbfile_export.pair import check_pair
+    from fxscope.core.symbfile_export.pair import check_pair
 
     mismatch = check_pair(args.file)
     if mismatch:
@@ -68,10 +68,10 @@ def _run_dump(args: argparse.Namespace) -> int:
 
 
 def _run_create(args: argparse.Namespace) -> int:
-    from core.symbfile_export.create import create_symbfiles
-    from core.symbfile_export.fileid import file_id, file_id_hex
-    from core.symbfile_export.pair import write_pair
-    from formats.symbfile.codec import write_symbfile
+    from fxscope.core.symbfile_export.create import create_symbfiles
+    from fxscope.core.symbfile_export.fileid import file_id, file_id_hex
+    from fxscope.core.symbfile_export.pair import write_pair
+    from fxscope.formats.symbfile.codec import write_symbfile
 
     ranges, pads = create_symbfiles(args.elf)
     write_pair(args.output, write_symbfile(ranges), write_symbfile(pads), file_id_hex(file_id(args.elf)))

@@ -7,7 +7,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from app.cli import CliError
+from fxscope.app.cli import CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _symbol_files(paths: list[str]) -> tuple[list[Path], list[Path], list[Path]]:
     """(GSYM files, ELF files, ranges symbfiles named BUILDID.ranges.symbfile) among the --symbols paths."""
-    from core.symbolize.resolver import ResolveError, symbfile_build_id
+    from fxscope.core.symbolize.resolver import ResolveError, symbfile_build_id
 
     gsyms: list[Path] = []
     elves: list[Path] = []
@@ -62,14 +62,14 @@ def _symbol_files(paths: list[str]) -> tuple[list[Path], list[Path], list[Path]]
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.symbolize.markup_filter import MarkupFilter
-    from core.symbolize.resolver import GsymResolver
+    from fxscope.core.symbolize.markup_filter import MarkupFilter
+    from fxscope.core.symbolize.resolver import GsymResolver
 
     gsyms, elves, symbfiles = _symbol_files(args.symbols)
     for directory in args.debug_file_directory:
         if not Path(directory).is_dir():
             raise CliError(f"{directory}: not a directory")
-    from core.symbols.store import SymbolStore
+    from fxscope.core.symbols.store import SymbolStore
 
     dirs = [Path(d) for d in args.debug_file_directory]
     resolver = GsymResolver(gsyms, elves, dirs, store=SymbolStore(dirs, args.debuginfod), symbfile_paths=symbfiles)

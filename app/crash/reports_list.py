@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import QHeaderView, QTableView, QWidget
 
-from core.reports.summary import ReportSummary
+from fxscope.core.reports.summary import ReportSummary
 
 
 class ReportsModel(QAbstractTableModel):

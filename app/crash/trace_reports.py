@@ -1,6 +1,6 @@
 """The crash reports in a trace's log records, as a list under the timeline.
 
-Rows come from :attr:`core.trace.logs.LogTable.reports` (split per process); the thread column names the
+Rows come from :attr:`fxscope.core.trace.logs.LogTable.reports` (split per process); the thread column names the
 thread that logged the report, and the top frames are symbolized in a thread after the list is shown.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from app.crash.reports_list import ReportsList
-from app.timeline.details import format_ns
-from core.trace.model import TraceModel
+from fxscope.app.crash.reports_list import ReportsList
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.trace.model import TraceModel
 
 
 class TraceReportsPanel(ReportsList):
@@ -27,7 +27,7 @@ class TraceReportsPanel(ReportsList):
                                        ["; ".join(r.span.warnings) for r in logs.reports])  # fmt: skip
         self._worker = None
         if logs.reports:  # summaries (raw, then symbolized) in a thread: the list shows at once
-            from app.crash.workers import ReportSummarizer, start_worker
+            from fxscope.app.crash.workers import ReportSummarizer, start_worker
 
             self._worker = ReportSummarizer(len(logs.reports), logs.report_text_at, resolver_factory)
             self._worker.summarized.connect(self._summaries)

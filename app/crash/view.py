@@ -1,6 +1,6 @@
 """Crash view: the symbolized log, a backtrace you can click, modules, registers, and the source at a frame.
 
-The model is :class:`core.symbolize.crash_report.CrashReport`; this widget only shows it. Source paths
+The model is :class:`fxscope.core.symbolize.crash_report.CrashReport`; this widget only shows it. Source paths
 recorded at build time (``/build/...``) are mapped through "source roots" (prefix -> local directory), and
 the log's own directory and its parents are tried as roots too, so a checkout next to the log just works.
 """
@@ -41,13 +41,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.crash.editor import NO_EDITOR, editor_command
-from app.crash.reports_list import ReportsList
-from app.crash.source_pane import SourceEdit
-from core.reports.crash_log import CrashLog
-from core.symbolize.crash_report import BacktraceEntry, CrashReport, build_report
-from core.symbolize.dumpfiles import DumpTarget, resolve_dumps
-from core.symbolize.resolver import Frame, GsymResolver
+from fxscope.app.crash.editor import NO_EDITOR, editor_command
+from fxscope.app.crash.reports_list import ReportsList
+from fxscope.app.crash.source_pane import SourceEdit
+from fxscope.core.reports.crash_log import CrashLog
+from fxscope.core.symbolize.crash_report import BacktraceEntry, CrashReport, build_report
+from fxscope.core.symbolize.dumpfiles import DumpTarget, resolve_dumps
+from fxscope.core.symbolize.resolver import Frame, GsymResolver
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _C_KEYWORDS = (
@@ -90,7 +90,7 @@ def default_resolver(
 ) -> GsymResolver:
     """Symbols from the user's directories plus the log's own directory (a .build-id tree next to it), and
     debuginfod servers (``None``: ``$DEBUGINFOD_URLS``); ``cache_dir`` "" is the default cache."""
-    from core.symbols.store import SymbolStore
+    from fxscope.core.symbols.store import SymbolStore
 
     dirs = [Path(d) for d in (debug_dirs or [])] + [log_path.parent]
     store = SymbolStore(dirs, debuginfod_urls, Path(cache_dir) if cache_dir else None)
@@ -306,7 +306,7 @@ class CrashView(QWidget):
         self._clear()
         self._background = background
         if background:
-            from app.crash.workers import LogSplitter
+            from fxscope.app.crash.workers import LogSplitter
 
             worker = LogSplitter(str(self.log_path), self._resolver)
             worker.split.connect(self._split_done)
@@ -329,7 +329,7 @@ class CrashView(QWidget):
         self._say(f"Cannot symbolize this report: {message}")
 
     def _start(self, worker) -> None:
-        from app.crash.workers import start_worker
+        from fxscope.app.crash.workers import start_worker
 
         self._workers.append(worker)
         worker.finished.connect(self._forget_finished)
@@ -391,7 +391,7 @@ class CrashView(QWidget):
         text = self.crash_log.report_text(index)
         self._token += 1
         if background:
-            from app.crash.workers import ReportBuilder
+            from fxscope.app.crash.workers import ReportBuilder
 
             worker = ReportBuilder(self._token, text, self._resolver)
             worker.built.connect(self._built)
@@ -589,7 +589,7 @@ class CrashView(QWidget):
 
     def show_disassembly(self, index: int) -> None:
         """Instructions around frame ``index``'s address, the one at it marked, source lines between."""
-        from core.symbolize.disassembly import DisassemblyError, disassemble
+        from fxscope.core.symbolize.disassembly import DisassemblyError, disassemble
 
         _label, _frame, entry = self._entries[index]
         module = next((m for m in self.report.modules if m.name == entry.module), None) if self.report else None
@@ -723,7 +723,7 @@ class CrashView(QWidget):
             path, _ = QFileDialog.getSaveFileName(self, "Save symbolized report", suggested, "Text (*.txt);;All (*)")
             if not path:
                 return False
-        from core.atomic_file import write_atomic
+        from fxscope.core.atomic_file import write_atomic
 
         try:
             write_atomic(path, self.report_plain_text().encode())

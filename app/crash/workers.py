@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QThread, Signal
 
-from core.reports.crash_log import CrashLog
+from fxscope.core.reports.crash_log import CrashLog
 
 #: summaries sent to the UI thread at once (one signal each, so the list fills in without a stall)
 SUMMARY_BATCH = 200
@@ -111,7 +111,7 @@ class ReportBuilder(QThread):
         self.token, self.text, self.resolver_factory = token, text, resolver_factory
 
     def run(self) -> None:
-        from core.symbolize.crash_report import build_report
+        from fxscope.core.symbolize.crash_report import build_report
 
         try:
             report = build_report(self.text, self.resolver_factory(), color=True)
@@ -137,7 +137,7 @@ class ReportSummarizer(QThread):
         self._cancel.set()
 
     def run(self) -> None:
-        from core.reports.summary import summarize
+        from fxscope.core.reports.summary import summarize
 
         texts = [self.text_of(i).splitlines() for i in range(self.count)]
         for resolver in (None, "symbols"):

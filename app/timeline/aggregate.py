@@ -15,10 +15,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.timeline.details import format_ns
-from core.trace.area_summary import async_by_name, cpu_by_process, cpu_by_thread, states_by_state
-from core.trace.model import TraceModel
-from core.trace.query import aggregate
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.trace.area_summary import async_by_name, cpu_by_process, cpu_by_thread, states_by_state
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.query import aggregate
 
 
 class _NumberItem(QTableWidgetItem):

@@ -8,10 +8,10 @@ import math
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from core.trace.details import async_details, counter_details, instant_details
-from core.trace.model import TraceModel
-from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
-from core.units import format_duration_ns, format_quantity
+from fxscope.core.trace.details import async_details, counter_details, instant_details
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
+from fxscope.core.units import format_duration_ns, format_quantity
 
 
 def format_ns(ns: int) -> str:
@@ -125,7 +125,7 @@ class DetailsPanel(QTextBrowser):
     def _show_sched(self, kind: str, row: int) -> None:
         """A CPU slice or a thread-state interval: who ran, how it ended, and the wakeup before it (when,
         where, by whom, the latency), with links to the matching row of the other view."""
-        from core.trace.sched import cpu_slice_details, thread_state_details
+        from fxscope.core.trace.sched import cpu_slice_details, thread_state_details
 
         d = cpu_slice_details(self.model, row) if kind == "cpu" else thread_state_details(self.model, row)
         rows: list[tuple[str, object]] = []

@@ -1,6 +1,6 @@
 """The Info tab: a trace's vital statistics and problems (Perfetto's "Info and stats"), and its blobs.
 
-The statistics are :func:`core.trace.stats.trace_stats` rows, grouped by section in a tree; rows that are
+The statistics are :func:`fxscope.core.trace.stats.trace_stats` rows, grouped by section in a tree; rows that are
 problems (reader warnings, ends without a begin, flow events bound to nothing, ...) are highlighted and
 also gathered in a "Warnings" group at the top. The blob records are listed beside them; a double click
 (or "Save blob as…" in the context menu) writes a blob's payload, read from the trace file, to a file.
@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.timeline.details import format_ns
-from core.atomic_file import write_atomic
-from core.trace.model import TraceModel
-from core.trace.stats import READER_WARNINGS, WARNING, Stat, blob_type_name, model_stats, read_blob
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.atomic_file import write_atomic
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.stats import READER_WARNINGS, WARNING, Stat, blob_type_name, model_stats, read_blob
 
 WARNING_BACKGROUND = QColor("#ffe3a3")  # amber
 
@@ -144,7 +144,7 @@ class InfoPanel(QSplitter):
 
     def _crash_reports(self, section) -> None:
         """A trace whose logs hold crash reports says so at the top: when, which thread, what signal."""
-        from core.reports.summary import summarize
+        from fxscope.core.reports.summary import summarize
 
         logs = self.model.logs
         if not logs.reports:

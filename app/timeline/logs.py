@@ -4,7 +4,7 @@ lines shows all of them.
 
 Records with symbolizer markup are shown symbolized and highlighted; activating one (double click or Enter)
 asks for the crash view of its report (``crashRequested(text)``). Rows are never Python objects: the model
-answers Qt's data() calls from :class:`core.trace.logs.LogTable`'s columns.
+answers Qt's data() calls from :class:`fxscope.core.trace.logs.LogTable`'s columns.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.timeline.details import format_ns
-from core.trace.log_filter import SEVERITIES, filter_rows, log_facts, strip_ansi
-from core.trace.logs import LogTable
-from core.trace.model import TraceModel
+from fxscope.app.timeline.details import format_ns
+from fxscope.core.trace.log_filter import SEVERITIES, filter_rows, log_facts, strip_ansi
+from fxscope.core.trace.logs import LogTable
+from fxscope.core.trace.model import TraceModel
 
 
 class LogModel(QAbstractTableModel):

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.trace.model import TraceModel
+from fxscope.core.trace.model import TraceModel
 
 EXAMPLE = "SELECT name, count(*) AS n, sum(dur) AS total_ns\nFROM slice\nGROUP BY name\nORDER BY total_ns DESC"
 HISTORY_MAX = 50
@@ -140,7 +140,7 @@ class QueryPanel(QWidget):
     @property
     def engine(self):
         if self._engine is None:
-            from core.sql.engine import TraceSQL
+            from fxscope.core.sql.engine import TraceSQL
 
             self._engine = TraceSQL(self.model)
         return self._engine
@@ -165,7 +165,7 @@ class QueryPanel(QWidget):
         def work() -> None:
             import time
 
-            from core.sql.engine import QueryError
+            from fxscope.core.sql.engine import QueryError
 
             t0 = time.perf_counter()
             try:

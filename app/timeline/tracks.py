@@ -18,8 +18,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsObject
 
-from core.trace.details import COUNTER_SAMPLE_BITS, counter_row
-from core.trace.model import ThreadTrack, TraceModel
+from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, counter_row
+from fxscope.core.trace.model import ThreadTrack, TraceModel
 
 #: Perfetto-like muted palette; a name always gets the same colour (hash of the name, not of its index).
 PALETTE = [
@@ -708,7 +708,7 @@ class CounterTrackItem(LaneItem):
 
     def scale_text(self) -> str:
         """What the track says about its scale: its maximum, and the value at the pointer when it is on it."""
-        from core.units import format_quantity
+        from fxscope.core.units import format_quantity
 
         text = f"max {format_quantity(self.hi)}"
         if self.cursor_ns is not None:
@@ -803,7 +803,7 @@ class StateTrackItem(SchedLaneItem):
         self._name_colours = np.arange(8, dtype=np.int64) + len(PALETTE)  # beyond the palette: state colours
 
     def name_label(self, name: int) -> str:
-        from core.trace.sched import STATE_NAMES
+        from fxscope.core.trace.sched import STATE_NAMES
 
         return STATE_NAMES.get(name, "?")
 

@@ -38,8 +38,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.theme import LIGHT, Theme
-from app.timeline.tracks import (
+from fxscope.app.theme import LIGHT, Theme
+from fxscope.app.timeline.tracks import (
     ROW_HEIGHT,
     AsyncTrackItem,
     CounterTrackItem,
@@ -50,10 +50,10 @@ from app.timeline.tracks import (
     SliceTrackItem,
     StateTrackItem,
 )
-from core.trace.details import COUNTER_SAMPLE_BITS, counter_details
-from core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
-from core.trace.model import TraceModel
-from core.trace.search_hits import KINDS, search_all
+from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, counter_details
+from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.search_hits import KINDS, search_all
 
 PROCESS_HEADER_ROWS = 1.0
 LANE_GAP = 0.3  # rows between two lanes
@@ -182,7 +182,7 @@ class WakeupItem(ViewOverlayItem):
     def show_for(self, kind: str, row: int) -> None:
         self.wakeup = None
         if kind in ("cpu", "state") and row >= 0:
-            from core.trace.sched import cpu_slice_details, thread_state_details
+            from fxscope.core.trace.sched import cpu_slice_details, thread_state_details
 
             m = self.timeline.model
             d = cpu_slice_details(m, row) if kind == "cpu" else thread_state_details(m, row)
@@ -979,7 +979,7 @@ class TimelineWidget(QWidget):
         self.measure_region.setRegion((a, b))
         self.measure_region.show()
         self.measure_label.show()
-        from app.timeline.details import format_ns
+        from fxscope.app.timeline.details import format_ns
 
         self.measure_label.setText(f"Δ {format_ns(end - start)}")
         self.measure_label.setPos((a + b) / 2, y_rows)
@@ -1182,7 +1182,7 @@ class TimelineWidget(QWidget):
 
     def show_shortcuts(self):
         """?: the keys and mouse gestures of the timeline, in a small non-modal window."""
-        from app.timeline.shortcuts import ShortcutsDialog
+        from fxscope.app.timeline.shortcuts import ShortcutsDialog
 
         if getattr(self, "_shortcuts", None) is None:
             self._shortcuts = ShortcutsDialog(self)
@@ -1316,7 +1316,7 @@ class TimelineWidget(QWidget):
 
     def describe(self, kind: str, row: int) -> str:
         """One line about a box or point, for the hover tooltip: its name and how long it lasted."""
-        from app.timeline.details import format_ns
+        from fxscope.app.timeline.details import format_ns
 
         m = self.model
         if kind == "slice":
@@ -1330,7 +1330,7 @@ class TimelineWidget(QWidget):
             cs = m.sched.cpu_slices
             return f"{m.objects.koid_label(int(cs.tid[row]))}  {format_ns(int(cs.end[row]) - int(cs.start[row]))}"
         if kind == "state":
-            from core.trace.sched import STATE_NAMES
+            from fxscope.core.trace.sched import STATE_NAMES
 
             st = m.sched.thread_states
             return f"{STATE_NAMES.get(int(st.state[row]), '?')}  {format_ns(int(st.end[row]) - int(st.start[row]))}"
@@ -1344,7 +1344,7 @@ class TimelineWidget(QWidget):
             return f"crash report {row + 1}: click to open it"
         if kind == "counter":
             d = counter_details(m, row)
-            from core.units import format_quantity
+            from fxscope.core.units import format_quantity
 
             return f"{d['series']} = {format_quantity(d['value'])}"
         return ""

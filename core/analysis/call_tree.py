@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.analysis.selection import (
+from fxscope.core.analysis.selection import (
     Area,
     AreaRows,
     area_rows,
@@ -38,7 +38,7 @@ from core.analysis.selection import (
 )
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from fxscope.core.trace.model import TraceModel
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.analysis.stats import NameStats
+from fxscope.core.analysis.stats import NameStats
 
 FIELDS = ("count", "total_ns", "p50_ns", "p99_ns")
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.analysis.call_tree import CallTree
-from core.analysis.selection import name_text
+from fxscope.core.analysis.call_tree import CallTree
+from fxscope.core.analysis.selection import name_text
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from fxscope.core.trace.model import TraceModel
 
 
 def node_paths(tree: CallTree, model: TraceModel) -> list[tuple[str, ...]]:

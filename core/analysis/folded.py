@@ -13,11 +13,11 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from core.analysis.call_tree import CallTree
-from core.analysis.selection import name_text
+from fxscope.core.analysis.call_tree import CallTree
+from fxscope.core.analysis.selection import name_text
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from fxscope.core.trace.model import TraceModel
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

@@ -5,7 +5,7 @@ bookmarks with text, the track filter and the view range, restored when the trac
 The sidecar names the file it belongs to (base name, size, SHA-256 of its first and last 64 KiB, cheap for
 a multi-GB trace): a sidecar of another file (the trace was regenerated or replaced) is not applied, nor a
 corrupt or foreign JSON file; :func:`load_notes` then says why in a message and the trace opens without
-notes. The sidecar is written atomically (:mod:`core.atomic_file`); the trace itself is never touched.
+notes. The sidecar is written atomically (:mod:`fxscope.core.atomic_file`); the trace itself is never touched.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from urllib.parse import parse_qs, quote
 
-from core.atomic_file import write_atomic
+from fxscope.core.atomic_file import write_atomic
 
 SUFFIX = ".fxscope.json"
 FORMAT = "fxscope-notes"

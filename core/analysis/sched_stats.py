@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.trace.sched import STATE_NAMES
+from fxscope.core.trace.sched import STATE_NAMES
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from fxscope.core.trace.model import TraceModel
 
 
 @dataclass

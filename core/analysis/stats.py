@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.analysis.selection import Area, AreaRows, area_rows, clipped_self, dense_ids, name_text
+from fxscope.core.analysis.selection import Area, AreaRows, area_rows, clipped_self, dense_ids, name_text
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from fxscope.core.trace.model import TraceModel
 
 PERCENTILES = (50, 90, 99)
 KEYS = ("name", "count", "total_ns", "self_ns", "min_ns", "p50_ns", "p90_ns", "p99_ns", "max_ns")

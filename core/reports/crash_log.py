@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.reports.split import ReportSpan, split_bytes, text_lines
-from core.reports.summary import ReportSummary, summarize
-from core.symbolize.resolver import Resolver
+from fxscope.core.reports.split import ReportSpan, split_bytes, text_lines
+from fxscope.core.reports.summary import ReportSummary, summarize
+from fxscope.core.symbolize.resolver import Resolver
 
 _TIME = re.compile(r"^\s*\[\s*(\d+(?:\.\d+)?)\s*\]")
 #: a log bigger than this is refused with a message rather than read into memory whole

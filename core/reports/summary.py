@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.symbolize.resolver import ResolveError, Resolver
+from fxscope.core.symbolize.resolver import ResolveError, Resolver
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _SIGNAL = re.compile(r"(?i)\bsignal\s+(\d+)(?:\s*\(\s*(?:SIG)?([A-Z]+)\s*\))?|\b(SIG[A-Z]{3,6})\b")

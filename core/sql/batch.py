@@ -28,7 +28,7 @@ class BatchResult:
 def expand_traces(pattern: str) -> list[str]:
     """The traces a ``--traces`` pattern names: a glob (``DIR/*.fxt``, ``exports/*``), sorted; a directory
     that is not itself an export stands for the FXT files and exports inside it."""
-    from core.sql.dataset import is_parquet_export
+    from fxscope.core.sql.dataset import is_parquet_export
 
     if os.path.isdir(pattern) and not is_parquet_export(pattern):
         pattern = os.path.join(pattern, "*")
@@ -42,14 +42,14 @@ def query_one(path: str, sql: str, threads: int | None = 1) -> tuple[str, pa.Tab
     returned as text (a worker never dies of a bad trace).
     """
     try:
-        from core.sql.dataset import ParquetSQL, is_parquet_export
+        from fxscope.core.sql.dataset import ParquetSQL, is_parquet_export
 
         if is_parquet_export(path):
             engine = ParquetSQL(path, threads=threads)
         else:
-            from core.sql.engine import TraceSQL
-            from core.trace.model import TraceModel
-            from core.trace.reading import read_trace
+            from fxscope.core.sql.engine import TraceSQL
+            from fxscope.core.trace.model import TraceModel
+            from fxscope.core.trace.reading import read_trace
 
             engine = TraceSQL(TraceModel(read_trace(path)), threads=threads)
         try:
@@ -109,8 +109,8 @@ def run_local(paths: list[str], sql: str, workers: int | None = None,
         return _combine(outcomes)
     ctx = get_context("forkserver")
     # workers fork from a server that imported the reader, model and engine once (not per worker)
-    ctx.set_forkserver_preload(["core.sql.batch", "core.sql.engine", "core.sql.dataset", "core.trace.model",
-                                "formats.fxt.reader"])  # fmt: skip
+    ctx.set_forkserver_preload(["fxscope.core.sql.batch", "fxscope.core.sql.engine", "fxscope.core.sql.dataset",
+                                "fxscope.core.trace.model", "fxscope.formats.fxt.reader"])  # fmt: skip
     with ProcessPoolExecutor(max_workers=min(workers, len(paths)), mp_context=ctx) as pool:
         outcomes = []
         for i, outcome in enumerate(pool.map(query_one, paths, [sql] * len(paths), chunksize=1)):

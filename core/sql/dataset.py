@@ -1,4 +1,4 @@
-"""SQL over a directory written by :func:`core.sql.export_parquet.export_parquet`, as over a trace.
+"""SQL over a directory written by :func:`fxscope.core.sql.export_parquet.export_parquet`, as over a trace.
 
 The tables are DuckDB views over the Parquet files (``read_parquet``), so nothing is read until a query
 needs it, and then only the columns it names.
@@ -11,8 +11,8 @@ import os
 import duckdb
 import pyarrow as pa
 
-from core.sql.engine import QueryError
-from formats.errors import FormatError
+from fxscope.core.sql.engine import QueryError
+from fxscope.formats.errors import FormatError
 
 
 def is_parquet_export(path: str | os.PathLike[str]) -> bool:

@@ -1,4 +1,4 @@
-"""SQL over one trace: the Perfetto-shaped tables of :mod:`core.sql.tables` in an in-process DuckDB.
+"""SQL over one trace: the Perfetto-shaped tables of :mod:`fxscope.core.sql.tables` in an in-process DuckDB.
 
 DuckDB is columnar and scans registered Arrow tables in place, so the event columns are not copied into
 it. Before each query the tables it names are built and registered; the
@@ -15,8 +15,8 @@ import threading
 import duckdb
 import pyarrow as pa
 
-from core.sql.tables import SqlTables
-from core.trace.model import TraceModel
+from fxscope.core.sql.tables import SqlTables
+from fxscope.core.trace.model import TraceModel
 
 #: view name -> (SQL, the tables it reads)
 VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {

@@ -1,7 +1,7 @@
 """Every SQL table of a trace as a Parquet file in a directory (``fxscope export --format parquet``).
 
 Parquet is what DuckDB, Spark, Trino and pandas all read, and an exported directory is also a trace for
-``fxscope query --traces`` (see :mod:`core.sql.dataset`): a fleet exported once is queried without
+``fxscope query --traces`` (see :mod:`fxscope.core.sql.dataset`): a fleet exported once is queried without
 parsing FXT again. Each file is written atomically (a temporary beside it, renamed at the end).
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Callable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from core.atomic_file import atomic_output
-from core.sql.engine import TraceSQL
+from fxscope.core.atomic_file import atomic_output
+from fxscope.core.sql.engine import TraceSQL
 
 #: the tables written (views are computed from these; ``sched`` is written joined, as queries read it)
 EXPORTED = (

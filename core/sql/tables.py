@@ -21,8 +21,8 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
-from core.trace.model import TraceModel
-from core.trace.sched import (
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.sched import (
     BLOCKED,
     DEAD,
     DYING,
@@ -33,9 +33,9 @@ from core.trace.sched import (
     STATE_NAMES,
     SUSPENDED,
 )
-from formats.fxt.arg_columns import event_arg_columns
-from formats.fxt.args import ArgType
-from formats.fxt.columns import EventKind
+from fxscope.formats.fxt.arg_columns import event_arg_columns
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.columns import EventKind
 
 #: Perfetto's thread_state letters for FXT's thread states (docs/sql.md: Zircon's states are not Linux's)
 PERFETTO_STATE = {RUNNING: "Running", RUNNABLE: "R", PREEMPTED_STATE: "R+", BLOCKED: "S", SUSPENDED: "T",

@@ -12,12 +12,12 @@ from __future__ import annotations
 import bisect
 import os
 
-from core.symbols.demangle import demangle
-from formats.dwarf.functions import DwarfModel, read_dwarf
-from formats.elf.reader import read_elf
-from formats.errors import FormatError
-from formats.gsym.model import InlineNode, LineRow, SourceFile
-from formats.symbfile.codec import Range, ReturnPad, lookup
+from fxscope.core.symbols.demangle import demangle
+from fxscope.formats.dwarf.functions import DwarfModel, read_dwarf
+from fxscope.formats.elf.reader import read_elf
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gsym.model import InlineNode, LineRow, SourceFile
+from fxscope.formats.symbfile.codec import Range, ReturnPad, lookup
 
 
 def _path(source: SourceFile | None) -> str | None:

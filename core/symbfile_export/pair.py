@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from core.atomic_file import atomic_output, write_atomic
+from fxscope.core.atomic_file import atomic_output, write_atomic
 
 KINDS = ("ranges", "returnpads")
 MANIFEST_FORMAT = "fxscope symbfile pair"

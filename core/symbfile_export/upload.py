@@ -3,7 +3,7 @@
 Each file is split into parts of at most ``chunk_size`` bytes; every part is a complete symbfile (magic,
 header, its own string table, an absolute first address), so the server can decode parts on their own. Parts go
 to ``/api/symbols-ranges`` or ``/api/symbols-returnpads`` with the ``FileID``, ``FilePart``, ``FileParts``,
-``Content-Length`` and ``Authorization: APIKey ...`` headers. The exchange is :mod:`core.http_client`'s: 429
+``Content-Length`` and ``Authorization: APIKey ...`` headers. The exchange is :mod:`fxscope.core.http_client`'s: 429
 and 5xx answers and connection errors retried a bounded number of times (``Retry-After`` honoured up to a
 cap), a deadline per part and for the whole upload, no redirect to another origin or one that changes the
 method, error bodies read up to a few KB; the API key never appears in messages or logs.
@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.http_client import Deadline, HttpClient, HttpError, HttpLimits
-from formats.symbfile.codec import MAGIC, read_symbfile, write_symbfile
+from fxscope.core.http_client import Deadline, HttpClient, HttpError, HttpLimits
+from fxscope.formats.symbfile.codec import MAGIC, read_symbfile, write_symbfile
 
 ENDPOINTS = {"ranges": "/api/symbols-ranges", "returnpads": "/api/symbols-returnpads"}
 _PREFIX = MAGIC + b"\x00\x01"
@@ -90,7 +90,7 @@ def upload(
 ) -> UploadResult:
     """Upload one symbfile in parts. ``total`` is the whole upload's deadline (shared by the ranges and
     return-pads uploads); each part also has its own. Redirects, retries and limits are
-    :mod:`core.http_client`'s; every message has the API key redacted."""
+    :mod:`fxscope.core.http_client`'s; every message has the API key redacted."""
     limits = limits or UploadLimits()
     client = client or HttpClient(limits.http, verify=verify, secrets=[api_key])
     total = total or Deadline(limits.total_deadline, "upload deadline")

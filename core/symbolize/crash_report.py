@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.symbolize.explain import explain_frame, explain_missing_module
-from core.symbolize.markup_filter import MarkupFilter, MMap, Module
-from core.symbolize.resolver import Frame, ResolveError, Resolver
-from formats.markup.parser import MarkupParser
+from fxscope.core.symbolize.explain import explain_frame, explain_missing_module
+from fxscope.core.symbolize.markup_filter import MarkupFilter, MMap, Module
+from fxscope.core.symbolize.resolver import Frame, ResolveError, Resolver
+from fxscope.formats.markup.parser import MarkupParser
 
 _PAIR = re.compile(r"([A-Za-z_][\w.]*)\s*:\s*(0x[0-9a-fA-F]+|[0-9]+)\b")
 

@@ -13,7 +13,7 @@ import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from formats.elf.reader import ElfInfo
+from fxscope.formats.elf.reader import ElfInfo
 
 #: bytes decoded at most from a function's start (larger functions start near the address instead)
 MAX_FUNCTION_PREFIX = 16384

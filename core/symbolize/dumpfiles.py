@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.symbolize.crash_report import CrashReport, Dump
-from formats.fxt.magic import MAGIC_BE, MAGIC_LE
+from fxscope.core.symbolize.crash_report import CrashReport, Dump
+from fxscope.formats.fxt.magic import MAGIC_BE, MAGIC_LE
 
 FXT_MAGIC = (MAGIC_LE, MAGIC_BE)
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from core.atomic_file import write_atomic
-from formats.dwarf.functions import DwarfFunction, DwarfModel, read_dwarf
-from formats.elf.reader import read_elf
-from formats.errors import FormatError
-from formats.gc_pause import paused_gc
-from formats.gsym.model import FunctionInfo, InlineNode, LineRow
-from formats.gsym.writer import UINT32_MAX, UINT64_MAX, GsymEncodeError, write_gsym
+from fxscope.core.atomic_file import write_atomic
+from fxscope.formats.dwarf.functions import DwarfFunction, DwarfModel, read_dwarf
+from fxscope.formats.elf.reader import read_elf
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gc_pause import paused_gc
+from fxscope.formats.gsym.model import FunctionInfo, InlineNode, LineRow
+from fxscope.formats.gsym.writer import UINT32_MAX, UINT64_MAX, GsymEncodeError, write_gsym
 
 
 @dataclass

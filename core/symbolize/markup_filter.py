@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.symbolize.resolver import Frame, ResolveError, Resolver
-from core.symbols.demangle import demangle, demangle_any
-from formats.markup.fields import (
+from fxscope.core.symbolize.resolver import Frame, ResolveError, Resolver
+from fxscope.core.symbols.demangle import demangle, demangle_any
+from fxscope.formats.markup.fields import (
     U64_MAX,
     parse_address,
     parse_build_id,
@@ -27,7 +27,7 @@ from formats.markup.fields import (
     parse_mode,
     parse_pc_type,
 )
-from formats.markup.parser import Node, parse_line
+from fxscope.formats.markup.parser import Node, parse_line
 
 CONTEXTUAL_TAGS = ("module", "mmap", "reset")
 #: diagnostics printed for one input line. LLVM echoes the whole line with a caret under each one, so a long

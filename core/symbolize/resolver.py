@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from formats.elf.reader import ElfInfo, read_elf
-from formats.elf.symtab import SymbolTable, read_symbol_table
-from formats.errors import FormatError
+from fxscope.formats.elf.reader import ElfInfo, read_elf
+from fxscope.formats.elf.symtab import SymbolTable, read_symbol_table
+from fxscope.formats.errors import FormatError
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class GsymResolver:
         store=None,
         symbfile_paths: list[Path] | None = None,
     ) -> None:
-        """``store`` (a :class:`core.symbols.store.SymbolStore`) adds directories, debuginfod and the cache.
+        """``store`` (a :class:`fxscope.core.symbols.store.SymbolStore`) adds directories, debuginfod and the cache.
         ``symbfile_paths``: ranges symbfiles named ``BUILDID.ranges.symbfile`` (see :func:`symbfile_build_id`;
         a symbfile does not record its build ID), consulted before GSYM for their modules."""
         self._store = store
@@ -60,7 +60,7 @@ class GsymResolver:
         for path in symbfile_paths or []:
             self._symbfile_paths.setdefault(symbfile_build_id(path), Path(path))
         self._symbfiles: dict[bytes, object] = {}
-        from formats.gsym.reader import GsymReader
+        from fxscope.formats.gsym.reader import GsymReader
 
         self._debug_dirs = list(debug_file_directories or [])
 
@@ -109,7 +109,7 @@ class GsymResolver:
     def _symbfile_code(self, build_id: bytes, address: int) -> list[Frame]:
         table = self._symbfiles.get(build_id)
         if table is None:
-            from formats.symbfile.table import read_range_table
+            from fxscope.formats.symbfile.table import read_range_table
 
             path = self._symbfile_paths[build_id]
             try:
@@ -140,14 +140,14 @@ class GsymResolver:
             return self._symbfile_code(build_id, address)
         reader = self._gsyms.get(build_id)
         if reader is None and self._store is not None:
-            from formats.errors import FormatError
+            from fxscope.formats.errors import FormatError
 
             try:
                 cached = self._store.find_gsym(build_id)
             except FormatError as exc:
                 raise ResolveError(str(exc)) from None
             if cached is not None:
-                from formats.gsym.reader import GsymReader
+                from fxscope.formats.gsym.reader import GsymReader
 
                 reader = self._gsyms[build_id] = GsymReader(cached)
         if reader is None:
@@ -197,7 +197,7 @@ class GsymResolver:
             return [] if name is None else [Frame(name)]
         function = found[0] if found is not None else name or "<invalid>"
         if row is not None:
-            from formats.gsym.reader import join_path
+            from fxscope.formats.gsym.reader import join_path
 
             file, line, column = row
             return [Frame(function, join_path(file.directory, file.base), line, column)]
@@ -221,7 +221,7 @@ class GsymResolver:
             elf = self._elf_path(build_id)
             if elf is None:
                 return False
-            from formats.dwarf.functions import read_dwarf
+            from fxscope.formats.dwarf.functions import read_dwarf
 
             try:
                 model = read_dwarf(elf)
@@ -255,8 +255,8 @@ class GsymResolver:
 
     def _convert(self, build_id: bytes, elf: Path):
         """GSYM for an ELF found by build ID, converted once from its DWARF and symbol table."""
-        from core.symbolize.gsym_convert import build_gsym
-        from formats.gsym.reader import GsymReader
+        from fxscope.core.symbolize.gsym_convert import build_gsym
+        from fxscope.formats.gsym.reader import GsymReader
 
         try:
             data, _report = build_gsym(elf)

@@ -8,7 +8,7 @@ Layouts searched in each user directory (the ones other tools produce):
 - any other ELF or GSYM file directly in DIR, indexed by the build ID it carries (read once per file).
 
 debuginfod servers (``DEBUGINFOD_URLS`` or explicit URLs) are asked ``GET /buildid/<id>/debuginfo``, then
-``/executable``, with :mod:`core.http_client`'s timeouts, retries (429/5xx, Retry-After), a deadline per
+``/executable``, with :mod:`fxscope.core.http_client`'s timeouts, retries (429/5xx, Retry-After), a deadline per
 download and a size limit; answers are cached under the user cache directory. DWARF is converted to GSYM once per build
 ID and the result cached too, so the second lookup of a module costs a file open.
 """
@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.atomic_file import atomic_output
-from core.paths import user_cache_dir
-from formats.elf.reader import file_crc32, read_elf
-from formats.errors import FormatError
+from fxscope.core.atomic_file import atomic_output
+from fxscope.core.paths import user_cache_dir
+from fxscope.formats.elf.reader import file_crc32, read_elf
+from fxscope.formats.errors import FormatError
 
 if TYPE_CHECKING:
-    from core.http_client import HttpLimits
+    from fxscope.core.http_client import HttpLimits
 
 MAX_DOWNLOAD = 4 << 30  # a debug file larger than 4 GiB is refused rather than filling the disk
 
@@ -142,7 +142,7 @@ class SymbolStore:
             return None
         # the HTTP stack (requests, urllib3: ~100 ms to import) only when a server is asked: symbolizing
         # from local files starts without it
-        from core.http_client import Deadline, HttpClient, HttpError, HttpLimits
+        from fxscope.core.http_client import Deadline, HttpClient, HttpError, HttpLimits
 
         client = HttpClient(self._http_limits or HttpLimits(read_timeout=self.timeout))
         for kind in ("debuginfo", "executable"):
@@ -205,7 +205,7 @@ class SymbolStore:
         elf = self.find_elf(build_id)
         if elf is None:
             return None
-        from core.symbolize.gsym_convert import convert_elf_to_gsym
+        from fxscope.core.symbolize.gsym_convert import convert_elf_to_gsym
 
         cached.parent.mkdir(parents=True, exist_ok=True)
         convert_elf_to_gsym(elf, cached)

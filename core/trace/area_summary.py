@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from fxscope.core.trace.model import TraceModel
 
 
 def _clipped(start: np.ndarray, end: np.ndarray, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
@@ -81,7 +81,7 @@ def cpu_by_process(model: TraceModel, t0: int, t1: int, cpus: Iterable[int]) -> 
 def states_by_state(model: TraceModel, t0: int, t1: int, tids: Iterable[int]) -> list[dict]:
     """Per scheduling state of the threads ``tids`` (koids) in [t0, t1): ``state`` (its name),
     ``count`` (intervals), ``total`` (time in the state inside the window, ns), ``wall_total``."""
-    from core.trace.sched import STATE_NAMES
+    from fxscope.core.trace.sched import STATE_NAMES
 
     st = model.sched.thread_states
     lanes = _in_lanes(st.tid, tids)

@@ -26,17 +26,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.trace.gathered import Gathered
-from core.trace.segments import (
+from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.segments import (
     pair_searchsorted,
     segment_ids,
     segment_starts,
     segmented_running_max,
     stack_depths,
 )
-from core.trace.sorting import lexsort
-from core.trace.threads import thread_pids
-from formats.fxt.columns import EventKind, FxtColumns
+from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
 FLAG_UNCLOSED = 2
@@ -60,7 +60,7 @@ class AsyncTable:
     """One row per async span, sorted by (pid, lane, start): within a lane, starts and ends both ascend.
 
     ``name``, ``category``, ``id`` and ``pid`` are the reader's columns read through ``event``
-    (:class:`~core.trace.gathered.Gathered`, not copied); the processes' row ranges are kept apart (one
+    (:class:`~fxscope.core.trace.gathered.Gathered`, not copied); the processes' row ranges are kept apart (one
     entry per process) for :meth:`tracks` and :meth:`lane_rows`.
     """
 

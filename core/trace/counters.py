@@ -4,7 +4,7 @@ A counter event carries its samples as arguments; the FXT spec (Part 3, E3) keys
 (process koid, event name, counter id, argument name), as Perfetto does (its track is named
 ``"<event name>:<arg name>:<counter id>"``, category ignored). Non-numeric arguments are skipped and
 counted (:attr:`CounterSet.non_numeric`). Values are float64 (int64 beyond 2**53 rounds), decoded for
-all samples at once from the argument words (:mod:`formats.fxt.arg_columns`).
+all samples at once from the argument words (:mod:`fxscope.formats.fxt.arg_columns`).
 
 A counter is a step function: a sample holds until the next one. :meth:`CounterSet.lod` summarises a
 window per pixel bucket: exactly the min and max of the samples in force during each bucket (the one
@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.trace.sorting import lexsort
-from core.trace.threads import thread_pids
-from formats.fxt.arg_columns import event_arg_columns
-from formats.fxt.columns import EventKind, FxtColumns
+from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.arg_columns import event_arg_columns
+from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
 @dataclass

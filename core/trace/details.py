@@ -1,5 +1,5 @@
 """What the details panel shows for a selected async span, instant event or counter sample (thread slices have
-:meth:`core.trace.model.TraceModel.slice_details`; scheduling rows have their own in :mod:`core.trace.sched`).
+:meth:`fxscope.core.trace.model.TraceModel.slice_details`; scheduling rows have their own in :mod:`fxscope.core.trace.sched`).
 
 Values come back as plain Python (names resolved, times in ns, koid and pointer arguments labelled with
 their objects), so the Qt panel only formats them.
@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.trace import async_spans
+from fxscope.core.trace import async_spans
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from fxscope.core.trace.model import TraceModel
 
 
 def _string(model: TraceModel, index: int) -> str:

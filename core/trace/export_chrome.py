@@ -18,7 +18,7 @@ What is written, and why:
 
 Records are ordered by time, with ends before begins at a shared timestamp (inner ends first), so ``B``
 and ``E`` nest in file order. The file is written in chunks (the JSON never exists whole in memory) to a
-temporary file that replaces the target at the end (:func:`core.atomic_file.atomic_output`).
+temporary file that replaces the target at the end (:func:`fxscope.core.atomic_file.atomic_output`).
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from core.atomic_file import atomic_output
-from core.trace.model import TraceModel
-from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
-from core.trace.threads import thread_pids, thread_tids
-from formats.fxt.arg_columns import NUMERIC_TYPES, event_arg_columns, python_values
-from formats.fxt.args import ArgType
-from formats.fxt.columns import EventKind
+from fxscope.core.atomic_file import atomic_output
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
+from fxscope.core.trace.threads import thread_pids, thread_tids
+from fxscope.formats.fxt.arg_columns import NUMERIC_TYPES, event_arg_columns, python_values
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.columns import EventKind
 
 # record codes, in the order metadata first at a shared timestamp
 _B, _E, _X, _I, _LOG, _C, _AB, _AN, _AE, _FS, _FT, _FF = range(12)

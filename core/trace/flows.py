@@ -24,18 +24,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.trace.gathered import Gathered
-from core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
-from core.trace.slices import SliceTable
-from core.trace.sorting import lexsort
-from core.trace.threads import thread_pids
-from formats.fxt.columns import EventKind, FxtColumns
+from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
+from fxscope.core.trace.slices import SliceTable
+from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
 @dataclass
 class FlowTable:
     """One row per link, sorted by (src_slice, src_ts). ``id``, ``src_ts`` and ``dst_ts`` are the reader's
-    columns read through the flow events' rows (:class:`~core.trace.gathered.Gathered`, not copied)."""
+    columns read through the flow events' rows (:class:`~fxscope.core.trace.gathered.Gathered`, not copied)."""
 
     src_slice: np.ndarray  # int32 row of the SliceTable
     dst_slice: np.ndarray  # int32

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.trace.gathered import Gathered
-from core.trace.sorting import lexsort
-from formats.fxt.columns import EventKind, FxtColumns
+from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 SCOPE_THREAD = 0
 SCOPE_PROCESS = 1
@@ -26,7 +26,7 @@ class InstantTable:
     """One row per instant event, sorted by (thread, ts), ties in file order.
 
     ``ts`` and ``thread`` are stored (the per-frame searches need them contiguous); the other columns are
-    the reader's read through ``event`` or ``thread`` (:class:`~core.trace.gathered.Gathered`, not copied).
+    the reader's read through ``event`` or ``thread`` (:class:`~fxscope.core.trace.gathered.Gathered`, not copied).
     """
 
     ts: np.ndarray  # int64 ns

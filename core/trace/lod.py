@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.trace.segments import segmented_running_max
-from core.trace.sorting import lexsort
+from fxscope.core.trace.segments import segmented_running_max
+from fxscope.core.trace.sorting import lexsort
 
 _U64 = (1 << 64) - 1
 #: slices this many buckets long or longer are kept apart from the bucket summaries (see module docstring)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.trace.logs import LogTable
+from fxscope.core.trace.logs import LogTable
 
 #: severities, lowest first (the severity filter shows a level and the ones above it)
 SEVERITIES = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")

@@ -2,7 +2,7 @@
 
 Log messages are string ids into the reader's string table, so "does this record carry markup" is decided
 once per distinct string and spread to the rows with one ``isin``. Crash reports are cut per process by
-:mod:`core.reports.split` (context, banner before it, last markup element, closing line), with a record
+:mod:`fxscope.core.reports.split` (context, banner before it, last markup element, closing line), with a record
 as the unit; other processes' records never enter a report, nor do a process's ordinary records between
 two reports. Symbolizing a record runs the filter over its report (once per report, cached), so a record
 shows what ``fxscope symbolize`` prints for that line with the module context of the lines before it.
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.reports.split import ReportSpan, UnitFlags, split_units, text_flags
-from core.symbolize.markup_filter import MarkupFilter
-from core.symbolize.resolver import Resolver
-from formats.fxt.columns import FxtColumns
+from fxscope.core.reports.split import ReportSpan, UnitFlags, split_units, text_flags
+from fxscope.core.symbolize.markup_filter import MarkupFilter
+from fxscope.core.symbolize.resolver import Resolver
+from fxscope.formats.fxt.columns import FxtColumns
 
 
 class LogTable:

@@ -13,22 +13,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.trace.async_spans import AsyncTable, build_async
-from core.trace.counters import CounterSet, build_counters
-from core.trace.flows import FlowTable, build_flows
-from core.trace.instants import InstantTable, build_instants
-from core.trace.lod import SlicePyramid
-from core.trace.objects import ObjectLabels
-from core.trace.query import ArgStringIndex, build_arg_string_index
-from core.trace.sched import SchedTables, build_sched
-from core.trace.segments import segment_starts, segmented_running_max
-from core.trace.slices import SliceTable, build_slices
-from core.trace.sorting import lexsort
-from core.trace.stats import Stat, trace_stats
-from formats.fxt.columns import EventKind, FxtColumns
+from fxscope.core.trace.async_spans import AsyncTable, build_async
+from fxscope.core.trace.counters import CounterSet, build_counters
+from fxscope.core.trace.flows import FlowTable, build_flows
+from fxscope.core.trace.instants import InstantTable, build_instants
+from fxscope.core.trace.lod import SlicePyramid
+from fxscope.core.trace.objects import ObjectLabels
+from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
+from fxscope.core.trace.sched import SchedTables, build_sched
+from fxscope.core.trace.segments import segment_starts, segmented_running_max
+from fxscope.core.trace.slices import SliceTable, build_slices
+from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.stats import Stat, trace_stats
+from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 if TYPE_CHECKING:
-    from core.trace.logs import LogTable
+    from fxscope.core.trace.logs import LogTable
 
 
 @dataclass
@@ -45,7 +45,7 @@ class ThreadTrack:
     #: per depth: rows of this track at that depth, sorted by start, and the running max of their ends
     by_depth: list[np.ndarray] = field(default_factory=list)
     end_max: list[np.ndarray] = field(default_factory=list)
-    #: lane number of depth 0 in the model's :class:`~core.trace.lod.SlicePyramid` (set when it is built)
+    #: lane number of depth 0 in the model's :class:`~fxscope.core.trace.lod.SlicePyramid` (set when it is built)
     lane_base: int = 0
 
 
@@ -206,21 +206,23 @@ class TraceModel:
 
     @cached_property
     def logs(self) -> LogTable:
-        """The log records in time order (:class:`core.trace.logs.LogTable`), one table for the log panel
+        """The log records in time order (:class:`fxscope.core.trace.logs.LogTable`), one table for the log panel
         and the timeline's log lanes, so that a row means the same record in both."""
-        from core.trace.logs import LogTable  # (it brings the symbolizer: imported when logs are shown)
+        from fxscope.core.trace.logs import (
+            LogTable,  # (it brings the symbolizer: imported when logs are shown)
+        )
 
         return LogTable(self.cols)
 
     @cached_property
     def search_index(self) -> ArgStringIndex:
-        """The argument-string index of :func:`core.trace.query.search` (built on first use; the loader
+        """The argument-string index of :func:`fxscope.core.trace.query.search` (built on first use; the loader
         builds it off the UI thread, so that the first keystroke in the search box does not wait for it)."""
         return build_arg_string_index(self.slices, self.cols, self.strings, check=self._check)
 
     @cached_property
     def stats(self) -> list[Stat]:
-        """:func:`core.trace.stats.trace_stats` of this model, computed once (the Info tab's rows)."""
+        """:func:`fxscope.core.trace.stats.trace_stats` of this model, computed once (the Info tab's rows)."""
         return trace_stats(self)
 
     def density(self, bins: int = 1000) -> np.ndarray:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt.args import Arg, ArgType
-from formats.fxt.columns import FxtColumns
+from fxscope.formats.fxt.args import Arg, ArgType
+from fxscope.formats.fxt.columns import FxtColumns
 
 PROCESS_OBJ = 1
 THREAD_OBJ = 2

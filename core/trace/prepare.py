@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.trace.model import TraceModel
+from fxscope.core.trace.model import TraceModel
 
 
 def prepare_model(model: TraceModel, progress: Callable[[float], None] | None = None) -> None:

@@ -22,14 +22,14 @@ from typing import Protocol
 
 import numpy as np
 
-from core.trace.slices import SliceTable
-from formats.fxt.arg_columns import event_arg_columns
-from formats.fxt.args import ArgType
-from formats.fxt.columns import FxtColumns
+from fxscope.core.trace.slices import SliceTable
+from fxscope.formats.fxt.arg_columns import event_arg_columns
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.columns import FxtColumns
 
 
 class SliceSource(Protocol):
-    """What the queries read of a trace (a :class:`core.trace.model.TraceModel`): a protocol, not the model
+    """What the queries read of a trace (a :class:`fxscope.core.trace.model.TraceModel`): a protocol, not the model
     class, because the model imports this module to build its search index."""
 
     slices: SliceTable
@@ -141,7 +141,7 @@ class ArgStringIndex:
 def build_arg_string_index(
     s: SliceTable, cols: FxtColumns, strings: list[str], check: Callable[[], None] = _no_check
 ) -> ArgStringIndex:
-    """Read every slice's arguments at once (:func:`~formats.fxt.arg_columns.event_arg_columns`).
+    """Read every slice's arguments at once (:func:`~fxscope.formats.fxt.arg_columns.event_arg_columns`).
 
     Inline strings (argument names or values written in the record rather than as string refs) are
     interned into the trace's string table here, one Python string per distinct text, like every other

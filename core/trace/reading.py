@@ -1,4 +1,4 @@
-"""Reading a trace file of any form the detector knows (:mod:`core.filetype`): plain FXT in either byte
+"""Reading a trace file of any form the detector knows (:mod:`fxscope.core.filetype`): plain FXT in either byte
 order, gzip/xz/zstd-compressed FXT (decompressed to a temporary file in blocks, then read as a plain one),
 or FXT records without the magic record (read with a warning). Every command and the window read traces
 through :func:`read_trace`, so a ``.fxt.gz`` opens wherever a ``.fxt`` does."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from core.filetype import Kind, require_trace
-from formats.errors import FormatError
-from formats.fxt.columns import FxtColumns
-from formats.fxt.reader import read_fxt
+from fxscope.core.filetype import Kind, require_trace
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.columns import FxtColumns
+from fxscope.formats.fxt.reader import read_fxt
 
 #: share of the progress given to decompressing (the rest: reading the decompressed trace)
 DECOMPRESS_SHARE = 0.4
@@ -23,9 +23,9 @@ HEADERLESS_WARNING = (
 
 
 def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] | None = None) -> FxtColumns:
-    """The columns of the trace at ``path``. Raises :class:`~formats.errors.FormatError` (a
-    :class:`~core.filetype.NotATraceOrLog` for other files) with a one-line message when it is not a
-    trace or cannot be read. ``progress(fraction)`` as :func:`formats.fxt.reader.read_fxt` calls it; an
+    """The columns of the trace at ``path``. Raises :class:`~fxscope.formats.errors.FormatError` (a
+    :class:`~fxscope.core.filetype.NotATraceOrLog` for other files) with a one-line message when it is not a
+    trace or cannot be read. ``progress(fraction)`` as :func:`fxscope.formats.fxt.reader.read_fxt` calls it; an
     exception it raises (a Cancel) propagates, and a temporary file is removed."""
     spath = os.fspath(path)
     found = require_trace(spath)
@@ -34,7 +34,7 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
     if found.compression is None:
         cols = read_fxt(spath, force=force, progress=report)
     else:
-        from core.decompress import DecompressError, decompress_to_temporary
+        from fxscope.core.decompress import DecompressError, decompress_to_temporary
 
         try:
             plain = decompress_to_temporary(spath, found.compression, lambda f: report(f * DECOMPRESS_SHARE))

@@ -27,10 +27,10 @@ from typing import Protocol
 
 import numpy as np
 
-from core.trace.objects import ObjectLabels
-from core.trace.segments import ffill_index, segment_ids, segment_starts
-from core.trace.sorting import lexsort
-from formats.fxt.columns import FxtColumns, SchedKind
+from fxscope.core.trace.objects import ObjectLabels
+from fxscope.core.trace.segments import ffill_index, segment_ids, segment_starts
+from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.fxt.columns import FxtColumns, SchedKind
 
 NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD = range(6)
 RUNNABLE = 6
@@ -236,7 +236,7 @@ PREEMPTED = STATE_NAMES[PREEMPTED_STATE]
 
 
 class SchedSource(Protocol):
-    """What the details functions below read of a trace (a :class:`core.trace.model.TraceModel`): a
+    """What the details functions below read of a trace (a :class:`fxscope.core.trace.model.TraceModel`): a
     protocol, not the model class, because the model imports this module to build its tables."""
 
     sched: SchedTables

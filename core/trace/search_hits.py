@@ -1,6 +1,6 @@
 """The timeline's search over every kind of thing a trace shows, as Perfetto's omnibox finds them.
 
-Thread slices (name, category, argument names and string values: :func:`core.trace.query.search`), async
+Thread slices (name, category, argument names and string values: :func:`fxscope.core.trace.query.search`), async
 spans and instant events (name or category), counters (by series name: one hit per series, at its first
 sample) and log records (message text as the Logs tab shows it, without terminal escapes). Like the slice search, a text test runs once per distinct string
 id and spreads to the rows with one gather; the hits of all kinds come back in time order as columns.
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.trace.details import counter_row
-from core.trace.log_filter import strip_ansi
-from core.trace.query import search
+from fxscope.core.trace.details import counter_row
+from fxscope.core.trace.log_filter import strip_ansi
+from fxscope.core.trace.query import search
 
 if TYPE_CHECKING:
-    from core.trace.model import TraceModel
+    from fxscope.core.trace.model import TraceModel
 
 #: the kinds of :attr:`SearchHits.kind`, by code (the timeline's selection kinds)
 KINDS = ("slice", "async", "instant", "counter", "log")
@@ -27,7 +27,7 @@ KINDS = ("slice", "async", "instant", "counter", "log")
 @dataclass
 class SearchHits:
     """Matches in time order: ``kind`` (index into :data:`KINDS`), ``row`` (in that kind's table; a
-    counter hit is a :func:`~core.trace.details.counter_row`) and ``ts`` (ns)."""
+    counter hit is a :func:`~fxscope.core.trace.details.counter_row`) and ``ts`` (ns)."""
 
     kind: np.ndarray  # uint8
     row: np.ndarray  # int64

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.trace.sorting import lexsort, offset_int64
+from fxscope.core.trace.sorting import lexsort, offset_int64
 
 
 def segment_starts(keys: np.ndarray) -> np.ndarray:
@@ -117,7 +117,7 @@ def _searchsorted_in_order(table: np.ndarray, keys: np.ndarray, parts: tuple, si
     """``np.searchsorted(table, keys, side)``, the keys searched in ascending order when they are many and
     not in order already (a binary search per key in a large table misses the cache each time; in order,
     the searches walk the table forward: about 4x faster). ``parts`` are the (minor, major) columns packed
-    into ``keys``, for :func:`~core.trace.sorting.lexsort` (a radix grouping by a small major first)."""
+    into ``keys``, for :func:`~fxscope.core.trace.sorting.lexsort` (a radix grouping by a small major first)."""
     if len(keys) < 4096 or not np.any(keys[1:] < keys[:-1]):
         return np.searchsorted(table, keys, side)
     order = lexsort(parts)

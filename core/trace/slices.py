@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.trace.gathered import Gathered
-from core.trace.segments import segment_ids, segment_starts, stack_depths
-from core.trace.sorting import lexsort
-from formats.fxt.columns import EventKind, FxtColumns
+from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.segments import segment_ids, segment_starts, stack_depths
+from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
 FLAG_UNCLOSED = 2
@@ -35,7 +35,7 @@ class SliceTable:
     """One row per slice, sorted by (thread, start). Column ``event`` indexes the reader's event rows.
 
     ``name`` and ``category`` are the reader's ``ev_name``/``ev_category`` read through ``event``
-    (:class:`~core.trace.gathered.Gathered`: not copied, 8 bytes a slice saved); self time is computed
+    (:class:`~fxscope.core.trace.gathered.Gathered`: not copied, 8 bytes a slice saved); self time is computed
     from ``parent`` for the rows asked for (:meth:`self_dur_of`), not stored.
     """
 

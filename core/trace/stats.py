@@ -19,19 +19,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from core.trace import async_spans, slices
-from core.trace.counters import CounterSet
-from core.trace.flows import FlowTable
-from core.trace.instants import InstantTable
-from core.trace.sched import SchedTables
-from formats.fxt.columns import Blob, EventKind, FxtColumns, SchedKind
+from fxscope.core.trace import async_spans, slices
+from fxscope.core.trace.counters import CounterSet
+from fxscope.core.trace.flows import FlowTable
+from fxscope.core.trace.instants import InstantTable
+from fxscope.core.trace.sched import SchedTables
+from fxscope.formats.fxt.columns import Blob, EventKind, FxtColumns, SchedKind
 
 if TYPE_CHECKING:
-    from core.trace.logs import LogTable  # (it brings the symbolizer)
+    from fxscope.core.trace.logs import LogTable  # (it brings the symbolizer)
 
 
 class TraceTables(Protocol):
-    """The tables :func:`trace_stats` counts (those of a :class:`core.trace.model.TraceModel`): a protocol,
+    """The tables :func:`trace_stats` counts (those of a :class:`fxscope.core.trace.model.TraceModel`): a protocol,
     not the model class, because the model imports this module for its ``stats`` table."""
 
     cols: FxtColumns

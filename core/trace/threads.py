@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt.columns import FxtColumns
+from fxscope.formats.fxt.columns import FxtColumns
 
 
 def thread_pids(cols: FxtColumns, thread: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from formats.sframe.section import DWARF_SP_FP, SFrameSection
+from fxscope.formats.sframe.section import DWARF_SP_FP, SFrameSection
 
 
 @dataclass

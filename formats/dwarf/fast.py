@@ -1,4 +1,4 @@
-"""Hand-written DWARF 4/5 decoding for :func:`formats.dwarf.functions.read_dwarf`: the same model, ~15x faster.
+"""Hand-written DWARF 4/5 decoding for :func:`fxscope.formats.dwarf.functions.read_dwarf`: the same model, ~15x faster.
 
 pyelftools builds a Python object per DIE, attribute and line-program entry; a large library (libpython:
 680,000 DIEs, 620,000 line rows) then takes half a minute. This decoder reads the sections straight from
@@ -26,9 +26,9 @@ import mmap
 import os
 import struct
 
-from formats.dwarf.functions import line_number, source_file
-from formats.gc_pause import paused_gc
-from formats.gsym.model import InlineNode, SourceFile
+from fxscope.formats.dwarf.functions import line_number, source_file
+from fxscope.formats.gc_pause import paused_gc
+from fxscope.formats.gsym.model import InlineNode, SourceFile
 
 
 class Unsupported(Exception):
@@ -905,14 +905,14 @@ def _text(value) -> str:
 
 
 def read_dwarf_fast(path: str | os.PathLike[str]):
-    """The :class:`~formats.dwarf.functions.DwarfModel` of an ELF file; raises :class:`Unsupported` (or any
+    """The :class:`~fxscope.formats.dwarf.functions.DwarfModel` of an ELF file; raises :class:`Unsupported` (or any
     decoding error on malformed data) where the pyelftools path must be taken instead."""
     with paused_gc():
         return _read_dwarf_fast(path)
 
 
 def _read_dwarf_fast(path: str | os.PathLike[str]):
-    from formats.dwarf.functions import DwarfFunction, DwarfModel, LineSequence, bad_line_rows
+    from fxscope.formats.dwarf.functions import DwarfFunction, DwarfModel, LineSequence, bad_line_rows
 
     fd = FastDwarf(os.fspath(path))
     if ".debug_info" not in fd.sections:

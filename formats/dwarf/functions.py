@@ -16,8 +16,8 @@ import os
 import posixpath
 from dataclasses import dataclass, field
 
-from formats.errors import FormatError
-from formats.gsym.model import InlineNode, LineRow, SourceFile
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gsym.model import InlineNode, LineRow, SourceFile
 
 #: DWARF line and column numbers are unsigned; LLVM keeps them in 32 bits (and so does GSYM)
 LINE_MAX = 0xFFFFFFFF
@@ -340,14 +340,14 @@ def _inline_children(cu: _CU, die, depth: int = 0) -> list[InlineNode]:
 def read_dwarf(path: str | os.PathLike[str], fast: bool = True) -> DwarfModel:
     """Functions with DWARF ranges and line sequences of every compile unit of an ELF file.
 
-    The hand-written decoder (:mod:`formats.dwarf.fast`, ~20x faster on libpython) reads what it supports;
+    The hand-written decoder (:mod:`fxscope.formats.dwarf.fast`, ~20x faster on libpython) reads what it supports;
     anything else (and any malformed file) goes through pyelftools, which also words the errors. A fallback is
     never silent: its reason is the model's first warning (``fast DWARF decoder not used: ...``), so a bug in
     the fast decoder shows up as a warning rather than as a slow conversion. ``fast=False`` forces pyelftools.
     """
     reason = ""
     if fast:
-        from formats.dwarf.fast import read_dwarf_fast
+        from fxscope.formats.dwarf.fast import read_dwarf_fast
 
         try:
             return read_dwarf_fast(path)
@@ -364,7 +364,7 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
     from elftools.common.exceptions import DWARFError, ELFError
     from elftools.elf.elffile import ELFFile
 
-    from formats.elf.layout import check_sections
+    from fxscope.formats.elf.layout import check_sections
 
     warnings: list[str] = []
     functions: list[DwarfFunction] = []

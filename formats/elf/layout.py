@@ -2,7 +2,7 @@
 
 pyelftools reads whatever size a header claims (``stream.read(sh_size)`` allocates the claimed size first), so a
 corrupt header meant a ``MemoryError`` or gigabytes of memory for a 40 KB file. Every reader of ELF bytes
-(:mod:`formats.elf.reader`, the DWARF walk) calls :func:`check_sections` first; notes are parsed here with
+(:mod:`fxscope.formats.elf.reader`, the DWARF walk) calls :func:`check_sections` first; notes are parsed here with
 bounds checks instead of pyelftools' note iterator (which trusts ``n_descsz`` and raises ``ArrayError``).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 
-from formats.errors import FormatError
+from fxscope.formats.errors import FormatError
 
 #: a compressed section may claim at most this much per compressed byte: DWARF compresses 3-10x, zlib's
 #: ceiling is about 1032x, so a larger claim is a decompression bomb (pyelftools inflates it whole)

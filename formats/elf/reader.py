@@ -4,7 +4,7 @@ Build ID (``NT_GNU_BUILD_ID``), load segments (for module-relative addresses), e
 function and data symbols (``.symtab``, or ``.dynsym`` when a stripped file has no ``.symtab``, as
 llvm-symbolizer reads them), ``.gnu_debuglink``, whether DWARF is present, and raw sections by name or type.
 Every consumer (GSYM conversion, the symbol store, data symbolization, SFrame) goes through here, so an
-unreadable file fails in one place with one kind of error: :class:`formats.errors.FormatError`.
+unreadable file fails in one place with one kind of error: :class:`fxscope.formats.errors.FormatError`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 
-from formats.elf.layout import check_sections, check_segment, corrupt_elf_errors, gnu_build_id
-from formats.elf.symtab import read_symbol_table
-from formats.errors import FormatError
+from fxscope.formats.elf.layout import check_sections, check_segment, corrupt_elf_errors, gnu_build_id
+from fxscope.formats.elf.symtab import read_symbol_table
+from fxscope.formats.errors import FormatError
 
 #: symbol types llvm-symbolizer keeps for name lookups (assembly often leaves symbols untyped)
 KEPT_SYMBOL_TYPES = ("STT_NOTYPE", "STT_FUNC", "STT_OBJECT", "STT_GNU_IFUNC", "STT_LOOS")

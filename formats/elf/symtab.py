@@ -19,7 +19,7 @@ import os
 import struct
 from dataclasses import dataclass, field
 
-from formats.errors import FormatError
+from fxscope.formats.errors import FormatError
 
 _SHT_SYMTAB, _SHT_DYNSYM = 2, 11
 _SHF_ALLOC = 0x2

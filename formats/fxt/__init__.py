@@ -1,1 +1,1 @@
-"""Fuchsia trace format (FXT): a vectorized reader into :class:`~formats.fxt.columns.FxtColumns` and a writer."""
+"""Fuchsia trace format (FXT): a vectorized reader into :class:`~fxscope.formats.fxt.columns.FxtColumns` and a writer."""

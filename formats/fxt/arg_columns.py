@@ -4,7 +4,7 @@
 the millions of samples of a counter track. This walks the argument blocks of all requested records
 together, the k-th argument of every record in one vectorized step (at most 15 steps, the 4-bit count),
 like the reader's own argument walk, and keeps each argument's header fields and payload word. Names
-resolve to global string ids in bulk (:meth:`~formats.fxt.reader.ArgDecoder.string_ids`).
+resolve to global string ids in bulk (:meth:`~fxscope.formats.fxt.reader.ArgDecoder.string_ids`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from formats.fxt.args import ArgType
-from formats.fxt.columns import FxtColumns
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.columns import FxtColumns
 
 _U = np.uint64
 #: argument types whose value is a number (pointers and koids are identifiers, not quantities)
@@ -117,7 +117,7 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
 
 
 def python_values(cols: FxtColumns, args: ArgColumns) -> tuple[list[object], np.ndarray]:
-    """Each argument's value as :class:`~formats.fxt.args.Arg` would hold it, converted per type in bulk.
+    """Each argument's value as :class:`~fxscope.formats.fxt.args.Arg` would hold it, converted per type in bulk.
 
     Returns (values, fallback): blob and unknown-type arguments are left as None with ``fallback`` set,
     for :meth:`FxtColumns.event_args` to decode (they are rare). String values resolve like names.

@@ -5,9 +5,9 @@ cache-sized, and each block's file pages are dropped from the resident set (``ma
 Memory: the output columns take ~57 bytes per event (the contract's dtypes) plus 8 bytes per record
 while reading. The record families live in their own modules, combined here as mixins of one
 :class:`Decoder` (they share its words, tables and diagnostics): control and descriptive records
-(:mod:`~formats.fxt.records_control`), events (:mod:`~formats.fxt.records_events`), logs
-(:mod:`~formats.fxt.records_log`), scheduling (:mod:`~formats.fxt.records_sched`), and the shared
-vectorised steps (:mod:`~formats.fxt.bulk_resolve`).
+(:mod:`~fxscope.formats.fxt.records_control`), events (:mod:`~fxscope.formats.fxt.records_events`), logs
+(:mod:`~fxscope.formats.fxt.records_log`), scheduling (:mod:`~fxscope.formats.fxt.records_sched`), and the shared
+vectorised steps (:mod:`~fxscope.formats.fxt.bulk_resolve`).
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-from formats.fxt import fields as F
-from formats.fxt.bulk_resolve import BulkResolve
-from formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
-from formats.fxt.diagnostics import Diagnostics
-from formats.fxt.fields import RECORD_TYPE_NAMES, column, record_size
-from formats.fxt.framing import record_starts
-from formats.fxt.lazy_args import ArgDecoder
-from formats.fxt.records_control import ControlRecords
-from formats.fxt.records_events import EventRecords
-from formats.fxt.records_log import LogRecords
-from formats.fxt.records_sched import SCHED_COLUMNS, SchedRecords
-from formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
+from fxscope.formats.fxt import fields as F
+from fxscope.formats.fxt.bulk_resolve import BulkResolve
+from fxscope.formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
+from fxscope.formats.fxt.diagnostics import Diagnostics
+from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, column, record_size
+from fxscope.formats.fxt.framing import record_starts
+from fxscope.formats.fxt.lazy_args import ArgDecoder
+from fxscope.formats.fxt.records_control import ControlRecords
+from fxscope.formats.fxt.records_events import EventRecords
+from fxscope.formats.fxt.records_log import LogRecords
+from fxscope.formats.fxt.records_sched import SCHED_COLUMNS, SchedRecords
+from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
 
 _U = np.uint64
 

@@ -1,19 +1,19 @@
 """Shared vectorised steps of the bulk records (events, logs, scheduling): many records at once.
 
 Gathering words, finding each record's provider generation and tick rate, resolving indexed string and
-thread refs against the registration history (:class:`formats.fxt.tables.Lookup`), interning inline
+thread refs against the registration history (:class:`fxscope.formats.fxt.tables.Lookup`), interning inline
 streams, and walking argument blocks argument-by-argument for all records at once. This is a mixin of
-:class:`formats.fxt.assemble.Decoder`; nothing here loops per record.
+:class:`fxscope.formats.fxt.assemble.Decoder`; nothing here loops per record.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt import fields as F
-from formats.fxt.args import decode_text
-from formats.fxt.fields import column
-from formats.fxt.tables import STRING_KEYS, THREAD_KEYS, ProviderTables
+from fxscope.formats.fxt import fields as F
+from fxscope.formats.fxt.args import decode_text
+from fxscope.formats.fxt.fields import column
+from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, ProviderTables
 
 _U = np.uint64
 

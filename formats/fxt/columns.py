@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from formats.fxt.args import Arg
+from fxscope.formats.fxt.args import Arg
 
 
 class EventKind(IntEnum):

@@ -1,6 +1,6 @@
 """The bit fields of FXT record headers, named once (spec Part 1), and the one way to extract them.
 
-Every decoder in :mod:`formats.fxt` reads header bits through :func:`field` (one Python ``int``, for the
+Every decoder in :mod:`fxscope.formats.fxt` reads header bits through :func:`field` (one Python ``int``, for the
 rare control records) or :func:`column` (a numpy ``uint64`` array, for the vectorised bulk records), so a
 field's position is written in exactly one place: this table. ``column`` does the same two numpy
 operations the inline ``(h >> shift) & mask`` did, with the shift and mask prebuilt as ``uint64``

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt import fields as F
-from formats.fxt.args import decode_args, decode_text
-from formats.fxt.bulk_resolve import intern_streams
-from formats.fxt.fields import record_size
-from formats.fxt.tables import STRING_KEYS, Lookup, ProviderTables
+from fxscope.formats.fxt import fields as F
+from fxscope.formats.fxt.args import decode_args, decode_text
+from fxscope.formats.fxt.bulk_resolve import intern_streams
+from fxscope.formats.fxt.fields import record_size
+from fxscope.formats.fxt.tables import STRING_KEYS, Lookup, ProviderTables
 
 
 class ArgDecoder:

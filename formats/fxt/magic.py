@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt.framing import guessed_sizes, plausible_headers
+from fxscope.formats.fxt.framing import guessed_sizes, plausible_headers
 
 #: the magic number record: a metadata record (type 0, size 1) of sub-type 4 carrying "FxT" and 0x16
 MAGIC_WORD = 0x0016547846040010

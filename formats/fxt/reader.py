@@ -1,16 +1,16 @@
-"""Read an FXT trace archive into :class:`~formats.fxt.columns.FxtColumns`.
+"""Read an FXT trace archive into :class:`~fxscope.formats.fxt.columns.FxtColumns`.
 
 Design (why it is fast): the file is memory-mapped and viewed as a numpy array of 64-bit words.
-:mod:`formats.fxt.framing` finds every record start with vectorized chain walking. The rare records that
+:mod:`fxscope.formats.fxt.framing` finds every record start with vectorized chain walking. The rare records that
 change how later ones are read (metadata, initialization, string, thread) and the rare descriptive ones
-(objects, blobs, large records) are handled in Python in file order (:mod:`formats.fxt.tables`). Events,
+(objects, blobs, large records) are handled in Python in file order (:mod:`fxscope.formats.fxt.tables`). Events,
 logs and scheduling records, the bulk of any trace, are decoded with vectorized gathers: field offsets
 that inline strings/threads shift are computed as arrays, argument blocks are walked argument-by-argument
 for all records at once, and indexed refs are resolved against the registration history.
-Records are decoded in blocks (:mod:`formats.fxt.assemble`). Where things are: header bit fields in
-:mod:`~formats.fxt.fields`, control records in :mod:`~formats.fxt.records_control`, events, logs and
+Records are decoded in blocks (:mod:`fxscope.formats.fxt.assemble`). Where things are: header bit fields in
+:mod:`~fxscope.formats.fxt.fields`, control records in :mod:`~fxscope.formats.fxt.records_control`, events, logs and
 scheduling in ``records_events``/``records_log``/``records_sched``, shared vectorised ref resolution in
-:mod:`~formats.fxt.bulk_resolve`, lazy arguments in :mod:`~formats.fxt.lazy_args`.
+:mod:`~fxscope.formats.fxt.bulk_resolve`, lazy arguments in :mod:`~fxscope.formats.fxt.lazy_args`.
 
 Robustness (spec Part 3): nothing but a missing magic raises; every anomaly becomes a warning naming the
 byte offset of the record header, and whatever could be decoded is kept.
@@ -28,13 +28,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from formats.errors import FormatError
-from formats.fxt.assemble import Decoder
-from formats.fxt.columns import FxtColumns
-from formats.fxt.diagnostics import Diagnostics
-from formats.fxt.fields import RECORD_TYPE_NAMES
-from formats.fxt.lazy_args import ArgDecoder
-from formats.fxt.magic import MAGIC_BE, MAGIC_LE
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.assemble import Decoder
+from fxscope.formats.fxt.columns import FxtColumns
+from fxscope.formats.fxt.diagnostics import Diagnostics
+from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES
+from fxscope.formats.fxt.lazy_args import ArgDecoder
+from fxscope.formats.fxt.magic import MAGIC_BE, MAGIC_LE
 
 __all__ = [
     "RECORD_COUNT_KEYS",
@@ -59,9 +59,9 @@ def read_fxt(
 ) -> FxtColumns:
     """Read the FXT file at ``path`` (memory-mapped; the file is never modified).
 
-    Raises :class:`~formats.errors.FormatError` only when the file is not an FXT trace at all (no magic
+    Raises :class:`~fxscope.formats.errors.FormatError` only when the file is not an FXT trace at all (no magic
     record at its start, unless ``force`` assumes little-endian, or ``force="big"`` big-endian; see
-    :func:`formats.fxt.magic.headerless_byte_order`) or cannot be opened. ``progress`` is
+    :func:`fxscope.formats.fxt.magic.headerless_byte_order`) or cannot be opened. ``progress`` is
     called with the fraction done (0..1) between blocks; an exception it raises (a Cancel button's)
     ends the read and propagates.
     """

@@ -3,7 +3,7 @@
 The records that change how later ones are read (metadata, initialization, string, thread) and the rare
 descriptive ones (kernel and userspace objects, blobs, large records) are few even in huge traces, so a
 plain loop is both simplest and fast enough; the live string/thread tables they build are
-:mod:`formats.fxt.tables`. This is a mixin of :class:`formats.fxt.assemble.Decoder` (it reads the
+:mod:`fxscope.formats.fxt.tables`. This is a mixin of :class:`fxscope.formats.fxt.assemble.Decoder` (it reads the
 decoder's words, tables and diagnostics).
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt import fields as F
-from formats.fxt.args import decode_args, decode_text
-from formats.fxt.columns import Blob, KernelObject, UserspaceObject
-from formats.fxt.diagnostics import ShortRecord
-from formats.fxt.fields import field
+from fxscope.formats.fxt import fields as F
+from fxscope.formats.fxt.args import decode_args, decode_text
+from fxscope.formats.fxt.columns import Blob, KernelObject, UserspaceObject
+from fxscope.formats.fxt.diagnostics import ShortRecord
+from fxscope.formats.fxt.fields import field
 
 
 class ControlRecords:

@@ -1,18 +1,18 @@
 """Event records (type 4), the bulk of any trace, decoded a block at a time with vectorised gathers.
 
 Field offsets that inline thread/string refs shift are computed as arrays; the argument blocks are
-walked for all records at once (:meth:`formats.fxt.bulk_resolve.BulkResolve._walk_args`) and only
-their extent is kept (arguments are decoded lazily, :mod:`formats.fxt.lazy_args`). A mixin of
-:class:`formats.fxt.assemble.Decoder`.
+walked for all records at once (:meth:`fxscope.formats.fxt.bulk_resolve.BulkResolve._walk_args`) and only
+their extent is kept (arguments are decoded lazily, :mod:`fxscope.formats.fxt.lazy_args`). A mixin of
+:class:`fxscope.formats.fxt.assemble.Decoder`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt import fields as F
-from formats.fxt.fields import column
-from formats.fxt.ticks import ticks_to_ns
+from fxscope.formats.fxt import fields as F
+from fxscope.formats.fxt.fields import column
+from fxscope.formats.fxt.ticks import ticks_to_ns
 
 #: byte 2 of an event header: the event type (low 4 bits) and argument count (high 4 bits)
 _TYPE_AND_NARGS = F.Field("event type and argument count", F.EVENT_TYPE.shift, 8)

@@ -1,15 +1,15 @@
 """Log records (type 9): timestamp, thread and an inline message, a block at a time (vectorised).
 
-A mixin of :class:`formats.fxt.assemble.Decoder`.
+A mixin of :class:`fxscope.formats.fxt.assemble.Decoder`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt import fields as F
-from formats.fxt.fields import column
-from formats.fxt.ticks import ticks_to_ns
+from fxscope.formats.fxt import fields as F
+from fxscope.formats.fxt.fields import column
+from fxscope.formats.fxt.ticks import ticks_to_ns
 
 
 class LogRecords:

@@ -1,18 +1,18 @@
 """Scheduling records (type 8): legacy context switch, context switch and wakeup, vectorised by subtype.
 
 The waker of a wakeup is the koid argument named "waker" (a Perfetto convention), found among all the
-records' arguments at once. A mixin of :class:`formats.fxt.assemble.Decoder`.
+records' arguments at once. A mixin of :class:`fxscope.formats.fxt.assemble.Decoder`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt import fields as F
-from formats.fxt.args import ArgType
-from formats.fxt.fields import column
-from formats.fxt.tables import STRING_KEYS
-from formats.fxt.ticks import ticks_to_ns
+from fxscope.formats.fxt import fields as F
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.fields import column
+from fxscope.formats.fxt.tables import STRING_KEYS
+from fxscope.formats.fxt.ticks import ticks_to_ns
 
 _U = np.uint64
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.fxt.columns import Provider
+from fxscope.formats.fxt.columns import Provider
 
 DEFAULT_TPS = 1_000_000_000
 STRING_KEYS = 1 << 15

@@ -10,8 +10,8 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable, Sequence
 
-from formats.fxt.args import ArgType
-from formats.fxt.magic import MAGIC_WORD
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.magic import MAGIC_WORD
 
 StrRef = int | str
 ThreadRef = int | tuple[int, int]

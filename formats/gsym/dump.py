@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from formats.gsym.reader import (
+from fxscope.formats.gsym.reader import (
     INFO_INLINE,
     INFO_LINE_TABLE,
     GsymReader,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from formats.leb128 import encode_sleb, encode_uleb  # noqa: F401 - re-exported for the GSYM writer
+from fxscope.formats.leb128 import encode_sleb, encode_uleb  # noqa: F401 - re-exported for the GSYM writer
 
 
 class Cursor:
@@ -77,6 +77,6 @@ class Cursor:
 
 def _truncated(what: str, pos: int) -> Exception:
     # Imported lazily to keep this module free of the reader's exception class at import time.
-    from formats.gsym.reader import LookupError_
+    from fxscope.formats.gsym.reader import LookupError_
 
     return LookupError_(f"0x{pos:08x}: data is truncated (missing {what})")

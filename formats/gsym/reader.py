@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from formats.errors import FormatError
-from formats.gc_pause import paused_gc
-from formats.gsym.leb128 import Cursor
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gc_pause import paused_gc
+from fxscope.formats.gsym.leb128 import Cursor
 
 GSYM_MAGIC = 0x4753594D
 GSYM_CIGAM = 0x4D595347
@@ -699,7 +699,7 @@ def open_gsym(path: str | Path) -> GsymReader:
 
 def function_infos(reader: GsymReader) -> list:
     """Decode every FunctionInfo into the table-free model (what the writer takes)."""
-    from formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
+    from fxscope.formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
 
     def source(index: int) -> SourceFile | None:
         if index == 0:

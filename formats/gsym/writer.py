@@ -1,4 +1,4 @@
-"""GSYM writer: encodes :class:`~formats.gsym.model.FunctionInfo` lists as LLVM version-1 files.
+"""GSYM writer: encodes :class:`~fxscope.formats.gsym.model.FunctionInfo` lists as LLVM version-1 files.
 
 The encoders follow LLVM's ``GsymCreator``/``FunctionInfo``/``LineTable``/``InlineInfo`` byte for byte
 (``../shared/specs/gsym.md`` 2.2-2.10 and 2.13): the same alignment, the same choice of the special-opcode
@@ -12,10 +12,10 @@ import struct
 from collections import Counter
 from collections.abc import Sequence
 
-from formats.errors import FormatError
-from formats.gsym.leb128 import encode_sleb, encode_uleb
-from formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
-from formats.gsym.reader import GSYM_MAGIC, HEADER_SIZE
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gsym.leb128 import encode_sleb, encode_uleb
+from fxscope.formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
+from fxscope.formats.gsym.reader import GSYM_MAGIC, HEADER_SIZE
 
 MAX_LINE_RANGE = 14
 OPCODE_BASE = 4

@@ -6,7 +6,7 @@ filter, ``../shared/specs/symbolizer-markup.md`` Part 2): an element runs from `
 only the SGR sequences ``ESC[0m``, ``ESC[1m`` and ``ESC[30m``..``ESC[37m`` are recognised in text.
 
 Every node keeps its column in the line, so diagnostics can point at the exact character. Field values
-are validated separately (:mod:`formats.markup.fields`): the parser itself never fails.
+are validated separately (:mod:`fxscope.formats.markup.fields`): the parser itself never fails.
 
 ``{{{hexdict:`` may span lines (the format allows it; LLVM's filter does not register it): a
 :class:`MarkupParser` created with ``multiline=True`` accumulates such an element until its ``}}}``.

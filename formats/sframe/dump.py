@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from formats.sframe.section import (
+from fxscope.formats.sframe.section import (
     ABI_AARCH64_BE,
     ABI_AARCH64_LE,
     F_FDE_FUNC_START_PCREL,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from formats.errors import FormatError
+from fxscope.formats.errors import FormatError
 
 MAGIC = 0xDEE2
 F_FDE_SORTED = 0x1
@@ -452,7 +452,7 @@ def parse_sframe(data: bytes, address: int = 0, path: str | None = None) -> SFra
 
 def find_sframe_section(path: str) -> tuple[bytes, int]:
     """Bytes and load address of an ELF file's ``.sframe`` (by name, section type or PT_GNU_SFRAME)."""
-    from formats.elf.reader import find_section
+    from fxscope.formats.elf.reader import find_section
 
     found = find_section(path, names=(".sframe",), types=("SHT_GNU_SFRAME", 0x6FFFFFF4),
                          segment_types=("PT_GNU_SFRAME", 0x6474E554))

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from google.protobuf.message import DecodeError
 
-from formats.errors import FormatError
-from formats.leb128 import encode_uleb
-from formats.symbfile import symbfile_pb2 as pb
+from fxscope.formats.errors import FormatError
+from fxscope.formats.leb128 import encode_uleb
+from fxscope.formats.symbfile import symbfile_pb2 as pb
 
 MAGIC = b"symbfile"
 MAX_MESSAGE = 16 * 1024 * 1024

@@ -1,6 +1,6 @@
 """Columnar symbfile reader: every ``RangeV1`` of a file decoded into numpy columns at once.
 
-:func:`formats.symbfile.codec.read_symbfile` builds one Python object per record through the protobuf
+:func:`fxscope.formats.symbfile.codec.read_symbfile` builds one Python object per record through the protobuf
 runtime, about 8 microseconds a record. Symbolization needs the ranges of a whole binary (70,000+ records
 for libpython) before its first lookup, so this reader decodes the protobuf wire format itself, for all
 records together: the framing is walked once in Python (two varints per message), then the fields of all
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from formats.errors import FormatError
-from formats.symbfile import symbfile_pb2 as pb
-from formats.symbfile.codec import (
+from fxscope.formats.errors import FormatError
+from fxscope.formats.symbfile import symbfile_pb2 as pb
+from fxscope.formats.symbfile.codec import (
     MAGIC,
     MAX_MESSAGE,
     MT_HEADER,
@@ -67,7 +67,7 @@ class RangeTable:
 
     def lookup(self, address: int) -> list[tuple[str, str | None, int | None]]:
         """Inline stack (function, file, line) at ``address``, innermost first (spec 4.5), as
-        :func:`formats.symbfile.codec.lookup` gives it; ``[]`` outside every range.
+        :func:`fxscope.formats.symbfile.codec.lookup` gives it; ``[]`` outside every range.
 
         Ranges are searched by start address: a containing range starts at or before ``address``, and
         ranges nest, so the candidates are the rows sorted by start up to ``address`` whose end lies
@@ -114,7 +114,7 @@ class RangeTable:
         return frames
 
     def record(self, i: int) -> Range:
-        """Row ``i`` as the :class:`~formats.symbfile.codec.Range` that ``read_symbfile`` returns."""
+        """Row ``i`` as the :class:`~fxscope.formats.symbfile.codec.Range` that ``read_symbfile`` returns."""
         s = self.strings
         a, b = int(self.lt_start[i]), int(self.lt_start[i + 1])
         f, cf = int(self.file[i]), int(self.call_file[i])

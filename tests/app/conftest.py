@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.writer import FxtWriter
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.writer import FxtWriter
 
 
 @pytest.fixture
 def trace_tab(qtbot) -> Callable:
-    """``trace_tab(model, width=1200, height=700)``: a shown, exposed :class:`~app.main_window.TraceTab` of
+    """``trace_tab(model, width=1200, height=700)``: a shown, exposed :class:`~fxscope.app.main_window.TraceTab` of
     ``model`` (its own top-level window, closed with the test)."""
-    from app.main_window import TraceTab
+    from fxscope.app.main_window import TraceTab
 
     def make(model, width: int = 1200, height: int = 700):
         tab = TraceTab(model)
@@ -113,9 +113,9 @@ def write_late_trace(path: Path, start_ns: int = TWO_HOURS_NS, processes: int = 
 
 
 def late_model(tmp_path: Path, start_ns: int = TWO_HOURS_NS, processes: int = 6, threads: int = 5):
-    """The :class:`~core.trace.model.TraceModel` of a late trace written under ``tmp_path``."""
-    from core.trace.model import TraceModel
-    from formats.fxt.reader import read_fxt
+    """The :class:`~fxscope.core.trace.model.TraceModel` of a late trace written under ``tmp_path``."""
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.reader import read_fxt
 
     name = f"late-{start_ns}-{processes}x{threads}.fxt"
     return TraceModel(read_fxt(str(write_late_trace(tmp_path / name, start_ns, processes, threads))))

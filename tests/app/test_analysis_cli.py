@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from app.cli import main
-from core.analysis.folded import parse_folded
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt
+from fxscope.app.cli import main
+from fxscope.core.analysis.folded import parse_folded
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt
 from tests.core.analysis.nested_trace import nested_trace
 from tests.core.analysis.reference import ref_stats, slice_facts
 
@@ -111,7 +111,7 @@ def test_diff_names_the_slowed_name_first(capsys, trace, tmp_path):
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "fxscope", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_bad_input_is_one_line_exit_2(tmp_path, trace):

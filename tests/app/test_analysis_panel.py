@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from app.main_window import MainWindow
-from core.analysis.call_tree import bottom_up, callers, top_down
-from core.analysis.selection import Area
-from core.analysis.stats import name_stats
+from fxscope.app.main_window import MainWindow
+from fxscope.core.analysis.call_tree import bottom_up, callers, top_down
+from fxscope.core.analysis.selection import Area
+from fxscope.core.analysis.stats import name_stats
 from tests.core.analysis.nested_trace import nested_trace
 from tests.core.analysis.reference import tree_dict
 
@@ -100,8 +100,8 @@ def test_area_selection_is_analysed(tab, qtbot):
 def test_scheduling_tab_on_the_demo(qtbot):
     """The demo has a four-CPU schedule: the Scheduling tab sums CPU time per thread as the core does, for
     the whole trace and for an area, with the wakeup latency histogram."""
-    from core.analysis.sched_stats import sched_summary
-    from resources import DEMO_TRACE
+    from fxscope.core.analysis.sched_stats import sched_summary
+    from fxscope.resources import DEMO_TRACE
 
     win = MainWindow()
     qtbot.addWidget(win)

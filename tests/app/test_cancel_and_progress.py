@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.loading import Cancelled, TraceLoader
-from app.main_window import MainWindow
-from core.synthetic_trace import generate_trace
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.app.loading import Cancelled, TraceLoader
+from fxscope.app.main_window import MainWindow
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +22,8 @@ def trace_file(tmp_path_factory):
 
 
 def test_the_reader_reports_progress_before_it_decodes_events(trace_file, monkeypatch) -> None:
-    import formats.fxt.framing as framing
-    from formats.fxt.reader import _Decoder
+    import fxscope.formats.fxt.framing as framing
+    from fxscope.formats.fxt.reader import _Decoder
 
     monkeypatch.setattr(framing, "TICK_STEPS", 4)
     monkeypatch.setattr(_Decoder, "BLOCK_RECORDS", 4096)
@@ -36,7 +36,7 @@ def test_the_reader_reports_progress_before_it_decodes_events(trace_file, monkey
 
 
 def test_a_cancel_during_framing_unwinds_the_read(trace_file, monkeypatch) -> None:
-    import formats.fxt.framing as framing
+    import fxscope.formats.fxt.framing as framing
 
     monkeypatch.setattr(framing, "TICK_STEPS", 4)
     calls = []
@@ -52,7 +52,7 @@ def test_a_cancel_during_framing_unwinds_the_read(trace_file, monkeypatch) -> No
 
 
 def test_the_model_checks_between_slice_batches(trace_file, monkeypatch) -> None:
-    import core.trace.slices as slices
+    import fxscope.core.trace.slices as slices
 
     monkeypatch.setattr(slices, "BATCH_EVENTS", 2_000)
     cols = read_fxt(trace_file)
@@ -104,8 +104,8 @@ def test_closing_the_window_during_a_load_ends_it_cleanly(trace_file) -> None:
     script = (
         "import os, sys\n"
         "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
-        "from app.gui import application\n"
-        "from app.main_window import MainWindow\n"
+        "from fxscope.app.gui import application\n"
+        "from fxscope.app.main_window import MainWindow\n"
         "app = application()\n"
         "win = MainWindow()\n"
         "win.show()\n"
@@ -123,8 +123,8 @@ def test_closing_the_window_during_a_load_ends_it_cleanly(trace_file) -> None:
 
 def test_prepare_checks_inside_its_big_steps(trace_file) -> None:
     """The pyramids check between levels, flows between stages, the search index between its passes."""
-    from core.trace.lod import SlicePyramid
-    from core.trace.query import search_index
+    from fxscope.core.trace.lod import SlicePyramid
+    from fxscope.core.trace.query import search_index
 
     cols = read_fxt(trace_file)
     calls: list[str] = []

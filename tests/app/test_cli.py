@@ -7,7 +7,7 @@ import sys
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "fxscope", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_help_lists_commands() -> None:
@@ -39,7 +39,7 @@ def _headless_env(**extra: str) -> dict[str, str]:
 
 
 def test_a_mistyped_command_is_one_line_error_listing_the_commands() -> None:
-    result = subprocess.run([sys.executable, "-m", "app", "statz"], capture_output=True, text=True, timeout=120,
+    result = subprocess.run([sys.executable, "-m", "fxscope", "statz"], capture_output=True, text=True, timeout=120,
                             env=_headless_env())  # fmt: skip
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
@@ -48,11 +48,11 @@ def test_a_mistyped_command_is_one_line_error_listing_the_commands() -> None:
 
 
 def test_the_window_without_a_display_is_one_line_error(tmp_path) -> None:
-    from resources import DEMO_TRACE
+    from fxscope.resources import DEMO_TRACE
 
     for extra in ({}, {"QT_QPA_PLATFORM": "xcb"}, {"QT_QPA_PLATFORM": "wayland"}):
         for args in ([], [str(DEMO_TRACE)]):
-            result = subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True,
+            result = subprocess.run([sys.executable, "-m", "fxscope", *args], capture_output=True, text=True,
                                     timeout=120, env=_headless_env(FXSCOPE_NEW_INSTANCE="1", **extra))  # fmt: skip
             assert result.returncode == 2, (extra, args, result.stderr)
             lines = result.stderr.strip().splitlines()

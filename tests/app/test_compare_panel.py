@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QColor
 
-from app.main_window import MainWindow
+from fxscope.app.main_window import MainWindow
 from tests.core.analysis.nested_trace import nested_trace
 
 

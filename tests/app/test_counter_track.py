@@ -8,13 +8,13 @@ import logging
 
 import numpy as np
 
-from app.timeline.tracks import ROW_FILL, ROW_HEIGHT, CounterTrackItem
-from core.trace.model import TraceModel
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt, read_fxt_bytes
-from formats.fxt.writer import FxtWriter
-from resources import DEMO_TRACE
+from fxscope.app.timeline.tracks import ROW_FILL, ROW_HEIGHT, CounterTrackItem
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
+from fxscope.resources import DEMO_TRACE
 
 
 def brute_force(ts: np.ndarray, v: np.ndarray, t0: int, t1: int, bucket: float) -> list:
@@ -104,7 +104,7 @@ def test_extreme_and_negative_only_counters_draw(qtbot, trace_tab, caplog) -> No
 
 
 def test_counter_values_read_in_engineering_units(qtbot, trace_tab) -> None:
-    from core.trace.details import counter_row
+    from fxscope.core.trace.details import counter_row
 
     model = TraceModel(read_fxt(DEMO_TRACE))
     tab = trace_tab(model)

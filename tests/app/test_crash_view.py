@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from app.crash.view import CrashView, editor_command, map_source
-from app.main_window import MainWindow
+from fxscope.app.crash.view import CrashView, editor_command, map_source
+from fxscope.app.main_window import MainWindow
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_source_roots_and_editor_commands(tmp_path: Path, monkeypatch) -> None:
 
 def test_screenshot_of_a_crash_log(crash_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "crash.png"
-    result = subprocess.run([sys.executable, "-m", "app", "screenshot", str(crash_dir / "input.log"), "-o", str(out),
+    result = subprocess.run([sys.executable, "-m", "fxscope", "screenshot", str(crash_dir / "input.log"), "-o", str(out),
                              "--size", "1400x800"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     image = QImage(str(out))
@@ -99,8 +99,8 @@ def test_screenshot_of_a_crash_log(crash_dir: Path, tmp_path: Path) -> None:
 def test_dumpfile_link_opens_the_trace_in_the_timeline(qtbot, crash_dir: Path) -> None:
     from PySide6.QtCore import QUrl
 
-    from app.main_window import TraceTab
-    from resources import DEMO_TRACE
+    from fxscope.app.main_window import TraceTab
+    from fxscope.resources import DEMO_TRACE
 
     shutil.copy(DEMO_TRACE, crash_dir / "crashdemo.3829.state")  # the dump the log names, an FXT trace
     win = MainWindow()
@@ -132,8 +132,8 @@ def test_dumps_without_a_handler_are_listed(qtbot, crash_dir: Path, tmp_path: Pa
 def test_preferences_round_trip_and_source_roots(qtbot, crash_dir: Path, tmp_path: Path) -> None:
     from PySide6.QtCore import QSettings
 
-    from app.preferences import PreferencesDialog, load_settings, save_settings
-    from core.symbols.settings import SymbolSettings
+    from fxscope.app.preferences import PreferencesDialog, load_settings, save_settings
+    from fxscope.core.symbols.settings import SymbolSettings
 
     prefs = SymbolSettings(["/syms/a", "/syms/b"], ["https://debuginfod.example"], "/tmp/cache",
                            [("/build/x", "/src/x")], ["/dumps"])  # fmt: skip
@@ -164,7 +164,7 @@ def test_preferences_round_trip_and_source_roots(qtbot, crash_dir: Path, tmp_pat
 
 
 def test_log_colours_are_preserved(qtbot, crash_dir: Path) -> None:
-    from app.crash.view import sgr_to_html
+    from fxscope.app.crash.view import sgr_to_html
 
     assert sgr_to_html("\x1b[1m\x1b[31m*** x <y> ***\x1b[0m done") == (
         '<span style="color:#c0392b;font-weight:bold;">*** x &lt;y&gt; ***</span> done')
@@ -348,8 +348,8 @@ def test_why_a_frame_is_not_symbolized(qtbot, crash_dir: Path) -> None:
 
 
 def test_source_pane_line_numbers_column_and_inline_call_sites(qtbot, crash_dir: Path, monkeypatch) -> None:
-    from app.crash.editor import NO_EDITOR
-    from app.crash.source_pane import CALL_SITE_COLOUR, COLUMN_COLOUR
+    from fxscope.app.crash.editor import NO_EDITOR
+    from fxscope.app.crash.source_pane import CALL_SITE_COLOUR, COLUMN_COLOUR
 
     view = CrashView()
     qtbot.addWidget(view)
@@ -384,7 +384,7 @@ def test_source_pane_line_numbers_column_and_inline_call_sites(qtbot, crash_dir:
 
 
 def test_editor_patterns(monkeypatch) -> None:
-    from app.crash.editor import editor_command
+    from fxscope.app.crash.editor import editor_command
 
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", "emacsclient -n")
@@ -398,7 +398,7 @@ def test_editor_patterns(monkeypatch) -> None:
 
 
 def test_source_refreshes_when_source_roots_change(qtbot, crash_dir: Path, tmp_path: Path) -> None:
-    from core.symbols.settings import SymbolSettings
+    from fxscope.core.symbols.settings import SymbolSettings
 
     shutil.move(crash_dir / "crashdemo", tmp_path / "checkout")
     win = MainWindow()
@@ -423,7 +423,7 @@ def test_disassembly_around_the_pc_marks_the_faulting_instruction(qtbot, crash_d
     # the marked instruction is the bytes at crashdemo+0x13ff in the debug file (a load-segment read),
     # decoded: R8 is 0 in the register dump, so this load faulted
     debug = crash_dir / ".build-id" / "3d" / "3a85572513e6cff897b8e9637d480eeb092027.debug"
-    from formats.elf.reader import read_elf
+    from fxscope.formats.elf.reader import read_elf
 
     seg = next(s for s in read_elf(debug).load_segments if s.vaddr <= 0x13FF < s.vaddr + s.filesz)
     raw = debug.read_bytes()[seg.offset + 0x13FF - seg.vaddr :][:3]
@@ -447,7 +447,7 @@ def test_disassembly_around_the_pc_marks_the_faulting_instruction(qtbot, crash_d
 
 
 def test_closing_a_crash_tab_while_its_log_is_still_loading(qtbot, crash_dir: Path) -> None:
-    from app.crash import workers
+    from fxscope.app.crash import workers
 
     many = crash_dir / "many.log"
     many.write_text((crash_dir / "input.log").read_text() * 200)

@@ -11,7 +11,7 @@ import pytest
 
 def _fxscope(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=120, cwd=cwd,
+        [sys.executable, "-m", "fxscope", *args], capture_output=True, text=True, timeout=120, cwd=cwd,
         env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
     )
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize
 
-from app import gui, version
-from app.main_window import MainWindow
-from resources import ICON_SIZES
+from fxscope.app import gui, version
+from fxscope.app.main_window import MainWindow
+from fxscope.resources import ICON_SIZES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

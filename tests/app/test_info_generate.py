@@ -13,7 +13,7 @@ RECORD_KEYS = {"metadata", "initialization", "string", "thread", "event", "blob"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "fxscope", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_info_json_on_real_trace(testdata):
@@ -100,9 +100,9 @@ def test_generated_schedule_keeps_cpus_and_threads_consistent(tmp_path):
     model's states alternate as a scheduler's do (running, then blocked/suspended/preempted, then runnable)."""
     import numpy as np
 
-    from core.trace.model import TraceModel
-    from core.trace.sched import RUNNABLE, RUNNING
-    from formats.fxt.reader import read_fxt
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.core.trace.sched import RUNNABLE, RUNNING
+    from fxscope.formats.fxt.reader import read_fxt
 
     out = tmp_path / "s.fxt"
     assert _run("generate", "-o", str(out), "--events", "8000", "--scheduling", "--seed", "7").returncode == 0

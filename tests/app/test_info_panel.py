@@ -9,12 +9,12 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
-from app.main_window import MainWindow, TraceTab
-from app.timeline.info import WARNING_BACKGROUND
-from formats.fxt.columns import EventKind
-from formats.fxt.reader import read_fxt
-from formats.fxt.writer import FxtWriter
-from resources import DEMO_TRACE
+from fxscope.app.main_window import MainWindow, TraceTab
+from fxscope.app.timeline.info import WARNING_BACKGROUND
+from fxscope.formats.fxt.columns import EventKind
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.formats.fxt.writer import FxtWriter
+from fxscope.resources import DEMO_TRACE
 
 
 def _open(qtbot, path: Path) -> tuple[MainWindow, TraceTab]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.loading import TraceLoader
-from app.main_window import MainWindow, TraceTab
-from resources import DEMO_TRACE
+from fxscope.app.loading import TraceLoader
+from fxscope.app.main_window import MainWindow, TraceTab
+from fxscope.resources import DEMO_TRACE
 
 
 def test_background_load_adds_the_tab_and_remembers_the_file(qtbot) -> None:

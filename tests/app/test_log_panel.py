@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.crash.view import CrashView, default_resolver
-from app.main_window import MainWindow, TraceTab
-from core.trace.logs import LogTable
-from formats.fxt.reader import read_fxt
-from resources import DEMO_CRASH_LOG, DEMO_TRACE
+from fxscope.app.crash.view import CrashView, default_resolver
+from fxscope.app.main_window import MainWindow, TraceTab
+from fxscope.core.trace.logs import LogTable
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.resources import DEMO_CRASH_LOG, DEMO_TRACE
 
 
 def test_the_crash_report_in_the_demo_trace_reads_as_llvm_symbolizer_prints_it(testdata: Path) -> None:
-    from core.symbolize.markup_filter import filter_text
+    from fxscope.core.symbolize.markup_filter import filter_text
 
     logs = LogTable(read_fxt(DEMO_TRACE))
     resets = [r for r in range(len(logs)) if logs.text(r) == "{{{reset}}}"]

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from app.main_window import MainWindow
-from core.analysis.notes import sidecar_path
+from fxscope.app.main_window import MainWindow
+from fxscope.core.analysis.notes import sidecar_path
 
 
 @pytest.fixture(autouse=True)
@@ -108,7 +108,7 @@ def test_link_opens_the_view_and_selects_the_slice(qtbot, trace):
 
 
 def test_no_notes_for_the_bundled_demo(qtbot):
-    from resources import DEMO_TRACE
+    from fxscope.resources import DEMO_TRACE
 
     win = _window(qtbot, str(DEMO_TRACE))
     tab = win.current_tab()

@@ -14,10 +14,10 @@ import zstandard
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from app.cli import main
-from app.main_window import MainWindow, TraceTab
-from core.synthetic_trace import generate_trace
-from resources import DEMO_TRACE
+from fxscope.app.cli import main
+from fxscope.app.main_window import MainWindow, TraceTab
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.resources import DEMO_TRACE
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,7 +75,7 @@ def test_other_files_are_a_clear_message_not_a_crash_view(qtbot, tmp_path: Path)
 
 
 def test_crash_logs_still_open_in_the_crash_view(qtbot, testdata: Path) -> None:
-    from app.crash.view import CrashView
+    from fxscope.app.crash.view import CrashView
 
     win = _window(qtbot)
     assert win.open_path(str(testdata / "markup" / "crash-demo" / "input.log"))

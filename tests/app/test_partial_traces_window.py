@@ -8,12 +8,12 @@ from pathlib import Path
 
 from PySide6.QtGui import QImage
 
-from app.main_window import MainWindow, TraceTab
-from core.trace.model import TraceModel
-from core.trace.prepare import prepare_model
-from formats.errors import FormatError
-from formats.fxt.reader import read_fxt_bytes
-from resources import DEMO_TRACE
+from fxscope.app.main_window import MainWindow, TraceTab
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.resources import DEMO_TRACE
 
 
 def test_the_80_byte_partial_trace_opens_in_the_window(qtbot, tmp_path: Path, partial_80: bytes) -> None:
@@ -31,7 +31,7 @@ def test_the_80_byte_partial_trace_opens_in_the_window(qtbot, tmp_path: Path, pa
 
 
 def test_the_80_byte_partial_trace_screenshots(qapp, tmp_path: Path, partial_80: bytes) -> None:
-    from app.cli import main
+    from fxscope.app.cli import main
 
     path = tmp_path / "partial.fxt"
     path.write_bytes(partial_80)

@@ -14,9 +14,9 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from app.cli import main
-from core.sql.batch import expand_traces, run_dask, run_local
-from core.synthetic_trace import generate_trace
+from fxscope.app.cli import main
+from fxscope.core.sql.batch import expand_traces, run_dask, run_local
+from fxscope.core.synthetic_trace import generate_trace
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "demo.fxt"
 COUNT = "SELECT count(*) AS n, sum(dur) AS total FROM slice"

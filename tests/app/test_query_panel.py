@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "demo.fxt"
 

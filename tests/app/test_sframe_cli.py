@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "fxscope", *args], capture_output=True, text=True, timeout=120,
                           cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 

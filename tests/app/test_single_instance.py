@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QDir
 
-from app import gui, single_instance
-from app.main_window import MainWindow
-from resources import DEMO_CRASH_LOG, DEMO_TRACE
+from fxscope.app import gui, single_instance
+from fxscope.app.main_window import MainWindow
+from fxscope.resources import DEMO_CRASH_LOG, DEMO_TRACE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ def first_instance(qtbot, monkeypatch, instance_name):
 def _second_fxscope(qtbot, *args: str, cwd: Path) -> subprocess.Popen:
     """Run ``python -m app ARGS`` the way a file manager would, and wait for it while serving its request."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO_ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "app", *args], cwd=cwd, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "fxscope", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         qtbot.waitUntil(lambda: proc.poll() is not None, timeout=30000)
@@ -82,7 +82,7 @@ def test_second_fxscope_opens_a_relative_path_as_a_tab_of_the_running_window(qtb
 
 
 def test_new_window_opts_out_from_the_command_line_to_launch(qtbot, monkeypatch, instance_name, tmp_path):
-    from app import cli
+    from fxscope.app import cli
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "b.fxt").write_bytes(b"")  # (a first argument that is no file nor command is an error)

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_crash_log_from_stdin(testdata: Path) -> None:
     demo = testdata / "markup" / "crash-demo"
     result = subprocess.run(
-        [sys.executable, "-m", "app", "symbolize", "--no-color",
+        [sys.executable, "-m", "fxscope", "symbolize", "--no-color",
          "--symbols", str(testdata / "gsym" / "crashdemo" / "binary.gsym"),
          "--symbols", str(testdata / "gsym" / "libdemo" / "binary.gsym"),
          "--debug-file-directory", str(demo)],
@@ -27,7 +27,7 @@ def test_crash_log_from_stdin(testdata: Path) -> None:
 
 def test_missing_symbol_file_is_one_line_error(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "app", "symbolize", "--symbols", str(tmp_path / "nope.gsym")],
+        [sys.executable, "-m", "fxscope", "symbolize", "--symbols", str(tmp_path / "nope.gsym")],
         input="", capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 2
@@ -37,9 +37,9 @@ def test_missing_symbol_file_is_one_line_error(tmp_path: Path) -> None:
 def test_ranges_symbfiles_are_a_symbol_source(testdata: Path, tmp_path: Path) -> None:
     """The crash log symbolized through ranges symbfiles (named by build ID) reads exactly as through
     llvm-gsymutil's GSYM files of the same binaries (neither has columns without the ELF at hand)."""
-    from core.symbfile_export.create import create_symbfiles
-    from formats.elf.reader import read_elf
-    from formats.symbfile.codec import write_symbfile
+    from fxscope.core.symbfile_export.create import create_symbfiles
+    from fxscope.formats.elf.reader import read_elf
+    from fxscope.formats.symbfile.codec import write_symbfile
 
     demo = testdata / "markup" / "crash-demo"
     symbfiles = []
@@ -53,7 +53,7 @@ def test_ranges_symbfiles_are_a_symbol_source(testdata: Path, tmp_path: Path) ->
     def symbolize(*symbols: Path) -> subprocess.CompletedProcess:
         args = [a for s in symbols for a in ("--symbols", str(s))]
         return subprocess.run(
-            [sys.executable, "-m", "app", "symbolize", "--no-color", *args],
+            [sys.executable, "-m", "fxscope", "symbolize", "--no-color", *args],
             input=(demo / "input.log").read_text(), capture_output=True, text=True, timeout=120,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )  # fmt: skip
@@ -84,7 +84,7 @@ def test_diagnostics_echo_the_input_bytes(testdata: Path) -> None:
     case = testdata / "markup" / "diagnostics"
     for lang in ("C.UTF-8", "C"):
         result = subprocess.run(
-            [sys.executable, "-m", "app", "symbolize", "--no-color", str(case / "invalid-utf8.log")],
+            [sys.executable, "-m", "fxscope", "symbolize", "--no-color", str(case / "invalid-utf8.log")],
             capture_output=True, timeout=120,
             env={**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": lang, "PYTHONIOENCODING": ""},
         )

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from app.main_window import MainWindow
-from resources import DEMO_TRACE
+from fxscope.app.main_window import MainWindow
+from fxscope.resources import DEMO_TRACE
 
 
 @pytest.fixture
@@ -116,15 +116,15 @@ def test_real_trace_opens(qtbot, testdata: Path) -> None:
 
 def test_screenshot_draws_slices_where_the_model_says(tmp_path: Path) -> None:
     out = tmp_path / "shot.png"
-    from core.trace.model import TraceModel
-    from formats.fxt.reader import read_fxt
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.reader import read_fxt
 
     model = TraceModel(read_fxt(DEMO_TRACE))
     track = model.tracks[0]
     row = int(track.by_depth[0][0])
     start, dur = int(model.slices.ts[row]), int(model.slices.dur[row])
     result = subprocess.run(
-        [sys.executable, "-m", "app", "screenshot", str(DEMO_TRACE), "-o", str(out), "--size", "1200x800",
+        [sys.executable, "-m", "fxscope", "screenshot", str(DEMO_TRACE), "-o", str(out), "--size", "1200x800",
          "--range", f"{start - dur}:{start + 2 * dur}"],
         capture_output=True, text=True, timeout=120,
     )
@@ -136,7 +136,7 @@ def test_screenshot_draws_slices_where_the_model_says(tmp_path: Path) -> None:
     # the slice fills the middle third of the plot horizontally on the first thread track's depth-0 row
     # (below the overview strip and the process's async track)
     colours = {image.pixelColor(x, y).name() for x in range(560, 760, 10) for y in range(50, 400, 2)}
-    from app.timeline.tracks import PALETTE, colour_index
+    from fxscope.app.timeline.tracks import PALETTE, colour_index
 
     assert PALETTE[colour_index(model.name_of(row))] in colours
 
@@ -207,7 +207,7 @@ def test_every_kind_of_lane_draws_what_the_model_has(window, qtbot) -> None:
             view_top = timeline.plot.getViewBox().viewRange()[1][1]
             if lane.item.y0 < view_top:
                 assert lane.item.last_drawn > 0, lane.key
-    from core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
+    from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 
     marks = {lane.key[1]: len(lane.item.ts) for lane in timeline.lanes() if lane.key[0] == "instants"}
     scoped = len(model.instants.scoped(SCOPE_GLOBAL)) + len(model.instants.scoped(SCOPE_PROCESS))
@@ -253,8 +253,8 @@ def test_clicking_an_async_span_shows_its_details_and_f_fits_it(window, qtbot) -
 
 
 def test_clicking_instants_and_log_marks_selects_them(window, qtbot) -> None:
-    from app.timeline.widget import GLOBAL_GROUP
-    from core.trace.instants import SCOPE_THREAD
+    from fxscope.app.timeline.widget import GLOBAL_GROUP
+    from fxscope.core.trace.instants import SCOPE_THREAD
 
     tab = window.current_tab()
     timeline, model = tab.timeline, tab.model
@@ -299,7 +299,7 @@ def test_clicking_instants_and_log_marks_selects_them(window, qtbot) -> None:
 
 
 def test_clicking_a_cpu_slice_shows_its_wakeup_and_links_to_the_thread_state(window, qtbot) -> None:
-    from core.trace.sched import cpu_slice_details
+    from fxscope.core.trace.sched import cpu_slice_details
 
     tab = window.current_tab()
     timeline, model = tab.timeline, tab.model
@@ -334,7 +334,7 @@ def test_clicking_a_cpu_slice_shows_its_wakeup_and_links_to_the_thread_state(win
 
 
 def test_clicking_a_counter_selects_the_sample_in_force_and_hovering_names_what_is_under_the_pointer(window, qtbot) -> None:
-    from core.trace.details import counter_row
+    from fxscope.core.trace.details import counter_row
 
     tab = window.current_tab()
     timeline, model = tab.timeline, tab.model
@@ -370,7 +370,7 @@ def test_clicking_a_counter_selects_the_sample_in_force_and_hovering_names_what_
 
 
 def test_m_marks_the_selection_escape_clears_and_question_mark_lists_the_keys(window, qtbot) -> None:
-    from app.timeline.shortcuts import SHORTCUTS
+    from fxscope.app.timeline.shortcuts import SHORTCUTS
 
     timeline = window.current_tab().timeline
     model = timeline.model
@@ -458,7 +458,7 @@ def test_search_steps_through_matches_and_area_selection_aggregates(window, qtbo
 
 
 def test_details_label_pointer_and_koid_arguments_with_their_objects(window) -> None:
-    from formats.fxt.args import ArgType
+    from fxscope.formats.fxt.args import ArgType
 
     tab = window.current_tab()
     model, s = tab.model, tab.model.slices
@@ -499,11 +499,11 @@ def test_wheel_scrolls_tracks_and_ctrl_wheel_zooms(window, qtbot) -> None:
 def test_absurd_timestamps_neither_crash_nor_hide_the_real_events(qtbot, trace_tab) -> None:
     """A corrupt timestamp (ticks past 2**63 read back as a huge negative, another near 2**63) makes the
     trace span more than int64 holds: every track must still draw, the normal events where they are."""
-    from core.trace.model import TraceModel
-    from formats.fxt.args import ArgType
-    from formats.fxt.columns import EventKind as K
-    from formats.fxt.reader import read_fxt_bytes
-    from formats.fxt.writer import FxtWriter
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.args import ArgType
+    from fxscope.formats.fxt.columns import EventKind as K
+    from fxscope.formats.fxt.reader import read_fxt_bytes
+    from fxscope.formats.fxt.writer import FxtWriter
 
     w = FxtWriter()
     w.initialization(1_000_000_000)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, Qt
 
-from core.trace.query import aggregate
+from fxscope.core.trace.query import aggregate
 
 
 def click_at(qtbot, timeline, t_ns: int, y_rows: float) -> None:
@@ -54,7 +54,7 @@ def test_area_selection_aggregates_what_core_aggregate_gives(boot_trace, trace_t
 
 
 def test_clicks_select_every_kind_of_box(boot_trace, trace_tab, qtbot) -> None:
-    from core.trace.details import counter_row
+    from fxscope.core.trace.details import counter_row
 
     tab = trace_tab(boot_trace)
     timeline, m = tab.timeline, boot_trace
@@ -95,7 +95,7 @@ def test_clicks_select_every_kind_of_box(boot_trace, trace_tab, qtbot) -> None:
         click_at(qtbot, timeline, a + (b - a) // 2, lane.item.y0 + 0.5)
     assert blocker.args == ["counter", counter_row(lane.key[1], i)]
     # a global-scope instant on its own lane
-    from app.timeline.widget import GLOBAL_GROUP
+    from fxscope.app.timeline.widget import GLOBAL_GROUP
 
     lane = next(lane for lane in lanes if lane.key == ("instants", GLOBAL_GROUP))
     row = int(lane.item.point_rows[len(lane.item.point_rows) // 2])
@@ -173,7 +173,7 @@ def test_boot_traces_screenshot_draws_tracks(boot_trace_files, tmp_path, qapp) -
     window's own frame."""
     from PySide6.QtGui import QImage
 
-    from app.cli import main
+    from fxscope.app.cli import main
 
     for name, path in boot_trace_files.items():
         out = tmp_path / f"{name}.png"

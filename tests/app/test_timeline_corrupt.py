@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from core.trace.model import TraceModel
-from core.trace.prepare import prepare_model
-from formats.fxt.reader import read_fxt_bytes
-from resources import DEMO_TRACE
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.resources import DEMO_TRACE
 
 
 def _corrupt(data: bytes, rng: random.Random) -> bytes:

@@ -275,8 +275,8 @@ def test_logs_tab_strips_ansi_shows_every_line_and_filters_by_text_and_severity(
 def test_measure_label_over_the_slices_status_bar_per_tab_and_a_resizable_remembered_panel(start, late_trace, qtbot, tmp_path, truncated_demo) -> None:
     """Defect 12: the measure label is drawn over the tracks on its own background; the status bar
     speaks of the tab in front; the panel below gets a fair share at 1280x720, and its size is kept."""
-    from app.gui import settings
-    from app.main_window import MainWindow
+    from fxscope.app.gui import settings
+    from fxscope.app.main_window import MainWindow
 
     settings().remove("trace_tab/split")
     model = late_trace(start)
@@ -415,7 +415,7 @@ def test_async_tracks_are_named_after_their_spans_and_counters_show_their_scale(
 
 @pytest.mark.parametrize("start", STARTS)
 def test_search_covers_every_kind_highlights_matches_and_counts_them(start, late_trace, trace_tab, qtbot) -> None:
-    from core.trace.search_hits import search_all
+    from fxscope.core.trace.search_hits import search_all
 
     model = late_trace(start)
     tab = trace_tab(model)
@@ -464,8 +464,8 @@ def test_menu_bar_view_and_help_and_the_dark_theme(late_trace, qtbot) -> None:
     window and the timeline dark, and is remembered."""
     from PySide6.QtGui import QColor, QPalette
 
-    from app.gui import settings
-    from app.main_window import MainWindow
+    from fxscope.app.gui import settings
+    from fxscope.app.main_window import MainWindow
 
     model = late_trace("2h", processes=12, threads=5)
     win = MainWindow()
@@ -511,7 +511,7 @@ def test_screenshot_command_takes_a_theme_and_a_track_filter(late_trace, tmp_pat
     out = {}
     for name, extra in (("all", []), ("filtered", ["--filter", "worker-3-", "--theme", "dark"])):
         out[name] = tmp_path / f"{name}.png"
-        done = subprocess.run([sys.executable, "-m", "app", "screenshot", model.cols.path, "-o", str(out[name]),
+        done = subprocess.run([sys.executable, "-m", "fxscope", "screenshot", model.cols.path, "-o", str(out[name]),
                                "--size", "1280x720", *extra], capture_output=True, text=True, timeout=120)  # fmt: skip
         assert done.returncode == 0, done.stderr
     light, dark = QImage(str(out["all"])), QImage(str(out["filtered"]))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.crash.view import CrashView
-from app.main_window import MainWindow, TraceTab
-from resources import DEMO_TRACE
+from fxscope.app.crash.view import CrashView
+from fxscope.app.main_window import MainWindow, TraceTab
+from fxscope.resources import DEMO_TRACE
 
 
 @pytest.fixture
@@ -106,7 +106,7 @@ def test_clicking_a_listed_report_opens_it(demo_tab, qtbot) -> None:
 
 
 def test_the_crash_mark_is_drawn_on_its_threads_track(demo_tab, qtbot) -> None:
-    from app.timeline.tracks import _CRASH_BRUSH
+    from fxscope.app.timeline.tracks import _CRASH_BRUSH
 
     win, tab = demo_tab
     win.resize(1400, 900)

@@ -30,7 +30,7 @@ def _trace(events: int, seed: int) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"synthetic_{events}_seed{seed}.fxt"
     if not path.exists():
-        from core.synthetic_trace import write_trace
+        from fxscope.core.synthetic_trace import write_trace
 
         write_trace(path, events, seed=seed)
     return path
@@ -84,7 +84,7 @@ def _peer_top_down(model, n: int) -> dict:
 
 def _command(*args: str) -> float:
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "fxscope", *args], capture_output=True, text=True, cwd=ROOT,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
     if r.returncode not in (0, 1):
         raise SystemExit(f"fxscope {' '.join(args)} failed: {r.stderr}")
@@ -96,11 +96,11 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=10_000_000)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from core.analysis.call_tree import bottom_up, callees, callers, top_down
-    from core.analysis.selection import Area
-    from core.analysis.stats import name_stats
-    from core.trace.model import TraceModel
-    from formats.fxt.reader import read_fxt
+    from fxscope.core.analysis.call_tree import bottom_up, callees, callers, top_down
+    from fxscope.core.analysis.selection import Area
+    from fxscope.core.analysis.stats import name_stats
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.reader import read_fxt
 
     a_path, b_path = _trace(args.events, 1), _trace(args.events, 2)
     t0 = time.perf_counter()

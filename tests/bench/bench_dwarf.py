@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from formats.dwarf.fast import read_dwarf_fast  # noqa: E402
-from formats.dwarf.functions import read_dwarf_pyelftools  # noqa: E402
+from fxscope.formats.dwarf.fast import read_dwarf_fast  # noqa: E402
+from fxscope.formats.dwarf.functions import read_dwarf_pyelftools  # noqa: E402
 
 
 def _defaults() -> list[Path]:

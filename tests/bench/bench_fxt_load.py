@@ -22,7 +22,7 @@ CACHE = Path(__file__).resolve().parent / ".cache"
 _CHILD_OURS = """
 import json, resource, sys, time
 t0 = time.perf_counter()
-from formats.fxt.reader import read_fxt
+from fxscope.formats.fxt.reader import read_fxt
 t1 = time.perf_counter()
 cols = read_fxt(sys.argv[1])
 t2 = time.perf_counter()
@@ -62,7 +62,7 @@ def _trace(events: int) -> Path:
     path = CACHE / f"synthetic_{events}_seed1_peer.fxt"
     if not path.exists():
         sys.path.insert(0, str(ROOT))
-        from core.synthetic_trace import write_trace
+        from fxscope.core.synthetic_trace import write_trace
 
         write_trace(path, events, seed=1, peer_compatible=True)
     return path
@@ -71,7 +71,7 @@ def _trace(events: int) -> Path:
 def _peer_prefix(path: Path, nbytes: int) -> int:
     """A prefix of ``path`` of about ``nbytes`` that ends on a record boundary (so the peer reads it all)."""
     sys.path.insert(0, str(ROOT))
-    from formats.fxt.reader import read_fxt
+    from fxscope.formats.fxt.reader import read_fxt
 
     cols = read_fxt(path)
     offsets = cols.ev_offset

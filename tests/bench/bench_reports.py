@@ -49,9 +49,9 @@ def main() -> None:
     os.environ.setdefault("FXSCOPE_CACHE_DIR", tempfile.mkdtemp(prefix="fxscope-bench-cache-"))
     from PySide6.QtCore import QElapsedTimer, QTimer
 
-    from app.crash.view import CrashView, default_resolver
-    from app.gui import application
-    from core.symbolize.crash_report import build_report
+    from fxscope.app.crash.view import CrashView, default_resolver
+    from fxscope.app.gui import application
+    from fxscope.core.symbolize.crash_report import build_report
 
     app = application()
     text = make_log(args.reports)

@@ -18,7 +18,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from formats.sframe.section import find_sframe_section, parse_sframe  # noqa: E402
+from fxscope.formats.sframe.section import find_sframe_section, parse_sframe  # noqa: E402
 
 
 def main() -> None:
@@ -46,9 +46,9 @@ def main() -> None:
 def symbfile_benchmark() -> None:
     import sysconfig
 
-    from core.symbfile_export.create import create_symbfiles
-    from formats.symbfile.codec import read_symbfile, write_symbfile
-    from formats.symbfile.table import read_range_table
+    from fxscope.core.symbfile_export.create import create_symbfiles
+    from fxscope.formats.symbfile.codec import read_symbfile, write_symbfile
+    from fxscope.formats.symbfile.table import read_range_table
 
     lib = Path(sysconfig.get_config_var("LIBDIR") or "") / (sysconfig.get_config_var("INSTSONAME") or "")
     cache = Path(__file__).resolve().parent / ".cache" / f"{lib.name}.ranges.symbfile"

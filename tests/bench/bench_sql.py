@@ -45,7 +45,7 @@ def _trace(events: int, seed: int = 1, directory: Path = CACHE) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"synthetic_{events}_seed{seed}.fxt"
     if not path.exists():
-        from core.synthetic_trace import write_trace
+        from fxscope.core.synthetic_trace import write_trace
 
         write_trace(path, events, seed=seed)
     return path
@@ -63,10 +63,10 @@ def _timed(fn, repeat: int = 3) -> tuple[float, object]:
 def single(events: int) -> None:
     import numpy as np
 
-    from core.sql.engine import TraceSQL
-    from core.sql.export_parquet import export_parquet
-    from core.trace.model import TraceModel
-    from formats.fxt.reader import read_fxt
+    from fxscope.core.sql.engine import TraceSQL
+    from fxscope.core.sql.export_parquet import export_parquet
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.reader import read_fxt
 
     path = _trace(events)
     rss0 = _rss_mb()
@@ -115,7 +115,7 @@ def single(events: int) -> None:
 def batch(traces: int, trace_events: int) -> None:
     from distributed import LocalCluster
 
-    from core.sql.batch import run_dask, run_local
+    from fxscope.core.sql.batch import run_dask, run_local
 
     d = CACHE / f"fleet_{traces}x{trace_events}"
     paths = [str(_trace(trace_events, seed, d)) for seed in range(traces)]

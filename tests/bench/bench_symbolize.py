@@ -68,7 +68,7 @@ def main() -> None:
     # an installed fxscope runs from compiled bytecode (pip compiles it); a session that sets
     # PYTHONDONTWRITEBYTECODE would recompile every module on every run and time that instead
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    ours_cmd = [sys.executable, "-m", "app", "symbolize", "--no-color", "--debug-file-directory", str(DEMO)]
+    ours_cmd = [sys.executable, "-m", "fxscope", "symbolize", "--no-color", "--debug-file-directory", str(DEMO)]
     t = _run(ours_cmd, log, env)  # warm-up: converts and caches the GSYM files
     print(f"log_lines: {n}  (backtrace frames: {log.count('{{{bt:')})")
     print(f"fxscope_first_run_s: {t:.2f}  (DWARF -> GSYM conversion included)")

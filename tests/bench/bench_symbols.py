@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNS = 3
 sys.path.insert(0, str(ROOT))
 
-from core.symbolize.gsym_convert import convert_elf_to_gsym  # noqa: E402
-from formats.gsym.reader import GsymReader  # noqa: E402
+from fxscope.core.symbolize.gsym_convert import convert_elf_to_gsym  # noqa: E402
+from fxscope.formats.gsym.reader import GsymReader  # noqa: E402
 
 
 def main() -> None:

@@ -32,12 +32,12 @@ _CHILD = r"""
 import json, os, statistics, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np
-from app.gui import application
+from fxscope.app.gui import application
 app = application()
-from core.trace.model import TraceModel
-from core.trace.prepare import prepare_model
-from formats.fxt.reader import read_fxt
-from app.timeline.widget import TimelineWidget
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.app.timeline.widget import TimelineWidget
 
 path, events = sys.argv[1], int(sys.argv[2])
 t0 = time.perf_counter()
@@ -132,10 +132,10 @@ print(json.dumps({"read_s": t1 - t0, "model_s": t2 - t1, "events": len(cols.ev_t
 _CHILD_LOAD = r"""
 import json, os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-from app.gui import application
+from fxscope.app.gui import application
 app = application()
 from PySide6.QtCore import QTimer
-from app.main_window import MainWindow
+from fxscope.app.main_window import MainWindow
 
 # the UI thread's longest stall while the window loads a big trace in the background and opens its tab
 window = MainWindow()
@@ -168,9 +168,9 @@ print(json.dumps({"load_to_tab_s": time.perf_counter() - t0, "max_gap_ms": max(g
 _CHILD_CANCEL = r"""
 import json, os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-from app.gui import application
+from fxscope.app.gui import application
 app = application()
-from app.main_window import MainWindow
+from fxscope.app.main_window import MainWindow
 
 # time from opening to the first progress update, and Cancel's latency at points through the load: until
 # the window is idle again (progress bar gone), and until the loader thread has actually stopped
@@ -215,7 +215,7 @@ def _trace(events: int) -> Path:
     path = CACHE / f"synthetic_{events}_seed1.fxt"
     if not path.exists():
         sys.path.insert(0, str(ROOT))
-        from core.synthetic_trace import write_trace
+        from fxscope.core.synthetic_trace import write_trace
 
         write_trace(path, events, seed=1)
     return path
@@ -267,7 +267,7 @@ def main() -> None:
     print(f"cancel_thread_stop_s: max {max(cr['cancel_stop_s']):.2f}  "
           f"({', '.join(f'{s:.2f}' for s in cr['cancel_stop_s'])}: until the loader thread has unwound)")
     t = time.perf_counter()
-    shot = subprocess.run([sys.executable, "-m", "app", "screenshot", "-o", str(CACHE / "demo.png")],
+    shot = subprocess.run([sys.executable, "-m", "fxscope", "screenshot", "-o", str(CACHE / "demo.png")],
                           capture_output=True, text=True, env=env, cwd=ROOT)  # fmt: skip
     if shot.returncode != 0:
         raise SystemExit(f"screenshot failed: {shot.stderr[-2000:]}")

@@ -20,7 +20,7 @@ def _trace(events: int) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"synthetic_{events}_seed1.fxt"
     if not path.exists():
-        from core.synthetic_trace import write_trace
+        from fxscope.core.synthetic_trace import write_trace
 
         write_trace(path, events, seed=1)
     return path
@@ -32,15 +32,15 @@ def main() -> int:
     parser.add_argument("--export", action="store_true", help="also time the Chrome JSON export")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from core.trace.async_spans import build_async
-    from core.trace.counters import build_counters
-    from core.trace.flows import build_flows
-    from core.trace.instants import build_instants
-    from core.trace.model import TraceModel
-    from core.trace.objects import ObjectLabels
-    from core.trace.query import aggregate, search
-    from core.trace.sched import build_sched
-    from formats.fxt.reader import read_fxt
+    from fxscope.core.trace.async_spans import build_async
+    from fxscope.core.trace.counters import build_counters
+    from fxscope.core.trace.flows import build_flows
+    from fxscope.core.trace.instants import build_instants
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.core.trace.objects import ObjectLabels
+    from fxscope.core.trace.query import aggregate, search
+    from fxscope.core.trace.sched import build_sched
+    from fxscope.formats.fxt.reader import read_fxt
 
     path = _trace(args.events)
 
@@ -70,7 +70,7 @@ def main() -> int:
     hits = timed("search", lambda: search(model, "draw"))
     print(f"search_hits: {len(hits)}")
     if args.export:
-        from core.trace.export_chrome import export_chrome_json
+        from fxscope.core.trace.export_chrome import export_chrome_json
 
         out = CACHE / "bench_export.json"
         timed("export_chrome_json", lambda: export_chrome_json(model, out))

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from core.atomic_file import _host_tag, atomic_output, clean_stale_temporaries, temp_prefix, write_atomic
+from fxscope.core.atomic_file import (
+    _host_tag,
+    atomic_output,
+    clean_stale_temporaries,
+    temp_prefix,
+    write_atomic,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -23,7 +29,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 def big_trace(tmp_path_factory) -> Path:
     """A synthetic trace whose export takes seconds (time to catch the writer mid-write)."""
     path = tmp_path_factory.mktemp("trace") / "big.fxt"
-    subprocess.run([sys.executable, "-m", "app", "generate", "-o", str(path), "--events", "300000"],
+    subprocess.run([sys.executable, "-m", "fxscope", "generate", "-o", str(path), "--events", "300000"],
                    check=True, env=ENV, capture_output=True, timeout=300)
     return path
 
@@ -34,7 +40,7 @@ def _temporaries(directory: Path) -> list[Path]:
 
 def _export_until_temporary(trace: Path, out: Path) -> subprocess.Popen:
     """Start an export and return once its temporary exists and has data in it."""
-    proc = subprocess.Popen([sys.executable, "-m", "app", "export", str(trace), "-o", str(out)], env=ENV,
+    proc = subprocess.Popen([sys.executable, "-m", "fxscope", "export", str(trace), "-o", str(out)], env=ENV,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     give_up = time.monotonic() + 120
     while time.monotonic() < give_up and proc.poll() is None:
@@ -67,7 +73,7 @@ def test_what_sigkill_leaves_is_removed_by_the_next_write(big_trace: Path, tmp_p
     unrelated.write_bytes(b"x")
     other_target = tmp_path / f"{temp_prefix(str(tmp_path / 'other.json'))}{left[0].name.split('-tmp-')[1]}"
     other_target.write_bytes(b"x")  # a dead writer's temporary, but of another target
-    subprocess.run([sys.executable, "-m", "app", "export", str(big_trace), "-o", str(out)], env=ENV,
+    subprocess.run([sys.executable, "-m", "fxscope", "export", str(big_trace), "-o", str(out)], env=ENV,
                    check=True, capture_output=True, timeout=300)
     assert out.stat().st_size > 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.json", unrelated.name, other_target.name])

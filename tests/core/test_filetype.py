@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 import zstandard
 
-from core.filetype import Kind, NotATraceOrLog, detect
-from core.synthetic_trace import generate_trace
-from core.trace.reading import read_trace
-from formats.errors import FormatError
-from formats.fxt.reader import read_fxt
-from resources import DEMO_TRACE
+from fxscope.core.filetype import Kind, NotATraceOrLog, detect
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.reading import read_trace
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.resources import DEMO_TRACE
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,7 +90,7 @@ def test_corrupt_compressed_data_is_a_format_error(big_endian_trace: Path, tmp_p
 
 
 def test_cancel_while_decompressing_removes_the_temporary_file(big_endian_trace: Path, tmp_path: Path, monkeypatch) -> None:
-    import core.decompress as decompress
+    import fxscope.core.decompress as decompress
 
     monkeypatch.setattr(decompress, "BLOCK", 4096)
     monkeypatch.setattr(decompress.tempfile, "tempdir", str(tmp_path))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.http_client import Deadline, HttpClient, HttpError, HttpLimits
+from fxscope.core.http_client import Deadline, HttpClient, HttpError, HttpLimits
 
 
 def test_a_silent_tls_handshake_is_cut_off_by_the_deadline() -> None:

@@ -22,9 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.http_client import Deadline, HttpClient, HttpError, HttpLimits
-from core.symbfile_export.upload import UploadError, UploadLimits, upload
-from formats.symbfile.codec import Range, write_symbfile
+from fxscope.core.http_client import Deadline, HttpClient, HttpError, HttpLimits
+from fxscope.core.symbfile_export.upload import UploadError, UploadLimits, upload
+from fxscope.formats.symbfile.codec import Range, write_symbfile
 
 EXAMPLES = int(os.environ.get("FXSCOPE_FUZZ_EXAMPLES", "40"))
 FIXED = "FXSCOPE_FUZZ_EXAMPLES" not in os.environ  # CI: the same cases every run; by hand: new ones

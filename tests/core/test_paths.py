@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.paths import user_cache_dir
+from fxscope.core.paths import user_cache_dir
 
 
 def test_override_wins(monkeypatch, tmp_path: Path) -> None:

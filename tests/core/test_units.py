@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.units import format_duration_ns, format_quantity
+from fxscope.core.units import format_duration_ns, format_quantity
 
 
 def test_durations_use_one_microsecond_sign() -> None:

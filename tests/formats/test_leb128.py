@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from formats.errors import FormatError
-from formats.gsym.leb128 import Cursor
-from formats.leb128 import encode_sleb, encode_uleb
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gsym.leb128 import Cursor
+from fxscope.formats.leb128 import encode_sleb, encode_uleb
 
 
 @pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 2**32, 2**64 - 1])

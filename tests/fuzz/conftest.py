@@ -1,5 +1,5 @@
 """The fuzz harnesses' bounds: every case runs under a time limit and a memory limit, and may end only in a
-result or a :class:`formats.errors.FormatError`; each harness reports its counts at the end of the run.
+result or a :class:`fxscope.formats.errors.FormatError`; each harness reports its counts at the end of the run.
 
 Case counts are small in the normal test run (the whole fuzz set takes well under a minute) and derandomized,
 so CI tests the same inputs every time. A developer starts a longer, random run by hand with

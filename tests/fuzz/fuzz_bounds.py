@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-from formats.errors import FormatError
+from fxscope.formats.errors import FormatError
 
 SCALE = float(os.environ.get("FXSCOPE_FUZZ_SCALE", "1"))
 CASE_SECONDS = float(os.environ.get("FXSCOPE_FUZZ_CASE_SECONDS", "20"))

@@ -11,12 +11,12 @@ from fuzz_mutations import elf_regions, mutated
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.symbfile_export.create import create_symbfiles
-from core.symbolize.gsym_convert import build_gsym
-from formats.gsym.reader import GsymReader
-from formats.sframe.dump import objdump_text
-from formats.sframe.section import find_sframe_section, parse_sframe
-from formats.symbfile.codec import read_symbfile, write_symbfile
+from fxscope.core.symbfile_export.create import create_symbfiles
+from fxscope.core.symbolize.gsym_convert import build_gsym
+from fxscope.formats.gsym.reader import GsymReader
+from fxscope.formats.sframe.dump import objdump_text
+from fxscope.formats.sframe.section import find_sframe_section, parse_sframe
+from fxscope.formats.symbfile.codec import read_symbfile, write_symbfile
 
 # small real binaries: DWARF 5 (x86-64, with .sframe), DWARF 4, and the AArch64 symbfile fixture
 SEEDS = ["gsym/tiny/binary", "sframe/libdemo/binary", "gsym/textstats-dwarf4/binary"]

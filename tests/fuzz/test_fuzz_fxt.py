@@ -12,11 +12,11 @@ from fuzz_mutations import mutated
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.synthetic_trace import generate_trace
-from core.trace.export_chrome import export_chrome_json
-from core.trace.model import TraceModel
-from core.trace.prepare import prepare_model
-from formats.fxt.reader import read_fxt_bytes
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.export_chrome import export_chrome_json
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.formats.fxt.reader import read_fxt_bytes
 
 
 @pytest.fixture(scope="module")

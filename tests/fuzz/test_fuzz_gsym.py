@@ -12,10 +12,10 @@ from fuzz_mutations import mutated
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formats.gsym.dump import dump_lines
-from formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
-from formats.gsym.reader import GsymReader
-from formats.gsym.writer import write_gsym
+from fxscope.formats.gsym.dump import dump_lines
+from fxscope.formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
+from fxscope.formats.gsym.reader import GsymReader
+from fxscope.formats.gsym.writer import write_gsym
 
 CASES = ["tiny", "crashdemo", "libdemo", "textstats", "textstats-dwarf4"]
 

@@ -11,8 +11,8 @@ from fuzz_mutations import mutated
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.symbolize.markup_filter import filter_text
-from core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.markup_filter import filter_text
+from fxscope.core.symbolize.resolver import GsymResolver
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,14 @@ from fuzz_mutations import mutated
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formats.sframe.dump import objdump_text
-from formats.sframe.section import ABI_S390X_BE, FDE_TYPE_FLEX, NOT_TRACKED, SFrameSection, parse_sframe
+from fxscope.formats.sframe.dump import objdump_text
+from fxscope.formats.sframe.section import (
+    ABI_S390X_BE,
+    FDE_TYPE_FLEX,
+    NOT_TRACKED,
+    SFrameSection,
+    parse_sframe,
+)
 
 SEEDS = ["textstats", "libdemo", "t-O2", "fp-O0", "crashdemo-fp"]
 

@@ -11,10 +11,10 @@ from fuzz_mutations import mutated
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.symbfile_export.create import create_symbfiles
-from formats.errors import FormatError
-from formats.symbfile.codec import Range, lookup, read_symbfile, write_symbfile
-from formats.symbfile.table import read_range_table
+from fxscope.core.symbfile_export.create import create_symbfiles
+from fxscope.formats.errors import FormatError
+from fxscope.formats.symbfile.codec import Range, lookup, read_symbfile, write_symbfile
+from fxscope.formats.symbfile.table import read_range_table
 
 
 @pytest.fixture(scope="module")

@@ -34,11 +34,11 @@ def test_bundle_builds_and_starts(tmp_path: Path) -> None:
     # what the spec leaves out is really out, and the data the app needs is in
     assert not list(internal.rglob("libqgtk3.so")) and not list(internal.rglob("*.qm"))
     assert not [p for p in internal.rglob("*") if p.name in ("pytest", "_pytest", "hypothesis", "tkinter")]
-    assert (internal / "resources" / "demo" / ".build-id" / "5c"
+    assert (internal / "fxscope" / "resources" / "demo" / ".build-id" / "5c"
             / "7743dceebb74fe9bb07feedcededf0da0e852d.debug").is_file()
 
     # the bundle runs on its own: an empty PATH (no python3 to fall back on), started from elsewhere
-    shot = subprocess.run([str(bundle / "fxscope"), "screenshot", str(internal / "resources" / "demo" / "crash.log"), "-o", "crash.png"],
+    shot = subprocess.run([str(bundle / "fxscope"), "screenshot", str(internal / "fxscope" / "resources" / "demo" / "crash.log"), "-o", "crash.png"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={"PATH": "/nonexistent", "HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen",
                                "FXSCOPE_CACHE_DIR": str(tmp_path / "cache")})

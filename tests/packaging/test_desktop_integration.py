@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.gui import DESKTOP_FILE
-from resources import DEMO_CRASH_LOG, DEMO_TRACE, ICON_SIZES, ICON_SVG, icon_png
+from fxscope.app.gui import DESKTOP_FILE
+from fxscope.resources import DEMO_CRASH_LOG, DEMO_TRACE, ICON_SIZES, ICON_SVG, icon_png
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LINUX = REPO_ROOT / "packaging" / "linux"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QImage
 
-from resources import ICON_SIZES, icon_png
+from fxscope.resources import ICON_SIZES, icon_png
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -46,12 +46,24 @@ def _wheel(dist: Path) -> Path:
 
 def test_wheel_holds_every_resource_file(dist: Path) -> None:
     members = set(zipfile.ZipFile(_wheel(dist)).namelist())
-    resources = {p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "resources").rglob("*")
+    resources = {"fxscope/" + p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "resources").rglob("*")
                  if p.is_file() and "__pycache__" not in p.parts}
-    assert "resources/demo/.build-id/3d/3a85572513e6cff897b8e9637d480eeb092027.debug" in resources
+    assert "fxscope/resources/demo/.build-id/3d/3a85572513e6cff897b8e9637d480eeb092027.debug" in resources
     assert resources - members == set()
-    assert "formats/symbfile/symbfile.proto" in members
-    assert not [m for m in members if m.startswith(("tests/", "packaging/"))]
+    assert "fxscope/formats/symbfile/symbfile.proto" in members
+    # every module of the four folders is in the wheel (a package left out of pyproject's list fails here)
+    modules = {"fxscope/" + p.relative_to(REPO_ROOT).as_posix() for top in ("app", "core", "formats", "resources")
+               for p in (REPO_ROOT / top).rglob("*.py")}
+    assert modules - members == set()
+    assert {"fxscope/__init__.py", "fxscope/__main__.py"} <= members
+
+
+def test_wheel_installs_one_top_level_package(dist: Path) -> None:
+    """site-packages gets ``fxscope`` and its dist-info, nothing another distribution could clash with."""
+    members = zipfile.ZipFile(_wheel(dist)).namelist()
+    assert {m.split("/", 1)[0] for m in members} == {"fxscope", "fxscope-0.1.0.dist-info"}
+    top_level = zipfile.ZipFile(_wheel(dist)).read("fxscope-0.1.0.dist-info/top_level.txt").decode().split()
+    assert top_level == ["fxscope"]
 
 
 def test_sdist_carries_packaging_and_tests(dist: Path) -> None:
@@ -85,7 +97,7 @@ def _run(venv: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_installed_fxscope_runs_without_the_source_tree(venv: Path, tmp_path: Path) -> None:
     fxscope = str(venv / "bin" / "fxscope")
     where = _run(venv, str(venv / "bin" / "python"), "-c",
-                 "import app, core, formats, resources; "
+                 "from fxscope import app, core, formats, resources; "
                  "print(app.__file__, core.__file__, formats.__file__, resources.DEMO_TRACE, resources.DEMO_CRASH_LOG)",
                  cwd=tmp_path)
     assert where.returncode == 0, where.stderr
@@ -98,8 +110,8 @@ def test_installed_fxscope_runs_without_the_source_tree(venv: Path, tmp_path: Pa
 
     info = _run(venv, fxscope, "info", str(demo_trace), cwd=tmp_path)
     assert info.returncode == 0, info.stderr
-    from formats.fxt.reader import read_fxt
-    from resources import DEMO_TRACE
+    from fxscope.formats.fxt.reader import read_fxt
+    from fxscope.resources import DEMO_TRACE
 
     assert f"records: {sum(read_fxt(DEMO_TRACE).record_counts.values())} " in info.stdout  # the same demo
 

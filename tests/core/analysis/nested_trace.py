@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 
-from formats.fxt.columns import EventKind as K
-from formats.fxt.writer import FxtWriter
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.writer import FxtWriter
 
 NAMES = ["main", "parse", "eval", "alloc", "render", "io;wait", "eval"]  # eval twice: more recursion
 

@@ -9,11 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from core.analysis.call_tree import bottom_up, callees, callers, top_down
-from core.analysis.selection import Area
-from core.analysis.stats import KEYS, name_stats
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt_bytes
+from fxscope.core.analysis.call_tree import bottom_up, callees, callers, top_down
+from fxscope.core.analysis.selection import Area
+from fxscope.core.analysis.stats import KEYS, name_stats
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt_bytes
 from tests.core.analysis.nested_trace import nested_trace
 from tests.core.analysis.reference import (
     ref_bottom_up,
@@ -98,8 +98,8 @@ def test_empty_area_gives_empty_results():
 def test_range_search_equals_the_row_mask(seed, monkeypatch, fxt_testdata):
     """A time range is cut by binary searches per lane; the same rows (and hits, clipped times, parents) as
     the mask over the threads' rows, which a range over too many lanes uses."""
-    from core.analysis import selection
-    from formats.fxt.reader import read_fxt
+    from fxscope.core.analysis import selection
+    from fxscope.formats.fxt.reader import read_fxt
 
     models = [_model(seed), TraceModel(read_fxt(fxt_testdata / "richiesams_fxt-python_trace.fxt"))]
     for model in models:
@@ -116,9 +116,9 @@ def test_hostile_deep_chain_stays_bounded():
     """A chain 5,000 calls deep (each slice inside the previous one): the top-down tree has one node per
     level, the caller trees stop at MAX_CALLER_LEVELS (a full reversed tree would have 12.5M nodes) with
     exact roots, and statistics are per name as usual."""
-    from core.analysis.call_tree import MAX_CALLER_LEVELS
-    from formats.fxt.columns import EventKind as K
-    from formats.fxt.writer import FxtWriter
+    from fxscope.core.analysis.call_tree import MAX_CALLER_LEVELS
+    from fxscope.formats.fxt.columns import EventKind as K
+    from fxscope.formats.fxt.writer import FxtWriter
 
     depth = 5000
     w = FxtWriter()

@@ -7,12 +7,12 @@ import json
 
 import numpy as np
 
-from core.analysis.call_tree import bottom_up, top_down
-from core.analysis.folded import folded_lines, parse_folded
-from core.analysis.selection import Area
-from core.analysis.stats import name_stats
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt
+from fxscope.core.analysis.call_tree import bottom_up, top_down
+from fxscope.core.analysis.folded import folded_lines, parse_folded
+from fxscope.core.analysis.selection import Area
+from fxscope.core.analysis.stats import name_stats
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt
 from tests.core.analysis.reference import ref_bottom_up, ref_stats, ref_top_down, slice_facts, tree_dict
 
 

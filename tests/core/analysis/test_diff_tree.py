@@ -3,11 +3,11 @@ A per call path; paths that do not reach the slowed name do not change."""
 
 from __future__ import annotations
 
-from core.analysis.call_tree import top_down
-from core.analysis.diff_tree import node_paths, total_deltas
-from core.analysis.selection import Area
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt_bytes
+from fxscope.core.analysis.call_tree import top_down
+from fxscope.core.analysis.diff_tree import node_paths, total_deltas
+from fxscope.core.analysis.selection import Area
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt_bytes
 from tests.core.analysis.nested_trace import nested_trace
 from tests.core.analysis.reference import ref_top_down, slice_facts
 

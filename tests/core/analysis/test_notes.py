@@ -7,7 +7,15 @@ import os
 
 import pytest
 
-from core.analysis.notes import Bookmark, Notes, load_notes, make_link, parse_link, save_notes, sidecar_path
+from fxscope.core.analysis.notes import (
+    Bookmark,
+    Notes,
+    load_notes,
+    make_link,
+    parse_link,
+    save_notes,
+    sidecar_path,
+)
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ from collections import defaultdict
 
 import pytest
 
-from core.analysis.sched_stats import sched_summary
-from core.synthetic_trace import generate_trace
-from core.trace.model import TraceModel
-from core.trace.sched import STATE_NAMES
-from formats.fxt.reader import read_fxt, read_fxt_bytes
-from resources import DEMO_TRACE
+from fxscope.core.analysis.sched_stats import sched_summary
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.sched import STATE_NAMES
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.resources import DEMO_TRACE
 
 
 def _reference(model, t0, t1, tids):

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core.reports.crash_log import CrashLog
-from core.reports.summary import summarize
-from core.trace.logs import LogTable
-from formats.fxt.reader import read_fxt
-from formats.fxt.writer import FxtWriter
+from fxscope.core.reports.crash_log import CrashLog
+from fxscope.core.reports.summary import summarize
+from fxscope.core.trace.logs import LogTable
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.formats.fxt.writer import FxtWriter
 
 
 @pytest.fixture
@@ -103,7 +103,7 @@ def test_interleaved_processes_in_a_trace(demo_lines: list[str], tmp_path: Path)
 
 
 def test_summary_of_the_demo_report(demo_lines: list[str], testdata: Path) -> None:
-    from app.crash.view import default_resolver
+    from fxscope.app.crash.view import default_resolver
 
     log = CrashLog.from_text("".join(demo_lines))
     raw = summarize(log.report_lines(0))

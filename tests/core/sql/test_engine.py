@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.sql.engine import PUBLIC_TABLES, QueryError, TraceSQL
-from core.synthetic_trace import generate_trace
-from core.trace.model import TraceModel
-from core.trace.sched import RUNNABLE
-from core.trace.stats import summarize
-from formats.fxt.columns import EventKind
-from formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.core.sql.engine import PUBLIC_TABLES, QueryError, TraceSQL
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.sched import RUNNABLE
+from fxscope.core.trace.stats import summarize
+from fxscope.formats.fxt.columns import EventKind
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 
 DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
 THIRD_PARTY = ("richiesams_fxt-python_trace.fxt", "ocaml-trace_t2_first.fxt", "ocaml-trace_t2_second.fxt")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.symbfile_export.create import create_symbfiles
-from formats.errors import FormatError
-from formats.symbfile.codec import read_symbfile, write_symbfile
+from fxscope.core.symbfile_export.create import create_symbfiles
+from fxscope.formats.errors import FormatError
+from fxscope.formats.symbfile.codec import read_symbfile, write_symbfile
 
 
 def _key(r) -> tuple:
@@ -53,8 +53,8 @@ def test_x86_binary_and_a_file_without_dwarf(testdata: Path, tmp_path: Path) -> 
 def test_ranges_lookup_equals_gsym(testdata: Path, case: str) -> None:
     """A ranges file answers an address with the same inline stack as llvm-gsymutil's GSYM of the binary
     (at every recorded address where GSYM has line information; hot/cold splits and header inlines included)."""
-    from formats.gsym.reader import GsymReader
-    from formats.symbfile.codec import lookup
+    from fxscope.formats.gsym.reader import GsymReader
+    from fxscope.formats.symbfile.codec import lookup
 
     folder = testdata / "gsym" / case
     ranges, _ = create_symbfiles(folder / "binary")
@@ -74,7 +74,7 @@ def test_negative_line_from_a_corrupt_line_program(testdata: Path, tmp_path: Pat
     """Issue 13 finding 2: the line program byte that drives a line negative (textstats-dwarf4 0x6621: 0x7a ->
     0xfa) made symbfile create fail with "ValueError: Value out of range: -4" in the protobuf encoder. The DWARF
     reader drops that sequence with a warning; both files are written, every line in range."""
-    from formats.dwarf.functions import read_dwarf
+    from fxscope.formats.dwarf.functions import read_dwarf
 
     data = bytearray((testdata / "gsym" / "textstats-dwarf4" / "binary").read_bytes())
     data[0x6621] = 0xFA
@@ -90,7 +90,7 @@ def test_negative_line_from_a_corrupt_line_program(testdata: Path, tmp_path: Pat
 
 
 def test_writer_rejects_values_its_fields_cannot_hold() -> None:
-    from formats.symbfile.codec import Range
+    from fxscope.formats.symbfile.codec import Range
 
     with pytest.raises(FormatError, match="cannot encode the record at 0x1000: .*-4"):
         write_symbfile([Range(0x1000, 16, "f", "a.c", None, None, 0, [(0, -4)])])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.symbfile_export.pair import check_pair, manifest_path, pair_paths, write_pair
+from fxscope.core.symbfile_export.pair import check_pair, manifest_path, pair_paths, write_pair
 
 ROOT = Path(__file__).resolve().parents[3]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -19,7 +19,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 # Runs `fxscope symbfile create` and SIGKILLs the process right after its Nth rename into place.
 KILL_AFTER_RENAME = """
 import os, signal, sys
-from app.cli import main
+from fxscope.app.cli import main
 real, seen, after = os.replace, [0], int(sys.argv[1])
 def replace(src, dst):
     real(src, dst)
@@ -37,7 +37,7 @@ def _create(elf: Path, prefix: Path, kill_after: int = 0) -> subprocess.Complete
 
 
 def _dump_warnings(path: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "app", "symbfile", "dump", path], env=ENV,
+    result = subprocess.run([sys.executable, "-m", "fxscope", "symbfile", "dump", path], env=ENV,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return result.stderr

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from core.http_client import HttpLimits
-from core.symbfile_export.fileid import file_id, file_id_header
-from core.symbfile_export.upload import UploadError, UploadLimits, split_parts, upload
-from formats.symbfile.codec import Range, read_symbfile, write_symbfile
+from fxscope.core.http_client import HttpLimits
+from fxscope.core.symbfile_export.fileid import file_id, file_id_header
+from fxscope.core.symbfile_export.upload import UploadError, UploadLimits, split_parts, upload
+from fxscope.formats.symbfile.codec import Range, read_symbfile, write_symbfile
 
 ROOT = Path(__file__).resolve().parents[3]
 KEY = "c2VjcmV0LWtleS0xMjM0NQ=="
@@ -119,7 +119,7 @@ def test_parts_are_complete_symbfiles() -> None:
 def test_push_symbols_end_to_end(service, testdata: Path) -> None:
     service.fail_next = 2  # two 503s: retried
     result = subprocess.run(
-        [sys.executable, "-m", "app", "push-symbols", str(testdata / "symbfile" / "inline-no-tco"),
+        [sys.executable, "-m", "fxscope", "push-symbols", str(testdata / "symbfile" / "inline-no-tco"),
          "--url", service.url, "--api-key", KEY, "--chunk-size", "128"],
         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )

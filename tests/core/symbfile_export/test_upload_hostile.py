@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from core import http_client
-from core.http_client import HttpLimits
-from core.symbfile_export.upload import UploadError, UploadLimits, upload
-from formats.symbfile.codec import Range, write_symbfile
+from fxscope.core import http_client
+from fxscope.core.http_client import HttpLimits
+from fxscope.core.symbfile_export.upload import UploadError, UploadLimits, upload
+from fxscope.formats.symbfile.codec import Range, write_symbfile
 
 ROOT = Path(__file__).resolve().parents[3]
 KEY = "c2VjcmV0LWtleS0xMjM0NQ=="
@@ -137,7 +137,7 @@ def test_a_silent_server_hits_the_read_timeout(hostile_server) -> None:
 
 
 def test_defaults_fit_an_interactive_tool() -> None:
-    from app.cli import build_parser
+    from fxscope.app.cli import build_parser
 
     args = build_parser().parse_args(["push-symbols", "x", "--url", "http://h", "--api-key", "k"])
     assert args.connect_timeout == HttpLimits().connect_timeout <= 10
@@ -202,7 +202,7 @@ def test_push_symbols_cli_refuses_a_cross_origin_redirect(hostile_server, testda
     other = hostile_server(_ok)
     server = hostile_server(lambda s, i, r, c: s.reply(c, 302, headers={"Location": f"{other.url}/x?{KEY}"}))
     result = subprocess.run(
-        [sys.executable, "-m", "app", "push-symbols", str(testdata / "symbfile" / "inline-no-tco"),
+        [sys.executable, "-m", "fxscope", "push-symbols", str(testdata / "symbfile" / "inline-no-tco"),
          "--url", server.url, "--api-key", KEY, "--part-deadline", "10", "--deadline", "20"],
         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
@@ -216,7 +216,7 @@ def test_push_symbols_cli_refuses_a_cross_origin_redirect(hostile_server, testda
                                            ("--connect-timeout", "-1"), ("--read-timeout", "inf"),
                                            ("--retries", "1000")])
 def test_push_symbols_rejects_senseless_limits(option: str, value: str, testdata: Path, capsys) -> None:
-    from app.cli import main
+    from fxscope.app.cli import main
 
     argv = ["push-symbols", str(testdata / "symbfile" / "inline-no-tco"), "--url", "http://127.0.0.1:9",
             "--api-key", KEY, option, value]

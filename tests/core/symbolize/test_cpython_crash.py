@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from core.symbolize.markup_filter import filter_text
-from core.symbolize.resolver import GsymResolver
-from formats.elf.reader import read_elf
+from fxscope.core.symbolize.markup_filter import filter_text
+from fxscope.core.symbolize.resolver import GsymResolver
+from fxscope.formats.elf.reader import read_elf
 
 ROOT = Path(__file__).resolve().parents[3]
 BUILD_IDS = {
@@ -83,7 +83,7 @@ def test_each_interop_class_is_in_the_output(crash) -> None:
 def test_command_line(crash, tmp_path: Path) -> None:
     case, tree = crash
     result = subprocess.run(
-        [sys.executable, "-m", "app", "symbolize", "--no-color", "--debug-file-directory", str(tree)],
+        [sys.executable, "-m", "fxscope", "symbolize", "--no-color", "--debug-file-directory", str(tree)],
         input=(case / "input.log").read_bytes(), capture_output=True, timeout=120,
         # a private symbol cache: the libraries converted here must not answer for other tests' logs
         env={**os.environ, "PYTHONPATH": str(ROOT), "FXSCOPE_CACHE_DIR": str(tmp_path / "cache")},

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.symbolize.markup_filter import MAX_LINE_DIAGNOSTICS, filter_text
-from core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.markup_filter import MAX_LINE_DIAGNOSTICS, filter_text
+from fxscope.core.symbolize.resolver import GsymResolver
 
 
 def _split_diagnostics(text: str) -> list[str]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.symbolize.disassembly import DisassemblyError, disassemble
-from formats.elf.reader import read_elf
+from fxscope.core.symbolize.disassembly import DisassemblyError, disassemble
+from fxscope.formats.elf.reader import read_elf
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ def _markers() -> dict[str, int]:
 
 
 def _symbolize(*args: str, log: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app", "symbolize", "--no-color", *args], input=log,
+    return subprocess.run([sys.executable, "-m", "fxscope", "symbolize", "--no-color", *args], input=log,
                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 

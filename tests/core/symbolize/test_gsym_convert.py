@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.symbolize.gsym_convert import build_gsym, convert_elf_to_gsym
-from formats.errors import FormatError
-from formats.gsym.reader import GsymReader, format_lookup
+from fxscope.core.symbolize.gsym_convert import build_gsym, convert_elf_to_gsym
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gsym.reader import GsymReader, format_lookup
 
 CASES = ["tiny", "crashdemo", "libdemo", "textstats", "textstats-dwarf4"]
 
@@ -180,9 +180,9 @@ def test_symbolize_with_a_hostile_debug_file_does_not_hang(testdata: Path, tmp_p
     """Issue 13 finding 1 through the filter: an ELF found by build ID under a debug file directory is converted
     on first use; the mutated textstats-dwarf4 binary hung it. Now its frames symbolize (the dropped sequence
     aside) like the intact file's."""
-    from core.symbolize.markup_filter import filter_text
-    from core.symbolize.resolver import GsymResolver
-    from formats.elf.reader import read_elf
+    from fxscope.core.symbolize.markup_filter import filter_text
+    from fxscope.core.symbolize.resolver import GsymResolver
+    from fxscope.formats.elf.reader import read_elf
 
     case_dir = testdata / "gsym" / "textstats-dwarf4"
     build_id = read_elf(case_dir / "binary").build_id.hex()

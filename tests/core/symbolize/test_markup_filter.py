@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.symbolize.markup_filter import filter_text
-from core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.markup_filter import filter_text
+from fxscope.core.symbolize.resolver import GsymResolver
 
 # Cases that need no code symbolization: byte-identical stdout and stderr.
 NO_SYMBOLS = [
@@ -131,7 +131,7 @@ def test_caches_and_fast_paths_change_nothing(demo_resolver) -> None:
     """Line reuse, the bare-bt fast path and whole-text feeding give exactly the plain filter's output."""
     from hypothesis import given, settings
 
-    from core.symbolize.markup_filter import MarkupFilter
+    from fxscope.core.symbolize.markup_filter import MarkupFilter
 
     class Plain(MarkupFilter):
         caching = False

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from core.symbolize.gsym_convert import build_gsym
-from core.symbolize.markup_filter import filter_text
-from core.symbolize.resolver import GsymResolver
-from formats.elf.reader import read_elf
-from formats.gsym.reader import GsymReader, format_lookup
+from fxscope.core.symbolize.gsym_convert import build_gsym
+from fxscope.core.symbolize.markup_filter import filter_text
+from fxscope.core.symbolize.resolver import GsymResolver
+from fxscope.formats.elf.reader import read_elf
+from fxscope.formats.gsym.reader import GsymReader, format_lookup
 
 
 @pytest.fixture

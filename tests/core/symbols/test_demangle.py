@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.symbols.demangle import demangle, demangle_any
+from fxscope.core.symbols.demangle import demangle, demangle_any
 
 
 def _corpus(testdata: Path) -> tuple[list[str], list[str]]:
@@ -45,7 +45,7 @@ def test_plain_and_broken_names_pass_through() -> None:
 
 def test_symbol_elements_as_llvm_symbolizer_19(testdata: Path) -> None:
     """``{{{symbol:NAME}}}`` goes through ``llvm::demangle`` (leading ``_`` retried, MSVC names), frames do not."""
-    from core.symbolize.markup_filter import filter_text
+    from fxscope.core.symbolize.markup_filter import filter_text
 
     folder = testdata / "demangle"
     out, err = filter_text((folder / "symbol-elements.log").read_text(), resolver=None)
@@ -69,7 +69,7 @@ def test_hostile_nesting_is_shown_raw_not_a_crash() -> None:
     """100,000 nested pointers overflow the demangler's stack (the process dies with SIGSEGV, as
     llvm-cxxfilt-19 does): run in a child process so that the failure before the fix is a test failure."""
     code = (
-        "from core.symbols.demangle import demangle, demangle_any\n"
+        "from fxscope.core.symbols.demangle import demangle, demangle_any\n"
         "for name in ('_Z1f' + 'P' * 100000 + 'i', '_R' + 'Nv' * 60000 + 'C1a', '?' + 'PE' * 60000):\n"
         "    assert demangle(name) == name and demangle_any(name) == name\n"
         "print('ok')\n"

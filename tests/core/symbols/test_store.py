@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from core.http_client import HttpLimits
-from core.symbols.store import SymbolStore, read_build_id
-from formats.gsym.reader import GsymReader
+from fxscope.core.http_client import HttpLimits
+from fxscope.core.symbols.store import SymbolStore, read_build_id
+from fxscope.formats.gsym.reader import GsymReader
 
 CRASHDEMO = "3d3a85572513e6cff897b8e9637d480eeb092027"
 LIBDEMO = "5c7743dceebb74fe9bb07feedcededf0da0e852d"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from formats.fxt.columns import FxtColumns
-from formats.fxt.reader import read_fxt_bytes
-from formats.fxt.writer import FxtWriter
+from fxscope.formats.fxt.columns import FxtColumns
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 
 
 def build_columns(events: Sequence[tuple], setup: Callable[[FxtWriter], None] | None = None) -> FxtColumns:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from core.trace.area_summary import async_by_name, cpu_by_process, cpu_by_thread, states_by_state
-from core.trace.model import TraceModel
-from core.trace.sched import STATE_NAMES
-from formats.fxt.reader import read_fxt
-from resources import DEMO_TRACE
+from fxscope.core.trace.area_summary import async_by_name, cpu_by_process, cpu_by_thread, states_by_state
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.sched import STATE_NAMES
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.resources import DEMO_TRACE
 
 
 def _clipped_sums(start, end, keys, t0: int, t1: int, wanted=None) -> dict:

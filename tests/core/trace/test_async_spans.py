@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.synthetic_trace import generate_trace
-from core.trace.async_spans import FLAG_UNCLOSED, FLAG_UNMATCHED_END, assign_lanes, build_async
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt_bytes
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.async_spans import FLAG_UNCLOSED, FLAG_UNMATCHED_END, assign_lanes, build_async
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
 
 A = (1, 10)
 A2 = (1, 11)

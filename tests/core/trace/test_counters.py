@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.synthetic_trace import generate_trace
-from core.trace.counters import build_counters
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt_bytes
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.counters import build_counters
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
 
 P1 = (1, 10)
 P1B = (1, 11)

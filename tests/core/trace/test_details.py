@@ -3,10 +3,10 @@ with their objects) and the async instants bound to a span."""
 
 from __future__ import annotations
 
-from core.trace.details import async_details, instant_details
-from core.trace.model import TraceModel
-from formats.fxt.args import ArgType
-from formats.fxt.columns import EventKind as K
+from fxscope.core.trace.details import async_details, instant_details
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.columns import EventKind as K
 
 A = (1, 10)
 B = (2, 20)
@@ -57,7 +57,7 @@ def test_instant_details_name_scope_thread_and_arguments(fxt) -> None:
 
 
 def test_counter_sample_details_value_delta_and_how_long_it_held(fxt) -> None:
-    from core.trace.details import counter_details, counter_row
+    from fxscope.core.trace.details import counter_details, counter_row
 
     cols = fxt([
         (K.COUNTER, 100, A, "mem", 1, [("heap", ArgType.INT64, 10), ("slab", ArgType.DOUBLE, 0.5)]),

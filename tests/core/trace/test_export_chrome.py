@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.cli import main
-from core.trace.export_chrome import export_chrome_json
-from core.trace.model import TraceModel
-from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt
+from fxscope.app.cli import main
+from fxscope.core.trace.export_chrome import export_chrome_json
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt
 
 REPO = Path(__file__).resolve().parents[3]
 

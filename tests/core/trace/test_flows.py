@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.synthetic_trace import generate_trace
-from core.trace.flows import build_flows
-from core.trace.slices import build_slices
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt_bytes
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.flows import build_flows
+from fxscope.core.trace.slices import build_slices
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
 
 P1A = (1, 10)
 P1B = (1, 11)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from core.synthetic_trace import generate_trace
-from core.trace.gathered import Gathered
-from core.trace.model import TraceModel
-from core.trace.slices import build_slices
-from formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.slices import build_slices
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 
 
 def test_indexing_like_the_array_it_stands_for() -> None:

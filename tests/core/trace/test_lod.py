@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.synthetic_trace import generate_trace
-from core.trace.lod import LONG_BUCKETS, SlicePyramid
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt, read_fxt_bytes
-from resources import DEMO_TRACE
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.lod import LONG_BUCKETS, SlicePyramid
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.resources import DEMO_TRACE
 
 
 @pytest.fixture(scope="module", params=["demo", "generated"])

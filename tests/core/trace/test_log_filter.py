@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.trace.log_filter import SEVERITIES, filter_rows, log_facts, severity_of, strip_ansi
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt
-from resources import DEMO_TRACE
+from fxscope.core.trace.log_filter import SEVERITIES, filter_rows, log_facts, severity_of, strip_ansi
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.resources import DEMO_TRACE
 
 
 def test_escapes_are_stripped_and_levels_read_as_loggers_write_them() -> None:

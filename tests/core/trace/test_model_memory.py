@@ -11,9 +11,9 @@ from __future__ import annotations
 import gc
 import tracemalloc
 
-from core.synthetic_trace import generate_trace
-from core.trace.model import TraceModel
-from formats.fxt.reader import read_fxt_bytes
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt_bytes
 
 #: bytes per event the model keeps for its tables (slices, per-depth indexes, async spans, flows, counters,
 #: instants, scheduling) on the synthetic trace; about 19.1 when written (the numpy part about 17.2)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.synthetic_trace import generate_trace
-from core.trace import slices
-from core.trace.model import TraceModel
-from core.trace.prepare import prepare_model
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt, read_fxt_bytes
-from formats.fxt.writer import FxtWriter
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace import slices
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 
 TABLES = ("async_spans", "flows", "counters", "instants", "sched", "objects")
 #: the tables built on first use (``functools.cached_property``: stored on the instance once built)

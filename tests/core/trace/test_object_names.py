@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.trace.export_chrome import export_chrome_json
-from core.trace.model import TraceModel
-from core.trace.prepare import prepare_model
-from core.trace.sched import cpu_slice_details, thread_state_details
-from formats.fxt.columns import EventKind as K
-from formats.fxt.writer import FxtWriter
+from fxscope.core.trace.export_chrome import export_chrome_json
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.core.trace.sched import cpu_slice_details, thread_state_details
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.writer import FxtWriter
 from tests.core.trace.conftest import build_columns
 
 PROCESS, THREAD = 1, 2

@@ -3,7 +3,7 @@
 A partial trace that ``fxscope info`` reads (exit 0, warnings) must also go through the model's
 ``prepare()`` (every table, index and pyramid the window reads), the search and the chrome-json export.
 A truncation sweep and a mutation fuzz of the shared traces check that no exception other than the
-documented :class:`~formats.errors.FormatError` escapes; the window's side (loader, screenshot) is in
+documented :class:`~fxscope.formats.errors.FormatError` escapes; the window's side (loader, screenshot) is in
 tests/app/test_partial_traces_window.py.
 """
 
@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from core.trace.export_chrome import export_chrome_json
-from core.trace.model import TraceModel
-from core.trace.prepare import prepare_model
-from core.trace.query import search
-from formats.errors import FormatError
-from formats.fxt.reader import read_fxt_bytes
-from resources import DEMO_TRACE
+from fxscope.core.trace.export_chrome import export_chrome_json
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.core.trace.query import search
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.resources import DEMO_TRACE
 
 
 def use_everything(data: bytes, out: Path) -> TraceModel | None:
@@ -48,7 +48,7 @@ def test_the_80_byte_partial_trace_prepares_searches_and_exports(tmp_path: Path,
 
 
 def test_the_80_byte_partial_trace_exports_from_the_command_line(tmp_path: Path, capsys, partial_80: bytes) -> None:
-    from app.cli import main
+    from fxscope.app.cli import main
 
     src = tmp_path / "partial.fxt"
     src.write_bytes(partial_80)

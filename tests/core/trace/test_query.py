@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.trace.model import TraceModel
-from core.trace.query import aggregate, search
-from formats.fxt.columns import EventKind as K
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.query import aggregate, search
+from fxscope.formats.fxt.columns import EventKind as K
 
 T1 = (1, 10)
 T2 = (1, 11)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.synthetic_trace import generate_trace
-from core.trace.model import TraceModel
-from core.trace.sched import (
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.sched import (
     BLOCKED,
     PREEMPTED,
     PREEMPTED_STATE,
@@ -22,10 +22,10 @@ from core.trace.sched import (
     thread_state_details,
     wakeups_in,
 )
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt_bytes
-from formats.fxt.writer import FxtWriter
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 
 
 def _model() -> TraceModel:

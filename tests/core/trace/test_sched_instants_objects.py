@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.synthetic_trace import generate_trace
-from core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS, SCOPE_THREAD, build_instants
-from core.trace.objects import ObjectLabels
-from core.trace.sched import BLOCKED, RUNNABLE, RUNNING, SUSPENDED, build_sched
-from formats.fxt.args import Arg, ArgType
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt_bytes
-from formats.fxt.writer import FxtWriter
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS, SCOPE_THREAD, build_instants
+from fxscope.core.trace.objects import ObjectLabels
+from fxscope.core.trace.sched import BLOCKED, RUNNABLE, RUNNING, SUSPENDED, build_sched
+from fxscope.formats.fxt.args import Arg, ArgType
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 
 
 def _objects(w: FxtWriter) -> None:
@@ -112,7 +112,7 @@ def test_object_labels(fxt) -> None:
 
 
 def test_real_trace_objects(testdata) -> None:
-    from formats.fxt.reader import read_fxt
+    from fxscope.formats.fxt.reader import read_fxt
 
     cols = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
     labels = ObjectLabels(cols)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from core.trace.model import TraceModel
-from core.trace.query import search
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt, read_fxt_bytes
-from formats.fxt.writer import FxtWriter
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.query import search
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 
 T1 = (1, 10)
 T2 = (1, 11)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from core.trace.log_filter import strip_ansi
-from core.trace.model import TraceModel
-from core.trace.search_hits import KINDS, search_all
-from formats.fxt.reader import read_fxt
-from resources import DEMO_TRACE
+from fxscope.core.trace.log_filter import strip_ansi
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.search_hits import KINDS, search_all
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.resources import DEMO_TRACE
 
 
 def _brute(model: TraceModel, text: str) -> set[tuple[str, int]]:
@@ -22,7 +22,7 @@ def _brute(model: TraceModel, text: str) -> set[tuple[str, int]]:
     def has(i: int, shown=lambda t: t) -> bool:
         return 0 <= i < len(strings) and needle in shown(strings[i]).casefold()
 
-    from core.trace.query import search
+    from fxscope.core.trace.query import search
 
     out = {("slice", int(r)) for r in search(model, text)}  # names and arguments (tested in test_search.py)
     s = model.slices

@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END, build_slices
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt, read_fxt_bytes
-from formats.fxt.writer import FxtWriter
+from fxscope.core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END, build_slices
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 
 T1 = (1, 10)
 T2 = (1, 11)

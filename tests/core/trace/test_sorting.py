@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.trace.segments import pair_searchsorted, segmented_running_max, stack_depths
-from core.trace.sorting import lexsort
+from fxscope.core.trace.segments import pair_searchsorted, segmented_running_max, stack_depths
+from fxscope.core.trace.sorting import lexsort
 
 INT_TYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.trace.model import TraceModel
-from core.trace.stats import READER_WARNINGS, WARNING, Stat, read_blob, summarize, trace_stats
-from formats.fxt.columns import Blob, EventKind, SchedKind
-from formats.fxt.reader import read_fxt
-from resources import DEMO_TRACE
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.stats import READER_WARNINGS, WARNING, Stat, read_blob, summarize, trace_stats
+from fxscope.formats.fxt.columns import Blob, EventKind, SchedKind
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.resources import DEMO_TRACE
 
 
 def _table(stats: list[Stat]) -> dict[tuple[str, str], Stat]:

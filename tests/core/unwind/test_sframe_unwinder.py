@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.unwind.sframe_unwinder import StackMemory, unwind
-from formats.elf.reader import read_elf
-from formats.sframe.section import find_sframe_section, parse_sframe
+from fxscope.core.unwind.sframe_unwinder import StackMemory, unwind
+from fxscope.formats.elf.reader import read_elf
+from fxscope.formats.sframe.section import find_sframe_section, parse_sframe
 
 PROGRAM = r"""
 #include <stdio.h>
@@ -100,7 +100,7 @@ def _flex_section(cfa_control: int) -> bytes:
 
 
 def test_flex_fde_drap_rule_and_unwind() -> None:
-    from formats.sframe.section import Rule
+    from fxscope.formats.sframe.section import Rule
 
     section = parse_sframe(_flex_section((6 << 3) | 2 | 1))
     rule = section.rule(0x3010)
@@ -131,7 +131,7 @@ def _s390x_section() -> bytes:
 
 
 def test_s390x_rules_and_unwind() -> None:
-    from formats.sframe.section import Rule
+    from fxscope.formats.sframe.section import Rule
 
     section = parse_sframe(_s390x_section())
     assert section.header.abi == 4 and section.byte_order == ">"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from formats.dwarf.fast import Unsupported, read_dwarf_fast
-from formats.dwarf.functions import read_dwarf, read_dwarf_pyelftools
+from fxscope.formats.dwarf.fast import Unsupported, read_dwarf_fast
+from fxscope.formats.dwarf.functions import read_dwarf, read_dwarf_pyelftools
 
 CASES = ["tiny", "crashdemo", "libdemo", "textstats", "textstats-dwarf4"]
 

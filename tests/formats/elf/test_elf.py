@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.symbols.store import SymbolStore
-from formats.elf.reader import read_elf
-from formats.errors import FormatError
+from fxscope.core.symbols.store import SymbolStore
+from fxscope.formats.elf.reader import read_elf
+from fxscope.formats.errors import FormatError
 
 BINARIES = ["gsym/crashdemo/binary", "gsym/libdemo/binary", "gsym/tiny/binary", "symbfile/inline-no-tco"]
 
@@ -129,9 +129,9 @@ def test_build_id_note_running_past_its_section_is_a_format_error(testdata: Path
 def test_section_claiming_more_than_the_file_is_a_format_error(testdata: Path, tmp_path: Path, name: str) -> None:
     """Issue 13 finding 2: a section header claiming a huge size made pyelftools allocate it (MemoryError in
     gsym convert and sframe dump); sizes and offsets are checked against the file first, naming the section."""
-    from core.symbolize.gsym_convert import build_gsym
-    from formats.dwarf.functions import read_dwarf
-    from formats.sframe.section import find_sframe_section
+    from fxscope.core.symbolize.gsym_convert import build_gsym
+    from fxscope.formats.dwarf.functions import read_dwarf
+    from fxscope.formats.sframe.section import find_sframe_section
 
     binary = testdata / "sframe" / "libdemo" / "binary"
     header_at, data_at = _section_header(binary, name)
@@ -149,7 +149,7 @@ def test_compressed_section_claiming_a_bomb_is_a_format_error(testdata: Path, tm
     import struct
     import zlib
 
-    from formats.dwarf.functions import read_dwarf
+    from fxscope.formats.dwarf.functions import read_dwarf
 
     binary = testdata / "gsym" / "libdemo" / "binary"
     header_at, _ = _section_header(binary, ".debug_str")
@@ -171,7 +171,7 @@ def test_compressed_section_claiming_a_bomb_is_a_format_error(testdata: Path, tm
 def test_dwarf_error_names_the_compile_unit(testdata: Path, tmp_path: Path) -> None:
     """A corrupt unit length in .debug_info: the error says which compile unit pyelftools could not read (it
     named only the file)."""
-    from formats.dwarf.functions import read_dwarf
+    from fxscope.formats.dwarf.functions import read_dwarf
 
     binary = testdata / "gsym" / "tiny" / "binary"
     _, info_at = _section_header(binary, ".debug_info")

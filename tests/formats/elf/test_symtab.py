@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from formats.elf.symtab import read_symbol_table
-from formats.errors import FormatError
+from fxscope.formats.elf.symtab import read_symbol_table
+from fxscope.formats.errors import FormatError
 
 FILES = ["gsym/crashdemo/binary", "gsym/libdemo/binary", "gsym/tiny/binary", "gsym/textstats/binary",
          "symbfile/inline-no-tco", "markup/cpython-crash/pycrash", "markup/cpython-crash/libc.so.6.xz",

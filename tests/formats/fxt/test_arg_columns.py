@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from core.synthetic_trace import generate_trace
-from formats.fxt.arg_columns import event_arg_columns, python_values
-from formats.fxt.args import ArgType
-from formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.formats.fxt.arg_columns import event_arg_columns, python_values
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 
 
 def _check_against_event_args(cols, rows: np.ndarray) -> int:

@@ -7,11 +7,11 @@ import struct
 import numpy as np
 import pytest
 
-from formats.errors import FormatError
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt, read_fxt_bytes
-from formats.fxt.writer import FxtWriter
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 
 MAGIC = bytes.fromhex("1000044678541600")
 

@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
-from formats.fxt import fields as F
-from formats.fxt.fields import column, field, record_size
-from formats.fxt.framing import record_starts
-from formats.fxt.reader import read_fxt
-from formats.fxt.records_events import EventRecords
+from fxscope.formats.fxt import fields as F
+from fxscope.formats.fxt.fields import column, field, record_size
+from fxscope.formats.fxt.framing import record_starts
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.formats.fxt.records_events import EventRecords
 
 FILES = ["richiesams_fxt-python_trace.fxt", "ocaml-trace_t2_first.fxt", "ocaml-trace_t2_second.fxt"]
 

@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.synthetic_trace import generate_trace
-from formats.fxt import framing
-from formats.fxt.writer import FxtWriter
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.formats.fxt import framing
+from fxscope.formats.fxt.writer import FxtWriter
 
 
 def sequential_starts(words: np.ndarray) -> np.ndarray:

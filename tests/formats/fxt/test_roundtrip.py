@@ -7,10 +7,10 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formats.fxt.args import ArgType as A
-from formats.fxt.columns import EventKind as K
-from formats.fxt.reader import read_fxt_bytes
-from formats.fxt.writer import FxtWriter
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 
 TEXT = st.text(min_size=1, max_size=20)
 U64 = st.integers(0, 2**64 - 1)

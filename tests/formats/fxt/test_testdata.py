@@ -8,9 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from formats.fxt.args import ArgType
-from formats.fxt.columns import EventKind
-from formats.fxt.reader import read_fxt
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.columns import EventKind
+from fxscope.formats.fxt.reader import read_fxt
 
 FILES = ["richiesams_fxt-python_trace.fxt", "ocaml-trace_t2_first.fxt", "ocaml-trace_t2_second.fxt"]
 

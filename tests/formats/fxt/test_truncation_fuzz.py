@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.synthetic_trace import generate_trace
-from formats.errors import FormatError
-from formats.fxt.reader import read_fxt_bytes
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.reader import read_fxt_bytes
 
 
 def _check_prefix(full, data: bytes, cut: int) -> None:

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from formats.gsym.reader import GsymReader
+from fxscope.formats.gsym.reader import GsymReader
 
 
 @pytest.mark.parametrize("case", ["crashdemo", "libdemo", "textstats", "tiny"])
 def test_line_tables_decoded_only_as_far_as_needed_give_the_same_lookups(testdata: Path, case: str) -> None:
     """Batch and single lookups decode a function's line table up to the highest address asked for (as
     LLVM's LineTable::lookup does); the answers equal those from fully decoded tables at every byte."""
-    from formats.gsym.reader import format_lookup
+    from fxscope.formats.gsym.reader import format_lookup
 
     path = testdata / "gsym" / case / "binary.gsym"
     lazy, full = GsymReader(path), GsymReader(path)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formats.errors import FormatError
-from formats.gsym.reader import GsymReader, format_lookup
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gsym.reader import GsymReader, format_lookup
 
 CASES = [
     ("crashdemo", "binary.gsym", "lookup.llvm19.txt"),
@@ -101,7 +101,7 @@ DUMPS = [
 
 @pytest.mark.parametrize(("case", "gsym", "expected"), DUMPS)
 def test_dump_equals_llvm_gsymutil(testdata: Path, case: str, gsym: str, expected: str) -> None:
-    from formats.gsym.dump import dump_text
+    from fxscope.formats.gsym.dump import dump_text
 
     case_dir = testdata / "gsym" / case
     with GsymReader(case_dir / gsym) as reader:

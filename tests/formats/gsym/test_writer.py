@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from formats.errors import FormatError
-from formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
-from formats.gsym.reader import GsymReader, format_lookup, function_infos
-from formats.gsym.writer import GsymEncodeError, write_gsym
+from fxscope.formats.errors import FormatError
+from fxscope.formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
+from fxscope.formats.gsym.reader import GsymReader, format_lookup, function_infos
+from fxscope.formats.gsym.writer import GsymEncodeError, write_gsym
 
 CASES = ["tiny", "crashdemo", "libdemo", "textstats", "textstats-dwarf4"]
 

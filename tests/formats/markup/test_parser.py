@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formats.markup.fields import parse_address, parse_build_id, parse_integer, parse_mode
-from formats.markup.parser import MarkupParser, parse_line
+from fxscope.formats.markup.fields import parse_address, parse_build_id, parse_integer, parse_mode
+from fxscope.formats.markup.parser import MarkupParser, parse_line
 
 
 def test_elements_text_and_columns() -> None:

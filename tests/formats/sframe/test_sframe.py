@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formats.errors import FormatError
-from formats.sframe.dump import objdump_text
-from formats.sframe.section import Rule, find_sframe_section, parse_sframe
+from fxscope.formats.errors import FormatError
+from fxscope.formats.sframe.dump import objdump_text
+from fxscope.formats.sframe.section import Rule, find_sframe_section, parse_sframe
 
 CASES = ["crashdemo", "crashdemo-fp", "fp-O0", "libdemo", "t-O2", "textstats", "textstats-fp"]
 
@@ -131,7 +131,7 @@ def test_fuzz_corrupt_sections(testdata: Path, data: st.DataObject) -> None:
 def test_vectorized_rules_equal_single_lookups(testdata: Path) -> None:
     import numpy as np
 
-    from formats.sframe.section import NOT_TRACKED
+    from fxscope.formats.sframe.section import NOT_TRACKED
 
     folder, elf = _case(testdata, "textstats-fp")
     section = parse_sframe(*find_sframe_section(str(folder / elf)))

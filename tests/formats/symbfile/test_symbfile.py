@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formats.errors import FormatError
-from formats.symbfile.codec import Range, ReturnPad, lookup, read_symbfile, write_symbfile
+from fxscope.formats.errors import FormatError
+from fxscope.formats.symbfile.codec import Range, ReturnPad, lookup, read_symbfile, write_symbfile
 
 
 def _as_json(r: Range) -> dict:

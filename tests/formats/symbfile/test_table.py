@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.symbfile_export.create import create_symbfiles
-from formats.errors import FormatError
-from formats.leb128 import encode_uleb
-from formats.symbfile import symbfile_pb2 as pb
-from formats.symbfile.codec import (
+from fxscope.core.symbfile_export.create import create_symbfiles
+from fxscope.formats.errors import FormatError
+from fxscope.formats.leb128 import encode_uleb
+from fxscope.formats.symbfile import symbfile_pb2 as pb
+from fxscope.formats.symbfile.codec import (
     MAGIC,
     MT_HEADER,
     MT_RANGE_V1,
@@ -26,7 +26,7 @@ from formats.symbfile.codec import (
     read_symbfile,
     write_symbfile,
 )
-from formats.symbfile.table import read_range_table
+from fxscope.formats.symbfile.table import read_range_table
 
 
 def _same(data: bytes) -> None:
