@@ -34,6 +34,19 @@ from fxscope.core.trace.sorting import lexsort
 SLICES = "slices"
 COUNTER = "counter"
 _I64_MAX = np.iinfo(np.int64).max
+#: a selected box or sample of a debug track is one number: the track's id above these bits, its row below
+DEBUG_ROW_BITS = 40
+_ROW_MASK = (1 << DEBUG_ROW_BITS) - 1
+
+
+def debug_row(track_id: int, row):
+    """The selection row of ``row`` (an int or an int64 array) of debug track ``track_id``."""
+    return (int(track_id) << DEBUG_ROW_BITS) | row
+
+
+def split_debug_row(value: int) -> tuple[int, int]:
+    """(track id, row) of a selection row made by :func:`debug_row`."""
+    return value >> DEBUG_ROW_BITS, value & _ROW_MASK
 
 
 class DebugTrackError(ValueError):
@@ -96,10 +109,21 @@ class DebugSlices:
     def label(self, name_id: int) -> str:
         return self.labels[name_id].as_py() if 0 <= name_id < len(self.labels) else "?"
 
+    def span(self, row: int) -> tuple[int, int]:
+        """(start, end) ns of box ``row``."""
+        return int(self.start[row]), int(self.end[row])
+
+    def text(self, row: int) -> str:
+        """What a box is called (its label)."""
+        return self.label(int(self.name[row]))
+
     def row_values(self, row: int) -> dict[str, object]:
-        """The result row a box came from, column by column (what its details show)."""
-        r = int(self.source_row[row])
-        return {name: self.result.column(i)[r].as_py() for i, name in enumerate(self.result.column_names)}
+        """The result row box ``row`` came from, column by column (what its details show)."""
+        return _result_row(self.result, int(self.source_row[row]))
+
+
+def _result_row(table: pa.Table, r: int) -> dict[str, object]:
+    return {name: table.column(i)[r].as_py() for i, name in enumerate(table.column_names)}
 
 
 @dataclass
@@ -119,6 +143,18 @@ class DebugCounter:
 
     def __len__(self) -> int:
         return len(self.series)
+
+    def span(self, sample: int, end_ns: int) -> tuple[int, int]:
+        """(start, end) ns of sample ``sample``: it holds until the next one (the last: until ``end_ns``)."""
+        ts = self.series.ts
+        return int(ts[sample]), int(ts[sample + 1]) if sample + 1 < len(ts) else max(int(end_ns), int(ts[sample]))
+
+    def text(self, sample: int) -> str:
+        return f"{self.title} = {self.series.value[sample]:g}"
+
+    def row_values(self, sample: int) -> dict[str, object]:
+        """The result row sample ``sample`` came from, column by column."""
+        return _result_row(self.result, int(self.series.event[sample]))
 
 
 def _numbers(table: pa.Table, name: str, to: pa.DataType) -> tuple[np.ndarray, np.ndarray]:

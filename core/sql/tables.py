@@ -10,9 +10,9 @@ The event columns are handed to Arrow as they are: ``pa.array`` over a contiguou
 primitive type wraps its buffer (no copy), and DuckDB scans Arrow in place. What has to be made is kept
 small, because it is paid next to a model that already holds the trace:
 
-- strings are dictionary arrays over the trace's one string table, with the narrowest index type that
-  holds it (a slice's name and category are gathered through its event row: 1 byte each when the trace has
-  fewer than 127 strings, 2 below 32,767);
+- strings are dictionary arrays over the strings a column uses (a slice's name and category are gathered
+  through its event row), so that the indices take the narrowest type: 1 byte a row while a column has at
+  most 127 distinct strings (a trace's slice names and categories usually do), 2 up to 32,767;
 - a column that is constant over runs of rows (an async span's process, a counter sample's track) is
   run-end encoded: a few bytes a run, not 8 a row;
 - row ids are zero-copy slices of one shared ``0..n-1`` column (int32), offset in the views where a table's
@@ -98,7 +98,6 @@ class SqlTables:
         self.model = model
         self.cols = model.cols
         self._built: dict[str, pa.Table] = {}
-        self._strings: pa.Array | None = None
         self._row_ids = np.zeros(0, np.int32)
         cols = self.cols
         # utid = row of the reader's thread table; upid = rank of the process koid
@@ -126,14 +125,6 @@ class SqlTables:
         return t
 
     # ------------------------------------------------------------------ helpers
-    @property
-    def strings(self) -> pa.Array:
-        """The trace's string table, plus ``<unresolved>`` last (for index -1), as one Arrow dictionary."""
-        if self._strings is None or len(self._strings) != len(self.cols.strings) + 1:
-            # (decoding arguments can add inline strings to the table: the dictionary follows it)
-            self._strings = pa.array([*self.cols.strings, "<unresolved>"], pa.string())
-        return self._strings
-
     def ids(self, n: int) -> pa.Array:
         """Row ids ``0..n-1``: a zero-copy slice of one column shared by every table (int32 while it fits)."""
         if len(self._row_ids) < n:
@@ -141,15 +132,22 @@ class SqlTables:
         return pa.array(self._row_ids[:n])
 
     def _text(self, index) -> pa.DictionaryArray:
-        """String-table indexes as a dictionary array over :attr:`strings` (out of range: ``<unresolved>``),
-        indices in the narrowest type that holds the table."""
+        """String-table indexes as a dictionary array (out of range: ``<unresolved>``) over the strings the
+        column uses, so that its indices take the narrowest type: a trace has thousands of strings, its
+        slices a few dozen names and fewer categories (1 byte a row instead of 4)."""
         idx = np.asarray(index)
         n = len(self.cols.strings)
         bad = (idx < 0) | (idx >= n)
-        small = idx.astype(_index_dtype(n))
         if bad.any():
-            small[bad] = n
-        return pa.DictionaryArray.from_arrays(pa.array(small), self.strings)
+            idx = np.where(bad, n, idx)
+        used = np.flatnonzero(np.bincount(idx, minlength=n + 1)) if len(idx) else np.zeros(0, np.int64)
+        dtype = _index_dtype(len(used))
+        remap = np.zeros(n + 1, dtype)
+        remap[used] = np.arange(len(used), dtype=dtype)
+        # (the dictionary from Python strings, not Arrow's take: its compute kernels cost 14 MB when first used)
+        strings = self.cols.strings
+        words = pa.array([strings[i] if i < n else "<unresolved>" for i in used.tolist()], pa.string())
+        return pa.DictionaryArray.from_arrays(pa.array(remap[idx]), words)
 
     def _utid_of_tid(self, tids: np.ndarray) -> np.ndarray:
         """utid of each thread koid (the first thread-table row with that tid), -1 when none."""
@@ -355,13 +353,12 @@ class SqlTables:
             )
         types = [VALUE_TYPE.get(k, "unknown") for k in range(16)]
         key = self._text(a.name)  # (after string_ids: the inline strings are in the table now)
+        value = self._text(np.where(str_id >= 0, str_id, len(cols.strings)))
         return pa.table({
             "arg_set_id": _col(a.event), "flat_key": key, "key": key,
             "int_value": pa.array(ints, mask=~is_int),
             "string_value": pa.DictionaryArray.from_arrays(
-                pa.array(np.where(str_id >= 0, str_id, len(cols.strings)).astype(_index_dtype(len(cols.strings))),
-                         mask=~is_str),
-                key.dictionary),
+                pa.array(value.indices.to_numpy(), mask=~is_str), value.dictionary),
             "real_value": pa.array(raw.view(np.float64), mask=~is_real),
             "value_type": pa.DictionaryArray.from_arrays(pa.array((t & 15).astype(np.int8)), pa.array(types)),
         })  # fmt: skip
