@@ -128,6 +128,24 @@ class AnalysisPanel(QWidget):
             self.scope.insertItem(1, label, data)
         self.scope.setCurrentIndex(1)
 
+    def analyse(self, kind: str, key: int) -> None:
+        """Make one thread (``kind`` "thread", ``key`` its reader thread index) or one process ("process",
+        its pid) the scope: the timeline's "Analyse thread/process" menu entries. A thread past the
+        :data:`MAX_SCOPES` listed gets an entry of its own."""
+        data = (kind, int(key))
+        index = self.scope.findData(data)
+        if index < 0:
+            if kind == "thread":
+                label = f"    Thread {self.model.thread_name(int(key))}"
+            else:
+                label = f"Process {key} {self.model.process_name(int(key))}"
+            self.scope.addItem(label, data)
+            index = self.scope.count() - 1
+        if index == self.scope.currentIndex():
+            self.recompute()
+        else:
+            self.scope.setCurrentIndex(index)
+
     def area(self) -> Area:
         data = self.scope.currentData() or ("all",)
         if data[0] == "area":

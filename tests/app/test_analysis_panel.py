@@ -63,6 +63,27 @@ def test_modes_and_search(tab, qtbot):
     assert panel.flame.matches() and all(panel.flame._names[i] == "alloc" for i in panel.flame.matches())
 
 
+def test_zoom_into_a_frame_and_out(tab, qtbot):
+    """Double-click a frame: it spans the width, its subtree below it, its ancestors full-width bars above,
+    the rest hidden; Esc (or a double-click on it again) zooms out."""
+    flame = tab.analysis.flame
+    tree = flame.tree
+    node = int(np.flatnonzero((tree.depth == 1) & (flame.lay.w * flame.width() > 20))[0])
+    sub = {node}
+    for i in range(node + 1, len(tree)):  # parents before children in id order
+        if int(tree.parent[i]) in sub:
+            sub.add(i)
+    qtbot.mouseDClick(flame, Qt.MouseButton.LeftButton, pos=flame.frame_rect(node).center().toPoint())
+    lay = flame.lay
+    assert flame.zoom_node == node and lay.x[node] == 0.0 and lay.w[node] == pytest.approx(1.0)
+    assert set(np.flatnonzero(lay.visible).tolist()) == sub | {int(tree.parent[node])}
+    kids = [i for i in sub if tree.parent[i] == node]
+    assert sum(lay.w[kids]) == pytest.approx(tree.total[kids].sum() / tree.total[node])
+    assert flame.node_at(flame.width() - 2, flame.frame_rect(node).center().y()) == node
+    qtbot.keyClick(flame, Qt.Key.Key_Escape)
+    assert flame.zoom_node == -1 and flame.lay.visible.all()
+
+
 def test_histogram_bar_lists_its_slices(tab, qtbot):
     panel, model = tab.analysis, tab.model
     stats = name_stats(model)
