@@ -1,7 +1,8 @@
 """The Analysis tab of a trace: what to analyse (the whole trace, the area selected with Ctrl+drag, a process
 or a thread), a flame graph / bottom-up tree / butterfly of it, the per-name statistics table, the duration
 histogram of the selected name and the slices of a clicked frame or histogram bar (a click shows one on the
-timeline). Results come from :class:`~fxscope.app.analysis.worker.AnalysisRunner`, off the UI thread."""
+timeline; a clicked frame's slices are all outlined there, the earliest selected). Results come from
+:class:`~fxscope.app.analysis.worker.AnalysisRunner`, off the UI thread."""
 
 from __future__ import annotations
 
@@ -48,9 +49,11 @@ class _NumberItem(QTableWidgetItem):
 
 
 class AnalysisPanel(QWidget):
-    """See the module docstring. ``sliceRequested(row)``: show this slice on the timeline."""
+    """See the module docstring. ``sliceRequested(row)``: show this slice on the timeline;
+    ``slicesHighlighted(rows)``: outline these slices on the timeline (a clicked frame's; empty: none)."""
 
     sliceRequested = Signal(int)
+    slicesHighlighted = Signal(object)  # int64 slice rows
 
     def __init__(self, model, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -162,6 +165,7 @@ class AnalysisPanel(QWidget):
             self.pending = True
             return
         self.pending = False
+        self.slicesHighlighted.emit(np.zeros(0, np.int64))  # the old frame's slices are no longer shown
         self.status.setText("Computing…")
         self.runner.request(self.area())
 
@@ -254,8 +258,9 @@ class AnalysisPanel(QWidget):
         else:
             rows = self._name_rows(int(tree.name[node]))
         self.list_slices(rows)
-        if len(rows):
-            self.sliceRequested.emit(int(rows[np.argmax(self.model.slices.dur[rows])]))
+        self.slicesHighlighted.emit(rows)
+        if len(rows):  # the earliest of them selected (its neighbours in time are the next ones outlined)
+            self.sliceRequested.emit(int(rows[np.argmin(self.model.slices.ts[rows])]))
 
     def _slice_clicked(self, item: QListWidgetItem) -> None:
         row = item.data(Qt.ItemDataRole.UserRole)

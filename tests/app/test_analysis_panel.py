@@ -147,3 +147,65 @@ def test_scheduling_tab_on_the_demo(qtbot):
     want = sched_summary(model, t0, t1, tids)
     assert panel.summary.thread_cpu_ns.tolist() == want.thread_cpu_ns.tolist()
     assert set(panel.summary.thread_tid.tolist()) <= tids
+
+
+def _outlined(tl) -> set[int]:
+    """The slice rows the timeline's slice tracks outline (their shared mask over the slice table)."""
+    out: set[int] = set()
+    for lane in tl.lanes():
+        mask = getattr(lane.item, "match_mask", None)
+        if lane.key[0] == "thread" and mask is not None:
+            out |= set(np.flatnonzero(mask).tolist())
+    return out
+
+
+def test_frame_click_outlines_its_slices_on_the_timeline(tab, qtbot):
+    panel, tl, model = tab.analysis, tab.timeline, tab.model
+    flame = panel.flame
+    tree = flame.tree
+    node = int(next(i for i in np.argsort(-tree.count).tolist()
+                    if tree.depth[i] >= 1 and flame.lay.w[i] * flame.width() > 20))  # fmt: skip
+    qtbot.mouseClick(flame, Qt.MouseButton.LeftButton, pos=flame.frame_rect(node).center().toPoint())
+    rows = tree.slice_rows(node)
+    assert len(rows) > 1 and _outlined(tl) == set(rows.tolist())
+    first = int(rows[np.argmin(model.slices.ts[rows])])
+    assert tl.selected_row == first  # the earliest selected, in view
+    tl.repaint()
+    tl.grab()
+    lane = next(lane for lane in tl.lanes() if lane.key == ("thread", int(model.slices.thread[first])))
+    assert lane.item.last_matches > 0  # drawn as outlines (as search matches are)
+    # with a search, both show; a new scope takes the frame's outlines away, the search's stay
+    tl.search_box.setText("render")
+    searched = set(tl.matches.tolist())
+    assert searched and _outlined(tl) == searched | set(rows.tolist())
+    panel.scope.setCurrentIndex(1)
+    assert _outlined(tl) == searched
+    tl.search_box.clear()
+    assert _outlined(tl) == set()
+
+
+def test_analyse_thread_and_process_from_the_track_menu(tab, qtbot):
+    panel, tl, model = tab.analysis, tab.timeline, tab.model
+    tab.bottom.setCurrentWidget(tab.details)
+    track = model.tracks[-1]
+    y = tl.lane_y(("thread", track.thread))
+    menu = tl.track_menu(y + 0.5)
+    actions = {a.text(): a for a in menu.actions()}
+    assert {"Analyse thread", "Analyse process"} <= set(actions)
+    actions["Analyse thread"].trigger()
+    assert tab.bottom.currentWidget() is panel
+    assert panel.scope.currentData() == ("thread", track.thread)
+    qtbot.waitUntil(lambda: panel.result is not None and panel.result.area.threads == (track.thread,), timeout=10000)
+    area = Area(threads=(track.thread,))
+    assert tree_dict(panel.flame.tree, model) == tree_dict(top_down(model, area), model)
+    # the process: from its header row
+    pid = track.pid
+    header = next(y for y, what in tl.headers if what == pid)
+    menu = tl.track_menu(header + 0.1)
+    actions = {a.text(): a for a in menu.actions()}
+    assert "Analyse process" in actions and "Analyse thread" not in actions
+    actions["Analyse process"].trigger()
+    assert panel.scope.currentData() == ("process", pid)
+    threads = tuple(t.thread for g in model.processes if g.pid == pid for t in g.tracks)
+    qtbot.waitUntil(lambda: panel.result is not None and panel.result.area.threads == threads, timeout=10000)
+    assert panel.result.stats.records() == name_stats(model, Area(threads=threads)).records()
