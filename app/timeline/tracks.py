@@ -18,6 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsObject
 
+from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, counter_row
 from fxscope.core.trace.model import ThreadTrack, TraceModel
 
@@ -39,7 +40,6 @@ _LABEL_PEN = QPen(QColor("#ffffff"))
 _WAKEUP_BRUSH = QBrush(QColor("#1b1b1b"))
 _MATCH_PEN = QPen(QColor("#f5b400"), 2.0)  # search matches: an amber outline (a selection is near-black)
 _MATCH_PEN.setCosmetic(True)
-ROW_HEIGHT = 1.0  # view units per depth row
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
 
 
