@@ -11,7 +11,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 
 from fxscope.app.theme import Theme
-from fxscope.app.timeline.tracks import GuardedPaint
+from fxscope.app.timeline.lane_item import GuardedPaint
 from fxscope.core.timeline.layout import PROCESS_HEADER_ROWS
 from fxscope.core.trace.model import TraceModel
 

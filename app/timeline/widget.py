@@ -22,19 +22,16 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QKeyEvent, QKeySe
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QMenu, QScrollBar, QVBoxLayout, QWidget
 
 from fxscope.app.theme import LIGHT, Theme
+from fxscope.app.timeline.async_track import AsyncTrackItem
+from fxscope.app.timeline.counter_track import CounterTrackItem
+from fxscope.app.timeline.marker_track import MarkerTrackItem
 from fxscope.app.timeline.measure import MeasureMarks
 from fxscope.app.timeline.overlays import FlowArrowsItem, PinnedBackdropItem, TimeGridItem, WakeupItem
 from fxscope.app.timeline.overview import OverviewStrip
+from fxscope.app.timeline.sched_tracks import CpuTrackItem, StateTrackItem
 from fxscope.app.timeline.search_bar import SearchBar
-from fxscope.app.timeline.tracks import (
-    AsyncTrackItem,
-    CounterTrackItem,
-    CpuTrackItem,
-    GroupSummaryItem,
-    MarkerTrackItem,
-    SliceTrackItem,
-    StateTrackItem,
-)
+from fxscope.app.timeline.slice_track import SliceTrackItem
+from fxscope.app.timeline.summary_track import GroupSummaryItem
 from fxscope.app.timeline.viewbox import TimelineViewBox
 from fxscope.core.timeline import view_state
 from fxscope.core.timeline.layout import (  # noqa: F401 - CPU_GROUP, GLOBAL_GROUP: read from here by tests
