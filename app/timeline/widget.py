@@ -9,8 +9,11 @@ it stays too (sticky); a track filter and collapse/expand all keep hundreds of t
 This class puts the parts together and keeps Qt in step with them: which tracks there are and where they
 go is :mod:`fxscope.core.timeline.track_order` and :mod:`fxscope.core.timeline.layout`, what is selected,
 measured or searched is :mod:`fxscope.core.timeline.view_state`, hover text is
-:func:`fxscope.core.trace.details.describe`; the search bar, overview strip, measure marks, view box and
-overlay items are modules of their own here.
+:func:`fxscope.core.trace.details.describe`; the search bar, overview strip, measure marks, view box,
+overlay items, track items and their selection and match marks are modules of their own here. What is
+left (~800 lines) is one job: keeping the Qt view (the view box's range, the items' y and visibility, the
+axis names, the scrollbar, the overview window) in step with that state, and turning keys and clicks into
+changes of it; its methods are the timeline's public API (lanes, reveal, locate, select_area, pin...).
 """
 
 from __future__ import annotations
@@ -22,19 +25,19 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QKeyEvent, QKeySe
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QMenu, QScrollBar, QVBoxLayout, QWidget
 
 from fxscope.app.theme import LIGHT, Theme
-from fxscope.app.timeline.async_track import AsyncTrackItem
 from fxscope.app.timeline.counter_track import CounterTrackItem
 from fxscope.app.timeline.marker_track import MarkerTrackItem
 from fxscope.app.timeline.measure import MeasureMarks
 from fxscope.app.timeline.overlays import FlowArrowsItem, PinnedBackdropItem, TimeGridItem, WakeupItem
 from fxscope.app.timeline.overview import OverviewStrip
-from fxscope.app.timeline.sched_tracks import CpuTrackItem, StateTrackItem
 from fxscope.app.timeline.search_bar import SearchBar
 from fxscope.app.timeline.slice_track import SliceTrackItem
 from fxscope.app.timeline.summary_track import GroupSummaryItem
+from fxscope.app.timeline.track_marks import mark_matches, mark_selected
+from fxscope.app.timeline.tracks import make_item
 from fxscope.app.timeline.viewbox import TimelineViewBox
 from fxscope.core.timeline import view_state
-from fxscope.core.timeline.layout import (  # noqa: F401 - CPU_GROUP, GLOBAL_GROUP: read from here by tests
+from fxscope.core.timeline.layout import (
     CPU_GROUP,
     GLOBAL_GROUP,
     LANE_GAP,
@@ -44,9 +47,9 @@ from fxscope.core.timeline.layout import (  # noqa: F401 - CPU_GROUP, GLOBAL_GRO
     Lane,
     TrackLayout,
 )
-from fxscope.core.timeline.track_order import async_track_name, build_groups, thread_tracks  # noqa: F401
+from fxscope.core.timeline.track_order import build_groups, thread_tracks
 from fxscope.core.timeline.view_state import AREA_KINDS, SearchState, ViewState
-from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, describe
+from fxscope.core.trace.details import describe
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.units import format_duration_ns
 
@@ -54,29 +57,6 @@ __all__ = ["CPU_GROUP", "GLOBAL_GROUP", "LANE_GAP", "PROCESS_HEADER_ROWS", "Grou
 
 ZOOM_STEP = 0.8
 PAN_STEP = 0.2
-
-
-def make_item(model: TraceModel, lane: Lane):
-    """The graphics item that draws ``lane`` (its kind is its key's first element)."""
-    kind = lane.key[0]
-    if kind == "thread":
-        return SliceTrackItem(model, lane.source, 0.0)
-    if kind == "state":
-        return StateTrackItem(model, lane.source, 0.0)
-    if kind == "counter":
-        return CounterTrackItem(model, lane.source, 0.0)
-    if kind == "async":
-        pid, n_lanes = lane.source
-        return AsyncTrackItem(model, model.async_spans, pid, n_lanes, 0.0)
-    if kind == "cpu":
-        return CpuTrackItem(model, lane.source, 0.0)
-    if kind == "instants":
-        rows = lane.source
-        return MarkerTrackItem(model, model.instants.ts[rows], 0.0, "#222222", kind="instant", rows=rows)
-    if kind == "logs":
-        rows = lane.source
-        return MarkerTrackItem(model, model.logs.ts[rows], 0.0, "#8a5300", kind="log", rows=rows)
-    raise ValueError(f"no track item for lane {lane.key!r}")
 
 
 class TimelineWidget(QWidget):
@@ -440,24 +420,7 @@ class TimelineWidget(QWidget):
 
     def _show_matches(self) -> None:
         """Matches outlined on the tracks (a mask over each kind's table) and as ticks on the overview."""
-        m = self.model
-        masks = {}
-        for kind, size in (("slice", len(m.slices)), ("async", len(m.async_spans.start)),
-                           ("instant", len(m.instants)), ("log", len(m.logs))):  # fmt: skip
-            rows = self.hits.rows_of(kind)
-            if len(rows):
-                mask = np.zeros(size, bool)
-                mask[rows] = True
-                masks[kind] = mask
-        counters = {int(r) >> COUNTER_SAMPLE_BITS for r in self.hits.rows_of("counter").tolist()}
-        for lane in self.lanes():
-            item = lane.item
-            item.match_mask = masks.get(getattr(item, "kind", ""))
-            if hasattr(item, "instant_match_mask"):
-                item.instant_match_mask = masks.get("instant")
-            if isinstance(item, CounterTrackItem):
-                item.matched = item.index in counters
-            item.update()
+        mark_matches(self.lanes(), self.model, self.hits)
         self.overview.show_matches(self.hits.ts)
 
     def search_step(self, direction: int) -> int:
@@ -709,22 +672,7 @@ class TimelineWidget(QWidget):
         """Select a row of one kind ("slice", "async", "cpu", "state", "instant", "log"); ("", -1) clears.
         Emits ``itemSelected`` and, for thread slices (or a cleared selection), ``sliceSelected``."""
         self.state.select(kind, row)
-        instant = row if kind == "instant" else -1
-        for lane in self.lanes():
-            item = lane.item
-            new = row if getattr(item, "kind", "") == kind else -1
-            changed = getattr(item, "selected_row", -1) != new or new >= 0
-            if hasattr(item, "selected_row"):
-                item.selected_row = new
-            if hasattr(item, "selected_instant"):  # a thread's instants are drawn on its slice track
-                changed |= item.selected_instant != instant or instant >= 0
-                item.selected_instant = instant
-            if hasattr(item, "selected_crash"):  # and its crash reports
-                crash = row if kind == "crash" else -1
-                changed |= item.selected_crash != crash or crash >= 0
-                item.selected_crash = crash
-            if changed:
-                item.update()
+        mark_selected(self.lanes(), kind, row)
         self.flow_arrows.show_for(self.selected_row)
         self.wakeup_arrow.show_for(kind, row)
         if kind == "slice" or row < 0:
