@@ -161,11 +161,11 @@ class AnalysisPanel(QWidget):
 
     def recompute(self) -> None:
         """Start the analysis of the current scope (when the panel is shown; else when it next is)."""
+        self.slicesHighlighted.emit(np.zeros(0, np.int64))  # the old frame's slices are no longer shown
         if not self.isVisible():
             self.pending = True
             return
         self.pending = False
-        self.slicesHighlighted.emit(np.zeros(0, np.int64))  # the old frame's slices are no longer shown
         self.status.setText("Computing…")
         self.runner.request(self.area())
 

@@ -170,6 +170,7 @@ def test_frame_click_outlines_its_slices_on_the_timeline(tab, qtbot):
     assert len(rows) > 1 and _outlined(tl) == set(rows.tolist())
     first = int(rows[np.argmin(model.slices.ts[rows])])
     assert tl.selected_row == first  # the earliest selected, in view
+    assert tab.bottom.currentWidget() is panel  # (not the details: the frame's slices stay listed)
     tl.repaint()
     tl.grab()
     lane = next(lane for lane in tl.lanes() if lane.key == ("thread", int(model.slices.thread[first])))
