@@ -231,7 +231,7 @@ class QueryPanel(QWidget):
         self._debug_count += 1
         title = f"{self._debug_count}: {' '.join(self._sql_of_result.split())}"
         try:
-            track = debug_track(self.results.table, title[:80], self.model.end_ns)
+            track = debug_track(self.results.table, title[:80], self.model.start_ns, self.model.end_ns)
         except DebugTrackError as exc:
             self.status.setText(f"Not a debug track: {exc}")
             return

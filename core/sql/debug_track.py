@@ -12,8 +12,9 @@ module turns the result's Arrow columns into the arrays the timeline's slice and
   :class:`~fxscope.core.trace.counters.CounterSet`, so its per-pixel summary is the model's own.
 
 Rows whose ``ts`` (or ``dur``, ``value``) is NULL are left out and counted. A negative ``dur`` is Perfetto's
-"did not end": the box reaches to the end of the trace. Every box keeps its row in the result
-(``source_row``), so that a selected box shows the whole row.
+"did not end": the box reaches to the end of the trace. The timeline has no time before the trace's start:
+a box or sample from before it starts there (a sample before it is the value in force at the start). Every
+box keeps its row in the result (``source_row``), so that a selected box shows the whole row.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import pyarrow.compute as pc
 
 from fxscope.core.trace.async_spans import assign_lanes
 from fxscope.core.trace.counters import CounterSeries, CounterSet
-from fxscope.core.trace.lane_boxes import lane_boxes
+from fxscope.core.trace.lane_boxes import covering, lane_boxes
 from fxscope.core.trace.lod import SlicePyramid
 from fxscope.core.trace.sorting import lexsort
 
@@ -100,11 +101,7 @@ class DebugSlices:
         """The row whose box in ``lane`` covers ``t`` (a zero-length box: its nanosecond), or -1."""
         if not 0 <= lane < len(self.lane_ranges):
             return -1
-        lo, hi = self.lane_ranges[lane]
-        i = lo + int(np.searchsorted(self.start[lo:hi], t, side="right")) - 1
-        if i < lo:
-            return -1
-        return i if t < max(int(self.end[i]), int(self.start[i]) + 1) else -1
+        return covering(self.start, self.end, *self.lane_ranges[lane], t)
 
     def label(self, name_id: int) -> str:
         return self.labels[name_id].as_py() if 0 <= name_id < len(self.labels) else "?"
@@ -200,16 +197,18 @@ def _labels(table: pa.Table, title: str, rows: np.ndarray) -> tuple[np.ndarray, 
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), encoded.dictionary
 
 
-def debug_slices(table: pa.Table, title: str, end_ns: int) -> DebugSlices:
-    """The rows of ``table`` (columns ``ts``, ``dur``, optional ``name``) as boxes; a negative ``dur`` runs
-    to ``end_ns`` (the trace's end)."""
+def debug_slices(table: pa.Table, title: str, start_ns: int, end_ns: int) -> DebugSlices:
+    """The rows of ``table`` (columns ``ts``, ``dur``, optional ``name``) as boxes within the trace that
+    spans ``start_ns .. end_ns`` (a negative ``dur`` runs to its end; a box ending before its start is left
+    out with the NULLs)."""
     ts, ts_ok = _numbers(table, "ts", pa.int64())
     dur, dur_ok = _numbers(table, "dur", pa.int64())
-    keep = np.flatnonzero(ts_ok & dur_ok)
-    start, dur = ts[keep], dur[keep]
+    start, dur = ts, dur
     # a duration past int64 is cut at its end (a corrupt or computed value must not wrap around)
     room = _I64_MAX - np.maximum(start, 0)
-    end = np.where(dur < 0, np.maximum(start, end_ns), start + np.minimum(dur, room))
+    end = np.where(dur < 0, np.maximum(start, end_ns), start + np.minimum(np.maximum(dur, 0), room))
+    keep = np.flatnonzero(ts_ok & dur_ok & ((end > start_ns) | (start >= start_ns)))
+    start, end = np.maximum(start[keep], start_ns), end[keep]
     # lanes by first fit in start order (longest first on ties): an enclosing span gets the lower lane
     order = lexsort((start - end, start))
     lane = np.empty(len(order), np.int32)
@@ -227,22 +226,24 @@ def debug_slices(table: pa.Table, title: str, end_ns: int) -> DebugSlices:
                        dropped=len(ts) - len(keep))  # fmt: skip
 
 
-def debug_counter(table: pa.Table, title: str) -> DebugCounter:
-    """The rows of ``table`` (columns ``ts`` and ``value``) as one counter series."""
+def debug_counter(table: pa.Table, title: str, start_ns: int) -> DebugCounter:
+    """The rows of ``table`` (columns ``ts`` and ``value``) as one counter series from ``start_ns`` (the
+    trace's start) on."""
     ts, ts_ok = _numbers(table, "ts", pa.int64())
     value, value_ok = _numbers(table, "value", pa.float64())
     keep = np.flatnonzero(ts_ok & value_ok)
     order = keep[np.argsort(ts[keep], kind="stable")]
-    series = CounterSeries(pid=0, name=title, counter_id=0, arg_name="value", ts=ts[order], value=value[order],
-                           event=order.astype(np.int32))  # fmt: skip
+    series = CounterSeries(pid=0, name=title, counter_id=0, arg_name="value", ts=np.maximum(ts[order], start_ns),
+                           value=value[order], event=order.astype(np.int32))  # fmt: skip
     return DebugCounter(title, CounterSet([series]), table, dropped=len(ts) - len(keep))
 
 
-def debug_track(table: pa.Table, title: str, end_ns: int) -> DebugSlices | DebugCounter:
-    """The track a result makes (:func:`debug_track_kind`); :class:`DebugTrackError` when it makes none."""
+def debug_track(table: pa.Table, title: str, start_ns: int, end_ns: int) -> DebugSlices | DebugCounter:
+    """The track a result makes (:func:`debug_track_kind`) on a trace spanning ``start_ns .. end_ns``;
+    :class:`DebugTrackError` when it makes none."""
     kind = debug_track_kind(table.column_names)
     if kind == SLICES:
-        return debug_slices(table, title, end_ns)
+        return debug_slices(table, title, start_ns, end_ns)
     if kind == COUNTER:
-        return debug_counter(table, title)
+        return debug_counter(table, title, start_ns)
     raise DebugTrackError("a debug track needs columns ts and dur (slices) or ts and value (a counter)")

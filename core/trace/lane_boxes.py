@@ -15,6 +15,15 @@ import numpy as np
 from fxscope.core.trace.lod import SlicePyramid
 
 
+def covering(start: np.ndarray, end: np.ndarray, lo: int, hi: int, t: int) -> int:
+    """Row in ``lo:hi`` (sorted by start, not overlapping) whose [start, end) holds ``t``, or -1; a
+    zero-length box counts as 1 ns so that it can be clicked."""
+    i = lo + int(np.searchsorted(start[lo:hi], t, side="right")) - 1
+    if i < lo:
+        return -1
+    return i if t < max(int(end[i]), int(start[i]) + 1) else -1
+
+
 def lane_boxes(
     pyramid: SlicePyramid,
     lane_base: int,

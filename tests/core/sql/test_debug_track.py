@@ -42,7 +42,7 @@ def test_one_threads_slices_become_its_depths(demo) -> None:
     model, sql = demo
     track = max(model.tracks, key=lambda t: (t.hi - t.lo, t.max_depth))
     result = sql.query(f"SELECT id, ts, dur, name, depth FROM slice WHERE utid = {track.thread}")
-    t = debug_track(result, "q1", model.end_ns)
+    t = debug_track(result, "q1", model.start_ns, model.end_ns)
     assert t.kind == SLICES and len(t) == result.num_rows == track.hi - track.lo and t.dropped == 0
     depth = result.column("depth").to_numpy()[t.source_row]
     assert t.lanes == track.max_depth + 1 and np.array_equal(t.lane, depth)
@@ -69,17 +69,21 @@ def test_one_threads_slices_become_its_depths(demo) -> None:
 def test_overlapping_results_get_lanes_and_open_ends(demo) -> None:
     model, sql = demo
     result = sql.query("SELECT ts, dur FROM thread_state ORDER BY dur DESC LIMIT 200")
-    t = debug_track(result, "states", model.end_ns)
+    t = debug_track(result, "states", model.start_ns, model.end_ns)
     assert t.labels.to_pylist() == ["states"] and (t.name == 0).all()
     for lo, hi in t.lane_ranges:  # boxes of a lane never overlap
         assert (t.start[lo + 1 : hi] >= t.end[lo : hi - 1]).all()
     assert t.lanes > 1  # states of different threads overlap
-    table = pa.table({"ts": pa.array([10, 20, None, 30], pa.int64()), "dur": pa.array([5, -1, 3, None], pa.int64()),
-                      "name": pa.array(["a", None, "c", "d"])})  # fmt: skip
-    t = debug_track(table, "x", 1000)
-    assert len(t) == 2 and t.dropped == 2
-    assert sorted(zip(t.start.tolist(), t.end.tolist(), strict=True)) == [(10, 15), (20, 1000)]
-    assert sorted(t.label(int(i)) for i in t.name) == ["NULL", "a"]
+    table = pa.table({"ts": pa.array([10, 20, None, 30, 1, 2], pa.int64()),
+                      "dur": pa.array([5, -1, 3, None, 8, 3], pa.int64()),
+                      "name": pa.array(["a", None, "c", "d", "e", "f"])})  # fmt: skip
+    t = debug_track(table, "x", 5, 1000)  # (a trace from 5 to 1000 ns)
+    assert len(t) == 3 and t.dropped == 3  # NULLs, and a box over before the trace began
+    assert sorted(zip(t.start.tolist(), t.end.tolist(), strict=True)) == [(5, 9), (10, 15), (20, 1000)]
+    assert sorted(t.label(int(i)) for i in t.name) == ["NULL", "a", "e"]
+    # a counter sample from before the trace is the value in force at its start
+    c = debug_track(pa.table({"ts": [1, 3, 7], "value": [1.0, 2.0, 3.0]}), "c", 5, 1000)
+    assert c.series.ts.tolist() == [5, 5, 7] and c.counters.lod(0, 5, 6, 1.0)[1].tolist() == [2.0]
 
 
 def test_counter_result_is_the_models_series(demo) -> None:
@@ -88,7 +92,7 @@ def test_counter_result_is_the_models_series(demo) -> None:
     i = max(range(len(model.counters.series)), key=lambda k: len(model.counters.series[k]))
     mine = model.counters.series[i]
     result = sql.query(f"SELECT ts, value FROM counter WHERE track_id = {base + i} ORDER BY ts DESC")
-    t = debug_track(result, "c", model.end_ns)
+    t = debug_track(result, "c", model.start_ns, model.end_ns)
     assert t.kind == COUNTER and len(t) == len(mine)
     assert np.array_equal(t.series.ts, mine.ts) and np.allclose(t.series.value, mine.value)
     px = (model.end_ns - model.start_ns) / 500
@@ -99,15 +103,15 @@ def test_counter_result_is_the_models_series(demo) -> None:
 def test_results_that_make_no_track(demo) -> None:
     model, sql = demo
     with pytest.raises(DebugTrackError, match="ts and dur"):
-        debug_track(sql.query("SELECT name FROM thread"), "x", model.end_ns)
+        debug_track(sql.query("SELECT name FROM thread"), "x", model.start_ns, model.end_ns)
     with pytest.raises(DebugTrackError, match="column ts is string"):
-        debug_track(sql.query("SELECT name AS ts, 1 AS dur FROM thread"), "x", model.end_ns)
+        debug_track(sql.query("SELECT name AS ts, 1 AS dur FROM thread"), "x", model.start_ns, model.end_ns)
     with pytest.raises(DebugTrackError, match="column ts"):  # a HUGEINT past int64
-        debug_track(sql.query("SELECT 1::HUGEINT << 80 AS ts, 1 AS value"), "x", model.end_ns)
+        debug_track(sql.query("SELECT 1::HUGEINT << 80 AS ts, 1 AS value"), "x", model.start_ns, model.end_ns)
     # computed columns: decimals from sum(), fractional ts, an empty result
-    t = debug_track(sql.query("SELECT sum(dur) AS ts, 2.5 AS dur FROM slice"), "x", model.end_ns)
+    t = debug_track(sql.query("SELECT sum(dur) AS ts, 2.5 AS dur FROM slice"), "x", 0, model.end_ns)
     assert len(t) == 1 and int(t.end[0] - t.start[0]) == 2
-    assert len(debug_track(sql.query("SELECT ts, dur FROM slice WHERE false"), "x", model.end_ns)) == 0
+    assert len(debug_track(sql.query("SELECT ts, dur FROM slice WHERE false"), "x", model.start_ns, model.end_ns)) == 0
     # floats that are no time (NaN, past int64) are left out like NULLs
-    t = debug_track(pa.table({"ts": [1.9, float("nan"), 1e30], "dur": [1.0, 1.0, 1.0]}), "x", model.end_ns)
+    t = debug_track(pa.table({"ts": [1.9, float("nan"), 1e30], "dur": [1.0, 1.0, 1.0]}), "x", 0, model.end_ns)
     assert t.start.tolist() == [1] and t.dropped == 2
