@@ -153,6 +153,15 @@ def test_counts_equal_info_and_model(testdata, source: str) -> None:
     assert _scalar(sql, "SELECT count(*) FROM kernel_object") == sum(
         v for k, v in info["records"].items() if k.startswith("kernel_object")
     )
+    # every thread and process the reader knows (info counts those that events name); async spans, flows
+    # and scheduling as the model has them
+    assert _scalar(sql, "SELECT count(*) FROM thread") == len(cols.threads_tid) >= info["threads"]
+    assert _scalar(sql, "SELECT count(*) FROM process") == len(np.unique(cols.threads_pid)) >= info["processes"]
+    spans = _scalar(sql, "SELECT count(*) FROM slice WHERE utid IS NULL")
+    assert spans == len(model.async_spans) >= ev["async_begin"]
+    assert _scalar(sql, "SELECT count(*) FROM flow") == len(model.flows.src_slice)
+    assert _scalar(sql, "SELECT count(*) FROM sched") == len(model.sched.cpu_slices)
+    assert _scalar(sql, "SELECT count(*) FROM thread_state") == len(model.sched.thread_states)
     for table in PUBLIC_TABLES:  # every table answers, also on the smallest traces
         assert _scalar(sql, f"SELECT count(*) FROM {table}") >= 0
 
