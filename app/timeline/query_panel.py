@@ -79,10 +79,13 @@ class ArrowTableModel(QAbstractTableModel):
 
 
 class _Runner(QObject):
-    """Runs one query on a worker thread and reports back through queued signals."""
+    """Runs one query (or builds one debug track) on a worker thread and reports back through queued
+    signals."""
 
     finished = Signal(object, float)  # pa.Table, seconds
     failed = Signal(str)
+    track_built = Signal(object)  # DebugSlices or DebugCounter
+    track_failed = Signal(str)
 
 
 class QueryPanel(QWidget):
@@ -148,6 +151,9 @@ class QueryPanel(QWidget):
         self._runner = _Runner()
         self._runner.finished.connect(self._finished)
         self._runner.failed.connect(self._failed)
+        self._runner.track_built.connect(self._track_built)
+        self._runner.track_failed.connect(self._track_failed)
+        self._track_thread: threading.Thread | None = None
 
     @property
     def engine(self):
@@ -225,19 +231,45 @@ class QueryPanel(QWidget):
         self.debug_button.setEnabled(False)
         self.status.setText(f"Error: {message}")
 
+    @property
+    def building(self) -> bool:
+        """Whether a debug track is being built."""
+        return self._track_thread is not None and self._track_thread.is_alive()
+
     def add_debug_track(self) -> None:
-        """The current result as a debug track (``debugTrackRequested``), named after its query; a result
-        that makes none says why in the status line."""
-        self._debug_count += 1
-        title = f"{self._debug_count}: {' '.join(self._sql_of_result.split())}"
-        try:
-            track = debug_track(self.results.table, title[:80], self.model.start_ns, self.model.end_ns)
-        except DebugTrackError as exc:
-            self.status.setText(f"Not a debug track: {exc}")
+        """The current result as a debug track (``debugTrackRequested``), named after its query, built on a
+        worker thread (laying out millions of overlapping rows takes seconds); a result that makes none says
+        why in the status line."""
+        if self.building:
             return
+        self._debug_count += 1
+        title = f"{self._debug_count}: {' '.join(self._sql_of_result.split())}"[:80]
+        table, runner, start, end = self.results.table, self._runner, self.model.start_ns, self.model.end_ns
+        self.debug_button.setEnabled(False)
+        self.status.setText(f"Building the debug track of {table.num_rows} rows...")
+
+        def work() -> None:
+            try:
+                track = debug_track(table, title, start, end)
+            except DebugTrackError as exc:
+                runner.track_failed.emit(str(exc))
+            except Exception as exc:  # noqa: BLE001 - a result the track cannot take must not kill the window
+                runner.track_failed.emit(f"{type(exc).__name__}: {exc}")
+            else:
+                runner.track_built.emit(track)
+
+        self._track_thread = threading.Thread(target=work, name="fxscope-debug-track", daemon=True)
+        self._track_thread.start()
+
+    def _track_built(self, track) -> None:
+        self.debug_button.setEnabled(not self.running)
         dropped = f" ({track.dropped} rows without ts or {'dur' if track.kind == SLICES else 'value'} left out)"
         self.status.setText(f"Debug track added: {len(track)} {track.kind}" + (dropped if track.dropped else ""))
         self.debugTrackRequested.emit(track)
+
+    def _track_failed(self, message: str) -> None:
+        self.debug_button.setEnabled(not self.running)
+        self.status.setText(f"Not a debug track: {message}")
 
     # ------------------------------------------------------------------ to the timeline
     def show_row(self, row: int) -> None:

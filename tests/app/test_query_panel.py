@@ -103,11 +103,16 @@ def test_query_result_added_as_debug_track(qtbot, trace_tab, model, tmp_path) ->
     assert not panel.debug_button.isEnabled()
     _run(qtbot, panel, "SELECT name FROM thread")
     assert not panel.debug_button.isEnabled()  # no ts and dur: nothing to draw
+    _run(qtbot, panel, "SELECT name AS ts, 1 AS dur FROM thread")
+    panel.add_debug_track()  # (built off the UI thread; a text ts is refused there)
+    qtbot.waitUntil(lambda: panel.status.text().startswith("Not a debug track: column ts is string"), timeout=10_000)
+    assert not timeline.debug_tracks.tracks and panel.debug_button.isEnabled()
     _run(qtbot, panel, f"SELECT id, ts, dur, name FROM slice WHERE utid = {thread.thread} ORDER BY ts")
     assert panel.debug_button.isEnabled()
     with qtbot.waitSignal(panel.debugTrackRequested, timeout=5_000):
         qtbot.mouseClick(panel.debug_button, Qt.MouseButton.LeftButton)
     assert panel.status.text().startswith(f"Debug track added: {panel.results.rowCount()} slices")
+    assert panel.debug_button.isEnabled() and not panel.building
     lane = timeline.layout_state.lane(("debug", 1))
     item, track = lane.item, lane.source
     assert isinstance(item, DebugSliceTrackItem) and timeline.groups[0].pid == DEBUG_GROUP
@@ -138,7 +143,8 @@ def test_query_result_added_as_debug_track(qtbot, trace_tab, model, tmp_path) ->
     # a counter result: a counter track under the first, its samples selectable
     base = int(panel.engine.query("SELECT min(id) FROM counter_track").column(0)[0].as_py())
     _run(qtbot, panel, f"SELECT ts, value FROM counter WHERE track_id = {base}")
-    panel.add_debug_track()
+    with qtbot.waitSignal(panel.debugTrackRequested, timeout=10_000):
+        panel.add_debug_track()
     counter = timeline.layout_state.lane(("debug", 2))
     assert isinstance(counter.item, DebugCounterTrackItem) and timeline.groups[0].lanes == [lane, counter]
     sample_ts = int(counter.source.series.ts[1])
