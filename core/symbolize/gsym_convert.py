@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass, field
 
 from fxscope.core.atomic_file import write_atomic
-from fxscope.formats.dwarf.functions import DwarfFunction, DwarfModel, read_dwarf
+from fxscope.formats.dwarf.functions import read_dwarf
+from fxscope.formats.dwarf.model import DwarfFunction, DwarfModel
 from fxscope.formats.elf.reader import read_elf
 from fxscope.formats.errors import FormatError
 from fxscope.formats.gc_pause import paused_gc
