@@ -68,7 +68,7 @@ def _run_dump(args: argparse.Namespace) -> int:
 
 
 def _run_convert(args: argparse.Namespace) -> int:
-    from fxscope.core.symbolize.gsym_convert import convert_elf_to_gsym
+    from fxscope.core.symbols.gsym_convert import convert_elf_to_gsym
 
     report = convert_elf_to_gsym(args.elf, args.output)
     for line in report.lines():
