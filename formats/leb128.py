@@ -17,9 +17,11 @@ The bound rule, one for all formats: **a LEB128 holds a 64-bit value in at most 
 Errors are :class:`LebDecodeError` (a :class:`FormatError`): :class:`LebTruncatedError` or
 :class:`LebTooBigError`; each format catches them and raises its own error type with its own wording.
 
-Hot loops (the DWARF and GSYM decoders, the vectorized symbfile reader) inline their own copy; each copy
-says so with a comment pointing here, and ``tests/formats/test_leb128.py`` checks that every copy agrees
-with this module (hypothesis: 10-byte values, overlong encodings, truncation, random bytes).
+Hot loops take :func:`uleb_unbounded`/:func:`sleb_unbounded` (the same rule without the end bound and its
+check per byte: the data's end is an IndexError; the DWARF decoder's DIE walk and GSYM's inline trees), or
+inline their own copy (GSYM's line-table opcode loop, the vectorized symbfile reader), with a comment
+pointing here. ``tests/formats/test_leb128.py`` checks that every one agrees with :func:`decode_uleb` and
+:func:`decode_sleb` (hypothesis: 10-byte values, overlong encodings, truncation, random bytes).
 
 The encoders take values derived from input files (a corrupt line program can drive a line number
 negative), so they check their range too: a negative value never shifts down to 0 and would loop forever.
@@ -88,6 +90,47 @@ def _decode(data, pos: int, end: int, signed: bool) -> tuple[int, int]:
     elif value >= _UMAX:
         raise LebTooBigError(f"{what} value does not fit in {MAX_BITS} bits", offset=pos)
     return value, at
+
+
+def uleb_unbounded(data, pos: int) -> tuple[int, int]:
+    """:func:`decode_uleb` for hot loops over plain bytes: bounded by the data only, where running off the end
+    raises IndexError (the caller's "truncated"); too big is :class:`LebTooBigError`."""
+    byte = data[pos]
+    if byte < 0x80:
+        return byte, pos + 1
+    value = byte & 0x7F
+    shift = 7
+    while True:
+        pos += 1
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            if shift == 63 and byte > 1:  # the 10th byte holds bit 63 only
+                raise LebTooBigError(f"ULEB128 value does not fit in {MAX_BITS} bits", offset=pos - 9)
+            return value, pos + 1
+        shift += 7
+        if shift > 63:
+            raise LebTooBigError(f"ULEB128 longer than {MAX_BYTES} bytes", offset=pos - 9)
+
+
+def sleb_unbounded(data, pos: int) -> tuple[int, int]:
+    """:func:`decode_sleb` as :func:`uleb_unbounded` is :func:`decode_uleb`."""
+    start = pos
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            break
+        if shift > 63:
+            raise LebTooBigError(f"SLEB128 longer than {MAX_BYTES} bytes", offset=start)
+    if byte & 0x40:
+        value -= 1 << shift
+    if shift > 63 and not _SMIN <= value < _SMAX:
+        raise LebTooBigError(f"SLEB128 value does not fit in {MAX_BITS} bits", offset=start)
+    return value, pos
 
 
 def encode_uleb(value: int) -> bytes:

@@ -4,15 +4,18 @@ The constants come from pyelftools' tables (``elftools.dwarf.enums``), the same 
 abbreviation becomes a *plan*: per attribute, whether the model keeps it and how its form is read, plus the
 DIE's fixed size when every form has one, so that a DIE the model does not need is skipped in one addition.
 
-The LEB128 readers are inlined copies of :mod:`fxscope.formats.leb128`'s rule (at most 10 bytes, a value within
-64 bits): they are the DIE walk's hottest calls. ``tests/formats/test_leb128.py`` checks they agree with it.
-Truncation is an IndexError (the section ends), anything else :class:`Unsupported`: either makes
-:func:`~fxscope.formats.dwarf.functions.read_dwarf` take the pyelftools path, with the reason in its warnings.
+LEB128s are read by :func:`fxscope.formats.leb128.uleb_unbounded` and ``sleb_unbounded`` (the DIE walk's hottest
+calls): a truncated one is an IndexError (the section ends), a too big one a ``LebTooBigError``; like
+:class:`Unsupported`, either makes :func:`~fxscope.formats.dwarf.functions.read_dwarf` take the pyelftools
+path, with the reason in its warnings.
 """
 
 from __future__ import annotations
 
 from elftools.dwarf.enums import ENUM_DW_AT, ENUM_DW_FORM, ENUM_DW_TAG
+
+from fxscope.formats.leb128 import sleb_unbounded as sleb
+from fxscope.formats.leb128 import uleb_unbounded as uleb
 
 
 class Unsupported(Exception):
@@ -122,47 +125,6 @@ def form_reader(form: int, addr_size: int, off_size: int, version: int) -> int:
     if variable is None:
         raise Unsupported(f"DWARF form 0x{form:x}")
     return variable
-
-
-# LEB128: inlined copies of fxscope.formats.leb128's rule (see the module docstring)
-def uleb(data, pos: int) -> tuple[int, int]:
-    byte = data[pos]
-    if byte < 0x80:
-        return byte, pos + 1
-    value = byte & 0x7F
-    shift = 7
-    while True:
-        pos += 1
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            if shift == 63 and byte > 1:  # the 10th byte holds bit 63 only
-                raise Unsupported("ULEB128 value does not fit in 64 bits")
-            return value, pos + 1
-        shift += 7
-        if shift > 63:
-            raise Unsupported("ULEB128 longer than 10 bytes")
-
-
-def sleb(data, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            break
-        if shift > 63:
-            raise Unsupported("SLEB128 longer than 10 bytes")
-    if byte & 0x40:
-        value -= 1 << shift
-    if shift > 63 and not _INT64_MIN <= value < _INT64_END:
-        raise Unsupported("SLEB128 value does not fit in 64 bits")
-    return value, pos
-
-
-_INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
 
 
 def initial_length(data: bytes, pos: int) -> tuple[int, int, int]:

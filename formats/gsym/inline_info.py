@@ -2,8 +2,7 @@
 string-table offsets and file indexes; the reader resolves them when a lookup needs them).
 
 Two decoders give the same tree: an unchecked one over plain bytes (the hot path of batch lookups; its
-LEB128 reader is an inlined copy of :mod:`fxscope.formats.leb128`'s rule, checked against it by
-``tests/formats/test_leb128.py``), and a checked one through :class:`Cursor` that runs when the first meets
+LEB128 reader is :func:`fxscope.formats.leb128.uleb_unbounded`), and a checked one through :class:`Cursor` that runs when the first meets
 anything irregular, so that malformed data gets LLVM's error message.
 """
 
@@ -13,6 +12,8 @@ from dataclasses import dataclass
 
 from fxscope.formats.gsym.cursor import Cursor
 from fxscope.formats.gsym.errors import GsymLookupError
+from fxscope.formats.leb128 import LebTooBigError
+from fxscope.formats.leb128 import uleb_unbounded as _uleb
 
 #: deeper nesting is corrupt data (and would exhaust Python's stack)
 MAX_INLINE_DEPTH = 512
@@ -36,7 +37,7 @@ def decode_inline_tree(buf: memoryview | bytes, data_off: int, length: int, func
     data = bytes(buf[data_off : data_off + length])
     try:
         return _fast_inline(data, 0, func_start, 0, "little" if byte_order == "<" else "big")[0]
-    except (IndexError, _Irregular):  # malformed: the checked decoder says what is wrong, as LLVM does
+    except (IndexError, _Irregular, LebTooBigError):  # malformed: the checked decoder says what is wrong, as LLVM does
         return _decode_inline(Cursor(buf, data_off, data_off + length, byte_order), func_start, depth=0)
 
 
@@ -76,8 +77,8 @@ class _Irregular(Exception):
 
 
 def _fast_inline(data: bytes, pos: int, base: int, depth: int, order: str) -> tuple[RawInlineNode | None, int]:
-    """:func:`_decode_inline` over plain bytes without per-read checks; IndexError or _Irregular where the data
-    is not well formed (the checked decoder then runs)."""
+    """:func:`_decode_inline` over plain bytes without per-read checks; IndexError, _Irregular or LebTooBigError
+    where the data is not well formed (the checked decoder then runs)."""
     if depth > MAX_INLINE_DEPTH:
         raise _Irregular
     count, pos = _uleb(data, pos)
@@ -109,27 +110,6 @@ def _fast_inline(data: bytes, pos: int, base: int, depth: int, order: str) -> tu
                 break
             children.append(child)
     return RawInlineNode(ranges, name, call_file, call_line, children), pos
-
-
-def _uleb(data: bytes, pos: int) -> tuple[int, int]:
-    """Inlined copy of :func:`fxscope.formats.leb128.decode_uleb` (10 bytes at most, a value within 64 bits):
-    IndexError when truncated, _Irregular when too big."""
-    byte = data[pos]
-    if byte < 0x80:
-        return byte, pos + 1
-    value = byte & 0x7F
-    shift = 7
-    while True:
-        pos += 1
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            if shift == 63 and byte > 1:  # the 10th byte holds bit 63 only
-                raise _Irregular
-            return value, pos + 1
-        shift += 7
-        if shift > 63:
-            raise _Irregular
 
 
 def _normalise(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
