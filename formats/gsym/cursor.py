@@ -14,6 +14,8 @@ from fxscope.formats.leb128 import LebTooBigError, LebTruncatedError, decode_sle
 
 
 class Cursor:
+    """A read position in ``buf`` that may not pass ``end`` (the chunk's end), in the file's byte order."""
+
     def __init__(self, buf: memoryview | bytes, pos: int, end: int, byte_order: str = "<") -> None:
         self.buf = buf
         self.pos = pos

@@ -277,6 +277,7 @@ class GsymReader:
         return decode_line_table(self._buf, data_off, length, func_start, self.byte_order, upto, partial)
 
     def inline_tree(self, data_off: int, length: int, func_start: int) -> RawInlineNode | None:
+        """The InlineInfo chunk at ``data_off`` as stored (None for an empty tree)."""
         return decode_inline_tree(self._buf, data_off, length, func_start, self.byte_order)
 
     # ------------------------------------------------------------------ lookups
