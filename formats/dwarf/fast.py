@@ -9,7 +9,8 @@ produces, DIE for DIE:
 - ``.debug_info`` is walked with per-abbreviation plans (:mod:`~fxscope.formats.dwarf.fast_forms`): a DIE that
   is not a subprogram, inlined subroutine or lexical block is skipped by its precomputed fixed size (or a
   short per-form skip), and its whole subtree through ``DW_AT_sibling`` when it is a type or a call site
-  (their children are members, enumerators, parameters: never code). Only the attributes the model uses are
+  (their children are members, enumerators, parameters: never code), except a class defined inside a
+  function, whose member functions GCC nests in it. Only the attributes the model uses are
   decoded (names through ``.debug_str``/``.debug_str_offsets``/``.debug_line_str``, ``low_pc``/``high_pc``,
   ranges through ``.debug_ranges``/``.debug_rnglists``/``.debug_addr``, call and declaration sites, origin
   references).
@@ -256,7 +257,8 @@ class FastDwarf:
         return ab.tag == TAG_SKELETON or AT_DWO_NAME in attrs or AT_GNU_DWO_NAME in attrs
 
     def walk(self, unit: _Unit) -> list:
-        """The subprogram / inlined / lexical-block DIEs of a unit: (offset, tag, parent index, attrs)."""
+        """The subprogram / inlined / lexical-block DIEs of a unit: (offset, tag, parent index, attrs); the parent
+        index is negative where the DIE's parent is not one of them."""
         data = self.info
         abbrevs = unit.abbrevs
         ab, _, pos = unit.top
@@ -282,7 +284,8 @@ class FastDwarf:
                 continue
             ab = abbrevs[code]
             if ab.kind == 0:
-                if ab.skip_subtree:
+                # the stack's top is -1 outside any subprogram, a node index or -2 inside one
+                if ab.skip_subtree and not (ab.local_class and stack[-1] != -1):
                     at = pos + ab.sib_at
                     target = base + int.from_bytes(data[at:at + ab.sib_size], "little")
                     if target <= pos or target > end:
@@ -292,7 +295,7 @@ class FastDwarf:
                 fixed = ab.fixed
                 pos = pos + fixed if fixed is not None else skip_plan(data, pos, ab.plan)
                 if ab.children:
-                    stack.append(-1)
+                    stack.append(-1 if stack[-1] == -1 else -2)
                 continue
             attrs, pos = read_attrs(data, pos, ab.plan, kept)
             index = len(nodes)

@@ -44,6 +44,9 @@ SKIPPED_SUBTREES = frozenset(_tag(name) for name in (
     "array_type", "class_type", "enumeration_type", "structure_type", "subroutine_type", "union_type",
     "formal_parameter", "variable", "call_site", "GNU_call_site",
 ))
+#: except a class defined inside a function: GCC nests its member functions' code in it (the _Guard of
+#: libstdc++'s basic_string::_M_construct), so those subtrees are walked when inside a subprogram
+LOCAL_CLASS_TAGS = frozenset(_tag(name) for name in ("class_type", "structure_type", "union_type"))
 
 # ---------------------------------------------------------------------------------------------- attributes
 AT_SIBLING = _at("sibling")
@@ -143,7 +146,8 @@ def cstr(data: bytes, pos: int) -> bytes:
 
 
 class Abbrev:
-    __slots__ = ("code", "tag", "children", "kind", "fixed", "plan", "sib_at", "sib_size", "skip_subtree")
+    __slots__ = ("code", "tag", "children", "kind", "fixed", "plan", "sib_at", "sib_size", "skip_subtree",
+                 "local_class")
 
     def __init__(self, code: int, tag: int, children: bool, specs: list[tuple[int, int, int]],
                  addr_size: int, off_size: int, version: int) -> None:
@@ -171,6 +175,7 @@ class Abbrev:
         self.plan = plan
         self.fixed = fixed
         self.skip_subtree = children and self.kind == 0 and tag in SKIPPED_SUBTREES and self.sib_at >= 0
+        self.local_class = tag in LOCAL_CLASS_TAGS
 
 
 def parse_abbrevs(data: bytes, offset: int, addr_size: int, off_size: int, version: int) -> list:
