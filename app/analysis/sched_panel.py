@@ -69,7 +69,7 @@ class SchedPanel(QWidget):
         if self.isVisible():
             self.recompute()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._stale:
             self.recompute()

@@ -35,7 +35,7 @@ class _Job(QRunnable):
         try:
             ar = area_rows(self.model, self.area)
             result = AnalysisResult(self.area, ar, name_stats(self.model, ar=ar), top_down(self.model, ar=ar))
-        except Exception as exc:  # a failure is a message in the panel, never a dead window
+        except Exception as exc:  # noqa: BLE001 - a failure is a message in the panel, never a dead window
             self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
             return
         self.signals.done.emit(self.generation, result)
@@ -82,7 +82,7 @@ class _Call(QRunnable):
     def run(self) -> None:
         try:
             out = self.fn()
-        except Exception as exc:  # a message, never a dead window
+        except Exception as exc:  # noqa: BLE001 - a message, never a dead window
             self.signals.failed.emit(f"{type(exc).__name__}: {exc}")
             return
         self.signals.done.emit(out)

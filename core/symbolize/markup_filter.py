@@ -453,7 +453,7 @@ class MarkupFilter:
 
     # ------------------------------------------------------------------ presentation elements
     def _filter_node(self, node: Node) -> None:
-        if node.tag and not node.tag.isascii() or node.tag and not all("a" <= c <= "z" for c in node.tag):
+        if (node.tag and not node.tag.isascii()) or (node.tag and not all("a" <= c <= "z" for c in node.tag)):
             self._report("error", "tags must be all lowercase characters", node.column + 3)
             return
         if node.tag == "symbol":

@@ -88,9 +88,25 @@ from fxscope.formats.gsym.model import InlineNode, SourceFile
 
 
 class _Unit:
-    __slots__ = ("offset", "end", "version", "addr_size", "off_size", "abbrevs", "die_start", "top",
-                 "str_offsets_base", "addr_base", "rnglists_base", "base", "comp_dir", "files", "file_cache",
-                 "nodes", "lineprog")
+    __slots__ = (
+        "abbrevs",
+        "addr_base",
+        "addr_size",
+        "base",
+        "comp_dir",
+        "die_start",
+        "end",
+        "file_cache",
+        "files",
+        "lineprog",
+        "nodes",
+        "off_size",
+        "offset",
+        "rnglists_base",
+        "str_offsets_base",
+        "top",
+        "version",
+    )
 
 
 class FastDwarf:
@@ -544,24 +560,24 @@ def _read_dwarf_fast(path: str | os.PathLike[str]):
             continue
         seqs = []
         fmap: dict[int, SourceFile | None] = {}
-        for A, F, L, C in fd.line_rows(unit):
-            n = len(A)
-            if n <= 1 or A[-1] <= A[0]:
+        for addrs, file_ids, lines, cols in fd.line_rows(unit):
+            n = len(addrs)
+            if n <= 1 or addrs[-1] <= addrs[0]:
                 continue
-            bad = bad_line_rows(L)
+            bad = bad_line_rows(lines)
             if bad is not None:
-                warnings.append(f"compile unit at 0x{unit.offset:x}: a line sequence at 0x{min(A):x} has line "
+                warnings.append(f"compile unit at 0x{unit.offset:x}: a line sequence at 0x{min(addrs):x} has line "
                                 f"{bad}: sequence ignored")
                 continue
-            for f in set(F):
+            for f in set(file_ids):
                 if f not in fmap:
                     fmap[f] = fd.file(unit, f)
             end = [False] * n
             end[-1] = True
-            if A != sorted(A):
-                order = sorted(range(n), key=A.__getitem__)
-                A, F, L, C, end = ([seq[k] for k in order] for seq in (A, F, L, C, end))
-            seqs.append(LineSequence(A, list(map(fmap.__getitem__, F)), L, end, C))
+            if sorted(addrs) != addrs:
+                order = sorted(range(n), key=addrs.__getitem__)
+                addrs, file_ids, lines, cols, end = ([seq[k] for k in order] for seq in (addrs, file_ids, lines, cols, end))
+            seqs.append(LineSequence(addrs, list(map(fmap.__getitem__, file_ids)), lines, end, cols))
         seqs.sort(key=lambda s: s.low)
         sequences.append(seqs)
         nodes = fd.walk(unit)

@@ -146,8 +146,18 @@ def cstr(data: bytes, pos: int) -> bytes:
 
 
 class Abbrev:
-    __slots__ = ("code", "tag", "children", "kind", "fixed", "plan", "sib_at", "sib_size", "skip_subtree",
-                 "local_class")
+    __slots__ = (
+        "children",
+        "code",
+        "fixed",
+        "kind",
+        "local_class",
+        "plan",
+        "sib_at",
+        "sib_size",
+        "skip_subtree",
+        "tag",
+    )
 
     def __init__(self, code: int, tag: int, children: bool, specs: list[tuple[int, int, int]],
                  addr_size: int, off_size: int, version: int) -> None:

@@ -174,10 +174,10 @@ def run_line_program(data: bytes, hdr: dict, addr_size: int) -> list[tuple[list,
         adv_line[op] = line_base + adj % line_range
     const_add = ((255 - opcode_base) // line_range) * min_inst
     seqs = []
-    A: list[int] = []
-    F: list[int] = []
-    L: list[int] = []
-    C: list[int] = []
+    addrs: list[int] = []
+    file_ids: list[int] = []
+    lines: list[int] = []
+    cols: list[int] = []
     addr, file, line, col = 0, 1, 1, 0
     while pos < end:
         op = data[pos]
@@ -185,10 +185,10 @@ def run_line_program(data: bytes, hdr: dict, addr_size: int) -> list[tuple[list,
         if op >= opcode_base:
             addr += adv_addr[op]
             line += adv_line[op]
-            A.append(addr)
-            F.append(file)
-            L.append(line)
-            C.append(col)
+            addrs.append(addr)
+            file_ids.append(file)
+            lines.append(line)
+            cols.append(col)
         elif op == set_column:
             col = data[pos]
             if col < 0x80:
@@ -200,12 +200,12 @@ def run_line_program(data: bytes, hdr: dict, addr_size: int) -> list[tuple[list,
             ex = data[pos]
             pos += 1
             if ex == end_sequence:
-                A.append(addr)
-                F.append(file)
-                L.append(line)
-                C.append(col)
-                seqs.append((A, F, L, C))
-                A, F, L, C = [], [], [], []
+                addrs.append(addr)
+                file_ids.append(file)
+                lines.append(line)
+                cols.append(col)
+                seqs.append((addrs, file_ids, lines, cols))
+                addrs, file_ids, lines, cols = [], [], [], []
                 addr, file, line, col = 0, 1, 1, 0
             elif ex == set_address:
                 addr = int.from_bytes(data[pos:pos + addr_size], "little")
@@ -217,10 +217,10 @@ def run_line_program(data: bytes, hdr: dict, addr_size: int) -> list[tuple[list,
             else:
                 raise Unsupported(f"extended line opcode {ex}")
         elif op == copy:
-            A.append(addr)
-            F.append(file)
-            L.append(line)
-            C.append(col)
+            addrs.append(addr)
+            file_ids.append(file)
+            lines.append(line)
+            cols.append(col)
         elif op == advance_pc:
             value, pos = uleb(data, pos)
             addr += value * min_inst

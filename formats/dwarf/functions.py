@@ -48,7 +48,7 @@ def _follow(die, getter, depth: int = 0):
         if ref in die.attributes:
             try:
                 target = die.get_DIE_from_attribute(ref)
-            except Exception:  # a dangling reference: no name from there
+            except Exception:  # noqa: BLE001 - a dangling reference: no name from there
                 continue
             value = _follow(target, getter, depth + 1)
             if value:
@@ -104,7 +104,7 @@ class _CU:
                 return []
             try:
                 entries = rl.get_range_list_at_offset(attrs["DW_AT_ranges"].value, cu=self.cu)
-            except Exception:  # corrupt range list: the function is skipped with its ranges
+            except Exception:  # noqa: BLE001 - corrupt range list: the function is skipped with its ranges
                 return []
             out = []
             base = self.base
@@ -187,7 +187,7 @@ def read_dwarf(path: str | os.PathLike[str], fast: bool = True) -> DwarfModel:
 
         try:
             return read_dwarf_fast(path)
-        except Exception as exc:  # Unsupported, or malformed data: the pyelftools walk decides what it is
+        except Exception as exc:  # noqa: BLE001 - Unsupported, or malformed data: the pyelftools walk decides what it is
             reason = f"fast DWARF decoder not used: {type(exc).__name__}: {exc}"
     model = read_dwarf_pyelftools(path)
     if reason:
@@ -206,7 +206,7 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
     functions: list[DwarfFunction] = []
     sequences: list[list[LineSequence]] = []
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115 - the with below closes it; only open's OSError is "cannot open"
     except OSError as exc:
         raise FormatError(exc.strerror or "cannot open", path=str(path)) from None
     where = "the ELF header"
@@ -251,7 +251,7 @@ def read_dwarf_pyelftools(path: str | os.PathLike[str]) -> DwarfModel:
             raise
         except (ELFError, DWARFError) as exc:
             raise FormatError(f"cannot read DWARF: {where}: {exc}", path=str(path)) from None
-        except Exception as exc:  # pyelftools raises plain errors (struct, KeyError) on corrupt sections
+        except Exception as exc:  # noqa: BLE001 - pyelftools raises plain errors (struct, KeyError) on corrupt sections
             raise FormatError(f"corrupt DWARF or ELF data in {where} ({type(exc).__name__}: {exc})",
                               path=str(path)) from None
     return DwarfModel(functions, sequences, warnings)

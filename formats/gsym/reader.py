@@ -14,6 +14,7 @@ is the file and the lookups over it: the header and tables, single and batch loo
 from __future__ import annotations
 
 import bisect
+import contextlib
 import mmap
 import os
 import struct
@@ -122,10 +123,8 @@ class GsymReader:
         self.addr_offsets = np.zeros(0, np.uint64)
         self.info_offsets = np.zeros(0, np.uint32)
         if self._mm is not None:
-            try:
+            with contextlib.suppress(BufferError):  # a caller still holds a view; the OS frees it at exit
                 self._mm.close()
-            except BufferError:  # a caller still holds a view; the OS frees it at exit
-                pass
             self._mm = None
 
     # ------------------------------------------------------------------ header and tables
@@ -379,7 +378,7 @@ class GsymReader:
             if entry is not None:
                 return entry
         func_start = self.address(index)
-        size, name, chunks = self._function_chunks(int(self.info_offsets[index]))
+        _size, name, chunks = self._function_chunks(int(self.info_offsets[index]))
         if name == 0:
             raise GsymLookupError(f"0x{int(self.info_offsets[index]):08x}: invalid FunctionInfo Name value 0x00000000")
         row_addrs = row_files = row_paths = row_lines = None

@@ -8,6 +8,7 @@ line window, the same relative range bases. Only the order of strings and files 
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections import Counter
 from collections.abc import Sequence
@@ -75,7 +76,7 @@ def encode_line_table(rows: Sequence[LineRow], func_start: int, tables: _Tables,
     if len(rows) == 1:
         min_d = max_d = 0
     else:
-        deltas = [b - a for a, b in zip(lines, lines[1:], strict=False)]
+        deltas = [b - a for a, b in itertools.pairwise(lines)]
         min_d, max_d = min(deltas), max(deltas)
         if max_d - min_d > MAX_LINE_RANGE:
             counts = Counter(deltas)

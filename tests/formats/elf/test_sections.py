@@ -66,7 +66,7 @@ def test_hostile_tables_are_format_errors(testdata: Path) -> None:
     shoff = int.from_bytes(data[0x28:0x30], "little")
     data[shoff + 64 + 0x18:shoff + 64 + 0x20] = (len(data) + 4096).to_bytes(8, "little")  # section 1's offset
     table = read_section_table(bytes(data), "<test>")
-    with pytest.raises(FormatError, match="section 1 .* runs past the end"):
+    with pytest.raises(FormatError, match=r"section 1 .* runs past the end"):
         table.section_bytes(1)
 
 
