@@ -11,6 +11,8 @@ import html
 import os
 import re
 import subprocess
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
@@ -159,6 +161,10 @@ class CrashView(QWidget):
                  debug_dirs: list[str] | None = None, dump_dirs: list[str] | None = None,
                  debuginfod_urls: list[str] | None = None, cache_dir: str = "") -> None:
         super().__init__(parent)
+        from fxscope.app.crash.workers import ViewWorkers
+
+        #: background work of this view: cancelled when the view is closed or destroyed
+        self._workers = ViewWorkers(self)
         self.cache_dir = cache_dir
         self.source_roots = list(source_roots or [])
         self.debug_dirs = list(debug_dirs or [])
@@ -170,8 +176,8 @@ class CrashView(QWidget):
         self.report_index = -1
         self.log_path = Path(".")
         self.current_source: tuple[Path, int] | None = None
-        self._workers: list = []
         self._token = 0
+        self._splitter = None  # the worker reading the log shown now
         self._background = False
 
         self.message = QLabel()
@@ -308,9 +314,10 @@ class CrashView(QWidget):
         if background:
             from fxscope.app.crash.workers import LogSplitter
 
-            worker = LogSplitter(str(self.log_path), self._resolver)
+            worker = LogSplitter(str(self.log_path), self.resolver_factory())
+            self._splitter = worker
             worker.split.connect(self._split_done)
-            worker.summarized.connect(self.reports_list.reports_model.set_summaries)
+            worker.summarized.connect(self._summaries)
             worker.failed.connect(self._read_failed)
             self._start(worker)
             return
@@ -320,7 +327,12 @@ class CrashView(QWidget):
         self.reports_list.reports_model.set_summaries(0, [log.summary(i, resolver) for i in range(len(log.reports))])
 
     def _split_done(self, log: CrashLog, times: list[str]) -> None:
-        self._set_log(log, background=True, times=times)
+        if self.sender() is self._splitter:  # not a log opened before this one
+            self._set_log(log, background=True, times=times)
+
+    def _summaries(self, first: int, summaries: list) -> None:
+        if self.sender() is self._splitter:
+            self.reports_list.reports_model.set_summaries(first, summaries)
 
     def _read_failed(self, message: str) -> None:
         self._say(f"Cannot read {self.log_path}: {message}")
@@ -329,22 +341,16 @@ class CrashView(QWidget):
         self._say(f"Cannot symbolize this report: {message}")
 
     def _start(self, worker) -> None:
-        from fxscope.app.crash.workers import start_worker
-
-        self._workers.append(worker)
-        worker.finished.connect(self._forget_finished)
-        start_worker(worker)
-
-    def _forget_finished(self) -> None:
-        self._workers = [w for w in self._workers if not w.isFinished()]
+        self._workers.start(worker)
 
     def wait_for_workers(self, timeout_ms: int = 60_000) -> None:
         """Block until the background work started so far is done (tests, screenshots, closing)."""
-        for worker in list(self._workers):
-            worker.wait(timeout_ms)
+        self._workers.wait(timeout_ms)
         QApplication.processEvents()
 
     def _clear(self) -> None:
+        self._workers.cancel_all()  # the log shown before: its list and report are not wanted any more
+        self._splitter = None
         self._token += 1
         self._ui_resolver = None
         self.crash_log, self.report, self.report_index = None, None, -1
@@ -393,7 +399,7 @@ class CrashView(QWidget):
         if background:
             from fxscope.app.crash.workers import ReportBuilder
 
-            worker = ReportBuilder(self._token, text, self._resolver)
+            worker = ReportBuilder(self._token, text, self.resolver_factory())
             worker.built.connect(self._built)
             worker.failed.connect(self._build_failed)
             self._start(worker)
@@ -422,7 +428,13 @@ class CrashView(QWidget):
         self._set_log(CrashLog.from_text(text), background)
 
     def _resolver(self) -> GsymResolver:
-        return default_resolver(self.log_path, self.debug_dirs, self.debuginfod_urls, self.cache_dir)
+        return self.resolver_factory()()
+
+    def resolver_factory(self) -> Callable[[], GsymResolver]:
+        """A resolver factory of plain data (the view's current settings), safe to call from a worker
+        thread: it reads nothing of the view, which may be gone by then."""
+        urls = list(self.debuginfod_urls) if self.debuginfod_urls is not None else None
+        return partial(default_resolver, self.log_path, list(self.debug_dirs), urls, self.cache_dir)
 
     def open_dump(self, index: int) -> bool:
         """Open dump ``index`` with its handler (a trace: ``openTrace``); False when nothing can open it."""
@@ -734,9 +746,6 @@ class CrashView(QWidget):
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         """Background work for a closed view is cancelled (not waited for: the workers belong to no widget,
-        their results go nowhere once the view is gone)."""
-        for worker in list(self._workers):
-            cancel = getattr(worker, "cancel", None)
-            if cancel is not None:
-                cancel()
+        their results go nowhere once the view is gone; a destroyed view cancels them too)."""
+        self._workers.cancel_all()
         super().closeEvent(event)

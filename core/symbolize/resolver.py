@@ -80,6 +80,11 @@ class GsymResolver:
         self._symbol_tables: dict[bytes, SymbolTable | FormatError] = {}
         self._dwarf: dict[bytes, object] = {}
 
+    @property
+    def store(self):
+        """The :class:`fxscope.core.symbols.store.SymbolStore` behind this resolver, or None."""
+        return self._store
+
     def known(self, build_id: bytes) -> bool:
         """Are there symbols for the module: a symbfile, a GSYM file (given, or the store's, the cache's
         included) or an ELF file."""
