@@ -40,7 +40,7 @@ from fxscope.core.reports.crash_log import CrashLog
 
 #: summaries sent to the UI thread at once (one signal each, so the list fills in without a stall)
 SUMMARY_BATCH = 200
-#: summaries between two hand-overs of the GIL to the UI thread (see the module's docstring)
+#: summaries between two hand-overs of the GIL to the UI thread (see the module's docstring; 0: never)
 YIELD_EVERY = 1
 #: how long quitting waits for cancelled workers before it waits without a bound (a QThread destroyed while
 #: it runs aborts the process); cancelled workers end within milliseconds unless converting DWARF
@@ -190,7 +190,7 @@ class LogSplitter(CrashWorker):
             if self.cancelled():
                 return
             batch.append(log.summary(i, resolver))
-            if (i + 1) % YIELD_EVERY == 0:
+            if YIELD_EVERY and (i + 1) % YIELD_EVERY == 0:
                 hand_over_gil()
             if len(batch) == SUMMARY_BATCH:
                 self.summarized.emit(first, batch)
@@ -249,6 +249,6 @@ class ReportSummarizer(CrashWorker):
                     if self.cancelled():
                         return
                     batch.append(summarize(text, resolver))
-                    if (k + 1) % YIELD_EVERY == 0:
+                    if YIELD_EVERY and (k + 1) % YIELD_EVERY == 0:
                         hand_over_gil()
                 self.summarized.emit(first, batch)
