@@ -87,6 +87,11 @@ class SourceEdit(QPlainTextEdit):
             top = bottom
         painter.end()
 
+    def unmark(self) -> None:
+        self.marked_line, self.marked_column, self.call_site_lines = 0, 0, []
+        self.setExtraSelections([])
+        self.gutter.update()
+
     def mark(self, line: int, column: int = 0, call_sites: list[int] | None = None) -> None:
         """Mark ``line`` (1-based) and, when known, ``column``; ``call_sites``: other lines to tint."""
         self.marked_line, self.marked_column = line, column

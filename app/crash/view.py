@@ -425,6 +425,7 @@ class CrashView(QWidget):
     def _no_source(self, message: str) -> None:
         self.current_source = None
         self.source.setPlainText("")
+        self.source.unmark()  # no line of the previous frame's source stays marked on the empty pane
         self.source_title.setText(message)
         self.open_button.setEnabled(False)
 

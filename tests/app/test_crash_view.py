@@ -336,7 +336,9 @@ def test_why_a_frame_is_not_symbolized(qtbot, crash_dir: Path) -> None:
     finally:
         server.shutdown()
     items = {item.text(0): item for item in view.frame_items()}
+    assert view.source.extraSelections()  # #0.1's source, its line marked
     view.backtrace.setCurrentItem(items["7"])
+    assert view.source.toPlainText() == "" and view.source.extraSelections() == []  # no stale mark left
     why = view.source_title.text()
     assert why.startswith("Not symbolized: no debug file for libc.so.6 build ID 93ac61ec5a8eb1396f9fbd350e3169a558528a40")
     assert f"debug directories {crash_dir}" in why and "the symbol cache" in why
