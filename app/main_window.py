@@ -91,7 +91,10 @@ class TraceTab(QSplitter):
         self.details.sliceRequested.connect(self.timeline.go_to_slice)
         self.details.itemRequested.connect(self.timeline.go_to_item)
         self.timeline.areaSelected.connect(self._area)
-        self.analysis.sliceRequested.connect(self.timeline.go_to_slice)
+        self._from_analysis = False
+        self.analysis.sliceRequested.connect(self._analysis_slice)
+        self.analysis.slicesHighlighted.connect(self.timeline.highlight_slices)
+        self.timeline.analyseRequested.connect(self._analyse)
         self.query.sliceRequested.connect(self.timeline.go_to_slice)
         self.query.rangeRequested.connect(self.timeline.set_range_ns)
         self.query.itemRequested.connect(self.timeline.go_to_item)
@@ -152,8 +155,8 @@ class TraceTab(QSplitter):
                 self.reportRequested.emit(report)
             return
         self.details.show_item(kind, row)
-        if self.bottom.currentWidget() is not self.query:  # stepping through query results keeps the grid
-            self.bottom.setCurrentWidget(self.details)
+        if self.bottom.currentWidget() is not self.query and not self._from_analysis:  # stepping through
+            self.bottom.setCurrentWidget(self.details)  # query results or a frame's slices keeps that tab
 
     def _crash_text(self, text: str) -> None:
         """The log panel asks for the report of an activated record (by its text): which report it is."""
@@ -177,6 +180,20 @@ class TraceTab(QSplitter):
                 self.timeline.scroll_rows(y - (y0 + y1) / 2)
         if self.reports is not None:
             self.reports.select_report(index)
+
+    def _analysis_slice(self, row: int) -> None:
+        """A slice of a clicked frame, histogram bar or list line: shown on the timeline, the Analysis tab
+        kept (its list is what the user steps through)."""
+        self._from_analysis = True
+        try:
+            self.timeline.go_to_slice(row)
+        finally:
+            self._from_analysis = False
+
+    def _analyse(self, kind: str, key: int) -> None:
+        """"Analyse thread/process" on a track: the Analysis tab shows that scope."""
+        self.analysis.analyse(kind, key)
+        self.bottom.setCurrentWidget(self.analysis)
 
     def _area(self, t0: int, t1: int, threads: list) -> None:
         self.aggregate.show_area(t0, t1, threads, self.timeline.area_keys)

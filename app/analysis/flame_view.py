@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from fxscope.app.analysis.flame_layout import FlameLayout, layout
 from fxscope.app.timeline.details import format_ns
-from fxscope.app.timeline.tracks import PALETTE, colour_index
+from fxscope.app.timeline.lane_item import PALETTE, colour_index
 from fxscope.core.analysis.call_tree import CallTree
 from fxscope.core.analysis.selection import name_text
 
