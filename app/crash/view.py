@@ -287,6 +287,9 @@ class CrashView(QWidget):
         if background:
             from fxscope.app.crash.workers import ReportBuilder
 
+            for older in self._workers:  # a report chosen before this one is not wanted any more
+                if isinstance(older, ReportBuilder):
+                    older.cancel()
             worker = ReportBuilder(self._token, text, self.resolver_factory())
             worker.built.connect(self._built)
             worker.failed.connect(self._build_failed)

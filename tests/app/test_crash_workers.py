@@ -112,3 +112,38 @@ def test_quitting_cancels_a_report_waiting_for_debuginfod(qtbot, crash_dir: Path
         silent.close()
     assert all(stopped)
     assert view.report is None  # cancelled: the half-symbolized report is not shown
+
+
+def test_choosing_another_report_cancels_the_one_being_symbolized(qtbot, crash_dir: Path) -> None:
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    silent.setblocking(False)
+    two = crash_dir / "two.log"
+    two.write_text((crash_dir / "input.log").read_text() * 2)
+    view = CrashView(debug_dirs=[str(crash_dir)], debuginfod_urls=[f"http://127.0.0.1:{silent.getsockname()[1]}"])
+    qtbot.addWidget(view)
+    before = set(workers._LIVE)
+    accepted: list = []
+
+    def asked() -> bool:
+        try:
+            accepted.append(silent.accept()[0])
+        except BlockingIOError:
+            return False
+        return True
+
+    try:
+        view.open_log(two, background=True)
+        qtbot.waitUntil(asked, timeout=60_000)  # report 1 waits for a server that does not answer
+        first = [w for w in workers._LIVE - before if isinstance(w, workers.ReportBuilder)]
+        assert len(first) == 1 and first[0].isRunning()
+        view.reports_list.reportChosen.emit(1)
+        assert first[0].cancelled()
+        qtbot.waitUntil(first[0].isFinished, timeout=10_000)  # liveness: its download was cut
+        workers.stop_all()
+    finally:
+        for conn in accepted:
+            conn.close()
+        silent.close()
+    assert view.report is None and view.report_index == 1
