@@ -43,20 +43,20 @@ from fxscope.app.crash.source_pane import CHighlighter, SourceEdit, map_source, 
 from fxscope.core.reports.crash_log import CrashLog
 from fxscope.core.symbolize.crash_report import CrashReport, build_report
 from fxscope.core.symbolize.dumpfiles import DumpTarget, resolve_dumps
-from fxscope.core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.resolver import SymbolFileResolver
 
 
 def default_resolver(
     log_path: Path, debug_dirs: list[str] | None = None, debuginfod_urls: list[str] | None = None,
     cache_dir: str = "",
-) -> GsymResolver:
+) -> SymbolFileResolver:
     """Symbols from the user's directories plus the log's own directory (a .build-id tree next to it), and
     debuginfod servers (``None``: ``$DEBUGINFOD_URLS``); ``cache_dir`` "" is the default cache."""
     from fxscope.core.symbols.store import SymbolStore
 
     dirs = [Path(d) for d in (debug_dirs or [])] + [log_path.parent]
     store = SymbolStore(dirs, debuginfod_urls, Path(cache_dir) if cache_dir else None)
-    return GsymResolver(debug_file_directories=dirs, store=store)
+    return SymbolFileResolver(debug_file_directories=dirs, store=store)
 
 
 class CrashView(QWidget):
@@ -138,7 +138,7 @@ class CrashView(QWidget):
         self.disassembly_index = side.addTab(self.disassembly, "Disassembly")
         side.currentChanged.connect(lambda _i: self._update_disassembly())
         self.side = side
-        self._ui_resolver: GsymResolver | None = None  # for disassembly on the UI thread (small lookups)
+        self._ui_resolver: SymbolFileResolver | None = None  # for disassembly on the UI thread (small lookups)
 
         self.source_title = QLabel("Click a frame to see its source.")
         self.source_title.setWordWrap(True)
@@ -318,10 +318,10 @@ class CrashView(QWidget):
         self._background = background
         self._set_log(CrashLog.from_text(text), background)
 
-    def _resolver(self) -> GsymResolver:
+    def _resolver(self) -> SymbolFileResolver:
         return self.resolver_factory()()
 
-    def resolver_factory(self) -> Callable[[], GsymResolver]:
+    def resolver_factory(self) -> Callable[[], SymbolFileResolver]:
         """A resolver factory of plain data (the view's current settings), safe to call from a worker
         thread: it reads nothing of the view, which may be gone by then."""
         urls = list(self.debuginfod_urls) if self.debuginfod_urls is not None else None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,7 @@ from fxscope.formats.errors import FormatError
 
 if TYPE_CHECKING:
     from fxscope.core.http_client import HttpLimits
+    from fxscope.formats.dwarf.model import DwarfModel
 
 MAX_DOWNLOAD = 4 << 30  # a debug file larger than 4 GiB is refused rather than filling the disk
 
@@ -254,8 +255,11 @@ class SymbolStore:
         """A binary or debug file with this build ID (local first, then debuginfod)."""
         return self._local(build_id, want_gsym=False) or self._debuginfod(build_id)
 
-    def find_gsym(self, build_id: bytes, convert: bool = True) -> Path | None:
-        """A GSYM file for the build ID: a user's, the cache's, or one converted now from the ELF."""
+    def find_gsym(self, build_id: bytes, convert: bool = True,
+                  dwarf: Callable[[Path], DwarfModel | None] | None = None) -> Path | None:
+        """A GSYM file for the build ID: a user's, the cache's, or one converted now from the ELF. ``dwarf``
+        gives the DWARF model of the ELF to convert when the caller has it (or will need it too), so that it
+        is decoded once."""
         found = self._local(build_id, want_gsym=True)
         if found:
             return found
@@ -267,8 +271,8 @@ class SymbolStore:
         elf = self.find_elf(build_id)
         if elf is None:
             return None
-        from fxscope.core.symbolize.gsym_convert import convert_elf_to_gsym
+        from fxscope.core.symbols.gsym_convert import convert_elf_to_gsym
 
         cached.parent.mkdir(parents=True, exist_ok=True)
-        convert_elf_to_gsym(elf, cached)
+        convert_elf_to_gsym(elf, cached, dwarf(elf) if dwarf is not None else None)
         return cached

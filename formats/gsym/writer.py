@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from fxscope.formats.errors import FormatError
-from fxscope.formats.gsym.leb128 import encode_sleb, encode_uleb
 from fxscope.formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
 from fxscope.formats.gsym.reader import GSYM_MAGIC, HEADER_SIZE
+from fxscope.formats.leb128 import encode_sleb, encode_uleb
 
 MAX_LINE_RANGE = 14
 OPCODE_BASE = 4

@@ -54,7 +54,7 @@ def test_a_destroyed_crash_view_stops_its_workers(qtbot, crash_dir: Path) -> Non
 
 
 def test_a_destroyed_trace_tab_cancels_its_report_summaries(qtbot) -> None:
-    from fxscope.app.main_window import TraceTab
+    from fxscope.app.trace_tab import TraceTab
     from fxscope.core.trace.model import TraceModel
     from fxscope.formats.fxt.reader import read_fxt
     from fxscope.resources import DEMO_TRACE
