@@ -89,6 +89,11 @@ class SymbolFileResolver:
         #: DWARF models by ELF path (a FormatError where the file's DWARF is unreadable)
         self._dwarf: dict[Path, DwarfModel | FormatError] = {}
 
+    @property
+    def store(self):
+        """The :class:`fxscope.core.symbols.store.SymbolStore` behind this resolver, or None."""
+        return self._store
+
     def known(self, build_id: bytes) -> bool:
         """Are there symbols for the module: a symbfile, a GSYM file (given, or the store's, the cache's
         included) or an ELF file."""
