@@ -292,9 +292,6 @@ class SymbolFileResolver:
         return None if found is None else found[0]
 
 
-#: the former name, kept for app/crash/view.py (another change is editing that package); use SymbolFileResolver
-GsymResolver = SymbolFileResolver
-
 
 def symbfile_build_id(path: Path | str) -> bytes:
     """The build ID in a symbfile's name, ``BUILDID.ranges.symbfile`` or ``BUILDID.symbfile`` (hex).

@@ -173,7 +173,7 @@ def test_debuginfod_misses_are_asked_once_per_session(hostile_server, testdata: 
     """A crash report's frames in modules no server has: each (server, build ID, kind) is asked once, by the
     first report's store; the next reports' stores (one per report in the crash view) ask nothing."""
     from fxscope.core.symbolize.crash_report import build_report
-    from fxscope.core.symbolize.resolver import GsymResolver
+    from fxscope.core.symbolize.resolver import SymbolFileResolver
 
     server = hostile_server(_not_found)
     misses = MissCache()
@@ -183,7 +183,7 @@ def test_debuginfod_misses_are_asked_once_per_session(hostile_server, testdata: 
     def report():
         store = _fast_store(tmp_path / "cache", server.url, miss_cache=misses)
         store.directories = [demo]
-        return build_report(text, GsymResolver(debug_file_directories=[demo], store=store)), store
+        return build_report(text, SymbolFileResolver(debug_file_directories=[demo], store=store)), store
 
     first, store = report()
     asked = [r.path for r in server.requests]
