@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from fxscope.app import version
+from fxscope.app.cli_error import CliError
 
 #: subcommand name -> module under app.commands that registers it
 COMMANDS: dict[str, str] = {
@@ -39,10 +40,6 @@ COMMANDS: dict[str, str] = {
     "diff": "diff",
     "query": "query",
 }
-
-
-class CliError(Exception):
-    """A problem the user can fix (bad argument, unreadable file): printed as one line, exit 2."""
 
 
 class _Parser(argparse.ArgumentParser):

@@ -150,7 +150,8 @@ class ComparePanel(QWidget):
         """Read ``path`` and compare (in the thread pool); the table fills when done."""
         self.status.setText(f"Reading {path}…")
         self.button.setEnabled(False)
-        run_in_pool(lambda: _compare_files(self.model, path), self._show, self._failed, self)
+        model = self.model  # the pool thread reads no widget
+        run_in_pool(lambda: _compare_files(model, path), self._show, self._failed, self)
 
     def _failed(self, message: str) -> None:
         self.button.setEnabled(True)

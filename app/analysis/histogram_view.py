@@ -78,7 +78,7 @@ class HistogramView(QWidget):
         lo, hi = math.log10(h.edges[0]), math.log10(h.edges[-1])
         return (math.log10(max(ns, h.edges[0])) - lo) / (hi - lo) * self.width()
 
-    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, _event) -> None:
         p = QPainter(self)
         p.fillRect(self.rect(), QColor("#ffffff"))
         p.setPen(QColor("#333333"))
@@ -135,7 +135,7 @@ class HistogramView(QWidget):
         i = int(px / (self.width() / len(h.counts)))
         return i if 0 <= i < len(h.counts) and any(s.hist.counts[i] for s in self.series) else -1
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         i = self.bin_at(event.position().x())
         if i >= 0:
             self.selected_bin = i

@@ -169,7 +169,7 @@ class AnalysisPanel(QWidget):
         self.status.setText("Computing…")
         self.runner.request(self.area())
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self.pending or self.result is None:
             self.pending = True

@@ -137,7 +137,7 @@ def _log_edges(pos: np.ndarray, bins_per_decade: int) -> np.ndarray:
     positive durations ``pos`` (not empty)."""
     lo = np.floor(np.log10(pos.min()))
     hi = np.floor(np.log10(pos.max())) + 1
-    n = int(round((hi - lo) * bins_per_decade))
+    n = int(np.rint((hi - lo) * bins_per_decade))
     return 10.0 ** (lo + np.arange(n + 1) / bins_per_decade)
 
 
