@@ -158,5 +158,7 @@ def test_query_result_added_as_debug_track(qtbot, trace_tab, model, tmp_path) ->
     remove = next(a for a in menu.actions() if a.text() == "Remove debug track")
     remove.trigger()
     assert timeline.layout_state.lane(("debug", 2)) is None and timeline.selection == ("", -1)
-    timeline.remove_debug_track(("debug", 1))
-    assert timeline.groups[0].pid != DEBUG_GROUP and item.scene() is None
+    timeline.scroll_rows(-timeline.total_rows)
+    header = timeline.track_menu(0.5)  # the group's header row: all of them
+    next(a for a in header.actions() if a.text() == "Remove all debug tracks").trigger()
+    assert timeline.groups[0].pid != DEBUG_GROUP and item.scene() is None and not timeline.debug_tracks.tracks
