@@ -51,14 +51,14 @@ LOG_SUFFIXES = (".log", ".txt")
 
 
 def is_crash_log(path: str) -> bool:
-    """Opens in the crash view: by content (:mod:`fxscope.core.filetype`), a log with symbolizer markup, or an
-    uncompressed text file named ``*.log`` / ``*.txt``. Traces (either byte order, compressed or not) and
-    other files are not crash logs, whatever their names."""
+    """Opens in the crash view: by content (:mod:`fxscope.core.filetype`), a log with symbolizer markup (plain
+    or compressed), or an uncompressed text file named ``*.log`` / ``*.txt``. Traces (either byte order,
+    compressed or not) and other files are not crash logs, whatever their names."""
     from fxscope.core.filetype import Kind, detect
 
     found = detect(path)
     if found.compression is not None:
-        return False
+        return found.kind == Kind.MARKUP_LOG
     return found.kind == Kind.MARKUP_LOG or (found.kind == Kind.TEXT and Path(path).suffix.lower() in LOG_SUFFIXES)
 
 
@@ -263,7 +263,7 @@ class MainWindow(QMainWindow):
         loader.start()
         return loader
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:
         """Closing the window ends its loads: they are cancelled and their threads, which unwind at their
         next block, waited for (a QThread destroyed while it runs aborts the process). The notes of every
         open trace are saved."""
@@ -372,7 +372,7 @@ class MainWindow(QMainWindow):
                 self.load_in_background(path)
                 return True
             model = load_model(path)
-        except Exception as exc:  # any reader failure is a message, never a crashed window
+        except Exception as exc:  # noqa: BLE001 - any reader failure is a message, never a crashed window
             self._load_failed(path, str(exc))
             return False
         self._add_trace_tab(path, model)
@@ -479,11 +479,11 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(path, background=True)
 
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def dropEvent(self, event) -> None:
         for url in event.mimeData().urls():
             if url.isLocalFile():
                 self.open_path(url.toLocalFile(), background=True)

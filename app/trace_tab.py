@@ -4,6 +4,7 @@ aggregate, analysis, compare, scheduling, query, notes, info), and the wiring be
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QSplitter, QTabWidget, QWidget
@@ -202,14 +203,14 @@ class TimelineKeys(QObject):
     [ and ], ?) pressed there act on the timeline, as Perfetto's keys work wherever a text field does not
     have the focus."""
 
-    KEYS = {Qt.Key.Key_W, Qt.Key.Key_A, Qt.Key.Key_S, Qt.Key.Key_D, Qt.Key.Key_F, Qt.Key.Key_M,
+    KEYS: ClassVar[set] = {Qt.Key.Key_W, Qt.Key.Key_A, Qt.Key.Key_S, Qt.Key.Key_D, Qt.Key.Key_F, Qt.Key.Key_M,
             Qt.Key.Key_BracketLeft, Qt.Key.Key_BracketRight, Qt.Key.Key_Question}  # fmt: skip
 
     def __init__(self, timeline) -> None:
         super().__init__(timeline)
         self.timeline = timeline
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+    def eventFilter(self, obj, event) -> bool:
         if event.type() != QEvent.Type.KeyPress or isinstance(obj, QLineEdit):
             return False
         mods = event.modifiers() & ~(Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier)

@@ -30,10 +30,10 @@ class _Gutter(QWidget):
         super().__init__(edit)
         self.edit = edit
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def sizeHint(self) -> QSize:
         return QSize(self.edit.gutter_width(), 0)
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, event) -> None:
         self.edit.paint_gutter(event)
 
 
@@ -62,7 +62,7 @@ class SourceEdit(QPlainTextEdit):
         else:
             self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         cr = self.contentsRect()
         self.gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
@@ -131,11 +131,7 @@ class SourceEdit(QPlainTextEdit):
         self.gutter.update()
 
 
-_C_KEYWORDS = (
-    "auto break case char const continue default do double else enum extern float for goto if inline int long "
-    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile "
-    "while bool true false nullptr class namespace template typename public private protected virtual"
-).split()
+_C_KEYWORDS = ["auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "nullptr", "class", "namespace", "template", "typename", "public", "private", "protected", "virtual"]
 
 
 class CHighlighter(QSyntaxHighlighter):
@@ -159,7 +155,7 @@ class CHighlighter(QSyntaxHighlighter):
             (re.compile(r"/\*.*?\*/"), fmt("#6a737d")),
         ]
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt API
+    def highlightBlock(self, text: str) -> None:
         for pattern, f in self.rules:
             for m in pattern.finditer(text):
                 self.setFormat(m.start(), m.end() - m.start(), f)

@@ -42,6 +42,6 @@ class TraceReportsPanel(ReportsList):
         """Until the symbolized summaries are in (tests, screenshots, closing the tab)."""
         self._workers.wait(timeout_ms)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:
         self._workers.cancel_all()
         super().closeEvent(event)

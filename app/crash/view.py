@@ -464,7 +464,7 @@ class CrashView(QWidget):
             self._say(NO_EDITOR)
             return None
         try:
-            subprocess.Popen(argv, start_new_session=True)  # noqa: S603 - the user's editor
+            subprocess.Popen(argv, start_new_session=True)
         except OSError as exc:
             self._say(f"Cannot start the editor ({' '.join(argv)}): {exc.strerror or exc}")
             return None
@@ -505,7 +505,7 @@ class CrashView(QWidget):
             return False
         return True
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:
         """Background work for a closed view is cancelled (not waited for: the workers belong to no widget,
         their results go nowhere once the view is gone; a destroyed view cancels them too)."""
         self._workers.cancel_all()

@@ -319,7 +319,7 @@ def test_why_a_frame_is_not_symbolized(qtbot, crash_dir: Path) -> None:
     import threading
 
     class NotFound(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server API
+        def do_GET(self) -> None:
             self.send_response(404)
             self.end_headers()
 

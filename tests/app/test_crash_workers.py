@@ -38,7 +38,7 @@ def test_a_destroyed_crash_view_stops_its_workers(qtbot, crash_dir: Path) -> Non
     before = set(workers._LIVE)
     with qtbot.waitSignal(view.reportsListed, timeout=60_000):
         view.open_log(many, background=True)
-    started = [w for w in workers._LIVE - before]
+    started = list(workers._LIVE - before)
     assert any(isinstance(w, workers.LogSplitter) for w in started)
     late: list[int] = []
     for worker in started:  # what the workers still send after the view is gone (plain functions: no view)
@@ -102,7 +102,7 @@ def test_quitting_cancels_a_report_waiting_for_debuginfod(qtbot, crash_dir: Path
 
     qtbot.waitUntil(asked, timeout=60_000)
     conn = accepted[0]
-    started = [w for w in workers._LIVE - before]
+    started = list(workers._LIVE - before)
     try:
         assert any(isinstance(w, workers.ReportBuilder) and w.isRunning() for w in started)
         workers.stop_all()
