@@ -153,7 +153,7 @@ class QueryPanel(QWidget):
         self._runner.failed.connect(self._failed)
         self._runner.track_built.connect(self._track_built)
         self._runner.track_failed.connect(self._track_failed)
-        self._track_thread: threading.Thread | None = None
+        self._building = False  # a debug track is being built (until its signal arrives here)
 
     @property
     def engine(self):
@@ -233,8 +233,9 @@ class QueryPanel(QWidget):
 
     @property
     def building(self) -> bool:
-        """Whether a debug track is being built."""
-        return self._track_thread is not None and self._track_thread.is_alive()
+        """Whether a debug track is being built (cleared when its result or failure reaches the UI thread;
+        the worker may still be winding down)."""
+        return self._building
 
     def add_debug_track(self) -> None:
         """The current result as a debug track (``debugTrackRequested``), named after its query, built on a
@@ -258,16 +259,18 @@ class QueryPanel(QWidget):
             else:
                 runner.track_built.emit(track)
 
-        self._track_thread = threading.Thread(target=work, name="fxscope-debug-track", daemon=True)
-        self._track_thread.start()
+        self._building = True
+        threading.Thread(target=work, name="fxscope-debug-track", daemon=True).start()
 
     def _track_built(self, track) -> None:
+        self._building = False
         self.debug_button.setEnabled(not self.running)
         dropped = f" ({track.dropped} rows without ts or {'dur' if track.kind == SLICES else 'value'} left out)"
         self.status.setText(f"Debug track added: {len(track)} {track.kind}" + (dropped if track.dropped else ""))
         self.debugTrackRequested.emit(track)
 
     def _track_failed(self, message: str) -> None:
+        self._building = False
         self.debug_button.setEnabled(not self.running)
         self.status.setText(f"Not a debug track: {message}")
 
