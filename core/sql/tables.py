@@ -176,7 +176,6 @@ class SqlTables:
     def _thread_slice(self) -> pa.Table:
         s = self.model.slices
         return pa.table({
-            "id": self.ids(len(s)),
             "ts": _col(s.ts), "dur": _col(s.dur),
             "track_id": _col(s.thread), "utid": _col(s.thread),
             "category": self._text(s.category[:]), "name": self._text(s.name[:]),
@@ -191,7 +190,7 @@ class SqlTables:
         upid = self._upid_of_pid(a.pids)
         ends = a.pid_start[1:]
         return pa.table({
-            "id": self.ids(len(a)), "ts": _col(a.start), "end": _col(a.end),
+            "ts": _col(a.start), "end": _col(a.end),
             "track_id": _runs(self.process_track_base + upid, ends, upid >= 0),
             "category": self._text(a.category[:]), "name": self._text(a.name[:]),
             "depth": _col(a.lane), "arg_set_id": self._arg_set(a.event), "upid": _runs(upid, ends, upid >= 0),
@@ -263,7 +262,7 @@ class SqlTables:
         """CPU slices (``sched`` computes dur from end)."""
         c = self.model.sched.cpu_slices
         return pa.table({
-            "id": self.ids(len(c)), "ts": _col(c.start), "end": _col(c.end), "cpu": _col(c.cpu),
+            "ts": _col(c.start), "end": _col(c.end), "cpu": _col(c.cpu),
             "utid": _masked(*self._utid32(c.tid)), "tid": _col(c.tid.view(np.int64)),
         })  # fmt: skip
 
@@ -281,7 +280,7 @@ class SqlTables:
         w = self.model.sched.wakeups
         waker = self._waker_utid(t, w)
         return pa.table({
-            "id": self.ids(len(t)), "ts": _col(t.start), "end": _col(t.end),
+            "ts": _col(t.start), "end": _col(t.end),
             "cpu": _masked(np.asarray(t.cpu), np.asarray(t.cpu) >= 0), "utid": _masked(*self._utid32(t.tid)),
             "state": pa.DictionaryArray.from_arrays(code, pa.array(letters)),
             "state_name": pa.DictionaryArray.from_arrays(code, pa.array(names)),

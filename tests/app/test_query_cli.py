@@ -167,7 +167,7 @@ def test_query_counts_equal_info_json(capsys, testdata, name: str) -> None:
     ev = info["events"]
     sql = ("SELECT (SELECT count(*) FROM instant) AS instant, (SELECT count(*) FROM counter) AS counter,"
            " (SELECT count(*) FROM log) AS log, (SELECT count(*) FROM provider) AS providers,"
-           " (SELECT count(*) FROM warning) AS warnings, (SELECT count(*) FROM slice WHERE utid IS NULL) AS spans,"
+           " (SELECT count(*) FROM warning) AS warnings, (SELECT count(*) FROM slice WHERE track_id IN (SELECT id FROM process_track)) AS spans,"
            " (SELECT count(DISTINCT utid) FROM (SELECT utid FROM thread_slice UNION ALL SELECT utid FROM instant)"
            " WHERE utid >= 0) AS threads_with_events")  # fmt: skip
     code, out, err = _cli(capsys, "query", path, sql, "--format", "json")

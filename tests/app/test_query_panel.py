@@ -28,7 +28,7 @@ def test_query_tab_runs_shows_and_selects(qtbot, trace_tab, model) -> None:
     tab = trace_tab(model)
     panel = tab.query
     tab.bottom.setCurrentWidget(panel)
-    _run(qtbot, panel, "SELECT id, ts, dur, name, utid FROM slice WHERE depth = 1 AND utid IS NOT NULL "
+    _run(qtbot, panel, "SELECT id, ts, dur, name, utid FROM thread_slice WHERE depth = 1 AND utid IS NOT NULL "
                        "ORDER BY dur DESC LIMIT 5")
     assert panel.results.rowCount() == 5 and panel.results.columnCount() == 5
     assert panel.status.text().startswith("5 rows")
@@ -45,7 +45,7 @@ def test_query_tab_runs_shows_and_selects(qtbot, trace_tab, model) -> None:
         panel.show_row(0)
     assert sig.args == [row_id + 1] and int(s.ts[row_id + 1]) == panel.results.value(0, 0)
     # an async span (slice ids after the thread slices) is selected on its process's async track
-    _run(qtbot, panel, "SELECT id, ts, dur FROM slice WHERE utid IS NULL ORDER BY dur DESC LIMIT 1")
+    _run(qtbot, panel, "SELECT id, ts, dur FROM slice WHERE track_id IN (SELECT id FROM process_track) ORDER BY dur DESC LIMIT 1")
     with qtbot.waitSignal(tab.timeline.itemSelected, timeout=5_000) as sig:
         panel.show_row(0)
     assert sig.args == ["async", panel.results.value(0, 0) - len(s)]
@@ -107,7 +107,7 @@ def test_query_result_added_as_debug_track(qtbot, trace_tab, model, tmp_path) ->
     panel.add_debug_track()  # (built off the UI thread; a text ts is refused there)
     qtbot.waitUntil(lambda: panel.status.text().startswith("Not a debug track: column ts is string"), timeout=10_000)
     assert not timeline.debug_tracks.tracks and panel.debug_button.isEnabled()
-    _run(qtbot, panel, f"SELECT id, ts, dur, name FROM slice WHERE utid = {thread.thread} ORDER BY ts")
+    _run(qtbot, panel, f"SELECT id, ts, dur, name FROM thread_slice WHERE utid = {thread.thread} ORDER BY ts")
     assert panel.debug_button.isEnabled()
     with qtbot.waitSignal(panel.debugTrackRequested, timeout=5_000):
         qtbot.mouseClick(panel.debug_button, Qt.MouseButton.LeftButton)

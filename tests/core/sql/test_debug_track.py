@@ -41,7 +41,7 @@ def test_one_threads_slices_become_its_depths(demo) -> None:
     every box of a window is found, zoomed in and zoomed out."""
     model, sql = demo
     track = max(model.tracks, key=lambda t: (t.hi - t.lo, t.max_depth))
-    result = sql.query(f"SELECT id, ts, dur, name, depth FROM slice WHERE utid = {track.thread}")
+    result = sql.query(f"SELECT id, ts, dur, name, depth FROM thread_slice WHERE utid = {track.thread}")
     t = debug_track(result, "q1", model.start_ns, model.end_ns)
     assert t.kind == SLICES and len(t) == result.num_rows == track.hi - track.lo and t.dropped == 0
     depth = result.column("depth").to_numpy()[t.source_row]

@@ -31,7 +31,7 @@ def test_debug_tracks_go_on_top_and_come_off_again(demo) -> None:
     before = [(g.pid, [lane.key for lane in g.lanes]) for g in layout.groups]
     tracks = DebugTracks()
     track = max(model.tracks, key=lambda t: t.max_depth)
-    slices = debug_track(sql.query(f"SELECT ts, dur, name FROM slice WHERE utid = {track.thread}"), "q1", model.start_ns, model.end_ns)
+    slices = debug_track(sql.query(f"SELECT ts, dur, name FROM thread_slice WHERE utid = {track.thread}"), "q1", model.start_ns, model.end_ns)
     counter = debug_track(sql.query("SELECT ts, value FROM counter WHERE track_id = (SELECT min(id) FROM counter_track)"),
                           "q2", model.start_ns, model.end_ns)  # fmt: skip
     a, b = tracks.add(layout, slices), tracks.add(layout, counter)
