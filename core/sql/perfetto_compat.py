@@ -34,7 +34,8 @@ MODULES = {
 }
 
 #: macros: Perfetto's helper functions. EXTRACT_ARG gives the value as text (a DuckDB expression has one
-#: type; Perfetto's gives the argument's own); PERCENTILE(x, p) is Perfetto's percentile aggregate (p in 0..100)
+#: type; Perfetto's gives the argument's own); PERCENTILE(x, p) is Perfetto's percentile aggregate (p in 0..100);
+#: IIF is SQLite's (Perfetto's docs use it)
 MACROS = {
     "extract_arg": (
         "CREATE OR REPLACE MACRO extract_arg(set_id, arg_key) AS (SELECT first(COALESCE(a.string_value,"
@@ -43,6 +44,7 @@ MACROS = {
         ("args",),
     ),
     "percentile": ("CREATE OR REPLACE MACRO percentile(x, p) AS quantile_cont(x, p / 100)", ()),
+    "iif": ("CREATE OR REPLACE MACRO iif(cond, a, b) AS CASE WHEN cond THEN a ELSE b END", ()),
 }
 
 _INCLUDE = re.compile(r"^\s*INCLUDE\s+PERFETTO\s+MODULE\s+([A-Za-z0-9_.]+)\s*;", re.IGNORECASE | re.MULTILINE)
