@@ -183,6 +183,36 @@ class SqlTables:
             "arg_set_id": self._arg_set(s.event),
         })  # fmt: skip
 
+    def slice_parts(self, schema: pa.Schema) -> list[pa.Table]:
+        """The rows of the ``slice`` view as two Arrow tables for a Parquet writer, the thread slices then the
+        async spans, with ``schema``'s column types (the view's) and one dictionary of names and one of
+        categories for both. Written by pyarrow the dictionaries go to the file as they are, where DuckDB's
+        COPY of the view expands and hashes every name again (10M events: 1.4 CPU s -> 0.5)."""
+        import pyarrow.compute as pc  # (export only: its kernels cost memory when first used)
+
+        s, a = self.model.slices, self.model.async_spans
+        n = len(s)
+        names = self._text(np.concatenate([s.name[:], a.name[:]]))
+        categories = self._text(np.concatenate([s.category[:], a.category[:]]))
+        t, at = self.table("_thread_slice"), self.table("_async_slice")
+        ids = np.arange(n + len(a), dtype=np.int64)
+        parts = [
+            {"id": ids[:n], "ts": t["ts"], "dur": t["dur"], "track_id": t["track_id"], "category": categories[:n],
+             "name": names[:n], "depth": t["depth"], "parent_id": t["parent_id"], "arg_set_id": t["arg_set_id"]},
+            {"id": ids[n:], "ts": at["ts"], "dur": a.end - a.start, "track_id": pc.run_end_decode(at["track_id"]),
+             "category": categories[n:], "name": names[n:], "depth": at["depth"], "parent_id": None,
+             "arg_set_id": at["arg_set_id"]},
+        ]  # fmt: skip
+
+        def typed(values, field: pa.Field, rows: int):
+            if values is None:
+                return pa.nulls(rows, field.type)
+            if isinstance(values, np.ndarray):
+                values = pa.array(values)
+            return values if pa.types.is_dictionary(values.type) else values.cast(field.type)
+
+        return [pa.table({f.name: typed(part[f.name], f, len(part["id"])) for f in schema}) for part in parts]
+
     def _async_slice(self) -> pa.Table:
         """Async spans: rows sorted by process, so upid and track_id are runs (the view adds the id base and
         computes dur)."""
