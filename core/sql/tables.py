@@ -15,8 +15,9 @@ small, because it is paid next to a model that already holds the trace:
   most 127 distinct strings (a trace's slice names and categories usually do), 2 up to 32,767;
 - a column that is constant over runs of rows (an async span's process, a counter sample's track) is
   run-end encoded: a few bytes a run, not 8 a row;
-- row ids are zero-copy slices of one shared ``0..n-1`` column (int32), offset in the views where a table's
-  ids do not start at 0;
+- the large tables behind views (thread slices, async spans, thread states, CPU slices) hold no row ids:
+  the views count them (``range(n)`` positionally joined, see :mod:`.engine`); the other tables' ids are
+  zero-copy slices of one shared ``0..n-1`` column (int32);
 - ``dur`` of the tables that store an end (async spans, CPU slices, thread states) is computed by the views
   (``"end" - ts``, per chunk as DuckDB scans) instead of stored.
 
