@@ -102,6 +102,19 @@ class _Lanes:
             yield by_depth, end_max
             i = j
 
+    def thread_rows(self) -> dict[int, np.ndarray]:
+        """Per thread: its slice rows by depth, then start (a view of :attr:`rows`)."""
+        bounds, thread_of, n = self._bounds, self._thread, len(self._thread)
+        out: dict[int, np.ndarray] = {}
+        i = 0
+        while i < n:
+            j = i
+            while j < n and thread_of[j] == thread_of[i]:
+                j += 1
+            out[thread_of[i]] = self.rows[bounds[i] : bounds[j]]
+            i = j
+        return out
+
 
 def _no_check() -> None:
     """A ``check`` that never cancels."""
@@ -155,6 +168,7 @@ class TraceModel:
         lanes = _Lanes(s)
         # the tracks' per-depth arrays are views of these (kept here: the memory is the model's)
         self._lane_rows, self._lane_end_max = lanes.rows, lanes.end_max
+        self._thread_lane_rows = lanes.thread_rows()
         bounds = np.r_[segment_starts(s.thread), len(s)].tolist()
         for lo, hi, (by_depth, end_max) in zip(bounds[:-1], bounds[1:], lanes.by_thread(), strict=True):
             thread = int(s.thread[lo])
@@ -270,12 +284,15 @@ class TraceModel:
         s = self.slices
         lane = np.zeros(len(s), np.int32)
         base = 0
+        order = []  # the rows by (lane, start): each track's rows by (depth, start), tracks in lane order
         for track in self.tracks:
             track.lane_base = base
             lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
             base += track.max_depth + 1
+            order.append(self._thread_lane_rows[track.thread])
+        by_lane = np.concatenate(order) if order else np.zeros(0, np.int32)
         return SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns,
-                            check=self._check)  # fmt: skip
+                            check=self._check, order=by_lane)  # fmt: skip
 
     def sched_pyramid(self, which: str) -> tuple[SlicePyramid, np.ndarray]:
         """Per-pixel summaries of the CPU lanes (``"cpu"``) or the thread-state strips (``"state"``), and
