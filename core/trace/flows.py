@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from fxscope.core.trace.slices import SliceTable
@@ -95,10 +96,10 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
         cand[late] -= 1
     c = np.maximum(cand, 0)
     cand[(cand < 0) | (s_thread[c] != thread)] = -1
-    end = slices.ts + slices.dur
     todo = np.flatnonzero(cand >= 0)
     while len(todo):
-        ended = end[cand[todo]] < ts[todo]
+        c = cand[todo]
+        ended = slices.ts[c] + slices.dur[c] < ts[todo]  # (ends of the candidates only: no column of them)
         todo = todo[ended]
         cand[todo] = slices.parent[cand[todo]]
         todo = todo[cand[todo] >= 0]
@@ -110,15 +111,17 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     called between the stages (a Cancel raises from it)."""
     check = check or (lambda: None)
     kind = cols.ev_kind
-    sel = np.flatnonzero((kind >= EventKind.FLOW_BEGIN) & (kind <= EventKind.FLOW_END))
-    sel = sel[lexsort((sel, cols.ev_ts[sel]))]  # timestamp order, ties in file order
+    sel = kind_rows(kind, EventKind.FLOW_BEGIN, EventKind.FLOW_END)  # int32 rows below 2**31 events
     ts = cols.ev_ts[sel]
-    thread = cols.ev_thread[sel].astype(np.int64)
+    order = lexsort((sel, ts))  # timestamp order, ties in file order
+    sel, ts = sel[order], ts[order]
+    del order
+    thread = cols.ev_thread[sel]
     check()
-    bound = bind_to_slices(slices, thread, ts, sel)
+    bound = bind_to_slices(slices, thread, ts, sel).astype(np.int32)
     check()
     unbound = int((bound < 0).sum())
-    keep = bound >= 0
+    keep = np.flatnonzero(bound >= 0)
     sel, ts, thread, bound = sel[keep], ts[keep], thread[keep], bound[keep]
     del keep
     k = kind[sel]
