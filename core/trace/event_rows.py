@@ -26,3 +26,15 @@ def kind_rows(kind: np.ndarray, first: int, last: int) -> np.ndarray:
     if not parts:
         return np.zeros(0, dtype)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def kind_counts(kind: np.ndarray, minlength: int) -> np.ndarray:
+    """``np.bincount(kind, minlength=minlength)`` of a small-integer column, a block at a time (bincount
+    widens its input to intp: a whole column at once is an 8-byte temporary per event)."""
+    counts = np.zeros(minlength, np.int64)
+    for a in range(0, len(kind), BLOCK):
+        part = np.bincount(kind[a : a + BLOCK], minlength=minlength)
+        if len(part) > len(counts):
+            counts = np.r_[counts, np.zeros(len(part) - len(counts), np.int64)]
+        counts[: len(part)] += part
+    return counts
