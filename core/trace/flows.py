@@ -213,25 +213,34 @@ def _key_process(
     j = np.minimum(
         pair_searchsorted(p_id, p_pid.view(np.int64), fid[follow], pid[follow].view(np.int64)), len(pairs) - 1
     )
-    has_own = (p_id[j] == fid[follow]) & (p_pid[j] == pid[follow])
+    f_id = fid[follow]
+    has_own = (p_id[j] == f_id) & (p_pid[j] == pid[follow])
     own_first = np.where(has_own, p_pos[j], big)
+    del j, has_own  # (the temporaries here are per flow step/end: freed as soon as they are used)
     # per id: the first begins of the earliest and of the second earliest process
     by_time = lexsort((p_pos, p_id))
     t_id, t_pid, t_pos = p_id[by_time], p_pid[by_time], p_pos[by_time]
     head = np.flatnonzero(np.r_[True, t_id[1:] != t_id[:-1]])
     second = head + 1
     pos2 = np.where(second < np.r_[head[1:], len(t_id)], t_pos[np.minimum(second, len(t_id) - 1)], big)
-    h = np.minimum(np.searchsorted(t_id[head], fid[follow]), len(head) - 1)
-    known = t_id[head][h] == fid[follow]
+    h = np.minimum(np.searchsorted(t_id[head], f_id), len(head) - 1)
+    known = t_id[head][h] == f_id
+    del f_id
     pos1 = np.where(known, t_pos[head][h], big)
     pid1 = t_pid[head][h]
     p2 = np.where(known, pos2[h], big)
+    del h, known
     at = pos[follow]
     own = own_first < at
-    other = ~own & (pos1 < at) & (p2 >= at)
+    del own_first
+    started = ~own & (pos1 < at)
+    del pos1
+    alone = p2 >= at
+    del p2, at
+    other = started & alone
     key_pid[follow[other]] = pid1[other]
-    ambiguous[follow[~own & (pos1 < at) & (p2 < at)]] = True
-    no_start[follow[~own & ~(pos1 < at)]] = True
+    ambiguous[follow[started & ~alone]] = True
+    no_start[follow[~own & ~started]] = True
     return key_pid, ambiguous, no_start
 
 

@@ -28,6 +28,9 @@ from fxscope.formats.fxt.records_control import ControlRecords
 from fxscope.formats.fxt.records_events import EventRecords
 from fxscope.formats.fxt.records_log import LogRecords
 from fxscope.formats.fxt.records_sched import SCHED_COLUMNS, SchedRecords
+
+#: the log columns as the reader fills them ("pos": word index of the record)
+LOG_COLUMNS = {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32}
 from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
 
 _U = np.uint64
@@ -68,8 +71,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         # Walking the chain touched every page of the file: drop them, then read the headers' low 16 bits
         # a chunk at a time, releasing as we go, so that file pages and per-record arrays never add up.
         self._release(0, n)
-        if n < 1 << 31:
-            starts = starts.astype(np.uint32)
+        if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
+            starts = starts.astype(np.int64, copy=False)
         low = np.empty(len(starts), np.uint16)
         for a in range(0, len(starts), self.BLOCK_RECORDS):
             self.progress(0.03 + 0.02 * a / len(starts))
@@ -187,12 +190,10 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             fill += m
             del block
             self._release(int(sel[0]), int(sel[-1]) + 1)
-        logs = self._blocks(log_starts, self._logs)
-        scheds = self._blocks(sched_starts, self._sched)
+        lg = self._columns(log_starts, self._logs, LOG_COLUMNS)
+        sc = self._columns(sched_starts, self._sched, SCHED_COLUMNS)
         if fill < n_ev:
             ev = {key: v[:fill].copy() for key, v in ev.items()}
-        lg = _concat(logs, {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32})
-        sc = _concat(scheds, SCHED_COLUMNS)
         threads_pid, threads_tid = self._thread_table([ev["thread"], lg["thread"]])
         self._warn_missing_init(ev["provider"], ev["pos"])
         decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
@@ -243,23 +244,33 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             arg_decoder=decoder,
         )
 
-    def _blocks(self, starts: np.ndarray, decode) -> list[dict]:
-        """Decode records at ``starts`` with ``decode`` a block at a time, releasing their file pages.
+    def _columns(self, starts: np.ndarray, decode, dtypes: dict) -> dict[str, np.ndarray]:
+        """The columns (``dtypes``) of the records at ``starts``, decoded by ``decode`` a block at a time into
+        columns allocated once (no list of blocks concatenated at the end: that held every record twice),
+        releasing their file pages.
 
         Sparse records (logs, scheduling) are spread over the whole file, and one page fault can map a
         whole large page-cache folio: a block therefore also ends after ``SPAN_WORDS`` of file, so that
         what one block maps stays small.
         """
-        out = []
+        out = {k: np.empty(len(starts), dt) for k, dt in dtypes.items()}
         if not len(starts):
             return out
         cuts = np.searchsorted(starts, np.arange(int(starts[0]), int(starts[-1]) + 1, self.SPAN_WORDS)[1:])
         bounds = np.union1d(np.r_[0, cuts, len(starts)], np.arange(0, len(starts), self.BLOCK_RECORDS))
+        fill = 0
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             if b > a:
                 sel = starts[a:b].astype(np.int64)
-                out.append(decode(sel))
+                block = decode(sel)
+                m = len(block["ts"])
+                for key in dtypes:
+                    out[key][fill : fill + m] = block[key]
+                fill += m
+                del block
                 self._release(int(sel[0]), int(sel[-1]) + 1)
+        if fill < len(starts):  # records dropped (warned)
+            out = {key: v[:fill].copy() for key, v in out.items()}
         return out
 
     def _provider_tps(self) -> list[int]:
@@ -310,9 +321,3 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             np.uint64
         )
 
-
-def _concat(blocks: list[dict], dtypes: dict) -> dict[str, np.ndarray]:
-    return {
-        k: (np.concatenate([b[k] for b in blocks]).astype(dt, copy=False) if blocks else np.zeros(0, dt))
-        for k, dt in dtypes.items()
-    }
