@@ -60,6 +60,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self.mm = None
         self.progress: Callable[[float], None] = lambda _fraction: None
         self.rates: set[int] = {1_000_000_000}
+        self._first_event_of: dict[int, int] = {}  # provider index -> word of its first event record
         self._unresolved_str: set[tuple[int, int]] = set()
         self._unresolved_thr: set[tuple[int, int]] = set()
 
@@ -118,10 +119,11 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: file words a block of sparse records may span (8 MiB)
     SPAN_WORDS = 1 << 20
 
-    #: the stored event columns, 39 bytes per event (see FxtColumns for the derived ones); "pos" is
+    #: the stored event columns, 37 bytes per event (see FxtColumns for the derived ones: the provider
+    #: follows from the record's position and is not stored); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS = {
-        "ts": np.int64, "kind": np.uint8, "provider": np.uint16, "thread": np.int32, "category": np.int32,
+        "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
         "name": np.int32, "nargs": np.uint8, "args_skip": np.uint16, "data": np.uint64,
         "pos": np.int64, "scope": np.uint8,
     }  # fmt: skip
@@ -187,6 +189,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             m = len(block["pos"])
             for key in self._EV_COLUMNS:
                 ev[key][fill : fill + m] = block[key]
+            self._note_providers(block["provider"], block["pos"])
             fill += m
             del block
             self._release(int(sel[0]), int(sel[-1]) + 1)
@@ -195,7 +198,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         if fill < n_ev:
             ev = {key: v[:fill].copy() for key, v in ev.items()}
         threads_pid, threads_tid = self._thread_table([ev["thread"], lg["thread"]])
-        self._warn_missing_init(ev["provider"], ev["pos"])
+        self._warn_missing_init()
         decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
         diag_lines = self.diag.finish()
         return FxtColumns(
@@ -207,7 +210,6 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             threads_tid=threads_tid,
             ev_ts=ev["ts"],
             ev_kind=ev["kind"],
-            ev_provider=ev["provider"],
             ev_thread=ev["thread"],
             ev_category=ev["category"],
             ev_name=ev["name"],
@@ -280,18 +282,21 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
                 out[pindex] = self.t.gen_tps[gen]
         return out
 
-    def _warn_missing_init(self, ev_provider: np.ndarray, ev_pos: np.ndarray) -> None:
+    def _note_providers(self, provider: np.ndarray, pos: np.ndarray) -> None:
+        """Remember the first event record of each provider (for :meth:`_warn_missing_init`)."""
+        counts = np.bincount(provider, minlength=len(self.t.providers))
+        for pindex in np.flatnonzero(counts).tolist():
+            if pindex not in self._first_event_of:
+                self._first_event_of[pindex] = int(pos[np.argmax(provider == pindex)])
+
+    def _warn_missing_init(self) -> None:
         with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}
-        used = np.zeros(len(self.t.providers), np.int64)
-        for a in range(0, len(ev_provider), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
-            used += np.bincount(ev_provider[a : a + self.BLOCK_RECORDS], minlength=len(used))
-        for pindex in np.flatnonzero(used).tolist():
+        for pindex, first in sorted(self._first_event_of.items()):
             if pindex not in with_init:
                 p = self.t.providers[pindex]
-                first = int(ev_pos[np.argmax(ev_provider == pindex)]) * 8
                 self.diag.warn(
                     "no initialization",
-                    first,
+                    first * 8,
                     f"provider {p.id} ({p.name!r}) has no initialization record: assuming 1 tick = 1 ns",
                 )
 

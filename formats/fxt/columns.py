@@ -108,7 +108,6 @@ class FxtColumns:
     # --- events (one row per event record, file order) ---
     ev_ts: np.ndarray  # int64 ns
     ev_kind: np.ndarray  # uint8, EventKind
-    ev_provider: np.ndarray  # uint16
     ev_thread: np.ndarray  # int32 -> threads_*
     ev_category: np.ndarray  # int32 -> strings
     ev_name: np.ndarray  # int32 -> strings
@@ -165,6 +164,12 @@ class FxtColumns:
 
     # The columns below are derived on access (each call builds a new array): storing them would cost
     # 24 more bytes per event, and peak memory while loading must stay within twice the file size.
+    @property
+    def ev_provider(self) -> np.ndarray:
+        """uint16 provider index (into :attr:`providers`) of each event: the provider whose section the
+        record is in, found from its position (not stored: 2 bytes an event)."""
+        return self.arg_decoder.providers_at(self.ev_word)
+
     @property
     def ev_offset(self) -> np.ndarray:
         """int64 byte offset of each event record."""
