@@ -75,10 +75,18 @@ class _Lanes:
     def __init__(self, s: SliceTable) -> None:
         by_lane = lexsort((s.depth, s.thread))  # a thread's rows are by start: its lanes keep that order
         self.rows = by_lane.astype(np.int32)  # int32 rows: half the index memory
-        thread, depth = s.thread[by_lane], s.depth[by_lane]
-        starts = segment_starts(thread.astype(np.int64) * 65536 + depth)
-        self.end_max = segmented_running_max(s.ts[by_lane] + s.dur[by_lane], starts)
-        self._bounds = np.r_[starts, len(by_lane)].tolist()
+        del by_lane  # (the temporaries here are per slice: each freed once used)
+        thread, depth = s.thread[self.rows], s.depth[self.rows]
+        key = thread.astype(np.int64)
+        key *= 65536
+        key += depth
+        starts = segment_starts(key)
+        del key
+        ends = s.ts[self.rows]
+        ends += s.dur[self.rows]
+        self.end_max = segmented_running_max(ends, starts)
+        del ends
+        self._bounds = np.r_[starts, len(self.rows)].tolist()
         self._thread = thread[starts].tolist()
         self._depth = depth[starts].tolist()
 
