@@ -135,9 +135,12 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
         return _empty(cols, unbound, dropped)
     check()
     idx = idx[lexsort((idx, fid[idx], key_pid[idx]))]  # by key, then time order
-    a, b = _links(key_pid[idx], fid[idx], k[idx], dropped)
+    by_key = key_pid[idx], fid[idx], k[idx]
+    del key_pid, fid, k
+    a, b = _links(*by_key, dropped)
+    del by_key
     a, b = idx[a], idx[b]
-    del idx, key_pid, fid, k
+    del idx
 
     check()
     s_slice, d_slice = bound[a], bound[b]
@@ -168,6 +171,7 @@ def _links(pid: np.ndarray, fid: np.ndarray, k: np.ndarray, dropped: dict[str, i
     is_b, is_s, is_e = k == EventKind.FLOW_BEGIN, k == EventKind.FLOW_STEP, k == EventKind.FLOW_END
     # A flow is active after a begin until an end; begins while active are ignored, so the begin that
     # counts is the first one after the last end; the source of a link is the last step after it, or it.
+    del pid, fid
     last_e = ffill_index(is_e, starts, seg)
     from_ = np.where(last_e >= 0, last_e + 1, starts[seg])  # <= the row itself: within the segment
     del last_e
@@ -208,28 +212,34 @@ def _key_process(
         lexsort((pos[begins], pid[begins].view(np.int64), fid[begins]))
     ]  # (int64 order: see below)
     pairs = ob[np.r_[True, (fid[ob][1:] != fid[ob][:-1]) | (pid[ob][1:] != pid[ob][:-1])]]
+    del ob, begins  # (the temporaries here are per flow event: each freed as soon as it is used)
     p_id, p_pid, p_pos = fid[pairs], pid[pairs], pos[pairs]
+    del pairs
     # own process: first begin of (id, pid)
     j = np.minimum(
-        pair_searchsorted(p_id, p_pid.view(np.int64), fid[follow], pid[follow].view(np.int64)), len(pairs) - 1
+        pair_searchsorted(p_id, p_pid.view(np.int64), fid[follow], pid[follow].view(np.int64)), len(p_id) - 1
     )
     f_id = fid[follow]
     has_own = (p_id[j] == f_id) & (p_pid[j] == pid[follow])
     own_first = np.where(has_own, p_pos[j], big)
-    del j, has_own  # (the temporaries here are per flow step/end: freed as soon as they are used)
+    del j, has_own
     # per id: the first begins of the earliest and of the second earliest process
     by_time = lexsort((p_pos, p_id))
     t_id, t_pid, t_pos = p_id[by_time], p_pid[by_time], p_pos[by_time]
+    del by_time, p_id, p_pid, p_pos
     head = np.flatnonzero(np.r_[True, t_id[1:] != t_id[:-1]])
     second = head + 1
     pos2 = np.where(second < np.r_[head[1:], len(t_id)], t_pos[np.minimum(second, len(t_id) - 1)], big)
-    h = np.minimum(np.searchsorted(t_id[head], f_id), len(head) - 1)
-    known = t_id[head][h] == f_id
-    del f_id
-    pos1 = np.where(known, t_pos[head][h], big)
-    pid1 = t_pid[head][h]
+    del second
+    h_id, h_pos, h_pid = t_id[head], t_pos[head], t_pid[head]
+    del t_id, t_pos, t_pid, head
+    h = np.minimum(np.searchsorted(h_id, f_id), len(h_id) - 1)
+    known = h_id[h] == f_id
+    del f_id, h_id
+    pos1 = np.where(known, h_pos[h], big)
+    pid1 = h_pid[h]
     p2 = np.where(known, pos2[h], big)
-    del h, known
+    del h, known, h_pos, h_pid, pos2
     at = pos[follow]
     own = own_first < at
     del own_first
