@@ -34,7 +34,7 @@ class InstantTable:
     pid: Gathered  # uint64 process koid of the thread (cols.threads_pid[thread], 0 for -1)
     name: Gathered  # int32 -> strings (cols.ev_name[event])
     category: Gathered  # int32 -> strings (cols.ev_category[event])
-    scope: Gathered | np.ndarray  # uint8 SCOPE_* (cols.ev_scope[event])
+    scope: Gathered | np.ndarray  # SCOPE_* (cols.ev_data[event]: an instant's data word is its scope)
     event: np.ndarray  # int32 event row
 
     def __len__(self) -> int:
@@ -68,7 +68,7 @@ def build_instants(cols: FxtColumns) -> InstantTable:
     ts = cols.ev_ts[rows]
     event = rows[lexsort((rows, ts, thread))].astype(np.int32)
     thread = cols.ev_thread[event].astype(np.int32)
-    scope = Gathered(cols.ev_scope, event) if len(cols.ev_scope) else np.zeros(len(event), np.uint8)
+    scope = Gathered(cols.ev_data, event)  # an instant's data word is its scope (FxtColumns.ev_scope)
     return InstantTable(
         ts=cols.ev_ts[event],
         thread=thread,

@@ -155,7 +155,7 @@ def build_arg_string_index(
     """
     event = s.event
     order = np.argsort(event, kind="stable").astype(np.int32)  # the argument reader wants ascending event rows
-    order = order[cols.ev_nargs[event[order]] > 0]
+    order = order[cols.nargs_of(event[order]) > 0]
     sids, srows = [], []
     for a in range(0, len(order), INDEX_BATCH):  # a batch of slices at a time: bounded temporaries
         check()

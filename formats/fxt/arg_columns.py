@@ -69,9 +69,9 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
     dec = cols.arg_decoder
     w = dec.w
     record = cols.ev_word[rows].astype(np.int64)
-    pos = record + cols.ev_args_skip[rows]
+    pos = record + cols.args_skip_of(rows)
     end = record + ((w[record] >> _U(4)) & _U(0xFFF)).astype(np.int64) if len(rows) else record
-    nargs = cols.ev_nargs[rows]
+    nargs = cols.nargs_of(rows)
     parts: list[tuple[np.ndarray, ...]] = []
     act = np.flatnonzero(nargs > 0)
     for k in range(15):

@@ -61,6 +61,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self.progress: Callable[[float], None] = lambda _fraction: None
         self.rates: set[int] = {1_000_000_000}
         self._first_event_of: dict[int, int] = {}  # provider index -> word of its first event record
+        #: (record words, argument counts) of the events whose arguments ended early (size-0 argument)
+        self.nargs_cut: list[tuple[np.ndarray, np.ndarray]] = []
         self._unresolved_str: set[tuple[int, int]] = set()
         self._unresolved_thr: set[tuple[int, int]] = set()
 
@@ -124,8 +126,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS = {
         "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
-        "name": np.int32, "nargs": np.uint8, "args_skip": np.uint16, "data": np.uint64,
-        "pos": np.int64, "scope": np.uint8,
+        "name": np.int32, "data": np.uint64, "pos": np.int64,
     }  # fmt: skip
 
     def _release(self, first_word: int, end_word: int) -> None:
@@ -213,8 +214,6 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             ev_thread=ev["thread"],
             ev_category=ev["category"],
             ev_name=ev["name"],
-            ev_nargs=ev["nargs"],
-            ev_args_skip=ev["args_skip"],
             ev_data=ev["data"],
             ev_word=ev["pos"],
             sched_ts=sc["ts"],
@@ -234,7 +233,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             blobs=self.blobs,
             record_counts=record_counts,
             warnings=diag_lines,
-            ev_scope=ev["scope"],
+            ev_nargs_cut=_cuts(self.nargs_cut),
             sched_out_pid=sc["out_pid"],
             sched_in_pid=sc["in_pid"],
             sched_out_prio=sc["out_prio"],
@@ -326,3 +325,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             np.uint64
         )
 
+
+def _cuts(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The (record words, argument counts) pairs of every block, joined (words ascending: file order)."""
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint8)
+    return np.concatenate([w for w, _ in parts]), np.concatenate([n for _, n in parts])
