@@ -2,8 +2,8 @@
 
 Why blocks: records are decoded :attr:`Decoder.BLOCK_RECORDS` at a time so the temporaries stay
 cache-sized, and each block's file pages are dropped from the resident set (``madvise``) once decoded.
-Memory: the output columns take ~57 bytes per event (the contract's dtypes) plus 8 bytes per record
-while reading. The record families live in their own modules, combined here as mixins of one
+Memory: the output columns take 33 bytes per event (the contract's dtypes; what follows from a record's
+header is read from the mapped file when asked) plus 7 bytes per record while reading. The record families live in their own modules, combined here as mixins of one
 :class:`Decoder` (they share its words, tables and diagnostics): control and descriptive records
 (:mod:`~fxscope.formats.fxt.records_control`), events (:mod:`~fxscope.formats.fxt.records_events`), logs
 (:mod:`~fxscope.formats.fxt.records_log`), scheduling (:mod:`~fxscope.formats.fxt.records_sched`), and the shared
@@ -28,10 +28,10 @@ from fxscope.formats.fxt.records_control import ControlRecords
 from fxscope.formats.fxt.records_events import EventRecords
 from fxscope.formats.fxt.records_log import LogRecords
 from fxscope.formats.fxt.records_sched import SCHED_COLUMNS, SchedRecords
+from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
 
 #: the log columns as the reader fills them ("pos": word index of the record)
 LOG_COLUMNS = {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32}
-from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
 
 _U = np.uint64
 
@@ -121,8 +121,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: file words a block of sparse records may span (8 MiB)
     SPAN_WORDS = 1 << 20
 
-    #: the stored event columns, 37 bytes per event (see FxtColumns for the derived ones: the provider
-    #: follows from the record's position and is not stored); "pos" is
+    #: the stored event columns, 33 bytes per event (see FxtColumns for the derived ones: the provider
+    #: follows from the record's position, argument counts and offsets from its header, an instant's scope
+    #: is its data word); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS = {
         "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
