@@ -1,4 +1,5 @@
-"""What the details panel shows for a selected async span, instant event or counter sample (thread slices have
+"""What the details panel shows for a selected async span, instant event or counter sample, and the one-line
+hover text of any box (:func:`describe`) (thread slices have
 :meth:`fxscope.core.trace.model.TraceModel.slice_details`; scheduling rows have their own in :mod:`fxscope.core.trace.sched`).
 
 Values come back as plain Python (names resolved, times in ns, koid and pointer arguments labelled with
@@ -12,6 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fxscope.core.trace import async_spans
+from fxscope.core.trace.sched import STATE_NAMES
+from fxscope.core.units import format_duration_ns as format_ns
+from fxscope.core.units import format_quantity
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -106,3 +110,33 @@ def counter_details(model: TraceModel, row: int) -> dict[str, object]:
         "max": float(np.nanmax(s.value)),
         "samples": len(s.ts),
     }
+
+
+def describe(model: TraceModel, kind: str, row: int) -> str:
+    """One line about a box or point, for the timeline's hover tooltip: its name and how long it lasted."""
+    m = model
+    if kind == "slice":
+        return f"{m.name_of(row)}  {format_ns(int(m.slices.dur[row]))}  ·  {m.thread_name(int(m.slices.thread[row]))}"
+    if kind == "async":
+        t = m.async_spans
+        name = int(t.name[row])
+        text = m.strings[name] if 0 <= name < len(m.strings) else "?"
+        return f"{text} (async)  {format_ns(int(t.end[row]) - int(t.start[row]))}"
+    if kind == "cpu":
+        cs = m.sched.cpu_slices
+        return f"{m.objects.koid_label(int(cs.tid[row]))}  {format_ns(int(cs.end[row]) - int(cs.start[row]))}"
+    if kind == "state":
+        st = m.sched.thread_states
+        return f"{STATE_NAMES.get(int(st.state[row]), '?')}  {format_ns(int(st.end[row]) - int(st.start[row]))}"
+    if kind == "instant":
+        name = int(m.instants.name[row])
+        return m.strings[name] if 0 <= name < len(m.strings) else "?"
+    if kind == "log":
+        text = m.logs.text(row)
+        return text if len(text) <= 120 else text[:117] + "…"
+    if kind == "crash":
+        return f"crash report {row + 1}: click to open it"
+    if kind == "counter":
+        d = counter_details(model, row)
+        return f"{d['series']} = {format_quantity(d['value'])}"
+    return ""

@@ -21,7 +21,7 @@ def test_background_load_adds_the_tab_and_remembers_the_file(qtbot) -> None:
     assert not win.progress.isVisibleTo(win) and not win.cancel_button.isVisibleTo(win)
     assert win.recent_files()[0] == str(DEMO_TRACE.resolve())
     win._fill_recent()
-    assert [a.text() for a in win.recent_menu.actions()][0] == str(DEMO_TRACE.resolve())
+    assert win.recent_menu.actions()[0].text() == str(DEMO_TRACE.resolve())
 
 
 def test_cancel_stops_the_load(qtbot) -> None:

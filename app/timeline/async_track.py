@@ -1,0 +1,59 @@
+"""A process's async spans, one row per lane."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fxscope.app.timeline.box_track import BoxTrackItem
+from fxscope.core.trace.model import TraceModel
+
+
+class AsyncTrackItem(BoxTrackItem):
+    """The async spans of one process, one row per lane; zoomed out, the model's async pyramid gives one
+    box per pixel per lane (as for slices), zoomed in the spans of the window are read directly."""
+
+    def __init__(self, model: TraceModel, table, pid: int, lanes: int, y0: float) -> None:
+        super().__init__(model, y0)
+        self.table, self.pid, self.lanes = table, pid, lanes
+        self.lane_ranges = [table.lane_rows(pid, lane) for lane in range(lanes)]  # once: rows per lane
+        self._use_string_colours()
+
+    kind = "async"
+
+    @property
+    def rows(self) -> int:
+        return self.lanes
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        if not 0 <= lane_row < len(self.lane_ranges):
+            return -1
+        lo, hi = self.lane_ranges[lane_row]
+        return self._covering(self.table.start, self.table.end, lo, hi, t)
+
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        t = self.table
+        pyramid, bases = self.model.async_pyramid
+        level = pyramid.level_for(ns_per_px)
+        parts = []
+        for lane, (lo, hi) in enumerate(self.lane_ranges):
+            if level is not None:
+                r, count, st, en = pyramid.query(level, bases[self.pid] + lane, t0, t1)
+            else:  # zoomed in: the lane's spans in the window, ends ascending within a lane
+                a = lo + int(np.searchsorted(t.end[lo:hi], t0, "right"))
+                b = lo + int(np.searchsorted(t.start[lo:hi], t1, "left"))
+                r = np.arange(a, max(a, b))
+                count, st, en = np.ones(len(r), np.int64), t.start[r], t.end[r]
+            if len(r):
+                parts.append((r, np.full(len(r), lane, np.int64), count, st, en))
+        if not parts:
+            z = np.zeros(0, np.int64)
+            return z, z, z, z, z, z
+        rows, lane, count, st, en = (np.concatenate([p[k] for p in parts]) for k in range(5))
+        return rows, lane, count, st, en, t.name[rows]
+
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
+        return self.table.name[rows]
+
+    def name_label(self, name: int) -> str:
+        return self.model.strings[name] if 0 <= name < len(self.model.strings) else "?"

@@ -1,0 +1,139 @@
+"""A counter series as a filled step curve, with its scale and the value under the pointer."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
+
+from fxscope.app.timeline.lane_item import (
+    PALETTE,
+    ROW_FILL,
+    LaneItem,
+    colour_index,
+    draw_rects,
+)
+from fxscope.core.timeline.layout import ROW_HEIGHT
+from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, counter_row
+from fxscope.core.trace.model import TraceModel
+
+
+class CounterTrackItem(LaneItem):
+    """One counter series as an area chart on a scale that holds zero: per pixel, a dark band over exactly
+    the min..max of the samples in force during that pixel, and a light area between the band and the
+    zero line (negative values hang below it); from the model's per-pixel summary, never an item per
+    sample."""
+
+    rows = 2
+    kind = "counter"
+
+    def __init__(self, model: TraceModel, index: int, y0: float) -> None:
+        super().__init__(model, y0)
+        self.index = index
+        self.series = model.counters.series[index]
+        values = self.series.value
+        finite = values[np.isfinite(values)]  # a corrupt sample may be inf or NaN: scale by the others
+        # the scale always holds zero (the baseline): negative-only counters hang below it
+        self.lo = min(float(finite.min()), 0.0) if len(finite) else 0.0
+        self.hi = max(float(finite.max()), 0.0) if len(finite) else 1.0
+        if self.hi == self.lo:
+            self.hi = self.lo + 1.0
+        self.selected_row = -1
+        colour = QColor(PALETTE[colour_index(self.series.label)])
+        self._fill = QBrush(colour.lighter(135))
+        self._min_fill = QBrush(colour)
+        self.cursor_ns: int | None = None  # the time under the pointer, for the value shown on the track
+        self.matched = False  # its name matches the search
+        self._font = QFont()
+        self._font.setPointSizeF(7.5)
+        self._metrics = QFontMetrics(self._font)
+
+    def value_y(self, values: np.ndarray, base: float, full: float) -> np.ndarray:
+        """Device y of ``values`` on a lane whose scale runs from ``base`` (``lo``) up ``full`` pixels
+        (``hi``). Halves first: hi - lo of an i64 counter at +-4.6e18, or of +-1e308, would overflow or lose
+        the scale; (v/2 - lo/2) / (hi/2 - lo/2) does not."""
+        half_span = self.hi * 0.5 - self.lo * 0.5
+        return base - (np.asarray(values, np.float64) * 0.5 - self.lo * 0.5) / half_span * full
+
+    def bands(self, t0: int, t1: int, sx: float, dx: float, base: float, full: float):
+        """What a frame draws, in device pixels: (left, width, y of the max, y of the min, y of zero), one
+        entry per run of pixels from :meth:`CounterSet.lod` (the exact min..max of the samples in force
+        during each pixel; an entry holds until the next one starts)."""
+        start, vmin, vmax, _last = self.model.counters.lod(self.index, t0, t1, 1e9 / sx)
+        left = np.clip(self.px(start, sx, dx), -10.0, 1e7)
+        right = np.append(left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7))
+        zero = float(self.value_y(np.zeros(1), base, full)[0])
+        return left, np.maximum(right - left, 0.0), self.value_y(vmax, base, full), self.value_y(vmin, base, full), zero
+
+    def draw(self, painter: QPainter) -> None:
+        f = self.frame(painter)
+        if f is None:
+            return
+        t0, t1, sx, dx, sy, dy = f
+        base = (self.y0 + self.rows * ROW_HEIGHT * ROW_FILL) * sy + dy
+        full = self.rows * ROW_HEIGHT * ROW_FILL * sy
+        left, width, y_max, y_min, zero = self.bands(t0, t1, sx, dx, base, full)
+        self.last_drawn = len(left)
+        if not len(left):
+            return
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        # the area between zero and the band (light), then the band itself: min..max of the pixel (dark,
+        # at least a pixel high so that a flat stretch shows its value as a line)
+        near = np.where(y_min > zero, y_max, y_min)  # the band's edge nearest the zero line
+        painter.setBrush(self._fill)
+        area_top = np.minimum(near, zero)
+        draw_rects(painter, left, area_top, np.maximum(width, 1.0), np.abs(near - zero))
+        painter.setBrush(self._min_fill)
+        draw_rects(painter, left, y_max, np.maximum(width, 1.0), np.maximum(y_min - y_max, 1.0))
+        if self.selected_row >= 0 and self.selected_row >> COUNTER_SAMPLE_BITS == self.index:
+            i = self.selected_row & ((1 << COUNTER_SAMPLE_BITS) - 1)
+            ts = self.series.ts
+            a, b = int(ts[i]), int(ts[i + 1]) if i + 1 < len(ts) else self.model.end_ns
+            xa = min(max((a - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
+            xb = min(max((b - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(QColor("#111111"), 2.0))
+            painter.drawRect(QRectF(xa, base - full, max(xb - xa, 2.0), full))
+        self._paint_scale(painter, base - full, (t1 - self.origin) / 1e9 * sx + dx)
+        painter.restore()
+
+    def set_cursor(self, ts_ns: int | None) -> None:
+        """The time under the mouse pointer (None: elsewhere): the track shows the value in force there."""
+        if ts_ns != self.cursor_ns:
+            self.cursor_ns = ts_ns
+            self.update()
+
+    def value_at(self, ts_ns: int) -> float | None:
+        """The sample in force at ``ts_ns`` (the last one at or before it), or None before the first."""
+        i = int(np.searchsorted(self.series.ts, ts_ns, side="right")) - 1
+        return float(self.series.value[i]) if i >= 0 else None
+
+    def scale_text(self) -> str:
+        """What the track says about its scale: its maximum, and the value at the pointer when it is on it."""
+        from fxscope.core.units import format_quantity
+
+        text = f"max {format_quantity(self.hi)}"
+        if self.cursor_ns is not None:
+            value = self.value_at(self.cursor_ns)
+            if value is not None:
+                text += f"   at cursor {format_quantity(value)}"
+        return text
+
+    def _paint_scale(self, painter: QPainter, top: float, right: float) -> None:
+        """The scale on the track's top left (device coordinates, painter reset), over a light band."""
+        text = self.scale_text()
+        width = self._metrics.horizontalAdvance(text) + 6
+        x = 4.0
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(255, 255, 255, 190))
+        painter.drawRect(QRectF(x - 2, top, width, self._metrics.height()))
+        painter.setFont(self._font)
+        painter.setPen(QColor("#d08a00") if self.matched else QColor("#303036"))
+        painter.drawText(QPointF(x + 1, top + self._metrics.ascent()), text)
+
+    def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
+        """The sample in force at ``t`` (the last one at or before it), as a ``counter_row``."""
+        i = int(np.searchsorted(self.series.ts, t, side="right")) - 1
+        return ("counter", counter_row(self.index, i)) if i >= 0 else ("", -1)

@@ -1,0 +1,181 @@
+"""What every track item shares: the palette and brushes, one-call rectangle drawing over numpy columns,
+guarded painting, and :class:`LaneItem` (a lane's graphics item: its rows, its y, the frame's time window).
+
+Painting happens in pixel coordinates from a local time origin: absolute nanosecond timestamps do not
+survive float32 drawing."""
+
+from __future__ import annotations
+
+import logging
+import weakref
+import zlib
+
+import numpy as np
+from pyqtgraph.Qt import internals
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsObject
+
+from fxscope.core.timeline.layout import ROW_HEIGHT
+from fxscope.core.trace.model import TraceModel
+
+#: Perfetto-like muted palette; a name always gets the same colour (hash of the name, not of its index).
+PALETTE = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#7f8fa6", "#3d9970", "#c45d8a", "#5f8dd3", "#d4a017", "#6a8e3f", "#a05195",
+]
+BRUSHES = [QBrush(QColor(c)) for c in PALETTE] + [
+    QBrush(QColor(c))
+    for c in ("#c9d1d9", "#2e9e5b", "#c9a227", "#9aa3ad", "#b0413e", "#6e6e6e", "#9fd6a4", "#bfe3c2")
+]  # after the palette: thread states NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD, RUNNABLE, PREEMPTED
+MERGED_BRUSH = QBrush(QColor("#8a8f98"))
+#: per trace (tab): the colour index of every string of the trace, computed once; dropped with the model
+STRING_COLOURS: weakref.WeakKeyDictionary[TraceModel, np.ndarray] = weakref.WeakKeyDictionary()
+INSTANT_BRUSH = QBrush(QColor("#222222"))
+CRASH_BRUSH = QBrush(QColor("#d62728"))  # crash reports in the thread's log records
+LABEL_PEN = QPen(QColor("#ffffff"))
+WAKEUP_BRUSH = QBrush(QColor("#1b1b1b"))
+MATCH_PEN = QPen(QColor("#f5b400"), 2.0)  # search matches: an amber outline (a selection is near-black)
+MATCH_PEN.setCosmetic(True)
+ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
+
+
+def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h) -> None:
+    """One drawRects call over numpy columns (pixel coordinates): the rectangles are written straight
+    into a QRectF array's memory (pyqtgraph's PrimitiveArray), no Python object per rectangle."""
+    if not len(x):
+        return
+    rects = internals.PrimitiveArray(QRectF, 4)
+    rects.resize(len(x))
+    mem = rects.ndarray()
+    mem[:, 0], mem[:, 1], mem[:, 2], mem[:, 3] = x, y, w, h
+    # Qt's rasterizer crashes on NaN or astronomically large coordinates, which a corrupt trace can produce
+    # (a counter of 1e308, a timestamp near 2**63): keep every rectangle finite and near the screen
+    # (fmax/fmin return the non-NaN operand: NaN becomes -1e6, infinities the bounds; two ufunc calls, where
+    # nan_to_num + clip cost ~20 us a call, which runs per colour per track per frame)
+    np.fmin(np.fmax(mem, -1e6, out=mem), 1e7, out=mem)
+    painter.drawRects(*rects.drawargs())
+
+
+def run_starts(values: np.ndarray) -> np.ndarray:
+    """True where a value differs from the one before it (and at the first): the starts of runs."""
+    out = np.empty(len(values), bool)
+    if len(values):
+        out[0] = True
+        np.not_equal(values[1:], values[:-1], out=out[1:])
+    return out
+
+
+def merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Boxes of one colour on one row that touch or overlap (within half a pixel) become one box: the
+    same pixels with fewer rectangles to fill (zoomed out, runs of merged buckets are the common case)."""
+    if len(x) < 32:  # few boxes: merging costs more than it saves
+        return x, y, w
+    order = np.lexsort((x, y))
+    x, y, w = x[order], y[order], w[order]
+    new_row = run_starts(y)
+    # running right edge within each row: rows are shifted apart so that the running max never crosses
+    # from one row into the next (pixel coordinates are clipped to [-10, 1e7] by the caller)
+    offset = (np.cumsum(new_row) - 1) * 4e7
+    right = np.maximum.accumulate(x + w + offset) - offset
+    gap = np.empty(len(x), bool)  # (np.r_ costs ~20 us a call: this runs per colour per track per frame)
+    gap[0] = True
+    np.greater(x[1:], right[:-1] + 0.5, out=gap[1:])
+    first = np.flatnonzero(new_row | gap)
+    run_right = np.maximum.reduceat(x + w, first)
+    return x[first], y[first], run_right - x[first]
+
+
+def colour_index(name: str) -> int:
+    return zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
+
+
+class GuardedPaint:
+    """``paint`` runs the item's ``draw`` and never lets an exception out of it: Qt calls paint from C++,
+    and an exception escaping there (a corrupt trace's absurd timestamps overflowing int64 arithmetic) can
+    take the whole process down. The item draws nothing that frame; the first failure of each item class is
+    logged."""
+
+    _reported: set[str] = set()
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        painter.save()
+        try:
+            self.draw(painter)
+        except Exception as exc:  # noqa: BLE001 - any drawing failure: skip this item's frame, keep the window
+            name = type(self).__name__
+            if name not in GuardedPaint._reported:
+                GuardedPaint._reported.add(name)
+                logging.getLogger("fxscope.timeline").warning("%s could not draw: %s", name, exc)
+        finally:
+            painter.restore()
+
+    def draw(self, painter: QPainter) -> None:
+        raise NotImplementedError
+
+
+class LaneItem(GuardedPaint, QGraphicsObject):
+    """A track's graphics item: ``rows`` high from ``y0`` (view units), the trace's whole span wide.
+
+    Painting happens in pixels: :meth:`frame` gives the visible time window and the transform, and the
+    subclass draws with the painter reset to device coordinates (view x is seconds from a local origin:
+    nanosecond timestamps do not survive float32 drawing).
+
+    A plain ``QGraphicsObject``, not pyqtgraph's ``GraphicsObject``: that one runs Python on every item
+    change and connects view signals per item, about 0.1 ms an item when a tab opens (0.1 s of stalled UI
+    for a thousand threads); the lanes only need their view box, which is their parent's parent."""
+
+    rows = 1
+
+    def __init__(self, model: TraceModel, y0: float) -> None:
+        super().__init__()
+        self.model = model
+        self.y0 = y0
+        self.origin = model.start_ns
+        self.last_drawn = 0  # what the last paint drew (tests and benchmarks read it)
+        self.last_wakeups = 0  # wakeup marks the last paint drew (state strips)
+        self.match_mask: np.ndarray | None = None  # search matches, over the rows of this lane's kind
+        self.last_matches = 0  # matches the last paint outlined
+
+    def getViewBox(self):  # noqa: N802 - pyqtgraph's name, for code that treats lanes as its items
+        """The view box showing this lane (lanes are children of its child group), or None."""
+        group = self.parentItem()
+        return group.parentItem() if group is not None else None
+
+    def px(self, ns: np.ndarray, sx: float, dx: float) -> np.ndarray:
+        """Device x of times ``ns`` (int64, none before the trace start). The difference from the origin
+        is taken modulo 2**64 on uint64, exact even when a corrupt trace's span passes int64, and only then
+        turned into float (absolute ns near 1.7e18 would lose 256 ns as floats)."""
+        since = np.asarray(ns, np.int64).view(np.uint64) - np.uint64(self.origin & 0xFFFF_FFFF_FFFF_FFFF)
+        return since.astype(np.float64) * (sx / 1e9) + dx
+
+    def set_y(self, y0: float) -> None:
+        if y0 != self.y0:
+            self.prepareGeometryChange()
+            self.y0 = y0
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        # asked a few times per item per frame: built again only when the lane moves
+        key = (self.y0, self.rows)
+        if getattr(self, "_rect_key", None) != key:
+            span = (self.model.end_ns - self.model.start_ns) / 1e9
+            self._rect, self._rect_key = QRectF(0.0, self.y0, max(span, 1e-9), self.rows * ROW_HEIGHT), key
+        return self._rect
+
+    def frame(self, painter: QPainter):
+        """(t0, t1, sx, dx, sy, dy) of this paint: the visible window in ns and the view-to-pixel
+        transform, or None when there is nothing to draw."""
+        vb = self.getViewBox()
+        if vb is None:
+            return None
+        (x0, x1), _ = vb.viewRange()
+        tr = painter.transform()
+        sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
+        if sx <= 0 or not (np.isfinite(x0) and np.isfinite(x1)):
+            return None
+        # within int64: a corrupt trace's span can reach past it, and numpy refuses larger Python ints
+        lo, hi = -(1 << 63) + 1, (1 << 63) - 2
+        t0 = min(max(self.origin + int(x0 * 1e9), lo), hi)
+        t1 = min(max(self.origin + int(x1 * 1e9) + 1, lo), hi)
+        return t0, t1, sx, dx, sy, dy

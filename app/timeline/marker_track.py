@@ -1,0 +1,83 @@
+"""A lane of points in time (process or global instants, log records): a tick each, merged per pixel."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+
+from fxscope.app.timeline.lane_item import (
+    MATCH_PEN,
+    ROW_FILL,
+    LaneItem,
+    draw_rects,
+)
+from fxscope.core.timeline.layout import ROW_HEIGHT
+from fxscope.core.trace.model import TraceModel
+
+
+class MarkerTrackItem(LaneItem):
+    """Points in time (log records, instant events) as thin ticks in one row, one tick per pixel at most.
+
+    ``rows`` are the points' rows in their table (``kind``: "instant" rows of the model's instants, "log"
+    rows of its log table), so that a click selects one."""
+
+    def __init__(self, model: TraceModel, ts: np.ndarray, y0: float, colour: str = "#6b7a90", kind: str = "",
+                 rows: np.ndarray | None = None) -> None:  # fmt: skip
+        super().__init__(model, y0)
+        order = np.argsort(ts, kind="stable")
+        self.ts = np.asarray(ts)[order]
+        self.point_rows = (np.asarray(rows)[order] if rows is not None else order).astype(np.int64)
+        self.kind = kind
+        self.selected_row = -1
+        self._brush = QBrush(QColor(colour))
+        self._selected_pen = QPen(QColor("#111111"), 2.0)
+
+    def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
+        """The point nearest ``t`` within ``tol_ns`` (a few pixels), as (kind, row), or ("", -1)."""
+        return nearest_point(self.ts, self.point_rows, t, tol_ns, self.kind)
+
+
+    def draw(self, painter: QPainter) -> None:
+        f = self.frame(painter)
+        if f is None or not len(self.ts):
+            return
+        t0, t1, sx, dx, sy, dy = f
+        a, b = np.searchsorted(self.ts, [t0, t1])
+        px = np.unique(np.floor(self.px(self.ts[a:b], sx, dx)))
+        self.last_drawn = len(px)
+        if not len(px):
+            return
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self._brush)
+        top = self.y0 * sy + dy
+        height = ROW_FILL * ROW_HEIGHT * sy
+        draw_rects(painter, px - 0.5, np.full(len(px), top), np.full(len(px), 2.0), height)
+        self.last_matches = 0
+        if self.match_mask is not None:
+            hit = self.match_mask[np.clip(self.point_rows[a:b], 0, len(self.match_mask) - 1)]
+            mx = np.unique(np.floor(self.px(self.ts[a:b][hit], sx, dx)))
+            self.last_matches = len(mx)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(MATCH_PEN)
+            draw_rects(painter, mx - 2.0, np.full(len(mx), top - 1.0), np.full(len(mx), 5.0), height + 2.0)
+            painter.setPen(Qt.PenStyle.NoPen)
+        if self.selected_row >= 0:
+            at = np.flatnonzero(self.point_rows == self.selected_row)
+            if len(at):
+                x = (int(self.ts[int(at[0])]) - self.origin) / 1e9 * sx + dx
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.setPen(self._selected_pen)
+                painter.drawRect(QRectF(x - 3.0, top - 1.0, 6.0, height + 2.0))
+        painter.restore()
+
+
+def nearest_point(ts: np.ndarray, rows: np.ndarray, t: int, tol_ns: float, kind: str) -> tuple[str, int]:
+    """(kind, row) of the point of sorted ``ts`` nearest ``t`` if within ``tol_ns``, else ("", -1)."""
+    if not len(ts) or not kind:
+        return "", -1
+    i = int(np.searchsorted(ts, t))
+    best = min((j for j in (i - 1, i) if 0 <= j < len(ts)), key=lambda j: abs(int(ts[j]) - t))
+    return (kind, int(rows[best])) if abs(int(ts[best]) - t) <= tol_ns else ("", -1)

@@ -1,0 +1,117 @@
+"""Scheduling lanes: a CPU's slices (the threads it ran) and a thread's state strip (running, runnable,
+blocked...), drawn from the model's sched pyramid zoomed out."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QPainter
+
+from fxscope.app.timeline.box_track import BoxTrackItem
+from fxscope.app.timeline.lane_item import (
+    PALETTE,
+    WAKEUP_BRUSH,
+    colour_index,
+)
+from fxscope.core.trace.model import TraceModel
+
+
+def _sched_boxes(model: TraceModel, which: str, table, lo: int, hi: int, t0: int, t1: int, ns_per_px: float):
+    """(rows, count, start, end) of one CPU lane or thread-state strip (rows ``lo:hi`` of ``table``, sorted
+    by start, not overlapping) in [t0, t1): zoomed out, from the model's sched pyramid (one box per pixel,
+    merged boxes counting their slices); zoomed in past its finest level, the rows in the window."""
+    if hi > lo:
+        pyramid, lanes = model.sched_pyramid(which)
+        level = pyramid.level_for(ns_per_px)
+        if level is not None:
+            return pyramid.query(level, int(lanes[lo]), t0, t1)
+    a = lo + int(np.searchsorted(table.end[lo:hi], t0, "right"))
+    b = lo + int(np.searchsorted(table.start[lo:hi], t1, "left"))
+    r = np.arange(a, max(a, b))
+    return r, np.ones(len(r), np.int64), table.start[r], table.end[r]
+
+
+class SchedLaneItem(BoxTrackItem):
+    """A lane of scheduling rows ``lo:hi`` of one table (sorted by start, never overlapping): a CPU's slices
+    or a thread's states, drawn from the model's sched pyramid zoomed out, named by one of its columns."""
+
+    #: the model's sched pyramid ("cpu" or "state") and the table column that names a box
+    which = ""
+    name_column = ""
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        r, count, st, en = _sched_boxes(self.model, self.which, self.table, self.lo, self.hi, t0, t1, ns_per_px)
+        return r, np.zeros(len(r), np.int64), count, st, en, self.boxes_name(r)
+
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
+        return getattr(self.table, self.name_column)[rows].astype(np.int64)
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        return self._covering(self.table.start, self.table.end, self.lo, self.hi, t) if lane_row == 0 else -1
+
+
+class CpuTrackItem(SchedLaneItem):
+    """One CPU: the threads it ran, coloured by thread; sub-pixel slices merged per pixel."""
+
+    kind = which = "cpu"
+    name_column = "tid"
+
+    def __init__(self, model: TraceModel, cpu: int, y0: float) -> None:
+        super().__init__(model, y0)
+        self.cpu = cpu
+        self.table = model.sched.cpu_slices
+        self.lo, self.hi = model.sched.cpu_rows(cpu)
+        tids = self.table.tid[self.lo : self.hi].astype(np.int64)
+        self._name_ids = np.unique(tids)
+        self._name_colours = np.array([colour_index(f"tid {t}") for t in self._name_ids.tolist()], np.int64)
+
+    def name_label(self, name: int) -> str:
+        return self.model.objects.koid_label(name)
+
+
+class StateTrackItem(SchedLaneItem):
+    """A thread's scheduling states as a thin strip (running, runnable, blocked...)."""
+
+    kind = which = "state"
+    name_column = "state"
+
+    def __init__(self, model: TraceModel, tid: int, y0: float) -> None:
+        super().__init__(model, y0)
+        self.tid = tid
+        self.table = model.sched.thread_states
+        self.lo, self.hi = model.sched.state_rows(tid)
+        self._name_ids = np.arange(8, dtype=np.int64)
+        self._name_colours = np.arange(8, dtype=np.int64) + len(PALETTE)  # beyond the palette: state colours
+
+    def name_label(self, name: int) -> str:
+        from fxscope.core.trace.sched import STATE_NAMES
+
+        return STATE_NAMES.get(name, "?")
+
+    def draw(self, painter: QPainter) -> None:
+        super().draw(painter)
+        self._paint_wakeups(painter)
+
+    def _paint_wakeups(self, painter: QPainter) -> None:
+        """The thread's wakeups as small dark wedges on the strip's top edge (one per pixel at most): the
+        moments it became runnable; selecting the state or the CPU slice after one draws who woke it."""
+        f = self.frame(painter)
+        if f is None:
+            return
+        t0, t1, sx, dx, sy, dy = f
+        ts = self.model.sched.wakeups.ts[self.model.sched.wakeups.rows_in(t0, t1, tid=self.tid)]
+        if not len(ts):
+            return
+        px = np.unique(np.floor(self.px(ts, sx, dx)))
+        if len(px) * 12 > (t1 - t0) / 1e9 * sx:  # closer than 12 px apart on average: clutter, not marks
+            self.last_wakeups = 0  # (the runnable stretches of the strip show them at this zoom)
+            return
+        top = self.y0 * sy + dy
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(WAKEUP_BRUSH)
+        for x in px.tolist():  # a few dozen at most (see above)
+            painter.drawPolygon([QPointF(x - 3.0, top - 1.0), QPointF(x + 3.0, top - 1.0), QPointF(x, top + 4.0)])
+        self.last_wakeups = len(px)
+        painter.restore()

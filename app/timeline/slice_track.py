@@ -1,0 +1,161 @@
+"""A thread's slices (one row per depth), with its thread-scope instants and the crash reports logged by
+it drawn on the same track."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
+
+from fxscope.app.timeline.box_track import BoxTrackItem
+from fxscope.app.timeline.lane_item import (
+    CRASH_BRUSH,
+    INSTANT_BRUSH,
+    MATCH_PEN,
+    draw_rects,
+)
+from fxscope.app.timeline.marker_track import nearest_point
+from fxscope.core.trace.model import ThreadTrack, TraceModel
+
+
+class SliceTrackItem(BoxTrackItem):
+    """Draws the slices of one thread track between rows ``y0`` and ``y0 + depth count``."""
+
+    def __init__(self, model: TraceModel, track: ThreadTrack, y0: float) -> None:
+        super().__init__(model, y0)
+        self.track = track
+        self._use_string_colours()
+        self._instants: np.ndarray | None = None
+        self._instants_lo = 0
+        self.selected_instant = -1  # a row of the model's instants, when one of this thread's is selected
+        self.instant_brush = INSTANT_BRUSH  # the theme's mark colour
+        self.instant_match_mask: np.ndarray | None = None  # search matches over the model's instants
+        self._crashes: tuple[np.ndarray, np.ndarray] | None = None
+        self.selected_crash = -1  # a crash report (index into the log table's reports) of this thread
+
+    kind = "slice"
+
+    @property
+    def rows(self) -> int:
+        return self.track.max_depth + 1
+
+    def row_at(self, lane_row: int, t: int) -> int:
+        return self.model.slice_at(self.track, lane_row, t)
+
+    def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
+        """The thread's instant marks sit on the top edge: a click there, near one, selects the instant."""
+        if lane_y < 0.3:
+            crash_ts, crash_index = self._crash_marks()
+            found = nearest_point(crash_ts, crash_index, t, tol_ns, "crash")
+            if found[1] >= 0:
+                return found
+            ts = self._instant_times()
+            lo = self._instants_lo
+            found = nearest_point(ts, np.arange(lo, lo + len(ts)), t, tol_ns, "instant")
+            if found[1] >= 0:
+                return found
+        return super().hit(lane_y, t, tol_ns)
+
+    def _instant_times(self) -> np.ndarray:
+        if self._instants is None:  # this thread's instant times, sorted (once)
+            inst = self.model.instants
+            lo, hi = inst.thread_rows(self.track.thread)
+            self._instants_lo = lo
+            self._instants = inst.ts[lo:hi]
+        return self._instants
+
+
+    def _crash_marks(self) -> tuple[np.ndarray, np.ndarray]:
+        """This thread's crash reports: their times (sorted) and indices (once)."""
+        if self._crashes is None:
+            ts, thread = self.model.logs.report_marks()
+            mine = np.flatnonzero(thread == self.track.thread)
+            order = np.argsort(ts[mine], kind="stable")
+            self._crashes = ts[mine][order], mine[order].astype(np.int64)
+        return self._crashes
+
+    def _paint_crashes(self, painter: QPainter) -> None:
+        """A red triangle on the top edge of the track at each crash report of the thread."""
+        ts, index = self._crash_marks()
+        f = self.frame(painter)
+        if f is None or not len(ts):
+            return
+        t0, t1, sx, dx, sy, dy = f
+        a, b = np.searchsorted(ts, [t0, t1])
+        if b <= a:
+            return
+        top = self.y0 * sy + dy - 1.0
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(QPen(QColor("#7a0000"), 1.0))
+        painter.setBrush(CRASH_BRUSH)
+        for k in range(int(a), min(int(b), int(a) + 1000)):  # a few per thread; capped all the same
+            x = (int(ts[k]) - self.origin) / 1e9 * sx + dx
+            painter.drawPolygon(QPolygonF([QPointF(x - 5.0, top), QPointF(x + 5.0, top), QPointF(x, top + 9.0)]))
+            if int(index[k]) == self.selected_crash:
+                painter.save()
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.setPen(QPen(QColor("#111111"), 2.0))
+                painter.drawRect(QRectF(x - 7.0, top - 2.0, 14.0, 13.0))
+                painter.restore()
+        painter.restore()
+
+    def boxes(self, t0: int, t1: int, ns_per_px: float):
+        vis = self.model.visible(self.track, t0, t1, ns_per_px)
+        return vis.rows, vis.depth, vis.count, vis.start, vis.end, self.model.slices.name[vis.rows]
+
+    def boxes_name(self, rows: np.ndarray) -> np.ndarray:
+        return self.model.slices.name[rows]
+
+    def name_label(self, name: int) -> str:
+        strings = self.model.strings
+        return strings[name] if 0 <= name < len(strings) else "<unresolved>"
+
+    def draw(self, painter: QPainter) -> None:
+        super().draw(painter)
+        self._paint_instants(painter)
+        self._paint_crashes(painter)
+
+    def _paint_instants(self, painter: QPainter) -> None:
+        """The thread's instant events as small marks on the top edge of the track (one per pixel)."""
+        f = self.frame(painter)
+        if f is None:
+            return
+        t0, t1, sx, dx, sy, dy = f
+        ts = self._instant_times()
+        a, b = np.searchsorted(ts, [t0, t1])
+        if b <= a:
+            return
+        ns_per_px = 1e9 / sx
+        if b - a > 4 * (t1 - t0) / ns_per_px:
+            # more instants than pixels: the pixels that have any, found by searching the pixel edges
+            edges = np.arange(t0, t1 + ns_per_px, ns_per_px)
+            idx = np.searchsorted(ts, edges)
+            first = idx[:-1][np.diff(idx) > 0]
+            times = ts[first]
+        else:
+            times = ts[a:b]
+        x = self.px(times, sx, dx)
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.instant_brush)
+        draw_rects(painter, x - 1.5, np.full(len(x), self.y0 * sy + dy - 1.0), np.full(len(x), 3.0), 4.0)
+        self.last_instant_matches = 0
+        if self.instant_match_mask is not None:  # matched instants: an amber outline
+            lo = self._instants_lo
+            hit = np.flatnonzero(self.instant_match_mask[lo + a : lo + b])
+            self.last_instant_matches = len(hit)
+            if len(hit):
+                mx = np.unique(np.floor(self.px(ts[a:b][hit], sx, dx)))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.setPen(MATCH_PEN)
+                draw_rects(painter, mx - 3.0, np.full(len(mx), self.y0 * sy + dy - 2.0), np.full(len(mx), 6.0), 6.0)
+                painter.setPen(Qt.PenStyle.NoPen)
+        sel = self.selected_instant - self._instants_lo
+        if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(QColor("#111111"), 2.0))
+            xs = (int(ts[sel]) - self.origin) / 1e9 * sx + dx
+            painter.drawRect(QRectF(xs - 3.5, self.y0 * sy + dy - 3.0, 7.0, 8.0))
+        painter.restore()

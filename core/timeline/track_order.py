@@ -1,0 +1,98 @@
+"""Which tracks a trace's timeline has and in what order, as Perfetto orders them: global instants, then
+the CPUs, then one group per process (by pid) holding its process instants, its async spans, each thread
+followed by its scheduling-state strip, its counters and its log records.
+
+Decided once per trace from the model, without Qt: the widget makes one graphics item per :class:`Lane`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fxscope.core.timeline.layout import CPU_GROUP, GLOBAL_GROUP, Group, Lane
+from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
+from fxscope.core.trace.model import TraceModel
+
+COUNTER_ROWS = 2  # a counter track is two rows high (its values need the room)
+
+
+def async_track_name(model: TraceModel, pid: int) -> str:
+    """An async track is named after its spans (as Perfetto names one by their common name): the name
+    all its spans share, else the most frequent names ("fetch, upload", "a, b +3")."""
+    t = model.async_spans
+    k = int(np.searchsorted(t.pids, np.uint64(pid)))
+    if k >= len(t.pids) or int(t.pids[k]) != pid:
+        return "async"
+    lo, hi = int(t.pid_start[k]), int(t.pid_start[k + 1])
+    names, counts = np.unique(np.asarray(t.name[np.arange(lo, hi)], np.int64), return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    strings = model.strings
+    texts = [strings[n] if 0 <= n < len(strings) else "?" for n in names[order][:3].tolist()]
+    if len(names) > 3:
+        return f"{texts[0]}, {texts[1]} +{len(names) - 2}"
+    return ", ".join(texts) if texts else "async"
+
+
+def build_groups(model: TraceModel) -> list[Group]:
+    """The timeline's groups of lanes, in display order, each lane with what the track filter matches."""
+    by_pid: dict[int, Group] = {}
+    sched = model.sched
+    state_tids = set(np.unique(sched.thread_states.tid).tolist()) if len(sched.thread_states) else set()
+    for process in model.processes:
+        lanes = []
+        for track in process.tracks:
+            lanes.append(Lane(("thread", track.thread), track.name, process.pid, rows=track.max_depth + 1,
+                              source=track))  # fmt: skip
+            if track.tid in state_tids:  # its scheduling states, right under it
+                lanes.append(Lane(("state", track.thread), "  state", process.pid, source=track.tid,
+                                  row_range=sched.state_rows(track.tid)))  # fmt: skip
+        by_pid[process.pid] = Group(process.pid, process.name, lanes)
+    for index, series in enumerate(model.counters.series):  # counters after the process's threads
+        group = by_pid.setdefault(series.pid, Group(series.pid, model.process_name(series.pid), []))
+        group.lanes.append(Lane(("counter", index), series.label, series.pid, rows=COUNTER_ROWS, source=index))
+    # async spans: one track per process, first in its group (as Perfetto shows them)
+    for pid, n_lanes in model.async_spans.tracks():
+        group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
+        group.lanes.insert(0, Lane(("async", pid), async_track_name(model, pid), pid, rows=n_lanes,
+                                   source=(pid, n_lanes)))  # fmt: skip
+    groups = [by_pid[pid] for pid in sorted(by_pid)]
+    cpus = sched.cpus()
+    if cpus:  # CPU lanes first, as Perfetto shows them
+        lanes = [Lane(("cpu", cpu), f"CPU {cpu}", CPU_GROUP, source=cpu, row_range=sched.cpu_rows(cpu))
+                 for cpu in cpus]  # fmt: skip
+        groups.insert(0, Group(CPU_GROUP, "CPUs", lanes))
+
+    def group_of(pid: int) -> Group:
+        """The process's group; a process with no threads, counters or async spans gets one, last."""
+        group = by_pid.get(pid)
+        if group is None:
+            group = by_pid[pid] = Group(pid, model.process_name(pid), [])
+            groups.append(group)
+        return group
+
+    # process-scope instants: a marker lane per process; global-scope instants: a lane of their own
+    inst = model.instants
+    proc_rows = inst.scoped(SCOPE_PROCESS)
+    for pid in np.unique(inst.pid[proc_rows]).tolist() if len(proc_rows) else []:
+        rows = proc_rows[inst.pid[proc_rows] == pid]
+        group_of(int(pid)).lanes.insert(0, Lane(("instants", int(pid)), "instants", int(pid), source=rows))
+    global_rows = inst.scoped(SCOPE_GLOBAL)
+    if len(global_rows):
+        lane = Lane(("instants", GLOBAL_GROUP), "instants", GLOBAL_GROUP, source=global_rows)
+        groups.insert(0, Group(GLOBAL_GROUP, "global", [lane]))
+    # log records: one marker lane per process that logs, after its threads
+    logs = model.logs
+    for pid in np.unique(logs.pid).tolist():
+        rows = np.flatnonzero(logs.pid == pid)
+        group_of(int(pid)).lanes.append(Lane(("logs", int(pid)), "logs", int(pid), source=rows))
+    for group in groups:  # what the track filter matches: process and thread names and ids
+        for lane in group.lanes:
+            kind, what = lane.key[0], lane.key[1]
+            owner = model.thread_name(what) if kind in ("thread", "state") else lane.label
+            lane.match = f"{group.name} {group.pid} {owner}".casefold()
+    return groups
+
+
+def thread_tracks(group: Group) -> list:
+    """The thread tracks of a group (what its collapsed header's busy strip sums)."""
+    return [lane.source for lane in group.lanes if lane.key[0] == "thread"]

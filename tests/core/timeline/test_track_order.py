@@ -1,0 +1,84 @@
+"""The timeline's tracks and their order, decided without Qt, on the boot-stamped traces (315 thread tracks,
+a four-CPU schedule, counters, logs, instants) and the demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from fxscope.core.timeline.layout import CPU_GROUP, GLOBAL_GROUP
+from fxscope.core.timeline.track_order import async_track_name, build_groups, thread_tracks
+from fxscope.core.trace.instants import SCOPE_GLOBAL
+from fxscope.core.trace.model import TraceModel
+from fxscope.formats.fxt.reader import read_fxt
+
+DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
+
+
+def test_every_thread_has_a_lane_its_state_strip_right_under_it(boot_trace) -> None:
+    m = boot_trace
+    groups = build_groups(m)
+    lanes = [lane for g in groups for lane in g.lanes]
+    assert len({lane.key for lane in lanes}) == len(lanes)  # keys are unique: pins refer to them
+    threads = [lane for lane in lanes if lane.key[0] == "thread"]
+    tracks = [t for p in m.processes for t in p.tracks]
+    assert len(threads) == len(tracks) == 315
+    state_tids = set(np.unique(m.sched.thread_states.tid).tolist())
+    for i, lane in enumerate(lanes):
+        if lane.key[0] != "thread":
+            continue
+        track = lane.source
+        assert lane.key == ("thread", track.thread) and lane.rows == track.max_depth + 1
+        if track.tid in state_tids:
+            strip = lanes[i + 1]
+            assert strip.key == ("state", track.thread)
+            lo, hi = strip.row_range
+            assert hi > lo and set(m.sched.thread_states.tid[lo:hi].tolist()) == {track.tid}
+
+
+def test_groups_global_then_cpus_then_processes_by_pid(boot_trace) -> None:
+    m = boot_trace
+    groups = build_groups(m)
+    pids = [g.pid for g in groups]
+    has_global = len(m.instants.scoped(SCOPE_GLOBAL)) > 0
+    head = [GLOBAL_GROUP] if has_global else []
+    assert pids[: len(head) + 1] == [*head, CPU_GROUP]
+    cpus = next(g for g in groups if g.pid == CPU_GROUP)
+    assert [lane.source for lane in cpus.lanes] == m.sched.cpus() == [0, 1, 2, 3]
+    for lane in cpus.lanes:  # each CPU lane holds exactly that CPU's slices
+        lo, hi = lane.row_range
+        assert set(m.sched.cpu_slices.cpu[lo:hi].tolist()) == {lane.source}
+    processes = [p for p in pids if p >= 0]
+    assert processes == sorted(processes) and len(processes) == len(set(processes))
+    assert {p.pid for p in m.processes} <= set(processes)
+
+
+def test_counters_async_logs_and_what_the_filter_matches(boot_trace) -> None:
+    m = boot_trace
+    groups = build_groups(m)
+    lanes = [lane for g in groups for lane in g.lanes]
+    counters = [lane for lane in lanes if lane.key[0] == "counter"]
+    assert [lane.key[1] for lane in counters] == list(range(len(m.counters.series))) and len(counters) > 0
+    assert all(lane.rows == 2 and lane.label == m.counters.series[lane.key[1]].label for lane in counters)
+    logs = [lane for lane in lanes if lane.key[0] == "logs"]
+    assert sum(len(lane.source) for lane in logs) == len(m.logs) > 0
+    for lane in logs:
+        assert set(m.logs.pid[lane.source].tolist()) == {lane.key[1]}
+    for g in groups:
+        if g.lanes and g.lanes[0].key[0] == "async":  # async first, unless process instants precede it
+            assert g.lanes[0].rows >= 1
+        for lane in g.lanes:
+            assert lane.match.startswith(f"{g.name} {g.pid} ".casefold())
+            if lane.key[0] == "thread":
+                assert m.thread_name(lane.key[1]).casefold() in lane.match
+        assert thread_tracks(g) == [lane.source for lane in g.lanes if lane.key[0] == "thread"]
+
+
+def test_demo_async_track_is_named_after_its_spans() -> None:
+    m = TraceModel(read_fxt(str(DEMO)))
+    groups = build_groups(m)
+    (pid, _n), *_ = m.async_spans.tracks()
+    lane = next(lane for g in groups for lane in g.lanes if lane.key == ("async", pid))
+    assert lane.label == async_track_name(m, pid) == "fetch, upload"
+    assert async_track_name(m, 987654321) == "async"  # a process without async spans
