@@ -33,6 +33,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # (run as a script: its sibling benchmarks)
+from bench_timeline import WINDOW_WITH_GAP_TIMER  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(__file__).resolve().parent / ".cache"
 
@@ -139,20 +142,7 @@ from fxscope.app.main_window import MainWindow
 
 sampler = Sampler()
 sampler.start()
-window = MainWindow()
-window.resize(1920, 1080)
-window.show()
-app.processEvents()
-gaps, last = [], [time.perf_counter()]
-
-def tick():
-    now = time.perf_counter()
-    gaps.append((now - last[0]) * 1000)
-    last[0] = now
-
-timer = QTimer()
-timer.timeout.connect(tick)
-timer.start(10)
+""" + WINDOW_WITH_GAP_TIMER + r"""
 
 class Painted(QObject):
     at = None
