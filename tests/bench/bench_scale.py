@@ -18,6 +18,9 @@ Generates (once, cached under tests/bench/.cache/) traces with scheduling record
   ``resident_anon`` / ``resident_file`` after the whole build. Ratios ``x_file`` are to the file's size,
   ``B/ev`` per event.
 
+Run it with another checkout's interpreter (``/path/to/other/.venv/bin/python tests/bench/bench_scale.py``) to
+measure that checkout's code on the same traces (the children import ``fxscope`` as that interpreter installs it).
+
 ``--frame`` also opens each trace in the window offscreen (MainWindow, background load as the app does)
 and prints ``first_frame_s`` (open to the first paint of the timeline), the UI thread's longest stall and
 the peak RSS of that process. The table ends with each figure's growth between consecutive sizes next to
@@ -92,7 +95,15 @@ sampler = Sampler()
 sampler.start()
 from fxscope.core.trace.reading import read_trace
 from fxscope.core.trace.model import TraceModel
-from fxscope.core.trace.prepare import PREPARE_STEPS
+try:
+    from fxscope.core.trace.prepare import PREPARE_STEPS
+except ImportError:  # an older checkout (run with its interpreter to compare): its prepare as one step
+    from fxscope.core.trace.prepare import prepare_model
+    PREPARE_STEPS = [("prepare", prepare_model)]
+try:
+    from fxscope.core.freed_memory import return_freed_memory
+except ImportError:
+    return_freed_memory = lambda: None
 base = _status()
 sampler.mark("read")
 t0 = time.perf_counter()
@@ -109,7 +120,6 @@ for name, build in PREPARE_STEPS:
     build(model)
     steps[name] = time.perf_counter() - t
 sampler.mark("trim")
-from fxscope.core.freed_memory import return_freed_memory
 return_freed_memory()  # as prepare_model ends
 sampler.mark("done")
 end = _status()
