@@ -90,15 +90,22 @@ class _Lanes:
         self._thread = thread[starts].tolist()
         self._depth = depth[starts].tolist()
 
-    def by_thread(self):
-        """Per thread with slices, ascending: its per-depth rows and ends' running maxima (depths 0..max; an
-        empty array for a depth without slices)."""
-        bounds, thread_of, n = self._bounds, self._thread, len(self._thread)
+    def _thread_runs(self):
+        """(first, end) of each thread's runs of lanes (lanes are by thread, then depth)."""
+        thread_of, n = self._thread, len(self._thread)
         i = 0
         while i < n:
             j = i
             while j < n and thread_of[j] == thread_of[i]:
                 j += 1
+            yield i, j
+            i = j
+
+    def by_thread(self):
+        """Per thread with slices, ascending: its per-depth rows and ends' running maxima (depths 0..max; an
+        empty array for a depth without slices)."""
+        bounds = self._bounds
+        for i, j in self._thread_runs():
             by_depth: list[np.ndarray] = []
             end_max: list[np.ndarray] = []
             for k in range(i, j):
@@ -108,20 +115,10 @@ class _Lanes:
                 by_depth.append(self.rows[bounds[k] : bounds[k + 1]])
                 end_max.append(self.end_max[bounds[k] : bounds[k + 1]])
             yield by_depth, end_max
-            i = j
 
     def thread_rows(self) -> dict[int, np.ndarray]:
         """Per thread: its slice rows by depth, then start (a view of :attr:`rows`)."""
-        bounds, thread_of, n = self._bounds, self._thread, len(self._thread)
-        out: dict[int, np.ndarray] = {}
-        i = 0
-        while i < n:
-            j = i
-            while j < n and thread_of[j] == thread_of[i]:
-                j += 1
-            out[thread_of[i]] = self.rows[bounds[i] : bounds[j]]
-            i = j
-        return out
+        return {self._thread[i]: self.rows[self._bounds[i] : self._bounds[j]] for i, j in self._thread_runs()}
 
 
 def _no_check() -> None:
