@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.args import Arg
+from fxscope.formats.fxt.fields import column
 
 
 class EventKind(IntEnum):
@@ -243,22 +245,19 @@ class FxtColumns:
         return len(self.ev_ts)
 
 
-_U = np.uint64
-
-
 def _header_nargs(h: np.ndarray) -> np.ndarray:
-    """The argument count field of event headers (bits 20..23)."""
-    return ((h >> _U(20)) & _U(0xF)).astype(np.uint8)
+    """The argument count field of event headers."""
+    return column(h, F.EVENT_NARGS).astype(np.uint8)
 
 
 def _header_args_skip(h: np.ndarray) -> np.ndarray:
     """Words from an event record's start to its first argument: header and timestamp, then an inline
     thread (two words, thread ref 0), an inline category and name (their streams' words)."""
-    skip = 2 + 2 * (((h >> _U(24)) & _U(0xFF)) == 0).astype(np.uint16)
-    for shift in (32, 48):
-        ref = ((h >> _U(shift)) & _U(0xFFFF)).astype(np.uint16)
-        inline = ref >= 0x8000
-        skip += np.where(inline, ((ref & 0x7FFF) + 7) >> 3, 0).astype(np.uint16)
+    skip = 2 + 2 * (column(h, F.EVENT_THREAD_REF) == 0).astype(np.uint16)
+    for f in (F.EVENT_CATEGORY_REF, F.EVENT_NAME_REF):
+        ref = column(h, f).astype(np.uint16)
+        inline = ref >= F.INLINE_STRING
+        skip += np.where(inline, ((ref & F.INLINE_LENGTH_MASK) + 7) >> 3, 0).astype(np.uint16)
     return skip
 
 
