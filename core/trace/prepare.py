@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fxscope.core.freed_memory import return_freed_memory
+from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from fxscope.core.trace.model import TraceModel
 
 #: (name, build) of each table the views read, in the order the loader builds them (the names are what
@@ -27,7 +28,7 @@ PREPARE_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("sched", lambda m: m.sched),
     ("sched_pyramid_cpu", lambda m: m.sched_pyramid("cpu")),
     ("sched_pyramid_state", lambda m: m.sched_pyramid("state")),
-    ("instants", lambda m: m.instants),
+    ("instants", lambda m: [m.instants.scoped(scope) for scope in (SCOPE_PROCESS, SCOPE_GLOBAL)]),
     ("density", lambda m: m.density(1000)),
     ("objects", lambda m: m.objects),
     ("logs", lambda m: m.logs),
