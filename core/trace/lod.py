@@ -16,6 +16,7 @@ slice at least a bucket long is always its bucket's longest: every slice a pixel
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,7 +124,7 @@ class SlicePyramid:
         lane_end = np.cumsum(np.bincount(lane, minlength=n_lanes))
         targets = np.arange(BATCH_SLICES, len(order), BATCH_SLICES)
         cuts = np.unique(np.r_[0, lane_end[np.searchsorted(lane_end, targets)], len(order)]).tolist()
-        for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        for a, b in itertools.pairwise(cuts):
             rows = order[a:b].astype(np.int64)
             for i, part in enumerate(_lane_levels(rows, lane[rows], ts[rows], dur[rows], origin, shifts, check)):
                 parts[i].append(part)
