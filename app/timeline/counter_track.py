@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter
 
 from fxscope.app.timeline.lane_item import (
     PALETTE,
     ROW_FILL,
     LaneItem,
     colour_index,
-    draw_rects,
+    outline_selection,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, counter_row
@@ -42,6 +42,7 @@ class CounterTrackItem(LaneItem):
         colour = QColor(PALETTE[colour_index(self.series.label)])
         self._fill = QBrush(colour.lighter(135))
         self._min_fill = QBrush(colour)
+        self._image: tuple | None = None  # the last frame's picture: (frame, x, y, QImage, its pixels)
         self.cursor_ns: int | None = None  # the time under the pointer, for the value shown on the track
         self.matched = False  # its name matches the search
         self._font = QFont()
@@ -72,30 +73,26 @@ class CounterTrackItem(LaneItem):
         t0, t1, sx, dx, sy, dy = f
         base = (self.y0 + self.rows * ROW_HEIGHT * ROW_FILL) * sy + dy
         full = self.rows * ROW_HEIGHT * ROW_FILL * sy
-        left, width, y_max, y_min, zero = self.bands(t0, t1, sx, dx, base, full)
-        self.last_drawn = len(left)
-        if not len(left):
+        key = (t0, t1, sx, dx, sy, dy, self.y0)
+        if self._image is None or self._image[0] != key:  # (a repaint of the same view, the pointer moving over it)
+            left, width, y_max, y_min, zero = self.bands(t0, t1, sx, dx, base, full)
+            self.last_drawn = len(left)
+            limit = painter.device().width() if painter.device() is not None else 20_000
+            self._image = (key, *area_image(left, width, y_max, y_min, zero, base - full, base, limit,
+                                            self._fill.color().rgba(), self._min_fill.color().rgba()))  # fmt: skip
+        _key, x, y, image, _pixels = self._image
+        if image is None:
             return
         painter.save()
         painter.resetTransform()
-        painter.setPen(Qt.PenStyle.NoPen)
-        # the area between zero and the band (light), then the band itself: min..max of the pixel (dark,
-        # at least a pixel high so that a flat stretch shows its value as a line)
-        near = np.where(y_min > zero, y_max, y_min)  # the band's edge nearest the zero line
-        painter.setBrush(self._fill)
-        area_top = np.minimum(near, zero)
-        draw_rects(painter, left, area_top, np.maximum(width, 1.0), np.abs(near - zero))
-        painter.setBrush(self._min_fill)
-        draw_rects(painter, left, y_max, np.maximum(width, 1.0), np.maximum(y_min - y_max, 1.0))
+        painter.drawImage(QPointF(x, y), image)
         if self.selected_row >= 0 and self.selected_row >> COUNTER_SAMPLE_BITS == self.index:
             i = self.selected_row & ((1 << COUNTER_SAMPLE_BITS) - 1)
             ts = self.series.ts
             a, b = int(ts[i]), int(ts[i + 1]) if i + 1 < len(ts) else self.model.end_ns
             xa = min(max((a - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
             xb = min(max((b - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setPen(QPen(QColor("#111111"), 2.0))
-            painter.drawRect(QRectF(xa, base - full, max(xb - xa, 2.0), full))
+            outline_selection(painter, QRectF(xa, base - full, max(xb - xa, 2.0), full))
         self._paint_scale(painter, base - full, (t1 - self.origin) / 1e9 * sx + dx)
         painter.restore()
 
@@ -137,3 +134,36 @@ class CounterTrackItem(LaneItem):
         """The sample in force at ``t`` (the last one at or before it), as a ``counter_row``."""
         i = int(np.searchsorted(self.series.ts, t, side="right")) - 1
         return ("counter", counter_row(self.index, i)) if i >= 0 else ("", -1)
+
+
+def area_image(left, width, y_max, y_min, zero: float, top: float, bottom: float, limit: int, fill: int, band: int):
+    """A counter's drawing as one image: (x, y, QImage, its pixel array), or (0, 0, None, None) when empty.
+
+    Per pixel column (the entry of :meth:`CounterTrackItem.bands` over its centre), the band from the max to
+    the min (``band`` colour, at least a pixel high) and the area between the band and the zero line
+    (``fill``), pixels taken by their centres as Qt fills rectangles. Built with numpy over ~2000 x 35
+    pixels: a thousand times fewer calls than two rectangles per entry, which cost ~1 ms a track a frame.
+    """
+    if not len(left):
+        return 0, 0, None, None
+    right = left + np.maximum(width, 1.0)
+    x0 = int(max(np.floor(left[0]), 0.0))
+    x1 = int(min(np.ceil(right.max()), float(limit), x0 + 20_000.0))
+    y0, y1 = int(np.floor(top)) - 1, int(np.ceil(bottom)) + 2
+    if x1 <= x0 or y1 <= y0:
+        return 0, 0, None, None
+    centre = np.arange(x0, x1) + 0.5
+    entry = np.searchsorted(left, centre, "right") - 1
+    has = entry >= 0
+    entry = np.maximum(entry, 0)
+    has &= centre < right[entry]
+    y_max, y_min = y_max[entry], y_min[entry]
+    near = np.where(y_min > zero, y_max, y_min)  # the band's edge nearest the zero line
+    area_top, area_bottom = np.minimum(near, zero), np.maximum(near, zero)
+    band_bottom = y_max + np.maximum(y_min - y_max, 1.0)
+    rows = (np.arange(y0, y1) + 0.5)[:, None]
+    pixels = np.zeros((y1 - y0, x1 - x0), np.uint32)
+    pixels[(rows >= area_top) & (rows < area_bottom) & has] = fill
+    pixels[(rows >= y_max) & (rows < band_bottom) & has] = band
+    image = QImage(pixels.data, x1 - x0, y1 - y0, (x1 - x0) * 4, QImage.Format.Format_ARGB32)
+    return x0, y0, image, pixels
