@@ -97,6 +97,10 @@ class CounterTrackItem(LaneItem):
         self._paint_scale(painter, base - full, (t0 - self.origin) / 1e9 * sx + dx)
         painter.restore()
 
+    def invalidate(self) -> None:
+        self._image = None
+        super().invalidate()
+
     def set_cursor(self, ts_ns: int | None) -> None:
         """The time under the mouse pointer (None: elsewhere): the track shows the value in force there."""
         if ts_ns != self.cursor_ns:

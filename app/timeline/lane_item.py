@@ -169,6 +169,12 @@ class LaneItem(GuardedPaint, QGraphicsObject):
         self.match_mask: np.ndarray | None = None  # search matches, over the rows of this lane's kind
         self.last_matches = 0  # matches the last paint outlined
 
+    def invalidate(self) -> None:
+        """Draw from the model again at the next paint: whatever the item keeps between frames goes (the
+        benchmark times such cold frames; state changes go through ``update``, which kinds that keep
+        pictures override to drop them)."""
+        self.update()
+
     def getViewBox(self):  # noqa: N802 - pyqtgraph's name, for code that treats lanes as its items
         """The view box showing this lane (lanes are children of its child group), or None."""
         group = self.parentItem()
