@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from fxscope.app import version
+from fxscope.app.cli_error import CliError
 
 #: subcommand name -> module under app.commands that registers it
 COMMANDS: dict[str, str] = {
@@ -41,12 +42,8 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class CliError(Exception):
-    """A problem the user can fix (bad argument, unreadable file): printed as one line, exit 2."""
-
-
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # noqa: D102 - argparse API
+    def error(self, message: str) -> None:
         self.print_usage(sys.stderr)
         self.exit(2, f"fxscope: error: {message}\n")
 
@@ -98,9 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         new_window = bool(args_list) and args_list[0] == "--new-window"
         if new_window:
             args_list = args_list[1:]
-        if not new_window and args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
-            if not os.path.exists(args_list[0]):  # a mistyped command, or a file that is not there
-                raise CliError(f"no such command or file: {args_list[0]} (commands: {', '.join(COMMANDS)})")
+        if (not new_window and args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-")
+                and not os.path.exists(args_list[0])):  # a mistyped command, or a file that is not there
+            raise CliError(f"no such command or file: {args_list[0]} (commands: {', '.join(COMMANDS)})")
         if new_window or not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
             from fxscope.app import gui
 

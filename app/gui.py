@@ -9,9 +9,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-#: QSettings organisation and application name: one settings file, ~/.config/fxscope/fxscope.conf on Linux
-ORGANIZATION = "fxscope"
-APPLICATION = "fxscope"
+from fxscope.app.settings_store import APPLICATION, ORGANIZATION, settings
+
 #: the desktop file's base name, so Wayland compositors match windows to packaging/linux/*.desktop
 DESKTOP_FILE = "io.github.fxscope.fxscope"
 
@@ -39,13 +38,6 @@ def app_icon():
     for size in ICON_SIZES:
         icon.addFile(str(icon_png(size)))
     return icon
-
-
-def settings():
-    """The one QSettings store (organisation/application names above, native format per platform)."""
-    from PySide6.QtCore import QSettings
-
-    return QSettings(ORGANIZATION, APPLICATION)
 
 
 def build_window(paths: Sequence[str], background: bool = False):
@@ -99,7 +91,7 @@ def display_problem(environ=None) -> str | None:
 
 def launch(paths: Sequence[str], new_window: bool = False) -> int:
     from fxscope.app import single_instance
-    from fxscope.app.cli import CliError
+    from fxscope.app.cli_error import CliError
 
     problem = display_problem()
     if problem:

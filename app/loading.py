@@ -82,7 +82,7 @@ class TraceLoader(QThread):
         except Cancelled:
             self.cancelled.emit()
             return
-        except Exception as exc:  # any reader or model failure is a message, never a dead window
+        except Exception as exc:  # noqa: BLE001 - any reader or model failure is a message, never a dead window
             self.failed.emit(str(exc))
             return
         self.loaded.emit(model)

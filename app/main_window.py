@@ -1,211 +1,26 @@
-"""The main window: a tab per opened trace, each a timeline with its details panel."""
+"""The main window: a tab per opened trace (:class:`~fxscope.app.trace_tab.TraceTab`) or crash log, the menus,
+recent files, background loading, preferences and themes."""
 
 from __future__ import annotations
 
 import gc
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QTabWidget,
-    QWidget,
 )
 
-from fxscope.app.analysis.compare_panel import ComparePanel
-from fxscope.app.analysis.notes_panel import NotesPanel, apply_link
-from fxscope.app.analysis.panel import AnalysisPanel
-from fxscope.app.analysis.sched_panel import SchedPanel
-from fxscope.app.timeline.aggregate import AggregatePanel
-from fxscope.app.timeline.details import DetailsPanel
-from fxscope.app.timeline.info import InfoPanel
-from fxscope.app.timeline.logs import LogPanel, LogsTab
-from fxscope.app.timeline.query_panel import QueryPanel
-from fxscope.app.timeline.widget import TimelineWidget
+from fxscope.app.analysis.notes_panel import apply_link
+from fxscope.app.trace_tab import TraceTab
 from fxscope.core.analysis.notes import parse_link
 from fxscope.core.trace.model import TraceModel
-
-
-class TraceTab(QSplitter):
-    """A timeline over a details panel, the log panel, the aggregate table and the Info tab for one trace.
-    ``reportRequested(index)``: a crash report of the trace's logs is to be opened (its mark, a log mark or
-    record of it, or its row in the crash reports list)."""
-
-    reportRequested = Signal(int)
-
-    def __init__(self, model: TraceModel, parent: QWidget | None = None, resolver=None) -> None:
-        """``resolver``: a factory of the symbol resolver for crash reports in the trace's log records."""
-        super().__init__(Qt.Orientation.Vertical, parent)
-        self.model = model
-        self.timeline = TimelineWidget(model)
-        self.details = DetailsPanel(model)
-        self.logs = LogPanel(model, resolver or (lambda: _default_resolver(model.cols.path)))
-        self.logs_tab = LogsTab(self.logs)
-        self.bottom = QTabWidget()
-        self.bottom.setDocumentMode(True)
-        self.bottom.addTab(self.details, "Details")
-        self.bottom.addTab(self.logs_tab, f"Logs ({len(self.logs.logs)})")
-        self.aggregate = AggregatePanel(model)
-        self.bottom.addTab(self.aggregate, "Aggregate")
-        self.analysis = AnalysisPanel(model)
-        self.bottom.addTab(self.analysis, "Analysis")
-        self.compare = ComparePanel(model)
-        self.bottom.addTab(self.compare, "Compare")
-        self.sched = SchedPanel(model) if len(model.cols.sched_ts) else None
-        if self.sched is not None:
-            self.bottom.addTab(self.sched, "Scheduling")
-        self.query = QueryPanel(model)
-        self.bottom.addTab(self.query, "Query")
-        self.info = InfoPanel(model)
-        n = self.info.warning_count
-        index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
-        if n:
-            self.bottom.setTabIcon(index, self.info.warning_icon)
-        self.reports = None
-        self._showing_report = False
-        if model.logs.reports:  # crash reports in the log records: listed, and marked on their threads
-            from fxscope.app.crash.trace_reports import TraceReportsPanel
-
-            self.reports = TraceReportsPanel(model, resolver or (lambda: _default_resolver(model.cols.path)))
-            self.bottom.insertTab(2, self.reports, f"Crash reports ({len(model.logs.reports)})")
-            self.reports.reportChosen.connect(self.reportRequested.emit)
-            self.info.reportRequested.connect(self.reportRequested.emit)
-        self.logs.crashRequested.connect(self._crash_text)
-        self.addWidget(self.timeline)
-        self.addWidget(self.bottom)
-        self.setStretchFactor(0, 4)
-        self.setStretchFactor(1, 1)
-        self.setChildrenCollapsible(False)
-        self._restore_split()
-        self.splitterMoved.connect(self._remember_split)
-        self.timeline.itemSelected.connect(self._item_selected)
-        self.logs.timeSelected.connect(self.timeline.show_time)  # logs in sync with the timeline
-        self.logs.recordSelected.connect(self._log_clicked)
-        self.details.sliceRequested.connect(self.timeline.go_to_slice)
-        self.details.itemRequested.connect(self.timeline.go_to_item)
-        self.timeline.areaSelected.connect(self._area)
-        self.analysis.sliceRequested.connect(self.timeline.go_to_slice)
-        self.query.sliceRequested.connect(self.timeline.go_to_slice)
-        self.query.rangeRequested.connect(self.timeline.set_range_ns)
-        self.query.itemRequested.connect(self.timeline.go_to_item)
-        # the timeline's keys work while the panels below have the focus (a click on a log row or in the
-        # details must not take W/A/S/D away); text fields keep their letters
-        self._keys = TimelineKeys(self.timeline)
-        for widget in (self.details, self.logs, self.aggregate, self.info, self.bottom):
-            widget.installEventFilter(self._keys)
-        for table in (self.aggregate.table, self.aggregate.async_table, self.aggregate.cpu_thread_table,
-                      self.aggregate.cpu_process_table, self.aggregate.state_table):  # fmt: skip
-            table.installEventFilter(self._keys)
-
-    #: the details panel's share of the height when nothing is remembered (at 1280x720: ~190 px)
-    DEFAULT_BOTTOM_FRACTION = 0.3
-
-    def _restore_split(self) -> None:
-        """The timeline/panel split as the user left it (kept in the settings), else a third for the panel."""
-        from fxscope.app.gui import settings
-
-        state = settings().value("trace_tab/split")
-        if state is not None and self.restoreState(state):
-            return
-        total = 1000
-        bottom = int(total * self.DEFAULT_BOTTOM_FRACTION)
-        self.setSizes([total - bottom, bottom])
-
-    def _remember_split(self, *_args) -> None:
-        from fxscope.app.gui import settings
-
-        store = settings()
-        store.setValue("trace_tab/split", self.saveState())
-
-    def _log_clicked(self, row: int) -> None:
-        """A log row was clicked: its mark selected on the timeline and scrolled into view (its process
-        expanded); the keys stay with the log table (they reach the timeline through the key filter)."""
-        self.timeline.reveal("log", row)
-        self.timeline.select_item("log", row)
-
-    def attach_notes(self, path: str, show_message) -> None:
-        """The Notes tab with the sidecar of ``path`` restored (``show_message(text)`` for its messages)."""
-        self.notes = NotesPanel(self.timeline, path)
-        self.notes.message.connect(show_message)
-        self.bottom.insertTab(self.bottom.indexOf(self.info), self.notes, "Notes")
-        self.notes.restore()
-
-    def _item_selected(self, kind: str, row: int) -> None:
-        """A click on the timeline: a log record is shown in the log panel (and a record of a crash report,
-        or a report's mark, opens the report), anything else in the details."""
-        if kind == "crash":
-            if not self._showing_report:
-                self.reportRequested.emit(row)
-            return
-        if kind == "log":
-            self.logs.show_row(row)
-            self.bottom.setCurrentWidget(self.logs_tab)
-            report = self.model.logs.report_of_row(row)
-            if report >= 0:
-                self.reportRequested.emit(report)
-            return
-        self.details.show_item(kind, row)
-        if self.bottom.currentWidget() is not self.query:  # stepping through query results keeps the grid
-            self.bottom.setCurrentWidget(self.details)
-
-    def _crash_text(self, text: str) -> None:
-        """The log panel asks for the report of an activated record (by its text): which report it is."""
-        logs = self.model.logs
-        index = next((i for i in range(len(logs.reports)) if logs.report_text_at(i) == text), -1)
-        if index >= 0:
-            self.reportRequested.emit(index)
-
-    def show_report(self, index: int) -> None:
-        """Select crash report ``index`` on its thread's track, its time centred and its track scrolled into view."""
-        self._showing_report = True  # selecting the mark here must not open the report again
-        try:
-            self.timeline.go_to_item("crash", index)
-        finally:
-            self._showing_report = False
-        self.timeline.show_time(int(self.model.logs.report_marks()[0][index]))
-        y = self.timeline.selection_y()
-        if y is not None:
-            _, (y0, y1) = self.timeline.plot.getViewBox().viewRange()
-            if not y0 <= y < y1 - 1:
-                self.timeline.scroll_rows(y - (y0 + y1) / 2)
-        if self.reports is not None:
-            self.reports.select_report(index)
-
-    def _area(self, t0: int, t1: int, threads: list) -> None:
-        self.aggregate.show_area(t0, t1, threads, self.timeline.area_keys)
-        self.analysis.set_area(t0, t1, threads)
-        if self.sched is not None:
-            self.sched.set_area(t0, t1, threads)
-        self.bottom.setCurrentWidget(self.aggregate)
-
-
-class TimelineKeys(QObject):
-    """An event filter for the panels under the timeline: the timeline's single keys (W/A/S/D, F, M,
-    [ and ], ?) pressed there act on the timeline, as Perfetto's keys work wherever a text field does not
-    have the focus."""
-
-    KEYS = {Qt.Key.Key_W, Qt.Key.Key_A, Qt.Key.Key_S, Qt.Key.Key_D, Qt.Key.Key_F, Qt.Key.Key_M,
-            Qt.Key.Key_BracketLeft, Qt.Key.Key_BracketRight, Qt.Key.Key_Question}  # fmt: skip
-
-    def __init__(self, timeline) -> None:
-        super().__init__(timeline)
-        self.timeline = timeline
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if event.type() != QEvent.Type.KeyPress or isinstance(obj, QLineEdit):
-            return False
-        mods = event.modifiers() & ~(Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier)
-        if event.key() in self.KEYS and mods == Qt.KeyboardModifier.NoModifier:
-            self.timeline.keyPressEvent(event)
-            return True
-        return False
 
 
 def _collect_garbage() -> None:
@@ -229,12 +44,6 @@ def _file_key(path: str) -> tuple:
         return ("inode", st.st_dev, st.st_ino)
     except OSError:
         return ("path", str(Path(path).resolve()))
-
-
-def _default_resolver(trace_path: str):
-    from fxscope.app.crash.view import default_resolver
-
-    return default_resolver(Path(trace_path).resolve().parent / "log")
 
 
 #: text files without symbolizer markup that still open in the crash view (a log the user chose)
@@ -315,7 +124,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ View and Help menus
     def _build_view_menu(self) -> None:
-        from fxscope.app.gui import settings
+        from fxscope.app.settings_store import settings
         from fxscope.app.theme import THEMES
 
         view = self.menuBar().addMenu("&View")
@@ -359,7 +168,7 @@ class MainWindow(QMainWindow):
 
     def set_theme(self, name: str, remember: bool = True) -> None:
         """Light or dark: the window's palette and every open timeline's colours; kept in the settings."""
-        from fxscope.app.gui import settings
+        from fxscope.app.settings_store import settings
         from fxscope.app.theme import THEMES, apply_theme
 
         theme = THEMES[name]
@@ -411,7 +220,7 @@ class MainWindow(QMainWindow):
     RECENT_MAX = 10
 
     def recent_files(self) -> list[str]:
-        from fxscope.app.gui import settings
+        from fxscope.app.settings_store import settings
 
         value = settings().value("recent_files", [])
         if isinstance(value, str):  # QSettings gives a lone string for a one-element list
@@ -419,7 +228,7 @@ class MainWindow(QMainWindow):
         return [str(v) for v in value or []]
 
     def _remember(self, path: str) -> None:
-        from fxscope.app.gui import settings
+        from fxscope.app.settings_store import settings
 
         path = str(Path(path).resolve())
         recent = [path] + [p for p in self.recent_files() if p != path]
@@ -454,7 +263,7 @@ class MainWindow(QMainWindow):
         loader.start()
         return loader
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:
         """Closing the window ends its loads: they are cancelled and their threads, which unwind at their
         next block, waited for (a QThread destroyed while it runs aborts the process). The notes of every
         open trace are saved."""
@@ -563,7 +372,7 @@ class MainWindow(QMainWindow):
                 self.load_in_background(path)
                 return True
             model = load_model(path)
-        except Exception as exc:  # any reader failure is a message, never a crashed window
+        except Exception as exc:  # noqa: BLE001 - any reader failure is a message, never a crashed window
             self._load_failed(path, str(exc))
             return False
         self._add_trace_tab(path, model)
@@ -674,11 +483,11 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(path, background=True)
 
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def dropEvent(self, event) -> None:
         for url in event.mimeData().urls():
             if url.isLocalFile():
                 self.open_path(url.toLocalFile(), background=True)

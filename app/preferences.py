@@ -25,7 +25,7 @@ def _lines(text: str) -> list[str]:
 
 def load_settings(store=None) -> SymbolSettings:
     """The saved settings (defaults for what was never saved)."""
-    from fxscope.app.gui import settings
+    from fxscope.app.settings_store import settings
 
     s = store if store is not None else settings()
     urls = s.value("symbols/debuginfod_urls", None)
@@ -41,7 +41,7 @@ def load_settings(store=None) -> SymbolSettings:
 
 
 def save_settings(prefs: SymbolSettings, store=None) -> None:
-    from fxscope.app.gui import settings
+    from fxscope.app.settings_store import settings
 
     s = store if store is not None else settings()
     s.setValue("symbols/debug_dirs", "\n".join(prefs.debug_dirs))

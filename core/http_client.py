@@ -68,37 +68,55 @@ class HttpLimits:
 
 
 class Deadline:
-    """A point in time (monotonic clock) by which an exchange must be over."""
+    """A point in time (monotonic clock) by which an exchange must be over; ``cancel``, when set, ends it
+    at once (the user closed what the download was for)."""
 
-    def __init__(self, seconds: float, what: str = "deadline") -> None:
+    def __init__(self, seconds: float, what: str = "deadline", cancel: threading.Event | None = None) -> None:
         self.seconds = seconds
         self.what = what
         self.end = time.monotonic() + seconds
+        self.cancel = cancel
 
     def remaining(self) -> float:
         return self.end - time.monotonic()
 
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
     def expired(self) -> bool:
-        return self.remaining() <= 0
+        return self.remaining() <= 0 or self.cancelled()
 
     def sooner(self, other: Deadline | None) -> Deadline:
         return self if other is None or self.end <= other.end else other
 
     def describe(self) -> str:
-        return f"{self.what} of {self.seconds:g} s exceeded"
+        return "cancelled" if self.cancelled() else f"{self.what} of {self.seconds:g} s exceeded"
 
 
 class _Watchdog:
     """Shuts down the sockets of one exchange when its deadline passes: the blocked read or write in the
     requesting thread then returns at once instead of waiting for the next trickled byte."""
 
+    #: how often a watchdog with a cancel flag looks at it
+    CANCEL_POLL_S = 0.05
+
     def __init__(self, deadline: Deadline) -> None:
         self.sockets: list[socket.socket] = []
         self.fired = False
         self._lock = threading.Lock()
-        self._timer = threading.Timer(max(deadline.remaining(), 0.0), self._fire)
+        if deadline.cancel is None:
+            self._timer = threading.Timer(max(deadline.remaining(), 0.0), self._fire)
+        else:  # the deadline, or the cancel flag if it comes first
+            self._timer = threading.Thread(target=self._watch_cancel, args=(deadline,))
+            self._over = threading.Event()
         self._timer.daemon = True
         self._timer.start()
+
+    def _watch_cancel(self, deadline: Deadline) -> None:
+        while not self._over.wait(min(self.CANCEL_POLL_S, max(deadline.remaining(), 0.0))):
+            if deadline.expired():
+                self._fire()
+                return
 
     def add(self, sock: socket.socket | None) -> None:
         if sock is None:
@@ -115,7 +133,10 @@ class _Watchdog:
                 _shutdown(sock)
 
     def cancel(self) -> None:
-        self._timer.cancel()
+        if isinstance(self._timer, threading.Timer):
+            self._timer.cancel()
+        else:
+            self._over.set()
 
 
 def _shutdown(sock: socket.socket) -> None:
@@ -217,7 +238,10 @@ class BoundedRetry(urllib3.util.Retry):
             last = self.history[-1]
             why = f"HTTP {last.status}" if last.status else _describe_exception(last.error) if last.error else "?"
             note(f"{why}, retrying in {wait:.1f} s")
-        if wait > 0:
+        if wait > 0 and deadline is not None and deadline.cancel is not None:
+            if deadline.cancel.wait(wait):  # cancelled while waiting to retry
+                raise DeadlineExceeded()
+        elif wait > 0:
             sleep(wait)
 
 

@@ -79,7 +79,7 @@ class FlameGraphView(QWidget):
         lay = self.lay
         return QRectF(lay.x[node] * self.width(), lay.row[node] * ROW_PX, lay.w[node] * self.width(), ROW_PX - 1)
 
-    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, _event) -> None:
         p = QPainter(self)
         p.fillRect(self.rect(), QColor("#ffffff"))
         lay, tree = self.lay, self.tree
@@ -113,25 +113,25 @@ class FlameGraphView(QWidget):
         return (f"{self._names[node]}\ntotal {format_ns(int(t.total[node]))} ({100 * t.total[node] / root:.1f}%)"
                 f"\nself {format_ns(int(t.self_ns[node]))}\n{int(t.count[node])} slices")  # fmt: skip
 
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
         node = self.node_at(event.position().x(), event.position().y())
         if node >= 0:
             QToolTip.showText(event.globalPosition().toPoint(), self.describe(node), self)
         else:
             QToolTip.hideText()
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         node = self.node_at(event.position().x(), event.position().y())
         if node >= 0:
             self.selected = node
             self.update()
             self.frameClicked.emit(node)
 
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         node = self.node_at(event.position().x(), event.position().y())
         self.zoom_to(-1 if node < 0 or node == self.zoom_node else node)
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.zoom_to(-1)
             return

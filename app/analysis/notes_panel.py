@@ -2,8 +2,8 @@
 of the sidecar ``TRACE.fxscope.json`` (:mod:`fxscope.core.analysis.notes`): pins, the marked span, bookmarks, the
 track filter and the view range are restored when the trace opens and saved when its tab closes.
 
-A sidecar is written only once there is something to keep (a pin, a mark, a bookmark) or when one exists
-already, so opening a trace leaves nothing beside it. A sidecar that cannot be used is a message; the
+A sidecar is written only once there is something to keep (a pin, a mark, a bookmark, a track filter) or
+when one exists already, so opening a trace leaves nothing beside it. A sidecar that cannot be used is a message; the
 trace opens without its notes. A failed write is a message too. Notes are not kept for the files that ship
 with fxscope (the bundled demo: its directory may be read-only, and it is everyone's), nor at all when
 ``FXSCOPE_NO_NOTES=1`` (the test suite sets it, so that tests pinning tracks in the corpus's traces leave no
@@ -81,7 +81,6 @@ class NotesPanel(QWidget):
         self.model = timeline.model
         self.path = path
         self.bookmarks: list[Bookmark] = []
-        self.track_filter = ""  # kept as loaded (the timeline's filter is not bound here yet)
         self.loaded_message: str | None = None
         self.enabled = notes_enabled(path)
         self.name_edit = QLineEdit()
@@ -99,7 +98,8 @@ class NotesPanel(QWidget):
             row.addWidget(w)
         self.list = QListWidget()
         self.list.itemClicked.connect(self._clicked)
-        self.hint = QLabel(f"Pins, the marked span, bookmarks and the view are kept in {sidecar_path(path)}"
+        self.hint = QLabel(f"Pins, the marked span, bookmarks, the track filter and the view are kept in "
+                           f"{sidecar_path(path)}"
                            if self.enabled else "Notes are not kept for this file (bundled with fxscope, or "
                            "FXSCOPE_NO_NOTES=1)")  # fmt: skip
         layout = QVBoxLayout(self)
@@ -166,7 +166,11 @@ class NotesPanel(QWidget):
         tl = self.timeline
         marks = [tuple(tl.measured)] if getattr(tl, "measured", None) else []
         return Notes(pins=[list(k) for k in tl.pinned], marks=marks, bookmarks=list(self.bookmarks),
-                     track_filter=self.track_filter, view=tuple(tl.visible_range_ns()))  # fmt: skip
+                     track_filter=self.track_filter(), view=tuple(tl.visible_range_ns()))  # fmt: skip
+
+    def track_filter(self) -> str:
+        """The text in the timeline's track filter box, as typed (the timeline matches it case-folded)."""
+        return self.timeline.filter_box.text().strip()
 
     def restore(self) -> Notes | None:
         """Apply the sidecar's notes (a message when it cannot be used)."""
@@ -183,13 +187,14 @@ class NotesPanel(QWidget):
         for key in notes.pins:
             if tuple(key) in keys:
                 tl.pin(tuple(key))
+        if notes.track_filter:  # before the view: filtering re-lays the tracks out
+            tl.filter_box.setText(notes.track_filter)
         if notes.view:
             tl.set_range_ns(*notes.view)
         for a, b in notes.marks[:1]:
             (_x0, _x1), (y0, _y1) = tl.plot.getViewBox().viewRange()
             tl.show_span(a, b, y0 + 1.0)
         self.bookmarks = sorted(notes.bookmarks, key=lambda b: b.ts_ns)
-        self.track_filter = notes.track_filter
         self._fill()
         return notes
 

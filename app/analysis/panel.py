@@ -1,7 +1,8 @@
 """The Analysis tab of a trace: what to analyse (the whole trace, the area selected with Ctrl+drag, a process
 or a thread), a flame graph / bottom-up tree / butterfly of it, the per-name statistics table, the duration
 histogram of the selected name and the slices of a clicked frame or histogram bar (a click shows one on the
-timeline). Results come from :class:`~fxscope.app.analysis.worker.AnalysisRunner`, off the UI thread."""
+timeline; a clicked frame's slices are all outlined there, the earliest selected). Results come from
+:class:`~fxscope.app.analysis.worker.AnalysisRunner`, off the UI thread."""
 
 from __future__ import annotations
 
@@ -48,9 +49,11 @@ class _NumberItem(QTableWidgetItem):
 
 
 class AnalysisPanel(QWidget):
-    """See the module docstring. ``sliceRequested(row)``: show this slice on the timeline."""
+    """See the module docstring. ``sliceRequested(row)``: show this slice on the timeline;
+    ``slicesHighlighted(rows)``: outline these slices on the timeline (a clicked frame's; empty: none)."""
 
     sliceRequested = Signal(int)
+    slicesHighlighted = Signal(object)  # int64 slice rows
 
     def __init__(self, model, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -128,6 +131,24 @@ class AnalysisPanel(QWidget):
             self.scope.insertItem(1, label, data)
         self.scope.setCurrentIndex(1)
 
+    def analyse(self, kind: str, key: int) -> None:
+        """Make one thread (``kind`` "thread", ``key`` its reader thread index) or one process ("process",
+        its pid) the scope: the timeline's "Analyse thread/process" menu entries. A thread past the
+        :data:`MAX_SCOPES` listed gets an entry of its own."""
+        data = (kind, int(key))
+        index = self.scope.findData(data)
+        if index < 0:
+            if kind == "thread":
+                label = f"    Thread {self.model.thread_name(int(key))}"
+            else:
+                label = f"Process {key} {self.model.process_name(int(key))}"
+            self.scope.addItem(label, data)
+            index = self.scope.count() - 1
+        if index == self.scope.currentIndex():
+            self.recompute()
+        else:
+            self.scope.setCurrentIndex(index)
+
     def area(self) -> Area:
         data = self.scope.currentData() or ("all",)
         if data[0] == "area":
@@ -140,6 +161,7 @@ class AnalysisPanel(QWidget):
 
     def recompute(self) -> None:
         """Start the analysis of the current scope (when the panel is shown; else when it next is)."""
+        self.slicesHighlighted.emit(np.zeros(0, np.int64))  # the old frame's slices are no longer shown
         if not self.isVisible():
             self.pending = True
             return
@@ -147,7 +169,7 @@ class AnalysisPanel(QWidget):
         self.status.setText("Computing…")
         self.runner.request(self.area())
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self.pending or self.result is None:
             self.pending = True
@@ -236,8 +258,9 @@ class AnalysisPanel(QWidget):
         else:
             rows = self._name_rows(int(tree.name[node]))
         self.list_slices(rows)
-        if len(rows):
-            self.sliceRequested.emit(int(rows[np.argmax(self.model.slices.dur[rows])]))
+        self.slicesHighlighted.emit(rows)
+        if len(rows):  # the earliest of them selected (its neighbours in time are the next ones outlined)
+            self.sliceRequested.emit(int(rows[np.argmin(self.model.slices.ts[rows])]))
 
     def _slice_clicked(self, item: QListWidgetItem) -> None:
         row = item.data(Qt.ItemDataRole.UserRole)

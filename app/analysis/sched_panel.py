@@ -69,7 +69,7 @@ class SchedPanel(QWidget):
         if self.isVisible():
             self.recompute()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._stale:
             self.recompute()
@@ -78,7 +78,8 @@ class SchedPanel(QWidget):
         self._stale = False
         t0, t1, tids = self.span
         self.title.setText("Computing…")
-        run_in_pool(lambda: sched_summary(self.model, t0, t1, tids), self._show,
+        model = self.model  # the pool thread reads no widget
+        run_in_pool(lambda: sched_summary(model, t0, t1, tids), self._show,
                     lambda m: self.title.setText(f"Scheduling summary failed: {m}"), self)  # fmt: skip
 
     def _show(self, s: SchedSummary) -> None:

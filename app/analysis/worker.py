@@ -1,6 +1,11 @@
 """Analysis off the UI thread: the area's rows, per-name statistics and top-down tree are computed in the
 global thread pool and delivered by a queued signal; a newer request makes an older result stale (its
-generation number no longer matches) so a slow result never overwrites a newer one."""
+generation number no longer matches) so a slow result never overwrites a newer one.
+
+Lifetimes: a job may outlive the panel that asked for it (the tab closed meanwhile). The object a job emits
+from belongs to the job (never to the panel, whose deletion would pull it from under the emitting thread),
+and what receives it on the UI thread is a child of the panel (its deletion drops the connection and any call
+already queued). The function a job runs must read no widget: it is given plain data (the model)."""
 
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ class _Job(QRunnable):
         try:
             ar = area_rows(self.model, self.area)
             result = AnalysisResult(self.area, ar, name_stats(self.model, ar=ar), top_down(self.model, ar=ar))
-        except Exception as exc:  # a failure is a message in the panel, never a dead window
+        except Exception as exc:  # noqa: BLE001 - a failure is a message in the panel, never a dead window
             self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
             return
         self.signals.done.emit(self.generation, result)
@@ -82,17 +87,36 @@ class _Call(QRunnable):
     def run(self) -> None:
         try:
             out = self.fn()
-        except Exception as exc:  # a message, never a dead window
+        except Exception as exc:  # noqa: BLE001 - a message, never a dead window
             self.signals.failed.emit(f"{type(exc).__name__}: {exc}")
             return
         self.signals.done.emit(out)
 
 
+class _Relay(QObject):
+    """The UI thread's end of one :func:`run_in_pool` call: a child of the asking widget, so the callbacks
+    (often lambdas over the widget) run only while it exists."""
+
+    def __init__(self, on_done, on_failed, parent: QObject) -> None:
+        super().__init__(parent)
+        self.on_done, self.on_failed = on_done, on_failed
+
+    def deliver(self, result) -> None:
+        self.on_done(result)
+        self.deleteLater()
+
+    def fail(self, message: str) -> None:
+        self.on_failed(message)
+        self.deleteLater()
+
+
 def run_in_pool(fn, on_done, on_failed, parent: QObject) -> _CallSignals:
     """Call ``fn()`` in the global thread pool; ``on_done(result)`` / ``on_failed(message)`` run on the UI
-    thread (queued signals of an object living there, kept alive by ``parent``)."""
-    signals = _CallSignals(parent)
-    signals.done.connect(on_done)
-    signals.failed.connect(on_failed)
+    thread while ``parent`` exists (nothing runs once it is destroyed). ``fn`` must not read ``parent``: it
+    runs while the UI thread may be destroying it."""
+    signals = _CallSignals()  # owned by the job: it outlives ``parent`` when the job does
+    relay = _Relay(on_done, on_failed, parent)
+    signals.done.connect(relay.deliver)
+    signals.failed.connect(relay.fail)
     QThreadPool.globalInstance().start(_Call(fn, signals))
     return signals

@@ -9,7 +9,7 @@ import json
 import math
 import os
 
-from fxscope.app.cli import CliError
+from fxscope.app.cli_error import CliError
 from fxscope.app.commands.selection_args import load_model
 
 DEFAULT_THRESHOLD = 10.0

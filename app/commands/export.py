@@ -14,7 +14,7 @@ FORMATS = ("chrome-json", "parquet")
 
 
 def run(args: argparse.Namespace) -> int:
-    from fxscope.app.cli import CliError
+    from fxscope.app.cli_error import CliError
     from fxscope.core.trace.export_chrome import export_chrome_json
     from fxscope.core.trace.model import TraceModel
     from fxscope.core.trace.reading import read_trace
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _parquet(model, directory: str) -> int:
     """Every SQL table of the trace as DIR/TABLE.parquet (core/sql/export_parquet.py)."""
-    from fxscope.app.cli import CliError
+    from fxscope.app.cli_error import CliError
     from fxscope.core.sql.engine import TraceSQL
     from fxscope.core.sql.export_parquet import export_parquet
 

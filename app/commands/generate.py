@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fxscope.app.cli import CliError
+from fxscope.app.cli_error import CliError
 
 MAX_EVENTS = 500_000_000
 

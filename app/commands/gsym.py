@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fxscope.app.cli import CliError
+from fxscope.app.cli_error import CliError
 
 
 def _address(text: str) -> int:
@@ -68,7 +68,7 @@ def _run_dump(args: argparse.Namespace) -> int:
 
 
 def _run_convert(args: argparse.Namespace) -> int:
-    from fxscope.core.symbolize.gsym_convert import convert_elf_to_gsym
+    from fxscope.core.symbols.gsym_convert import convert_elf_to_gsym
 
     report = convert_elf_to_gsym(args.elf, args.output)
     for line in report.lines():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fxscope.app.cli import CliError
+from fxscope.app.cli_error import CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -17,7 +17,7 @@ MAX_TABLE_ROWS = 10_000  # the aligned table prints at most this many rows (csv/
 
 
 def _sql_text(args: argparse.Namespace, positional: list[str]) -> tuple[str, list[str]]:
-    from fxscope.app.cli import CliError
+    from fxscope.app.cli_error import CliError
 
     if args.file:
         try:
@@ -71,7 +71,7 @@ def write_result(table, fmt: str, output: str | None) -> None:
 
     table = _plain(table)
     if fmt == "parquet":
-        from fxscope.app.cli import CliError
+        from fxscope.app.cli_error import CliError
         from fxscope.core.sql.export_parquet import write_table
 
         if not output:
@@ -99,7 +99,7 @@ def _failures_path(output: str, fmt: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fxscope.app.cli import CliError
+    from fxscope.app.cli_error import CliError
     from fxscope.core.sql.engine import QueryError
 
     sql, rest = _sql_text(args, list(args.args))
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_many(args: argparse.Namespace, sql: str) -> int:
-    from fxscope.app.cli import CliError
+    from fxscope.app.cli_error import CliError
     from fxscope.core.sql.batch import expand_traces, run_dask, run_local
 
     paths = expand_traces(args.traces)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from fxscope.app.cli import CliError
+from fxscope.app.cli_error import CliError
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.file):
         raise CliError(f"{args.file}: no such file")
     from fxscope.app.gui import application
-    from fxscope.app.main_window import MainWindow, TraceTab, is_crash_log, load_model
+    from fxscope.app.main_window import MainWindow, is_crash_log, load_model
+    from fxscope.app.trace_tab import TraceTab
 
     app = application()
     window = MainWindow()

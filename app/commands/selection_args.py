@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from fxscope.app.cli import CliError
+from fxscope.app.cli_error import CliError
 
 if TYPE_CHECKING:
     from fxscope.core.analysis.selection import Area

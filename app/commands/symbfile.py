@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from fxscope.app.cli import CliError
+from fxscope.app.cli_error import CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

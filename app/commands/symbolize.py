@@ -7,7 +7,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from fxscope.app.cli import CliError
+from fxscope.app.cli_error import CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +63,7 @@ def _symbol_files(paths: list[str]) -> tuple[list[Path], list[Path], list[Path]]
 
 def run(args: argparse.Namespace) -> int:
     from fxscope.core.symbolize.markup_filter import MarkupFilter
-    from fxscope.core.symbolize.resolver import GsymResolver
+    from fxscope.core.symbolize.resolver import SymbolFileResolver
 
     gsyms, elves, symbfiles = _symbol_files(args.symbols)
     for directory in args.debug_file_directory:
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from fxscope.core.symbols.store import SymbolStore
 
     dirs = [Path(d) for d in args.debug_file_directory]
-    resolver = GsymResolver(gsyms, elves, dirs, store=SymbolStore(dirs, args.debuginfod), symbfile_paths=symbfiles)
+    resolver = SymbolFileResolver(gsyms, elves, dirs, store=SymbolStore(dirs, args.debuginfod), symbfile_paths=symbfiles)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     # Output is collected and written in blocks: a symbolized line is a dozen small pieces. Both streams
     # get bytes: the input was decoded with surrogateescape, and bytes that are not UTF-8 go out as they

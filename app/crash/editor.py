@@ -17,7 +17,7 @@ KNOWN_EDITORS = {
     **dict.fromkeys(("code", "code-insiders", "codium", "cursor"), "--goto {file}:{line}:{column}"),
     **dict.fromkeys(("subl", "zed", "hx", "helix", "micro"), "{file}:{line}:{column}"),
     **dict.fromkeys(("vim", "nvim", "vi", "gvim", "nano", "emacs", "emacsclient", "kak", "gedit", "mousepad"),
-                    "+{line} {file}"),  # fmt: skip
+                    "+{line} {file}"),
     "kate": "--line {line} --column {column} {file}",
     "idea": "--line {line} {file}",
     "clion": "--line {line} {file}",

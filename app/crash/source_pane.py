@@ -1,10 +1,22 @@
 """The source pane's text: line numbers in a gutter, the frame's line and column marked, and the other
-frames of the same backtrace entry (the inline call sites) marked where they fall in the same file."""
+frames of the same backtrace entry (the inline call sites) marked where they fall in the same file; C-like
+syntax highlighted; recorded source paths (``/build/...``) mapped to local files."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QPainter,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 LINE_COLOUR = QColor("#ffe08a")  # the frame's line
@@ -18,10 +30,10 @@ class _Gutter(QWidget):
         super().__init__(edit)
         self.edit = edit
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def sizeHint(self) -> QSize:
         return QSize(self.edit.gutter_width(), 0)
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, event) -> None:
         self.edit.paint_gutter(event)
 
 
@@ -50,7 +62,7 @@ class SourceEdit(QPlainTextEdit):
         else:
             self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         cr = self.contentsRect()
         self.gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
@@ -74,6 +86,11 @@ class SourceEdit(QPlainTextEdit):
             block = block.next()
             top = bottom
         painter.end()
+
+    def unmark(self) -> None:
+        self.marked_line, self.marked_column, self.call_site_lines = 0, 0, []
+        self.setExtraSelections([])
+        self.gutter.update()
 
     def mark(self, line: int, column: int = 0, call_sites: list[int] | None = None) -> None:
         """Mark ``line`` (1-based) and, when known, ``column``; ``call_sites``: other lines to tint."""
@@ -112,3 +129,64 @@ class SourceEdit(QPlainTextEdit):
         self.setExtraSelections(selections)
         self.centerCursor()
         self.gutter.update()
+
+
+_C_KEYWORDS = ["auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "nullptr", "class", "namespace", "template", "typename", "public", "private", "protected", "virtual"]
+
+
+class CHighlighter(QSyntaxHighlighter):
+    """Keywords, comments, strings and preprocessor lines: enough to read C, C++ and Rust at a glance."""
+
+    def __init__(self, document) -> None:
+        super().__init__(document)
+
+        def fmt(colour: str, bold: bool = False) -> QTextCharFormat:
+            f = QTextCharFormat()
+            f.setForeground(QColor(colour))
+            if bold:
+                f.setFontWeight(QFont.Weight.Bold)
+            return f
+
+        self.rules = [
+            (re.compile(r"\b(" + "|".join(_C_KEYWORDS) + r")\b"), fmt("#1f4e9c", True)),
+            (re.compile(r'"([^"\\]|\\.)*"'), fmt("#a0522d")),
+            (re.compile(r"^\s*#\s*\w+"), fmt("#7b3294")),
+            (re.compile(r"//.*$"), fmt("#6a737d")),
+            (re.compile(r"/\*.*?\*/"), fmt("#6a737d")),
+        ]
+
+    def highlightBlock(self, text: str) -> None:
+        for pattern, f in self.rules:
+            for m in pattern.finditer(text):
+                self.setFormat(m.start(), m.end() - m.start(), f)
+
+
+def map_source(path: str, roots: list[tuple[str, str]], log_dir: Path) -> Path | None:
+    """A local file for a recorded source path: explicit prefix mappings first, then guesses near the log
+    (the log's own directory and its parents, so a checkout next to the log just works)."""
+    for prefix, local in roots:
+        if path.startswith(prefix):
+            candidate = Path(local) / path[len(prefix):].lstrip("/")
+            if candidate.is_file():
+                return candidate
+    if Path(path).is_file():
+        return Path(path)
+    parts = Path(path).parts
+    for base in [log_dir, *log_dir.parents][:4]:
+        for i in range(1, len(parts)):
+            candidate = base.joinpath(*parts[i:])
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def source_line(path: str, line: int, roots: list[tuple[str, str]], log_dir: Path) -> str | None:
+    """Line ``line`` (1-based) of the local file for recorded ``path``, stripped; None when there is none."""
+    local = map_source(path, roots, log_dir)
+    if local is None:
+        return None
+    try:
+        lines = local.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return lines[line - 1].strip() if 0 < line <= len(lines) else None

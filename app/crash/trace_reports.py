@@ -25,13 +25,14 @@ class TraceReportsPanel(ReportsList):
         self.thread_names = [model.thread_name(int(t)) if t >= 0 else "?" for t in threads.tolist()]
         self.reports_model.set_reports([format_ns(int(t) - model.start_ns) for t in ts.tolist()],
                                        ["; ".join(r.span.warnings) for r in logs.reports])  # fmt: skip
-        self._worker = None
-        if logs.reports:  # summaries (raw, then symbolized) in a thread: the list shows at once
-            from fxscope.app.crash.workers import ReportSummarizer, start_worker
+        from fxscope.app.crash.workers import ReportSummarizer, ViewWorkers
 
-            self._worker = ReportSummarizer(len(logs.reports), logs.report_text_at, resolver_factory)
-            self._worker.summarized.connect(self._summaries)
-            start_worker(self._worker)
+        #: cancelled when the panel is closed or destroyed (its trace tab closed)
+        self._workers = ViewWorkers(self)
+        if logs.reports:  # summaries (raw, then symbolized) in a thread: the list shows at once
+            worker = ReportSummarizer(len(logs.reports), logs.report_text_at, resolver_factory)
+            worker.summarized.connect(self._summaries)
+            self._workers.start(worker)
 
     def _summaries(self, first: int, summaries: list) -> None:
         named = [replace(s, thread=self.thread_names[first + k]) for k, s in enumerate(summaries)]
@@ -39,10 +40,8 @@ class TraceReportsPanel(ReportsList):
 
     def wait(self, timeout_ms: int = 60_000) -> None:
         """Until the symbolized summaries are in (tests, screenshots, closing the tab)."""
-        if self._worker is not None:
-            self._worker.wait(timeout_ms)
+        self._workers.wait(timeout_ms)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        if self._worker is not None:
-            self._worker.cancel()
+    def closeEvent(self, event) -> None:
+        self._workers.cancel_all()
         super().closeEvent(event)

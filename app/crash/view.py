@@ -1,144 +1,62 @@
 """Crash view: the symbolized log, a backtrace you can click, modules, registers, and the source at a frame.
 
-The model is :class:`fxscope.core.symbolize.crash_report.CrashReport`; this widget only shows it. Source paths
-recorded at build time (``/build/...``) are mapped through "source roots" (prefix -> local directory), and
-the log's own directory and its parents are tried as roots too, so a checkout next to the log just works.
+The model is :class:`fxscope.core.symbolize.crash_report.CrashReport`; this widget lays out the panes that
+show it and ties them together (a frame chosen in the tree or the log shows its source, disassembly and
+inline chain), loads logs (in worker threads for big ones), and copies or saves the report. The panes are
+their own modules: :mod:`~fxscope.app.crash.backtrace_tree`, :mod:`~fxscope.app.crash.report_tabs`,
+:mod:`~fxscope.app.crash.disassembly_pane`, :mod:`~fxscope.app.crash.source_pane` and
+:mod:`~fxscope.app.crash.log_html`. Source paths recorded at build time (``/build/...``) are mapped through
+"source roots" (prefix -> local directory), and the log's own directory and its parents are tried as roots
+too, so a checkout next to the log just works.
 """
 
 from __future__ import annotations
 
-import html
 import os
-import re
 import subprocess
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import (
-    QAction,
-    QColor,
-    QFont,
-    QKeySequence,
-    QSyntaxHighlighter,
-    QTextCharFormat,
-)
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QTextBrowser,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from fxscope.app.crash import report_tabs
+from fxscope.app.crash.backtrace_tree import BacktraceTree
+from fxscope.app.crash.disassembly_pane import DisassemblyPane
 from fxscope.app.crash.editor import NO_EDITOR, editor_command
+from fxscope.app.crash.log_html import report_html, strip_ansi
 from fxscope.app.crash.reports_list import ReportsList
-from fxscope.app.crash.source_pane import SourceEdit
+from fxscope.app.crash.source_pane import CHighlighter, SourceEdit, map_source, source_line
 from fxscope.core.reports.crash_log import CrashLog
-from fxscope.core.symbolize.crash_report import BacktraceEntry, CrashReport, build_report
+from fxscope.core.symbolize.crash_report import CrashReport, build_report
 from fxscope.core.symbolize.dumpfiles import DumpTarget, resolve_dumps
-from fxscope.core.symbolize.resolver import Frame, GsymResolver
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_C_KEYWORDS = (
-    "auto break case char const continue default do double else enum extern float for goto if inline int long "
-    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile "
-    "while bool true false nullptr class namespace template typename public private protected virtual"
-).split()
-
-
-class _CHighlighter(QSyntaxHighlighter):
-    """Keywords, comments, strings and preprocessor lines: enough to read C, C++ and Rust at a glance."""
-
-    def __init__(self, document) -> None:
-        super().__init__(document)
-
-        def fmt(colour: str, bold: bool = False) -> QTextCharFormat:
-            f = QTextCharFormat()
-            f.setForeground(QColor(colour))
-            if bold:
-                f.setFontWeight(QFont.Weight.Bold)
-            return f
-
-        self.rules = [
-            (re.compile(r"\b(" + "|".join(_C_KEYWORDS) + r")\b"), fmt("#1f4e9c", True)),
-            (re.compile(r'"([^"\\]|\\.)*"'), fmt("#a0522d")),
-            (re.compile(r"^\s*#\s*\w+"), fmt("#7b3294")),
-            (re.compile(r"//.*$"), fmt("#6a737d")),
-            (re.compile(r"/\*.*?\*/"), fmt("#6a737d")),
-        ]
-
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt API
-        for pattern, f in self.rules:
-            for m in pattern.finditer(text):
-                self.setFormat(m.start(), m.end() - m.start(), f)
+from fxscope.core.symbolize.resolver import SymbolFileResolver
 
 
 def default_resolver(
     log_path: Path, debug_dirs: list[str] | None = None, debuginfod_urls: list[str] | None = None,
     cache_dir: str = "",
-) -> GsymResolver:
+) -> SymbolFileResolver:
     """Symbols from the user's directories plus the log's own directory (a .build-id tree next to it), and
     debuginfod servers (``None``: ``$DEBUGINFOD_URLS``); ``cache_dir`` "" is the default cache."""
     from fxscope.core.symbols.store import SymbolStore
 
     dirs = [Path(d) for d in (debug_dirs or [])] + [log_path.parent]
     store = SymbolStore(dirs, debuginfod_urls, Path(cache_dir) if cache_dir else None)
-    return GsymResolver(debug_file_directories=dirs, store=store)
-
-
-#: SGR colour numbers 30-37 as shown on a light background (the terminal's dark yellow, not pure yellow)
-_SGR_COLOURS = ["#000000", "#c0392b", "#2e8b57", "#b8860b", "#1f4e9c", "#8e44ad", "#138d90", "#7f7f7f"]
-
-
-def sgr_to_html(line: str) -> str:
-    """A log line with ANSI SGR sequences (reset, bold, colours 30-37) as escaped HTML with spans."""
-    out: list[str] = []
-    colour: str | None = None
-    bold = False
-    pos = 0
-    for m in _ANSI.finditer(line + "\x1b[0m"):
-        if m.start() > pos:
-            text = html.escape(line[pos : m.start()])
-            style = (f"color:{colour};" if colour else "") + ("font-weight:bold;" if bold else "")
-            out.append(f'<span style="{style}">{text}</span>' if style else text)
-        pos = m.end()
-        for code in (m.group()[2:-1] or "0").split(";"):
-            if code in ("", "0"):
-                colour, bold = None, False
-            elif code == "1":
-                bold = True
-            elif code.isdigit() and 30 <= int(code) <= 37:
-                colour = _SGR_COLOURS[int(code) - 30]
-    return "".join(out)
-
-
-def map_source(path: str, roots: list[tuple[str, str]], log_dir: Path) -> Path | None:
-    """A local file for a recorded source path: explicit prefix mappings first, then guesses near the log."""
-    for prefix, local in roots:
-        if path.startswith(prefix):
-            candidate = Path(local) / path[len(prefix):].lstrip("/")
-            if candidate.is_file():
-                return candidate
-    if Path(path).is_file():
-        return Path(path)
-    parts = Path(path).parts
-    for base in [log_dir, *log_dir.parents][:4]:
-        for i in range(1, len(parts)):
-            candidate = base.joinpath(*parts[i:])
-            if candidate.is_file():
-                return candidate
-    return None
+    return SymbolFileResolver(debug_file_directories=dirs, store=store)
 
 
 class CrashView(QWidget):
@@ -159,6 +77,10 @@ class CrashView(QWidget):
                  debug_dirs: list[str] | None = None, dump_dirs: list[str] | None = None,
                  debuginfod_urls: list[str] | None = None, cache_dir: str = "") -> None:
         super().__init__(parent)
+        from fxscope.app.crash.workers import ViewWorkers
+
+        #: background work of this view: cancelled when the view is closed or destroyed
+        self._workers = ViewWorkers(self)
         self.cache_dir = cache_dir
         self.source_roots = list(source_roots or [])
         self.debug_dirs = list(debug_dirs or [])
@@ -170,8 +92,8 @@ class CrashView(QWidget):
         self.report_index = -1
         self.log_path = Path(".")
         self.current_source: tuple[Path, int] | None = None
-        self._workers: list = []
         self._token = 0
+        self._splitter = None  # the worker reading the log shown now
         self._background = False
 
         self.message = QLabel()
@@ -198,51 +120,25 @@ class CrashView(QWidget):
         mono.setStyleHint(QFont.StyleHint.TypeWriter)
         self.log.setFont(mono)
 
-        self.backtrace = QTreeWidget()
-        self.backtrace.setHeaderLabels(["#", "Address", "Function", "Location", "Module"])
-        self.backtrace.setRootIsDecorated(False)
-        self.backtrace.setUniformRowHeights(True)
+        self.backtrace = BacktraceTree()
         self.backtrace.currentItemChanged.connect(self._frame_changed)
-        self.backtrace.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        copy_frame = QAction("Copy frame", self.backtrace)
-        copy_frame.setShortcut(QKeySequence.StandardKey.Copy)
-        copy_frame.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        copy_frame.triggered.connect(self.copy_frame)
-        self.backtrace.addAction(copy_frame)
-        self.modules = QTableWidget(0, 4)
-        self.modules.setHorizontalHeaderLabels(["Module", "Build ID", "Mappings", "Symbols"])
-        self.registers = QTableWidget(0, 3)
-        self.registers.setHorizontalHeaderLabels(["Register", "Value", "Points into"])
-        for table in (self.modules, self.registers):
-            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-            table.horizontalHeader().setStretchLastSection(True)
-            table.verticalHeader().setVisible(False)
-            table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.backtrace.copy_frame_action.triggered.connect(self.copy_frame)
+        self.modules = report_tabs.modules_table()
+        self.registers = report_tabs.registers_table()
         side = QTabWidget()
         side.addTab(self.backtrace, "Backtrace")
         side.addTab(self.registers, "Registers")
         side.addTab(self.modules, "Modules")
-        self.dumps = QTableWidget(0, 4)
-        self.dumps.setHorizontalHeaderLabels(["Type", "Name", "Handler", "Module context"])
-        self.dumps.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.dumps.horizontalHeader().setStretchLastSection(True)
-        self.dumps.verticalHeader().setVisible(False)
-        self.dumps.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.dumps = report_tabs.dumps_table()
         self.dumps.cellDoubleClicked.connect(lambda row, _col: self.open_dump(row))
         side.addTab(self.dumps, "Dumps")
-        self.diagnostics = QPlainTextEdit()
-        self.diagnostics.setReadOnly(True)
-        self.diagnostics.setToolTip("What the symbolizing filter reported for this report (as llvm-symbolizer "
-                                    "prints it on stderr)")
+        self.diagnostics = report_tabs.diagnostics_pane()
         side.addTab(self.diagnostics, "Diagnostics")
-        self.disassembly = QTextBrowser()
-        self.disassembly.setFont(mono)
-        self.disassembly.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
+        self.disassembly = DisassemblyPane(mono)
         self.disassembly_index = side.addTab(self.disassembly, "Disassembly")
-        self.disassembly_lines: list = []
         side.currentChanged.connect(lambda _i: self._update_disassembly())
         self.side = side
-        self._ui_resolver: GsymResolver | None = None  # for disassembly on the UI thread (small lookups)
+        self._ui_resolver: SymbolFileResolver | None = None  # for disassembly on the UI thread (small lookups)
 
         self.source_title = QLabel("Click a frame to see its source.")
         self.source_title.setWordWrap(True)
@@ -252,7 +148,7 @@ class CrashView(QWidget):
         self.open_button.clicked.connect(self.open_in_editor)
         self.source = SourceEdit()
         self.source.setFont(mono)
-        self._highlighter = _CHighlighter(self.source.document())
+        self._highlighter = CHighlighter(self.source.document())
         #: the selected entry's inline chain: each frame and where it was inlined (links select the frame)
         self.call_chain = QLabel()
         self.call_chain.setWordWrap(True)
@@ -295,8 +191,6 @@ class CrashView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(main)
-        #: per backtrace row, in llvm-symbolizer's order: its label ("0.1"), frame and backtrace entry
-        self._entries: list[tuple[str, Frame | None, BacktraceEntry]] = []
 
     # ------------------------------------------------------------------ loading
     def open_log(self, path: str | os.PathLike[str], background: bool = False) -> None:
@@ -308,9 +202,10 @@ class CrashView(QWidget):
         if background:
             from fxscope.app.crash.workers import LogSplitter
 
-            worker = LogSplitter(str(self.log_path), self._resolver)
+            worker = LogSplitter(str(self.log_path), self.resolver_factory())
+            self._splitter = worker
             worker.split.connect(self._split_done)
-            worker.summarized.connect(self.reports_list.reports_model.set_summaries)
+            worker.summarized.connect(self._summaries)
             worker.failed.connect(self._read_failed)
             self._start(worker)
             return
@@ -320,7 +215,12 @@ class CrashView(QWidget):
         self.reports_list.reports_model.set_summaries(0, [log.summary(i, resolver) for i in range(len(log.reports))])
 
     def _split_done(self, log: CrashLog, times: list[str]) -> None:
-        self._set_log(log, background=True, times=times)
+        if self.sender() is self._splitter:  # not a log opened before this one
+            self._set_log(log, background=True, times=times)
+
+    def _summaries(self, first: int, summaries: list) -> None:
+        if self.sender() is self._splitter:
+            self.reports_list.reports_model.set_summaries(first, summaries)
 
     def _read_failed(self, message: str) -> None:
         self._say(f"Cannot read {self.log_path}: {message}")
@@ -329,22 +229,16 @@ class CrashView(QWidget):
         self._say(f"Cannot symbolize this report: {message}")
 
     def _start(self, worker) -> None:
-        from fxscope.app.crash.workers import start_worker
-
-        self._workers.append(worker)
-        worker.finished.connect(self._forget_finished)
-        start_worker(worker)
-
-    def _forget_finished(self) -> None:
-        self._workers = [w for w in self._workers if not w.isFinished()]
+        self._workers.start(worker)
 
     def wait_for_workers(self, timeout_ms: int = 60_000) -> None:
         """Block until the background work started so far is done (tests, screenshots, closing)."""
-        for worker in list(self._workers):
-            worker.wait(timeout_ms)
+        self._workers.wait(timeout_ms)
         QApplication.processEvents()
 
     def _clear(self) -> None:
+        self._workers.cancel_all()  # the log shown before: its list and report are not wanted any more
+        self._splitter = None
         self._token += 1
         self._ui_resolver = None
         self.crash_log, self.report, self.report_index = None, None, -1
@@ -393,7 +287,10 @@ class CrashView(QWidget):
         if background:
             from fxscope.app.crash.workers import ReportBuilder
 
-            worker = ReportBuilder(self._token, text, self._resolver)
+            for older in self._workers:  # a report chosen before this one is not wanted any more
+                if isinstance(older, ReportBuilder):
+                    older.cancel()
+            worker = ReportBuilder(self._token, text, self.resolver_factory())
             worker.built.connect(self._built)
             worker.failed.connect(self._build_failed)
             self._start(worker)
@@ -421,8 +318,14 @@ class CrashView(QWidget):
         self._background = background
         self._set_log(CrashLog.from_text(text), background)
 
-    def _resolver(self) -> GsymResolver:
-        return default_resolver(self.log_path, self.debug_dirs, self.debuginfod_urls, self.cache_dir)
+    def _resolver(self) -> SymbolFileResolver:
+        return self.resolver_factory()()
+
+    def resolver_factory(self) -> Callable[[], SymbolFileResolver]:
+        """A resolver factory of plain data (the view's current settings), safe to call from a worker
+        thread: it reads nothing of the view, which may be gone by then."""
+        urls = list(self.debuginfod_urls) if self.debuginfod_urls is not None else None
+        return partial(default_resolver, self.log_path, list(self.debug_dirs), urls, self.cache_dir)
 
     def open_dump(self, index: int) -> bool:
         """Open dump ``index`` with its handler (a trace: ``openTrace``); False when nothing can open it."""
@@ -438,112 +341,43 @@ class CrashView(QWidget):
     def _show(self) -> None:
         report = self.report
         assert report is not None
-        lines = []
-        dump_index = 0
-        for line in report.text.splitlines():
-            plain = _ANSI.sub("", line)
-            escaped = sgr_to_html(line)  # the log's own colours and the filter's highlights
-            stripped = plain.strip()
-            if stripped.startswith("#") and "(" in stripped:
-                label = stripped[1:].split()[0]  # "0.1": the exact frame, inline ones included
-                escaped = f'<a href="frame:{label}" style="color:#1f4e9c;text-decoration:none">{escaped}</a>'
-            elif "{{{dumpfile:" in plain:
-                escaped = f'<a href="dump:{dump_index}" style="color:#7b3294">{escaped}</a>'
-                dump_index += 1
-            lines.append(escaped)
-        self.log.setHtml("<pre style='margin:4px'>" + "\n".join(lines) + "</pre>")
+        self.log.setHtml(report_html(report.text))
         self._fill_tables(report)
-        if self._entries:
+        if self.backtrace.rows:
             self.select_frame(0)
 
     def _fill_tables(self, report: CrashReport) -> None:
         self.dump_targets = resolve_dumps(report, self.log_path.parent, self.dump_dirs)
-        self.backtrace.clear()
-        self._entries = []
-        italic = QFont()
-        italic.setItalic(True)
-        for entry in report.backtrace:
-            # llvm-symbolizer's order, innermost first: #0.1, #0.2 (inlined), then #0 (the real frame) — the
-            # crash site is the first row; inline frames are in italics and say where they are inlined
-            frames = entry.frames or [None]
-            for k, frame in enumerate(frames):
-                inline = k < len(frames) - 1
-                label = f"{entry.number}.{k + 1}" if inline else str(entry.number)
-                item = QTreeWidgetItem()
-                self._fill(item, label, entry.address, frame, entry.module, entry.relative)
-                why = report.explain(entry, frame)
-                if why:
-                    item.setToolTip(2 if frame is None else 3, why)
-                if inline:
-                    item.setFont(0, italic)
-                    item.setFont(2, italic)
-                    item.setToolTip(2, f"inlined into {frames[k + 1].function if frames[k + 1] else '??'}")
-                item.setData(0, Qt.ItemDataRole.UserRole, len(self._entries))
-                self._entries.append((label, frame, entry))
-                self.backtrace.addTopLevelItem(item)
-        for col in range(5):
-            self.backtrace.resizeColumnToContents(col)
-
-        self.modules.setRowCount(len(report.modules))
-        for row, m in enumerate(report.modules):
-            maps = [f"[0x{x.addr:x}-0x{x.addr + x.size - 1:x}]({x.mode})" for x in report.mmaps if x.module is m]
-            known = "found" if report.symbols_found.get(m.build_id) else "not found"
-            for col, text in enumerate([m.name, m.build_id.hex(), " ".join(maps), known]):
-                self.modules.setItem(row, col, QTableWidgetItem(text))
-            if m.build_id in report.missing:
-                self.modules.item(row, 3).setToolTip(report.missing[m.build_id])
-        self.diagnostics.setPlainText(_ANSI.sub("", report.diagnostics) or "No diagnostics: every element of "
-                                      "this report was understood and every frame looked up.")
-        self.registers.setRowCount(len(report.registers))
-        for row, reg in enumerate(report.registers):
-            for col, text in enumerate([reg.name, f"0x{reg.value:x}", reg.annotation]):
-                item = QTableWidgetItem(text)
-                if reg.annotation:
-                    item.setBackground(QColor("#fff4c2"))
-                self.registers.setItem(row, col, item)
-        self.dumps.setRowCount(len(self.dump_targets))
-        for row, target in enumerate(self.dump_targets):
-            texts = [target.dump.kind, target.dump.name, target.status, "; ".join(target.modules)]
-            for col, text in enumerate(texts):
-                self.dumps.setItem(row, col, QTableWidgetItem(text))
-
-    @staticmethod
-    def _fill(item: QTreeWidgetItem, number: str, address: int, frame: Frame | None, module: str, rel: int) -> None:
-        location = ""
-        if frame is not None and frame.file:
-            location = f"{Path(frame.file).name}:{frame.line}" + (f":{frame.column}" if frame.column else "")
-        for col, text in enumerate([number, f"0x{address:x}", frame.function if frame else "??", location,
-                                    f"{module}+0x{rel:x}"]):
-            item.setText(col, text)
-        if frame is not None and frame.file:
-            item.setToolTip(3, frame.file)
+        self.backtrace.fill(report)
+        report_tabs.fill_modules(self.modules, report)
+        report_tabs.fill_diagnostics(self.diagnostics, report)
+        report_tabs.fill_registers(self.registers, report)
+        report_tabs.fill_dumps(self.dumps, self.dump_targets)
 
     # ------------------------------------------------------------------ selection and source
-    def frame_items(self) -> list[QTreeWidgetItem]:
-        out = [self.backtrace.topLevelItem(i) for i in range(self.backtrace.topLevelItemCount())]
-        return out
+    @property
+    def disassembly_lines(self) -> list:
+        """The rows the Disassembly tab shows ([] when it shows none)."""
+        return self.disassembly.rows
+
+    def frame_items(self) -> list:
+        return self.backtrace.items()
 
     def select_frame(self, index: int) -> None:
-        items = self.frame_items()
-        if 0 <= index < len(items):
-            self.backtrace.setCurrentItem(items[index])
+        self.backtrace.select(index)
 
     def _anchor(self, url) -> None:
         text = url.toString()
         if text.startswith("dump:"):
             self.open_dump(int(text.split(":", 1)[1]))
         elif text.startswith("frame:"):
-            label = text.split(":", 1)[1]
-            for i, (shown, _frame, _entry) in enumerate(self._entries):
-                if shown == label:
-                    self.select_frame(i)
-                    break
+            self.backtrace.select_label(text.split(":", 1)[1])
 
-    def _frame_changed(self, current: QTreeWidgetItem | None, _previous) -> None:
+    def _frame_changed(self, current, _previous) -> None:
         if current is None:
             return
         index = current.data(0, Qt.ItemDataRole.UserRole)
-        _label, frame, entry = self._entries[index]
+        _label, frame, entry = self.backtrace.rows[index]
         self.frameSelected.emit(index)
         self._update_disassembly()
         if frame is None or not frame.file:
@@ -561,18 +395,11 @@ class CrashView(QWidget):
 
     def _show_chain(self, index: int) -> None:
         """For an entry with inline frames: innermost to outermost, each with where it was inlined."""
-        label, frame, entry = self._entries[index]
-        if len(entry.frames) < 2:
+        chain = self.backtrace.chain_html(index)
+        if not chain:
             self.call_chain.hide()
             return
-        first = index - next(k for k, f in enumerate(entry.frames) if f is frame)
-        parts = []
-        for k, f in enumerate(entry.frames):
-            shown = self._entries[first + k][0]
-            where = f"{Path(f.file).name}:{f.line}" + (f":{f.column}" if f.column else "") if f.file else "??"
-            text = html.escape(f"#{shown} {f.function} {where}")
-            parts.append(f"<b>{text}</b>" if f is frame else f'<a href="frame:{shown}">{text}</a>')
-        self.call_chain.setText("Inlined: " + "  ←  ".join(parts))
+        self.call_chain.setText(chain)
         self.call_chain.setToolTip("Each frame was inlined into the next one, at the next one's line")
         self.call_chain.show()
 
@@ -580,65 +407,19 @@ class CrashView(QWidget):
         """The selected frame's instructions, when the Disassembly tab is showing."""
         if self.side.currentIndex() != self.disassembly_index:
             return
-        item = self.backtrace.currentItem()
-        if item is None or self.report is None:
-            self.disassembly_lines = []
-            self.disassembly.setPlainText("Select a frame to see its instructions.")
+        index = self.backtrace.current_index()
+        if index is None or self.report is None:
+            self.disassembly.show_nothing()
             return
-        self.show_disassembly(item.data(0, Qt.ItemDataRole.UserRole))
+        self.show_disassembly(index)
 
     def show_disassembly(self, index: int) -> None:
         """Instructions around frame ``index``'s address, the one at it marked, source lines between."""
-        from fxscope.core.symbolize.disassembly import DisassemblyError, disassemble
-
-        _label, _frame, entry = self._entries[index]
-        module = next((m for m in self.report.modules if m.name == entry.module), None) if self.report else None
         if self._ui_resolver is None:
             self._ui_resolver = self._resolver()
-        resolver = self._ui_resolver
-        info = resolver.elf_info(module.build_id) if module is not None else None
-        self.disassembly_lines = []
-        if info is None:
-            why = self.report.explain(entry, None) if self.report and module else "the address is in no module"
-            self.disassembly.setPlainText(f"No disassembly: the module's binary is not available ({why}).")
-            return
-
-        def line_at(address: int):
-            try:
-                frames = resolver.code(module.build_id, address)
-            except Exception:  # noqa: BLE001 - a lookup failure leaves the row without source
-                return None
-            return (frames[0].file, frames[0].line) if frames and frames[0].file else None
-
-        def source_line(path: str, line: int) -> str | None:
-            local = map_source(path, self.source_roots, self.log_path.parent)
-            if local is None:
-                return None
-            try:
-                lines = local.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                return None
-            return lines[line - 1].strip() if 0 < line <= len(lines) else None
-
-        try:
-            rows = disassemble(info, entry.relative, line_at=line_at, source_line=source_line)
-        except (DisassemblyError, OSError) as exc:
-            self.disassembly.setPlainText(f"No disassembly: {exc}")
-            return
-        self.disassembly_lines = rows
-        what = "faulting instruction" if entry.number == 0 else "call (return address - 1)"
-        out = [f"<b>{html.escape(entry.module)}</b> at +0x{entry.relative:x} ({html.escape(info.path)})"]
-        for row in rows:
-            if row.address < 0:
-                where = f"{Path(row.file).name}:{row.line}"
-                out.append(f'<span style="color:#6a737d">{html.escape(where):>28}  {html.escape(row.text)}</span>')
-                continue
-            text = f"  0x{row.address:08x}  {row.raw:<30} {html.escape(row.text)}"
-            if row.marked:
-                text = (f'<span style="background:#ffb3b3;font-weight:bold">▶{text[1:]}</span>'
-                        f'<span style="color:#c0392b">   ◀ {what}</span>')  # fmt: skip
-            out.append(text)
-        self.disassembly.setHtml("<pre style='margin:4px'>" + "\n".join(out) + "</pre>")
+        entry = self.backtrace.rows[index][2]
+        self.disassembly.show_entry(entry, self.report, self._ui_resolver,
+                                    partial(source_line, roots=self.source_roots, log_dir=self.log_path.parent))
 
     def refresh_source(self) -> None:
         """Show the selected frame's source again (after the source roots changed)."""
@@ -647,6 +428,7 @@ class CrashView(QWidget):
     def _no_source(self, message: str) -> None:
         self.current_source = None
         self.source.setPlainText("")
+        self.source.unmark()  # no line of the previous frame's source stays marked on the empty pane
         self.source_title.setText(message)
         self.open_button.setEnabled(False)
 
@@ -682,7 +464,7 @@ class CrashView(QWidget):
             self._say(NO_EDITOR)
             return None
         try:
-            subprocess.Popen(argv, start_new_session=True)  # noqa: S603 - the user's editor
+            subprocess.Popen(argv, start_new_session=True)
         except OSError as exc:
             self._say(f"Cannot start the editor ({' '.join(argv)}): {exc.strerror or exc}")
             return None
@@ -691,28 +473,19 @@ class CrashView(QWidget):
     # ------------------------------------------------------------------ copy and save
     def report_plain_text(self) -> str:
         """The shown report, symbolized, without colour codes (what Copy and Save write)."""
-        return _ANSI.sub("", self.report.text) if self.report is not None else ""
+        return strip_ansi(self.report.text) if self.report is not None else ""
 
     def copy_report(self) -> None:
         QApplication.clipboard().setText(self.report_plain_text())
 
     def frame_text(self, index: int) -> str:
         """Backtrace row ``index`` as the symbolized report prints it (``#0.1  0x... fn file:line:col (mod+0x..)``)."""
-        if not 0 <= index < len(self._entries):
-            return ""
-        label = self._entries[index][0]
-        for line in self.report_plain_text().splitlines():
-            stripped = line.strip()
-            if stripped.startswith(f"#{label} "):
-                return stripped
-        label, frame, entry = self._entries[index]
-        name = frame.function if frame else "??"
-        return f"#{label} 0x{entry.address:x} {name} ({entry.module}+0x{entry.relative:x})"
+        return self.backtrace.frame_text(index, self.report_plain_text())
 
     def copy_frame(self) -> None:
-        item = self.backtrace.currentItem()
-        if item is not None:
-            QApplication.clipboard().setText(self.frame_text(item.data(0, Qt.ItemDataRole.UserRole)))
+        index = self.backtrace.current_index()
+        if index is not None:
+            QApplication.clipboard().setText(self.frame_text(index))
 
     def save_report(self, path: str | os.PathLike[str] | None = None) -> bool:
         """Write the symbolized report to ``path`` (asked for when None), atomically."""
@@ -732,11 +505,8 @@ class CrashView(QWidget):
             return False
         return True
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:
         """Background work for a closed view is cancelled (not waited for: the workers belong to no widget,
-        their results go nowhere once the view is gone)."""
-        for worker in list(self._workers):
-            cancel = getattr(worker, "cancel", None)
-            if cancel is not None:
-                cancel()
+        their results go nowhere once the view is gone; a destroyed view cancels them too)."""
+        self._workers.cancel_all()
         super().closeEvent(event)

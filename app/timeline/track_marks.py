@@ -1,6 +1,6 @@
 """What the track items show of the user's picks: the selected box (each item outlines its own rows of the
 selected kind) and the search matches (a mask over each kind's table, handed to the items drawing that
-kind). The widget calls these after the selection or the search text changes."""
+kind), with the slices of a clicked flame-graph frame outlined as matches are. The widget calls these after the selection or the search text changes."""
 
 from __future__ import annotations
 
@@ -34,12 +34,16 @@ def mark_selected(lanes: list[Lane], kind: str, row: int) -> None:
             item.update()
 
 
-def mark_matches(lanes: list[Lane], model: TraceModel, hits: SearchHits) -> None:
-    """Search matches outlined on the tracks: a mask over each kind's table, a flag on matching counters."""
+def mark_matches(lanes: list[Lane], model: TraceModel, hits: SearchHits,
+                 slices: np.ndarray | None = None) -> None:  # fmt: skip
+    """Search matches outlined on the tracks: a mask over each kind's table, a flag on matching counters.
+    ``slices``: more slice rows outlined the same way (the slices of a clicked flame-graph frame)."""
     masks = {}
     for kind, size in (("slice", len(model.slices)), ("async", len(model.async_spans.start)),
                        ("instant", len(model.instants)), ("log", len(model.logs))):  # fmt: skip
         rows = hits.rows_of(kind)
+        if kind == "slice" and slices is not None and len(slices):
+            rows = np.concatenate([rows, slices])
         if len(rows):
             mask = np.zeros(size, bool)
             mask[rows] = True

@@ -34,6 +34,7 @@ from fxscope.app.timeline.search_bar import SearchBar
 from fxscope.app.timeline.slice_track import SliceTrackItem
 from fxscope.app.timeline.summary_track import GroupSummaryItem
 from fxscope.app.timeline.track_marks import mark_matches, mark_selected
+from fxscope.app.timeline.track_menu import build_track_menu
 from fxscope.app.timeline.tracks import make_item
 from fxscope.app.timeline.viewbox import TimelineViewBox
 from fxscope.core.timeline import view_state
@@ -69,12 +70,15 @@ class TimelineWidget(QWidget):
     itemSelected = Signal(str, object)
     #: an area was selected: (start ns, end ns, reader thread indexes of the slice tracks it spans)
     areaSelected = Signal(object, object, object)
+    #: "Analyse thread/process" in a track's menu: ("thread", reader thread index) or ("process", pid)
+    analyseRequested = Signal(str, object)
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
         self.state = ViewState(model)
         self.search = SearchState(model)
+        self.highlighted = np.zeros(0, np.int64)  # slice rows outlined besides the search's (highlight_slices)
         self.plot = pg.PlotWidget(background="w", viewBox=TimelineViewBox(self))
         self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -344,17 +348,14 @@ class TimelineWidget(QWidget):
     def header_at(self, y_rows: float):
         return self.layout_state.header_at(y_rows, self.view_top())
 
+    def track_menu(self, y_rows: float) -> QMenu | None:
+        """The right-click menu of the track or process header at ``y_rows`` (:mod:`.track_menu`)."""
+        return build_track_menu(self, y_rows)
+
     def _context_menu(self, y_rows: float, screen_pos) -> None:
-        lane = self.lane_at(y_rows)
-        if lane is None:
-            return
-        menu = QMenu(self)
-        if lane.key in self.pinned:
-            menu.addAction("Unpin track", lambda: self.unpin(lane.key))
-        else:
-            menu.addAction("Pin track to the top", lambda: self.pin(lane.key))
-        menu.addAction("Pin the whole process", lambda: self.pin_process(lane.pid))
-        menu.popup(screen_pos)
+        menu = self.track_menu(y_rows)
+        if menu is not None:
+            menu.popup(screen_pos)
 
     # ------------------------------------------------------------------ bringing things into view
     def locate(self, kind: str, row: int) -> tuple[Lane, float] | None:
@@ -418,9 +419,15 @@ class TimelineWidget(QWidget):
         self.search_status.setText(self.search.status())
         self._show_matches()
 
+    def highlight_slices(self, rows: np.ndarray) -> None:
+        """Outline these slice rows as search matches are (a flame-graph frame's slices), together with
+        the search's; empty rows take them away."""
+        self.highlighted = np.asarray(rows, np.int64)
+        self._show_matches()
+
     def _show_matches(self) -> None:
         """Matches outlined on the tracks (a mask over each kind's table) and as ticks on the overview."""
-        mark_matches(self.lanes(), self.model, self.hits)
+        mark_matches(self.lanes(), self.model, self.hits, self.highlighted)
         self.overview.show_matches(self.hits.ts)
 
     def search_step(self, direction: int) -> int:

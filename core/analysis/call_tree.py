@@ -22,6 +22,7 @@ Node ids increase with depth: a node's parent has a smaller id, so a pass in id 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -89,7 +90,7 @@ def levels(depth: np.ndarray) -> list[np.ndarray]:
         return []
     order = np.argsort(depth, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(depth))].tolist()
-    return [order[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return [order[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def _empty() -> CallTree:

@@ -132,18 +132,36 @@ class Histogram:
         return np.where(dur > 0, b, -1)
 
 
+def _log_edges(pos: np.ndarray, bins_per_decade: int) -> np.ndarray:
+    """Bin edges of equal ratio from the decade below the shortest to the decade above the longest of the
+    positive durations ``pos`` (not empty)."""
+    lo = np.floor(np.log10(pos.min()))
+    hi = np.floor(np.log10(pos.max())) + 1
+    n = int(np.rint((hi - lo) * bins_per_decade))
+    return 10.0 ** (lo + np.arange(n + 1) / bins_per_decade)
+
+
+def _binned(d: np.ndarray, edges: np.ndarray) -> Histogram:
+    pos = d[d > 0]
+    h = Histogram(edges, np.zeros(len(edges) - 1, np.int64), int(len(d) - len(pos)))
+    h.counts = np.bincount(h.bin_of(pos), minlength=len(h.counts)).astype(np.int64)
+    return h
+
+
 def duration_histogram(durations: np.ndarray, bins_per_decade: int = 10) -> Histogram:
     """Log-scale histogram of ``durations`` (ns): bins of equal ratio, ``bins_per_decade`` per factor 10,
     from the decade below the shortest to the decade above the longest positive duration."""
-    d = np.asarray(durations, np.int64)
-    pos = d[d > 0]
-    zero = int(len(d) - len(pos))
-    if not len(pos):
-        return Histogram(np.array([1.0, 10.0]), np.zeros(1, np.int64), zero)
-    lo = np.floor(np.log10(pos.min()))
-    hi = np.floor(np.log10(pos.max())) + 1
-    n = int(round((hi - lo) * bins_per_decade))
-    edges = 10.0 ** (lo + np.arange(n + 1) / bins_per_decade)
-    h = Histogram(edges, np.zeros(n, np.int64), zero)
-    h.counts = np.bincount(h.bin_of(pos), minlength=n).astype(np.int64)
-    return h
+    return shared_histograms(durations, bins_per_decade=bins_per_decade)[0]
+
+
+def shared_histograms(*durations: np.ndarray, bins_per_decade: int = 10) -> list[Histogram]:
+    """One log-scale histogram per array of durations, all on the same bins (spanning every array's
+    positive durations), so that they can be drawn over each other: a name's durations in trace A and B."""
+    ds = [np.asarray(d, np.int64) for d in durations]
+    pos = [d[d > 0] for d in ds]
+    ends = [(int(p.min()), int(p.max())) for p in pos if len(p)]
+    if ends:
+        edges = _log_edges(np.array([min(e[0] for e in ends), max(e[1] for e in ends)]), bins_per_decade)
+    else:
+        edges = np.array([1.0, 10.0])
+    return [_binned(d, edges) for d in ds]

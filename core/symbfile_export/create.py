@@ -13,7 +13,8 @@ import bisect
 import os
 
 from fxscope.core.symbols.demangle import demangle
-from fxscope.formats.dwarf.functions import DwarfModel, read_dwarf
+from fxscope.formats.dwarf.functions import read_dwarf
+from fxscope.formats.dwarf.model import DwarfModel
 from fxscope.formats.elf.reader import read_elf
 from fxscope.formats.errors import FormatError
 from fxscope.formats.gsym.model import InlineNode, LineRow, SourceFile

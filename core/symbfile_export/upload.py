@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fxscope.core.http_client import Deadline, HttpClient, HttpError, HttpLimits
 from fxscope.formats.symbfile.codec import MAGIC, read_symbfile, write_symbfile
@@ -70,7 +70,7 @@ def split_parts(data: bytes, chunk_size: int) -> list[bytes]:
 class UploadLimits:
     """Timeouts and deadlines of an upload (the CLI's options); the defaults fit an interactive tool."""
 
-    http: HttpLimits = HttpLimits()
+    http: HttpLimits = field(default_factory=HttpLimits)
     part_deadline: float = 300.0  # one part, retries and waits included
     total_deadline: float = 1800.0  # the whole upload (both files)
 

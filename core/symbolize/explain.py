@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 def searched_places(resolver) -> list[str]:
-    """Where a :class:`fxscope.core.symbolize.resolver.GsymResolver` looks for a build ID, as short phrases."""
+    """Where a :class:`fxscope.core.symbolize.resolver.SymbolFileResolver` looks for a build ID, as short phrases."""
     places: list[str] = []
     store = getattr(resolver, "_store", None)
     dirs = [str(d) for d in getattr(resolver, "_debug_dirs", [])]

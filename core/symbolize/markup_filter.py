@@ -7,6 +7,11 @@ module summary lines, invalid elements produce diagnostics with an echo of the l
 colour enabled the SGR state of the input is tracked and re-emitted in LLVM's form.
 
 Output and diagnostics go to two callables so the command line, tests and the crash view can all use it.
+
+One module (over 600 lines) on purpose: it is one state machine, LLVM's ``MarkupFilter`` method for method,
+whose steps all read and write the same state (the SGR colour, the module and mmap context, the pending
+module summary, the line's diagnostics). Split by topic, each part would reach into that state; kept whole,
+it reads side by side with LLVM's ``MarkupFilter.cpp``, which is how its behaviour is checked.
 """
 
 from __future__ import annotations
@@ -448,7 +453,7 @@ class MarkupFilter:
 
     # ------------------------------------------------------------------ presentation elements
     def _filter_node(self, node: Node) -> None:
-        if node.tag and not node.tag.isascii() or node.tag and not all("a" <= c <= "z" for c in node.tag):
+        if (node.tag and not node.tag.isascii()) or (node.tag and not all("a" <= c <= "z" for c in node.tag)):
             self._report("error", "tags must be all lowercase characters", node.column + 3)
             return
         if node.tag == "symbol":

@@ -1,19 +1,25 @@
 """What the markup filter asks of symbols: frames for a code address, a name for a data address.
 
-A resolver answers for a module (named by its build ID) and a module-relative address. The filter does not
-care where the answer comes from (GSYM files, ELF symbol tables, a debuginfod server), so resolvers are
-small classes behind one protocol and can be chained.
+A resolver answers for a module (named by its build ID) and a module-relative address, behind the
+:class:`Resolver` protocol: the filter does not care where the answer comes from. :class:`SymbolFileResolver`
+is the one implementation; it finds a module's symbol files (given, in debug directories, through a
+:class:`~fxscope.core.symbols.store.SymbolStore`) and answers code lookups from a symbfile, else a GSYM file
+(given, cached, or converted from the ELF on first use) with columns from the ELF's DWARF, and data lookups
+(and frames DWARF does not cover) from the ELF's symbol table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fxscope.formats.elf.reader import ElfInfo, read_elf
 from fxscope.formats.elf.symtab import SymbolTable, read_symbol_table
 from fxscope.formats.errors import FormatError
+
+if TYPE_CHECKING:
+    from fxscope.formats.dwarf.model import DwarfModel
 
 
 @dataclass(frozen=True)
@@ -38,10 +44,12 @@ class Resolver(Protocol):
         """Name of the data object containing ``address``, or ``None``."""
 
 
-class GsymResolver:
-    """Code lookups through GSYM files (found by their UUID = build ID); data through ELF symbol tables.
-
-    GSYM carries no column numbers, so frames have column 0 (llvm-symbolizer reads columns from DWARF).
+class SymbolFileResolver:
+    """Code and data lookups from a module's symbol files, found by build ID: a ranges symbfile, else a GSYM
+    file (its UUID is the build ID; converted from the ELF's DWARF and symbol table when there is none), and
+    the ELF itself for what GSYM lacks: columns from DWARF (GSYM stores none; with a GSYM file alone frames
+    print column 0, as llvm-symbolizer prints them from DWARF), the line row and symbol-table name where
+    DWARF has no function, and data symbols. A module's DWARF is decoded once, for conversion and columns.
     """
 
     def __init__(
@@ -78,7 +86,13 @@ class GsymResolver:
                 self._elf_paths.setdefault(build_id, path)
         self._elf_info: dict[bytes, ElfInfo] = {}
         self._symbol_tables: dict[bytes, SymbolTable | FormatError] = {}
-        self._dwarf: dict[bytes, object] = {}
+        #: DWARF models by ELF path (a FormatError where the file's DWARF is unreadable)
+        self._dwarf: dict[Path, DwarfModel | FormatError] = {}
+
+    @property
+    def store(self):
+        """The :class:`fxscope.core.symbols.store.SymbolStore` behind this resolver, or None."""
+        return self._store
 
     def known(self, build_id: bytes) -> bool:
         """Are there symbols for the module: a symbfile, a GSYM file (given, or the store's, the cache's
@@ -140,10 +154,8 @@ class GsymResolver:
             return self._symbfile_code(build_id, address)
         reader = self._gsyms.get(build_id)
         if reader is None and self._store is not None:
-            from fxscope.formats.errors import FormatError
-
-            try:
-                cached = self._store.find_gsym(build_id)
+            try:  # a conversion here reads the DWARF through this resolver: it is kept for the columns
+                cached = self._store.find_gsym(build_id, dwarf=self._dwarf_at)
             except FormatError as exc:
                 raise ResolveError(str(exc)) from None
             if cached is not None:
@@ -214,21 +226,23 @@ class GsymResolver:
                 table = self._symbol_tables[build_id] = exc
         return None if isinstance(table, FormatError) else table
 
-    def _dwarf_model(self, build_id: bytes):
-        """The module's DWARF model (read once), or False when its ELF is not at hand or has no readable DWARF."""
-        model = self._dwarf.get(build_id)
+    def _dwarf_model(self, build_id: bytes) -> DwarfModel | None:
+        """The module's DWARF model (read once), or None when its ELF is not at hand or has no readable DWARF."""
+        elf = self._elf_path(build_id)
+        return None if elf is None else self._dwarf_at(elf)
+
+    def _dwarf_at(self, elf: Path) -> DwarfModel | None:
+        """The DWARF model of the ELF file at ``elf``, decoded on first use (None when unreadable)."""
+        model = self._dwarf.get(Path(elf))
         if model is None:
-            elf = self._elf_path(build_id)
-            if elf is None:
-                return False
             from fxscope.formats.dwarf.functions import read_dwarf
 
             try:
                 model = read_dwarf(elf)
-            except FormatError:
-                model = False
-            self._dwarf[build_id] = model
-        return model
+            except FormatError as exc:
+                model = exc
+            self._dwarf[Path(elf)] = model
+        return None if isinstance(model, FormatError) else model
 
     def _columns(self, build_id: bytes, address: int, count: int) -> list[int]:
         """Columns for a GSYM inline stack, from the module's DWARF when its ELF is at hand (else 0s).
@@ -255,11 +269,11 @@ class GsymResolver:
 
     def _convert(self, build_id: bytes, elf: Path):
         """GSYM for an ELF found by build ID, converted once from its DWARF and symbol table."""
-        from fxscope.core.symbolize.gsym_convert import build_gsym
+        from fxscope.core.symbols.gsym_convert import build_gsym
         from fxscope.formats.gsym.reader import GsymReader
 
-        try:
-            data, _report = build_gsym(elf)
+        try:  # with unreadable DWARF, build_gsym reads it again to raise its error (the ELF's, if that comes first)
+            data, _report = build_gsym(elf, self._dwarf_at(elf))
         except FormatError as exc:
             raise ResolveError(str(exc)) from None
         reader = self._gsyms[build_id] = GsymReader.from_bytes(data, path=str(elf))
@@ -276,6 +290,7 @@ class GsymResolver:
             raise ResolveError(str(self._symbol_tables[build_id]))
         found = table.lookup(address)
         return None if found is None else found[0]
+
 
 
 def symbfile_build_id(path: Path | str) -> bytes:

@@ -11,12 +11,18 @@ debuginfod servers (``DEBUGINFOD_URLS`` or explicit URLs) are asked ``GET /build
 ``/executable``, with :mod:`fxscope.core.http_client`'s timeouts, retries (429/5xx, Retry-After), a deadline per
 download and a size limit; answers are cached under the user cache directory. DWARF is converted to GSYM once per build
 ID and the result cached too, so the second lookup of a module costs a file open.
+
+What a server did not have is remembered for the session (:class:`MissCache`, per server, build ID and kind):
+symbolizing asks for a module once per frame, and without it every frame of a module no server has repeated
+the same 404s (and a failing server's timeouts). A store's ``cancel`` flag (a closed crash view) stops its
+lookups and cuts a download in progress.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +33,7 @@ from fxscope.formats.errors import FormatError
 
 if TYPE_CHECKING:
     from fxscope.core.http_client import HttpLimits
+    from fxscope.formats.dwarf.model import DwarfModel
 
 MAX_DOWNLOAD = 4 << 30  # a debug file larger than 4 GiB is refused rather than filling the disk
 
@@ -50,6 +57,40 @@ def read_build_id(path: Path) -> bytes | None:
         return None
 
 
+class MissCache:
+    """What debuginfod servers answered when they had nothing for a build ID (a 404, or an error after the
+    client's retries), per server, build ID and kind, for the life of the process: the same module is not
+    asked for again in this session. Shared by the stores of every thread (they are made per report)."""
+
+    #: entries kept at most (a fleet's worth of modules); past it the cache starts over
+    LIMIT = 100_000
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple[str, bytes, str], tuple[str, bool]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, url: str, build_id: bytes, kind: str) -> tuple[str, bool] | None:
+        """The answer remembered (as :attr:`SymbolStore.misses` words it) and whether it was an error (not a
+        404), or None: ask the server."""
+        with self._lock:
+            return self._answers.get((url, build_id, kind))
+
+    def remember(self, url: str, build_id: bytes, kind: str, answer: str, error: bool) -> None:
+        with self._lock:
+            if len(self._answers) >= self.LIMIT:
+                self._answers.clear()
+            self._answers[(url, build_id, kind)] = (answer, error)
+
+    def clear(self) -> None:
+        """Forget every miss (the servers' contents changed, or the settings did)."""
+        with self._lock:
+            self._answers.clear()
+
+
+#: the session's misses, shared by every store that is given none of its own
+SESSION_MISSES = MissCache()
+
+
 class SymbolStore:
     def __init__(
         self,
@@ -60,10 +101,13 @@ class SymbolStore:
         http_limits: HttpLimits | None = None,
         download_deadline: float = 600.0,
         max_download: int = MAX_DOWNLOAD,
+        miss_cache: MissCache | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         """``timeout`` is the longest silence from a debuginfod server (the read timeout); ``http_limits``
         overrides all of :class:`HttpLimits`. A download must finish within ``download_deadline`` seconds and
-        ``max_download`` bytes, or it is dropped with a note in :attr:`errors`."""
+        ``max_download`` bytes, or it is dropped with a note in :attr:`errors`. ``miss_cache``: where misses
+        are remembered (default: the session's); ``cancel``: once set, servers are asked nothing more."""
         self.directories = [Path(d) for d in directories]
         if debuginfod_urls is None:
             debuginfod_urls = os.environ.get("DEBUGINFOD_URLS", "").split()
@@ -77,6 +121,8 @@ class SymbolStore:
         self.errors: list[str] = []
         #: per build ID, what each debuginfod server answered when it had nothing ("URL: 404")
         self.misses: dict[bytes, list[str]] = {}
+        self.miss_cache = SESSION_MISSES if miss_cache is None else miss_cache
+        self.cancel = cancel
 
     # ------------------------------------------------------------------ local
     def _dir_index(self, directory: Path) -> dict[bytes, list[Path]]:
@@ -138,7 +184,7 @@ class SymbolStore:
             cached = cached_dir / kind
             if cached.is_file():
                 return cached
-        if not self.debuginfod_urls:
+        if not self.debuginfod_urls or self._cancelled():
             return None
         # the HTTP stack (requests, urllib3: ~100 ms to import) only when a server is asked: symbolizing
         # from local files starts without it
@@ -147,13 +193,19 @@ class SymbolStore:
         client = HttpClient(self._http_limits or HttpLimits(read_timeout=self.timeout))
         for kind in ("debuginfo", "executable"):
             for url in self.debuginfod_urls:
+                remembered = self.miss_cache.get(url, build_id, kind)
+                if remembered is not None:  # asked before in this session: the same answer, no request
+                    self._miss(build_id, url, kind, *remembered)
+                    continue
+                if self._cancelled():
+                    return None
                 target = cached_dir / kind
-                deadline = Deadline(self.download_deadline, "debuginfod download deadline")
+                deadline = Deadline(self.download_deadline, "debuginfod download deadline", self.cancel)
                 try:
                     with client.exchange("GET", f"{url}/buildid/{hex_id}/{kind}", deadline,
                                          same_origin_only=False) as answer:
                         if answer.status == 404:
-                            self.misses.setdefault(build_id, []).append(f"{url}: 404 ({kind})")
+                            self._miss(build_id, url, kind, f"{url}: 404 ({kind})")
                             continue
                         if answer.status != 200:
                             head = client.read_body(answer, 200).decode("utf-8", "replace")
@@ -163,9 +215,20 @@ class SymbolStore:
                             client.copy_body(answer, fh, self.max_download)
                     return target
                 except (HttpError, OSError) as exc:
-                    self.errors.append(f"debuginfod {url}: {exc}")
-                    self.misses.setdefault(build_id, []).append(f"{url}: {exc}")
+                    if self._cancelled():  # not the server's answer: nothing to note or remember
+                        return None
+                    self._miss(build_id, url, kind, f"{url}: {exc}", error=True)
         return None
+
+    def _cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def _miss(self, build_id: bytes, url: str, kind: str, answer: str, error: bool = False) -> None:
+        """Note what ``url`` answered (in :attr:`misses`, and :attr:`errors` for a failure) and remember it."""
+        if error:
+            self.errors.append(f"debuginfod {answer}")
+        self.misses.setdefault(build_id, []).append(answer)
+        self.miss_cache.remember(url, build_id, kind, answer, error)
 
     # ------------------------------------------------------------------ public
     def find_debug_file(self, elf: str | os.PathLike[str]) -> Path | None:
@@ -192,8 +255,11 @@ class SymbolStore:
         """A binary or debug file with this build ID (local first, then debuginfod)."""
         return self._local(build_id, want_gsym=False) or self._debuginfod(build_id)
 
-    def find_gsym(self, build_id: bytes, convert: bool = True) -> Path | None:
-        """A GSYM file for the build ID: a user's, the cache's, or one converted now from the ELF."""
+    def find_gsym(self, build_id: bytes, convert: bool = True,
+                  dwarf: Callable[[Path], DwarfModel | None] | None = None) -> Path | None:
+        """A GSYM file for the build ID: a user's, the cache's, or one converted now from the ELF. ``dwarf``
+        gives the DWARF model of the ELF to convert when the caller has it (or will need it too), so that it
+        is decoded once."""
         found = self._local(build_id, want_gsym=True)
         if found:
             return found
@@ -205,8 +271,8 @@ class SymbolStore:
         elf = self.find_elf(build_id)
         if elf is None:
             return None
-        from fxscope.core.symbolize.gsym_convert import convert_elf_to_gsym
+        from fxscope.core.symbols.gsym_convert import convert_elf_to_gsym
 
         cached.parent.mkdir(parents=True, exist_ok=True)
-        convert_elf_to_gsym(elf, cached)
+        convert_elf_to_gsym(elf, cached, dwarf(elf) if dwarf is not None else None)
         return cached

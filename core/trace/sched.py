@@ -6,10 +6,11 @@ the trace). The idle thread is left out of the CPU slices (tid 0, or a legacy re
 priority 0, Perfetto's rule; type-1 weights are not decoded).
 
 A thread's states come from the same records, per thread in time order: switched out it enters the
-record's outgoing state (0 new, 2 suspended, 3 blocked, 4 dying, 5 dead; 1 "running" means preempted:
-:data:`PREEMPTED_STATE`, Perfetto's "Runnable (Preempted)") until its next event; switched in it is running (:data:`RUNNING`); a wakeup while it is not running
-makes it :data:`RUNNABLE` (fxscope's code for Perfetto's "R", woken and waiting for a CPU). A thread's
-first event starts its timeline (its state before is unknown).
+record's outgoing state (0 new, 2 suspended, 3 blocked, 4 dying, 5 dead; 1 "running" means preempted and is
+stored as :data:`PREEMPTED_STATE`, Perfetto's "Runnable (Preempted)") until its next event; switched in it is
+running (:data:`RUNNING`); a wakeup while it is not running makes it :data:`RUNNABLE` (fxscope's code for
+Perfetto's "R", woken and waiting for a CPU; a wakeup of a running thread changes nothing and is dropped).
+A thread's first event starts its timeline (its state before is unknown).
 
 Type-1/2 records carry only thread koids: processes come from thread kernel objects (their
 ``"process"`` argument) or the event threads table (:meth:`ObjectLabels.pids_of`).
@@ -231,7 +232,7 @@ def build_sched(
 
 # ---------------------------------------------------------------------------------------------- details
 #: how the details name a thread switched out in the "running" state (spec: preempted, it stays runnable;
-#: the thread-state rows keep the record's code, RUNNING, for that interval)
+#: build_sched stores PREEMPTED_STATE for that interval, not the record's code 1, RUNNING)
 PREEMPTED = STATE_NAMES[PREEMPTED_STATE]
 
 

@@ -1,10 +1,13 @@
-"""What fxscope needs from an ELF file, read once through pyelftools.
+"""What fxscope needs from an ELF file, read once: :func:`read_elf` and :func:`find_section`.
 
-Build ID (``NT_GNU_BUILD_ID``), load segments (for module-relative addresses), executable ranges,
-function and data symbols (``.symtab``, or ``.dynsym`` when a stripped file has no ``.symtab``, as
-llvm-symbolizer reads them), ``.gnu_debuglink``, whether DWARF is present, and raw sections by name or type.
-Every consumer (GSYM conversion, the symbol store, data symbolization, SFrame) goes through here, so an
-unreadable file fails in one place with one kind of error: :class:`fxscope.formats.errors.FormatError`.
+Build ID (``NT_GNU_BUILD_ID``), load segments (for module-relative addresses), executable ranges, the
+``.symtab`` function symbols in them (GSYM conversion), llvm-symbolizer's symbol list (``.symtab``, or
+``.dynsym`` when a stripped file has no ``.symtab``), ``.gnu_debuglink``, whether DWARF is present, and raw
+sections by name or type (SFrame). The section, note and segment tables are read through pyelftools, after
+:mod:`fxscope.formats.elf.layout` has checked every size against the file; the two paths that must be fast
+read the bytes themselves: the symbol list (:mod:`fxscope.formats.elf.symtab`, which data symbolization
+calls directly) and the fast DWARF decoder's section table (:mod:`fxscope.formats.elf.sections`). Whichever
+path, an unreadable file is one kind of error: :class:`fxscope.formats.errors.FormatError`.
 """
 
 from __future__ import annotations

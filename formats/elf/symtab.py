@@ -3,7 +3,7 @@
 LLVM names the outermost frame of every symbolized address after the symbol table and resolves data
 addresses through it, so the filter reads a module's symbols on its first frame. Through pyelftools that
 cost more (its import alone ~0.2 s) than symbolizing a 100,000-line log, so the table is decoded here with
-``struct`` and one numpy array per table: ``.symtab``, or ``.dynsym`` when the file has no ``.symtab``
+``struct`` and one numpy array per table (the section table through :mod:`fxscope.formats.elf.sections`): ``.symtab``, or ``.dynsym`` when the file has no ``.symtab``
 symbols (a distribution's stripped library), as LLVM's ``computeSymbolSizes`` does; function, data, untyped
 and IFUNC symbols of allocated sections; one per address (``SymbolizableObjectFile``: stable-sorted by
 address and size, the last of each address kept); and for a local symbol the STT_FILE name before it.
@@ -16,9 +16,9 @@ from __future__ import annotations
 import bisect
 import mmap
 import os
-import struct
 from dataclasses import dataclass, field
 
+from fxscope.formats.elf.sections import SectionTable, read_section_table
 from fxscope.formats.errors import FormatError
 
 _SHT_SYMTAB, _SHT_DYNSYM = 2, 11
@@ -67,31 +67,10 @@ def read_symbol_table(path: str | os.PathLike[str]) -> SymbolTable:
 def _read(mm: mmap.mmap, path: str) -> SymbolTable:
     import numpy as np
 
-    if len(mm) < 0x34 or mm[:4] != b"\x7fELF" or mm[4] not in (1, 2) or mm[5] not in (1, 2):
-        raise FormatError("not an ELF file", path=path, offset=0)
-    is64, bo = mm[4] == 2, "<" if mm[5] == 1 else ">"
-    if is64 and len(mm) < 0x40:
-        raise FormatError("truncated ELF header", path=path, offset=0)
-    shoff = struct.unpack_from(bo + ("Q" if is64 else "I"), mm, 0x28 if is64 else 0x20)[0]
-    shentsize, shnum = struct.unpack_from(bo + "HH", mm, 0x3A if is64 else 0x2E)
-    if shoff == 0:
+    table = read_section_table(mm, path)
+    if table is None:
         return SymbolTable()  # no section table: no symbols
-    header = np.dtype([("name", bo + "u4"), ("type", bo + "u4"), ("flags", bo + "u8"), ("addr", bo + "u8"),
-                       ("offset", bo + "u8"), ("size", bo + "u8"), ("link", bo + "u4"), ("info", bo + "u4"),
-                       ("align", bo + "u8"), ("entsize", bo + "u8")]) if is64 else \
-        np.dtype([("name", bo + "u4"), ("type", bo + "u4"), ("flags", bo + "u4"), ("addr", bo + "u4"),
-                  ("offset", bo + "u4"), ("size", bo + "u4"), ("link", bo + "u4"), ("info", bo + "u4"),
-                  ("align", bo + "u4"), ("entsize", bo + "u4")])
-    if shentsize < header.itemsize:
-        raise FormatError(f"section header size {shentsize} is too small", path=path, offset=shoff)
-    if shnum == 0:  # extended numbering: the count is section 0's sh_size
-        if shoff + header.itemsize > len(mm):
-            raise FormatError("section table runs past the end of the file", path=path, offset=shoff)
-        shnum = int(np.frombuffer(mm, header, count=1, offset=shoff)["size"][0])
-    if shnum > (len(mm) - shoff) // shentsize if shoff <= len(mm) else True:
-        raise FormatError(f"section table of {shnum} entries runs past the end of the file", path=path, offset=shoff)
-    raw = mm[shoff:shoff + shnum * shentsize]
-    sections = np.ndarray((shnum,), header, buffer=raw, strides=(shentsize,))
+    sections = table.headers
     alloc = (sections["flags"] & _SHF_ALLOC) != 0
     tables: dict[bool, list[tuple[int, int, str, str]]] = {True: [], False: []}
     present = {True: False, False: False}
@@ -100,28 +79,17 @@ def _read(mm: mmap.mmap, path: str) -> SymbolTable:
         is_symtab = int(sec["type"]) == _SHT_SYMTAB
         entsize, size = int(sec["entsize"]), int(sec["size"])
         present[is_symtab] = present[is_symtab] or (entsize > 0 and size >= 2 * entsize)
-        tables[is_symtab].extend(_decode(mm, path, sections, index, alloc, is64, bo))
+        tables[is_symtab].extend(_decode(table, index, alloc))
     symbols, files = _one_per_address(tables[True] if present[True] else tables[False])
     return SymbolTable(symbols, files)
 
 
-def _section_bytes(mm: mmap.mmap, path: str, sections, index: int) -> bytes:
-    sec = sections[index]
-    offset, size = int(sec["offset"]), int(sec["size"])
-    if int(sec["type"]) == 8:  # SHT_NOBITS: nothing in the file
-        return b""
-    if offset + size > len(mm):
-        raise FormatError(f"section {index} (offset 0x{offset:x}, size 0x{size:x}) runs past the end of the file",
-                          path=path, offset=offset)
-    return mm[offset:offset + size]
-
-
-def _decode(mm: mmap.mmap, path: str, sections, index: int, alloc, is64: bool,
-            bo: str) -> list[tuple[int, int, str, str]]:
+def _decode(table: SectionTable, index: int, alloc) -> list[tuple[int, int, str, str]]:
     """(address, size, name, file) of the kept symbols of one table, in table order."""
     import numpy as np
 
-    if is64:
+    sections, path, bo = table.headers, table.path, table.byte_order
+    if table.is64:
         entry = np.dtype([("name", bo + "u4"), ("info", "u1"), ("other", "u1"), ("shndx", bo + "u2"),
                           ("value", bo + "u8"), ("size", bo + "u8")])
     else:
@@ -131,12 +99,12 @@ def _decode(mm: mmap.mmap, path: str, sections, index: int, alloc, is64: bool,
     entsize = int(sec["entsize"])
     if entsize < entry.itemsize:
         return []  # not a table of symbols this reader can stride through
-    data = _section_bytes(mm, path, sections, index)
+    data = table.section_bytes(index)
     link = int(sec["link"])
     if link >= len(sections):
         raise FormatError(f"symbol table (section {index}) links to section {link}, past the section table",
                           path=path, offset=int(sec["offset"]))
-    strtab = _section_bytes(mm, path, sections, link)
+    strtab = table.section_bytes(link)
     count = len(data) // entsize
     if count == 0:
         return []

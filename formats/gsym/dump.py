@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fxscope.formats.gsym.errors import GsymLookupError
+from fxscope.formats.gsym.inline_info import RawInlineNode
 from fxscope.formats.gsym.reader import (
     INFO_INLINE,
     INFO_LINE_TABLE,
     GsymReader,
-    LookupError_,
-    _InlineNode,
     join_path,
 )
 
@@ -83,12 +83,12 @@ def _function_lines(reader: GsymReader, index: int) -> Iterator[str]:
             if root is not None:
                 yield "InlineInfo:"
                 yield from _inline_lines(reader, root, 0)
-    except LookupError_ as exc:
+    except GsymLookupError as exc:
         yield "FunctionInfo:"
         yield f"error: {exc}"
 
 
-def _inline_lines(reader: GsymReader, node: _InlineNode, depth: int) -> Iterator[str]:
+def _inline_lines(reader: GsymReader, node: RawInlineNode, depth: int) -> Iterator[str]:
     ranges = " ".join(f"[0x{lo:016x} - 0x{hi:016x})" for lo, hi in node.ranges)
     text = f"{'  ' * depth}{ranges} {reader.string(node.name)}"
     if node.call_file:

@@ -6,13 +6,15 @@ a zero-size FunctionInfo covers every address up to the next entry, the *last* l
 and an inline node contributes a frame only when its call file is set.
 
 Only the header and the two address tables are decoded up front (as numpy views of the mapping); a
-FunctionInfo is decoded when a lookup lands in it, so opening a large file costs nothing.
+FunctionInfo is decoded when a lookup lands in it, so opening a large file costs nothing: its LineTable by
+:mod:`~fxscope.formats.gsym.line_table`, its InlineInfo by :mod:`~fxscope.formats.gsym.inline_info`. This module
+is the file and the lookups over it: the header and tables, single and batch lookups, LLVM's output format.
 """
 
 from __future__ import annotations
 
 import bisect
-import functools
+import contextlib
 import mmap
 import os
 import struct
@@ -24,7 +26,9 @@ import numpy as np
 
 from fxscope.formats.errors import FormatError
 from fxscope.formats.gc_pause import paused_gc
-from fxscope.formats.gsym.leb128 import Cursor
+from fxscope.formats.gsym.errors import GsymLookupError
+from fxscope.formats.gsym.inline_info import RawInlineNode, decode_inline_tree
+from fxscope.formats.gsym.line_table import decode_line_table
 
 GSYM_MAGIC = 0x4753594D
 GSYM_CIGAM = 0x4D595347
@@ -76,25 +80,12 @@ class LookupResult:
         return self.error is None
 
 
-class LookupError_(Exception):
-    """An address that a GSYM file does not cover (or whose FunctionInfo is broken): message as LLVM's."""
-
-
 def join_path(directory: str, base: str) -> str:
     """LLVM's display rule: ``\\`` separates only when the directory has backslashes and no slash."""
     if not directory:
         return base
     sep = "\\" if ("\\" in directory and "/" not in directory) else "/"
     return f"{directory}{sep}{base}"
-
-
-@dataclass
-class _InlineNode:
-    ranges: list[tuple[int, int]]
-    name: int
-    call_file: int
-    call_line: int
-    children: list[_InlineNode]
 
 
 class GsymReader:
@@ -132,10 +123,8 @@ class GsymReader:
         self.addr_offsets = np.zeros(0, np.uint64)
         self.info_offsets = np.zeros(0, np.uint32)
         if self._mm is not None:
-            try:
+            with contextlib.suppress(BufferError):  # a caller still holds a view; the OS frees it at exit
                 self._mm.close()
-            except BufferError:  # a caller still holds a view; the OS frees it at exit
-                pass
             self._mm = None
 
     # ------------------------------------------------------------------ header and tables
@@ -226,7 +215,7 @@ class GsymReader:
         found = cache.get(index)
         if found is None:
             if index >= len(self.files):
-                raise LookupError_(f"failed to extract file[{index}]")
+                raise GsymLookupError(f"failed to extract file[{index}]")
             d, b = self.files[index]
             found = cache[index] = (self.string(int(d)), self.string(int(b)))
         return found
@@ -236,19 +225,19 @@ class GsymReader:
         """Size, name offset and {info type: (data offset, length)} of the FunctionInfo at ``offset``."""
         buf, bo = self._buf, self.byte_order
         if offset + 8 > len(buf):
-            raise LookupError_("FunctionInfo data is truncated")
+            raise GsymLookupError("FunctionInfo data is truncated")
         size, name = struct.unpack_from(bo + "II", buf, offset)
         pos = offset + 8
         chunks: dict[int, tuple[int, int]] = {}
         while True:
             if pos + 8 > len(buf):
-                raise LookupError_("FunctionInfo data is truncated")
+                raise GsymLookupError("FunctionInfo data is truncated")
             itype, ilen = struct.unpack_from(bo + "II", buf, pos)
             pos += 8
             if itype == INFO_END:
                 break
             if pos + ilen > len(buf):
-                raise LookupError_("FunctionInfo data is truncated")
+                raise GsymLookupError("FunctionInfo data is truncated")
             chunks.setdefault(itype, (pos, ilen))
             pos += ilen
         return size, name, chunks
@@ -256,7 +245,7 @@ class GsymReader:
     def function_size(self, index: int) -> int:
         off = int(self.info_offsets[index])
         if off + 4 > len(self._buf):
-            raise LookupError_("FunctionInfo data is truncated")
+            raise GsymLookupError("FunctionInfo data is truncated")
         return struct.unpack_from(self.byte_order + "I", self._buf, off)[0]
 
     def line_rows(self, data_off: int, length: int, func_start: int) -> list[tuple[int, int, int]]:
@@ -276,7 +265,7 @@ class GsymReader:
         partial: tuple[list, list, list] = ([], [], [])
         try:
             return self._line_columns_strict(data_off, length, func_start, upto, partial)
-        except LookupError_ as exc:
+        except GsymLookupError as exc:
             errors.append(exc)
             return partial
 
@@ -284,84 +273,22 @@ class GsymReader:
         self, data_off: int, length: int, func_start: int, upto: int, partial: tuple | None = None
     ) -> tuple[list, list, list]:
         """:meth:`_line_columns` raising on a corrupt stream; ``partial`` receives the rows as they are decoded."""
-        cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
-        min_delta = cur.sleb()
-        max_delta = cur.sleb()
-        line = cur.uleb()
-        line_range = max_delta - min_delta + 1
-        if line_range <= 0:
-            raise LookupError_(f"0x{data_off:08x}: invalid LineTable MinDelta/MaxDelta {min_delta}/{max_delta}")
-        addr, file_idx = func_start, 1
-        addrs: list[int]
-        files: list[int]
-        lines: list[int]
-        addrs, files, lines = partial if partial is not None else ([], [], [])
-        add_addr, add_file, add_line = addrs.append, files.append, lines.append
-        # The opcode loop is the hot path of batch lookups: plain bytes, per-window tables of what each
-        # special opcode adds, local LEB decoding; running off the end is an IndexError, reported below.
-        addr_step, line_step = _special_opcode_tables(min_delta, line_range)
-        data = bytes(self._buf[cur.pos : data_off + length])
-        pos, end = 0, len(data)
-        while True:
-            try:
-                op = data[pos]
-            except IndexError:
-                raise LookupError_(f"0x{cur.pos - data_off + pos:08x}: EOF found before EndSequence") from None
-            pos += 1
-            if op >= 4:
-                line += line_step[op]
-                addr += addr_step[op]
-                if addr > upto:
-                    break
-                add_addr(addr)
-                add_file(file_idx)
-                add_line(line)
-                continue
-            if op == 0:
-                break
-            value = shift = 0
-            while True:
-                if pos >= end or shift > 63:
-                    raise LookupError_(f"0x{cur.pos - data_off + pos:08x}: EOF found before an opcode's value")
-                byte = data[pos]
-                pos += 1
-                value |= (byte & 0x7F) << shift
-                shift += 7
-                if byte < 0x80:
-                    break
-            if op == 1:
-                file_idx = value
-            elif op == 2:
-                addr += value
-                if addr > upto:
-                    break
-                add_addr(addr)
-                add_file(file_idx)
-                add_line(line)
-            else:  # AdvanceLine: SLEB128
-                if byte & 0x40:
-                    value -= 1 << shift
-                line += value
-        return addrs, files, lines
+        return decode_line_table(self._buf, data_off, length, func_start, self.byte_order, upto, partial)
 
-    def inline_tree(self, data_off: int, length: int, func_start: int) -> _InlineNode | None:
-        data = bytes(self._buf[data_off : data_off + length])
-        try:
-            return _fast_inline(data, 0, func_start, 0, "little" if self.byte_order == "<" else "big")[0]
-        except (IndexError, _Irregular):  # malformed: the checked decoder says what is wrong, as LLVM does
-            cur = Cursor(self._buf, data_off, data_off + length, self.byte_order)
-            return _decode_inline(cur, func_start, depth=0)
+    def inline_tree(self, data_off: int, length: int, func_start: int) -> RawInlineNode | None:
+        """The InlineInfo chunk at ``data_off`` as stored (None for an empty tree)."""
+        return decode_inline_tree(self._buf, data_off, length, func_start, self.byte_order)
 
     # ------------------------------------------------------------------ lookups
     def find_index(self, address: int) -> int:
-        """Index of the FunctionInfo covering ``address``; raises LookupError_ as LLVM words it."""
+        """Index of the FunctionInfo covering ``address``; raises GsymLookupError as LLVM words it."""
         base = self.header.base_address
         if address < base or len(self.addr_offsets) == 0:
-            raise LookupError_(f"address 0x{address:x} is not in GSYM")
+            raise GsymLookupError(f"address 0x{address:x} is not in GSYM")
         off = address - base
         i = int(np.searchsorted(self.addr_offsets, np.uint64(off), side="right")) - 1
         if i < 0:
-            raise LookupError_(f"address 0x{address:x} is not in GSYM")
+            raise GsymLookupError(f"address 0x{address:x} is not in GSYM")
         value = self.addr_offsets[i]
         first = int(np.searchsorted(self.addr_offsets, value, side="left"))
         for j in range(first, i + 1):
@@ -369,13 +296,13 @@ class GsymReader:
             start = base + int(value)
             if size == 0 or start <= address < start + size:
                 return j
-        raise LookupError_(f"address 0x{address:x} is not in GSYM")
+        raise GsymLookupError(f"address 0x{address:x} is not in GSYM")
 
     def lookup(self, address: int) -> LookupResult:
         """Inline call stack at ``address`` (innermost first), or a result whose ``error`` says why not."""
         try:
             return LookupResult(address, self._lookup(address))
-        except LookupError_ as exc:
+        except GsymLookupError as exc:
             return LookupResult(address, error=str(exc))
 
     def _sizes(self) -> list[int]:
@@ -435,7 +362,7 @@ class GsymReader:
                 if entry is None:
                     entry = self._decoded(found, cache, upto_list[first], batch=True)
                 append(LookupResult(a, frames(a, entry)))
-            except LookupError_ as exc:
+            except GsymLookupError as exc:
                 append(LookupResult(a, error=str(exc)))
         return results
 
@@ -451,11 +378,11 @@ class GsymReader:
             if entry is not None:
                 return entry
         func_start = self.address(index)
-        size, name, chunks = self._function_chunks(int(self.info_offsets[index]))
+        _size, name, chunks = self._function_chunks(int(self.info_offsets[index]))
         if name == 0:
-            raise LookupError_(f"0x{int(self.info_offsets[index]):08x}: invalid FunctionInfo Name value 0x00000000")
+            raise GsymLookupError(f"0x{int(self.info_offsets[index]):08x}: invalid FunctionInfo Name value 0x00000000")
         row_addrs = row_files = row_paths = row_lines = None
-        line_errors: list[LookupError_] | None = [] if batch else None
+        line_errors: list[GsymLookupError] | None = [] if batch else None
         if INFO_LINE_TABLE in chunks:
             row_addrs, row_files, row_lines = self._line_columns(*chunks[INFO_LINE_TABLE], func_start, upto,
                                                                  line_errors)
@@ -463,14 +390,14 @@ class GsymReader:
             for f in set(row_files):
                 try:
                     paths[f] = self.file(f) if f else None
-                except LookupError_:  # raised again by the lookups that land on such a row
+                except GsymLookupError:  # raised again by the lookups that land on such a row
                     paths[f] = None
             row_paths = list(map(paths.__getitem__, row_files))
         inline = inline_error = None
         if INFO_INLINE in chunks:
             try:
                 inline = self.inline_tree(*chunks[INFO_INLINE], func_start)
-            except LookupError_ as exc:
+            except GsymLookupError as exc:
                 if not batch:
                     raise
                 inline_error = exc
@@ -506,7 +433,7 @@ class GsymReader:
             return [SourceLocation(name, offset)]
         k = bisect.bisect_right(row_addrs, address) - 1
         if k < 0 or row_files[k] == 0:
-            raise LookupError_(f"address 0x{address:x} is not in the line table")
+            raise GsymLookupError(f"address 0x{address:x} is not in the line table")
         path = row_paths[k]
         directory, base = path if path is not None else self.file(row_files[k])
         line = row_lines[k]
@@ -524,7 +451,7 @@ class GsymReader:
         locations.append(SourceLocation(name, offset, directory, base, line))
         return locations
 
-    def _inline_chain(self, root: _InlineNode, address: int) -> tuple:
+    def _inline_chain(self, root: RawInlineNode, address: int) -> tuple:
         """The inline nodes that contribute a frame at ``address``, innermost first, as (name, first range
         start, call directory, call base name, call line): LLVM's rule, a node whose ranges contain the
         address, its first child that does, and so on; a node counts when its call file is set."""
@@ -552,48 +479,6 @@ class GsymReader:
         return tuple(chain)
 
 
-_MAX_INLINE_DEPTH = 512
-
-
-def _decode_inline(cur: Cursor, base: int, depth: int) -> _InlineNode | None:
-    """One inline node and its subtree; ``None`` for the ``NumRanges == 0`` terminator."""
-    if depth > _MAX_INLINE_DEPTH:
-        raise LookupError_("InlineInfo nesting is deeper than 512 levels: corrupt")
-    count = cur.uleb()
-    if count == 0:
-        return None
-    if count > cur.remaining():
-        raise LookupError_(f"0x{cur.pos:08x}: missing InlineInfo address ranges data")
-    ranges = []
-    for _ in range(count):
-        start = base + cur.uleb()
-        size = cur.uleb()
-        if size:
-            ranges.append((start, start + size))
-    ranges = _normalise(ranges)
-    has_children = cur.u8()
-    name = cur.u32()
-    call_file = cur.uleb()
-    call_line = cur.uleb()
-    children: list[_InlineNode] = []
-    if has_children:
-        child_base = ranges[0][0] if ranges else base
-        while True:
-            child = _decode_inline(cur, child_base, depth + 1)
-            if child is None:
-                break
-            children.append(child)
-    return _InlineNode(ranges, name, call_file, call_line, children)
-
-
-@functools.lru_cache(maxsize=512)
-def _special_opcode_tables(min_delta: int, line_range: int) -> tuple[list[int], list[int]]:
-    """Address and line advance of each special opcode (4..255) of a LineTable with this line window."""
-    addr_step = [0] * 4 + [(op - 4) // line_range for op in range(4, 256)]
-    line_step = [0] * 4 + [min_delta + (op - 4) % line_range for op in range(4, 256)]
-    return addr_step, line_step
-
-
 def _first_covering(sizes: list[int], first: int, last: int, address: int, start: int) -> int:
     """Among the entries first..last that share one start address, the first that covers ``address`` (a
     zero size covers everything up to the next entry); -1 for none or at an unreadable size."""
@@ -601,77 +486,7 @@ def _first_covering(sizes: list[int], first: int, last: int, address: int, start
         size = sizes[j]
         if size < 0:
             return -1
-        if size == 0 or address < start + size:
-            return j
-    return -1
 
-
-class _Irregular(Exception):
-    """The fast inline decoder met something only the checked decoder words correctly."""
-
-
-def _fast_inline(data: bytes, pos: int, base: int, depth: int, order: str) -> tuple[_InlineNode | None, int]:
-    """:func:`_decode_inline` over plain bytes without per-read checks; IndexError or _Irregular where the data
-    is not well formed (the checked decoder then runs)."""
-    if depth > _MAX_INLINE_DEPTH:
-        raise _Irregular
-    count, pos = _uleb(data, pos)
-    if count == 0:
-        return None, pos
-    if count > len(data) - pos:
-        raise _Irregular
-    ranges = []
-    for _ in range(count):
-        start, pos = _uleb(data, pos)
-        size, pos = _uleb(data, pos)
-        if size:
-            start += base
-            ranges.append((start, start + size))
-    if len(ranges) > 1:
-        ranges = _normalise(ranges)
-    has_children = data[pos]
-    if pos + 5 > len(data):
-        raise _Irregular
-    name = int.from_bytes(data[pos + 1 : pos + 5], order)
-    call_file, pos = _uleb(data, pos + 5)
-    call_line, pos = _uleb(data, pos)
-    children: list[_InlineNode] = []
-    if has_children:
-        child_base = ranges[0][0] if ranges else base
-        while True:
-            child, pos = _fast_inline(data, pos, child_base, depth + 1, order)
-            if child is None:
-                break
-            children.append(child)
-    return _InlineNode(ranges, name, call_file, call_line, children), pos
-
-
-def _uleb(data: bytes, pos: int) -> tuple[int, int]:
-    byte = data[pos]
-    if byte < 0x80:
-        return byte, pos + 1
-    value = byte & 0x7F
-    shift = 7
-    while True:
-        pos += 1
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos + 1
-        shift += 7
-        if shift > 63:
-            raise _Irregular
-
-
-def _normalise(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    ranges.sort()
-    merged: list[tuple[int, int]] = []
-    for lo, hi in ranges:
-        if merged and lo <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
-        else:
-            merged.append((lo, hi))
-    return merged
 
 
 def format_lookup(result: LookupResult) -> str:
@@ -707,7 +522,7 @@ def function_infos(reader: GsymReader) -> list:
         directory, base = reader.file(index)
         return SourceFile(directory, base)
 
-    def node(n: _InlineNode) -> InlineNode:
+    def node(n: RawInlineNode) -> InlineNode:
         return InlineNode(
             reader.string(n.name), list(n.ranges), source(n.call_file), n.call_line, [node(c) for c in n.children]
         )

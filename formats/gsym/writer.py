@@ -8,14 +8,15 @@ line window, the same relative range bases. Only the order of strings and files 
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections import Counter
 from collections.abc import Sequence
 
 from fxscope.formats.errors import FormatError
-from fxscope.formats.gsym.leb128 import encode_sleb, encode_uleb
 from fxscope.formats.gsym.model import FunctionInfo, InlineNode, LineRow, SourceFile
 from fxscope.formats.gsym.reader import GSYM_MAGIC, HEADER_SIZE
+from fxscope.formats.leb128 import encode_sleb, encode_uleb
 
 MAX_LINE_RANGE = 14
 OPCODE_BASE = 4
@@ -75,7 +76,7 @@ def encode_line_table(rows: Sequence[LineRow], func_start: int, tables: _Tables,
     if len(rows) == 1:
         min_d = max_d = 0
     else:
-        deltas = [b - a for a, b in zip(lines, lines[1:], strict=False)]
+        deltas = [b - a for a, b in itertools.pairwise(lines)]
         min_d, max_d = min(deltas), max(deltas)
         if max_d - min_d > MAX_LINE_RANGE:
             counts = Counter(deltas)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from google.protobuf.message import DecodeError
 
 from fxscope.formats.errors import FormatError
-from fxscope.formats.leb128 import encode_uleb
+from fxscope.formats.leb128 import LebTooBigError, LebTruncatedError, decode_uleb, encode_uleb
 from fxscope.formats.symbfile import symbfile_pb2 as pb
 
 MAGIC = b"symbfile"
@@ -55,17 +55,32 @@ class Symbfile:
         return [r for r in self.records if isinstance(r, Range)]
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int] | None:
-    value = shift = 0
-    for i in range(10):
-        if pos + i >= len(data):
-            return None
-        byte = data[pos + i]
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos + i + 1
-    raise ValueError("Variable-length integer is too big")
+PREMATURE = "File ended prematurely in the middle of a message"
+
+
+def message_header(data: bytes, pos: int, first: bool, path: str) -> tuple[int, int, int]:
+    """(body length, message type, body start) of the message at ``pos``, checked as the upstream reader
+    checks it (its wording, in its order); ``first``: the file's first message, which must be the header.
+
+    The two varints follow :mod:`fxscope.formats.leb128`'s rule (10 bytes, 64-bit values)."""
+    try:
+        length, at = decode_uleb(data, pos)
+        mtype, at = decode_uleb(data, at)
+    except LebTruncatedError:
+        raise FormatError(PREMATURE, path=path, offset=pos) from None
+    except LebTooBigError:
+        raise FormatError("Variable-length integer is too big", path=path, offset=pos) from None
+    if length > MAX_MESSAGE:
+        raise FormatError(f"Message of size {length} exceeds maximum of {MAX_MESSAGE}", path=path, offset=pos)
+    if mtype >= 1 << 31:
+        raise FormatError("Message type value is invalid", path=path, offset=pos)
+    if at + length > len(data):
+        raise FormatError(PREMATURE, path=path, offset=pos)
+    if first and mtype != MT_HEADER:
+        raise FormatError(f"Expected message type MtHeader but got {mtype}", path=path, offset=pos)
+    if not first and mtype in (0, MT_HEADER):
+        raise FormatError("Message type value is invalid", path=path, offset=pos)
+    return length, mtype, at
 
 
 def iter_messages(data: bytes, path: str = "<bytes>") -> Iterator[tuple[int, int, bytes]]:
@@ -76,27 +91,7 @@ def iter_messages(data: bytes, path: str = "<bytes>") -> Iterator[tuple[int, int
     first = True
     while pos < len(data):
         start = pos
-        try:
-            got = _varint(data, pos)
-            if got is None:
-                raise FormatError("File ended prematurely in the middle of a message", path=path, offset=start)
-            length, pos = got
-            got = _varint(data, pos)
-            if got is None:
-                raise FormatError("File ended prematurely in the middle of a message", path=path, offset=start)
-            mtype, pos = got
-        except ValueError as exc:
-            raise FormatError(str(exc), path=path, offset=start) from None
-        if length > MAX_MESSAGE:
-            raise FormatError(f"Message of size {length} exceeds maximum of {MAX_MESSAGE}", path=path, offset=start)
-        if mtype >= 1 << 31:
-            raise FormatError("Message type value is invalid", path=path, offset=start)
-        if pos + length > len(data):
-            raise FormatError("File ended prematurely in the middle of a message", path=path, offset=start)
-        if first and mtype != MT_HEADER:
-            raise FormatError(f"Expected message type MtHeader but got {mtype}", path=path, offset=start)
-        if not first and mtype in (0, MT_HEADER):
-            raise FormatError("Message type value is invalid", path=path, offset=start)
+        length, mtype, pos = message_header(data, pos, first, path)
         first = False
         yield start, mtype, data[pos : pos + length]
         pos += length

@@ -57,7 +57,7 @@ def test_stacks_folded_totals(capsys, trace, tmp_path):
     t0, t1 = model.start_ns + 12_345, model.start_ns + (model.end_ns - model.start_ns) // 2
     out_path = tmp_path / "out.folded"
     for track in model.tracks:
-        code, out, err = _cli(capsys, "stacks", str(trace), "--thread", str(track.tid), "--range", f"{t0}:{t1}",
+        code, _out, err = _cli(capsys, "stacks", str(trace), "--thread", str(track.tid), "--range", f"{t0}:{t1}",
                               "-o", str(out_path))  # fmt: skip
         assert code == 0, err
         stacks = parse_folded(out_path.read_text())
@@ -73,7 +73,7 @@ def test_stacks_folded_totals(capsys, trace, tmp_path):
 def test_stacks_of_magic_trace(capsys, testdata, tmp_path):
     path = testdata / "fxt" / "richiesams_fxt-python_trace.fxt"
     out_path = tmp_path / "m.folded"
-    code, out, err = _cli(capsys, "stacks", str(path), "-o", str(out_path))
+    code, _out, err = _cli(capsys, "stacks", str(path), "-o", str(out_path))
     assert code == 0, err
     stacks = parse_folded(out_path.read_text())
     s = TraceModel(read_fxt(path)).slices

@@ -63,6 +63,27 @@ def test_modes_and_search(tab, qtbot):
     assert panel.flame.matches() and all(panel.flame._names[i] == "alloc" for i in panel.flame.matches())
 
 
+def test_zoom_into_a_frame_and_out(tab, qtbot):
+    """Double-click a frame: it spans the width, its subtree below it, its ancestors full-width bars above,
+    the rest hidden; Esc (or a double-click on it again) zooms out."""
+    flame = tab.analysis.flame
+    tree = flame.tree
+    node = int(np.flatnonzero((tree.depth == 1) & (flame.lay.w * flame.width() > 20))[0])
+    sub = {node}
+    for i in range(node + 1, len(tree)):  # parents before children in id order
+        if int(tree.parent[i]) in sub:
+            sub.add(i)
+    qtbot.mouseDClick(flame, Qt.MouseButton.LeftButton, pos=flame.frame_rect(node).center().toPoint())
+    lay = flame.lay
+    assert flame.zoom_node == node and lay.x[node] == 0.0 and lay.w[node] == pytest.approx(1.0)
+    assert set(np.flatnonzero(lay.visible).tolist()) == sub | {int(tree.parent[node])}
+    kids = [i for i in sub if tree.parent[i] == node]
+    assert sum(lay.w[kids]) == pytest.approx(tree.total[kids].sum() / tree.total[node])
+    assert flame.node_at(flame.width() - 2, flame.frame_rect(node).center().y()) == node
+    qtbot.keyClick(flame, Qt.Key.Key_Escape)
+    assert flame.zoom_node == -1 and flame.lay.visible.all()
+
+
 def test_histogram_bar_lists_its_slices(tab, qtbot):
     panel, model = tab.analysis, tab.model
     stats = name_stats(model)
@@ -126,3 +147,66 @@ def test_scheduling_tab_on_the_demo(qtbot):
     want = sched_summary(model, t0, t1, tids)
     assert panel.summary.thread_cpu_ns.tolist() == want.thread_cpu_ns.tolist()
     assert set(panel.summary.thread_tid.tolist()) <= tids
+
+
+def _outlined(tl) -> set[int]:
+    """The slice rows the timeline's slice tracks outline (their shared mask over the slice table)."""
+    out: set[int] = set()
+    for lane in tl.lanes():
+        mask = getattr(lane.item, "match_mask", None)
+        if lane.key[0] == "thread" and mask is not None:
+            out |= set(np.flatnonzero(mask).tolist())
+    return out
+
+
+def test_frame_click_outlines_its_slices_on_the_timeline(tab, qtbot):
+    panel, tl, model = tab.analysis, tab.timeline, tab.model
+    flame = panel.flame
+    tree = flame.tree
+    node = int(next(i for i in np.argsort(-tree.count).tolist()
+                    if tree.depth[i] >= 1 and flame.lay.w[i] * flame.width() > 20))  # fmt: skip
+    qtbot.mouseClick(flame, Qt.MouseButton.LeftButton, pos=flame.frame_rect(node).center().toPoint())
+    rows = tree.slice_rows(node)
+    assert len(rows) > 1 and _outlined(tl) == set(rows.tolist())
+    first = int(rows[np.argmin(model.slices.ts[rows])])
+    assert tl.selected_row == first  # the earliest selected, in view
+    assert tab.bottom.currentWidget() is panel  # (not the details: the frame's slices stay listed)
+    tl.repaint()
+    tl.grab()
+    lane = next(lane for lane in tl.lanes() if lane.key == ("thread", int(model.slices.thread[first])))
+    assert lane.item.last_matches > 0  # drawn as outlines (as search matches are)
+    # with a search, both show; a new scope takes the frame's outlines away, the search's stay
+    tl.search_box.setText("render")
+    searched = set(tl.matches.tolist())
+    assert searched and _outlined(tl) == searched | set(rows.tolist())
+    panel.scope.setCurrentIndex(1)
+    assert _outlined(tl) == searched
+    tl.search_box.clear()
+    assert _outlined(tl) == set()
+
+
+def test_analyse_thread_and_process_from_the_track_menu(tab, qtbot):
+    panel, tl, model = tab.analysis, tab.timeline, tab.model
+    tab.bottom.setCurrentWidget(tab.details)
+    track = model.tracks[-1]
+    y = tl.lane_y(("thread", track.thread))
+    menu = tl.track_menu(y + 0.5)
+    actions = {a.text(): a for a in menu.actions()}
+    assert {"Analyse thread", "Analyse process"} <= set(actions)
+    actions["Analyse thread"].trigger()
+    assert tab.bottom.currentWidget() is panel
+    assert panel.scope.currentData() == ("thread", track.thread)
+    qtbot.waitUntil(lambda: panel.result is not None and panel.result.area.threads == (track.thread,), timeout=10000)
+    area = Area(threads=(track.thread,))
+    assert tree_dict(panel.flame.tree, model) == tree_dict(top_down(model, area), model)
+    # the process: from its header row
+    pid = track.pid
+    header = next(y for y, what in tl.headers if what == pid)
+    menu = tl.track_menu(header + 0.1)
+    actions = {a.text(): a for a in menu.actions()}
+    assert "Analyse process" in actions and "Analyse thread" not in actions
+    actions["Analyse process"].trigger()
+    assert panel.scope.currentData() == ("process", pid)
+    threads = tuple(t.thread for g in model.processes if g.pid == pid for t in g.tracks)
+    qtbot.waitUntil(lambda: panel.result is not None and panel.result.area.threads == threads, timeout=10000)
+    assert panel.result.stats.records() == name_stats(model, Area(threads=threads)).records()

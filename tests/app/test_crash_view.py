@@ -11,7 +11,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from fxscope.app.crash.view import CrashView, editor_command, map_source
+from fxscope.app.crash.editor import editor_command
+from fxscope.app.crash.source_pane import map_source
+from fxscope.app.crash.view import CrashView
 from fxscope.app.main_window import MainWindow
 
 
@@ -154,7 +156,7 @@ def test_preferences_round_trip_and_source_roots(qtbot, crash_dir: Path, tmp_pat
     win.open_path(str(crash_dir / "input.log"))
     view = win.tabs.currentWidget()
     assert view.current_source is None
-    recorded = view._entries[0][1].file
+    recorded = view.backtrace.rows[0][1].file
     prefix = recorded[: recorded.index("/src/")]
     win.apply_preferences(SymbolSettings(source_roots=[(prefix, str(tmp_path / "checkout"))]))
     view.select_frame(1)
@@ -164,7 +166,7 @@ def test_preferences_round_trip_and_source_roots(qtbot, crash_dir: Path, tmp_pat
 
 
 def test_log_colours_are_preserved(qtbot, crash_dir: Path) -> None:
-    from fxscope.app.crash.view import sgr_to_html
+    from fxscope.app.crash.log_html import sgr_to_html
 
     assert sgr_to_html("\x1b[1m\x1b[31m*** x <y> ***\x1b[0m done") == (
         '<span style="color:#c0392b;font-weight:bold;">*** x &lt;y&gt; ***</span> done')
@@ -317,7 +319,7 @@ def test_why_a_frame_is_not_symbolized(qtbot, crash_dir: Path) -> None:
     import threading
 
     class NotFound(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server API
+        def do_GET(self) -> None:
             self.send_response(404)
             self.end_headers()
 
@@ -334,7 +336,9 @@ def test_why_a_frame_is_not_symbolized(qtbot, crash_dir: Path) -> None:
     finally:
         server.shutdown()
     items = {item.text(0): item for item in view.frame_items()}
+    assert view.source.extraSelections()  # #0.1's source, its line marked
     view.backtrace.setCurrentItem(items["7"])
+    assert view.source.toPlainText() == "" and view.source.extraSelections() == []  # no stale mark left
     why = view.source_title.text()
     assert why.startswith("Not symbolized: no debug file for libc.so.6 build ID 93ac61ec5a8eb1396f9fbd350e3169a558528a40")
     assert f"debug directories {crash_dir}" in why and "the symbol cache" in why

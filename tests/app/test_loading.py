@@ -22,7 +22,7 @@ def test_background_load_adds_the_tab_and_remembers_the_file(qtbot) -> None:
     # (remembered a moment after the tab is shown: the settings write is not part of the tab's stall)
     qtbot.waitUntil(lambda: win.recent_files()[:1] == [str(DEMO_TRACE.resolve())], timeout=5000)
     win._fill_recent()
-    assert [a.text() for a in win.recent_menu.actions()][0] == str(DEMO_TRACE.resolve())
+    assert win.recent_menu.actions()[0].text() == str(DEMO_TRACE.resolve())
 
 
 def test_cancel_stops_the_load(qtbot) -> None:

@@ -83,7 +83,7 @@ def test_clicking_a_log_line_shows_its_time_on_the_timeline(qtbot) -> None:
     assert 0.9e6 < t1 - t0 < 1.1e6
     assert timeline.marker.isVisible() and abs(timeline.marker.value() - (ts - tab.model.start_ns) / 1e9) < 1e-9
     # the overview strip's region follows the view, and moving it moves the view
-    x0, x1 = timeline.region.getRegion()
+    x0, _x1 = timeline.region.getRegion()
     assert abs(x0 - (t0 - tab.model.start_ns) / 1e9) < 1e-6
     timeline.region.setRegion((0.0, 0.002))
     t0, t1 = timeline.visible_range_ns()

@@ -117,3 +117,26 @@ def test_no_notes_for_the_bundled_demo(qtbot):
     tab.notes.add_bookmark("mine")
     win.close_tab(win.tabs.currentIndex())
     assert not os.path.exists(sidecar_path(str(DEMO_TRACE)))
+
+
+def test_track_filter_survives_a_restart(qtbot, tmp_path):
+    from tests.core.analysis.nested_trace import nested_trace
+
+    trace = str(tmp_path / "threads.fxt")  # three threads in two processes
+    with open(trace, "wb") as fh:
+        fh.write(nested_trace(7))
+    win = _window(qtbot, trace)
+    tl = win.current_tab().timeline
+    everything = len(tl.visible_lanes())
+    text = "101"  # a thread's id (the filter matches process and thread names and ids)
+    tl.filter_box.setText(f" {text} ")  # kept trimmed
+    shown = [lane.key for lane in tl.visible_lanes()]
+    assert 0 < len(shown) < everything
+    win2 = _close_and_reopen(qtbot, win, trace)  # the filter alone is a note worth a sidecar
+    tl2 = win2.current_tab().timeline
+    assert tl2.filter_box.text() == text
+    assert [lane.key for lane in tl2.visible_lanes()] == shown
+    tl2.filter_box.clear()  # cleared, the next open shows every track again
+    win3 = _close_and_reopen(qtbot, win2, trace)
+    assert win3.current_tab().timeline.filter_box.text() == ""
+    assert len(win3.current_tab().timeline.visible_lanes()) == everything

@@ -30,7 +30,7 @@ def test_info_tab_and_reports_list(demo_tab) -> None:
     head = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
                 if tree.topLevelItem(i).text(0) == "Crash reports")  # fmt: skip
     assert head.text(1) == "4" and head.childCount() == 4
-    assert "signal 11 (SEGV), fault address (nil), at crashdemo+0x13ff" == head.child(3).text(1)
+    assert head.child(3).text(1) == "signal 11 (SEGV), fault address (nil), at crashdemo+0x13ff"
     tree.itemActivated.emit(head.child(3), 0)  # a row of the Info tab opens its report
     assert isinstance(win.tabs.currentWidget(), CrashView) and win.tabs.count() == 2
     win.tabs.setCurrentWidget(tab)

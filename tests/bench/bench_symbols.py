@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNS = 3
 sys.path.insert(0, str(ROOT))
 
-from fxscope.core.symbolize.gsym_convert import convert_elf_to_gsym  # noqa: E402
+from fxscope.core.symbols.gsym_convert import convert_elf_to_gsym  # noqa: E402
 from fxscope.formats.gsym.reader import GsymReader  # noqa: E402
 
 

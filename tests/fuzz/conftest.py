@@ -19,7 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the harnesses import fuzz_bounds and fuzz_mutations
 
-from fuzz_bounds import Campaign  # noqa: E402
+from fuzz_bounds import Campaign
 
 _CAMPAIGNS: list[Campaign] = []
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fxscope.core.symbfile_export.create import create_symbfiles
-from fxscope.core.symbolize.gsym_convert import build_gsym
+from fxscope.core.symbols.gsym_convert import build_gsym
 from fxscope.formats.gsym.reader import GsymReader
 from fxscope.formats.sframe.dump import objdump_text
 from fxscope.formats.sframe.section import find_sframe_section, parse_sframe

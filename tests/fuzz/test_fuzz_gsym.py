@@ -64,7 +64,7 @@ def functions(draw) -> list[FunctionInfo]:
         size = _value(draw, st.integers(0, 0x200))
         rows = None
         if draw(st.booleans()):
-            offsets = draw(st.lists(st.integers(0, 0x40), min_size=1, max_size=6)) + [_value(draw, st.just(0), [-4])]
+            offsets = [*draw(st.lists(st.integers(0, 0x40), min_size=1, max_size=6)), _value(draw, st.just(0), [-4])]
             if draw(st.integers(0, 15)) != 9:
                 offsets = sorted(offsets)
             rows = [LineRow(start + o, draw(_FILES), _value(draw, st.integers(0, 200))) for o in offsets]

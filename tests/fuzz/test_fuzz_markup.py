@@ -12,13 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fxscope.core.symbolize.markup_filter import filter_text
-from fxscope.core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.resolver import SymbolFileResolver
 
 
 @pytest.fixture(scope="module")
-def resolver(testdata: Path) -> GsymResolver:
+def resolver(testdata: Path) -> SymbolFileResolver:
     demo = testdata / "markup" / "crash-demo"
-    return GsymResolver(
+    return SymbolFileResolver(
         [testdata / "gsym" / "crashdemo" / "binary.gsym", testdata / "gsym" / "libdemo" / "binary.gsym"],
         sorted((demo / ".build-id").glob("*/*.debug")),
     )

@@ -20,7 +20,7 @@ def test_deltas_per_path():
     ref_a = ref_top_down(slice_facts(a, *Area().bounds(a)))
     ref_b = ref_top_down(slice_facts(b, *Area().bounds(b)))
     paths = node_paths(tree_b, b)
-    assert {p: d for p, d in zip(paths, delta.tolist(), strict=True)} == {
+    assert dict(zip(paths, delta.tolist(), strict=True)) == {
         p: v[0] - ref_a.get(p, [0])[0] for p, v in ref_b.items()}  # fmt: skip
     assert any(d > 0 for d in delta.tolist())
     # a path is slower only when "alloc" is on it or below it

@@ -68,7 +68,8 @@ def test_sidecar_of_another_file_is_not_applied(trace):
 def test_wrong_field_types_are_a_message(trace, field, value):
     save_notes(trace, _notes())
     side = sidecar_path(trace)
-    doc = json.loads(open(side, encoding="utf-8").read())
+    with open(side, encoding="utf-8") as fh:
+        doc = json.load(fh)
     doc["notes"][field] = value
     with open(side, "w", encoding="utf-8") as fh:
         json.dump(doc, fh)

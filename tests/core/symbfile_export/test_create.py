@@ -92,5 +92,5 @@ def test_negative_line_from_a_corrupt_line_program(testdata: Path, tmp_path: Pat
 def test_writer_rejects_values_its_fields_cannot_hold() -> None:
     from fxscope.formats.symbfile.codec import Range
 
-    with pytest.raises(FormatError, match="cannot encode the record at 0x1000: .*-4"):
+    with pytest.raises(FormatError, match=r"cannot encode the record at 0x1000: .*-4"):
         write_symbfile([Range(0x1000, 16, "f", "a.c", None, None, 0, [(0, -4)])])

@@ -47,7 +47,7 @@ class _Service:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server API
+            def do_POST(self) -> None:
                 service.requests += 1
                 length = int(self.headers["Content-Length"])
                 body = self.rfile.read(length)
@@ -148,6 +148,6 @@ def test_server_errors_are_reported(service) -> None:
 
 def test_unreachable_server() -> None:
     data = write_symbfile([Range(0x10, 4, "f", None, None, None, 0)])
-    with pytest.raises(UploadError, match="Connection refused.*gave up after 1 retries"):
+    with pytest.raises(UploadError, match=r"Connection refused.*gave up after 1 retries"):
         upload("http://127.0.0.1:9", KEY, "A" * 22, "ranges", data,
                limits=UploadLimits(HttpLimits(retries=1, backoff=0.01, connect_timeout=2)))

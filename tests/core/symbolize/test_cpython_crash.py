@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fxscope.core.symbolize.markup_filter import filter_text
-from fxscope.core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.resolver import SymbolFileResolver
 from fxscope.formats.elf.reader import read_elf
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -54,7 +54,7 @@ def test_libraries_are_stripped_to_dynsym(crash) -> None:
 def test_byte_identical_to_llvm_symbolizer_19(crash, color: bool) -> None:
     case, tree = crash
     suffix = ".color" if color else ""
-    out, err = filter_text((case / "input.log").read_text(), GsymResolver(debug_file_directories=[tree]), color=color)
+    out, err = filter_text((case / "input.log").read_text(), SymbolFileResolver(debug_file_directories=[tree]), color=color)
     assert out == (case / f"expected.llvm19{suffix}.stdout").read_text()
     assert err == (case / f"expected.llvm19{suffix}.stderr").read_text()
 
@@ -63,7 +63,7 @@ def test_cxx_data_and_pc_elements(crash) -> None:
     """Data names are demangled as frames are (``_ZL9module_id`` -> ``module_id``), pc elements print the
     outermost function in LLVM's demangling style."""
     case, tree = crash
-    out, err = filter_text((case / "data-cxx.log").read_text(), GsymResolver(debug_file_directories=[tree]))
+    out, err = filter_text((case / "data-cxx.log").read_text(), SymbolFileResolver(debug_file_directories=[tree]))
     assert out == (case / "data-cxx.llvm19.stdout").read_text()
     assert err == (case / "data-cxx.llvm19.stderr").read_text()
 
@@ -71,7 +71,7 @@ def test_cxx_data_and_pc_elements(crash) -> None:
 def test_each_interop_class_is_in_the_output(crash) -> None:
     """The lines the issue names, so a regression says which class broke."""
     case, tree = crash
-    out, _err = filter_text((case / "input.log").read_text(), GsymResolver(debug_file_directories=[tree]))
+    out, _err = filter_text((case / "input.log").read_text(), SymbolFileResolver(debug_file_directories=[tree]))
     assert " __libc_start_main <invalid>:0:0 (libc.so.6+0x27304)" in out  # .dynsym of a stripped library
     assert " _PyEval_EvalFrameDefault <invalid>:0:0 (libpython3.11.so.1.0+0x109c62)" in out
     assert " <invalid> /build/pycrash/guard.S:21:0 (pycrash+0x3821)" in out  # line table, no function
@@ -102,5 +102,5 @@ def test_live_llvm_symbolizer_19(crash) -> None:
     for color in (False, True):
         args = [tool, "--filter-markup", f"--debug-file-directory={tree}"] + (["--color=always"] if color else [])
         llvm = subprocess.run(args, input=text, capture_output=True, text=True, timeout=120)
-        out, err = filter_text(text, GsymResolver(debug_file_directories=[tree]), color=color)
+        out, err = filter_text(text, SymbolFileResolver(debug_file_directories=[tree]), color=color)
         assert (out, err) == (llvm.stdout, llvm.stderr)

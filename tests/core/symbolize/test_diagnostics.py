@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from fxscope.core.symbolize.markup_filter import MAX_LINE_DIAGNOSTICS, filter_text
-from fxscope.core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.resolver import SymbolFileResolver
 
 
 def _split_diagnostics(text: str) -> list[str]:
@@ -17,7 +17,7 @@ def _split_diagnostics(text: str) -> list[str]:
 
 def test_first_diagnostics_of_a_line_are_llvm_19s_then_one_note(testdata: Path) -> None:
     case = testdata / "markup" / "diagnostics"
-    out, err = filter_text((case / "eight-bad-elements.log").read_text(), GsymResolver())
+    out, err = filter_text((case / "eight-bad-elements.log").read_text(), SymbolFileResolver())
     assert out == (case / "eight-bad-elements.llvm19.stdout").read_text()
     llvm = _split_diagnostics((case / "eight-bad-elements.llvm19.stderr").read_text())
     assert len(llvm) == 8
@@ -33,7 +33,7 @@ def test_six_thousand_bad_elements_on_one_line_stay_linear() -> None:
     line = " ".join(f"{{{{{{pc:0x{0x7f0000000000 + 16 * i:x}}}}}}}" for i in range(6000)) + "\n"
     assert len(line) > 90_000
     text = line * 2 + "no markup here\n"
-    out, err = filter_text(text, GsymResolver())
+    out, err = filter_text(text, SymbolFileResolver())
     assert len(err) < 2 * (MAX_LINE_DIAGNOSTICS * 2 + 1) * len(line)
     assert err.count("error: no mmap covers address\n") == 2 * MAX_LINE_DIAGNOSTICS
     assert err.count(f"note: {6000 - MAX_LINE_DIAGNOSTICS} more diagnostics for this line suppressed") == 2
@@ -45,6 +45,6 @@ def test_caret_counts_bytes_as_llvm_does(testdata: Path) -> None:
     sees is decoded with surrogateescape, as the command line decodes it."""
     case = testdata / "markup" / "diagnostics"
     text = (case / "invalid-utf8.log").read_bytes().decode("utf-8", "surrogateescape")
-    out, err = filter_text(text, GsymResolver())
+    out, err = filter_text(text, SymbolFileResolver())
     assert out.encode("utf-8", "surrogateescape") == (case / "invalid-utf8.llvm19.stdout").read_bytes()
     assert err.encode("utf-8", "surrogateescape") == (case / "invalid-utf8.llvm19.stderr").read_bytes()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fxscope.core.symbolize.markup_filter import filter_text
-from fxscope.core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.resolver import SymbolFileResolver
 
 # Cases that need no code symbolization: byte-identical stdout and stderr.
 NO_SYMBOLS = [
@@ -27,7 +27,7 @@ def _case(testdata: Path, name: str) -> Path:
 def test_lit_case_byte_identical(testdata: Path, name: str) -> None:
     case = _case(testdata, name)
     color = "--color=always" in (case / "cmd.txt").read_text()
-    out, err = filter_text((case / "input.txt").read_text(), GsymResolver(), color=color)
+    out, err = filter_text((case / "input.txt").read_text(), SymbolFileResolver(), color=color)
     assert out == (case / "expected.stdout").read_text()
     assert err == (case / "expected.stderr").read_text()
 
@@ -42,7 +42,7 @@ def _with_object(testdata: Path, tmp_path: Path, name: str) -> tuple[str, str, P
     subprocess.run([llvm_mc, "-filetype=obj", "-triple=x86_64-pc-linux", str(case / "asm.s"), "-o", str(obj)],
                    check=True)
     # the object's DWARF is converted to GSYM on first use
-    out, err = filter_text((case / "input.txt").read_text(), GsymResolver(debug_file_directories=[tmp_path]))
+    out, err = filter_text((case / "input.txt").read_text(), SymbolFileResolver(debug_file_directories=[tmp_path]))
     return out, err, case
 
 
@@ -72,7 +72,7 @@ def test_crash_demo_byte_identical(testdata: Path, suffix: str) -> None:
     """The real crash log: frames from LLVM-made GSYM files, columns and data symbols from the ELF files
     of its .build-id tree."""
     demo = testdata / "markup" / "crash-demo"
-    resolver = GsymResolver(
+    resolver = SymbolFileResolver(
         [testdata / "gsym" / "crashdemo" / "binary.gsym", testdata / "gsym" / "libdemo" / "binary.gsym"],
         sorted((demo / ".build-id").glob("*/*.debug")),
     )
@@ -84,7 +84,7 @@ def test_crash_demo_byte_identical(testdata: Path, suffix: str) -> None:
 def test_crash_demo_from_the_build_id_tree_alone(testdata: Path) -> None:
     """Only --debug-file-directory: the ELF files are converted to GSYM on first use; same output."""
     demo = testdata / "markup" / "crash-demo"
-    out, err = filter_text((demo / "input.log").read_text(), GsymResolver(debug_file_directories=[demo]))
+    out, err = filter_text((demo / "input.log").read_text(), SymbolFileResolver(debug_file_directories=[demo]))
     assert out == (demo / "expected.llvm19.stdout").read_text()
     assert err == (demo / "expected.llvm19.stderr").read_text()
 
@@ -92,8 +92,8 @@ def test_crash_demo_from_the_build_id_tree_alone(testdata: Path) -> None:
 def test_gsym_without_its_elf_prints_column_zero(testdata: Path) -> None:
     """Deliberate difference: with only GSYM files there is no column information, so frames say :0."""
     demo = testdata / "markup" / "crash-demo"
-    resolver = GsymResolver([testdata / "gsym" / "crashdemo" / "binary.gsym",
-                             testdata / "gsym" / "libdemo" / "binary.gsym"])
+    resolver = SymbolFileResolver([testdata / "gsym" / "crashdemo" / "binary.gsym",
+                                   testdata / "gsym" / "libdemo" / "binary.gsym"])
     out, _ = filter_text((demo / "input.log").read_text(), resolver)
     expected = (demo / "expected.llvm19.stdout").read_text()
     assert "payload.h:24:0 (crashdemo+0x13ff)" in out
@@ -123,8 +123,8 @@ def _lines_strategy():
 
 
 @pytest.fixture(scope="module")
-def demo_resolver(testdata: Path) -> GsymResolver:
-    return GsymResolver([testdata / "gsym" / "crashdemo" / "binary.gsym"])
+def demo_resolver(testdata: Path) -> SymbolFileResolver:
+    return SymbolFileResolver([testdata / "gsym" / "crashdemo" / "binary.gsym"])
 
 
 def test_caches_and_fast_paths_change_nothing(demo_resolver) -> None:

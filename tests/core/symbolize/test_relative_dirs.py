@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fxscope.core.symbolize.gsym_convert import build_gsym
 from fxscope.core.symbolize.markup_filter import filter_text
-from fxscope.core.symbolize.resolver import GsymResolver
+from fxscope.core.symbolize.resolver import SymbolFileResolver
+from fxscope.core.symbols.gsym_convert import build_gsym
 from fxscope.formats.elf.reader import read_elf
 from fxscope.formats.gsym.reader import GsymReader, format_lookup
 
@@ -28,7 +28,7 @@ def test_filter_as_llvm_symbolizer_19(case: Path, tmp_path: Path) -> None:
         target = tmp_path / ".build-id" / build_id[:2] / f"{build_id[2:]}.debug"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(binary, target)
-    out, err = filter_text((case / "reldirs.log").read_text(), GsymResolver(debug_file_directories=[tmp_path]))
+    out, err = filter_text((case / "reldirs.log").read_text(), SymbolFileResolver(debug_file_directories=[tmp_path]))
     assert out == (case / "expected.llvm19.stdout").read_text()
     assert err == (case / "expected.llvm19.stderr").read_text()
 

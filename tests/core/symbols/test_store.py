@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 import requests
 
 from fxscope.core.http_client import HttpLimits
-from fxscope.core.symbols.store import SymbolStore, read_build_id
+from fxscope.core.symbols.store import MissCache, SymbolStore, read_build_id
 from fxscope.formats.gsym.reader import GsymReader
 
 CRASHDEMO = "3d3a85572513e6cff897b8e9637d480eeb092027"
@@ -162,3 +163,79 @@ def test_debuginfod_size_limit(hostile_server, tmp_path: Path, announce: bool) -
     assert store.errors and all("limit of 100000" in e for e in store.errors)
     assert server.sent < 64 << 20
     assert not any(p.is_file() for p in tmp_path.rglob("*"))
+
+
+def _not_found(server, index, request, conn) -> None:
+    server.reply(conn, 404, b"not found")
+
+
+def test_debuginfod_misses_are_asked_once_per_session(hostile_server, testdata: Path, tmp_path: Path) -> None:
+    """A crash report's frames in modules no server has: each (server, build ID, kind) is asked once, by the
+    first report's store; the next reports' stores (one per report in the crash view) ask nothing."""
+    from fxscope.core.symbolize.crash_report import build_report
+    from fxscope.core.symbolize.resolver import SymbolFileResolver
+
+    server = hostile_server(_not_found)
+    misses = MissCache()
+    text = (testdata / "markup" / "crash-demo" / "input.log").read_text()
+    demo = testdata / "markup" / "crash-demo"
+
+    def report():
+        store = _fast_store(tmp_path / "cache", server.url, miss_cache=misses)
+        store.directories = [demo]
+        return build_report(text, SymbolFileResolver(debug_file_directories=[demo], store=store)), store
+
+    first, store = report()
+    asked = [r.path for r in server.requests]
+    absent = {m.build_id.hex() for m in first.modules if not first.symbols_found[m.build_id]}
+    assert absent and "93ac61ec5a8eb1396f9fbd350e3169a558528a40" in absent  # libc.so.6
+    # libc has frames #6 and #7, and its registers are looked up too: still two requests per missing module
+    assert sorted(asked) == sorted(f"/buildid/{h}/{kind}" for h in absent for kind in ("debuginfo", "executable"))
+    libc = bytes.fromhex("93ac61ec5a8eb1396f9fbd350e3169a558528a40")
+    assert f"{server.url}: 404 (debuginfo)" in store.misses[libc]
+    second, again = report()
+    assert len(server.requests) == len(asked)  # remembered: nothing asked again
+    assert second.text == first.text and second.missing == first.missing  # the same explanations
+    assert set(again.misses[libc]) == {f"{server.url}: 404 (debuginfo)", f"{server.url}: 404 (executable)"}
+
+
+def test_debuginfod_errors_are_remembered_too(hostile_server, tmp_path: Path) -> None:
+    server = hostile_server(lambda s, i, r, c: s.reply(c, 500, b"broken"))
+    misses = MissCache()
+    missing = bytes.fromhex("ab" * 20)
+    store = _fast_store(tmp_path, server.url, miss_cache=misses)
+    assert store.find_elf(missing) is None
+    asked = len(server.requests)
+    assert asked == 2 * 3 and len(store.errors) == 2  # two kinds, each tried 1 + 2 retries, then an error
+    for _ in range(3):
+        assert store.find_elf(missing) is None
+    assert len(server.requests) == asked and len(store.errors) == 8  # each lookup notes the error again
+    assert all("HTTP 500" in e for e in store.errors)
+
+
+def test_the_session_cache_is_shared_by_default(hostile_server, tmp_path: Path) -> None:
+    server = hostile_server(_not_found)
+    missing = bytes.fromhex("cd" * 20)
+    for _ in range(3):
+        assert _fast_store(tmp_path, server.url).find_elf(missing) is None
+    assert len(server.requests) == 2
+
+
+def test_a_cancelled_store_asks_nothing_and_cuts_a_download(hostile_server, tmp_path: Path, hang_guard) -> None:
+    """The crash view closed while its report was downloading symbols: the download in progress ends at
+    once (not at its 10-minute deadline), nothing more is asked, nothing is remembered as a miss."""
+    def respond(server, index, request, conn) -> None:
+        server.send(conn, b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+        server.trickle(conn, b"\x7fELF", 0.2)
+
+    hang_guard(60)  # the download's deadline is 600 s: a store deaf to the cancel would hang here
+    server = hostile_server(respond, lifetime=600)
+    cancel = threading.Event()
+    misses = MissCache()
+    store = _fast_store(tmp_path, server.url, miss_cache=misses, cancel=cancel)
+    threading.Timer(0.5, cancel.set).start()
+    assert store.find_elf(bytes.fromhex(CRASHDEMO)) is None
+    assert len(server.requests) == 1 and store.errors == [] and store.misses == {}
+    assert misses.get(server.url, bytes.fromhex(CRASHDEMO), "debuginfo") is None
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))
+    assert store.find_gsym(bytes.fromhex(LIBDEMO)) is None and len(server.requests) == 1

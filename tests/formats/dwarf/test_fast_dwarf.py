@@ -7,6 +7,7 @@ programs compiled here (C and C++, DWARF 4 and 5, split DWARF, compressed sectio
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sysconfig
@@ -35,6 +36,38 @@ def test_fast_model_equals_pyelftools_model(testdata: Path, case: str) -> None:
     _assert_same(testdata / "gsym" / case / "binary")
     # and read_dwarf takes the fast path on every corpus binary (a fallback would be its first warning)
     assert not any("fast DWARF decoder" in w for w in read_dwarf(testdata / "gsym" / case / "binary").warnings)
+
+
+def _corpus_elf_files_with_dwarf() -> list[Path]:
+    data = Path(os.environ.get("FXSCOPE_TESTDATA", Path(__file__).resolve().parents[2] / "data"))
+    found = []
+    for path in sorted(data.rglob("*")):
+        if path.is_file() and path.suffix != ".xz" and path.stat().st_size < 64 << 20:
+            head = path.read_bytes()
+            if head[:4] == b"\x7fELF" and b".debug_info" in head:
+                found.append(path)
+    return found
+
+
+CORPUS_DWARF = _corpus_elf_files_with_dwarf()
+
+
+def test_the_corpus_scan_finds_the_binaries() -> None:
+    assert len(CORPUS_DWARF) >= 15, CORPUS_DWARF
+
+
+@pytest.mark.parametrize("path", CORPUS_DWARF, ids=lambda p: str(p.relative_to(p.parents[3])))
+def test_no_fallback_on_any_corpus_binary(path: Path) -> None:
+    """Every ELF file with DWARF in tests/data: executables and shared libraries take the fast path with the
+    reference's model; relocatable objects (llvm-mc's, for the lit cases) fall back, saying why. (This found
+    the local-class subprograms the fast walk skipped in pycrash.)"""
+    model = read_dwarf(path)
+    reasons = [w for w in model.warnings if w.startswith("fast DWARF decoder not used")]
+    if int.from_bytes(path.read_bytes()[16:18], "little") == 1:  # ET_REL
+        assert reasons == ["fast DWARF decoder not used: Unsupported: relocatable object: DWARF needs relocations"]
+    else:
+        assert reasons == []
+        _assert_same(path)
 
 
 CXX_SOURCE = """

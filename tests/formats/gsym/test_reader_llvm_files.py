@@ -59,7 +59,7 @@ def test_every_truncation_gives_error_or_answers(testdata: Path) -> None:
     addresses = _addresses(case_dir)
     full = GsymReader.from_bytes(data).lookup_many(addresses)
     opened = 0
-    for cut in range(0, len(data)):
+    for cut in range(len(data)):
         try:
             reader = GsymReader.from_bytes(data[:cut])
         except FormatError:

@@ -138,7 +138,7 @@ _RECORDS = st.lists(
             st.integers(0, 4),
             st.lists(st.tuples(st.integers(0, 300), st.integers(0, 2**20)), max_size=6).map(
                 lambda rows: sorted(rows)),
-        ),  # fmt: skip
+        ),
         st.builds(ReturnPad, st.integers(0, 2**40), st.lists(st.tuples(st.just("f"), st.just("a.c"), st.integers(0, 99)), min_size=1, max_size=3)),
     ),
     max_size=12,

@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass, field
 
 from fxscope.core.atomic_file import write_atomic
-from fxscope.formats.dwarf.functions import DwarfFunction, DwarfModel, read_dwarf
+from fxscope.formats.dwarf.functions import read_dwarf
+from fxscope.formats.dwarf.model import DwarfFunction, DwarfModel
 from fxscope.formats.elf.reader import read_elf
 from fxscope.formats.errors import FormatError
 from fxscope.formats.gc_pause import paused_gc
@@ -127,24 +128,28 @@ def encodable(funcs: list[FunctionInfo], base: int | None, warnings: list[str]) 
     return kept
 
 
-def convert_elf_to_gsym(elf_path: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> ConversionReport:
-    """Convert one ELF file (with or without DWARF); the output is written atomically."""
-    data, report = build_gsym(elf_path)
+def convert_elf_to_gsym(elf_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
+                        dwarf: DwarfModel | None = None) -> ConversionReport:
+    """Convert one ELF file (with or without DWARF); the output is written atomically. ``dwarf``: the file's
+    DWARF model when the caller has read it already (see :func:`build_gsym`)."""
+    data, report = build_gsym(elf_path, dwarf)
     report.output = os.fspath(out_path)
     write_atomic(out_path, data)
     return report
 
 
-def build_gsym(elf_path: str | os.PathLike[str]) -> tuple[bytes, ConversionReport]:
-    """The GSYM bytes for one ELF file, and what the conversion found."""
+def build_gsym(elf_path: str | os.PathLike[str], dwarf: DwarfModel | None = None) -> tuple[bytes, ConversionReport]:
+    """The GSYM bytes for one ELF file, and what the conversion found. ``dwarf``: the file's DWARF model if the
+    caller has it (the symbolizer keeps it for columns): decoding a large library's DWARF is the conversion's
+    biggest cost, so it is decoded once."""
     with paused_gc():
-        return _build_gsym(elf_path)
+        return _build_gsym(elf_path, dwarf)
 
 
-def _build_gsym(elf_path: str | os.PathLike[str]) -> tuple[bytes, ConversionReport]:
+def _build_gsym(elf_path: str | os.PathLike[str], dwarf: DwarfModel | None) -> tuple[bytes, ConversionReport]:
     path = os.fspath(elf_path)
     facts = read_elf(path)
-    model = read_dwarf(path)
+    model = dwarf if dwarf is not None else read_dwarf(path)
     report = ConversionReport(path, "", warnings=list(model.warnings))
     funcs: list[FunctionInfo] = []
     for fn in model.functions:

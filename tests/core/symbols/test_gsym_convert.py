@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fxscope.core.symbolize.gsym_convert import build_gsym, convert_elf_to_gsym
+from fxscope.core.symbols.gsym_convert import build_gsym, convert_elf_to_gsym
 from fxscope.formats.errors import FormatError
 from fxscope.formats.gsym.reader import GsymReader, format_lookup
 
@@ -181,7 +181,7 @@ def test_symbolize_with_a_hostile_debug_file_does_not_hang(testdata: Path, tmp_p
     on first use; the mutated textstats-dwarf4 binary hung it. Now its frames symbolize (the dropped sequence
     aside) like the intact file's."""
     from fxscope.core.symbolize.markup_filter import filter_text
-    from fxscope.core.symbolize.resolver import GsymResolver
+    from fxscope.core.symbolize.resolver import SymbolFileResolver
     from fxscope.formats.elf.reader import read_elf
 
     case_dir = testdata / "gsym" / "textstats-dwarf4"
@@ -194,7 +194,7 @@ def test_symbolize_with_a_hostile_debug_file_does_not_hang(testdata: Path, tmp_p
         tree = tmp_path / name / ".build-id" / build_id[:2]
         tree.mkdir(parents=True)
         (tree / f"{build_id[2:]}.debug").write_bytes(binary_bytes)
-        return filter_text(log, GsymResolver(debug_file_directories=[tmp_path / name]))
+        return filter_text(log, SymbolFileResolver(debug_file_directories=[tmp_path / name]))
 
     data = bytearray((case_dir / "binary").read_bytes())
     data[0x6621] = 0xFA
