@@ -123,7 +123,7 @@ class BoxTrackItem(LaneItem):
         lo, hi = -(1 << 63) + 1, (1 << 63) - 2
         w0, w1 = max(t0 - margin, lo), min(t1 + margin, hi)
         self._picture = p = BoxPicture(w0, w1, sx, sy, *self.boxes(w0, w1, 1e9 / sx))
-        p.build(self._colours_of(p.names))
+        p.build(self._colours_of(p.names), self.origin)
         return p
 
     def draw(self, painter: QPainter) -> None:
@@ -232,12 +232,13 @@ class BoxPicture:
         """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""
         return self.t0 <= t0 and t1 <= self.t1 and abs(sx - self.sx) <= 1e-9 * sx and sy == self.sy
 
-    def build(self, colours: np.ndarray) -> None:
-        """Pixel geometry, colour groups and label candidates (``colours``: each box's colour index)."""
+    def build(self, colours: np.ndarray, origin: int) -> None:
+        """Pixel geometry, colour groups and label candidates (``colours``: each box's colour index;
+        ``origin``: the trace start, the item's)."""
         sx, sy = self.sx, self.sy
         right_edge = (self.t1 - self.t0) / 1e9 * sx + 10.0
-        left = np.clip(pixels_since(self._start, self.t0, sx), -10.0, right_edge)
-        right = np.clip(pixels_since(self._end, self.t0, sx), -10.0, right_edge)
+        left = np.clip(pixels_since(self._start, self.t0, sx, origin), -10.0, right_edge)
+        right = np.clip(pixels_since(self._end, self.t0, sx, origin), -10.0, right_edge)
         self.left = left
         self.width = np.maximum(right - left, 1.0)
         self.top = self._level * (ROW_HEIGHT * sy)

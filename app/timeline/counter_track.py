@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPixmap
 
 from fxscope.app.timeline.lane_item import (
@@ -12,6 +12,8 @@ from fxscope.app.timeline.lane_item import (
     LaneItem,
     colour_index,
     outline_selection,
+    paint_rects,
+    rect_buffer,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, counter_row
@@ -43,7 +45,7 @@ class CounterTrackItem(LaneItem):
         self._fill = QBrush(colour.lighter(135))
         self._min_fill = QBrush(colour)
         self._scale: tuple | None = None  # ((text, matched), its pixmap)
-        self._image: tuple | None = None  # the last frame's picture: (frame, x, y, QImage, its pixels)
+        self._image: tuple | None = None  # the last frame's drawing: (frame, its rectangles or its image)
         self.cursor_ns: int | None = None  # the time under the pointer, for the value shown on the track
         self.matched = False  # its name matches the search
         self._font = QFont()
@@ -78,15 +80,32 @@ class CounterTrackItem(LaneItem):
         if self._image is None or self._image[0] != key:  # (a repaint of the same view, the pointer moving over it)
             left, width, y_max, y_min, zero = self.bands(t0, t1, sx, dx, base, full)
             self.last_drawn = len(left)
-            limit = painter.device().width() if painter.device() is not None else 20_000
-            self._image = (key, *area_image(left, width, y_max, y_min, zero, base - full, base, limit,
-                                            self._fill.color().rgba(), self._min_fill.color().rgba()))  # fmt: skip
-        _key, x, y, image, _pixels = self._image
-        if image is None:
+            if not len(left):
+                self._image = (key, None)
+            elif len(left) <= self.RECTS_UP_TO:  # few entries: two rectangles each cost less than an image
+                # the area between zero and the band (light), then the band itself: min..max of the pixel
+                # (dark, at least a pixel high so that a flat stretch shows its value as a line)
+                near = np.where(y_min > zero, y_max, y_min)  # the band's edge nearest the zero line
+                w = np.maximum(width, 1.0)
+                self._image = (key, (rect_buffer(left, np.minimum(near, zero), w, np.abs(near - zero)),
+                                     rect_buffer(left, y_max, w, np.maximum(y_min - y_max, 1.0))))  # fmt: skip
+            else:
+                limit = painter.device().width() if painter.device() is not None else 20_000
+                self._image = (key, area_image(left, width, y_max, y_min, zero, base - full, base, limit,
+                                               self._fill.color().rgba(), self._min_fill.color().rgba()))  # fmt: skip
+        drawing = self._image[1]
+        if drawing is None:
             return
         painter.save()
         painter.resetTransform()
-        painter.drawImage(QPointF(x, y), image)
+        if len(drawing) == 2:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(self._fill)
+            paint_rects(painter, drawing[0])
+            painter.setBrush(self._min_fill)
+            paint_rects(painter, drawing[1])
+        elif drawing[2] is not None:
+            painter.drawImage(QPointF(drawing[0], drawing[1]), drawing[2])
         if self.selected_row >= 0 and self.selected_row >> COUNTER_SAMPLE_BITS == self.index:
             i = self.selected_row & ((1 << COUNTER_SAMPLE_BITS) - 1)
             ts = self.series.ts
@@ -96,6 +115,9 @@ class CounterTrackItem(LaneItem):
             outline_selection(painter, QRectF(xa, base - full, max(xb - xa, 2.0), full))
         self._paint_scale(painter, base - full, (t0 - self.origin) / 1e9 * sx + dx)
         painter.restore()
+
+    #: entries up to which a frame draws rectangles (two per entry); more make one image (area_image)
+    RECTS_UP_TO = 256
 
     def invalidate(self) -> None:
         self._image = None

@@ -110,12 +110,14 @@ def merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndar
     return x[first], y[first], run_right - x[first]
 
 
-def pixels_since(ns: np.ndarray, since: int, sx: float) -> np.ndarray:
-    """Pixels from time ``since`` to times ``ns`` (int64, none before it) at ``sx`` pixels a second. The
-    difference is taken modulo 2**64 on uint64, exact even when a corrupt trace's span passes int64, and
-    only then turned into float (absolute ns near 1.7e18 would lose 256 ns as floats)."""
-    rel = np.asarray(ns, np.int64).view(np.uint64) - np.uint64(since & 0xFFFF_FFFF_FFFF_FFFF)
-    return rel.astype(np.float64) * (sx / 1e9)
+def pixels_since(ns: np.ndarray, since: int, sx: float, origin: int) -> np.ndarray:
+    """Pixels from time ``since`` to times ``ns`` (int64, none before ``origin``, the trace start) at ``sx``
+    pixels a second. The times are taken from ``origin`` modulo 2**64 on uint64, exact even when a corrupt
+    trace's span passes int64, and only then turned into float (absolute ns near 1.7e18 would lose 256 ns
+    as floats); ``since`` may be before the trace start or far from ``ns`` either way."""
+    rel = np.asarray(ns, np.int64).view(np.uint64) - np.uint64(origin & 0xFFFF_FFFF_FFFF_FFFF)
+    offset = float(since - origin)
+    return (rel.astype(np.float64) - offset) * (sx / 1e9) if offset else rel.astype(np.float64) * (sx / 1e9)
 
 
 def colour_index(name: str) -> int:
@@ -182,7 +184,7 @@ class LaneItem(GuardedPaint, QGraphicsObject):
 
     def px(self, ns: np.ndarray, sx: float, dx: float) -> np.ndarray:
         """Device x of times ``ns`` (int64, none before the trace start)."""
-        return pixels_since(ns, self.origin, sx) + dx
+        return pixels_since(ns, self.origin, sx, self.origin) + dx
 
     def set_y(self, y0: float) -> None:
         if y0 != self.y0:

@@ -565,3 +565,30 @@ def test_measured_span_stays_under_the_pinned_block_and_the_selection_shows_in_t
     y = timeline.slice_y(row) - 0.43  # the box's top edge (rows are centred 0.43 below it)
     ring = _pixel(timeline, x, y, dy=-2.5)
     assert ring.lightness() > 200, ring.name()  # (the dark background there is #17181a)
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_a_box_begun_before_the_view_covers_it_zoomed_in_and_panned(start, late_trace, trace_tab, qtbot) -> None:
+    """Zoomed into the middle of a long slice, the slice fills the view, also after pans within the
+    picture the track keeps (its boxes are kept in pixels from a window wider than the view)."""
+    model = late_trace(start)
+    tab = trace_tab(model)
+    timeline = tab.timeline
+    timeline.set_collapsed(False)
+    item = timeline.items[0]
+    s = model.slices
+    row = int(item.track.by_depth[0][0])
+    begin, dur = int(s.ts[row]), int(s.dur[row])
+    colour = item._colours_of(np.array([int(s.name[row])]))[0]
+    from fxscope.app.timeline.lane_item import BRUSHES
+
+    want = BRUSHES[int(colour)].color().name()
+    timeline.set_range_ns(begin + dur * 4 // 10, begin + dur * 5 // 10)
+    y = item.y0 + 0.43
+    for step in (0.0, 0.2, -0.3):
+        timeline.pan(step)
+        qtbot.wait(20)
+        (x0, x1), _ = timeline.plot.getViewBox().viewRange()
+        assert item.last_drawn >= 1
+        for fraction in (0.05, 0.5, 0.95):
+            assert _pixel(timeline, x0 + fraction * (x1 - x0), y).name() == want, (step, fraction)
