@@ -90,16 +90,21 @@ class CounterSet:
         if b <= a:
             return empty
         ts, v = s.ts[a:b], s.value[a:b]
-        # offsets from t0 in integers first (exact), then float; the sample in force at t0 counts from 0
-        rel = (ts - np.int64(t0)).astype(np.float64)
-        if int(ts[0]) <= t0:
-            rel[0] = 0.0
         edges = np.arange(n_px + 1, dtype=np.float64) * bucket
         # bucket k's samples in force are indices first[k]:stop[k] of the window: the one carried into it
         # (the last at or before its start; -1: none yet), then those strictly inside it (one exactly at
         # its end is the next bucket's carry)
-        carry = np.searchsorted(rel, edges[:-1], "right") - 1
-        stop = np.searchsorted(rel, edges[1:], "left")
+        if span < (1 << 53) and t1 + 2 * bucket < (1 << 63) - 1:
+            # in integers: (t - t0) <= e is t <= t0 + floor(e), and (t - t0) < e is t < t0 + ceil(e) (offsets
+            # below 2**53 are exact as floats); no float copy of the samples
+            carry = np.searchsorted(ts, np.int64(t0) + np.floor(edges[:-1]).astype(np.int64), "right") - 1
+            stop = np.searchsorted(ts, np.int64(t0) + np.ceil(edges[1:]).astype(np.int64), "left")
+        else:  # a span past 2**53 ns (a corrupt trace): offsets from t0 as floats, the one at t0 from 0
+            rel = (ts - np.int64(t0)).astype(np.float64)
+            if int(ts[0]) <= t0:
+                rel[0] = 0.0
+            carry = np.searchsorted(rel, edges[:-1], "right") - 1
+            stop = np.searchsorted(rel, edges[1:], "left")
         first = np.maximum(carry, 0)
         valid = stop > first
         # one reduceat over (first, stop) pairs: the even results reduce first[k]:stop[k] (the odd ones, the
