@@ -227,6 +227,7 @@ class BoxPicture:
         self._level, self._start, self._end = level, start, end
         self.fills: list[tuple[int, np.ndarray]] = []
         self.labelled = np.zeros(0, np.int64)
+        self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
 
     def covers(self, t0: int, t1: int, sx: float, sy: float) -> bool:
         """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""

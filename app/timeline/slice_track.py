@@ -6,15 +6,18 @@ from __future__ import annotations
 import numpy as np
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QPolygonF
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QPolygonF, QTransform
 
-from fxscope.app.timeline.box_track import BoxTrackItem
+from fxscope.app.timeline.box_track import BoxPicture, BoxTrackItem
 from fxscope.app.timeline.lane_item import (
     CRASH_BRUSH,
     INSTANT_BRUSH,
     MATCH_PEN,
     draw_rects,
     outline_selection,
+    paint_rects,
+    pixels_since,
+    rect_buffer,
 )
 from fxscope.app.timeline.marker_track import nearest_point
 from fxscope.core.trace.model import ThreadTrack, TraceModel
@@ -118,28 +121,47 @@ class SliceTrackItem(BoxTrackItem):
         self._paint_instants(painter, f)
         self._paint_crashes(painter, f)
 
-    def _paint_instants(self, painter: QPainter, f: tuple) -> None:
-        """The thread's instant events as small marks on the top edge of the track (one per pixel)."""
-        t0, t1, sx, dx, sy, dy = f
+    def picture(self, t0: int, t1: int, sx: float, sy: float) -> BoxPicture:
+        """The boxes' picture, with the thread's instant marks of its window (kept with it: a pan inside
+        the window draws them moved, as the boxes)."""
+        p = super().picture(t0, t1, sx, sy)
+        if p.marks is None:
+            p.marks = self._instant_rects(p)
+        return p
+
+    def _instant_rects(self, p: BoxPicture) -> np.ndarray:
+        """The instants of the picture's window as marks on the track's top edge, one per pixel at most
+        (pixels from the window's start, rows from the track's top)."""
         ts = self._instant_times()
-        a, b = np.searchsorted(ts, [t0, t1])
+        a, b = np.searchsorted(ts, [p.t0, p.t1])
         if b <= a:
-            return
-        ns_per_px = 1e9 / sx
-        if b - a > 4 * (t1 - t0) / ns_per_px:
+            return np.zeros((0, 4))
+        ns_per_px = 1e9 / p.sx
+        if b - a > 4 * (p.t1 - p.t0) / ns_per_px:
             # more instants than pixels: the pixels that have any, found by searching the pixel edges
-            edges = np.arange(t0, t1 + ns_per_px, ns_per_px)
+            edges = np.arange(p.t0, p.t1 + ns_per_px, ns_per_px)
             idx = np.searchsorted(ts, edges)
-            first = idx[:-1][np.diff(idx) > 0]
-            times = ts[first]
+            times = ts[idx[:-1][np.diff(idx) > 0]]
         else:
             times = ts[a:b]
-        x = self.px(times, sx, dx)
+        x = pixels_since(times, p.t0, p.sx, self.origin)
+        return rect_buffer(x - 1.5, np.full(len(x), -1.0), np.full(len(x), 3.0), 4.0)
+
+    def _paint_instants(self, painter: QPainter, f: tuple) -> None:
+        """The thread's instant events as small marks on the top edge of the track (one per pixel, from the
+        picture), matches outlined, the selected one ringed."""
+        t0, t1, sx, dx, sy, dy = f
+        p = self.picture(t0, t1, sx, sy)
+        if not len(p.marks):
+            return
+        ts = self._instant_times()
+        a, b = np.searchsorted(ts, [t0, t1])
         painter.save()
-        painter.resetTransform()
+        painter.setTransform(QTransform.fromTranslate((p.t0 - self.origin) / 1e9 * sx + dx, self.y0 * sy + dy))
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self.instant_brush)
-        draw_rects(painter, x - 1.5, np.full(len(x), self.y0 * sy + dy - 1.0), np.full(len(x), 3.0), 4.0)
+        paint_rects(painter, p.marks)
+        painter.resetTransform()
         self.last_instant_matches = 0
         if self.instant_match_mask is not None:  # matched instants: an amber outline
             lo = self._instants_lo
