@@ -187,10 +187,12 @@ class LaneItem(GuardedPaint, QGraphicsObject):
         return pixels_since(ns, self.origin, sx, self.origin) + dx
 
     def set_y(self, y0: float) -> None:
+        """Move the lane to row ``y0``. What a kind of item keeps between frames stays (its pictures are
+        in rows from its top): a pinned lane floats on every vertical scroll."""
         if y0 != self.y0:
             self.prepareGeometryChange()
             self.y0 = y0
-            self.update()
+            QGraphicsObject.update(self)
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         # asked a few times per item per frame: built again only when the lane moves
