@@ -51,14 +51,14 @@ LOG_SUFFIXES = (".log", ".txt")
 
 
 def is_crash_log(path: str) -> bool:
-    """Opens in the crash view: by content (:mod:`fxscope.core.filetype`), a log with symbolizer markup, or an
-    uncompressed text file named ``*.log`` / ``*.txt``. Traces (either byte order, compressed or not) and
-    other files are not crash logs, whatever their names."""
+    """Opens in the crash view: by content (:mod:`fxscope.core.filetype`), a log with symbolizer markup (plain
+    or compressed), or an uncompressed text file named ``*.log`` / ``*.txt``. Traces (either byte order,
+    compressed or not) and other files are not crash logs, whatever their names."""
     from fxscope.core.filetype import Kind, detect
 
     found = detect(path)
     if found.compression is not None:
-        return False
+        return found.kind == Kind.MARKUP_LOG
     return found.kind == Kind.MARKUP_LOG or (found.kind == Kind.TEXT and Path(path).suffix.lower() in LOG_SUFFIXES)
 
 

@@ -22,6 +22,10 @@ class DecompressError(Exception):
     """The compressed stream is corrupt or truncated."""
 
 
+class DecompressedTooLargeError(DecompressError):
+    """The content decompresses to more than the caller's limit."""
+
+
 _ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, lzma.LZMAError, zlib.error)
 
 
@@ -86,6 +90,24 @@ def decompress_to_temporary(
         os.unlink(name)
         raise
     return name
+
+
+def read_decompressed(path: str, compression: str, limit: int) -> bytes:
+    """The whole decompressed content of ``path`` in memory (a crash log: the reports need its bytes), at
+    most ``limit`` bytes. Raises :class:`DecompressError` for corrupt content or content over the limit
+    (read in blocks, so a decompression bomb stops at the limit)."""
+    parts, got = [], 0
+    try:
+        with open(path, "rb") as raw:
+            stream = _wrap(raw, compression)
+            while block := stream.read(BLOCK):
+                got += len(block)
+                if got > limit:
+                    raise DecompressedTooLargeError(f"decompresses to more than {limit:,} bytes")
+                parts.append(block)
+    except _errors() as exc:
+        raise DecompressError(str(exc) or type(exc).__name__) from exc
+    return b"".join(parts)
 
 
 def _wrap(raw: BinaryIO, compression: str) -> BinaryIO:

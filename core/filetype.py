@@ -129,7 +129,7 @@ def require_trace(path: str | os.PathLike[str]) -> FileType:
     if found.is_trace:
         return found
     if found.kind == Kind.MARKUP_LOG and found.compression:
-        message = f"not a trace: a {found.describe()} (decompress it to open it as a crash report)"
+        message = f"not a trace: a {found.describe()} (the window opens it as a crash report)"
     elif found.kind == Kind.MARKUP_LOG:
         message = f"not a trace: a {found.describe()} (the window opens it as a crash report; fxscope symbolize reads it)"
     elif found.kind == Kind.TEXT:

@@ -22,8 +22,12 @@ _TIME = re.compile(r"^\s*\[\s*(\d+(?:\.\d+)?)\s*\]")
 MAX_LOG_BYTES = 256 << 20
 
 
-class LogTooLargeError(ValueError):
-    """The log file is larger than :data:`MAX_LOG_BYTES`."""
+class LogReadError(ValueError):
+    """The log cannot be read as a log: compressed data that is corrupt, or a log too large."""
+
+
+class LogTooLargeError(LogReadError):
+    """The log file (or what it decompresses to) is larger than :data:`MAX_LOG_BYTES`."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,20 @@ class CrashLog:
 
     @classmethod
     def from_path(cls, path: str | Path) -> CrashLog:
+        """The log at ``path``, plain or compressed with gzip, xz or zstd (``crash.log.gz``: what log
+        collectors hand out), decompressed in memory up to :data:`MAX_LOG_BYTES`."""
+        from fxscope.core.decompress import DecompressedTooLargeError, DecompressError, read_decompressed
+        from fxscope.core.filetype import compression_of
+
+        with open(path, "rb") as f:
+            compression = compression_of(f.read(8))
+        if compression is not None:
+            try:
+                return cls.from_bytes(read_decompressed(str(path), compression, MAX_LOG_BYTES))
+            except DecompressedTooLargeError as exc:
+                raise LogTooLargeError(f"{path}: {exc}") from None
+            except DecompressError as exc:
+                raise LogReadError(f"{path}: {compression} data: {exc}") from None
         size = Path(path).stat().st_size
         if size > MAX_LOG_BYTES:
             raise LogTooLargeError(f"{path}: {size:,} bytes is more than the {MAX_LOG_BYTES:,} a log may have")

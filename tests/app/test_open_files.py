@@ -82,6 +82,19 @@ def test_crash_logs_still_open_in_the_crash_view(qtbot, testdata: Path) -> None:
     assert isinstance(win.tabs.currentWidget(), CrashView)
 
 
+def test_a_compressed_crash_log_opens_in_the_crash_view(qtbot, testdata: Path, tmp_path: Path) -> None:
+    from fxscope.app.crash.view import CrashView
+
+    packed = tmp_path / "crash.log.gz"
+    packed.write_bytes(gzip.compress((testdata / "markup" / "crash-demo" / "input.log").read_bytes()))
+    win = _window(qtbot)
+    assert win.open_path(str(packed))
+    view = win.tabs.currentWidget()
+    assert isinstance(view, CrashView)
+    assert view.crash_log is not None and len(view.crash_log.reports) == 1
+    assert "fatal signal 11 (SEGV)" in view.log.toPlainText()
+
+
 def test_the_same_file_twice_is_one_tab_and_ctrl_w_closes_it(qtbot, tmp_path: Path) -> None:
     win = _window(qtbot)
     assert win.open_path(str(DEMO_TRACE))

@@ -85,7 +85,7 @@ def test_corrupt_compressed_data_is_a_format_error(big_endian_trace: Path, tmp_p
     log_xz = tmp_path / "crash.log.xz"
     log_xz.write_bytes(lzma.compress((REPO / "resources" / "demo" / "crash.log").read_bytes()))
     assert (detect(log_xz).kind, detect(log_xz).compression) == (Kind.MARKUP_LOG, "xz")
-    with pytest.raises(NotATraceOrLog, match=r"xz-compressed.*decompress it"):
+    with pytest.raises(NotATraceOrLog, match=r"xz-compressed.*the window opens it as a crash report"):
         read_trace(log_xz)
 
 
