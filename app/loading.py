@@ -15,10 +15,11 @@ import threading
 
 from PySide6.QtCore import QThread, Signal
 
-#: modules a trace tab imports when it opens (its crash-report panel and what that reads): imported by the
-#: loader thread once the model is built, so that the UI thread does not stall on them (~40 ms)
+#: modules a trace tab imports when it opens (its crash-report panel, what that reads, and the symbolizer its
+#: summaries start): imported by the loader thread once the model is built, so that the UI thread does not
+#: stall on them (~40 ms) nor wait for the import lock while the summaries' thread imports them
 TAB_MODULES = ("fxscope.app.crash.trace_reports", "fxscope.app.crash.view", "fxscope.core.reports.summary",
-               "fxscope.core.reports.crash_log")  # fmt: skip
+               "fxscope.core.reports.crash_log", "fxscope.core.symbolize.crash_report")  # fmt: skip
 
 
 def warm_imports() -> None:
