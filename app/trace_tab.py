@@ -87,6 +87,7 @@ class TraceTab(QSplitter):
         self.query.sliceRequested.connect(self.timeline.go_to_slice)
         self.query.rangeRequested.connect(self.timeline.set_range_ns)
         self.query.itemRequested.connect(self.timeline.go_to_item)
+        self.query.debugTrackRequested.connect(self.timeline.add_debug_track)
         # the timeline's keys work while the panels below have the focus (a click on a log row or in the
         # details must not take W/A/S/D away); text fields keep their letters
         self._keys = TimelineKeys(self.timeline)
@@ -143,7 +144,12 @@ class TraceTab(QSplitter):
             if report >= 0:
                 self.reportRequested.emit(report)
             return
-        self.details.show_item(kind, row)
+        if kind == "debug":  # a box of a query result's track: the result row it came from
+            found = self.timeline.debug_tracks.row_values(row)
+            if found is not None:
+                self.details.show_values(*found)
+        else:
+            self.details.show_item(kind, row)
         if self.bottom.currentWidget() is not self.query and not self._from_analysis:  # stepping through
             self.bottom.setCurrentWidget(self.details)  # query results or a frame's slices keeps that tab
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fxscope.app.timeline.box_track import BoxTrackItem
+from fxscope.core.trace.lane_boxes import lane_boxes
 from fxscope.core.trace.model import TraceModel
 
 
@@ -34,22 +35,8 @@ class AsyncTrackItem(BoxTrackItem):
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         t = self.table
         pyramid, bases = self.model.async_pyramid
-        level = pyramid.level_for(ns_per_px)
-        parts = []
-        for lane, (lo, hi) in enumerate(self.lane_ranges):
-            if level is not None:
-                r, count, st, en = pyramid.query(level, bases[self.pid] + lane, t0, t1)
-            else:  # zoomed in: the lane's spans in the window, ends ascending within a lane
-                a = lo + int(np.searchsorted(t.end[lo:hi], t0, "right"))
-                b = lo + int(np.searchsorted(t.start[lo:hi], t1, "left"))
-                r = np.arange(a, max(a, b))
-                count, st, en = np.ones(len(r), np.int64), t.start[r], t.end[r]
-            if len(r):
-                parts.append((r, np.full(len(r), lane, np.int64), count, st, en))
-        if not parts:
-            z = np.zeros(0, np.int64)
-            return z, z, z, z, z, z
-        rows, lane, count, st, en = (np.concatenate([p[k] for p in parts]) for k in range(5))
+        rows, lane, count, st, en = lane_boxes(pyramid, bases[self.pid], self.lane_ranges, t.start, t.end,
+                                               t0, t1, ns_per_px)  # fmt: skip
         return rows, lane, count, st, en, t.name[rows]
 
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ from fxscope.app.timeline.lane_item import (
     run_starts,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
+from fxscope.core.trace.lane_boxes import covering
 from fxscope.core.trace.model import TraceModel
 
 
@@ -85,12 +86,8 @@ class BoxTrackItem(LaneItem):
 
     @staticmethod
     def _covering(start: np.ndarray, end: np.ndarray, lo: int, hi: int, t: int) -> int:
-        """Row in ``lo:hi`` (sorted by start, not overlapping) whose [start, end) holds ``t``, or -1; a
-        zero-length box counts as 1 ns so that it can be clicked."""
-        i = lo + int(np.searchsorted(start[lo:hi], t, side="right")) - 1
-        if i < lo:
-            return -1
-        return i if t < max(int(end[i]), int(start[i]) + 1) else -1
+        """Row in ``lo:hi`` (sorted by start, not overlapping) whose [start, end) holds ``t``, or -1."""
+        return covering(start, end, lo, hi, t)
 
     def name_label(self, name: int) -> str:
         """The label of boxes whose name value (the last column of :meth:`boxes`) is ``name``."""

@@ -16,6 +16,7 @@ from fxscope.app.timeline.lane_item import (
     rect_buffer,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
+from fxscope.core.trace.counters import CounterSet
 from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, counter_row
 from fxscope.core.trace.model import TraceModel
 
@@ -29,10 +30,12 @@ class CounterTrackItem(LaneItem):
     rows = 2
     kind = "counter"
 
-    def __init__(self, model: TraceModel, index: int, y0: float) -> None:
+    def __init__(self, model: TraceModel, index: int, y0: float, counters: CounterSet | None = None) -> None:
+        """Series ``index`` of ``counters`` (default: the trace's; a debug track brings its own)."""
         super().__init__(model, y0)
         self.index = index
-        self.series = model.counters.series[index]
+        self.counters = counters if counters is not None else model.counters
+        self.series = self.counters.series[index]
         values = self.series.value
         finite = values[np.isfinite(values)]  # a corrupt sample may be inf or NaN: scale by the others
         # the scale always holds zero (the baseline): negative-only counters hang below it
@@ -63,7 +66,7 @@ class CounterTrackItem(LaneItem):
         """What a frame draws, in device pixels: (left, width, y of the max, y of the min, y of zero), one
         entry per run of pixels from :meth:`CounterSet.lod` (the exact min..max of the samples in force
         during each pixel; an entry holds until the next one starts)."""
-        start, vmin, vmax, _last = self.model.counters.lod(self.index, t0, t1, 1e9 / sx)
+        start, vmin, vmax, _last = self.counters.lod(self.index, t0, t1, 1e9 / sx)
         left = np.clip(self.px(start, sx, dx), -10.0, 1e7)
         right = np.append(left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7))
         zero = float(self.value_y(np.zeros(1), base, full)[0])
@@ -106,8 +109,8 @@ class CounterTrackItem(LaneItem):
             paint_rects(painter, drawing[1])
         elif drawing[2] is not None:
             painter.drawImage(QPointF(drawing[0], drawing[1]), drawing[2])
-        if self.selected_row >= 0 and self.selected_row >> COUNTER_SAMPLE_BITS == self.index:
-            i = self.selected_row & ((1 << COUNTER_SAMPLE_BITS) - 1)
+        i = self.selected_sample()
+        if i >= 0:
             ts = self.series.ts
             a, b = int(ts[i]), int(ts[i + 1]) if i + 1 < len(ts) else self.model.end_ns
             xa = min(max((a - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
@@ -163,10 +166,21 @@ class CounterTrackItem(LaneItem):
             self._scale = (key, QPixmap.fromImage(image))
         painter.drawPixmap(QPointF(max(left, 0.0) + 2.0, top), self._scale[1])
 
+    def sample_row(self, sample: int) -> int:
+        """The selection row of one of this track's samples (a ``counter_row``)."""
+        return counter_row(self.index, sample)
+
+    def selected_sample(self) -> int:
+        """The selected sample of this track (from :attr:`selected_row`), or -1."""
+        if self.selected_row < 0 or self.selected_row >> COUNTER_SAMPLE_BITS != self.index:
+            return -1
+        i = self.selected_row & ((1 << COUNTER_SAMPLE_BITS) - 1)
+        return i if i < len(self.series) else -1
+
     def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
-        """The sample in force at ``t`` (the last one at or before it), as a ``counter_row``."""
+        """The sample in force at ``t`` (the last one at or before it), as a :meth:`sample_row`."""
         i = int(np.searchsorted(self.series.ts, t, side="right")) - 1
-        return ("counter", counter_row(self.index, i)) if i >= 0 else ("", -1)
+        return (self.kind, self.sample_row(i)) if i >= 0 else ("", -1)
 
 
 def area_image(left, width, y_max, y_min, zero: float, top: float, bottom: float, limit: int, fill: int, band: int):

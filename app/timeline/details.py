@@ -68,6 +68,19 @@ class DetailsPanel(QTextBrowser):
         else:
             self.show_row(row if kind == "slice" else -1)
 
+    def show_values(self, title: str, values: dict[str, object]) -> None:
+        """A row of a query result (a debug track's box): its columns and values, under the track's title;
+        ``ts`` and ``dur`` read as times."""
+        rows = []
+        for column, value in values.items():
+            if column == "ts" and isinstance(value, int):
+                value = self._time(value)
+            elif column == "dur" and isinstance(value, int) and value >= 0:
+                value = f"{format_ns(value)}  ({value} ns)"
+            rows.append((column, "NULL" if value is None else value))
+        self.setHtml(f"<h3 style='margin:2px'>{html.escape(title)} <span style='color:#777'>(debug track)</span>"
+                     f"</h3><table>{self._table(rows)}</table>")  # fmt: skip
+
     @staticmethod
     def _table(rows: list[tuple[str, object]]) -> str:
         return "".join(

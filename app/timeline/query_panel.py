@@ -3,7 +3,9 @@
 A query runs on a worker thread (building a table for the first time, or a long aggregation, must not
 freeze the window) and can be cancelled (DuckDB's interrupt). A result row with ``ts`` and ``dur`` selects
 its slice on the timeline when it names one (its ``id`` in ``slice``, or its thread by ``utid`` /
-``track_id``), else zooms the timeline to its span.
+``track_id``), else zooms the timeline to its span. A result with ``ts`` and ``dur`` (slices, labelled by
+``name``) or ``ts`` and ``value`` (a counter) can be added to the timeline as a debug track, Perfetto's
+"add debug track" (the columns are turned into a track by :mod:`fxscope.core.sql.debug_track`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fxscope.core.sql.debug_track import SLICES, DebugTrackError, debug_track, debug_track_kind
 from fxscope.core.trace.model import TraceModel
 
 EXAMPLE = "SELECT name, count(*) AS n, sum(dur) AS total_ns\nFROM slice\nGROUP BY name\nORDER BY total_ns DESC"
@@ -76,19 +79,23 @@ class ArrowTableModel(QAbstractTableModel):
 
 
 class _Runner(QObject):
-    """Runs one query on a worker thread and reports back through queued signals."""
+    """Runs one query (or builds one debug track) on a worker thread and reports back through queued
+    signals."""
 
     finished = Signal(object, float)  # pa.Table, seconds
     failed = Signal(str)
+    track_built = Signal(object)  # DebugSlices or DebugCounter
+    track_failed = Signal(str)
 
 
 class QueryPanel(QWidget):
     """Editor, history, Run/Cancel, results; ``sliceRequested(row)``, ``itemRequested(kind, row)`` and
-    ``rangeRequested(t0, t1)`` go to the timeline."""
+    ``rangeRequested(t0, t1)`` and ``debugTrackRequested(track)`` go to the timeline."""
 
     sliceRequested = Signal(int)
     itemRequested = Signal(str, int)  # ("async", row of the model's async spans)
     rangeRequested = Signal(object, object)  # ns (64-bit)
+    debugTrackRequested = Signal(object)  # DebugSlices or DebugCounter
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -105,6 +112,13 @@ class QueryPanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
+        self.debug_button = QPushButton("Add as debug track")
+        self.debug_button.setToolTip("Draw the result on the timeline: ts and dur (and name) as slices, "
+                                     "ts and value as a counter")  # fmt: skip
+        self.debug_button.setEnabled(False)
+        self.debug_button.clicked.connect(self.add_debug_track)
+        self._sql_of_result = self._running_sql = ""
+        self._debug_count = 0
         self.status = QLabel("Tables: slice, thread, process, counter, sched, thread_state, args, log, ... "
                              "(Perfetto's names; docs/sql.md)")  # fmt: skip
         self.results = ArrowTableModel()
@@ -119,6 +133,7 @@ class QueryPanel(QWidget):
         bar.addWidget(self.history, 1)
         bar.addWidget(self.run_button)
         bar.addWidget(self.cancel_button)
+        bar.addWidget(self.debug_button)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
@@ -136,6 +151,9 @@ class QueryPanel(QWidget):
         self._runner = _Runner()
         self._runner.finished.connect(self._finished)
         self._runner.failed.connect(self._failed)
+        self._runner.track_built.connect(self._track_built)
+        self._runner.track_failed.connect(self._track_failed)
+        self._building = False  # a debug track is being built (until its signal arrives here)
 
     @property
     def engine(self):
@@ -157,7 +175,9 @@ class QueryPanel(QWidget):
         if not sql:
             return
         self._remember(sql)
+        self._running_sql = sql
         self.run_button.setEnabled(False)
+        self.debug_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.status.setText("Running...")
         engine, runner = self.engine, self._runner
@@ -201,12 +221,58 @@ class QueryPanel(QWidget):
     def _finished(self, table: pa.Table, seconds: float) -> None:
         self._done()
         self.results.set_table(table)
+        self._sql_of_result = self._running_sql
         self.view.resizeColumnsToContents()
+        self.debug_button.setEnabled(debug_track_kind(table.column_names) is not None and table.num_rows > 0)
         self.status.setText(f"{table.num_rows} rows in {seconds * 1000:.0f} ms")
 
     def _failed(self, message: str) -> None:
         self._done()
+        self.debug_button.setEnabled(False)
         self.status.setText(f"Error: {message}")
+
+    @property
+    def building(self) -> bool:
+        """Whether a debug track is being built (cleared when its result or failure reaches the UI thread;
+        the worker may still be winding down)."""
+        return self._building
+
+    def add_debug_track(self) -> None:
+        """The current result as a debug track (``debugTrackRequested``), named after its query, built on a
+        worker thread (laying out millions of overlapping rows takes seconds); a result that makes none says
+        why in the status line."""
+        if self.building:
+            return
+        self._debug_count += 1
+        title = f"{self._debug_count}: {' '.join(self._sql_of_result.split())}"[:80]
+        table, runner, start, end = self.results.table, self._runner, self.model.start_ns, self.model.end_ns
+        self.debug_button.setEnabled(False)
+        self.status.setText(f"Building the debug track of {table.num_rows} rows...")
+
+        def work() -> None:
+            try:
+                track = debug_track(table, title, start, end)
+            except DebugTrackError as exc:
+                runner.track_failed.emit(str(exc))
+            except Exception as exc:  # noqa: BLE001 - a result the track cannot take must not kill the window
+                runner.track_failed.emit(f"{type(exc).__name__}: {exc}")
+            else:
+                runner.track_built.emit(track)
+
+        self._building = True
+        threading.Thread(target=work, name="fxscope-debug-track", daemon=True).start()
+
+    def _track_built(self, track) -> None:
+        self._building = False
+        self.debug_button.setEnabled(not self.running)
+        dropped = f" ({track.dropped} rows without ts or {'dur' if track.kind == SLICES else 'value'} left out)"
+        self.status.setText(f"Debug track added: {len(track)} {track.kind}" + (dropped if track.dropped else ""))
+        self.debugTrackRequested.emit(track)
+
+    def _track_failed(self, message: str) -> None:
+        self._building = False
+        self.debug_button.setEnabled(not self.running)
+        self.status.setText(f"Not a debug track: {message}")
 
     # ------------------------------------------------------------------ to the timeline
     def show_row(self, row: int) -> None:

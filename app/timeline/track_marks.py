@@ -54,6 +54,6 @@ def mark_matches(lanes: list[Lane], model: TraceModel, hits: SearchHits,
         item.match_mask = masks.get(getattr(item, "kind", ""))
         if hasattr(item, "instant_match_mask"):
             item.instant_match_mask = masks.get("instant")
-        if isinstance(item, CounterTrackItem):
+        if isinstance(item, CounterTrackItem) and item.kind == "counter":  # (not a query's debug counter)
             item.matched = item.index in counters
         item.update()

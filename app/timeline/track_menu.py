@@ -1,7 +1,8 @@
 """The menu of a right-click on the timeline's tracks: pin or unpin the track or its whole process, and
 "Analyse thread" / "Analyse process", which open the Analysis tab with that scope (the timeline emits
 ``analyseRequested(kind, key)``; the trace tab routes it). On a process's header row only the process's
-entries are offered."""
+entries are offered; a debug track (a query result) offers its removal, the debug group's header the
+removal of them all."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Protocol
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QMenu
 
+from fxscope.core.timeline.debug_tracks import DEBUG_GROUP, KIND
 from fxscope.core.timeline.layout import Lane
 from fxscope.core.trace.model import TraceModel
 
@@ -23,9 +25,11 @@ class TrackMenuHost(Protocol):
 
     def header_at(self, y_rows: float): ...
     def lane_at(self, y_rows: float) -> Lane | None: ...
+    def lanes(self) -> list[Lane]: ...
     def pin(self, key: tuple) -> None: ...
     def unpin(self, key: tuple) -> None: ...
     def pin_process(self, pid: int) -> None: ...
+    def remove_debug_track(self, key: tuple) -> None: ...
 
 
 def build_track_menu(timeline: TrackMenuHost, y_rows: float) -> QMenu | None:
@@ -33,6 +37,10 @@ def build_track_menu(timeline: TrackMenuHost, y_rows: float) -> QMenu | None:
     analysable = {g.pid for g in timeline.model.processes}  # processes with thread slices
     header = timeline.header_at(y_rows)
     menu = QMenu(timeline)  # (the widget: parented to it)
+    if header == DEBUG_GROUP:  # the query results' group
+        keys = [lane.key for lane in timeline.lanes() if lane.pid == DEBUG_GROUP]
+        menu.addAction("Remove all debug tracks", lambda: [timeline.remove_debug_track(k) for k in keys])
+        return menu
     if isinstance(header, int) and not isinstance(header, bool):  # a process header ("pinned" is a str)
         if header in analysable:
             menu.addAction("Analyse process", lambda: timeline.analyseRequested.emit("process", header))
@@ -45,6 +53,9 @@ def build_track_menu(timeline: TrackMenuHost, y_rows: float) -> QMenu | None:
         menu.addAction("Unpin track", lambda: timeline.unpin(lane.key))
     else:
         menu.addAction("Pin track to the top", lambda: timeline.pin(lane.key))
+    if lane.key[0] == KIND:
+        menu.addAction("Remove debug track", lambda: timeline.remove_debug_track(lane.key))
+        return menu
     menu.addAction("Pin the whole process", lambda: timeline.pin_process(lane.pid))
     if lane.key[0] in ("thread", "state") or lane.pid in analysable:
         menu.addSeparator()

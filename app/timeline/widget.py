@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QMenu, QScrollBar, QVB
 
 from fxscope.app.theme import LIGHT, Theme
 from fxscope.app.timeline.counter_track import CounterTrackItem
+from fxscope.app.timeline.debug_track_items import make_debug_item
 from fxscope.app.timeline.marker_track import MarkerTrackItem
 from fxscope.app.timeline.measure import MeasureMarks
 from fxscope.app.timeline.overlays import FlowArrowsItem, PinnedBackdropItem, TimeGridItem, WakeupItem
@@ -38,6 +39,8 @@ from fxscope.app.timeline.track_menu import build_track_menu
 from fxscope.app.timeline.tracks import make_item
 from fxscope.app.timeline.viewbox import TimelineViewBox
 from fxscope.core.timeline import view_state
+from fxscope.core.timeline.debug_tracks import KIND as DEBUG_KIND
+from fxscope.core.timeline.debug_tracks import DebugTracks
 from fxscope.core.timeline.layout import (
     CPU_GROUP,
     GLOBAL_GROUP,
@@ -114,6 +117,7 @@ class TimelineWidget(QWidget):
         bottom.enableAutoSIPrefix(True)
         # the tracks and their order (core), one graphics item per lane
         self.layout_state = TrackLayout(take_groups(model))  # (built by the loader thread, when it loaded the trace)
+        self.debug_tracks = DebugTracks()  # query results added as tracks (the Query tab)
         self.items: list[SliceTrackItem] = []
         for lane in self.layout_state.lanes():
             lane.item = make_item(model, lane)
@@ -357,9 +361,37 @@ class TimelineWidget(QWidget):
         if menu is not None:
             menu.popup(screen_pos)
 
+    # ------------------------------------------------------------------ debug tracks
+    def add_debug_track(self, track) -> Lane:
+        """A query result (:mod:`fxscope.core.sql.debug_track`) as a track in the "Debug tracks" group at
+        the top; the view scrolls up to it. Returns its lane (key ``("debug", id)``)."""
+        lane = self.debug_tracks.add(self.layout_state, track)
+        # pyqtgraph drops an axis name wider than the axis: long titles (a query's text) are elided
+        metrics = QFontMetrics(self.plot.getAxis("left").font())
+        lane.label = metrics.elidedText(lane.label, Qt.TextElideMode.ElideRight, max(self.axis_width - 40, 40))
+        lane.item = make_debug_item(self.model, lane)
+        self.plot.addItem(lane.item, ignoreBounds=True)
+        self._layout()
+        self.scroll_rows(-self.total_rows)
+        return lane
+
+    def remove_debug_track(self, key: tuple) -> None:
+        """Take a debug track away (its selection with it)."""
+        kind, row = self.selection
+        if kind == DEBUG_KIND and (found := self.debug_tracks.lane_of(row)) is not None and found[0] == key:
+            self.select_item("", -1)
+        lane = self.debug_tracks.remove(self.layout_state, key)
+        if lane is not None:
+            self.plot.removeItem(lane.item)
+            self._layout()
+
     # ------------------------------------------------------------------ bringing things into view
     def locate(self, kind: str, row: int) -> tuple[Lane, float] | None:
         """The lane that draws row ``row`` of ``kind`` and the row within it (depth, async lane), or None."""
+        if kind == DEBUG_KIND:
+            found = self.debug_tracks.lane_of(row)
+            lane = self.layout_state.lane(found[0]) if found is not None else None
+            return (lane, found[1]) if lane is not None else None
         key, offset = view_state.lane_key_of(self.model, kind, row)
         if key is not None:
             lane = self.layout_state.lane(key)
@@ -610,6 +642,9 @@ class TimelineWidget(QWidget):
 
     def selection_span(self) -> tuple[int, int] | None:
         """(start ns, end ns) of the selected row, from its table; None when nothing is selected."""
+        kind, row = self.selection
+        if kind == DEBUG_KIND:
+            return self.debug_tracks.span(row, self.model.end_ns)
         return self.state.span()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
@@ -697,10 +732,10 @@ class TimelineWidget(QWidget):
             return self.slice_y(row)
         if kind == "crash":  # the top row of the report's thread
             return self.layout_state.lane_y(("thread", int(self.model.logs.report_marks()[1][row])))
-        if kind in ("cpu", "state"):
+        if kind in ("cpu", "state", DEBUG_KIND):
             found = self.locate(kind, row)
             if found is not None:
-                return found[0].y0 + 0.43 if found[0].visible else None
+                return found[0].y0 + found[1] * ROW_HEIGHT + 0.43 if found[0].visible else None
         return None
 
     def slice_y(self, row: int) -> float | None:
@@ -742,6 +777,8 @@ class TimelineWidget(QWidget):
 
     def describe(self, kind: str, row: int) -> str:
         """One line about a box or point, for the hover tooltip: its name and how long it lasted."""
+        if kind == DEBUG_KIND:
+            return self.debug_tracks.text(row)
         return describe(self.model, kind, row)
 
     def _hover(self, scene_pos) -> None:

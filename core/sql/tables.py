@@ -7,11 +7,22 @@ the concept exists (``slice``, ``thread``, ``process``, ``thread_track``, ``coun
 every difference.
 
 The event columns are handed to Arrow as they are: ``pa.array`` over a contiguous numpy column of a
-primitive type wraps its buffer (no copy), and DuckDB scans Arrow in place. Strings are dictionary arrays
-over the trace's one string table (a slice's name is its int32 string index). What has to be made is
-small (per-thread and per-process tables) or gathered once (a slice's name through its event row: 4 bytes
-a slice). Each builder runs only when a query names its table; ``args`` decodes every argument block, so
-it is built only when a query touches it.
+primitive type wraps its buffer (no copy), and DuckDB scans Arrow in place. What has to be made is kept
+small, because it is paid next to a model that already holds the trace:
+
+- strings are dictionary arrays over the strings a column uses (a slice's name and category are gathered
+  through its event row), so that the indices take the narrowest type: 1 byte a row while a column has at
+  most 127 distinct strings (a trace's slice names and categories usually do), 2 up to 32,767;
+- a column that is constant over runs of rows (an async span's process, a counter sample's track) is
+  run-end encoded: a few bytes a run, not 8 a row;
+- the large tables behind views (thread slices, async spans, thread states, CPU slices) hold no row ids:
+  the views count them (``range(n)`` positionally joined, see :mod:`.engine`); the other tables' ids are
+  zero-copy slices of one shared ``0..n-1`` column (int32);
+- ``dur`` of the tables that store an end (async spans, CPU slices, thread states) is computed by the views
+  (``"end" - ts``, per chunk as DuckDB scans) instead of stored.
+
+Each builder runs only when a query names its table; ``args`` decodes every argument block, so it is built
+only when a query touches it.
 """
 
 from __future__ import annotations
@@ -40,6 +51,9 @@ from fxscope.formats.fxt.columns import EventKind
 #: Perfetto's thread_state letters for FXT's thread states (docs/sql.md: Zircon's states are not Linux's)
 PERFETTO_STATE = {RUNNING: "Running", RUNNABLE: "R", PREEMPTED_STATE: "R+", BLOCKED: "S", SUSPENDED: "T",
                   NEW: "N", DYING: "Z", DEAD: "X"}  # fmt: skip
+#: which FXT argument types fill args.int_value (by the 4-bit type)
+_INT_ARG_TYPE = np.isin(np.arange(16), [ArgType.INT32, ArgType.UINT32, ArgType.INT64, ArgType.UINT64,
+                                        ArgType.POINTER, ArgType.KOID, ArgType.BOOL])  # fmt: skip
 #: Perfetto's args.value_type for each FXT argument type (koids are unsigned integers there)
 VALUE_TYPE = {ArgType.NULL: "null", ArgType.INT32: "int", ArgType.UINT32: "uint", ArgType.INT64: "int",
               ArgType.UINT64: "uint", ArgType.DOUBLE: "real", ArgType.STRING: "string",
@@ -62,9 +76,20 @@ def _masked(values: np.ndarray, valid: np.ndarray) -> pa.Array:
                                  null_count=int(len(valid) - np.count_nonzero(valid)))  # fmt: skip
 
 
-def _ids(n: int, base: int = 0) -> pa.Array:
-    """Row ids ``base .. base+n-1``: int32 while they fit (half the memory of int64)."""
-    return pa.array(np.arange(base, base + n, dtype=np.int32 if base + n < 2**31 else np.int64))
+def _index_dtype(n: int) -> type:
+    """The narrowest signed integer type that holds ``0..n`` (dictionary indices: DuckDB takes any)."""
+    return np.int8 if n <= 127 else np.int16 if n <= 32767 else np.int32
+
+
+def _runs(values: np.ndarray, run_ends: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """A run-end encoded column: ``values[k]`` over rows ``run_ends[k-1]:run_ends[k]`` (empty runs are
+    dropped; NULL where ``valid`` is False). A few bytes a run instead of a value a row; DuckDB scans it."""
+    values, run_ends = np.asarray(values), np.asarray(run_ends, np.int64)
+    keep = np.diff(np.r_[0, run_ends]) > 0
+    values, run_ends = values[keep], run_ends[keep]
+    mask = None if valid is None else ~np.asarray(valid)[keep]
+    ends_type = pa.int32() if not len(run_ends) or run_ends[-1] < 2**31 else pa.int64()
+    return pa.RunEndEncodedArray.from_arrays(pa.array(run_ends, ends_type), pa.array(values, mask=mask))
 
 
 class SqlTables:
@@ -74,7 +99,7 @@ class SqlTables:
         self.model = model
         self.cols = model.cols
         self._built: dict[str, pa.Table] = {}
-        self._strings: pa.Array | None = None
+        self._row_ids = np.zeros(0, np.int32)
         cols = self.cols
         # utid = row of the reader's thread table; upid = rank of the process koid
         self.upid_pids = np.unique(cols.threads_pid) if len(cols.threads_pid) else np.zeros(0, np.uint64)
@@ -83,11 +108,12 @@ class SqlTables:
         # track ids: thread tracks 0..n_threads-1, then one process track per process, then counter tracks
         self.process_track_base = self.n_threads
         self.counter_track_base = self.n_threads + len(self.upid_pids)
+        self.async_slice_base = len(model.slices)  # slice ids: thread slices, then async spans
         self.builders: dict[str, Callable[[], pa.Table]] = {
             "_thread_slice": self._thread_slice, "_async_slice": self._async_slice, "thread": self._thread,
             "process": self._process, "thread_track": self._thread_track, "process_track": self._process_track,
             "counter_track": self._counter_track, "counter": self._counter, "_cpu_slice": self._cpu_slice,
-            "thread_state": self._thread_state, "instant": self._instant, "flow": self._flow,
+            "_thread_state": self._thread_state, "instant": self._instant, "flow": self._flow,
             "args": self._args, "log": self._log, "blob": self._blob, "kernel_object": self._kernel_object,
             "userspace_object": self._userspace_object, "provider": self._provider, "warning": self._warning,
         }  # fmt: skip
@@ -100,21 +126,29 @@ class SqlTables:
         return t
 
     # ------------------------------------------------------------------ helpers
-    @property
-    def strings(self) -> pa.Array:
-        """The trace's string table, plus ``<unresolved>`` last (for index -1), as one Arrow dictionary."""
-        if self._strings is None or len(self._strings) != len(self.cols.strings) + 1:
-            # (decoding arguments can add inline strings to the table: the dictionary follows it)
-            self._strings = pa.array([*self.cols.strings, "<unresolved>"], pa.string())
-        return self._strings
+    def ids(self, n: int) -> pa.Array:
+        """Row ids ``0..n-1``: a zero-copy slice of one column shared by every table (int32 while it fits)."""
+        if len(self._row_ids) < n:
+            self._row_ids = np.arange(max(n, 2 * len(self._row_ids)), dtype=np.int32 if n < 2**31 else np.int64)
+        return pa.array(self._row_ids[:n])
 
     def _text(self, index) -> pa.DictionaryArray:
-        """String-table indexes as a dictionary array over :attr:`strings` (out of range: ``<unresolved>``)."""
+        """String-table indexes as a dictionary array (out of range: ``<unresolved>``) over the strings the
+        column uses, so that its indices take the narrowest type: a trace has thousands of strings, its
+        slices a few dozen names and fewer categories (1 byte a row instead of 4)."""
         idx = np.asarray(index)
         n = len(self.cols.strings)
         bad = (idx < 0) | (idx >= n)
-        idx = np.where(bad, n, idx).astype(np.int32) if bad.any() else np.ascontiguousarray(idx, np.int32)
-        return pa.DictionaryArray.from_arrays(pa.array(idx), self.strings)
+        if bad.any():
+            idx = np.where(bad, n, idx)
+        used = np.flatnonzero(np.bincount(idx, minlength=n + 1)) if len(idx) else np.zeros(0, np.int64)
+        dtype = _index_dtype(len(used))
+        remap = np.zeros(n + 1, dtype)
+        remap[used] = np.arange(len(used), dtype=dtype)
+        # (the dictionary from Python strings, not Arrow's take: its compute kernels cost 14 MB when first used)
+        strings = self.cols.strings
+        words = pa.array([strings[i] if i < n else "<unresolved>" for i in used.tolist()], pa.string())
+        return pa.DictionaryArray.from_arrays(pa.array(remap[idx]), words)
 
     def _utid_of_tid(self, tids: np.ndarray) -> np.ndarray:
         """utid of each thread koid (the first thread-table row with that tid), -1 when none."""
@@ -143,7 +177,6 @@ class SqlTables:
     def _thread_slice(self) -> pa.Table:
         s = self.model.slices
         return pa.table({
-            "id": _ids(len(s)),
             "ts": _col(s.ts), "dur": _col(s.dur),
             "track_id": _col(s.thread), "utid": _col(s.thread),
             "category": self._text(s.category[:]), "name": self._text(s.name[:]),
@@ -151,16 +184,47 @@ class SqlTables:
             "arg_set_id": self._arg_set(s.event),
         })  # fmt: skip
 
+    def slice_parts(self, schema: pa.Schema) -> list[pa.Table]:
+        """The rows of the ``slice`` view as two Arrow tables for a Parquet writer, the thread slices then the
+        async spans, with ``schema``'s column types (the view's) and one dictionary of names and one of
+        categories for both. Written by pyarrow the dictionaries go to the file as they are, where DuckDB's
+        COPY of the view expands and hashes every name again (10M events: 1.4 CPU s -> 0.5)."""
+        import pyarrow.compute as pc  # (export only: its kernels cost memory when first used)
+
+        s, a = self.model.slices, self.model.async_spans
+        n = len(s)
+        names = self._text(np.concatenate([s.name[:], a.name[:]]))
+        categories = self._text(np.concatenate([s.category[:], a.category[:]]))
+        t, at = self.table("_thread_slice"), self.table("_async_slice")
+        ids = np.arange(n + len(a), dtype=np.int64)
+        parts = [
+            {"id": ids[:n], "ts": t["ts"], "dur": t["dur"], "track_id": t["track_id"], "category": categories[:n],
+             "name": names[:n], "depth": t["depth"], "parent_id": t["parent_id"], "arg_set_id": t["arg_set_id"]},
+            {"id": ids[n:], "ts": at["ts"], "dur": a.end - a.start, "track_id": pc.run_end_decode(at["track_id"]),
+             "category": categories[n:], "name": names[n:], "depth": at["depth"], "parent_id": None,
+             "arg_set_id": at["arg_set_id"]},
+        ]  # fmt: skip
+
+        def typed(values, field: pa.Field, rows: int):
+            if values is None:
+                return pa.nulls(rows, field.type)
+            if isinstance(values, np.ndarray):
+                values = pa.array(values)
+            return values if pa.types.is_dictionary(values.type) else values.cast(field.type)
+
+        return [pa.table({f.name: typed(part[f.name], f, len(part["id"])) for f in schema}) for part in parts]
+
     def _async_slice(self) -> pa.Table:
+        """Async spans: rows sorted by process, so upid and track_id are runs (the view adds the id base and
+        computes dur)."""
         a = self.model.async_spans
-        base = len(self.model.slices)
-        upid = self._upid_of_pid(np.asarray(a.pid[:], np.uint64))
+        upid = self._upid_of_pid(a.pids)
+        ends = a.pid_start[1:]
         return pa.table({
-            "id": _ids(len(a), base),
-            "ts": _col(a.start), "dur": _col(a.end - a.start),
-            "track_id": pa.array(self.process_track_base + upid),
+            "ts": _col(a.start), "end": _col(a.end),
+            "track_id": _runs(self.process_track_base + upid, ends, upid >= 0),
             "category": self._text(a.category[:]), "name": self._text(a.name[:]),
-            "depth": _col(a.lane), "arg_set_id": self._arg_set(a.event), "upid": pa.array(upid),
+            "depth": _col(a.lane), "arg_set_id": self._arg_set(a.event), "upid": _runs(upid, ends, upid >= 0),
         })  # fmt: skip
 
     # ------------------------------------------------------------------ threads and processes
@@ -211,40 +275,47 @@ class SqlTables:
         })  # fmt: skip
 
     def _counter(self) -> pa.Table:
+        """Every series' samples one after the other (the series are separate arrays: ts and value are
+        concatenated, the track of each run of samples run-end encoded)."""
         series = self.model.counters.series
-        n = [len(c) for c in series]
+        ends = np.cumsum([len(c) for c in series], dtype=np.int64)
         ts = np.concatenate([c.ts for c in series]) if series else np.zeros(0, np.int64)
         value = np.concatenate([c.value for c in series]) if series else np.zeros(0)
-        event = np.concatenate([c.event for c in series]).astype(np.int64) if series else np.zeros(0, np.int64)
-        track = np.repeat(self.counter_track_base + np.arange(len(series), dtype=np.int64), n)
+        event = np.concatenate([c.event for c in series]) if series else np.zeros(0, np.int32)
         return pa.table({
-            "id": pa.array(np.arange(len(ts), dtype=np.int64)), "ts": _col(ts),
-            "track_id": pa.array(track), "value": _col(value), "arg_set_id": self._arg_set(event),
+            "id": self.ids(len(ts)), "ts": _col(ts),
+            "track_id": _runs(self.counter_track_base + np.arange(len(series), dtype=np.int64), ends),
+            "value": _col(value), "arg_set_id": self._arg_set(event),
         })  # fmt: skip
 
     # ------------------------------------------------------------------ scheduling
     def _cpu_slice(self) -> pa.Table:
+        """CPU slices (``sched`` computes dur from end)."""
         c = self.model.sched.cpu_slices
         return pa.table({
-            "id": pa.array(np.arange(len(c), dtype=np.int64)), "ts": _col(c.start), "dur": _col(c.end - c.start),
-            "cpu": _col(c.cpu.astype(np.int64)), "utid": pa.array(self._utid_of_tid(c.tid)),
-            "tid": _col(c.tid.astype(np.int64)),
+            "ts": _col(c.start), "end": _col(c.end), "cpu": _col(c.cpu),
+            "utid": _masked(*self._utid32(c.tid)), "tid": _col(c.tid.view(np.int64)),
         })  # fmt: skip
 
+    def _utid32(self, tids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """int32 utid of each thread koid and where there is one (for :func:`_masked`)."""
+        utid = self._utid_of_tid(tids)
+        return utid.astype(np.int32), utid >= 0
+
     def _thread_state(self) -> pa.Table:
+        """Thread states (the ``thread_state`` view computes dur from end)."""
         t = self.model.sched.thread_states
         letters = [PERFETTO_STATE.get(k, "?") for k in range(max(STATE_NAMES) + 1)]
         names = [STATE_NAMES.get(k, "?") for k in range(max(STATE_NAMES) + 1)]
-        code = np.minimum(t.state, len(letters) - 1).astype(np.int32)
-        cpu = np.asarray(t.cpu, np.int64)
+        code = pa.array(np.minimum(t.state, len(letters) - 1).astype(np.int8))
         w = self.model.sched.wakeups
         waker = self._waker_utid(t, w)
         return pa.table({
-            "id": pa.array(np.arange(len(t), dtype=np.int64)), "ts": _col(t.start), "dur": _col(t.end - t.start),
-            "cpu": pa.array(cpu, mask=cpu < 0), "utid": pa.array(self._utid_of_tid(t.tid)),
-            "state": pa.DictionaryArray.from_arrays(pa.array(code), pa.array(letters)),
-            "state_name": pa.DictionaryArray.from_arrays(pa.array(code), pa.array(names)),
-            "waker_utid": pa.array(waker, mask=waker < 0),
+            "ts": _col(t.start), "end": _col(t.end),
+            "cpu": _masked(np.asarray(t.cpu), np.asarray(t.cpu) >= 0), "utid": _masked(*self._utid32(t.tid)),
+            "state": pa.DictionaryArray.from_arrays(code, pa.array(letters)),
+            "state_name": pa.DictionaryArray.from_arrays(code, pa.array(names)),
+            "waker_utid": _masked(waker.astype(np.int32), waker >= 0),
         })  # fmt: skip
 
     def _waker_utid(self, t, w) -> np.ndarray:
@@ -275,7 +346,7 @@ class SqlTables:
     def _instant(self) -> pa.Table:
         i = self.model.instants
         return pa.table({
-            "id": pa.array(np.arange(len(i), dtype=np.int64)), "ts": _col(i.ts),
+            "id": self.ids(len(i)), "ts": _col(i.ts),
             "track_id": _col(i.thread), "utid": _col(i.thread),
             "category": self._text(i.category[:]), "name": self._text(i.name[:]),
             "arg_set_id": self._arg_set(i.event),
@@ -284,8 +355,7 @@ class SqlTables:
     def _flow(self) -> pa.Table:
         f = self.model.flows
         return pa.table({
-            "id": pa.array(np.arange(len(f.src_slice), dtype=np.int64)),
-            "slice_out": _col(f.src_slice.astype(np.int64)), "slice_in": _col(f.dst_slice.astype(np.int64)),
+            "id": self.ids(len(f.src_slice)), "slice_out": _col(f.src_slice), "slice_in": _col(f.dst_slice),
             "flow_id": pa.array(np.asarray(f.id[:], np.uint64)),
             "arg_set_id": self._arg_set(f.src_event),
         })  # fmt: skip
@@ -295,16 +365,14 @@ class SqlTables:
         rows = np.flatnonzero(cols.ev_nargs > 0)
         a = event_arg_columns(cols, rows)
         t, raw = a.type, a.raw
+        # 64-bit types are the raw word as it is; the 32-bit ones and bools are fixed up where they are
+        ints = raw.view(np.int64).copy()
         low = (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-        ints = np.zeros(len(t), np.int64)
         for atype, vals in ((ArgType.INT32, low.view(np.int32)), (ArgType.UINT32, low),
-                            (ArgType.INT64, raw.view(np.int64)), (ArgType.UINT64, raw.view(np.int64)),
-                            (ArgType.POINTER, raw.view(np.int64)), (ArgType.KOID, raw.view(np.int64)),
-                            (ArgType.BOOL, (raw & np.uint64(1)).astype(np.int64))):  # fmt: skip
-            sel = t == atype
+                            (ArgType.BOOL, low & np.uint32(1))):  # fmt: skip
+            sel = np.flatnonzero(t == atype)
             ints[sel] = vals[sel]
-        is_int = np.isin(t, [ArgType.INT32, ArgType.UINT32, ArgType.INT64, ArgType.UINT64, ArgType.POINTER,
-                             ArgType.KOID, ArgType.BOOL])  # fmt: skip
+        is_int = _INT_ARG_TYPE[t & 15]
         is_real = t == ArgType.DOUBLE
         is_str = t == ArgType.STRING
         str_id = np.full(len(t), -1, np.int64)
@@ -315,24 +383,30 @@ class SqlTables:
             )
         types = [VALUE_TYPE.get(k, "unknown") for k in range(16)]
         key = self._text(a.name)  # (after string_ids: the inline strings are in the table now)
+        value = self._text(np.where(str_id >= 0, str_id, len(cols.strings)))
         return pa.table({
             "arg_set_id": _col(a.event), "flat_key": key, "key": key,
             "int_value": pa.array(ints, mask=~is_int),
             "string_value": pa.DictionaryArray.from_arrays(
-                pa.array(np.where(str_id >= 0, str_id, len(cols.strings)).astype(np.int32), mask=~is_str),
-                key.dictionary),
+                pa.array(value.indices.to_numpy(), mask=~is_str), value.dictionary),
             "real_value": pa.array(raw.view(np.float64), mask=~is_real),
-            "value_type": pa.DictionaryArray.from_arrays(pa.array(np.minimum(t, 15).astype(np.int32)), pa.array(types)),
+            "value_type": pa.DictionaryArray.from_arrays(pa.array((t & 15).astype(np.int8)), pa.array(types)),
         })  # fmt: skip
 
     def _log(self) -> pa.Table:
+        """Log records by time: the reader's columns as they are when the file has them in order (the
+        common case), else gathered in time order."""
         cols = self.cols
-        order = np.argsort(cols.log_ts, kind="stable")
-        thread = cols.log_thread[order].astype(np.int64)
+        ts = cols.log_ts
+        if np.all(ts[1:] >= ts[:-1]):
+            pick = lambda c: c  # noqa: E731
+        else:
+            order = np.argsort(ts, kind="stable")
+            pick = lambda c: c[order]  # noqa: E731
+        thread = pick(cols.log_thread)
         return pa.table({
-            "id": pa.array(np.arange(len(order), dtype=np.int64)), "ts": _col(cols.log_ts[order]),
-            "utid": pa.array(thread, mask=thread < 0), "message": self._text(cols.log_message[order]),
-            "file_offset": _col(cols.log_offset[order]),
+            "id": self.ids(len(ts)), "ts": _col(pick(ts)), "utid": _masked(thread, thread >= 0),
+            "message": self._text(pick(cols.log_message)), "file_offset": _col(pick(cols.log_offset)),
         })  # fmt: skip
 
     def _blob(self) -> pa.Table:

@@ -149,6 +149,30 @@ class TrackLayout:
         return [lane for lane in self.visible_lanes() if lane.y0 < hi and lane.y0 + lane.rows * ROW_HEIGHT > lo]
 
     # ------------------------------------------------------------------ changing
+    def add_lane(self, pid: int, name: str, lane: Lane, at: int = 0) -> Group:
+        """Append ``lane`` to group ``pid``, which is made (named ``name``, at position ``at`` among the
+        groups) when there is none: tracks added while the trace is open (a query's debug tracks)."""
+        group = next((g for g in self.groups if g.pid == pid), None)
+        if group is None:
+            group = Group(pid, name, [])
+            self.groups.insert(min(max(at, 0), len(self.groups)), group)
+        group.lanes.append(lane)
+        self._by_key[lane.key] = lane
+        return group
+
+    def remove_lane(self, key: tuple) -> Lane | None:
+        """Take lane ``key`` out (unpinned first); its group goes with its last lane. The lane, or None."""
+        lane = self._by_key.pop(key, None)
+        if lane is None:
+            return None
+        if key in self.pinned:
+            self.pinned.remove(key)
+        group = self.group_of(lane)
+        group.lanes.remove(lane)
+        if not group.lanes:
+            self.groups.remove(group)
+        return lane
+
     def toggle_group(self, pid: int) -> None:
         for group in self.groups:
             if group.pid == pid:

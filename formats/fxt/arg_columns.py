@@ -20,6 +20,7 @@ _U = np.uint64
 #: argument types whose value is a number (pointers and koids are identifiers, not quantities)
 NUMERIC_TYPES = (ArgType.INT32, ArgType.UINT32, ArgType.INT64, ArgType.UINT64, ArgType.DOUBLE)
 _WORD_TYPES = (ArgType.INT64, ArgType.UINT64, ArgType.DOUBLE, ArgType.POINTER, ArgType.KOID)
+_IS_WORD_TYPE = np.isin(np.arange(16), _WORD_TYPES)  # by the 4-bit type: a lookup, not an isin a step
 
 
 @dataclass
@@ -73,28 +74,37 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
     end = record + ((w[record] >> _U(4)) & _U(0xFFF)).astype(np.int64) if len(rows) else record
     nargs = cols.ev_nargs[rows]
     parts: list[tuple[np.ndarray, ...]] = []
+    # the records still walking, with their position, end and argument count alongside (compressed with
+    # them each step: cheaper than gathering pos[act], end[act] again several times a step)
     act = np.flatnonzero(nargs > 0)
+    p, e, n = pos[act], end[act], nargs[act]
     for k in range(15):
         if check is not None:
             check()
-        act = act[(nargs[act] > k) & (pos[act] < end[act])]
+        live = (n > k) & (p < e)
+        if not live.all():
+            act, p, e, n = act[live], p[live], e[live], n[live]
         if not len(act):
             break
-        h = w[pos[act]]
+        h = w[p]
         size = ((h >> _U(4)) & _U(0xFFF)).astype(np.int64)
         ref = ((h >> _U(16)) & _U(0xFFFF)).astype(np.int64)
         name_words = np.where(ref >= 0x8000, ((ref & 0x7FFF) + 7) >> 3, 0)
         # the reader already cut bad blocks; be safe: the argument inside its record, and its inline name
         # inside the argument (a name running past a truncated file's end read past the buffer)
-        ok = (size > 0) & (pos[act] + size <= end[act]) & (1 + name_words <= size) & (pos[act] + size <= len(w))
-        act, h, size, ref, name_words = act[ok], h[ok], size[ok], ref[ok], name_words[ok]
+        after = p + size
+        ok = (size > 0) & (after <= e) & (1 + name_words <= size) & (after <= len(w))
+        if not ok.all():  # such a record stops here (its later arguments are not read)
+            act, p, e, n, h, size, ref, name_words, after = (
+                x[ok] for x in (act, p, e, n, h, size, ref, name_words, after))  # fmt: skip
         atype = (h & _U(0xF)).astype(np.uint8)
-        value_at = pos[act] + 1 + name_words
-        has_word = np.isin(atype, _WORD_TYPES) & (value_at < pos[act] + size)
+        value_at = p + 1 + name_words
+        is_word = _IS_WORD_TYPE[atype]
+        has_word = is_word & (value_at < after)
         raw = np.where(has_word, w[np.minimum(value_at, len(w) - 1)], h >> _U(32))
-        raw[np.isin(atype, _WORD_TYPES) & ~has_word] = 0
-        parts.append((act, np.full(len(act), k, np.uint8), ref, pos[act] + 1, atype, raw, value_at))
-        pos[act] += size
+        raw[is_word & ~has_word] = 0
+        parts.append((act, np.full(len(act), k, np.uint8), ref, p + 1, atype, raw, value_at))
+        p = after
     if not parts:
         z = np.zeros(0, np.int64)
         return ArgColumns(

@@ -155,3 +155,25 @@ def test_many_traces_on_a_loopback_dask_cluster(capsys, fleet) -> None:
 def test_unreachable_cluster_is_one_line_error(capsys, fleet) -> None:
     code, _, err = _cli(capsys, "query", "--traces", str(fleet / "*.fxt"), COUNT, "--cluster", "tcp://127.0.0.1:9")
     assert code == 2 and err.startswith("fxscope: error:") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", ["richiesams_fxt-python_trace.fxt", "ocaml-trace_t2_first.fxt", "ocaml-trace_t2_second.fxt"])
+def test_query_counts_equal_info_json(capsys, testdata, name: str) -> None:
+    """The two commands a user compares: ``fxscope info --json`` and ``fxscope query`` on a third-party trace."""
+    path = str(testdata / "fxt" / name)
+    code, out, err = _cli(capsys, "info", path, "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    ev = info["events"]
+    sql = ("SELECT (SELECT count(*) FROM instant) AS instant, (SELECT count(*) FROM counter) AS counter,"
+           " (SELECT count(*) FROM log) AS log, (SELECT count(*) FROM provider) AS providers,"
+           " (SELECT count(*) FROM warning) AS warnings, (SELECT count(*) FROM slice WHERE track_id IN (SELECT id FROM process_track)) AS spans,"
+           " (SELECT count(DISTINCT utid) FROM (SELECT utid FROM thread_slice UNION ALL SELECT utid FROM instant)"
+           " WHERE utid >= 0) AS threads_with_events")  # fmt: skip
+    code, out, err = _cli(capsys, "query", path, sql, "--format", "json")
+    assert code == 0, err
+    (got,) = json.loads(out)
+    assert got["instant"] == ev["instant"] and got["log"] == info["records"].get("log", 0)
+    assert got["providers"] == len(info["providers"]) and got["warnings"] == len(info["warnings"])
+    assert got["spans"] >= ev["async_begin"] and (got["counter"] > 0) == (ev["counter"] > 0)
+    assert got["threads_with_events"] <= info["threads"]  # (info also counts counters', flows' threads)

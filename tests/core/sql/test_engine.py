@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from fxscope.core.sql.engine import PUBLIC_TABLES, QueryError, TraceSQL
@@ -128,8 +129,7 @@ def test_counts_equal_info_and_model(testdata, source: str) -> None:
     ev = info["events"]
     assert _scalar(sql, "SELECT count(*) FROM instant") == ev["instant"] == len(model.instants)
     assert _scalar(sql, "SELECT count(*) FROM thread_slice") == len(model.slices)
-    unmatched = _scalar(sql, "SELECT count(*) FROM thread_slice s JOIN _thread_slice USING (id)")
-    assert unmatched == len(model.slices)
+    assert _scalar(sql, "SELECT count(*) FROM _thread_slice") == len(model.slices)
     complete = int((cols.ev_kind == EventKind.DURATION_COMPLETE).sum())
     assert complete == ev["duration_complete"]
     begins_and_completes = ev["duration_begin"] + ev["duration_complete"]
@@ -152,6 +152,15 @@ def test_counts_equal_info_and_model(testdata, source: str) -> None:
     assert _scalar(sql, "SELECT count(*) FROM kernel_object") == sum(
         v for k, v in info["records"].items() if k.startswith("kernel_object")
     )
+    # every thread and process the reader knows (info counts those that events name); async spans, flows
+    # and scheduling as the model has them
+    assert _scalar(sql, "SELECT count(*) FROM thread") == len(cols.threads_tid) >= info["threads"]
+    assert _scalar(sql, "SELECT count(*) FROM process") == len(np.unique(cols.threads_pid)) >= info["processes"]
+    spans = _scalar(sql, "SELECT count(*) FROM slice WHERE track_id IN (SELECT id FROM process_track)")
+    assert spans == len(model.async_spans) >= ev["async_begin"]
+    assert _scalar(sql, "SELECT count(*) FROM flow") == len(model.flows.src_slice)
+    assert _scalar(sql, "SELECT count(*) FROM sched") == len(model.sched.cpu_slices)
+    assert _scalar(sql, "SELECT count(*) FROM thread_state") == len(model.sched.thread_states)
     for table in PUBLIC_TABLES:  # every table answers, also on the smallest traces
         assert _scalar(sql, f"SELECT count(*) FROM {table}") >= 0
 
@@ -160,7 +169,7 @@ def test_first_query_joining_tables_by_using(demo) -> None:
     # the first query of a fresh connection names slice and thread in a USING join (tables not yet registered)
     model = TraceModel(read_fxt(DEMO))
     rows = TraceSQL(model).query(
-        "SELECT t.tid, count(*) AS n FROM slice s JOIN thread t USING (utid) GROUP BY t.tid ORDER BY t.tid"
+        "SELECT t.tid, count(*) AS n FROM thread_slice s JOIN thread t USING (utid) GROUP BY t.tid ORDER BY t.tid"
     ).to_pylist()
     tids = model.cols.threads_tid[model.slices.thread]
     uniq, counts = np.unique(tids, return_counts=True)
@@ -173,3 +182,32 @@ def test_bad_sql_is_a_query_error(demo) -> None:
         sql.query("SELEC 1")
     with pytest.raises(QueryError, match="nope"):
         sql.query("SELECT * FROM nope")
+
+
+def test_tables_wrap_the_models_columns(demo) -> None:
+    """What the SQL tables add next to the model is kept small: event columns are the model's own buffers,
+    names are narrow dictionary indices, per-process columns of async spans are runs, the slices' ids are
+    counted by the views (no column)."""
+    model, sql = demo
+    sql.query("SELECT count(*) FROM slice")
+    t, a = sql.tables.table("_thread_slice"), sql.tables.table("_async_slice")
+    s = model.slices
+    for column, mine in (("ts", s.ts), ("dur", s.dur), ("utid", s.thread), ("depth", s.depth)):
+        assert t.column(column).chunk(0).buffers()[1].address == mine.ctypes.data, column
+    assert a.column("ts").chunk(0).buffers()[1].address == model.async_spans.start.ctypes.data
+    assert t.column("name").type.index_type.bit_width <= 16 < 32
+    assert pa.types.is_run_end_encoded(a.column("upid").type)
+    assert "id" not in t.column_names and "id" not in a.column_names
+    assert sql.query("SELECT id FROM slice").column(0).to_numpy().tolist() == list(range(len(s) + len(a)))
+    # and what the views compute from them is what the model says
+    spans = model.async_spans
+    got = sql.query("SELECT s.id, s.dur, pt.upid FROM slice s JOIN process_track pt ON pt.id = s.track_id"
+                    " ORDER BY s.id").to_pydict()
+    assert got["id"] == list(range(len(s), len(s) + len(spans)))
+    assert got["dur"] == (spans.end - spans.start).tolist()
+    pids = sql.query("SELECT upid, pid FROM process").to_pydict()
+    pid_of = dict(zip(pids["upid"], pids["pid"], strict=True))
+    assert [pid_of[u] for u in got["upid"]] == np.asarray(spans.pid, np.int64).tolist()
+    states = model.sched.thread_states
+    got = sql.query("SELECT dur FROM thread_state ORDER BY id").column(0).to_numpy()
+    assert np.array_equal(got, states.end - states.start)
