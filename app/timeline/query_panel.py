@@ -49,10 +49,10 @@ class ArrowTableModel(QAbstractTableModel):
         self.table = table.combine_chunks()
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() else self.table.num_rows
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() else self.table.num_columns
 
     def value(self, row: int, column: int):
@@ -70,7 +70,7 @@ class ArrowTableModel(QAbstractTableModel):
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:

@@ -170,7 +170,7 @@ class SqlTables:
     def _arg_set(self, events: np.ndarray) -> pa.Array:
         """Perfetto's arg_set_id of events: the event row when it has arguments, else null."""
         events = np.asarray(events)
-        has = self.cols.ev_nargs[events] > 0 if len(events) else np.zeros(0, bool)
+        has = self.cols.nargs_of(events) > 0 if len(events) else np.zeros(0, bool)
         return _masked(events, has)
 
     # ------------------------------------------------------------------ slices

@@ -39,7 +39,7 @@ def build_groups(model: TraceModel) -> list[Group]:
     """The timeline's groups of lanes, in display order, each lane with what the track filter matches."""
     by_pid: dict[int, Group] = {}
     sched = model.sched
-    state_tids = set(np.unique(sched.thread_states.tid).tolist()) if len(sched.thread_states) else set()
+    state_tids = set(sched.state_tids())
     for process in model.processes:
         lanes = []
         for track in process.tracks:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
     pair_searchsorted,
@@ -126,7 +127,7 @@ def build_async(
     given, is called between the stages (a Cancel raises from it)."""
     check = check or (lambda: None)
     kind = cols.ev_kind
-    sel = np.flatnonzero((kind >= EventKind.ASYNC_BEGIN) & (kind <= EventKind.ASYNC_END))
+    sel = kind_rows(kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)  # int32 rows below 2**31 events
     if trace_start is None or trace_end is None:
         ts_all = cols.ev_ts
         trace_start = int(ts_all.min()) if trace_start is None and len(ts_all) else (trace_start or 0)

@@ -119,6 +119,7 @@ class _Writer:
         self.strings = model.strings
         self._prefix: dict[tuple[int, int, int, int], str] = {}
         self._str: dict[int, str] = {}
+        self._with_args: set[int] = set()
         cols = self.cols
         self.pid = thread_pids(cols, np.arange(len(cols.threads_pid))).tolist()
         self.tid = thread_tids(cols, np.arange(len(cols.threads_tid))).tolist()
@@ -141,7 +142,8 @@ class _Writer:
 
     def prepare(self, events: np.ndarray) -> None:
         """Decode the arguments of a chunk's events together (vectorized), as JSON text per event."""
-        events = np.unique(events[self.cols.ev_nargs[events] > 0])
+        events = np.unique(events[self.cols.nargs_of(events) > 0])
+        self._with_args = set(events.tolist())  # (this chunk's events that have arguments)
         args = event_arg_columns(self.cols, events)
         values, fallback = python_values(self.cols, args)
         names = [self.strings[i] if i >= 0 else "" for i in args.name.tolist()]
@@ -164,9 +166,9 @@ class _Writer:
         self._fallback = bad
 
     def args(self, ev: int, numeric_only: bool = False) -> str:
-        if self.cols.ev_nargs[ev] == 0:
-            return ""
         got = self._args.get(ev)
+        if got is None and ev not in self._with_args:
+            return ""
         if got is not None:
             return ',"args":' + json.dumps(got[1] if numeric_only else got[0], separators=(",", ":"))
         try:  # blob or unknown-type arguments: the reader's decoder
@@ -220,7 +222,7 @@ class _Writer:
             code, int(cols.ev_name[row]), int(cols.ev_category[row]), int(cols.ev_thread[row])
         ) + _us(ts)
         if code == _I:
-            scope = _SCOPES[int(cols.ev_scope[row])] if len(cols.ev_scope) else "t"
+            scope = _SCOPES[int(cols.ev_data[row]) if int(cols.ev_data[row]) < len(_SCOPES) else 0]  # (its data word)
             return f'{head},"s":"{scope}"{self.args(row)}}}'
         ident = int(cols.ev_data[row])
         if code == _C:

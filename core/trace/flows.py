@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from fxscope.core.trace.slices import SliceTable
@@ -95,10 +96,10 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
         cand[late] -= 1
     c = np.maximum(cand, 0)
     cand[(cand < 0) | (s_thread[c] != thread)] = -1
-    end = slices.ts + slices.dur
     todo = np.flatnonzero(cand >= 0)
     while len(todo):
-        ended = end[cand[todo]] < ts[todo]
+        c = cand[todo]
+        ended = slices.ts[c] + slices.dur[c] < ts[todo]  # (ends of the candidates only: no column of them)
         todo = todo[ended]
         cand[todo] = slices.parent[cand[todo]]
         todo = todo[cand[todo] >= 0]
@@ -110,15 +111,17 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     called between the stages (a Cancel raises from it)."""
     check = check or (lambda: None)
     kind = cols.ev_kind
-    sel = np.flatnonzero((kind >= EventKind.FLOW_BEGIN) & (kind <= EventKind.FLOW_END))
-    sel = sel[lexsort((sel, cols.ev_ts[sel]))]  # timestamp order, ties in file order
+    sel = kind_rows(kind, EventKind.FLOW_BEGIN, EventKind.FLOW_END)  # int32 rows below 2**31 events
     ts = cols.ev_ts[sel]
-    thread = cols.ev_thread[sel].astype(np.int64)
+    order = lexsort((sel, ts))  # timestamp order, ties in file order
+    sel, ts = sel[order], ts[order]
+    del order
+    thread = cols.ev_thread[sel]
     check()
-    bound = bind_to_slices(slices, thread, ts, sel)
+    bound = bind_to_slices(slices, thread, ts, sel).astype(np.int32)
     check()
     unbound = int((bound < 0).sum())
-    keep = bound >= 0
+    keep = np.flatnonzero(bound >= 0)
     sel, ts, thread, bound = sel[keep], ts[keep], thread[keep], bound[keep]
     del keep
     k = kind[sel]
@@ -132,9 +135,12 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
         return _empty(cols, unbound, dropped)
     check()
     idx = idx[lexsort((idx, fid[idx], key_pid[idx]))]  # by key, then time order
-    a, b = _links(key_pid[idx], fid[idx], k[idx], dropped)
+    by_key = key_pid[idx], fid[idx], k[idx]
+    del key_pid, fid, k
+    a, b = _links(*by_key, dropped)
+    del by_key
     a, b = idx[a], idx[b]
-    del idx, key_pid, fid, k
+    del idx
 
     check()
     s_slice, d_slice = bound[a], bound[b]
@@ -165,6 +171,7 @@ def _links(pid: np.ndarray, fid: np.ndarray, k: np.ndarray, dropped: dict[str, i
     is_b, is_s, is_e = k == EventKind.FLOW_BEGIN, k == EventKind.FLOW_STEP, k == EventKind.FLOW_END
     # A flow is active after a begin until an end; begins while active are ignored, so the begin that
     # counts is the first one after the last end; the source of a link is the last step after it, or it.
+    del pid, fid
     last_e = ffill_index(is_e, starts, seg)
     from_ = np.where(last_e >= 0, last_e + 1, starts[seg])  # <= the row itself: within the segment
     del last_e
@@ -205,30 +212,45 @@ def _key_process(
         lexsort((pos[begins], pid[begins].view(np.int64), fid[begins]))
     ]  # (int64 order: see below)
     pairs = ob[np.r_[True, (fid[ob][1:] != fid[ob][:-1]) | (pid[ob][1:] != pid[ob][:-1])]]
+    del ob, begins  # (the temporaries here are per flow event: each freed as soon as it is used)
     p_id, p_pid, p_pos = fid[pairs], pid[pairs], pos[pairs]
+    del pairs
     # own process: first begin of (id, pid)
     j = np.minimum(
-        pair_searchsorted(p_id, p_pid.view(np.int64), fid[follow], pid[follow].view(np.int64)), len(pairs) - 1
+        pair_searchsorted(p_id, p_pid.view(np.int64), fid[follow], pid[follow].view(np.int64)), len(p_id) - 1
     )
-    has_own = (p_id[j] == fid[follow]) & (p_pid[j] == pid[follow])
+    f_id = fid[follow]
+    has_own = (p_id[j] == f_id) & (p_pid[j] == pid[follow])
     own_first = np.where(has_own, p_pos[j], big)
+    del j, has_own
     # per id: the first begins of the earliest and of the second earliest process
     by_time = lexsort((p_pos, p_id))
     t_id, t_pid, t_pos = p_id[by_time], p_pid[by_time], p_pos[by_time]
+    del by_time, p_id, p_pid, p_pos
     head = np.flatnonzero(np.r_[True, t_id[1:] != t_id[:-1]])
     second = head + 1
     pos2 = np.where(second < np.r_[head[1:], len(t_id)], t_pos[np.minimum(second, len(t_id) - 1)], big)
-    h = np.minimum(np.searchsorted(t_id[head], fid[follow]), len(head) - 1)
-    known = t_id[head][h] == fid[follow]
-    pos1 = np.where(known, t_pos[head][h], big)
-    pid1 = t_pid[head][h]
+    del second
+    h_id, h_pos, h_pid = t_id[head], t_pos[head], t_pid[head]
+    del t_id, t_pos, t_pid, head
+    h = np.minimum(np.searchsorted(h_id, f_id), len(h_id) - 1)
+    known = h_id[h] == f_id
+    del f_id, h_id
+    pos1 = np.where(known, h_pos[h], big)
+    pid1 = h_pid[h]
     p2 = np.where(known, pos2[h], big)
+    del h, known, h_pos, h_pid, pos2
     at = pos[follow]
     own = own_first < at
-    other = ~own & (pos1 < at) & (p2 >= at)
+    del own_first
+    started = ~own & (pos1 < at)
+    del pos1
+    alone = p2 >= at
+    del p2, at
+    other = started & alone
     key_pid[follow[other]] = pid1[other]
-    ambiguous[follow[~own & (pos1 < at) & (p2 < at)]] = True
-    no_start[follow[~own & ~(pos1 < at)]] = True
+    ambiguous[follow[started & ~alone]] = True
+    no_start[follow[~own & ~started]] = True
     return key_pid, ambiguous, no_start
 
 

@@ -8,7 +8,7 @@ their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -34,8 +34,10 @@ class InstantTable:
     pid: Gathered  # uint64 process koid of the thread (cols.threads_pid[thread], 0 for -1)
     name: Gathered  # int32 -> strings (cols.ev_name[event])
     category: Gathered  # int32 -> strings (cols.ev_category[event])
-    scope: Gathered | np.ndarray  # uint8 SCOPE_* (cols.ev_scope[event])
+    scope: Gathered | np.ndarray  # SCOPE_* (cols.ev_data[event]: an instant's data word is its scope)
     event: np.ndarray  # int32 event row
+    #: :meth:`scoped` per scope, once computed (the timeline's groups ask on the UI thread when a tab opens)
+    _scoped: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -57,9 +59,13 @@ class InstantTable:
         return rows
 
     def scoped(self, scope: int) -> np.ndarray:
-        """Rows of one scope, by time (process scope: group them by :attr:`pid`)."""
-        rows = np.flatnonzero(self.scope == scope)
-        return rows[np.argsort(self.ts[rows], kind="stable")]
+        """Rows of one scope, by time (process scope: group them by :attr:`pid`); computed once per scope
+        (a pass over every instant)."""
+        rows = self._scoped.get(scope)
+        if rows is None:
+            rows = np.flatnonzero(self.scope == scope)
+            rows = self._scoped[scope] = rows[np.argsort(self.ts[rows], kind="stable")]
+        return rows
 
 
 def build_instants(cols: FxtColumns) -> InstantTable:
@@ -68,7 +74,7 @@ def build_instants(cols: FxtColumns) -> InstantTable:
     ts = cols.ev_ts[rows]
     event = rows[lexsort((rows, ts, thread))].astype(np.int32)
     thread = cols.ev_thread[event].astype(np.int32)
-    scope = Gathered(cols.ev_scope, event) if len(cols.ev_scope) else np.zeros(len(event), np.uint8)
+    scope = Gathered(cols.ev_data, event)  # an instant's data word is its scope (FxtColumns.ev_scope)
     return InstantTable(
         ts=cols.ev_ts[event],
         thread=thread,

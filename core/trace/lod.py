@@ -86,6 +86,11 @@ class _Summary:
         return self.lane, self.bucket, self.count, self.longest, self.pick
 
 
+#: slices summarised together, at most (whole lanes; one lane may be more): the build's temporaries, ~100
+#: bytes a slice, then stay a few tens of MB whatever the trace's size instead of a multiple of its slices
+BATCH_SLICES = 1 << 19
+
+
 class SlicePyramid:
     """Bucket summaries of all slice lanes at every level (built once, vectorized over all slices).
 
@@ -93,12 +98,16 @@ class SlicePyramid:
     level's entries (fewer by about 4x each level) plus the slices that were long there and are short here,
     instead of from every slice again; that takes a lane's buckets ascending with its rows, which they are
     unless a start precedes the origin (then every level is summarized from the slices).
+    Lanes are independent: they are summarised in batches of whole lanes (:data:`BATCH_SLICES`), whose
+    entries, each batch by lane, concatenate into the levels.
     """
 
     def __init__(
-        self, ts: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: int, origin: int, span: int, check=None
-    ):
-        """``check()``, when given, is called between levels (a Cancel raises from it)."""
+        self, ts: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: int, origin: int, span: int, check=None,
+        order: np.ndarray | None = None,
+    ):  # fmt: skip
+        """``check()``, when given, is called between levels (a Cancel raises from it). ``order``: the rows
+        sorted by (lane, start), ties in row order, when the caller has them (else they are sorted here)."""
         check = check or (lambda: None)
         self.origin = origin
         self.ts, self.dur = ts, dur
@@ -107,25 +116,18 @@ class SlicePyramid:
         self.levels: list[Level] = []
         if not len(ts):
             return
-        order = lexsort((ts, lane))  # lanes, then start: buckets of a lane are non-decreasing in it
-        lane_o, ts_o, dur_o = lane[order], ts[order], dur[order]
-        # time since the origin, modulo 2**64 on uint64: exact even when a corrupt trace's span passes int64
-        rel = ts_o.view(np.uint64) - np.uint64(origin & _U64)
-        nested = not np.any((rel[1:] < rel[:-1]) & (lane_o[1:] == lane_o[:-1]))
-        finer: _Summary | None = None
-        finer_long = np.zeros(0, np.int64)
-        for shift in range(finest, coarsest + 1, LEVEL_STEP):
-            check()
-            is_long = dur_o >= (LONG_BUCKETS << shift)
-            long = np.flatnonzero(is_long)
-            if finer is None or not nested:
-                entries = _Summary.of_slices(np.flatnonzero(~is_long), lane_o, dur_o)
-            else:
-                now_short = finer_long[~is_long[finer_long]]
-                entries = finer.merged(_Summary.of_slices(now_short, lane_o, dur_o))
-            del is_long
-            finer, finer_long = entries.grouped(rel, shift), long
-            self.levels.append(_level(shift, finer, order, long, lane_o, ts_o, dur_o, n_lanes))
+        if order is None:
+            order = lexsort((ts, lane))  # lanes, then start: buckets of a lane are non-decreasing in it
+        shifts = list(range(finest, coarsest + 1, LEVEL_STEP))
+        parts: list[list[_LanesLevel]] = [[] for _ in shifts]
+        lane_end = np.cumsum(np.bincount(lane, minlength=n_lanes))
+        targets = np.arange(BATCH_SLICES, len(order), BATCH_SLICES)
+        cuts = np.unique(np.r_[0, lane_end[np.searchsorted(lane_end, targets)], len(order)]).tolist()
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+            rows = order[a:b].astype(np.int64)
+            for i, part in enumerate(_lane_levels(rows, lane[rows], ts[rows], dur[rows], origin, shifts, check)):
+                parts[i].append(part)
+        self.levels = [_level(shift, p, n_lanes) for shift, p in zip(shifts, parts, strict=True)]
 
     def level_for(self, ns_per_px: float) -> Level | None:
         """The coarsest level whose buckets are not wider than a pixel (None: zoomed in past the finest)."""
@@ -171,22 +173,71 @@ class SlicePyramid:
         return rows, count, start, end
 
 
-def _level(shift, summary: _Summary, order, long, lane_o, ts_o, dur_o, n_lanes) -> Level:
-    """The :class:`Level` of a summary; ``long``: positions of the slices kept apart at this level."""
-    lanes = summary.lane.astype(np.int32)
-    lane_ptr = np.searchsorted(lanes, np.arange(n_lanes + 1), side="left")
+@dataclass
+class _LanesLevel:
+    """One level's entries of a batch of lanes (by lane, then bucket), and its long slices per lane."""
+
+    lane: np.ndarray  # int32
+    bucket: np.ndarray  # int32
+    row: np.ndarray  # int32
+    count: np.ndarray  # int32
+    long_rows: dict[int, np.ndarray]
+    long_end_max: dict[int, np.ndarray]
+
+
+def _lane_levels(rows, lane_o, ts_o, dur_o, origin: int, shifts: list[int], check):
+    """The :class:`_LanesLevel` of each level (``shifts``) for the slices ``rows``, sorted by (lane, start),
+    whose lanes, starts and durations are ``lane_o``, ``ts_o``, ``dur_o``."""
+    # time since the origin, modulo 2**64 on uint64: exact even when a corrupt trace's span passes int64
+    rel = ts_o.view(np.uint64) - np.uint64(origin & _U64)
+    nested = not np.any((rel[1:] < rel[:-1]) & (lane_o[1:] == lane_o[:-1]))
+    finer: _Summary | None = None
+    finer_long = np.zeros(0, np.int64)
+    for shift in shifts:
+        check()
+        is_long = dur_o >= (LONG_BUCKETS << shift)
+        long = np.flatnonzero(is_long)
+        if finer is None or not nested:
+            entries = _Summary.of_slices(np.flatnonzero(~is_long), lane_o, dur_o)
+        else:
+            now_short = finer_long[~is_long[finer_long]]
+            entries = finer.merged(_Summary.of_slices(now_short, lane_o, dur_o))
+        del is_long
+        finer, finer_long = entries.grouped(rel, shift), long
+        yield _lanes_level(finer, rows, long, lane_o, ts_o, dur_o)
+
+
+def _lanes_level(summary: _Summary, rows, long, lane_o, ts_o, dur_o) -> _LanesLevel:
+    """The :class:`_LanesLevel` of a summary; ``long``: positions of the slices kept apart at this level."""
     long_rows: dict[int, np.ndarray] = {}
     long_end_max: dict[int, np.ndarray] = {}
     if len(long):
         l_lane = lane_o[long]
         cuts = np.flatnonzero(np.r_[True, l_lane[1:] != l_lane[:-1], True])
-        rows = order[long]
+        lrows = rows[long]
         end_max = segmented_running_max(ts_o[long] + dur_o[long], cuts[:-1])
         for a, z, key in zip(cuts[:-1].tolist(), cuts[1:].tolist(), l_lane[cuts[:-1]].tolist(), strict=True):
-            long_rows[key] = rows[a:z].copy()
+            long_rows[key] = lrows[a:z].copy()
             long_end_max[key] = end_max[a:z].copy()
     # rows fit 31 bits and buckets too (the finest level has 2**16 buckets across the trace): 12 bytes an
-    # entry instead of 24
-    # (each entry's lane is implied by lane_ptr: not stored)
-    return Level(shift, summary.bucket.astype(np.int32), order[summary.pick].astype(np.int32),
-                 summary.count.astype(np.int32), lane_ptr, long_rows, long_end_max)  # fmt: skip
+    # entry instead of 24 (each entry's lane is implied by the level's lane_ptr: not stored)
+    return _LanesLevel(summary.lane.astype(np.int32), summary.bucket.astype(np.int32),
+                       rows[summary.pick].astype(np.int32), summary.count.astype(np.int32), long_rows,
+                       long_end_max)  # fmt: skip
+
+
+def _level(shift: int, parts: list[_LanesLevel], n_lanes: int) -> Level:
+    """The :class:`Level` of the batches' entries (batches in lane order)."""
+    lanes = parts[0].lane if len(parts) == 1 else np.concatenate([p.lane for p in parts])
+    lane_ptr = np.searchsorted(lanes, np.arange(n_lanes + 1), side="left")
+    del lanes
+    long_rows: dict[int, np.ndarray] = {}
+    long_end_max: dict[int, np.ndarray] = {}
+    for p in parts:
+        long_rows.update(p.long_rows)
+        long_end_max.update(p.long_end_max)
+
+    def cat(name: str) -> np.ndarray:
+        return getattr(parts[0], name) if len(parts) == 1 else np.concatenate([getattr(p, name) for p in parts])
+
+    return Level(shift, cat("bucket"), cat("row"), cat("count"), lane_ptr, long_rows, long_end_max)

@@ -75,22 +75,37 @@ class _Lanes:
     def __init__(self, s: SliceTable) -> None:
         by_lane = lexsort((s.depth, s.thread))  # a thread's rows are by start: its lanes keep that order
         self.rows = by_lane.astype(np.int32)  # int32 rows: half the index memory
-        thread, depth = s.thread[by_lane], s.depth[by_lane]
-        starts = segment_starts(thread.astype(np.int64) * 65536 + depth)
-        self.end_max = segmented_running_max(s.ts[by_lane] + s.dur[by_lane], starts)
-        self._bounds = np.r_[starts, len(by_lane)].tolist()
+        del by_lane  # (the temporaries here are per slice: each freed once used)
+        thread, depth = s.thread[self.rows], s.depth[self.rows]
+        key = thread.astype(np.int64)
+        key *= 65536
+        key += depth
+        starts = segment_starts(key)
+        del key
+        ends = s.ts[self.rows]
+        ends += s.dur[self.rows]
+        self.end_max = segmented_running_max(ends, starts)
+        del ends
+        self._bounds = np.r_[starts, len(self.rows)].tolist()
         self._thread = thread[starts].tolist()
         self._depth = depth[starts].tolist()
 
-    def by_thread(self):
-        """Per thread with slices, ascending: its per-depth rows and ends' running maxima (depths 0..max; an
-        empty array for a depth without slices)."""
-        bounds, thread_of, n = self._bounds, self._thread, len(self._thread)
+    def _thread_runs(self):
+        """(first, end) of each thread's runs of lanes (lanes are by thread, then depth)."""
+        thread_of, n = self._thread, len(self._thread)
         i = 0
         while i < n:
             j = i
             while j < n and thread_of[j] == thread_of[i]:
                 j += 1
+            yield i, j
+            i = j
+
+    def by_thread(self):
+        """Per thread with slices, ascending: its per-depth rows and ends' running maxima (depths 0..max; an
+        empty array for a depth without slices)."""
+        bounds = self._bounds
+        for i, j in self._thread_runs():
             by_depth: list[np.ndarray] = []
             end_max: list[np.ndarray] = []
             for k in range(i, j):
@@ -100,7 +115,10 @@ class _Lanes:
                 by_depth.append(self.rows[bounds[k] : bounds[k + 1]])
                 end_max.append(self.end_max[bounds[k] : bounds[k + 1]])
             yield by_depth, end_max
-            i = j
+
+    def thread_rows(self) -> dict[int, np.ndarray]:
+        """Per thread: its slice rows by depth, then start (a view of :attr:`rows`)."""
+        return {self._thread[i]: self.rows[self._bounds[i] : self._bounds[j]] for i, j in self._thread_runs()}
 
 
 def _no_check() -> None:
@@ -155,6 +173,7 @@ class TraceModel:
         lanes = _Lanes(s)
         # the tracks' per-depth arrays are views of these (kept here: the memory is the model's)
         self._lane_rows, self._lane_end_max = lanes.rows, lanes.end_max
+        self._thread_lane_rows = lanes.thread_rows()
         bounds = np.r_[segment_starts(s.thread), len(s)].tolist()
         for lo, hi, (by_depth, end_max) in zip(bounds[:-1], bounds[1:], lanes.by_thread(), strict=True):
             thread = int(s.thread[lo])
@@ -270,12 +289,15 @@ class TraceModel:
         s = self.slices
         lane = np.zeros(len(s), np.int32)
         base = 0
+        order = []  # the rows by (lane, start): each track's rows by (depth, start), tracks in lane order
         for track in self.tracks:
             track.lane_base = base
             lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
             base += track.max_depth + 1
+            order.append(self._thread_lane_rows[track.thread])
+        by_lane = np.concatenate(order) if order else np.zeros(0, np.int32)
         return SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns,
-                            check=self._check)  # fmt: skip
+                            check=self._check, order=by_lane)  # fmt: skip
 
     def sched_pyramid(self, which: str) -> tuple[SlicePyramid, np.ndarray]:
         """Per-pixel summaries of the CPU lanes (``"cpu"``) or the thread-state strips (``"state"``), and

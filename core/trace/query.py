@@ -23,6 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from fxscope.core.trace.slices import SliceTable
+from fxscope.core.trace.sorting import lexsort
 from fxscope.formats.fxt.arg_columns import event_arg_columns
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.columns import FxtColumns
@@ -138,6 +139,11 @@ class ArgStringIndex:
     rows: np.ndarray  # int32 slice rows, ascending within each string
 
 
+#: slices whose arguments are read together while building the search index (their argument columns, ~40
+#: bytes an argument, are the build's largest temporaries)
+INDEX_BATCH = 1 << 18
+
+
 def build_arg_string_index(
     s: SliceTable, cols: FxtColumns, strings: list[str], check: Callable[[], None] = _no_check
 ) -> ArgStringIndex:
@@ -148,26 +154,37 @@ def build_arg_string_index(
     bulk argument reader; string refs that do not resolve (-1) are left out.
     """
     event = s.event
-    order = np.argsort(event, kind="stable")  # the argument reader wants ascending event rows
-    order = order[cols.ev_nargs[event[order]] > 0]
-    ev = event[order].astype(np.int64)
+    order = np.argsort(event, kind="stable").astype(np.int32)  # the argument reader wants ascending event rows
+    order = order[cols.nargs_of(event[order]) > 0]
+    sids, srows = [], []
+    for a in range(0, len(order), INDEX_BATCH):  # a batch of slices at a time: bounded temporaries
+        check()
+        part = order[a : a + INDEX_BATCH]
+        ev = event[part].astype(np.int64)
+        args = event_arg_columns(cols, ev, check=check)
+        row = part[np.searchsorted(ev, args.event)]  # one slice per event row
+        string = np.flatnonzero(args.type == ArgType.STRING)
+        refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
+        values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
+        sid = np.concatenate([args.name, values])
+        srow = np.concatenate([row, row[string]])
+        del args, row, string, refs, values
+        keep = sid >= 0
+        sids.append(sid[keep].astype(np.int32))
+        srows.append(srow[keep].astype(np.int32))
+        del sid, srow, keep
+    del order
+    sid = np.concatenate(sids) if sids else np.zeros(0, np.int32)
+    srow = np.concatenate(srows) if srows else np.zeros(0, np.int32)
+    del sids, srows
     check()
-    args = event_arg_columns(cols, ev, check=check)
-    check()
-    row = order[np.searchsorted(ev, args.event)]  # one slice per event row
-    string = np.flatnonzero(args.type == ArgType.STRING)
-    refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
-    values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
-    sid = np.concatenate([args.name, values])
-    srow = np.concatenate([row, row[string]])
-    keep = sid >= 0
-    sid, srow = sid[keep], srow[keep]
-    check()
-    o = np.lexsort((srow, sid))
+    o = lexsort((srow, sid))
     sid, srow = sid[o], srow[o]
+    del o
     new = np.ones(len(sid), bool)  # one entry per (string, slice)
     new[1:] = (sid[1:] != sid[:-1]) | (srow[1:] != srow[:-1])
     sid, srow = sid[new], srow[new]
+    del new
     starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]]) if len(sid) else np.zeros(0, np.int64)
     arg_ids = sid[starts]
     names = np.asarray(s.name)

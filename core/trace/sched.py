@@ -140,8 +140,14 @@ class SchedTables:
     wakeups: Wakeups
 
     def cpus(self) -> list[int]:
-        """CPUs that ran something, ascending."""
-        return np.unique(self.cpu_slices.cpu).tolist()
+        """CPUs that ran something, ascending (the CPU slices are sorted by CPU: one pass, no sort)."""
+        cpu = self.cpu_slices.cpu
+        return cpu[segment_starts(cpu)].tolist() if len(cpu) else []
+
+    def state_tids(self) -> list[int]:
+        """Thread koids with thread states, ascending (the states are sorted by thread: one pass, no sort)."""
+        tid = self.thread_states.tid
+        return tid[segment_starts(tid)].tolist() if len(tid) else []
 
     def cpu_rows(self, cpu: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one CPU's slices."""

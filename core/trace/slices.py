@@ -127,9 +127,7 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None) -> 
         parent = batch[-1]
         parent[parent >= 0] += first
         first += len(parent)
-    ts, dur, thread, depth, event, flags, parent = (
-        c[0] if len(batches) == 1 else np.concatenate(c) for c in zip(*batches, strict=True)
-    )
+    ts, dur, thread, depth, event, flags, parent = _joined(batches)
     return SliceTable(
         ts=ts,
         dur=dur,
@@ -141,6 +139,23 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None) -> 
         flags=flags,
         parent=parent,
     )
+
+
+def _joined(batches: list[tuple[np.ndarray, ...]]) -> list[np.ndarray]:
+    """The batches' columns concatenated, one column at a time, each batch's part dropped once joined (the
+    table is then held about once, not twice: its columns and every batch's)."""
+    if len(batches) == 1:
+        return list(batches[0])
+    parts = [list(b) for b in batches]
+    batches.clear()
+    out = []
+    for k in range(len(parts[0])):
+        column = [p[k] for p in parts]
+        for p in parts:
+            p[k] = None
+        out.append(np.concatenate(column))
+        del column
+    return out
 
 
 def _thread_batches(thread: np.ndarray, sel: np.ndarray):

@@ -21,6 +21,7 @@ import numpy as np
 
 from fxscope.core.trace import async_spans, slices
 from fxscope.core.trace.counters import CounterSet
+from fxscope.core.trace.event_rows import kind_counts
 from fxscope.core.trace.flows import FlowTable
 from fxscope.core.trace.instants import InstantTable
 from fxscope.core.trace.sched import SchedTables
@@ -91,7 +92,7 @@ class Stat:
 def summarize(cols: FxtColumns) -> dict:
     """The ``fxscope info --json`` object: counts, providers, distinct processes/threads that events refer
     to, first and last event timestamps, reader warnings."""
-    kinds = np.bincount(cols.ev_kind, minlength=len(EventKind)) if len(cols.ev_kind) else np.zeros(11, int)
+    kinds = kind_counts(cols.ev_kind, len(EventKind))
     threads = _referenced_threads(cols)
     pids = np.unique(cols.threads_pid[threads]) if len(threads) else np.zeros(0)
     ts = cols.ev_ts

@@ -70,9 +70,9 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
     dec = cols.arg_decoder
     w = dec.w
     record = cols.ev_word[rows].astype(np.int64)
-    pos = record + cols.ev_args_skip[rows]
+    pos = record + cols.args_skip_of(rows)
     end = record + ((w[record] >> _U(4)) & _U(0xFFF)).astype(np.int64) if len(rows) else record
-    nargs = cols.ev_nargs[rows]
+    nargs = cols.nargs_of(rows)
     parts: list[tuple[np.ndarray, ...]] = []
     # the records still walking, with their position, end and argument count alongside (compressed with
     # them each step: cheaper than gathering pos[act], end[act] again several times a step)

@@ -2,8 +2,8 @@
 
 Why blocks: records are decoded :attr:`Decoder.BLOCK_RECORDS` at a time so the temporaries stay
 cache-sized, and each block's file pages are dropped from the resident set (``madvise``) once decoded.
-Memory: the output columns take ~57 bytes per event (the contract's dtypes) plus 8 bytes per record
-while reading. The record families live in their own modules, combined here as mixins of one
+Memory: the output columns take 33 bytes per event (the contract's dtypes; what follows from a record's
+header is read from the mapped file when asked) plus 7 bytes per record while reading. The record families live in their own modules, combined here as mixins of one
 :class:`Decoder` (they share its words, tables and diagnostics): control and descriptive records
 (:mod:`~fxscope.formats.fxt.records_control`), events (:mod:`~fxscope.formats.fxt.records_events`), logs
 (:mod:`~fxscope.formats.fxt.records_log`), scheduling (:mod:`~fxscope.formats.fxt.records_sched`), and the shared
@@ -29,6 +29,9 @@ from fxscope.formats.fxt.records_events import EventRecords
 from fxscope.formats.fxt.records_log import LogRecords
 from fxscope.formats.fxt.records_sched import SCHED_COLUMNS, SchedRecords
 from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
+
+#: the log columns as the reader fills them ("pos": word index of the record)
+LOG_COLUMNS = {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32}
 
 _U = np.uint64
 
@@ -57,6 +60,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self.mm = None
         self.progress: Callable[[float], None] = lambda _fraction: None
         self.rates: set[int] = {1_000_000_000}
+        self._first_event_of: dict[int, int] = {}  # provider index -> word of its first event record
+        #: (record words, argument counts) of the events whose arguments ended early (size-0 argument)
+        self.nargs_cut: list[tuple[np.ndarray, np.ndarray]] = []
         self._unresolved_str: set[tuple[int, int]] = set()
         self._unresolved_thr: set[tuple[int, int]] = set()
 
@@ -68,8 +74,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         # Walking the chain touched every page of the file: drop them, then read the headers' low 16 bits
         # a chunk at a time, releasing as we go, so that file pages and per-record arrays never add up.
         self._release(0, n)
-        if n < 1 << 31:
-            starts = starts.astype(np.uint32)
+        if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
+            starts = starts.astype(np.int64, copy=False)
         low = np.empty(len(starts), np.uint16)
         for a in range(0, len(starts), self.BLOCK_RECORDS):
             self.progress(0.03 + 0.02 * a / len(starts))
@@ -115,12 +121,13 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: file words a block of sparse records may span (8 MiB)
     SPAN_WORDS = 1 << 20
 
-    #: the stored event columns, 39 bytes per event (see FxtColumns for the derived ones); "pos" is
+    #: the stored event columns, 33 bytes per event (see FxtColumns for the derived ones: the provider
+    #: follows from the record's position, argument counts and offsets from its header, an instant's scope
+    #: is its data word); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS = {
-        "ts": np.int64, "kind": np.uint8, "provider": np.uint16, "thread": np.int32, "category": np.int32,
-        "name": np.int32, "nargs": np.uint8, "args_skip": np.uint16, "data": np.uint64,
-        "pos": np.int64, "scope": np.uint8,
+        "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
+        "name": np.int32, "data": np.uint64, "pos": np.int64,
     }  # fmt: skip
 
     def _release(self, first_word: int, end_word: int) -> None:
@@ -184,17 +191,16 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             m = len(block["pos"])
             for key in self._EV_COLUMNS:
                 ev[key][fill : fill + m] = block[key]
+            self._note_providers(block["provider"], block["pos"])
             fill += m
             del block
             self._release(int(sel[0]), int(sel[-1]) + 1)
-        logs = self._blocks(log_starts, self._logs)
-        scheds = self._blocks(sched_starts, self._sched)
+        lg = self._columns(log_starts, self._logs, LOG_COLUMNS)
+        sc = self._columns(sched_starts, self._sched, SCHED_COLUMNS)
         if fill < n_ev:
             ev = {key: v[:fill].copy() for key, v in ev.items()}
-        lg = _concat(logs, {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32})
-        sc = _concat(scheds, SCHED_COLUMNS)
         threads_pid, threads_tid = self._thread_table([ev["thread"], lg["thread"]])
-        self._warn_missing_init(ev["provider"], ev["pos"])
+        self._warn_missing_init()
         decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
         diag_lines = self.diag.finish()
         return FxtColumns(
@@ -206,12 +212,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             threads_tid=threads_tid,
             ev_ts=ev["ts"],
             ev_kind=ev["kind"],
-            ev_provider=ev["provider"],
             ev_thread=ev["thread"],
             ev_category=ev["category"],
             ev_name=ev["name"],
-            ev_nargs=ev["nargs"],
-            ev_args_skip=ev["args_skip"],
             ev_data=ev["data"],
             ev_word=ev["pos"],
             sched_ts=sc["ts"],
@@ -231,7 +234,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             blobs=self.blobs,
             record_counts=record_counts,
             warnings=diag_lines,
-            ev_scope=ev["scope"],
+            ev_nargs_cut=_cuts(self.nargs_cut),
             sched_out_pid=sc["out_pid"],
             sched_in_pid=sc["in_pid"],
             sched_out_prio=sc["out_prio"],
@@ -243,23 +246,33 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             arg_decoder=decoder,
         )
 
-    def _blocks(self, starts: np.ndarray, decode) -> list[dict]:
-        """Decode records at ``starts`` with ``decode`` a block at a time, releasing their file pages.
+    def _columns(self, starts: np.ndarray, decode, dtypes: dict) -> dict[str, np.ndarray]:
+        """The columns (``dtypes``) of the records at ``starts``, decoded by ``decode`` a block at a time into
+        columns allocated once (no list of blocks concatenated at the end: that held every record twice),
+        releasing their file pages.
 
         Sparse records (logs, scheduling) are spread over the whole file, and one page fault can map a
         whole large page-cache folio: a block therefore also ends after ``SPAN_WORDS`` of file, so that
         what one block maps stays small.
         """
-        out = []
+        out = {k: np.empty(len(starts), dt) for k, dt in dtypes.items()}
         if not len(starts):
             return out
         cuts = np.searchsorted(starts, np.arange(int(starts[0]), int(starts[-1]) + 1, self.SPAN_WORDS)[1:])
         bounds = np.union1d(np.r_[0, cuts, len(starts)], np.arange(0, len(starts), self.BLOCK_RECORDS))
+        fill = 0
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             if b > a:
                 sel = starts[a:b].astype(np.int64)
-                out.append(decode(sel))
+                block = decode(sel)
+                m = len(block["ts"])
+                for key in dtypes:
+                    out[key][fill : fill + m] = block[key]
+                fill += m
+                del block
                 self._release(int(sel[0]), int(sel[-1]) + 1)
+        if fill < len(starts):  # records dropped (warned)
+            out = {key: v[:fill].copy() for key, v in out.items()}
         return out
 
     def _provider_tps(self) -> list[int]:
@@ -269,18 +282,21 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
                 out[pindex] = self.t.gen_tps[gen]
         return out
 
-    def _warn_missing_init(self, ev_provider: np.ndarray, ev_pos: np.ndarray) -> None:
+    def _note_providers(self, provider: np.ndarray, pos: np.ndarray) -> None:
+        """Remember the first event record of each provider (for :meth:`_warn_missing_init`)."""
+        counts = np.bincount(provider, minlength=len(self.t.providers))
+        for pindex in np.flatnonzero(counts).tolist():
+            if pindex not in self._first_event_of:
+                self._first_event_of[pindex] = int(pos[np.argmax(provider == pindex)])
+
+    def _warn_missing_init(self) -> None:
         with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}
-        used = np.zeros(len(self.t.providers), np.int64)
-        for a in range(0, len(ev_provider), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
-            used += np.bincount(ev_provider[a : a + self.BLOCK_RECORDS], minlength=len(used))
-        for pindex in np.flatnonzero(used).tolist():
+        for pindex, first in sorted(self._first_event_of.items()):
             if pindex not in with_init:
                 p = self.t.providers[pindex]
-                first = int(ev_pos[np.argmax(ev_provider == pindex)]) * 8
                 self.diag.warn(
                     "no initialization",
-                    first,
+                    first * 8,
                     f"provider {p.id} ({p.name!r}) has no initialization record: assuming 1 tick = 1 ns",
                 )
 
@@ -311,8 +327,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         )
 
 
-def _concat(blocks: list[dict], dtypes: dict) -> dict[str, np.ndarray]:
-    return {
-        k: (np.concatenate([b[k] for b in blocks]).astype(dt, copy=False) if blocks else np.zeros(0, dt))
-        for k, dt in dtypes.items()
-    }
+def _cuts(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The (record words, argument counts) pairs of every block, joined (words ascending: file order)."""
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint8)
+    return np.concatenate([w for w, _ in parts]), np.concatenate([n for _, n in parts])

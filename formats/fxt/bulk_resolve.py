@@ -32,13 +32,32 @@ def intern_streams(
         mask = np.where(rem == 0, _U(0xFFFFFFFFFFFFFFFF), (_U(1) << (rem * _U(8))) - _U(1))
         mat[:, -1] &= mask
         key = np.column_stack([lengths[sel].astype(np.uint64), mat])
-        uniq, inv = np.unique(key, axis=0, return_inverse=True)
+        uniq, inv = _distinct_rows(key)
         gids = np.array(
             [tables.intern(decode_text(row[1:].astype("<u8").tobytes()[: int(row[0])])) for row in uniq],
             dtype=np.int64,
         )
-        out[sel] = gids[inv.reshape(-1)]
+        out[sel] = gids[inv]
     return out
+
+
+def _distinct_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, axis=0, return_inverse=True)`` of a uint64 matrix, by a 64-bit hash of each row:
+    sorting the hashes is several times faster than sorting the rows. Every row is checked against its
+    hash's first row, so a collision costs time (the exact sort), never a wrong answer."""
+    h = np.full(len(key), 0x9E3779B97F4A7C15, np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(key.shape[1]):
+            h ^= key[:, j]
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(31)
+    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    uniq = key[first]
+    if not (uniq[inv] == key).all():  # a collision
+        uniq, inv = np.unique(key, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+    return uniq, inv
 
 
 class BulkResolve:
@@ -89,21 +108,34 @@ class BulkResolve:
     ) -> np.ndarray:
         """Global string ids (int32) for string refs (-1 unresolved, warned once per provider and index)."""
         special = (ref.astype(np.uint16) - np.uint16(1)) >= np.uint16(0x7FFF)  # 0 (empty) or inline
-        if not special.any():
-            got = self.str_lookup(gen * STRING_KEYS + ref, pos)
+        any_special = bool(special.any())
+        # Resolve every ref as if indexed (the index bits of an inline ref are its length), then overwrite
+        # the empty and inline ones.
+        index = ref & np.uint16(F.INLINE_LENGTH_MASK) if any_special else ref
+        got = self._by_generation(self.str_lookup, index, gen, pos, STRING_KEYS)
+        if got is None:
+            got = self.str_lookup(gen * STRING_KEYS + index.astype(np.int64), pos).astype(np.int32)
+        if not any_special:
             if self._has_unresolved(got):
                 self._warn_unresolved_bulk(np.flatnonzero(got < 0), ref.astype(np.int64), gen, pos, "string")
-            return got.astype(np.int32)
-        # Mixed block: resolve every ref as if indexed, then overwrite the empty and inline ones.
-        ref = ref.astype(np.int64)
-        got = self.str_lookup(gen * STRING_KEYS + (ref & F.INLINE_LENGTH_MASK), pos)
-        out = got.astype(np.int32)
-        out[special] = 0
+            return got
+        unresolved = np.flatnonzero((got < 0) & ~special)
+        got[special] = 0
         inline = np.flatnonzero(ref >= F.INLINE_STRING)
         if len(inline):
-            out[inline] = self._intern_streams(inline_word[inline], ref[inline] & F.INLINE_LENGTH_MASK)
-        self._warn_unresolved_bulk(np.flatnonzero((got < 0) & ~special), ref, gen, pos, "string")
-        return out
+            lengths = (ref[inline] & np.uint16(F.INLINE_LENGTH_MASK)).astype(np.int64)
+            got[inline] = self._intern_streams(inline_word[inline], lengths)
+        self._warn_unresolved_bulk(unresolved, ref.astype(np.int64), gen, pos, "string")
+        return got
+
+    @staticmethod
+    def _by_generation(lookup, refs: np.ndarray, gen: np.ndarray, pos: np.ndarray, width: int) -> np.ndarray | None:
+        """int32 values of small unsigned ``refs`` (each below ``width``: callers mask inline flags off) of
+        rows whose provider generations are ``gen`` (:meth:`~fxscope.formats.fxt.tables.Lookup.of_generations`);
+        None when that does not apply (refs of another type, no dense table)."""
+        if refs.dtype.kind != "u" or refs.dtype.itemsize > 2:
+            return None
+        return lookup.of_generations(gen, refs, pos, width)
 
     @staticmethod
     def _has_unresolved(got: np.ndarray) -> bool:
@@ -129,7 +161,13 @@ class BulkResolve:
             )
 
     def _threads(self, ref: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """Registration row of each indexed thread ref (-1 unresolved); inline refs give -1 too."""
+        """Registration row of each indexed thread ref (-1 unresolved); inline refs (0) give -1 too."""
+        out = self._by_generation(self.thr_lookup, ref, gen, pos, THREAD_KEYS)  # (ref 0 is never registered)
+        if out is not None:
+            if self._has_unresolved(out):
+                self._warn_unresolved_bulk(np.flatnonzero((out < 0) & (ref != 0)), ref.astype(np.int64), gen,
+                                           pos, "thread")  # fmt: skip
+            return out
         ref = ref.astype(np.int64)
         if (ref != 0).all():
             out = self.thr_lookup(gen * THREAD_KEYS + ref, pos)

@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.args import Arg
+from fxscope.formats.fxt.fields import column
 
 
 class EventKind(IntEnum):
@@ -108,14 +110,12 @@ class FxtColumns:
     # --- events (one row per event record, file order) ---
     ev_ts: np.ndarray  # int64 ns
     ev_kind: np.ndarray  # uint8, EventKind
-    ev_provider: np.ndarray  # uint16
     ev_thread: np.ndarray  # int32 -> threads_*
     ev_category: np.ndarray  # int32 -> strings
     ev_name: np.ndarray  # int32 -> strings
-    ev_nargs: np.ndarray  # uint8
-    ev_args_skip: np.ndarray  # uint16: words from the record start to the first argument header
     #: uint64 data word: counter id / async correlation id / flow id; for duration-complete events the
-    #: end timestamp in ns (as int64 bits); 0 otherwise. Read it through ``ev_id`` / ``ev_end_ts``.
+    #: end timestamp in ns (as int64 bits); for instants their scope (``ev_scope``); 0 otherwise. Read it
+    #: through ``ev_id`` / ``ev_end_ts`` / ``ev_scope``.
     ev_data: np.ndarray
     ev_word: np.ndarray  # word index (byte offset / 8) of the record: uint32 below 16 GiB, else int64
 
@@ -145,8 +145,9 @@ class FxtColumns:
     warnings: list[str]
 
     # --- additions beyond the original contract (all optional for a consumer) ---
-    #: instant events: 0 thread, 1 process, 2 global (legacy scope word, E1); 0 for other kinds
-    ev_scope: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    #: (record words ascending, argument counts) of the events whose argument blocks ended before the count
+    #: in their header (an argument of size 0: warned); see :meth:`nargs_of`
+    ev_nargs_cut: tuple = field(default_factory=lambda: (np.zeros(0, np.int64), np.zeros(0, np.uint8)))
     #: process koid of each scheduling row's threads (0 when the record carries only tids)
     sched_out_pid: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     sched_in_pid: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
@@ -166,6 +167,47 @@ class FxtColumns:
     # The columns below are derived on access (each call builds a new array): storing them would cost
     # 24 more bytes per event, and peak memory while loading must stay within twice the file size.
     @property
+    def ev_provider(self) -> np.ndarray:
+        """uint16 provider index (into :attr:`providers`) of each event: the provider whose section the
+        record is in, found from its position (not stored: 2 bytes an event)."""
+        return self.arg_decoder.providers_at(self.ev_word)
+
+    # Argument counts and offsets, and instant scopes, follow from each record's header word (in the mapped
+    # file) and are read from it when asked (3 bytes an event not stored).
+    def nargs_of(self, rows: np.ndarray) -> np.ndarray:
+        """uint8 argument count of event ``rows``: the header's, or fewer where an argument of size 0
+        ended the block (the reader warned; later arguments are not decoded)."""
+        words = self.ev_word[np.asarray(rows, np.int64)]
+        out = _header_nargs(self.arg_decoder.w[words])
+        cut_words, cut_nargs = self.ev_nargs_cut
+        if len(cut_words) and len(words):
+            at = np.minimum(np.searchsorted(cut_words, words), len(cut_words) - 1)
+            hit = cut_words[at] == words
+            out[hit] = cut_nargs[at[hit]]
+        return out
+
+    def args_skip_of(self, rows: np.ndarray) -> np.ndarray:
+        """uint16 words from the record start of event ``rows`` to their first argument header (after the
+        timestamp and any inline thread, category and name)."""
+        return _header_args_skip(self.arg_decoder.w[self.ev_word[np.asarray(rows, np.int64)]])
+
+    @property
+    def ev_nargs(self) -> np.ndarray:
+        """uint8 argument count of each event (:meth:`nargs_of` of every row, a block at a time)."""
+        return _blockwise(len(self.ev_word), np.uint8, self.nargs_of)
+
+    @property
+    def ev_args_skip(self) -> np.ndarray:
+        """uint16 words to the first argument header of each event (:meth:`args_skip_of` of every row)."""
+        return _blockwise(len(self.ev_word), np.uint16, self.args_skip_of)
+
+    @property
+    def ev_scope(self) -> np.ndarray:
+        """uint8 scope of instant events (0 thread, 1 process, 2 global; legacy scope word, E1); 0 for other
+        kinds (an instant's data word holds it)."""
+        return np.where(self.ev_kind == EventKind.INSTANT, self.ev_data, 0).astype(np.uint8)
+
+    @property
     def ev_offset(self) -> np.ndarray:
         """int64 byte offset of each event record."""
         return self.ev_word.astype(np.int64) * 8
@@ -178,7 +220,8 @@ class FxtColumns:
     @property
     def ev_id(self) -> np.ndarray:
         """uint64 counter id / async correlation id / flow id; 0 for other kinds."""
-        return np.where(self.ev_kind == EventKind.DURATION_COMPLETE, np.uint64(0), self.ev_data)
+        no_id = (self.ev_kind == EventKind.DURATION_COMPLETE) | (self.ev_kind == EventKind.INSTANT)
+        return np.where(no_id, np.uint64(0), self.ev_data)
 
     @property
     def ev_end_ts(self) -> np.ndarray:
@@ -188,7 +231,8 @@ class FxtColumns:
     def event_args(self, i: int) -> list[Arg]:
         """Arguments of event row ``i``, resolved with the string table of that record's provider."""
         word = int(self.ev_word[i])
-        return self.arg_decoder.args_at(word, word + int(self.ev_args_skip[i]), int(self.ev_nargs[i]))
+        row = np.array([i], np.int64)
+        return self.arg_decoder.args_at(word, word + int(self.args_skip_of(row)[0]), int(self.nargs_of(row)[0]))
 
     def sched_args(self, i: int) -> list[Arg]:
         """Arguments of scheduling row ``i`` (context switch weights, wakeup ``waker``...)."""
@@ -199,3 +243,27 @@ class FxtColumns:
     @property
     def n_events(self) -> int:
         return len(self.ev_ts)
+
+
+def _header_nargs(h: np.ndarray) -> np.ndarray:
+    """The argument count field of event headers."""
+    return column(h, F.EVENT_NARGS).astype(np.uint8)
+
+
+def _header_args_skip(h: np.ndarray) -> np.ndarray:
+    """Words from an event record's start to its first argument: header and timestamp, then an inline
+    thread (two words, thread ref 0), an inline category and name (their streams' words)."""
+    skip = 2 + 2 * (column(h, F.EVENT_THREAD_REF) == 0).astype(np.uint16)
+    for f in (F.EVENT_CATEGORY_REF, F.EVENT_NAME_REF):
+        ref = column(h, f).astype(np.uint16)
+        inline = ref >= F.INLINE_STRING
+        skip += np.where(inline, ((ref & F.INLINE_LENGTH_MASK) + 7) >> 3, 0).astype(np.uint16)
+    return skip
+
+
+def _blockwise(n: int, dtype, of_rows, block: int = 1 << 20) -> np.ndarray:
+    """A whole column from a per-rows function, a block of rows at a time."""
+    out = np.empty(n, dtype)
+    for a in range(0, n, block):
+        out[a : a + block] = of_rows(np.arange(a, min(a + block, n)))
+    return out

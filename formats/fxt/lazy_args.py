@@ -27,6 +27,17 @@ class ArgDecoder:
         self._seg_pos = np.asarray(tables.seg_pos, np.int64)
         self._seg_gen = np.asarray(tables.seg_gen, np.int64)
 
+    def providers_at(self, record_words: np.ndarray) -> np.ndarray:
+        """uint16 provider index of the records whose headers are at ``record_words`` (the provider whose
+        section each is in), a block at a time."""
+        gen_provider = np.asarray(self.t.gen_provider, np.uint16)
+        out = np.empty(len(record_words), np.uint16)
+        block = 1 << 20
+        for a in range(0, len(record_words), block):
+            seg = np.searchsorted(self._seg_pos, record_words[a : a + block], side="right") - 1
+            out[a : a + block] = gen_provider[self._seg_gen[np.maximum(seg, 0)]]
+        return out
+
     def string_ids(self, refs: np.ndarray, stream_words: np.ndarray, record_words: np.ndarray) -> np.ndarray:
         """Global string ids (into ``FxtColumns.strings``, -1 unresolved) of many string refs at once.
 

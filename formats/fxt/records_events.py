@@ -100,14 +100,19 @@ class EventRecords:
             scope[scope_m] = np.where(bad, 0, sv)
         if not ok.all():
             keep = np.flatnonzero(ok)
-            pos, end, kind, nargs_eff, tref, cref, nref, inl_t = (
-                x[keep] for x in (pos, end, kind, nargs_eff, tref, cref, nref, inl_t)
+            pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t = (
+                x[keep] for x in (pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t)
             )
             ticks, data, scope, args_word = (x[keep] for x in (ticks, data, scope, args_word))
             if any_inline:
                 c_word, n_word = c_word[keep], n_word[keep]
             else:
                 c_word = n_word = args_word
+        cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
+        if len(cut):
+            self.nargs_cut.append((pos[cut].astype(np.int64), nargs_eff[cut].astype(np.uint8)))
+        # an instant's data word is its scope (instants have no id): the scope column is not stored
+        data[kind == 0] = scope[kind == 0]
         gen, provider, tps = self._segments(pos)
         complete = kind == 4
         if complete.any():  # the data word of a complete event is its end: stored in ns, in place
@@ -120,8 +125,5 @@ class EventRecords:
             "category": self._strings(cref, c_word, gen, pos),
             "name": self._strings(nref, n_word, gen, pos),
             "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
-            "nargs": nargs_eff,
-            "args_skip": (args_word - pos).astype(np.uint16),  # <= record size (12 bits)
             "data": data,
-            "scope": scope,
         }

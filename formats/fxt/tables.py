@@ -153,7 +153,7 @@ class Lookup:
             # value -2 marks keys registered more than once (answered by binary search).
             count = np.bincount(self.keys, minlength=keyspace) if len(k) else np.zeros(keyspace, np.int64)
             first = np.full(keyspace, np.iinfo(np.int64).max, dtype=np.int64)
-            value = np.full(keyspace, -1, dtype=np.int64)
+            value = np.full(keyspace, -1, dtype=np.int32)  # (string ids and thread rows fit 31 bits)
             single = count[self.keys] == 1
             first[self.keys[single]] = self.pos[single]
             value[self.keys[single]] = self.values[single]
@@ -173,22 +173,46 @@ class Lookup:
             first, value = self._dense
             if keys.min() < 0 or keys.max() >= self.keyspace:
                 keys = np.clip(keys, 0, self.keyspace - 1)  # cannot happen for well-formed keys
-            if int(pos[0]) > self._single_last:  # every single registration precedes these records
-                out = value[keys]
-            else:
-                out = value[keys]
+            out = value[keys].astype(np.int64)
+            if int(pos[0]) <= self._single_last:  # some single registration may follow these records
                 out[(out >= 0) & (pos <= first[keys])] = -1
             slow = np.flatnonzero(out == -2) if self._has_multi else np.zeros(0, np.int64)
         else:
             out = np.full(len(keys), -1, dtype=np.int64)
             slow = np.arange(len(keys))
         if len(slow):
-            comp_reg = (self.keys << 32) | self.pos
-            comp_q = (keys[slow] << 32) | pos[slow]
-            j = np.searchsorted(comp_reg, comp_q, side="left") - 1
-            ok = (j >= 0) & (self.keys[np.maximum(j, 0)] == keys[slow])
-            out[slow] = np.where(ok, self.values[np.maximum(j, 0)], -1)
+            out[slow] = self._searched(keys[slow], pos[slow])
         return out
+
+    def of_generations(self, gen: np.ndarray, refs: np.ndarray, pos: np.ndarray, width: int) -> np.ndarray | None:
+        """:meth:`__call__` of the keys ``gen * width + refs`` for refs below ``width`` (uint8/uint16 refs of
+        the provider generations ``gen``): the keys are computed in int32, without the range checks of
+        arbitrary keys (the bulk of a block's ref resolution). int32 values; None when there is no dense
+        table or the keys would not fit int32 (then call the lookup)."""
+        if self._dense is None or self.keyspace >= (1 << 31):
+            return None
+        if len(refs) == 0 or len(self.keys) == 0:
+            return np.full(len(refs), -1, np.int32)
+        first, value = self._dense
+        keys = gen.astype(np.int32)
+        keys *= np.int32(width)
+        keys += refs
+        out = value[keys]
+        if int(pos[0]) <= self._single_last:  # some single registration may follow these records
+            out[(out >= 0) & (pos <= first[keys])] = -1
+        if self._has_multi:
+            slow = np.flatnonzero(out == -2)
+            if len(slow):
+                out[slow] = self._searched(keys[slow].astype(np.int64), pos[slow])
+        return out
+
+    def _searched(self, keys: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Values of keys registered several times (or any key without a dense table), by binary search."""
+        comp_reg = (self.keys << 32) | self.pos
+        comp_q = (keys << 32) | pos
+        j = np.searchsorted(comp_reg, comp_q, side="left") - 1
+        ok = (j >= 0) & (self.keys[np.maximum(j, 0)] == keys)
+        return np.where(ok, self.values[np.maximum(j, 0)], -1)
 
     def scalar(self, key: int, pos: int) -> int:
         return int(self(np.array([key], np.int64), np.array([pos], np.int64))[0])

@@ -13,6 +13,7 @@ Goals (issue 17): count <= 0.5 s, group-by <= 2 s, added RSS <= 10 %, export <= 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -33,10 +34,8 @@ def _rss_mb(field: str = "VmRSS") -> float:
     import gc
 
     gc.collect()
-    try:
+    with contextlib.suppress(OSError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except OSError:
-        pass
     with open("/proc/self/status") as fh:
         for line in fh:
             if line.startswith(field + ":"):

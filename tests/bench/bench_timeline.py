@@ -144,15 +144,9 @@ print(json.dumps({"read_s": t1 - t0, "model_s": t2 - t1, "events": len(cols.ev_t
 """
 
 
-_CHILD_LOAD = r"""
-import json, os, sys, time
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-from fxscope.app.gui import application
-app = application()
-from PySide6.QtCore import QTimer
-from fxscope.app.main_window import MainWindow
-
-# the UI thread's longest stall while the window loads a big trace in the background and opens its tab
+#: a shown 1920x1080 MainWindow (``window``) and a 10 ms timer noting the UI thread's gaps between its ticks
+#: in ``gaps`` (ms): the window children's common start (bench_scale.py uses it too)
+WINDOW_WITH_GAP_TIMER = r"""
 window = MainWindow()
 window.resize(1920, 1080)
 window.show()
@@ -167,6 +161,18 @@ def tick():
 timer = QTimer()
 timer.timeout.connect(tick)
 timer.start(10)
+"""
+
+_CHILD_LOAD = r"""
+import json, os, sys, time
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from fxscope.app.gui import application
+app = application()
+from PySide6.QtCore import QTimer
+from fxscope.app.main_window import MainWindow
+
+# the UI thread's longest stall while the window loads a big trace in the background and opens its tab
+""" + WINDOW_WITH_GAP_TIMER + r"""
 t0 = time.perf_counter()
 window.open_path(sys.argv[1], background=True)
 while window.tabs.count() == 0 and time.perf_counter() - t0 < 600:

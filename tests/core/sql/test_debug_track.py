@@ -52,12 +52,12 @@ def test_one_threads_slices_become_its_depths(demo) -> None:
     s = model.slices
     mid = int(s.ts[track.lo + (track.hi - track.lo) // 2])
     t0, t1 = mid - 1_000_000, mid + 1_000_000
-    rows, lane, count, start, end, name = t.boxes(t0, t1, 1.0)
+    rows, _lane, count, _start, _end, _name = t.boxes(t0, t1, 1.0)
     want = np.flatnonzero((t.start < t1) & (t.end > t0))
     assert sorted(rows.tolist()) == want.tolist() and (count == 1).all()
     # the whole trace in 1,000 pixels: every box accounted for, merged or not
     span = model.end_ns - model.start_ns
-    rows, lane, count, start, end, name = t.boxes(model.start_ns, model.end_ns, span / 1000)
+    rows, _lane, count, _start, _end, _name = t.boxes(model.start_ns, model.end_ns, span / 1000)
     assert int(count.sum()) == len(t) and len(rows) < len(t)
     # a click: the box covering a time in a lane
     r = int(want[0])

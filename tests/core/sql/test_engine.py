@@ -178,7 +178,7 @@ def test_first_query_joining_tables_by_using(demo) -> None:
 
 def test_bad_sql_is_a_query_error(demo) -> None:
     _, sql = demo
-    with pytest.raises(QueryError, match="(?i)syntax|parser"):
+    with pytest.raises(QueryError, match=r"(?i)syntax|parser"):
         sql.query("SELEC 1")
     with pytest.raises(QueryError, match="nope"):
         sql.query("SELECT * FROM nope")

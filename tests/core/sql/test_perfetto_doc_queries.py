@@ -299,7 +299,7 @@ GROUP BY slice_id, slice_name""").to_pylist()}
         assert runnable.get(row, 0) == state_ns.get(STATE_NAMES[RUNNABLE], 0), row
         checked += cpu_time.get(row, 0) > 0
     assert checked > 5
-    with pytest.raises(QueryError, match="(?i)group by"):  # the page's query as written
+    with pytest.raises(QueryError, match=r"(?i)group by"):  # the page's query as written
         sql.query("""SELECT slice_id, slice_name, SUM(dur) AS cpu_time
 FROM slice_thread_state_breakdown
 WHERE state = 'Running'

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace import lod
 from fxscope.core.trace.lod import LONG_BUCKETS, SlicePyramid
 from fxscope.core.trace.model import TraceModel
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
@@ -79,15 +80,24 @@ def _summary_by_hand(ts, dur, lane, origin, shift):
     return entries, long_rows, long_end_max
 
 
+@pytest.mark.parametrize("batch", [None, 700])
 @pytest.mark.parametrize("before_origin", [False, True])
-def test_every_level_is_the_summary_of_its_slices(before_origin: bool) -> None:
-    """Coarser levels are built from finer ones: the same as summarizing the slices at each level."""
+def test_every_level_is_the_summary_of_its_slices(before_origin: bool, batch, monkeypatch) -> None:
+    """Coarser levels are built from finer ones: the same as summarizing the slices at each level; lanes
+    summarised in batches (``batch`` slices, whole lanes) give the same levels."""
+    if batch is not None:
+        monkeypatch.setattr(lod, "BATCH_SLICES", batch)
     rng = np.random.default_rng(5)
     n, lanes, span, origin = 3000, 5, 10**9, 10**6
     ts = rng.integers(origin - (span // 10 if before_origin else 0), origin + span, n)
     dur = (rng.integers(0, span // 20, n) * rng.choice([0, 1e-5, 1e-3, 1.0], n)).astype(np.int64)
     lane = rng.integers(0, lanes, n).astype(np.int32)
+    lane[lane == 3] = 2  # a lane without slices
     pyramid = SlicePyramid(ts, dur, lane, lanes, origin, span)
+    order = np.lexsort((ts, lane))
+    given = SlicePyramid(ts, dur, lane, lanes, origin, span, order=order.astype(np.int32))
+    for a, b in zip(pyramid.levels, given.levels, strict=True):  # the caller's order: the same levels
+        assert (a.row == b.row).all() and (a.bucket == b.bucket).all() and (a.lane_ptr == b.lane_ptr).all()
     assert len(pyramid.levels) > 3
     for level in pyramid.levels:
         entries, long_rows, long_end_max = _summary_by_hand(ts, dur, lane, origin, level.shift)

@@ -107,3 +107,17 @@ def test_real_trace_matches_a_plain_scan(testdata: Path, needle: str) -> None:
         assert all(dict(model.slice_details(r)["args"])["inferred_start_time"] == "true" for r in got)
     if needle == "symbol":
         assert len(got) == len(model.slices)
+
+
+def test_index_built_in_batches_is_the_same(testdata: Path, monkeypatch) -> None:
+    """The index reads the slices' arguments a batch at a time: batches of 1,000 slices give the index
+    of one batch."""
+    from fxscope.core.trace import query
+
+    path = testdata / "fxt" / "richiesams_fxt-python_trace.fxt"
+    whole = TraceModel(read_fxt(path)).search_index
+    monkeypatch.setattr(query, "INDEX_BATCH", 1000)
+    batched = TraceModel(read_fxt(path)).search_index
+    assert batched.ids.tolist() == whole.ids.tolist() and batched.folded == whole.folded
+    assert batched.arg_ids.tolist() == whole.arg_ids.tolist() and batched.ptr.tolist() == whole.ptr.tolist()
+    assert batched.rows.tolist() == whole.rows.tolist() and len(whole.rows) >= 17296

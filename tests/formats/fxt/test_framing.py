@@ -26,6 +26,16 @@ def test_generated_trace(monkeypatch):
     assert np.array_equal(framing.record_starts(words), sequential_starts(words))
 
 
+def test_big_files_walk_longer_chunks(monkeypatch):
+    """A big file is cut into chunks longer than CHUNK_WORDS (fewer chains, each walking further): the same
+    starts."""
+    monkeypatch.setattr(framing, "CHUNK_WORDS", 64)
+    monkeypatch.setattr(framing, "MIN_CHAINS", 8)
+    words = np.frombuffer(generate_trace(3000, seed=9), "<u8")
+    assert framing.chunk_words(len(words)) > 64
+    assert np.array_equal(framing.record_starts(words), sequential_starts(words))
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     payloads=st.lists(st.tuples(st.integers(0, 2), st.binary(max_size=3000)), min_size=1, max_size=40),

@@ -1,0 +1,297 @@
+"""Scale benchmark (issue 18): how reading and modelling a trace grow with its size, in time and memory.
+
+Run: ``.venv/bin/python tests/bench/bench_scale.py [--sizes 10m,30m] [--frame]`` (``--sizes 100m`` for the
+largest; 100M events is a ~3 GB file and needs ~3 GB free to generate). Not a unit test: it takes minutes.
+
+Generates (once, cached under tests/bench/.cache/) traces with scheduling records
+(``python -m fxscope generate --events N --scheduling``), then measures each size in a fresh subprocess:
+
+- ``read_s`` / ``read_mb_s``: :func:`fxscope.core.trace.reading.read_trace` (what the window's loader calls),
+- ``model_s``: the :class:`~fxscope.core.trace.model.TraceModel` constructor (slices, tracks), and
+  ``prep.<step>_s`` for each step of :data:`fxscope.core.trace.prepare.PREPARE_STEPS`; ``build_s`` is their
+  sum, the model's build to compare with ``read_s``,
+- memory, from ``/proc/self/status``: ``peak_hwm`` is the kernel's exact high-water mark of the resident
+  set (VmHWM: anonymous memory *plus* mapped file pages); ``peak_anon`` / ``peak_file`` are the largest
+  RssAnon / RssFile seen by a thread sampling every 2 ms (the anonymous memory is what the process owns;
+  the file pages are clean pages of the memory-mapped trace, which the kernel drops under pressure and the
+  reader releases as it goes); ``peak_anon_phase`` says during which step the anonymous peak came;
+  ``resident_anon`` / ``resident_file`` after the whole build. Ratios ``x_file`` are to the file's size,
+  ``B/ev`` per event.
+
+Run it with another checkout's interpreter (``/path/to/other/.venv/bin/python tests/bench/bench_scale.py``) to
+measure that checkout's code on the same traces (the children import ``fxscope`` as that interpreter installs it).
+
+``--frame`` also opens each trace in the window offscreen (MainWindow, background load as the app does)
+and prints ``first_frame_s`` (open to the first paint of the timeline), the UI thread's longest stall and
+the peak RSS of that process. The table ends with each figure's growth between consecutive sizes next to
+the growth of the event count (linear growth: the two are equal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # (run as a script: its sibling benchmarks)
+from bench_timeline import WINDOW_WITH_GAP_TIMER  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path(__file__).resolve().parent / ".cache"
+
+#: sizes by name: events
+SIZES = {"1m": 1_000_000, "3m": 3_000_000, "10m": 10_000_000, "30m": 30_000_000, "100m": 100_000_000}
+
+#: the sampler shared by both children: RssAnon/RssFile maxima per phase, from a thread every 2 ms
+_SAMPLER = r"""
+import threading, time
+
+def _status():
+    out = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmHWM", "VmRSS", "RssAnon", "RssFile"):
+                out[key] = int(value.split()[0]) * 1024
+    return out
+
+class Sampler(threading.Thread):
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.phase = "start"
+        self.peak_anon, self.peak_file, self.peak_anon_phase = 0, 0, ""
+        self.phase_anon = {}
+        self.running = True
+
+    def run(self):
+        while self.running:
+            s = _status()
+            anon, phase = s["RssAnon"], self.phase
+            if anon > self.peak_anon:
+                self.peak_anon, self.peak_anon_phase = anon, phase
+            self.peak_file = max(self.peak_file, s["RssFile"])
+            self.phase_anon[phase] = max(self.phase_anon.get(phase, 0), anon)
+            time.sleep(0.002)
+
+    def mark(self, phase):
+        s = _status()  # the phase's own last reading (a short phase may see no sample)
+        self.phase_anon[self.phase] = max(self.phase_anon.get(self.phase, 0), s["RssAnon"])
+        if s["RssAnon"] > self.peak_anon:
+            self.peak_anon, self.peak_anon_phase = s["RssAnon"], self.phase
+        self.phase = phase
+
+    def stop(self):
+        self.running = False
+        self.join()
+        return _status()
+"""
+
+_CHILD_LOAD = _SAMPLER + r"""
+import json, sys
+sampler = Sampler()
+sampler.start()
+from fxscope.core.trace.reading import read_trace
+from fxscope.core.trace.model import TraceModel
+try:
+    from fxscope.core.trace.prepare import PREPARE_STEPS
+except ImportError:  # an older checkout (run with its interpreter to compare): its prepare as one step
+    from fxscope.core.trace.prepare import prepare_model
+    PREPARE_STEPS = [("prepare", prepare_model)]
+try:
+    from fxscope.core.freed_memory import return_freed_memory
+except ImportError:
+    return_freed_memory = lambda: None
+base = _status()
+sampler.mark("read")
+t0 = time.perf_counter()
+cols = read_trace(sys.argv[1])
+t1 = time.perf_counter()
+after_read = _status()
+sampler.mark("model")
+model = TraceModel(cols)
+t2 = time.perf_counter()
+steps = {}
+for name, build in PREPARE_STEPS:
+    sampler.mark(name)
+    t = time.perf_counter()
+    build(model)
+    steps[name] = time.perf_counter() - t
+sampler.mark("trim")
+return_freed_memory()  # as prepare_model ends
+sampler.mark("done")
+end = _status()
+load_peak = (sampler.peak_anon, sampler.peak_file, sampler.peak_anon_phase)  # (the search's comes after)
+t = time.perf_counter()  # the first search: builds the search index (not part of the load)
+from fxscope.core.trace.search_hits import search_all
+sampler.mark("first_search")
+hits = search_all(model, "frame") if sys.argv[2] == "search" else []
+first_search = time.perf_counter() - t if sys.argv[2] == "search" else float("nan")
+sampler.mark("end")
+after_search = sampler.stop()
+print(json.dumps({
+    "events": len(cols.ev_ts), "sched": len(cols.sched_ts), "slices": len(model.slices),
+    "read_s": t1 - t0, "model_s": t2 - t1, "steps": steps,
+    "base_anon": base["RssAnon"], "after_read_anon": after_read["RssAnon"],
+    "peak_hwm": end["VmHWM"], "peak_anon": load_peak[0], "peak_file": load_peak[1],
+    "peak_anon_phase": load_peak[2], "phase_anon": sampler.phase_anon,
+    "resident_anon": end["RssAnon"], "resident_file": end["RssFile"],
+    "first_search_s": first_search, "first_search_hits": len(hits), "after_search_hwm": after_search["VmHWM"],
+}))
+"""
+
+_CHILD_FRAME = _SAMPLER + r"""
+import json, os, sys
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from fxscope.app.gui import application
+app = application()
+from PySide6.QtCore import QEvent, QObject, QTimer
+from fxscope.app.main_window import MainWindow
+
+sampler = Sampler()
+sampler.start()
+""" + WINDOW_WITH_GAP_TIMER + r"""
+
+class Painted(QObject):
+    at = None
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Paint and Painted.at is None:
+            Painted.at = time.perf_counter()
+        return False
+
+painted = Painted()
+base_anon = _status()["RssAnon"]  # the window's own (Qt, the app's modules) before the trace
+sampler.mark("load")
+t0 = time.perf_counter()
+window.open_path(sys.argv[1], background=True)
+tab_at = None
+while time.perf_counter() - t0 < 900:
+    app.processEvents()
+    if tab_at is None and window.tabs.count():
+        tab_at = time.perf_counter()
+        sampler.mark("first frame")
+        window.tabs.widget(0).timeline.plot.viewport().installEventFilter(painted)
+    if Painted.at is not None:
+        break
+    time.sleep(0.001)
+sampler.mark("after")
+for _ in range(50):  # what the window does right after (deferred work of the tab)
+    app.processEvents()
+    time.sleep(0.01)
+end = sampler.stop()
+print(json.dumps({"tab_s": (tab_at or float("nan")) - t0, "first_frame_s": (Painted.at or float("nan")) - t0,
+                  "max_gap_ms": max(gaps) if gaps else 0.0, "peak_hwm": end["VmHWM"],
+                  "peak_anon": sampler.peak_anon, "peak_anon_phase": sampler.peak_anon_phase, "base_anon": base_anon,
+                  "resident_anon": end["RssAnon"], "resident_file": end["RssFile"]}))
+"""
+
+
+def trace_path(events: int) -> Path:
+    """The cached generated trace of ``events`` events with scheduling (generated on first use)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"scale_{events}_sched.fxt"
+    if not path.exists():
+        print(f"generating {path.name} ...", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, "-m", "fxscope", "generate", "-o", str(path), "--events", str(events),
+                        "--scheduling"], check=True, cwd=ROOT)  # fmt: skip
+    return path
+
+
+def _child(code: str, path: Path, *args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code, str(path), *args], capture_output=True, text=True, env=env,
+                         cwd=ROOT)  # fmt: skip
+    if out.returncode != 0:
+        raise SystemExit(f"child failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(events: int, frame: bool, search: bool) -> dict:
+    """The figures of one size (see the module docstring), each from a fresh process."""
+    path = trace_path(events)
+    r = _child(_CHILD_LOAD, path, "search" if search else "no-search")
+    size = path.stat().st_size
+    fig: dict[str, float] = {"events": r["events"], "file_mb": size / 1e6, "read_s": r["read_s"],
+                             "read_mb_s": size / 1e6 / r["read_s"], "model_s": r["model_s"]}  # fmt: skip
+    for name, seconds in r["steps"].items():
+        fig[f"prep.{name}_s"] = seconds
+    fig["build_s"] = r["model_s"] + sum(r["steps"].values())
+    fig["build/read"] = fig["build_s"] / r["read_s"]
+    for key in ("peak_hwm", "peak_anon", "peak_file", "resident_anon", "resident_file"):
+        fig[f"{key}_mb"] = r[key] / 1e6
+        fig[f"{key}_x_file"] = r[key] / size
+        fig[f"{key}_B/ev"] = r[key] / r["events"]
+    # the first step whose RssAnon came within 1% of the peak (later steps reuse the memory the allocator
+    # kept, so their RssAnon stays there without their own temporaries reaching it)
+    phases = list(r["phase_anon"].items())
+    fig["peak_anon_phase"] = next((p for p, a in phases if a >= 0.99 * r["peak_anon"]), r["peak_anon_phase"])  # type: ignore[assignment]
+    if search:
+        fig["first_search_s"] = r["first_search_s"]
+        fig["after_search_hwm_mb"] = r["after_search_hwm"] / 1e6
+    for phase, anon in r["phase_anon"].items():
+        fig[f"anon_in.{phase}_mb"] = anon / 1e6
+    if frame:
+        f = _child(_CHILD_FRAME, path)
+        fig["first_frame_s"] = f["first_frame_s"]
+        fig["frame.tab_s"] = f["tab_s"]
+        fig["frame.max_ui_gap_ms"] = f["max_gap_ms"]
+        fig["frame.window_base_anon_mb"] = f["base_anon"] / 1e6
+        fig["frame.peak_hwm_mb"] = f["peak_hwm"] / 1e6
+        fig["frame.peak_anon_mb"] = f["peak_anon"] / 1e6
+        fig["frame.peak_anon_x_file"] = f["peak_anon"] / size
+        fig["frame.resident_anon_mb"] = f["resident_anon"] / 1e6
+    return fig
+
+
+def _fmt(v) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, int) or float(v).is_integer() and abs(v) >= 1000:
+        return f"{int(v):,}"
+    return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+
+def print_table(names: list[str], figs: list[dict]) -> None:
+    """One row per figure, one column per size, then the growth between consecutive sizes."""
+    keys = list(dict.fromkeys(k for f in figs for k in f))
+    growth = [f"{b}/{a}" for a, b in zip(names[:-1], names[1:], strict=True)]
+    print(f"{'figure':32s}" + "".join(f"{n:>14s}" for n in names) + "".join(f"{g:>14s}" for g in growth))
+    for k in keys:
+        vals = [f.get(k, "") for f in figs]
+        row = f"{k:32s}" + "".join(f"{_fmt(v) if v != '' else '-':>14s}" for v in vals)
+        for a, b in zip(vals[:-1], vals[1:], strict=True):
+            ok = not isinstance(a, str) and not isinstance(b, str) and a
+            row += f"{(b / a if ok else float('nan')):>14.2f}" if ok else f"{'':>14s}"
+        print(row)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10m,30m", help="comma-separated: " + ", ".join(SIZES))
+    parser.add_argument("--frame", action="store_true", help="also time the window's first frame (offscreen)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument("--search", choices=("auto", "yes", "no"), default="auto",
+                        help="time the first search after the load (builds the search index; auto: below 100M "
+                        "events, as it needs ~25 more bytes an event)")  # fmt: skip
+    args = parser.parse_args()
+    names = [s.strip().lower() for s in args.sizes.split(",") if s.strip()]
+    for n in names:
+        if n not in SIZES:
+            raise SystemExit(f"unknown size {n!r}: one of {', '.join(SIZES)}")
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    figs = []
+    for n in names:
+        search = args.search == "yes" or (args.search == "auto" and SIZES[n] < 100_000_000)
+        figs.append(measure(SIZES[n], args.frame, search))
+        print(f"{n}: done", file=sys.stderr, flush=True)
+    print_table(names, figs)
+    if args.json:
+        print(json.dumps(dict(zip(names, figs, strict=True))))
+
+
+if __name__ == "__main__":
+    main()

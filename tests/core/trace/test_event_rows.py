@@ -1,0 +1,23 @@
+"""Event rows and kind counts found a block at a time: the same as the whole-column numpy expressions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fxscope.core.trace import event_rows
+from fxscope.core.trace.event_rows import kind_counts, kind_rows
+
+
+@pytest.mark.parametrize("block", [7, 1 << 20])
+def test_rows_and_counts_match_numpy(block: int, monkeypatch) -> None:
+    monkeypatch.setattr(event_rows, "BLOCK", block)
+    rng = np.random.default_rng(4)
+    kind = rng.integers(0, 11, 1000).astype(np.uint8)
+    for first, last in ((2, 4), (5, 7), (8, 10), (0, 0), (10, 10)):
+        rows = kind_rows(kind, first, last)
+        assert rows.dtype == np.int32
+        assert rows.tolist() == np.flatnonzero((kind >= first) & (kind <= last)).tolist()
+    assert kind_counts(kind, 11).tolist() == np.bincount(kind, minlength=11).tolist()
+    assert kind_counts(kind, 3).tolist() == np.bincount(kind, minlength=3).tolist()  # longer than asked
+    assert kind_rows(kind[:0], 2, 4).tolist() == [] and kind_counts(kind[:0], 4).tolist() == [0] * 4
