@@ -51,7 +51,7 @@ from fxscope.core.timeline.layout import (
     Lane,
     TrackLayout,
 )
-from fxscope.core.timeline.track_order import build_groups, thread_tracks
+from fxscope.core.timeline.track_order import take_groups, thread_tracks
 from fxscope.core.timeline.view_state import AREA_KINDS, SearchState, ViewState
 from fxscope.core.trace.details import describe
 from fxscope.core.trace.model import TraceModel
@@ -116,7 +116,7 @@ class TimelineWidget(QWidget):
         bottom.setLabel(units="s")
         bottom.enableAutoSIPrefix(True)
         # the tracks and their order (core), one graphics item per lane
-        self.layout_state = TrackLayout(build_groups(model))
+        self.layout_state = TrackLayout(take_groups(model))  # (built by the loader thread, when it loaded the trace)
         self.debug_tracks = DebugTracks()  # query results added as tracks (the Query tab)
         self.items: list[SliceTrackItem] = []
         for lane in self.layout_state.lanes():
