@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import weakref
 import zlib
+from typing import ClassVar
 
 import numpy as np
 import shiboken6
@@ -130,7 +131,7 @@ class GuardedPaint:
     take the whole process down. The item draws nothing that frame; the first failure of each item class is
     logged."""
 
-    _reported: set[str] = set()
+    _reported: ClassVar[set[str]] = set()
 
     def paint(self, painter: QPainter, *args: object) -> None:
         painter.save()
@@ -177,7 +178,7 @@ class LaneItem(GuardedPaint, QGraphicsObject):
         pictures override to drop them)."""
         self.update()
 
-    def getViewBox(self):  # noqa: N802 - pyqtgraph's name, for code that treats lanes as its items
+    def getViewBox(self):
         """The view box showing this lane (lanes are children of its child group), or None."""
         group = self.parentItem()
         return group.parentItem() if group is not None else None
@@ -194,7 +195,7 @@ class LaneItem(GuardedPaint, QGraphicsObject):
             self.y0 = y0
             QGraphicsObject.update(self)
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+    def boundingRect(self) -> QRectF:
         # asked a few times per item per frame: built again only when the lane moves
         key = (self.y0, self.rows)
         if getattr(self, "_rect_key", None) != key:

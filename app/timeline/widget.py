@@ -302,7 +302,7 @@ class TimelineWidget(QWidget):
         bar.setRange(0, int(max(self.total_rows - page, 0.0) * self.SCROLL_STEPS))
         bar.setPageStep(int(page * self.SCROLL_STEPS))
         bar.setSingleStep(self.SCROLL_STEPS)
-        bar.setValue(int(round(max(y0, 0.0) * self.SCROLL_STEPS)))
+        bar.setValue(round(max(y0, 0.0) * self.SCROLL_STEPS))
         bar.blockSignals(False)
 
     def _scrolled(self, value: int) -> None:
@@ -515,7 +515,7 @@ class TimelineWidget(QWidget):
         if lane is None or not hasattr(lane.item, "track"):
             return x_s
         o = self.model.start_ns
-        edge = view_state.nearest_edge(self.model, lane.item.track, o + int(round(x_s * 1e9)), tol)
+        edge = view_state.nearest_edge(self.model, lane.item.track, o + round(x_s * 1e9), tol)
         return x_s if edge is None else (edge - o) / 1e9
 
     def measure(self, xa: float, xb: float, y_rows: float, final: bool = True) -> tuple[int, int]:
@@ -647,7 +647,7 @@ class TimelineWidget(QWidget):
             return self.debug_tracks.span(row, self.model.end_ns)
         return self.state.span()
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
         if key == Qt.Key.Key_W:
             self.zoom(ZOOM_STEP, self.pointer_x)
@@ -686,7 +686,7 @@ class TimelineWidget(QWidget):
     # ------------------------------------------------------------------ selection
     def hit_test(self, x_s: float, y_rows: float) -> int:
         """Slice row under view coordinates (seconds from start, rows), or -1."""
-        t = self.model.start_ns + int(round(x_s * 1e9))
+        t = self.model.start_ns + round(x_s * 1e9)
         lane = self.lane_at(y_rows)
         item = lane.item if lane is not None else None
         if isinstance(item, SliceTrackItem) and y_rows < item.y0 + item.rows * ROW_HEIGHT:
@@ -696,7 +696,7 @@ class TimelineWidget(QWidget):
     def hit_item(self, x_s: float, y_rows: float) -> tuple[str, int]:
         """(kind, table row) of the box under view coordinates, on any box track (thread slices, async
         spans, CPU slices, thread states), or ("", -1)."""
-        t = self.model.start_ns + int(round(x_s * 1e9))
+        t = self.model.start_ns + round(x_s * 1e9)
         vb = self.plot.getViewBox()
         (x0, x1), _ = vb.viewRange()
         tol_ns = 4 * (x1 - x0) * 1e9 / max(vb.width(), 1.0)  # points in time: within 4 pixels
@@ -822,9 +822,9 @@ class TimelineWidget(QWidget):
         self.pointer_x = x
         for lane in self.lanes():
             if isinstance(lane.item, CounterTrackItem) and lane.item.isVisible():
-                lane.item.set_cursor(None if x is None else self.model.start_ns + int(round(x * 1e9)))
+                lane.item.set_cursor(None if x is None else self.model.start_ns + round(x * 1e9))
 
-    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def leaveEvent(self, event) -> None:
         self.set_pointer(None)
         super().leaveEvent(event)
 

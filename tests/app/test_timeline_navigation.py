@@ -212,7 +212,7 @@ def test_pinned_tracks_stay_on_top_take_the_state_strip_and_have_a_readable_head
     timeline.pin(thread.key)
     assert timeline.pinned == [thread.key, ("state", thread.key[1])]
     timeline.scroll_rows(40.0)
-    _, (y0, y1) = timeline.plot.getViewBox().viewRange()
+    _, (y0, _y1) = timeline.plot.getViewBox().viewRange()
     assert y0 >= 40.0 - 1e-9
     assert timeline.header_at(y0 + 0.5) == "pinned"
     assert thread.item.y0 == pytest.approx(y0 + 1.0)

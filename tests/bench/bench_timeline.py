@@ -244,7 +244,7 @@ def _trace(events: int) -> Path:
 
 def _pct(values: list[float], q: float) -> float:
     s = sorted(values)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
 def main() -> None:
