@@ -4,7 +4,8 @@ A resolver answers for a module (named by its build ID) and a module-relative ad
 :class:`Resolver` protocol: the filter does not care where the answer comes from. :class:`SymbolFileResolver`
 is the one implementation; it finds a module's symbol files (given, in debug directories, through a
 :class:`~fxscope.core.symbols.store.SymbolStore`) and answers code lookups from a symbfile, else a GSYM file
-(given, cached, or converted from the ELF on first use) with columns from the ELF's DWARF, and data lookups
+(given, cached, or converted from the ELF on first use) with columns from the ELF's DWARF (kept in the symbol
+cache beside the GSYM, so a later run does not decode the DWARF again), and data lookups
 (and frames DWARF does not cover) from the ELF's symbol table.
 """
 
@@ -19,7 +20,9 @@ from fxscope.formats.elf.symtab import SymbolTable, read_symbol_table
 from fxscope.formats.errors import FormatError
 
 if TYPE_CHECKING:
+    from fxscope.core.symbols.column_cache import ColumnTable
     from fxscope.formats.dwarf.model import DwarfModel
+    from fxscope.formats.gsym.model import SourceFile
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,8 @@ class SymbolFileResolver:
         self._symbol_tables: dict[bytes, SymbolTable | FormatError] = {}
         #: DWARF models by ELF path (a FormatError where the file's DWARF is unreadable)
         self._dwarf: dict[Path, DwarfModel | FormatError] = {}
+        #: cached column tables by build ID (None: not in the cache, columns come from the DWARF)
+        self._column_tables: dict[bytes, ColumnTable | None] = {}
 
     @property
     def store(self):
@@ -203,8 +208,7 @@ class SymbolFileResolver:
             return [] if name is None else [Frame(name)]
         table = self._symbol_table(build_id)
         found = table.lookup(address) if table is not None else None
-        model = self._dwarf_model(build_id)
-        row = model.row_at(address) if model else None
+        row = self._row_at(build_id, address)
         if found is None and row is None:
             return [] if name is None else [Frame(name)]
         function = found[0] if found is not None else name or "<invalid>"
@@ -214,6 +218,15 @@ class SymbolFileResolver:
             file, line, column = row
             return [Frame(function, join_path(file.directory, file.base), line, column)]
         return [Frame(function, found[1] if found is not None else "")]
+
+    def _row_at(self, build_id: bytes, address: int) -> tuple[SourceFile, int, int] | None:
+        """The line row in force at ``address`` (file, line, column): from the symbol cache's columns file,
+        else the DWARF. The module's ELF must be at hand (the caller checks)."""
+        table = self._column_table(build_id)
+        if table is not None:
+            return table.row_at(address)
+        model = self._dwarf_model(build_id)
+        return model.row_at(address) if model else None
 
     def _symbol_table(self, build_id: bytes) -> SymbolTable | None:
         """The module's symbol list as llvm-symbolizer reads it (read once); None when the file is unreadable
@@ -245,27 +258,39 @@ class SymbolFileResolver:
         return None if isinstance(model, FormatError) else model
 
     def _columns(self, build_id: bytes, address: int, count: int) -> list[int]:
-        """Columns for a GSYM inline stack, from the module's DWARF when its ELF is at hand (else 0s).
+        """Columns for a GSYM inline stack, from the module's DWARF when its ELF is at hand (else 0s): as the
+        symbol cache keeps them, else decoded.
 
         GSYM stores no columns; llvm-symbolizer prints the line row's column for the innermost frame and
         DW_AT_call_column of each inlined call for the frames around it.
         """
         zeros = [0] * count
+        if self._elf_path(build_id) is None:
+            return zeros
+        table = self._column_table(build_id)
+        if table is not None:
+            return table.columns(address, count)
         model = self._dwarf_model(build_id)
-        if not model:
-            return zeros
-        fn = model.function_at(address)
-        chain = []
-        nodes = fn.inlines if fn is not None else []
-        while True:
-            inside = next((n for n in nodes if any(lo <= address < hi for lo, hi in n.ranges)), None)
-            if inside is None:
-                break
-            chain.append(inside)
-            nodes = inside.children
-        if len(chain) + 1 != count:
-            return zeros
-        return [model.row_column(address)] + [node.call_column for node in reversed(chain)]
+        return model.frame_columns(address, count) if model else zeros
+
+    def _column_table(self, build_id: bytes) -> ColumnTable | None:
+        """The module's columns as the symbol cache keeps them (read once); a cache without them (or with a
+        damaged file) gets them from the DWARF, decoded here anyway, for the next run. None without a store
+        or when the DWARF is unreadable or cannot be stored exactly: :meth:`_columns` reads the DWARF."""
+        if build_id in self._column_tables:
+            return self._column_tables[build_id]
+        table = None
+        if self._store is not None:
+            from fxscope.core.symbols.column_cache import load_columns, save_columns
+
+            path = self._store.columns_path(build_id)
+            table = load_columns(path, build_id)
+            if table is None:
+                model = self._dwarf_model(build_id)
+                if model is not None:
+                    save_columns(path, model, build_id)
+        self._column_tables[build_id] = table
+        return table
 
     def _convert(self, build_id: bytes, elf: Path):
         """GSYM for an ELF found by build ID, converted once from its DWARF and symbol table."""

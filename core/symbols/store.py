@@ -10,7 +10,8 @@ Layouts searched in each user directory (the ones other tools produce):
 debuginfod servers (``DEBUGINFOD_URLS`` or explicit URLs) are asked ``GET /buildid/<id>/debuginfo``, then
 ``/executable``, with :mod:`fxscope.core.http_client`'s timeouts, retries (429/5xx, Retry-After), a deadline per
 download and a size limit; answers are cached under the user cache directory. DWARF is converted to GSYM once per build
-ID and the result cached too, so the second lookup of a module costs a file open.
+ID and the result cached too (with the DWARF's column numbers beside it, which GSYM cannot hold), so the second
+lookup of a module costs a file open.
 
 What a server did not have is remembered for the session (:class:`MissCache`, per server, build ID and kind):
 symbolizing asks for a module once per frame, and without it every frame of a module no server has repeated
@@ -274,5 +275,14 @@ class SymbolStore:
         from fxscope.core.symbols.gsym_convert import convert_elf_to_gsym
 
         cached.parent.mkdir(parents=True, exist_ok=True)
-        convert_elf_to_gsym(elf, cached, dwarf(elf) if dwarf is not None else None)
+        model = dwarf(elf) if dwarf is not None else None
+        convert_elf_to_gsym(elf, cached, model)
+        if model is not None:  # GSYM has no columns: keep them beside it, so later runs need no DWARF
+            from fxscope.core.symbols.column_cache import save_columns
+
+            save_columns(self.columns_path(build_id), model, build_id)
         return cached
+
+    def columns_path(self, build_id: bytes) -> Path:
+        """Where the cache keeps the module's column numbers (:mod:`fxscope.core.symbols.column_cache`)."""
+        return self.cache_dir / "gsym" / f"{build_id.hex()}.columns"

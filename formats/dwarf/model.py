@@ -82,6 +82,23 @@ class DwarfModel:
         i = bisect.bisect_right(seq.addresses, address) - 1
         return seq.columns[i] if i >= 0 else 0
 
+    def frame_columns(self, address: int, count: int) -> list[int]:
+        """Columns of a ``count``-frame inline stack at ``address``, innermost first, as llvm-symbolizer
+        prints them: the line row's column, then DW_AT_call_column of each inlined call outwards; 0s when
+        the inline chain here is not ``count`` frames deep."""
+        fn = self.function_at(address)
+        chain = []
+        nodes = fn.inlines if fn is not None else []
+        while True:
+            inside = next((n for n in nodes if any(lo <= address < hi for lo, hi in n.ranges)), None)
+            if inside is None:
+                break
+            chain.append(inside)
+            nodes = inside.children
+        if len(chain) + 1 != count:
+            return [0] * count
+        return [self.row_column(address)] + [node.call_column for node in reversed(chain)]
+
     def row_at(self, address: int) -> tuple[SourceFile, int, int] | None:
         """(file, line, column) of the line row in force at ``address``, None when no sequence covers it.
 

@@ -82,15 +82,17 @@ def test_each_interop_class_is_in_the_output(crash) -> None:
 
 def test_command_line(crash, tmp_path: Path) -> None:
     case, tree = crash
-    result = subprocess.run(
-        [sys.executable, "-m", "fxscope", "symbolize", "--no-color", "--debug-file-directory", str(tree)],
-        input=(case / "input.log").read_bytes(), capture_output=True, timeout=120,
-        # a private symbol cache: the libraries converted here must not answer for other tests' logs
-        env={**os.environ, "PYTHONPATH": str(ROOT), "FXSCOPE_CACHE_DIR": str(tmp_path / "cache")},
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == (case / "expected.llvm19.stdout").read_bytes()
-    assert result.stderr == b""
+    for run in ("cold", "warm"):  # converting into the cache, then from the cache's GSYM and columns
+        result = subprocess.run(
+            [sys.executable, "-m", "fxscope", "symbolize", "--no-color", "--debug-file-directory", str(tree)],
+            input=(case / "input.log").read_bytes(), capture_output=True, timeout=120,
+            # a private symbol cache: the libraries converted here must not answer for other tests' logs
+            env={**os.environ, "PYTHONPATH": str(ROOT), "FXSCOPE_CACHE_DIR": str(tmp_path / "cache")},
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == (case / "expected.llvm19.stdout").read_bytes(), run
+        assert result.stderr == b"", run
+    assert list((tmp_path / "cache" / "gsym").glob("*.columns"))
 
 
 def test_live_llvm_symbolizer_19(crash) -> None:

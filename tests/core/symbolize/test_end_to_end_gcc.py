@@ -36,9 +36,10 @@ def _markers() -> dict[str, int]:
             for m in [re.search(r"LINE:(\w+)", line)] if m}  # fmt: skip
 
 
-def _symbolize(*args: str, log: str) -> subprocess.CompletedProcess:
+def _symbolize(*args: str, log: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "fxscope", "symbolize", "--no-color", *args], input=log,
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})  # fmt: skip
 
 
 def test_every_frame_names_its_source_line(crashed) -> None:
@@ -68,6 +69,9 @@ def test_same_output_as_llvm_symbolizer(crashed, tmp_path: Path) -> None:
     shutil.copy(binary, debug / f"{build_id[2:]}.debug")
     theirs = subprocess.run([llvm, "--filter-markup", f"--debug-file-directory={tmp_path}"], input=log,
                             capture_output=True, text=True, timeout=120)  # fmt: skip
-    ours = _symbolize("--debug-file-directory", str(tmp_path), log=log)
-    assert ours.stdout == theirs.stdout
-    assert ours.stderr == theirs.stderr
+    cache = {"FXSCOPE_CACHE_DIR": str(tmp_path / "cache")}
+    for run in ("cold", "warm"):  # converted and cached, then from the cache (GSYM and columns, no DWARF)
+        ours = _symbolize("--debug-file-directory", str(tmp_path), log=log, env=cache)
+        assert ours.stdout == theirs.stdout, run
+        assert ours.stderr == theirs.stderr, run
+    assert len(list((tmp_path / "cache" / "gsym").glob("*.columns"))) == 1
