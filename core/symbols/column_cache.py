@@ -78,19 +78,14 @@ class ColumnTable:
         a = self._a
         if not 0 <= address <= _U64:
             return None
-        k = int(np.searchsorted(self._seq_low, address, side="right")) - 1
-        while k >= 0:
-            low = int(self._seq_low[k])
-            if address < int(a["seq_high"][k]):
-                i = self._row_index(k, address)
-                file = self._file(int(a["row_file"][i]))
-                if file is None or a["row_end"][i]:
-                    return None
-                return file, int(a["row_line"][i]), int(a["row_col"][i])
-            if address - low > 1 << 24:
-                break
-            k -= 1
-        return None
+        k = _nearest_covering(self._seq_low, a["seq_high"], address)
+        if k < 0:
+            return None
+        i = self._row_index(k, address)
+        file = self._file(int(a["row_file"][i]))
+        if file is None or a["row_end"][i]:
+            return None
+        return file, int(a["row_line"][i]), int(a["row_col"][i])
 
     def _row_index(self, k: int, address: int) -> int:
         """The row in force at ``address`` in sequence ``k`` (which starts at or before it)."""
@@ -109,16 +104,8 @@ class ColumnTable:
 
     def _function_at(self, address: int) -> int:
         """``DwarfModel.function_at``: the function's index, -1 for none."""
-        a = self._a
-        k = int(np.searchsorted(self._span_lo, address, side="right")) - 1
-        while k >= 0:
-            lo = int(self._span_lo[k])
-            if lo <= address < int(a["span_hi"][k]):
-                return int(a["span_fn"][k])
-            if address - lo > 1 << 24:
-                break
-            k -= 1
-        return -1
+        k = _nearest_covering(self._span_lo, self._a["span_hi"], address)
+        return int(self._a["span_fn"][k]) if k >= 0 else -1
 
     def _node_contains(self, node: int, address: int) -> bool:
         a = self._a
@@ -146,6 +133,19 @@ class ColumnTable:
         if len(chain) + 1 != count:
             return zeros
         return [self.row_column(address)] + [int(node_col[n]) for n in reversed(chain)]
+
+
+def _nearest_covering(lows: np.ndarray, highs: np.ndarray, address: int) -> int:
+    """The index of the last interval starting at or before ``address`` that contains it, looking back no
+    further than the first one that starts more than 16 MiB before it, -1 for none: the walk-back of
+    ``DwarfModel.row_at`` and ``function_at`` (intervals sorted by start), done on the whole window at once."""
+    end = int(np.searchsorted(lows, address, side="right"))
+    if end == 0:
+        return -1
+    far = address - (1 << 24)
+    first = max(int(np.searchsorted(lows, far, side="left")) - 1, 0) if far > 0 else 0
+    covering = np.flatnonzero(highs[first:end] > address)
+    return first + int(covering[-1]) if len(covering) else -1
 
 
 def _flatten(model: DwarfModel) -> dict[str, list] | None:

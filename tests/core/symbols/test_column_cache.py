@@ -167,3 +167,49 @@ def test_without_the_elf_columns_stay_zero_as_before(tmp_path: Path) -> None:
     frames = [f for a in range(0x1000, 0x1400, 4) for f in resolver.code(build_id, a)]
     assert any(f.line for f in frames)
     assert all(f.column == 0 for f in frames)
+
+
+def _random_model(rng: random.Random) -> DwarfModel:
+    """Overlapping, nested and far-apart sequences and functions (the 16 MiB look-back of row_at and
+    function_at matters only where intervals are that far apart, which the corpus binaries are not)."""
+    from fxscope.formats.dwarf.model import DwarfFunction, LineSequence
+    from fxscope.formats.gsym.model import InlineNode, SourceFile
+
+    files = [SourceFile(f"/src/d{i}", f"f{i}.c") for i in range(4)] + [None]
+    spread = 1 << 26
+    sequences = []
+    for _ in range(rng.randrange(1, 12)):
+        low = rng.randrange(spread)
+        addresses = sorted(low + rng.randrange(1 << rng.choice((4, 12, 25))) for _ in range(rng.randrange(1, 8)))
+        addresses[0] = low
+        n = len(addresses) + 1
+        addresses.append(addresses[-1] + rng.randrange(1, 1 << rng.choice((4, 25))))
+        sequences.append(LineSequence(addresses, [rng.choice(files) for _ in range(n)],
+                                      [rng.randrange(100) for _ in range(n)], [False] * (n - 1) + [True],
+                                      [rng.randrange(80) for _ in range(n)] if rng.random() < 0.8 else []))  # fmt: skip
+
+    def nodes(lo: int, depth: int) -> list[InlineNode]:
+        out = []
+        for _ in range(rng.randrange(0, 3) if depth < 3 else 0):
+            start = lo + rng.randrange(64)
+            out.append(InlineNode("f", [(start, start + rng.randrange(1, 64))], call_column=rng.randrange(50),
+                                  children=nodes(start, depth + 1)))  # fmt: skip
+        return out
+
+    functions_ = []
+    for _ in range(rng.randrange(0, 10)):
+        lo = rng.randrange(spread)
+        hi = lo + rng.randrange(1, 1 << rng.choice((6, 25)))
+        functions_.append(DwarfFunction("f", [(lo, hi)], None, 0, 0, nodes(lo, 0)))
+    return DwarfModel(functions_, [sequences], [])
+
+
+def test_random_models_far_apart() -> None:
+    rng = random.Random(141)
+    for _ in range(150):
+        model = _random_model(rng)
+        table = decode_columns(encode_columns(model, b"id") or b"", b"id")
+        assert table is not None
+        probes = _interesting(model) + [rng.randrange(1 << 27) for _ in range(200)]
+        for address in probes:
+            _same(model, table, address)
