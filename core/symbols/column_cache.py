@@ -91,13 +91,14 @@ class ColumnTable:
         """The row in force at ``address`` in sequence ``k`` (which starts at or before it)."""
         start = int(self._a["seq_start"][k])
         stop = int(self._a["seq_start"][k + 1]) if k + 1 < len(self._a["seq_start"]) else len(self._row_addr)
-        return max(start + int(np.searchsorted(self._row_addr[start:stop], address, side="right")) - 1, start)
+        found = self._row_addr[start:stop].searchsorted(np.uint64(address), side="right")
+        return max(start + int(found) - 1, start)
 
     def row_column(self, address: int) -> int:
         """``DwarfModel.row_column``: the column of the row in force in the last sequence starting at or
         before ``address``, 0 when that sequence does not cover it."""
         a = self._a
-        k = int(np.searchsorted(self._seq_low, address, side="right")) - 1
+        k = int(self._seq_low.searchsorted(np.uint64(address), side="right")) - 1
         if k < 0 or not address < int(a["seq_high"][k]):
             return 0
         return int(a["row_col"][self._row_index(k, address)])
@@ -112,7 +113,8 @@ class ColumnTable:
         start = int(a["node_range_start"][node])
         stop = int(a["node_range_start"][node + 1]) if node + 1 < len(a["node_range_start"]) else len(a["range_lo"])
         lo, hi = a["range_lo"][start:stop], a["range_hi"][start:stop]
-        return bool(np.any((lo <= address) & (hi > address)))
+        key = np.uint64(address)
+        return bool(np.any((lo <= key) & (hi > key)))
 
     def columns(self, address: int, count: int) -> list[int]:
         """Columns of a ``count``-frame inline stack at ``address``, innermost first (0s when the DWARF's
@@ -139,12 +141,13 @@ def _nearest_covering(lows: np.ndarray, highs: np.ndarray, address: int) -> int:
     """The index of the last interval starting at or before ``address`` that contains it, looking back no
     further than the first one that starts more than 16 MiB before it, -1 for none: the walk-back of
     ``DwarfModel.row_at`` and ``function_at`` (intervals sorted by start), done on the whole window at once."""
-    end = int(np.searchsorted(lows, address, side="right"))
+    key = np.uint64(address)  # a Python int would make numpy convert the whole array to compare with it
+    end = int(lows.searchsorted(key, side="right"))
     if end == 0:
         return -1
     far = address - (1 << 24)
-    first = max(int(np.searchsorted(lows, far, side="left")) - 1, 0) if far > 0 else 0
-    covering = np.flatnonzero(highs[first:end] > address)
+    first = max(int(lows.searchsorted(np.uint64(far), side="left")) - 1, 0) if far > 0 else 0
+    covering = np.flatnonzero(highs[first:end] > key)
     return first + int(covering[-1]) if len(covering) else -1
 
 
