@@ -13,7 +13,7 @@ same tie-breaks) give the same answers:
   sibling, ranges and call column.
 
 Format (little-endian): ``FXCOLUMN`` magic, u32 version, u32 build-ID length, u32 CRC-32 of what follows the
-build ID, the build ID, then the fourteen arrays' lengths (u64) and the arrays. A file that is missing, truncated, of another version or build ID, or whose
+build ID, the build ID, then the lengths (u64) of the arrays ``_ARRAYS`` lists, and the arrays. A file that is missing, truncated, of another version or build ID, or whose
 arrays do not hang together reads as None: the caller decodes DWARF as before (a cache file is input too).
 A model this format cannot reproduce exactly (rows out of order, values past 64 bits) is not written.
 """
@@ -47,9 +47,9 @@ _ARRAYS = (
     ("span_lo", "<u8"), ("span_hi", "<u8"), ("span_fn", "<i8"),
     ("fn_top", "<i8"),  # per function: first top-level inline node, -1 for none
     # per inline node: first child, next sibling (-1 for none), call column, first range (ranges up to the next)
-    ("node_links", "<i8"), ("node_col", "<u4"),
+    ("node_links", "<i8"), ("node_col", "<u4"), ("node_range_start", "<u8"),
+    ("range_lo", "<u8"), ("range_hi", "<u8"),
 )
-_NODE_RANGES = ("range_lo", "<u8"), ("range_hi", "<u8"), ("node_range_start", "<u8")
 
 
 class ColumnTable:
@@ -151,7 +151,7 @@ def _nearest_covering(lows: np.ndarray, highs: np.ndarray, address: int) -> int:
     return first + int(covering[-1]) if len(covering) else -1
 
 
-def _flatten(model: DwarfModel) -> dict[str, list] | None:
+def _flatten(model: DwarfModel) -> dict[str, object] | None:
     """The model's column facts as flat lists, or None when the format cannot reproduce its lookups."""
     seqs = sorted((s for cu in model.sequences for s in cu), key=lambda s: s.low)
     seq_low, seq_high, seq_start, row_addr, row_col, row_line, row_file, row_end = [], [], [], [], [], [], [], []
@@ -176,7 +176,7 @@ def _flatten(model: DwarfModel) -> dict[str, list] | None:
     if any(type(n) is not str or "\0" in n for n in names):
         return None
     try:
-        file_text = list(b"".join(n.encode() + b"\0" for n in names))
+        file_text = np.frombuffer(b"".join(n.encode() + b"\0" for n in names), dtype=np.uint8)
     except UnicodeEncodeError:
         return None
     spans = sorted((lo, hi, i) for i, fn in enumerate(model.functions) for lo, hi in fn.ranges)
@@ -229,19 +229,15 @@ def encode_columns(model: DwarfModel, build_id: bytes) -> bytes | None:
     facts = _flatten(model)
     if facts is None:
         return None
-    arrays = [np.asarray(facts[name], dtype=dtype) for name, dtype in (*_ARRAYS, *_NODE_RANGES)]
-    arrays[_index("node_links")] = arrays[_index("node_links")].reshape(-1, 2)
+    arrays = [np.asarray(facts[name], dtype=dtype).reshape(-1, 2) if name == "node_links"
+              else np.asarray(facts[name], dtype=dtype) for name, dtype in _ARRAYS]  # fmt: skip
     body = struct.pack(f"<{len(arrays)}Q", *(len(x) for x in arrays)) + b"".join(x.tobytes() for x in arrays)
     return MAGIC + struct.pack("<III", VERSION, len(build_id), zlib.crc32(body)) + build_id + body
 
 
-def _index(name: str) -> int:
-    return [n for n, _ in (*_ARRAYS, *_NODE_RANGES)].index(name)
-
-
 def decode_columns(data: bytes, build_id: bytes) -> ColumnTable | None:
     """The table in a columns file, or None for anything but a consistent file of this version for ``build_id``."""
-    layout = (*_ARRAYS, *_NODE_RANGES)
+    layout = _ARRAYS
     fixed = len(MAGIC) + 12
     if len(data) < fixed or data[: len(MAGIC)] != MAGIC:
         return None
