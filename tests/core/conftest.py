@@ -1,4 +1,5 @@
-"""A hostile HTTP server on 127.0.0.1 for the uploader's and the debuginfod client's tests.
+"""Fixtures of the core tests: a hostile HTTP server on 127.0.0.1 for the uploader's and the debuginfod
+client's tests, and a counter of DWARF decodes (:func:`decodes`) for the symbolizer's.
 
 It speaks raw bytes (so it can send what no well-behaved server library would: trickles, lies about lengths,
 malformed headers), answers each request with a scripted function, and is bounded on every side: it serves
@@ -161,3 +162,25 @@ def hostile_server():
     for server in servers:
         with contextlib.suppress(Exception):
             server.stop()
+
+
+@pytest.fixture
+def decodes(monkeypatch):
+    """read_dwarf calls per ELF file name, wherever the GSYM conversion or the resolver calls it from: a
+    module's DWARF is to be decoded once per resolver, and not at all with a warm symbol cache."""
+    from collections import Counter
+    from pathlib import Path
+
+    from fxscope.core.symbols import gsym_convert
+    from fxscope.formats.dwarf import functions
+
+    counts: Counter = Counter()
+    real = functions.read_dwarf
+
+    def counting(path, *args, **kwargs):
+        counts[Path(path).name] += 1
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(functions, "read_dwarf", counting)
+    monkeypatch.setattr(gsym_convert, "read_dwarf", counting)
+    return counts

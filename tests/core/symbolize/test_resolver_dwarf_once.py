@@ -6,28 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from fxscope.core.symbolize.markup_filter import filter_text
 from fxscope.core.symbolize.resolver import SymbolFileResolver
-from fxscope.core.symbols import gsym_convert
 from fxscope.core.symbols.store import SymbolStore
-from fxscope.formats.dwarf import functions
-
-
-@pytest.fixture
-def decodes(monkeypatch) -> Counter:
-    """read_dwarf calls per ELF path, wherever the conversion or the resolver calls it from."""
-    counts: Counter = Counter()
-    real = functions.read_dwarf
-
-    def counting(path, *args, **kwargs):
-        counts[Path(path).name] += 1
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(functions, "read_dwarf", counting)
-    monkeypatch.setattr(gsym_convert, "read_dwarf", counting)
-    return counts
 
 
 def _demo(testdata: Path) -> Path:

@@ -13,10 +13,8 @@ from hypothesis import strategies as st
 
 from fxscope.core.symbolize.markup_filter import filter_text
 from fxscope.core.symbolize.resolver import SymbolFileResolver
-from fxscope.core.symbols import gsym_convert
 from fxscope.core.symbols.column_cache import decode_columns, encode_columns, load_columns
 from fxscope.core.symbols.store import SymbolStore
-from fxscope.formats.dwarf import functions
 from fxscope.formats.dwarf.functions import read_dwarf
 from fxscope.formats.dwarf.model import DwarfModel
 from fxscope.formats.elf.reader import read_elf
@@ -103,21 +101,6 @@ def test_damaged_files_read_as_missing() -> None:
         flipped = data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1 :]
         assert decode_columns(flipped, b"\xab" * 20) is None
     assert decode_columns(b"", b"") is None
-
-
-@pytest.fixture
-def decodes(monkeypatch) -> Counter:
-    """read_dwarf calls per ELF name, wherever the conversion or the resolver calls it from."""
-    counts: Counter = Counter()
-    real = functions.read_dwarf
-
-    def counting(path, *args, **kwargs):
-        counts[Path(path).name] += 1
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(functions, "read_dwarf", counting)
-    monkeypatch.setattr(gsym_convert, "read_dwarf", counting)
-    return counts
 
 
 def _symbolize(demo: Path, cache: Path) -> tuple[str, str]:
