@@ -5,7 +5,7 @@ memory down; built on the UI thread by the first keystroke it froze the window 1
 timeline starts this build once its tab is up; a search typed before it is done waits for it (the search
 bar says "indexing…") and the latest text is searched when it is.
 
-Lifetimes, as :mod:`fxscope.app.crash.workers` (whose :func:`start_worker` keeps the thread alive until it
+Lifetimes, as :mod:`fxscope.app.crash.workers` (:func:`fxscope.app.worker_threads.start_worker` keeps the thread alive until it
 ends and stops it when the application quits): the thread holds the model only (plain data), its signal
 belongs to the thread, and what receives it is :class:`SearchIndexing`, a child of the timeline: Qt drops the
 connection, and a call already queued, when the timeline is destroyed. Its destruction (the tab closed)
@@ -18,7 +18,7 @@ import threading
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from fxscope.app.crash.workers import start_worker
+from fxscope.app.worker_threads import start_worker
 
 #: models with fewer slices build their index on the first search, on the UI thread (tens of ms): no thread
 #: and no "indexing…" flash for a small trace
