@@ -10,8 +10,8 @@ Lifetimes. A worker outlives nothing it talks to:
 - it holds plain data only (paths, texts, a resolver factory that is a plain function): it never calls into
   a widget from its thread, where the widget may be half destroyed by the UI thread at that moment
   (:class:`CrashWorker` refuses a factory bound to a QObject);
-- its results go out as signals of the worker (a QThread object kept alive by this module until the thread
-  ends) to bound methods of the view; Qt drops those connections, and the calls already queued, when the
+- its results go out as signals of the worker (a QThread object kept alive by
+  :func:`fxscope.app.worker_threads.start_worker` until the thread ends) to bound methods of the view; Qt drops those connections, and the calls already queued, when the
   view is destroyed;
 - a worker's signals are never connected to a bound method of a plain Python object: PySide (6.11) holds
   such a method weakly, and a queued call delivered after the object was freed runs on freed memory (a
