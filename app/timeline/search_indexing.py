@@ -19,6 +19,7 @@ import threading
 from PySide6.QtCore import QObject, QThread, Signal
 
 from fxscope.app.worker_threads import start_worker
+from fxscope.core.freed_memory import return_freed_memory
 
 #: models with fewer slices build their index on the first search, on the UI thread (tens of ms): no thread
 #: and no "indexing…" flash for a small trace
@@ -52,10 +53,12 @@ class SearchIndexBuild(QThread):
         try:
             self.model.build_search_index(self._check)
         except _Cancelled:
+            return_freed_memory()
             return
         except Exception as exc:  # noqa: BLE001 - a message in the search bar, never a dead window
             self.failed.emit(f"{type(exc).__name__}: {exc}")
             return
+        return_freed_memory()  # the build's temporaries (tens of MB at 10M events), as after the load
         self.built.emit()
 
 

@@ -1,8 +1,8 @@
 """A value built once, by whichever thread asks first: the others wait for that build and share its result.
 
 The timeline builds the model's search index in a background thread while a search typed meanwhile may ask
-for it too; ``functools.cached_property`` no longer locks (Python 3.12), so two callers would each build it
-(seconds and hundreds of MB at 10M events). A build that raises (a cancelled one) leaves the value unbuilt:
+for it too. ``functools.cached_property`` does not lock from Python 3.12 (two callers would each build it:
+seconds and tens of MB at 10M events), and before it took one lock for every instance of the class. A build that raises (a cancelled one) leaves the value unbuilt:
 the next caller builds it. Qt-free: the model lives in core/.
 """
 
