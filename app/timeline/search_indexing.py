@@ -5,9 +5,9 @@ memory down; built on the UI thread by the first keystroke it froze the window 1
 timeline starts this build once its tab is up; a search typed before it is done waits for it (the search
 bar says "indexing…") and the latest text is searched when it is.
 
-Lifetimes, as :mod:`fxscope.app.crash.workers` (:func:`fxscope.app.worker_threads.start_worker` keeps the thread alive until it
-ends and stops it when the application quits): the thread holds the model only (plain data), its signal
-belongs to the thread, and what receives it is :class:`SearchIndexing`, a child of the timeline: Qt drops the
+Lifetimes, as :mod:`fxscope.app.crash.workers`: :func:`fxscope.app.worker_threads.start_worker` keeps the
+thread alive until it ends and stops it when the application quits; the thread holds the model only (plain
+data), its signals belong to the thread, and what receives it is :class:`SearchIndexing`, a child of the timeline: Qt drops the
 connection, and a call already queued, when the timeline is destroyed. Its destruction (the tab closed)
 cancels the build: the build checks the flag between its batches of slices.
 """
@@ -89,8 +89,3 @@ class SearchIndexing(QObject):
         # a lambda holding the worker, not this object: it runs while this object is being destroyed
         self.destroyed.connect(lambda *_: worker.cancel())
         start_worker(worker)
-
-    def cancel(self) -> None:
-        """Stop a build in progress (the index stays unbuilt; :meth:`start` does not run it again)."""
-        if self.worker is not None:
-            self.worker.cancel()
