@@ -10,9 +10,22 @@ blocks, so the UI thread gets the interpreter often enough to repaint.
 
 from __future__ import annotations
 
+import importlib
 import threading
 
 from PySide6.QtCore import QThread, Signal
+
+#: modules a trace tab imports when it opens (its crash-report panel, what that reads, and the symbolizer its
+#: summaries start): imported by the loader thread once the model is built, so that the UI thread does not
+#: stall on them (~40 ms) nor wait for the import lock while the summaries' thread imports them
+TAB_MODULES = ("fxscope.app.crash.trace_reports", "fxscope.app.crash.view", "fxscope.core.reports.summary",
+               "fxscope.core.reports.crash_log", "fxscope.core.symbolize.crash_report")  # fmt: skip
+
+
+def warm_imports() -> None:
+    """Import :data:`TAB_MODULES` (in the calling thread: the loader's)."""
+    for name in TAB_MODULES:
+        importlib.import_module(name)
 
 
 class Cancelled(Exception):
@@ -51,6 +64,7 @@ class TraceLoader(QThread):
         self.progressed.emit(fraction)
 
     def run(self) -> None:
+        from fxscope.core.timeline.track_order import prebuild_groups
         from fxscope.core.trace.model import TraceModel
         from fxscope.core.trace.prepare import prepare_model
         from fxscope.core.trace.reading import read_trace
@@ -61,6 +75,10 @@ class TraceLoader(QThread):
             model = TraceModel(cols, check=self._check)
             # every table the views read, built here rather than on the UI thread when the tab opens
             prepare_model(model, lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f))
+            # and what the tab's first turn on the UI thread would do: the timeline's tracks, its modules
+            prebuild_groups(model)
+            self._check()
+            warm_imports()
             model.done_checking()
         except Cancelled:
             self.cancelled.emit()

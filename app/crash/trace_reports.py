@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from PySide6.QtCore import QTimer
+
 from fxscope.app.crash.reports_list import ReportsList
 from fxscope.app.timeline.details import format_ns
 from fxscope.core.trace.model import TraceModel
@@ -29,9 +31,21 @@ class TraceReportsPanel(ReportsList):
 
         #: cancelled when the panel is closed or destroyed (its trace tab closed)
         self._workers = ViewWorkers(self)
+        self._pending = None
         if logs.reports:  # summaries (raw, then symbolized) in a thread: the list shows at once
             worker = ReportSummarizer(len(logs.reports), logs.report_text_at, resolver_factory)
             worker.summarized.connect(self._summaries)
+            # started a moment after the tab opens: its Python (symbolizing) would take the interpreter from
+            # the UI thread while it paints the tab's first frame (a stall of a few hundred ms on a busy machine)
+            self._pending = worker
+            QTimer.singleShot(self.START_DELAY_MS, self, self._start_pending)
+
+    #: how long after the panel is made its summaries start
+    START_DELAY_MS = 800
+
+    def _start_pending(self) -> None:
+        worker, self._pending = self._pending, None
+        if worker is not None:
             self._workers.start(worker)
 
     def _summaries(self, first: int, summaries: list) -> None:
@@ -40,8 +54,10 @@ class TraceReportsPanel(ReportsList):
 
     def wait(self, timeout_ms: int = 60_000) -> None:
         """Until the symbolized summaries are in (tests, screenshots, closing the tab)."""
+        self._start_pending()
         self._workers.wait(timeout_ms)
 
     def closeEvent(self, event) -> None:
+        self._pending = None
         self._workers.cancel_all()
         super().closeEvent(event)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTransform
 
 from fxscope.app.timeline.lane_item import (
     BRUSHES,
@@ -18,6 +18,10 @@ from fxscope.app.timeline.lane_item import (
     colour_index,
     draw_rects,
     merge_touching,
+    outline_selection,
+    paint_rects,
+    pixels_since,
+    rect_buffer,
     run_starts,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
@@ -96,52 +100,70 @@ class BoxTrackItem(LaneItem):
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    #: a picture covers the view and this fraction of its width on either side: a pan within it draws the
+    #: same rectangles moved, without asking the model again
+    MARGIN = 0.5
+
+    def update(self, *args) -> None:
+        """Repaint, and compute the boxes again: whatever changed (selection, matches, theme, the model the
+        item reads) is drawn from scratch."""
+        self._picture = None
+        super().update(*args)
+
+    def picture(self, t0: int, t1: int, sx: float, sy: float) -> BoxPicture:
+        """The boxes of a window around [t0, t1) at this zoom: the last one when it covers [t0, t1) at the
+        same zoom (a repaint, a pan within its margin), else a new one."""
+        p = getattr(self, "_picture", None)
+        if p is not None and p.covers(t0, t1, sx, sy):
+            return p
+        margin = int((t1 - t0) * self.MARGIN)
+        lo, hi = -(1 << 63) + 1, (1 << 63) - 2
+        w0, w1 = max(t0 - margin, lo), min(t1 + margin, hi)
+        self._picture = p = BoxPicture(w0, w1, sx, sy, *self.boxes(w0, w1, 1e9 / sx))
+        p.build(self._colours_of(p.names), self.origin)
+        return p
+
     def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
         if f is None:
             return
+        self.draw_boxes(painter, f)
+        self.draw_marks(painter, f)
+
+    def draw_marks(self, painter: QPainter, f: tuple) -> None:
+        """What a kind of track draws over its boxes (a thread's instants, a state strip's wakeups)."""
+
+    def draw_boxes(self, painter: QPainter, f: tuple) -> None:
+        """The boxes of the frame ``f`` from :meth:`picture`, the painter moved to where its window starts:
+        one drawRects per colour, then match and selection outlines and the labels of this view."""
         t0, t1, sx, dx, sy, dy = f
-        rows, level, count, start, end, names = self.boxes(t0, t1, 1e9 / sx)
-        self.last_drawn = len(rows)
-        if len(rows) == 0:
+        p = self.picture(t0, t1, sx, sy)
+        # the view in the picture's pixels (x from its window's start, y from the track's top)
+        shift = (p.t0 - self.origin) / 1e9 * sx + dx
+        view_left, view_right = (t0 - self.origin) / 1e9 * sx + dx - shift, (t1 - self.origin) / 1e9 * sx + dx - shift
+        self.last_drawn = int(np.count_nonzero((p.left + p.width > view_left) & (p.left < view_right)))
+        if not len(p.rows):
             return
         painter.save()
-        painter.resetTransform()
+        painter.setTransform(QTransform.fromTranslate(shift, self.y0 * sy + dy))
         painter.setPen(Qt.PenStyle.NoPen)
-        left = np.clip(self.px(start, sx, dx), -10.0, 1e7)
-        right = np.clip(self.px(end, sx, dx), -10.0, 1e7)
-        width = np.maximum(right - left, 1.0)
-        top = (self.y0 + level * ROW_HEIGHT) * sy + dy
-        height = ROW_FILL * ROW_HEIGHT * sy
-        colours = self._colours_of(names)
-        colours[count > 1] = -1
-        # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
-        order = np.argsort(colours, kind="stable")
-        sorted_colours = colours[order]
-        cuts = np.append(np.flatnonzero(run_starts(sorted_colours)), len(sorted_colours))
-        for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-            idx = order[a:z]
-            c = int(sorted_colours[a])
-            x, y, w = merge_touching(left[idx], top[idx], width[idx])
-            painter.setBrush(MERGED_BRUSH if c < 0 else BRUSHES[c])
-            draw_rects(painter, x, y, w, height)
-        self._paint_matches(painter, rows, count, left, top, width, height)
+        for colour, rects in p.fills:
+            painter.setBrush(MERGED_BRUSH if colour < 0 else BRUSHES[colour])
+            paint_rects(painter, rects)
+        self._paint_matches(painter, p.rows, p.count, p.left, p.top, p.width, p.height)
         if self.selected_row >= 0:
-            sel = np.flatnonzero(rows == self.selected_row)
+            sel = np.flatnonzero(p.rows == self.selected_row)
             if len(sel):
                 i = int(sel[0])
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.setPen(QPen(QColor("#111111"), 2.0))
-                painter.drawRect(QRectF(float(left[i]), float(top[i]), float(width[i]), height))
-                painter.setPen(Qt.PenStyle.NoPen)
+                outline_selection(painter, QRectF(float(p.left[i]), float(p.top[i]), float(p.width[i]), p.height))
         # labels where a box is wide enough to say something
-        if height >= 10:
+        if p.height >= 10 and len(p.labelled):
             # a box that starts left of the view shows its label at the view's left edge (as Perfetto does)
-            view_left = (t0 - self.origin) / 1e9 * sx + dx
-            shown_left = np.maximum(left, view_left)
-            shown = left + width - shown_left
-            idx = np.flatnonzero((shown > 24) & (count == 1))
-            self._paint_labels(painter, idx, names, shown_left, top, shown, height)
+            idx = p.labelled
+            shown_left = np.maximum(p.left[idx], view_left)
+            shown = p.left[idx] + p.width[idx] - shown_left
+            keep = np.flatnonzero((shown > 24) & (shown_left < view_right))
+            self._paint_labels(painter, idx[keep], p.names, shown_left[keep], p.top[idx[keep]], shown[keep], p.height)
         painter.restore()
 
     def _paint_matches(self, painter: QPainter, rows, count, left, top, width, height: float) -> None:
@@ -160,9 +182,9 @@ class BoxTrackItem(LaneItem):
         painter.setPen(Qt.PenStyle.NoPen)
 
     def _paint_labels(self, painter: QPainter, idx: np.ndarray, names, left, top, width, height: float) -> None:
-        """Each box's name, elided to its width. Hundreds of labels a frame: a label's text and width are
-        looked up once per name (and an elided form once per name and 8-pixel width step), so most labels
-        cost one drawText at a baseline point."""
+        """The names of boxes ``idx``, elided to ``width`` (``left``, ``top``, ``width``: one per label).
+        Hundreds of labels a frame: a label's text and width are looked up once per name (and an elided
+        form once per name and 8-pixel width step), so most labels cost one drawText at a baseline point."""
         if not len(idx):
             return
         painter.setFont(self._font)
@@ -172,7 +194,7 @@ class BoxTrackItem(LaneItem):
         texts, elided = self._label_cache, self._elided_cache
         if len(elided) > 50_000:  # a bound for long sessions; refilled from the frames that follow
             elided.clear()
-        for n, x, y, w in zip(names[idx].tolist(), left[idx].tolist(), top[idx].tolist(), width[idx].tolist(), strict=True):
+        for n, x, y, w in zip(names[idx].tolist(), left.tolist(), top.tolist(), width.tolist(), strict=True):
             entry = texts.get(n)
             if entry is None:
                 text = self.name_label(n)
@@ -188,3 +210,47 @@ class BoxTrackItem(LaneItem):
                 if not text or text == "…":  # nothing but an ellipsis says nothing
                     continue
             painter.drawText(QPointF(x + 2, y + base), text)
+
+
+class BoxPicture:
+    """What a box track draws at one zoom (``sx`` pixels a second, ``sy`` a row) over the window [t0, t1),
+    in pixels from the window's start (x) and the track's top (y): the model's boxes, their rectangles
+    grouped by colour (sub-pixel neighbours merged) and which of them are wide enough for a label. Built
+    once per zoom and window; a repaint or a pan inside the window draws it moved."""
+
+    def __init__(self, t0: int, t1: int, sx: float, sy: float, rows, level, count, start, end, names) -> None:
+        self.t0, self.t1, self.sx, self.sy = t0, t1, sx, sy
+        self.rows, self.count, self.names = rows, count, names
+        self._level, self._start, self._end = level, start, end
+        self.fills: list[tuple[int, np.ndarray]] = []
+        self.labelled = np.zeros(0, np.int64)
+        self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
+
+    def covers(self, t0: int, t1: int, sx: float, sy: float) -> bool:
+        """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""
+        return self.t0 <= t0 and t1 <= self.t1 and abs(sx - self.sx) <= 1e-9 * sx and sy == self.sy
+
+    def build(self, colours: np.ndarray, origin: int) -> None:
+        """Pixel geometry, colour groups and label candidates (``colours``: each box's colour index;
+        ``origin``: the trace start, the item's)."""
+        sx, sy = self.sx, self.sy
+        right_edge = (self.t1 - self.t0) / 1e9 * sx + 10.0
+        left = np.clip(pixels_since(self._start, self.t0, sx, origin), -10.0, right_edge)
+        right = np.clip(pixels_since(self._end, self.t0, sx, origin), -10.0, right_edge)
+        self.left = left
+        self.width = np.maximum(right - left, 1.0)
+        self.top = self._level * (ROW_HEIGHT * sy)
+        self.height = ROW_FILL * ROW_HEIGHT * sy
+        del self._level, self._start, self._end
+        if not len(self.rows):
+            return
+        colours[self.count > 1] = -1
+        # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
+        order = np.argsort(colours, kind="stable")
+        sorted_colours = colours[order]
+        cuts = np.append(np.flatnonzero(run_starts(sorted_colours)), len(sorted_colours))
+        for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            idx = order[a:z]
+            x, y, w = merge_touching(self.left[idx], self.top[idx], self.width[idx])
+            self.fills.append((int(sorted_colours[a]), rect_buffer(x, y, w, self.height)))
+        self.labelled = np.flatnonzero((self.width > 24) & (self.count == 1))

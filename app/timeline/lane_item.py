@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import weakref
 import zlib
+from typing import ClassVar
 
 import numpy as np
-from pyqtgraph.Qt import internals
-from PySide6.QtCore import QRectF
+import shiboken6
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsObject
 
@@ -38,23 +39,47 @@ WAKEUP_BRUSH = QBrush(QColor("#1b1b1b"))
 MATCH_PEN = QPen(QColor("#f5b400"), 2.0)  # search matches: an amber outline (a selection is near-black)
 MATCH_PEN.setCosmetic(True)
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
+#: the selection's outline: near-black on the box's edge inside a near-white ring, so that it stands out on
+#: the light and the dark background alike (a near-black outline alone vanished in the dark theme)
+SELECTION_PEN = QPen(QColor("#111111"), 2.0)
+SELECTION_RING = QPen(QColor("#f4f4f6"), 2.0)
 
 
-def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h) -> None:
-    """One drawRects call over numpy columns (pixel coordinates): the rectangles are written straight
-    into a QRectF array's memory (pyqtgraph's PrimitiveArray), no Python object per rectangle."""
-    if not len(x):
-        return
-    rects = internals.PrimitiveArray(QRectF, 4)
-    rects.resize(len(x))
-    mem = rects.ndarray()
+def outline_selection(painter: QPainter, rect: QRectF) -> None:
+    """Outline the selected box or mark ``rect`` (device pixels); leaves the painter's pen and brush set to
+    no pen, no brush."""
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setPen(SELECTION_RING)
+    painter.drawRect(rect.adjusted(-2.0, -2.0, 2.0, 2.0))
+    painter.setPen(SELECTION_PEN)
+    painter.drawRect(rect)
+    painter.setPen(Qt.PenStyle.NoPen)
+
+
+def rect_buffer(x: np.ndarray, y: np.ndarray, w: np.ndarray, h) -> np.ndarray:
+    """Rectangles over numpy columns (pixel coordinates) as the memory of a QRectF array: an (n, 4) float64
+    array that :func:`paint_rects` hands to Qt as it is, no Python object per rectangle. A box track keeps
+    these between frames (a repaint or a pan draws them again without building anything)."""
+    mem = np.empty((len(x), 4), np.float64)
     mem[:, 0], mem[:, 1], mem[:, 2], mem[:, 3] = x, y, w, h
     # Qt's rasterizer crashes on NaN or astronomically large coordinates, which a corrupt trace can produce
     # (a counter of 1e308, a timestamp near 2**63): keep every rectangle finite and near the screen
     # (fmax/fmin return the non-NaN operand: NaN becomes -1e6, infinities the bounds; two ufunc calls, where
     # nan_to_num + clip cost ~20 us a call, which runs per colour per track per frame)
     np.fmin(np.fmax(mem, -1e6, out=mem), 1e7, out=mem)
-    painter.drawRects(*rects.drawargs())
+    return mem
+
+
+def paint_rects(painter: QPainter, rects: np.ndarray) -> None:
+    """One drawRects call over a :func:`rect_buffer` (Qt reads the array's memory as QRectF[n])."""
+    if len(rects):
+        painter.drawRects(shiboken6.wrapInstance(rects.ctypes.data, QRectF), len(rects))
+
+
+def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h) -> None:
+    """One drawRects call over numpy columns (pixel coordinates)."""
+    if len(x):
+        paint_rects(painter, rect_buffer(x, y, w, h))
 
 
 def run_starts(values: np.ndarray) -> np.ndarray:
@@ -86,6 +111,16 @@ def merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndar
     return x[first], y[first], run_right - x[first]
 
 
+def pixels_since(ns: np.ndarray, since: int, sx: float, origin: int) -> np.ndarray:
+    """Pixels from time ``since`` to times ``ns`` (int64, none before ``origin``, the trace start) at ``sx``
+    pixels a second. The times are taken from ``origin`` modulo 2**64 on uint64, exact even when a corrupt
+    trace's span passes int64, and only then turned into float (absolute ns near 1.7e18 would lose 256 ns
+    as floats); ``since`` may be before the trace start or far from ``ns`` either way."""
+    rel = np.asarray(ns, np.int64).view(np.uint64) - np.uint64(origin & 0xFFFF_FFFF_FFFF_FFFF)
+    offset = float(since - origin)
+    return (rel.astype(np.float64) - offset) * (sx / 1e9) if offset else rel.astype(np.float64) * (sx / 1e9)
+
+
 def colour_index(name: str) -> int:
     return zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
 
@@ -96,7 +131,7 @@ class GuardedPaint:
     take the whole process down. The item draws nothing that frame; the first failure of each item class is
     logged."""
 
-    _reported: set[str] = set()
+    _reported: ClassVar[set[str]] = set()
 
     def paint(self, painter: QPainter, *args: object) -> None:
         painter.save()
@@ -137,25 +172,30 @@ class LaneItem(GuardedPaint, QGraphicsObject):
         self.match_mask: np.ndarray | None = None  # search matches, over the rows of this lane's kind
         self.last_matches = 0  # matches the last paint outlined
 
-    def getViewBox(self):  # noqa: N802 - pyqtgraph's name, for code that treats lanes as its items
+    def invalidate(self) -> None:
+        """Draw from the model again at the next paint: whatever the item keeps between frames goes (the
+        benchmark times such cold frames; state changes go through ``update``, which kinds that keep
+        pictures override to drop them)."""
+        self.update()
+
+    def getViewBox(self):
         """The view box showing this lane (lanes are children of its child group), or None."""
         group = self.parentItem()
         return group.parentItem() if group is not None else None
 
     def px(self, ns: np.ndarray, sx: float, dx: float) -> np.ndarray:
-        """Device x of times ``ns`` (int64, none before the trace start). The difference from the origin
-        is taken modulo 2**64 on uint64, exact even when a corrupt trace's span passes int64, and only then
-        turned into float (absolute ns near 1.7e18 would lose 256 ns as floats)."""
-        since = np.asarray(ns, np.int64).view(np.uint64) - np.uint64(self.origin & 0xFFFF_FFFF_FFFF_FFFF)
-        return since.astype(np.float64) * (sx / 1e9) + dx
+        """Device x of times ``ns`` (int64, none before the trace start)."""
+        return pixels_since(ns, self.origin, sx, self.origin) + dx
 
     def set_y(self, y0: float) -> None:
+        """Move the lane to row ``y0``. What a kind of item keeps between frames stays (its pictures are
+        in rows from its top): a pinned lane floats on every vertical scroll."""
         if y0 != self.y0:
             self.prepareGeometryChange()
             self.y0 = y0
-            self.update()
+            QGraphicsObject.update(self)
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+    def boundingRect(self) -> QRectF:
         # asked a few times per item per frame: built again only when the lane moves
         key = (self.y0, self.rows)
         if getattr(self, "_rect_key", None) != key:

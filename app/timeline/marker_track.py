@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter
 
 from fxscope.app.timeline.lane_item import (
     MATCH_PEN,
     ROW_FILL,
     LaneItem,
     draw_rects,
+    outline_selection,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.model import TraceModel
@@ -31,7 +32,6 @@ class MarkerTrackItem(LaneItem):
         self.kind = kind
         self.selected_row = -1
         self._brush = QBrush(QColor(colour))
-        self._selected_pen = QPen(QColor("#111111"), 2.0)
 
     def hit(self, lane_y: float, t: int, tol_ns: float) -> tuple[str, int]:
         """The point nearest ``t`` within ``tol_ns`` (a few pixels), as (kind, row), or ("", -1)."""
@@ -68,9 +68,7 @@ class MarkerTrackItem(LaneItem):
             at = np.flatnonzero(self.point_rows == self.selected_row)
             if len(at):
                 x = (int(self.ts[int(at[0])]) - self.origin) / 1e9 * sx + dx
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.setPen(self._selected_pen)
-                painter.drawRect(QRectF(x - 3.0, top - 1.0, 6.0, height + 2.0))
+                outline_selection(painter, QRectF(x - 3.0, top - 1.0, 6.0, height + 2.0))
         painter.restore()
 
 

@@ -30,7 +30,9 @@ class MeasureMarks:
             self.measure_label = pg.TextItem(color="#5c3800", anchor=(0.5, 1.0), fill=pg.mkBrush(255, 244, 214, 235),
                                              border=pg.mkPen("#e08a00"))  # fmt: skip
             self.measure_label.setZValue(60)
-            self.measure_region.setZValue(25)
+            # over the tracks that scroll, under the pinned block and its backdrop (z 15, pinned lanes 20): the
+            # pinned area stays on top of everything that scrolls, the measured span included
+            self.measure_region.setZValue(10)
             self.plot.addItem(self.measure_region, ignoreBounds=True)
             self.plot.addItem(self.measure_label, ignoreBounds=True)
         self.measure_region.setRegion((a, b))

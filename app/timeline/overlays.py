@@ -32,7 +32,7 @@ class TimelineGeometry(Protocol):
 class ViewOverlayItem(GuardedPaint, pg.GraphicsObject):
     """An item drawn over (or under) the whole visible view: its bounds are the view range."""
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+    def boundingRect(self) -> QRectF:
         vb = self.getViewBox()
         if vb is None:
             return QRectF()

@@ -88,16 +88,12 @@ class StateTrackItem(SchedLaneItem):
 
         return STATE_NAMES.get(name, "?")
 
-    def draw(self, painter: QPainter) -> None:
-        super().draw(painter)
-        self._paint_wakeups(painter)
+    def draw_marks(self, painter: QPainter, f: tuple) -> None:
+        self._paint_wakeups(painter, f)
 
-    def _paint_wakeups(self, painter: QPainter) -> None:
+    def _paint_wakeups(self, painter: QPainter, f: tuple) -> None:
         """The thread's wakeups as small dark wedges on the strip's top edge (one per pixel at most): the
         moments it became runnable; selecting the state or the CPU slice after one draws who woke it."""
-        f = self.frame(painter)
-        if f is None:
-            return
         t0, t1, sx, dx, sy, dy = f
         ts = self.model.sched.wakeups.ts[self.model.sched.wakeups.rows_in(t0, t1, tid=self.tid)]
         if not len(ts):

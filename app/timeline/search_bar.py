@@ -46,7 +46,7 @@ class SearchBar(QWidget):
         self.filter_box.clear()
         self.filter_box.blockSignals(False)
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+    def eventFilter(self, obj, event) -> bool:
         """Esc in the search or filter box gives the focus back to the timeline (W zooms again rather than
         typing a W); the box keeps its text and matches."""
         if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:

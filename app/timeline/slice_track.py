@@ -4,15 +4,20 @@ it drawn on the same track."""
 from __future__ import annotations
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QPolygonF, QTransform
 
-from fxscope.app.timeline.box_track import BoxTrackItem
+from fxscope.app.timeline.box_track import BoxPicture, BoxTrackItem
 from fxscope.app.timeline.lane_item import (
     CRASH_BRUSH,
     INSTANT_BRUSH,
     MATCH_PEN,
     draw_rects,
+    outline_selection,
+    paint_rects,
+    pixels_since,
+    rect_buffer,
 )
 from fxscope.app.timeline.marker_track import nearest_point
 from fxscope.core.trace.model import ThreadTrack, TraceModel
@@ -74,30 +79,31 @@ class SliceTrackItem(BoxTrackItem):
             self._crashes = ts[mine][order], mine[order].astype(np.int64)
         return self._crashes
 
-    def _paint_crashes(self, painter: QPainter) -> None:
+    def _paint_crashes(self, painter: QPainter, f: tuple) -> None:
         """A red triangle on the top edge of the track at each crash report of the thread."""
         ts, index = self._crash_marks()
-        f = self.frame(painter)
-        if f is None or not len(ts):
+        if not len(ts):
             return
         t0, t1, sx, dx, sy, dy = f
         a, b = np.searchsorted(ts, [t0, t1])
         if b <= a:
             return
         top = self.y0 * sy + dy - 1.0
+        x = np.unique(np.round(self.px(ts[a:b], sx, dx)))  # one mark per pixel
+        x = x[(x > -10.0) & (x < 1e7)]
         painter.save()
         painter.resetTransform()
-        painter.setPen(QPen(QColor("#7a0000"), 1.0))
-        painter.setBrush(CRASH_BRUSH)
-        for k in range(int(a), min(int(b), int(a) + 1000)):  # a few per thread; capped all the same
-            x = (int(ts[k]) - self.origin) / 1e9 * sx + dx
-            painter.drawPolygon(QPolygonF([QPointF(x - 5.0, top), QPointF(x + 5.0, top), QPointF(x, top + 9.0)]))
-            if int(index[k]) == self.selected_crash:
-                painter.save()
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.setPen(QPen(QColor("#111111"), 2.0))
-                painter.drawRect(QRectF(x - 7.0, top - 2.0, 14.0, 13.0))
-                painter.restore()
+        sprite = crash_sprite()
+        frags = np.zeros((len(x), 10), np.float64)  # QPainter.PixmapFragment: one per mark, drawn in one call
+        frags[:, 0], frags[:, 1] = x + 0.5, top + (sprite.height() - 2) / 2  # the sprite's centre
+        frags[:, 4], frags[:, 5] = sprite.width(), sprite.height()
+        frags[:, 6:8], frags[:, 9] = 1.0, 1.0
+        if len(frags):
+            painter.drawPixmapFragments(shiboken6.wrapInstance(frags.ctypes.data, QPainter.PixmapFragment), len(frags), sprite)
+        sel = np.flatnonzero(index[a:b] == self.selected_crash) if self.selected_crash >= 0 else ()
+        for k in sel[:1]:
+            xs = (int(ts[a + int(k)]) - self.origin) / 1e9 * sx + dx
+            outline_selection(painter, QRectF(xs - 7.0, top - 2.0, 14.0, 13.0))
         painter.restore()
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
@@ -111,36 +117,51 @@ class SliceTrackItem(BoxTrackItem):
         strings = self.model.strings
         return strings[name] if 0 <= name < len(strings) else "<unresolved>"
 
-    def draw(self, painter: QPainter) -> None:
-        super().draw(painter)
-        self._paint_instants(painter)
-        self._paint_crashes(painter)
+    def draw_marks(self, painter: QPainter, f: tuple) -> None:
+        self._paint_instants(painter, f)
+        self._paint_crashes(painter, f)
 
-    def _paint_instants(self, painter: QPainter) -> None:
-        """The thread's instant events as small marks on the top edge of the track (one per pixel)."""
-        f = self.frame(painter)
-        if f is None:
-            return
-        t0, t1, sx, dx, sy, dy = f
+    def picture(self, t0: int, t1: int, sx: float, sy: float) -> BoxPicture:
+        """The boxes' picture, with the thread's instant marks of its window (kept with it: a pan inside
+        the window draws them moved, as the boxes)."""
+        p = super().picture(t0, t1, sx, sy)
+        if p.marks is None:
+            p.marks = self._instant_rects(p)
+        return p
+
+    def _instant_rects(self, p: BoxPicture) -> np.ndarray:
+        """The instants of the picture's window as marks on the track's top edge, one per pixel at most
+        (pixels from the window's start, rows from the track's top)."""
         ts = self._instant_times()
-        a, b = np.searchsorted(ts, [t0, t1])
+        a, b = np.searchsorted(ts, [p.t0, p.t1])
         if b <= a:
-            return
-        ns_per_px = 1e9 / sx
-        if b - a > 4 * (t1 - t0) / ns_per_px:
+            return np.zeros((0, 4))
+        ns_per_px = 1e9 / p.sx
+        if b - a > 4 * (p.t1 - p.t0) / ns_per_px:
             # more instants than pixels: the pixels that have any, found by searching the pixel edges
-            edges = np.arange(t0, t1 + ns_per_px, ns_per_px)
+            edges = np.arange(p.t0, p.t1 + ns_per_px, ns_per_px)
             idx = np.searchsorted(ts, edges)
-            first = idx[:-1][np.diff(idx) > 0]
-            times = ts[first]
+            times = ts[idx[:-1][np.diff(idx) > 0]]
         else:
             times = ts[a:b]
-        x = self.px(times, sx, dx)
+        x = pixels_since(times, p.t0, p.sx, self.origin)
+        return rect_buffer(x - 1.5, np.full(len(x), -1.0), np.full(len(x), 3.0), 4.0)
+
+    def _paint_instants(self, painter: QPainter, f: tuple) -> None:
+        """The thread's instant events as small marks on the top edge of the track (one per pixel, from the
+        picture), matches outlined, the selected one ringed."""
+        t0, t1, sx, dx, sy, dy = f
+        p = self.picture(t0, t1, sx, sy)
+        if not len(p.marks):
+            return
+        ts = self._instant_times()
+        a, b = np.searchsorted(ts, [t0, t1])
         painter.save()
-        painter.resetTransform()
+        painter.setTransform(QTransform.fromTranslate((p.t0 - self.origin) / 1e9 * sx + dx, self.y0 * sy + dy))
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self.instant_brush)
-        draw_rects(painter, x - 1.5, np.full(len(x), self.y0 * sy + dy - 1.0), np.full(len(x), 3.0), 4.0)
+        paint_rects(painter, p.marks)
+        painter.resetTransform()
         self.last_instant_matches = 0
         if self.instant_match_mask is not None:  # matched instants: an amber outline
             lo = self._instants_lo
@@ -154,8 +175,24 @@ class SliceTrackItem(BoxTrackItem):
                 painter.setPen(Qt.PenStyle.NoPen)
         sel = self.selected_instant - self._instants_lo
         if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setPen(QPen(QColor("#111111"), 2.0))
             xs = (int(ts[sel]) - self.origin) / 1e9 * sx + dx
-            painter.drawRect(QRectF(xs - 3.5, self.y0 * sy + dy - 3.0, 7.0, 8.0))
+            outline_selection(painter, QRectF(xs - 3.5, self.y0 * sy + dy - 3.0, 7.0, 8.0))
         painter.restore()
+
+
+_CRASH_SPRITE: list[QPixmap] = []
+
+
+def crash_sprite() -> QPixmap:
+    """The crash mark (a red triangle pointing down from the track's top edge, 10 x 9 pixels with its
+    outline), drawn once: a frame stamps it at every mark with one drawPixmapFragments call."""
+    if not _CRASH_SPRITE:
+        image = QImage(13, 12, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(0)
+        p = QPainter(image)
+        p.setPen(QPen(QColor("#7a0000"), 1.0))
+        p.setBrush(CRASH_BRUSH)
+        p.drawPolygon(QPolygonF([QPointF(1.0, 1.0), QPointF(11.0, 1.0), QPointF(6.0, 10.0)]))
+        p.end()
+        _CRASH_SPRITE.append(QPixmap.fromImage(image))
+    return _CRASH_SPRITE[0]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtGui import QBrush, QColor, QPainter, QTransform
 
 from fxscope.app.timeline.lane_item import (
     ROW_FILL,
     LaneItem,
-    draw_rects,
+    paint_rects,
+    rect_buffer,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.model import ThreadTrack, TraceModel
@@ -29,6 +30,7 @@ class GroupSummaryItem(LaneItem):
         super().__init__(model, y0)
         self.tracks = tracks
         self._sums: tuple[np.ndarray, ...] | None = None
+        self._strip: tuple | None = None  # the last strip drawn: (window start, end, sx, sy, bars)
         self._brush = QBrush(QColor("#6b7a90"))
 
     def set_colour(self, colour: str) -> None:
@@ -53,31 +55,45 @@ class GroupSummaryItem(LaneItem):
         n_end = np.searchsorted(end, edges_rel_ns, "right")
         return (n_start * edges_rel_ns - start_sum[n_start]) - (n_end * edges_rel_ns - end_sum[n_end])
 
+    #: the strip is computed for the view and this fraction of its width on either side: a pan inside
+    #: draws it moved (as the box tracks' pictures)
+    MARGIN = 0.5
+
     def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
         if f is None or not self.tracks:
             return
         t0, t1, sx, dx, sy, dy = f
-        # the window may start before the trace (Python ints: px() counts times from the start only)
-        x_left = max((t0 - self.origin) / 1e9 * sx + dx, dx, -10.0)
-        x_right = min((t1 - self.origin) / 1e9 * sx + dx, 1e7)
-        n = int(min(max(x_right - x_left, 0.0), 20_000))
-        if n < 1:
+        strip = self._strip
+        if strip is None or not (strip[0] <= t0 and t1 <= strip[1] and abs(sx - strip[2]) <= 1e-9 * sx and sy == strip[3]):
+            strip = self._strip = self._bars(t0, t1, sx, sy)
+        w0, _w1, _sx, _sy, rects = strip
+        self.last_drawn = len(rects)
+        if not len(rects):
             return
+        painter.save()
+        painter.setTransform(QTransform.fromTranslate((w0 - self.origin) / 1e9 * sx + dx, self.y0 * sy + dy))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self._brush)
+        paint_rects(painter, rects)
+        painter.restore()
+
+    def _bars(self, t0: int, t1: int, sx: float, sy: float) -> tuple:
+        """(window start, end, sx, sy, bars): a pixel-wide bar per pixel of a window around [t0, t1) where
+        the threads are busy, in pixels from the window's start and the row's top."""
+        lo, hi = -(1 << 63) + 1, (1 << 63) - 2
+        margin = (t1 - t0) // 2
+        w0, w1 = max(t0 - margin, lo), min(t1 + margin, hi)
         ns_per_px = 1e9 / sx
-        edges = (np.floor(x_left) + np.arange(n + 1) - dx) * ns_per_px  # pixel edges, ns since the start
+        first = max(w0, self.origin)  # (nothing before the trace: the window may start before it)
+        n = int(min(max((w1 - first) / ns_per_px, 0.0), 40_000))
+        if n < 1:
+            return w0, w1, sx, sy, np.zeros((0, 4))
+        edges = (first - self.origin) + np.arange(n + 1) * ns_per_px  # pixel edges, ns since the start
         fraction = np.diff(self.busy(edges)) / (ns_per_px * len(self.tracks))
         px = np.flatnonzero(fraction > 0.002)
-        self.last_drawn = len(px)
-        if not len(px):
-            return
         height = ROW_FILL * ROW_HEIGHT * sy
         # square root: one busy thread in twenty still shows as a fifth of the row, and full stays full
         bar = np.clip(np.sqrt(fraction[px]), 0.1, 1.0) * height
-        bottom = (self.y0 + ROW_FILL * ROW_HEIGHT) * sy + dy
-        painter.save()
-        painter.resetTransform()
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(self._brush)
-        draw_rects(painter, np.floor(x_left) + px, bottom - bar, np.ones(len(px)), bar)
-        painter.restore()
+        x = (first - w0) / 1e9 * sx + px
+        return w0, w1, sx, sy, rect_buffer(x, height - bar, np.ones(len(px)), bar)

@@ -28,14 +28,14 @@ class TimelineViewBox(pg.ViewBox):
         super().__init__(enableMenu=False)  # no context menu to build: the timeline has its own
         self.timeline = timeline
 
-    def updateViewRange(self, forceX=False, forceY=False) -> None:  # noqa: N802, N803 - pyqtgraph API
+    def updateViewRange(self, forceX=False, forceY=False) -> None:  # noqa: N803 - pyqtgraph API
         """Apply a range change to the view's transform at once. pyqtgraph defers it to the next paint, where
         moving every track under a new transform (and the axes' tick updates) dirties the scene while it is
         being painted, so each pan or zoom was painted twice."""
         super().updateViewRange(forceX, forceY)
         self.updateMatrix()
 
-    def wheelEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph API
+    def wheelEvent(self, ev, axis=None) -> None:
         """As in Perfetto: Ctrl+wheel zooms around the pointer, Shift+wheel pans, the wheel scrolls tracks."""
         mods = ev.modifiers()
         if mods & Qt.KeyboardModifier.ControlModifier:
@@ -48,7 +48,7 @@ class TimelineViewBox(pg.ViewBox):
         else:
             self.timeline.scroll_rows(-3.0 * steps)
 
-    def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph API
+    def mouseDragEvent(self, ev, axis=None) -> None:
         mods = ev.modifiers()
         if ev.button() == Qt.MouseButton.LeftButton and mods & (
             Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier

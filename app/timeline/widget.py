@@ -52,7 +52,7 @@ from fxscope.core.timeline.layout import (
     Lane,
     TrackLayout,
 )
-from fxscope.core.timeline.track_order import build_groups, thread_tracks
+from fxscope.core.timeline.track_order import take_groups, thread_tracks
 from fxscope.core.timeline.view_state import AREA_KINDS, SearchState, ViewState
 from fxscope.core.trace.details import describe
 from fxscope.core.trace.model import TraceModel
@@ -117,7 +117,7 @@ class TimelineWidget(QWidget):
         bottom.setLabel(units="s")
         bottom.enableAutoSIPrefix(True)
         # the tracks and their order (core), one graphics item per lane
-        self.layout_state = TrackLayout(build_groups(model))
+        self.layout_state = TrackLayout(take_groups(model))  # (built by the loader thread, when it loaded the trace)
         self.debug_tracks = DebugTracks()  # query results added as tracks (the Query tab)
         self.items: list[SliceTrackItem] = []
         for lane in self.layout_state.lanes():
@@ -303,7 +303,7 @@ class TimelineWidget(QWidget):
         bar.setRange(0, int(max(self.total_rows - page, 0.0) * self.SCROLL_STEPS))
         bar.setPageStep(int(page * self.SCROLL_STEPS))
         bar.setSingleStep(self.SCROLL_STEPS)
-        bar.setValue(int(round(max(y0, 0.0) * self.SCROLL_STEPS)))
+        bar.setValue(round(max(y0, 0.0) * self.SCROLL_STEPS))
         bar.blockSignals(False)
 
     def _scrolled(self, value: int) -> None:
@@ -530,7 +530,7 @@ class TimelineWidget(QWidget):
         if lane is None or not hasattr(lane.item, "track"):
             return x_s
         o = self.model.start_ns
-        edge = view_state.nearest_edge(self.model, lane.item.track, o + int(round(x_s * 1e9)), tol)
+        edge = view_state.nearest_edge(self.model, lane.item.track, o + round(x_s * 1e9), tol)
         return x_s if edge is None else (edge - o) / 1e9
 
     def measure(self, xa: float, xb: float, y_rows: float, final: bool = True) -> tuple[int, int]:
@@ -662,7 +662,7 @@ class TimelineWidget(QWidget):
             return self.debug_tracks.span(row, self.model.end_ns)
         return self.state.span()
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
         if key == Qt.Key.Key_W:
             self.zoom(ZOOM_STEP, self.pointer_x)
@@ -701,7 +701,7 @@ class TimelineWidget(QWidget):
     # ------------------------------------------------------------------ selection
     def hit_test(self, x_s: float, y_rows: float) -> int:
         """Slice row under view coordinates (seconds from start, rows), or -1."""
-        t = self.model.start_ns + int(round(x_s * 1e9))
+        t = self.model.start_ns + round(x_s * 1e9)
         lane = self.lane_at(y_rows)
         item = lane.item if lane is not None else None
         if isinstance(item, SliceTrackItem) and y_rows < item.y0 + item.rows * ROW_HEIGHT:
@@ -711,7 +711,7 @@ class TimelineWidget(QWidget):
     def hit_item(self, x_s: float, y_rows: float) -> tuple[str, int]:
         """(kind, table row) of the box under view coordinates, on any box track (thread slices, async
         spans, CPU slices, thread states), or ("", -1)."""
-        t = self.model.start_ns + int(round(x_s * 1e9))
+        t = self.model.start_ns + round(x_s * 1e9)
         vb = self.plot.getViewBox()
         (x0, x1), _ = vb.viewRange()
         tol_ns = 4 * (x1 - x0) * 1e9 / max(vb.width(), 1.0)  # points in time: within 4 pixels
@@ -837,9 +837,9 @@ class TimelineWidget(QWidget):
         self.pointer_x = x
         for lane in self.lanes():
             if isinstance(lane.item, CounterTrackItem) and lane.item.isVisible():
-                lane.item.set_cursor(None if x is None else self.model.start_ns + int(round(x * 1e9)))
+                lane.item.set_cursor(None if x is None else self.model.start_ns + round(x * 1e9))
 
-    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def leaveEvent(self, event) -> None:
         self.set_pointer(None)
         super().leaveEvent(event)
 

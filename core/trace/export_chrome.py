@@ -105,7 +105,7 @@ class _Records:
         ts, rank, sub, code, row = (np.concatenate(c) for c in zip(*parts, strict=True))
         self.order = np.lexsort((row, sub, rank, ts))
         self.ts, self.code, self.row = ts, code, row
-        self.counts = {ph: 0 for ph in "BEXiCbnestf"}
+        self.counts = dict.fromkeys("BEXiCbnestf", 0)
         for c, n in enumerate(np.bincount(code, minlength=len(_PH)).tolist()):
             self.counts[_PH[c]] += n
 
@@ -173,7 +173,7 @@ class _Writer:
             return ',"args":' + json.dumps(got[1] if numeric_only else got[0], separators=(",", ":"))
         try:  # blob or unknown-type arguments: the reader's decoder
             decoded = self.cols.event_args(ev)
-        except Exception as exc:  # a corrupt block must not stop the export
+        except Exception as exc:  # noqa: BLE001 - a corrupt block must not stop the export
             return f',"args":{{"<arguments unreadable>":{json.dumps(str(exc))}}}'
         if numeric_only:
             decoded = [a for a in decoded if a.type in NUMERIC_TYPES]

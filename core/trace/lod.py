@@ -16,6 +16,7 @@ slice at least a bucket long is always its bucket's longest: every slice a pixel
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,7 +124,7 @@ class SlicePyramid:
         lane_end = np.cumsum(np.bincount(lane, minlength=n_lanes))
         targets = np.arange(BATCH_SLICES, len(order), BATCH_SLICES)
         cuts = np.unique(np.r_[0, lane_end[np.searchsorted(lane_end, targets)], len(order)]).tolist()
-        for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        for a, b in itertools.pairwise(cuts):
             rows = order[a:b].astype(np.int64)
             for i, part in enumerate(_lane_levels(rows, lane[rows], ts[rows], dur[rows], origin, shifts, check)):
                 parts[i].append(part)
@@ -149,9 +150,10 @@ class SlicePyramid:
         b = p0 + int(np.searchsorted(keys, hi_key, side="right"))
         rows = level.row[a:b].astype(np.int64)
         count = level.count[a:b].astype(np.int64)
-        s_ts, s_end = self.ts[rows], self.ts[rows] + self.dur[rows]
+        s_ts, s_dur = self.ts[rows], self.dur[rows]  # (each gathered once: random reads of big columns)
+        s_end = s_ts + s_dur
         # a lone slice, or one at least a bucket long, is drawn as itself; else a merged box over the bucket
-        real = (count == 1) | (self.dur[rows] >= size)
+        real = (count == 1) | (s_dur >= size)
         b_start = (np.uint64(self.origin & _U64) + (level.bucket[a:b].astype(np.uint64) << np.uint64(level.shift))).view(np.int64)
         start = np.where(real, s_ts, b_start)
         end = np.where(real, s_end, np.maximum(b_start + size, s_end))

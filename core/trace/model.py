@@ -429,7 +429,7 @@ class TraceModel:
         args = []
         try:  # values as the user reads them: koids and pointers labelled with their objects' names
             args = [(a.name, self.objects.label_arg(a, pid)) for a in self.cols.event_args(ev)]
-        except Exception as exc:  # a corrupt argument block must not break the panel
+        except Exception as exc:  # noqa: BLE001 - a corrupt argument block must not break the panel
             args = [("<arguments unreadable>", str(exc))]
         return {
             "name": self._str(int(s.name[row])),

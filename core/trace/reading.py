@@ -5,6 +5,7 @@ through :func:`read_trace`, so a ``.fxt.gz`` opens wherever a ``.fxt`` does."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 
@@ -46,10 +47,10 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
             share = 1.0 - DECOMPRESS_SHARE
             cols = read_fxt(plain, force=force, progress=lambda f: report(DECOMPRESS_SHARE + f * share))
         finally:
-            try:  # the reader keeps a memory map of it: on POSIX the data stays until the map goes
+            # the reader keeps a memory map of it: on POSIX the data stays until the map goes (Windows: an open
+            # map keeps the file; it is left in the temporary folder)
+            with contextlib.suppress(OSError):
                 os.unlink(plain)
-            except OSError:  # (Windows: an open map keeps the file; it is left in the temporary folder)
-                pass
         cols.path = spath
     if found.kind == Kind.FXT_HEADERLESS:
         cols.warnings.insert(0, HEADERLESS_WARNING.format(order=found.byte_order))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import mmap
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
@@ -125,7 +126,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: follows from the record's position, argument counts and offsets from its header, an instant's scope
     #: is its data word); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
-    _EV_COLUMNS = {
+    _EV_COLUMNS: ClassVar[dict] = {
         "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
         "name": np.int32, "data": np.uint64, "pos": np.int64,
     }  # fmt: skip
@@ -168,25 +169,25 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             t.thr_key, t.thr_pos, np.arange(len(t.thr_key), dtype=np.int64), len(t.gen_provider) * THREAD_KEYS
         )
         n_ev = int(counts[F.EVENT_RECORD])
-        B = self.BLOCK_RECORDS
+        step = self.BLOCK_RECORDS
         # The events' record column starts out as the event records' starts (uint32 below 16 GiB, see
         # _frame) and is compacted in place as blocks are decoded; log and scheduling starts are split off,
         # so the per-record starts and types are gone before the event columns fill up.
         ev_dtypes = {**self._EV_COLUMNS, "pos": starts.dtype}
         ev = {k: np.empty(n_ev, dt) for k, dt in ev_dtypes.items()}
         ev_pos, k = ev["pos"], 0
-        for a in range(0, len(starts), B):
+        for a in range(0, len(starts), step):
             self.progress(0.08 + 0.02 * a / max(len(starts), 1))
-            sel = starts[a : a + B][types[a : a + B] == F.EVENT_RECORD]
+            sel = starts[a : a + step][types[a : a + step] == F.EVENT_RECORD]
             ev_pos[k : k + len(sel)] = sel
             k += len(sel)
         log_starts, sched_starts = starts[types == F.LOG_RECORD], starts[types == F.SCHED_RECORD]
         del starts, types
         fill = 0
         self.progress(0.1)
-        for b0 in range(0, n_ev, B):
+        for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
-            sel = ev_pos[b0 : b0 + B].astype(np.int64)  # a copy: the column is rewritten at fill <= b0
+            sel = ev_pos[b0 : b0 + step].astype(np.int64)  # a copy: the column is rewritten at fill <= b0
             block = self._events(sel)
             m = len(block["pos"])
             for key in self._EV_COLUMNS:

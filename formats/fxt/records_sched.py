@@ -100,7 +100,7 @@ class SchedRecords:
         _after, nargs_eff, found = self._walk_args(args_word, nargs, end, ok, pos, True)
         waker = self._waker(found, sub, gen, pos)
         keep = np.flatnonzero(ok)
-        cols = {
+        return {
             "ts": ticks_to_ns(ts, tps)[keep],
             "kind": sub[keep].astype(np.uint8),
             "cpu": cpu[keep],
@@ -116,7 +116,6 @@ class SchedRecords:
             "args_word": args_word[keep],
             "nargs": nargs_eff[keep].astype(np.uint8),
         }
-        return cols
 
     def _waker(self, found, sub: np.ndarray, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """Koid argument named "waker" of wakeup records (a Perfetto convention), vectorized."""

@@ -56,7 +56,7 @@ def test_zoomed_out_demo_counter_draws_exactly_the_values_in_force(qtbot, trace_
     t0, t1, sx, dx, base, full = frame_of(tab, item)
     bucket = 1e9 / sx
     assert bucket > 1000  # zoomed out: many samples a pixel
-    left, width, y_max, y_min, zero = item.bands(t0, t1, sx, dx, base, full)
+    left, _width, y_max, y_min, _zero = item.bands(t0, t1, sx, dx, base, full)
     expected = brute_force(s.ts, s.value, t0, t1, bucket)
     # every pixel's drawn band is the brute-force min..max (pixel k at left of t0 + k * bucket)
     # (a pixel's first nanosecond; the pixel of the first sample from the sample on)
@@ -94,7 +94,7 @@ def test_extreme_and_negative_only_counters_draw(qtbot, trace_tab, caplog) -> No
         assert not [r for r in caplog.records if "could not draw" in r.getMessage()], values
         assert item.last_drawn > 0, (values, frame_of(tab, item), tab.timeline.plot.getViewBox().viewRange())
         t0, t1, sx, dx, base, full = frame_of(tab, item)
-        left, width, y_max, y_min, zero = item.bands(t0, t1, sx, dx, base, full)
+        _left, _width, y_max, y_min, zero = item.bands(t0, t1, sx, dx, base, full)
         assert np.isfinite(y_max).all() and np.isfinite(y_min).all()
         assert base - full - 1e-6 <= y_max.min() and y_min.max() <= base + 1e-6  # on the lane
         if max(values) < 0:  # negative-only: hangs below the zero line at the top, not a hairline

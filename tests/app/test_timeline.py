@@ -76,7 +76,7 @@ def test_a_pan_or_zoom_is_one_paint_of_the_view(window, qtbot) -> None:
     class Counter(QObject):
         paints = 0
 
-        def eventFilter(self, obj, event):  # noqa: N802 - Qt API
+        def eventFilter(self, obj, event):
             if event.type() == QEvent.Type.Paint:
                 self.paints += 1
             return False
@@ -146,12 +146,12 @@ def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
     processes = [g for g in timeline.groups if any(lane.key[0] == "thread" for lane in g.lanes)]
     first, second = processes[0], processes[1]
     assert timeline.groups.index(second) == timeline.groups.index(first) + 1
-    header_y = dict((what, y) for y, what in timeline.headers)
+    header_y = {what: y for y, what in timeline.headers}
     assert timeline.header_at(header_y[second.pid] + 0.5) == second.pid
     before = header_y[second.pid]
     timeline.toggle_group(first.pid)  # collapse: its lanes hide, the next group moves up to the row after
     assert all(not lane.item.isVisible() for lane in first.lanes)
-    assert dict((w, y) for y, w in timeline.headers)[second.pid] == header_y[first.pid] + 1.0 < before
+    assert {w: y for y, w in timeline.headers}[second.pid] == header_y[first.pid] + 1.0 < before
     timeline.toggle_group(first.pid)
     assert all(lane.item.isVisible() for lane in first.lanes)
 
@@ -166,7 +166,7 @@ def test_process_groups_collapse_and_tracks_pin_to_the_top(window) -> None:
     timeline.unpin(lane.key)
     assert timeline.header_at(0.5) != "pinned"
     timeline.pin_process(second.pid)
-    assert [k for k in timeline.pinned] == [lane.key for lane in second.lanes]
+    assert list(timeline.pinned) == [lane.key for lane in second.lanes]
     assert timeline.pinned[0][0] == "async"  # the process's async track is pinned with it
 
 
@@ -449,7 +449,7 @@ def test_search_steps_through_matches_and_area_selection_aggregates(window, qtbo
     group = next(g for g in timeline.groups if any(lane.key[0] == "thread" for lane in g.lanes))
     ys = [lane.item.y0 for lane in group.lanes if lane.key[0] == "thread"]
     span = (model.end_ns - model.start_ns) / 1e9
-    t0, t1, threads = timeline.select_area(0.0, span, min(ys), max(ys) + 0.5)
+    _t0, _t1, threads = timeline.select_area(0.0, span, min(ys), max(ys) + 0.5)
     assert sorted(threads) == sorted(lane.key[1] for lane in group.lanes if lane.key[0] == "thread")
     panel = tab.aggregate
     assert tab.bottom.currentWidget() is panel and panel.table.rowCount() == len(panel.rows) > 0

@@ -212,7 +212,7 @@ def test_pinned_tracks_stay_on_top_take_the_state_strip_and_have_a_readable_head
     timeline.pin(thread.key)
     assert timeline.pinned == [thread.key, ("state", thread.key[1])]
     timeline.scroll_rows(40.0)
-    _, (y0, y1) = timeline.plot.getViewBox().viewRange()
+    _, (y0, _y1) = timeline.plot.getViewBox().viewRange()
     assert y0 >= 40.0 - 1e-9
     assert timeline.header_at(y0 + 0.5) == "pinned"
     assert thread.item.y0 == pytest.approx(y0 + 1.0)
@@ -519,3 +519,76 @@ def test_screenshot_command_takes_a_theme_and_a_track_filter(late_trace, tmp_pat
     # the dark window: its menu bar and the blank space right of the tracks are dark
     assert QColor(dark.pixel(5, 5)).lightness() < 60 and QColor(light.pixel(5, 5)).lightness() > 180
     assert light != dark
+
+
+def _pixel(timeline, x_s: float, y_rows: float, dx: float = 0.0, dy: float = 0.0):
+    """The colour the timeline's view shows at view coordinates (x seconds, y rows), moved by (dx, dy)
+    device pixels."""
+    vb = timeline.plot.getViewBox()
+    point = timeline.plot.mapFromScene(vb.mapViewToScene(QPointF(x_s, y_rows)))
+    image = timeline.plot.viewport().grab().toImage()
+    return image.pixelColor(int(point.x() + dx), int(point.y() + dy))
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_measured_span_stays_under_the_pinned_block_and_the_selection_shows_in_the_dark_theme(start, late_trace, trace_tab, qtbot) -> None:
+    """The measure region tints the tracks that scroll, not the pinned block over them; the selected box's
+    outline stands out on the dark background (a near-black outline alone did not)."""
+    from fxscope.app.theme import DARK
+
+    model = late_trace(start, processes=12, threads=5)
+    tab = trace_tab(model)
+    timeline = tab.timeline
+    timeline.set_collapsed(False)
+    thread = next(lane for lane in timeline.lanes() if lane.key[0] == "thread")
+    timeline.pin(thread.key)
+    timeline.scroll_rows(20.0)
+    _, (y0, _y1) = timeline.plot.getViewBox().viewRange()
+    assert timeline.header_at(y0 + 0.5) == "pinned"
+    (x0, x1), _ = timeline.plot.getViewBox().viewRange()
+    timeline.measure(x0 + 0.3 * (x1 - x0), x0 + 0.7 * (x1 - x0), y0 + 8.0)
+    qtbot.wait(20)
+    mid = x0 + 0.5 * (x1 - x0)
+    # the pinned block's header row, inside the measured span: the pinned background, untinted
+    assert _pixel(timeline, mid, y0 + 0.5).name() == timeline.theme.pinned_background
+    assert timeline.measure_region.isVisible()
+    timeline.clear_marks()
+    # the dark theme: a slice selected and zoomed to; just outside its top edge the outline's light ring
+    timeline.unpin(thread.key)
+    timeline.set_theme(DARK)
+    row = int(thread.item.track.by_depth[0][0])
+    timeline.go_to_slice(row)
+    timeline.fit_selection()
+    qtbot.wait(20)
+    s = model.slices
+    x = (int(s.ts[row]) + int(s.dur[row]) // 2 - model.start_ns) / 1e9
+    y = timeline.slice_y(row) - 0.43  # the box's top edge (rows are centred 0.43 below it)
+    ring = _pixel(timeline, x, y, dy=-2.5)
+    assert ring.lightness() > 200, ring.name()  # (the dark background there is #17181a)
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_a_box_begun_before_the_view_covers_it_zoomed_in_and_panned(start, late_trace, trace_tab, qtbot) -> None:
+    """Zoomed into the middle of a long slice, the slice fills the view, also after pans within the
+    picture the track keeps (its boxes are kept in pixels from a window wider than the view)."""
+    model = late_trace(start)
+    tab = trace_tab(model)
+    timeline = tab.timeline
+    timeline.set_collapsed(False)
+    item = timeline.items[0]
+    s = model.slices
+    row = int(item.track.by_depth[0][0])
+    begin, dur = int(s.ts[row]), int(s.dur[row])
+    colour = item._colours_of(np.array([int(s.name[row])]))[0]
+    from fxscope.app.timeline.lane_item import BRUSHES
+
+    want = BRUSHES[int(colour)].color().name()
+    timeline.set_range_ns(begin + dur * 4 // 10, begin + dur * 5 // 10)
+    y = item.y0 + 0.43
+    for step in (0.0, 0.2, -0.3):
+        timeline.pan(step)
+        qtbot.wait(20)
+        (x0, x1), _ = timeline.plot.getViewBox().viewRange()
+        assert item.last_drawn >= 1
+        for fraction in (0.05, 0.5, 0.95):
+            assert _pixel(timeline, x0 + fraction * (x1 - x0), y).name() == want, (step, fraction)

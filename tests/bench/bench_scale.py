@@ -39,7 +39,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (run as a script: its sibling benchmarks)
-from bench_timeline import WINDOW_WITH_GAP_TIMER  # noqa: E402
+import itertools
+
+from bench_timeline import WINDOW_WITH_GAP_TIMER
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -269,7 +271,7 @@ def measure(events: int, frame: bool, search: bool) -> dict:
 def _fmt(v) -> str:
     if isinstance(v, str):
         return v
-    if isinstance(v, int) or float(v).is_integer() and abs(v) >= 1000:
+    if isinstance(v, int) or (float(v).is_integer() and abs(v) >= 1000):
         return f"{int(v):,}"
     return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
 
@@ -277,12 +279,12 @@ def _fmt(v) -> str:
 def print_table(names: list[str], figs: list[dict]) -> None:
     """One row per figure, one column per size, then the growth between consecutive sizes."""
     keys = list(dict.fromkeys(k for f in figs for k in f))
-    growth = [f"{b}/{a}" for a, b in zip(names[:-1], names[1:], strict=True)]
+    growth = [f"{b}/{a}" for a, b in itertools.pairwise(names)]
     print(f"{'figure':32s}" + "".join(f"{n:>14s}" for n in names) + "".join(f"{g:>14s}" for g in growth))
     for k in keys:
         vals = [f.get(k, "") for f in figs]
         row = f"{k:32s}" + "".join(f"{_fmt(v) if v != '' else '-':>14s}" for v in vals)
-        for a, b in zip(vals[:-1], vals[1:], strict=True):
+        for a, b in itertools.pairwise(vals):
             ok = not isinstance(a, str) and not isinstance(b, str) and a
             row += f"{(b / a if ok else float('nan')):>14.2f}" if ok else f"{'':>14s}"
         print(row)

@@ -5,6 +5,11 @@ Generates (once, cached under tests/bench/.cache/) a synthetic trace with ``core
 model in a fresh process, renders the timeline offscreen at 1920x1080 at full zoom-out, in a 1 ms window and
 through 60 pan/zoom steps, and prints ``model_build_s``, ``model_bytes_per_event`` (the reader's columns plus
 every model table, index and pyramid, measured after the frames so that what drawing built counts), ``frame_ms_p50``/``frame_ms_p95`` (per zoom level and over all frames), and
+with each level the UI thread's CPU time per frame (less inflated than the wall clock on a loaded machine).
+The full and 1 ms levels are cold frames: every track draws from the model again (the pictures the
+tracks keep between frames dropped); ``full_repaint`` is the full view painted again unchanged (what a
+tooltip or the pointer over a counter costs; not in the overall figures); pan/zoom steps use the pictures
+as the app does (a pan inside a track's picture moves it, a zoom builds a new one). And
 ``first_frame_s``: ``fxscope screenshot`` of the bundled demo as a whole process (start, load, first paint),
 and ``ui_max_stall_ms``: the longest the UI thread went without running a 10 ms timer while the window loaded
 the trace in the background and opened its tab; ``first_progress_s`` (opening to the first progress update),
@@ -83,26 +88,36 @@ counter = PaintCounter()
 widget.plot.viewport().installEventFilter(counter)
 paints = []
 
-def frame(redraw=True):
+cpu = {}
+
+def frame(redraw=True, cold=False, level=None):
     # one frame as the app draws it: the event loop turns the pending view change into one paint of the
     # plot (and of the overview strip). A frame with no view change (``redraw``) asks for the repaint
     # itself; after a pan or zoom it must not, or the view would be painted twice (the explicit update
     # and the scene's own change notification reach the view in separate events)
+    # ``cold``: every track draws from the model again (their kept pictures dropped), as after a change of
+    # the view; without it a redraw is a repaint of the same view (the pointer over a counter, a tooltip)
+    if cold:
+        for lane in widget.lanes():
+            getattr(lane.item, "invalidate", lane.item.update)()  # (update: code from before the pictures)
     if redraw:
         widget.plot.viewport().update()
     before = PaintCounter.paints
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.thread_time()
     app.processEvents()
     ms = (time.perf_counter() - t) * 1000
+    cpu.setdefault(level, []).append((time.thread_time() - c) * 1000)  # the UI thread's CPU time: less
+    # inflated than the wall clock when other processes load the machine
     paints.append(PaintCounter.paints - before)
     return ms
 
 levels = {}
 widget.fit_all(); app.processEvents()  # settle (not measured)
-levels["full"] = [frame() for _ in range(5)]
+levels["full"] = [frame(cold=True, level="full") for _ in range(5)]
+levels["full_repaint"] = [frame(level="full_repaint") for _ in range(5)]
 mid = (model.start_ns + model.end_ns) // 2
 widget.set_range_ns(mid, mid + 1_000_000); app.processEvents()  # settle
-levels["1ms"] = [frame() for _ in range(5)]
+levels["1ms"] = [frame(cold=True, level="1ms") for _ in range(5)]
 steps = []
 widget.fit_all(); app.processEvents()  # settle (not measured)
 for i in range(60):
@@ -112,20 +127,20 @@ for i in range(60):
         widget.pan(0.3)
     else:
         widget.pan(-0.1)
-    steps.append(frame(redraw=False))
+    steps.append(frame(redraw=False, level="pan_zoom"))
 levels["pan_zoom"] = steps
 # the peer: the full view again with level-of-detail merging off (every slice becomes a box)
 lod = model.visible
 model.visible = lambda track, a, b, ns_per_px: lod(track, a, b, 1e-3)
 widget.fit_all(); app.processEvents()  # settle (not measured)
-peer = [frame() for _ in range(3)]
+peer = [frame(cold=True, level="peer") for _ in range(3)]
 model.visible = lod
 # the model as the views left it: every table, index and pyramid that drawing these frames built
 seen = set()
 model_bytes = nbytes(cols, seen) + nbytes(model, seen)
 print(json.dumps({"read_s": t1 - t0, "model_s": t2 - t1, "events": len(cols.ev_ts),
                   "model_bytes": model_bytes, "levels": levels, "peer_full": peer,
-                  "paints_per_frame": [min(paints), max(paints)]}))
+                  "paints_per_frame": [min(paints), max(paints)], "cpu": cpu}))
 """
 
 
@@ -229,7 +244,7 @@ def _trace(events: int) -> Path:
 
 def _pct(values: list[float], q: float) -> float:
     s = sorted(values)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
 def main() -> None:
@@ -249,13 +264,17 @@ def main() -> None:
     print(f"model_bytes_per_event: {r['model_bytes'] / r['events']:.1f}  (reader columns + model tables and indexes after the frames, owned memory)")
     every = []
     for level, frames in r["levels"].items():
-        every += frames
-        print(f"frame_ms_p50[{level}]: {_pct(frames, 0.5):.1f}  p95: {_pct(frames, 0.95):.1f}")
+        every += frames if level != "full_repaint" else []
+        c = r["cpu"][level]
+        print(f"frame_ms_p50[{level}]: {_pct(frames, 0.5):.1f}  p95: {_pct(frames, 0.95):.1f}"
+              f"  (UI thread CPU p50 {_pct(c, 0.5):.1f} p95 {_pct(c, 0.95):.1f})")
     print(f"frame_ms_p50: {_pct(every, 0.5):.1f}")
     print(f"frame_ms_p95: {_pct(every, 0.95):.1f}")
     full, peer = _pct(r["levels"]["full"], 0.5), _pct(r["peer_full"], 0.5)
     print(f"paints_per_frame: {r['paints_per_frame'][0]}..{r['paints_per_frame'][1]}  (of the timeline view; must be 1)")
-    print(f"peer_frame_ms_full_without_lod: {peer:.1f}  (ratio {peer / max(full, 1e-9):.1f}x)")
+    print(f"peer_frame_ms_full_without_lod: {peer:.1f}  (ratio {peer / max(full, 1e-9):.1f}x; both cold frames;"
+          f" UI thread CPU ratio {_pct(r['cpu']['peer'], 0.5) / max(_pct(r['cpu']['full'], 0.5), 1e-9):.1f}x)")
+    print(f"machine load: {os.getloadavg()[0]:.1f} (1 min average; {os.cpu_count()} CPUs)")
     load = subprocess.run([sys.executable, "-c", _CHILD_LOAD, str(path)], capture_output=True, text=True,
                           env=env, cwd=ROOT)  # fmt: skip
     if load.returncode != 0:

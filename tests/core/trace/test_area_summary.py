@@ -45,7 +45,7 @@ def test_cpu_states_and_async_sums_match_row_by_row_sums() -> None:
     assert got == {STATE_NAMES[k]: v for k, v in expected.items()} and len(got) > 1
 
     a = m.async_spans
-    pids = sorted(set(int(p) for p in a.pid))[:1]
+    pids = sorted({int(p) for p in a.pid})[:1]
     keys = [(int(p), int(n)) for p, n in zip(a.pid, a.name, strict=True)]
     expected = _clipped_sums(a.start, a.end, keys, t0, t1, lambda k: k[0] in pids)
     got = {r["name"]: (r["count"], r["total"]) for r in async_by_name(m, t0, t1, pids)}

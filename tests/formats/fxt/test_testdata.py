@@ -49,7 +49,7 @@ def test_jane_street_trace(testdata):
     cols = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
     assert [(p.id, p.name) for p in cols.providers] == [(0, "jane_tracing")]
     assert cols.ticks_per_second == [1_000_000_000]  # from the 4-word initialization record
-    assert set(cols.strings[i] for i in np.unique(cols.ev_category)) == {""}  # "" registered at index 105
+    assert {cols.strings[i] for i in np.unique(cols.ev_category)} == {""}  # "" registered at index 105
     assert (cols.ev_thread >= 0).all()
     assert list(zip(cols.threads_pid.tolist(), cols.threads_tid.tolist(), strict=True)) == [(1, 2)]
     procs = {o.koid: o.name for o in cols.kernel_objects if o.obj_type == 1}
