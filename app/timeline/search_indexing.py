@@ -21,6 +21,9 @@ from PySide6.QtCore import QObject, QThread, Signal
 from fxscope.app.worker_threads import start_worker
 from fxscope.core.freed_memory import return_freed_memory
 
+#: how long after the timeline is made the build starts (unless a search asks first): after the tab's first
+#: frame, whose painting it would otherwise compete with for the interpreter
+START_DELAY_MS = 500
 #: models with fewer slices build their index on the first search, on the UI thread (tens of ms): no thread
 #: and no "indexing…" flash for a small trace
 SYNC_INDEX_SLICES = 50_000

@@ -32,7 +32,7 @@ from fxscope.app.timeline.measure import MeasureMarks
 from fxscope.app.timeline.overlays import FlowArrowsItem, PinnedBackdropItem, TimeGridItem, WakeupItem
 from fxscope.app.timeline.overview import OverviewStrip
 from fxscope.app.timeline.search_bar import SearchBar
-from fxscope.app.timeline.search_indexing import SearchIndexing
+from fxscope.app.timeline.search_indexing import START_DELAY_MS, SearchIndexing
 from fxscope.app.timeline.slice_track import SliceTrackItem
 from fxscope.app.timeline.summary_track import GroupSummaryItem
 from fxscope.app.timeline.track_marks import mark_matches, mark_selected
@@ -440,11 +440,11 @@ class TimelineWidget(QWidget):
         shortcut.activated.connect(lambda: (self.search_box.setFocus(), self.search_box.selectAll()))
         back = QShortcut(QKeySequence("Shift+Return"), self.search_box)
         back.activated.connect(lambda: self.search_step(-1))
-        # the search index is built in the background once the tab is up: a search never waits on the UI thread
+        # the search index is built in the background after the tab's first frame: a search never waits on the UI thread
         self.search_indexing = SearchIndexing(self.model, self)
         self.search_indexing.done.connect(self._search_index_built)
         self.search_indexing.failed.connect(lambda message: self.search_status.setText(f"search failed: {message}"))
-        QTimer.singleShot(0, self.search_indexing, self.search_indexing.start)
+        QTimer.singleShot(START_DELAY_MS, self.search_indexing, self.search_indexing.start)
         return bar
 
     @property
