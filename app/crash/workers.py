@@ -10,8 +10,8 @@ Lifetimes. A worker outlives nothing it talks to:
 - it holds plain data only (paths, texts, a resolver factory that is a plain function): it never calls into
   a widget from its thread, where the widget may be half destroyed by the UI thread at that moment
   (:class:`CrashWorker` refuses a factory bound to a QObject);
-- its results go out as signals of the worker (a QThread object kept alive by this module until the thread
-  ends) to bound methods of the view; Qt drops those connections, and the calls already queued, when the
+- its results go out as signals of the worker (a QThread object kept alive by
+  :func:`fxscope.app.worker_threads.start_worker` until the thread ends) to bound methods of the view; Qt drops those connections, and the calls already queued, when the
   view is destroyed;
 - a worker's signals are never connected to a bound method of a plain Python object: PySide (6.11) holds
   such a method weakly, and a queued call delivered after the object was freed runs on freed memory (a
@@ -28,56 +28,20 @@ would wait out a whole switch interval (5 ms) behind a worker summarizing in a t
 
 from __future__ import annotations
 
-import atexit
 import gc
 import threading
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
+from PySide6.QtCore import QObject, QThread, Signal
 
+from fxscope.app.worker_threads import _LIVE, QUIT_BUDGET_S, start_worker, stop_all  # noqa: F401 - re-exported
 from fxscope.core.reports.crash_log import CrashLog
 
 #: summaries sent to the UI thread at once (one signal each, so the list fills in without a stall)
 SUMMARY_BATCH = 200
 #: summaries between two hand-overs of the GIL to the UI thread (see the module's docstring; 0: never)
 YIELD_EVERY = 1
-#: how long quitting waits for cancelled workers before it waits without a bound (a QThread destroyed while
-#: it runs aborts the process); cancelled workers end within milliseconds unless converting DWARF
-QUIT_BUDGET_S = 5.0
-#: workers running: they belong to no widget (a view may close while one runs) and are stopped when the
-#: application quits or the interpreter exits (a QThread destroyed while running aborts the process)
-_LIVE: set[QThread] = set()
-_hooked = False
-
-
-def start_worker(worker: QThread) -> None:
-    """Start ``worker``, kept alive until it finishes; connect its signals to bound methods of the
-    receiving widget (Qt drops them when the widget is gone)."""
-    global _hooked
-    _LIVE.add(worker)
-    worker.finished.connect(lambda: _LIVE.discard(worker))
-    if not _hooked:  # the event loop's end, or the interpreter's (a screenshot never runs the loop)
-        app = QCoreApplication.instance()
-        if app is not None:
-            app.aboutToQuit.connect(stop_all)
-        atexit.register(stop_all)
-        _hooked = True
-    worker.start()
-
-
-def stop_all(budget_s: float = QUIT_BUDGET_S) -> None:
-    """Cancel every running worker and wait for them (the application is quitting): ``budget_s`` in all,
-    then without a bound for any still running."""
-    workers = list(_LIVE)
-    for worker in workers:
-        cancel = getattr(worker, "cancel", None)
-        if cancel is not None:
-            cancel()
-    end = time.monotonic() + budget_s
-    for worker in workers:
-        if not worker.wait(max(int((end - time.monotonic()) * 1000), 0)):
-            worker.wait()
 
 
 def hand_over_gil() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QMenu, QScrollBar, QVBoxLayout, QWidget
 
@@ -32,6 +32,7 @@ from fxscope.app.timeline.measure import MeasureMarks
 from fxscope.app.timeline.overlays import FlowArrowsItem, PinnedBackdropItem, TimeGridItem, WakeupItem
 from fxscope.app.timeline.overview import OverviewStrip
 from fxscope.app.timeline.search_bar import SearchBar
+from fxscope.app.timeline.search_indexing import START_DELAY_MS, SearchIndexing
 from fxscope.app.timeline.slice_track import SliceTrackItem
 from fxscope.app.timeline.summary_track import GroupSummaryItem
 from fxscope.app.timeline.track_marks import mark_matches, mark_selected
@@ -439,6 +440,11 @@ class TimelineWidget(QWidget):
         shortcut.activated.connect(lambda: (self.search_box.setFocus(), self.search_box.selectAll()))
         back = QShortcut(QKeySequence("Shift+Return"), self.search_box)
         back.activated.connect(lambda: self.search_step(-1))
+        # the search index is built in the background after the tab's first frame: a search never waits on the UI thread
+        self.search_indexing = SearchIndexing(self.model, self)
+        self.search_indexing.done.connect(self._search_index_built)
+        self.search_indexing.failed.connect(lambda message: self.search_status.setText(f"search failed: {message}"))
+        QTimer.singleShot(START_DELAY_MS, self.search_indexing, self.search_indexing.start)
         return bar
 
     @property
@@ -447,9 +453,18 @@ class TimelineWidget(QWidget):
         return self.hits.row[self.hits.kind == 0]
 
     def _search_changed(self, text: str) -> None:
+        if text.strip() and not self.search_indexing.ready():
+            self.search_status.setText("indexing…")  # searched once the index is built (_search_index_built)
+            self.search_indexing.start()
+            return
         self.search.set_text(text)
         self.search_status.setText(self.search.status())
         self._show_matches()
+
+    def _search_index_built(self) -> None:
+        """The background build finished: search the box's text as it is now (the latest typed wins)."""
+        if self.search_box.text() != self.search.text:
+            self._search_changed(self.search_box.text())
 
     def highlight_slices(self, rows: np.ndarray) -> None:
         """Outline these slice rows as search matches are (a flame-graph frame's slices), together with

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fxscope.core.trace.async_spans import AsyncTable, build_async
+from fxscope.core.trace.built_once import BuiltOnce
 from fxscope.core.trace.counters import CounterSet, build_counters
 from fxscope.core.trace.flows import FlowTable, build_flows
 from fxscope.core.trace.instants import InstantTable, build_instants
@@ -148,6 +149,8 @@ class TraceModel:
         self.processes = self._build_tracks()
         #: the parametrised tables (density per bin count, scheduling pyramids per kind), built on first use
         self._memo: dict[str, object] = {}
+        #: the search index, built once even when a background build and a search ask for it together
+        self._search_index: BuiltOnce[ArgStringIndex] = BuiltOnce()
 
     def check(self) -> None:
         """Between blocks of a table's building: raises when the load building this model was cancelled
@@ -235,9 +238,23 @@ class TraceModel:
 
     @cached_property
     def search_index(self) -> ArgStringIndex:
-        """The argument-string index of :func:`fxscope.core.trace.query.search` (built on first use; the loader
-        builds it off the UI thread, so that the first keystroke in the search box does not wait for it)."""
-        return build_arg_string_index(self.slices, self.cols, self.strings, check=self._check)
+        """The argument-string index of :func:`fxscope.core.trace.query.search`, built on first use (not by the
+        load: its temporaries would add to the load's peak memory). The timeline builds it in a background
+        thread (:meth:`build_search_index`) and searches once it is :attr:`search_index_ready`; a caller
+        asking while that build runs waits for it rather than building it again."""
+        return self.build_search_index(self._check)
+
+    @property
+    def search_index_ready(self) -> bool:
+        """The search index is built: :attr:`search_index` returns without building or waiting."""
+        return self._search_index.built
+
+    def build_search_index(self, check) -> ArgStringIndex:
+        """Build the search index (once: a build in progress in another thread is waited for); ``check()`` is
+        called between its batches and may raise to cancel it, which leaves it unbuilt."""
+        return self._search_index.get(
+            lambda: build_arg_string_index(self.slices, self.cols, self.strings, check=check)
+        )
 
     @cached_property
     def stats(self) -> list[Stat]:

@@ -60,12 +60,29 @@ def test_a_destroyed_trace_tab_cancels_its_report_summaries(qtbot) -> None:
     from fxscope.resources import DEMO_TRACE
 
     tab = TraceTab(TraceModel(read_fxt(str(DEMO_TRACE))))
+    assert not list(tab.reports._workers)  # the summaries start a moment after the tab (its first frame first)
+    tab.reports._start_pending()
     started = list(tab.reports._workers)
     assert len(started) == 1
     _delete(tab)
     del tab
     assert started[0].cancelled()
     qtbot.waitUntil(started[0].isFinished, timeout=10_000)
+
+
+def test_a_trace_tab_destroyed_before_its_summaries_start_starts_none(qtbot) -> None:
+    from fxscope.app.crash import trace_reports
+    from fxscope.app.trace_tab import TraceTab
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.reader import read_fxt
+    from fxscope.resources import DEMO_TRACE
+
+    before = set(workers._LIVE)
+    tab = TraceTab(TraceModel(read_fxt(str(DEMO_TRACE))))
+    _delete(tab)
+    del tab
+    qtbot.wait(trace_reports.TraceReportsPanel.START_DELAY_MS + 300)  # past the delayed start
+    assert not [w for w in workers._LIVE - before if w.isRunning()]
 
 
 def test_workers_refuse_a_resolver_factory_bound_to_a_widget(qtbot, crash_dir: Path) -> None:

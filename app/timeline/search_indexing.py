@@ -1,0 +1,94 @@
+"""The timeline's search index, built in a background thread so that the first search never freezes the window.
+
+The index (:attr:`fxscope.core.trace.model.TraceModel.search_index`) is left out of the load to keep its peak
+memory down; built on the UI thread by the first keystroke it froze the window 1-3 s at 10M events. The
+timeline starts this build once its tab is up; a search typed before it is done waits for it (the search
+bar says "indexing…") and the latest text is searched when it is.
+
+Lifetimes, as :mod:`fxscope.app.crash.workers`: :func:`fxscope.app.worker_threads.start_worker` keeps the
+thread alive until it ends and stops it when the application quits; the thread holds the model only (plain
+data), its signals belong to the thread, and what receives it is :class:`SearchIndexing`, a child of the timeline: Qt drops the
+connection, and a call already queued, when the timeline is destroyed. Its destruction (the tab closed)
+cancels the build: the build checks the flag between its batches of slices.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from fxscope.app.worker_threads import start_worker
+from fxscope.core.freed_memory import return_freed_memory
+
+#: how long after the timeline is made the build starts (unless a search asks first): after the tab's first
+#: frame, whose painting it would otherwise compete with for the interpreter
+START_DELAY_MS = 500
+#: models with fewer slices build their index on the first search, on the UI thread (tens of ms): no thread
+#: and no "indexing…" flash for a small trace
+SYNC_INDEX_SLICES = 50_000
+
+
+class _Cancelled(Exception):
+    """The timeline went away: stop building."""
+
+
+class SearchIndexBuild(QThread):
+    """Builds ``model``'s search index; ``built`` when done, ``failed(message)`` on an error, nothing once
+    :meth:`cancel` was called."""
+
+    built = Signal()
+    failed = Signal(str)
+
+    def __init__(self, model) -> None:
+        super().__init__()
+        self.model = model
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def _check(self) -> None:
+        if self._cancel.is_set():
+            raise _Cancelled
+
+    def run(self) -> None:
+        try:
+            self.model.build_search_index(self._check)
+        except _Cancelled:
+            return_freed_memory()
+            return
+        except Exception as exc:  # noqa: BLE001 - a message in the search bar, never a dead window
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            return
+        return_freed_memory()  # the build's temporaries (tens of MB at 10M events), as after the load
+        self.built.emit()
+
+
+class SearchIndexing(QObject):
+    """The search index of one timeline's model: :meth:`ready` says whether a search can run now; otherwise
+    :meth:`start` builds it in the background and ``done`` (or ``failed``) follows on the UI thread."""
+
+    done = Signal()
+    failed = Signal(str)
+
+    def __init__(self, model, parent: QObject) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.worker: SearchIndexBuild | None = None
+
+    def ready(self) -> bool:
+        """A search can run now without waiting: the index is built, or the trace is small enough to build
+        it at once."""
+        return self.model.search_index_ready or len(self.model.slices) < SYNC_INDEX_SLICES
+
+    def start(self) -> None:
+        """Build the index in a background thread (once; nothing when a search can already run)."""
+        if self.worker is not None or self.ready():
+            return
+        self.worker = worker = SearchIndexBuild(self.model)
+        worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed
+        worker.failed.connect(self.failed)
+        # a lambda holding the worker, not this object: it runs while this object is being destroyed
+        self.destroyed.connect(lambda *_: worker.cancel())
+        start_worker(worker)

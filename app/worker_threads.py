@@ -1,0 +1,52 @@
+"""Worker threads that belong to no widget: kept alive until they end, stopped when the application quits.
+
+A view may close while its worker runs, so the worker (a QThread) cannot be the view's child; and a QThread
+destroyed while it runs aborts the process. :func:`start_worker` keeps each one in :data:`_LIVE` until it
+finishes, and :func:`stop_all` (at the event loop's end, or the interpreter's) cancels them (their
+``cancel()``) and waits. Used by the crash view's workers (:mod:`fxscope.app.crash.workers`) and the
+timeline's search-index build (:mod:`fxscope.app.timeline.search_indexing`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import time
+
+from PySide6.QtCore import QCoreApplication, QThread
+
+#: how long quitting waits for cancelled workers before it waits without a bound (a QThread destroyed while
+#: it runs aborts the process); cancelled workers end within milliseconds unless converting DWARF
+QUIT_BUDGET_S = 5.0
+#: workers running: they belong to no widget (a view may close while one runs) and are stopped when the
+#: application quits or the interpreter exits (a QThread destroyed while running aborts the process)
+_LIVE: set[QThread] = set()
+_hooked = False
+
+
+def start_worker(worker: QThread) -> None:
+    """Start ``worker``, kept alive until it finishes; connect its signals to bound methods of the
+    receiving widget (Qt drops them when the widget is gone)."""
+    global _hooked
+    _LIVE.add(worker)
+    worker.finished.connect(lambda: _LIVE.discard(worker))
+    if not _hooked:  # the event loop's end, or the interpreter's (a screenshot never runs the loop)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(stop_all)
+        atexit.register(stop_all)
+        _hooked = True
+    worker.start()
+
+
+def stop_all(budget_s: float = QUIT_BUDGET_S) -> None:
+    """Cancel every running worker and wait for them (the application is quitting): ``budget_s`` in all,
+    then without a bound for any still running."""
+    workers = list(_LIVE)
+    for worker in workers:
+        cancel = getattr(worker, "cancel", None)
+        if cancel is not None:
+            cancel()
+    end = time.monotonic() + budget_s
+    for worker in workers:
+        if not worker.wait(max(int((end - time.monotonic()) * 1000), 0)):
+            worker.wait()

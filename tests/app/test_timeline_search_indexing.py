@@ -1,0 +1,133 @@
+"""The timeline builds its search index in a background thread: a search typed before it is built shows
+"indexing…", the window keeps running meanwhile, the latest text is searched once it is built, and closing
+the tab stops the build. The build is slowed (each batch of slices sleeps) so that it is still running when
+the test types; no timing is asserted."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import shiboken6
+from PySide6.QtCore import QTimer
+
+import fxscope.app.timeline.search_indexing as search_indexing
+import fxscope.core.trace.query as query
+from fxscope.app.timeline.widget import TimelineWidget
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.search_hits import search_all
+from fxscope.formats.fxt.reader import read_fxt_bytes
+
+#: seconds each batch of the slowed build sleeps (sleeping, the build thread lets the UI thread run: a
+#: build on the UI thread would still block its event loop for the whole build)
+BATCH_SLEEP_S = 0.02
+
+
+@pytest.fixture(scope="module")
+def trace_bytes() -> bytes:
+    return generate_trace(20_000, seed=5)
+
+
+@pytest.fixture
+def slow_build(monkeypatch):
+    """Every trace indexes in the background, in batches of 64 slices that each take ``BATCH_SLEEP_S`` more."""
+    real = query.event_arg_columns
+
+    def slow(*args, **kwargs):
+        time.sleep(BATCH_SLEEP_S)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(query, "event_arg_columns", slow)
+    monkeypatch.setattr(query, "INDEX_BATCH", 64)
+    monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)
+
+
+def _common_name(model: TraceModel) -> str:
+    names, counts = np.unique(model.slices.name, return_counts=True)
+    return model.strings[int(names[np.argmax(counts)])]
+
+
+def test_a_search_typed_while_indexing_waits_for_the_index_and_the_ui_keeps_running(qtbot, trace_bytes,
+                                                                                   slow_build) -> None:  # fmt: skip
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    timeline.show()
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()) if not model.search_index_ready else None)
+    timer.start(5)
+    text = _common_name(model)[:3]
+    timeline.search_box.setText("no such text")
+    assert timeline.search_status.text() == "indexing…"
+    timeline.search_box.setText(text)  # the latest text is the one searched
+    assert timeline.search_status.text() == "indexing…" and not len(timeline.hits)
+    assert not model.search_index_ready and timeline.search_indexing.worker is not None
+    qtbot.waitUntil(lambda: timeline.search_status.text() != "indexing…", timeout=120_000)
+    timer.stop()
+    assert len(ticks) >= 2  # the event loop ran while the index was built
+    expected = search_all(TraceModel(read_fxt_bytes(trace_bytes)), text)  # a synchronous build's
+    assert len(expected) > 1 and timeline.search.text == text
+    assert timeline.search_status.text() == f"{len(expected)} matches"
+    assert np.array_equal(timeline.hits.row, expected.row) and np.array_equal(timeline.hits.kind, expected.kind)
+    assert timeline.search_step(1) >= 0
+    assert timeline.search_status.text() == f"{timeline.match_index + 1} of {len(expected)}"
+    assert timeline.search_indexing.worker.wait(10_000)
+
+
+def test_the_build_starts_with_the_tab_and_a_later_search_runs_at_once(qtbot, trace_bytes, slow_build) -> None:
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    qtbot.waitUntil(lambda: model.search_index_ready, timeout=120_000)  # nobody searched: the tab started it
+    text = _common_name(model)[:3]
+    timeline.search_box.setText(text)
+    assert timeline.search_status.text() == f"{len(timeline.hits)} matches" and len(timeline.hits) > 1
+
+
+def test_closing_the_tab_while_indexing_stops_the_build(qtbot, trace_bytes, slow_build) -> None:
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    timeline = TimelineWidget(model)
+    timeline.search_box.setText("abc")
+    worker = timeline.search_indexing.worker
+    assert worker is not None and not worker.isFinished()
+    timeline.deleteLater()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(timeline), timeout=10_000)
+    assert worker.wait(60_000)  # it ends (the flag is checked between batches)
+    assert not model.search_index_ready  # stopped, not finished: the index is left unbuilt
+    qtbot.wait(20)  # a queued signal of the thread, if any, reaches nothing
+
+
+def test_quitting_while_indexing_ends_cleanly(tmp_path, trace_bytes) -> None:
+    """A QThread destroyed while running aborts the process: the build is stopped and waited for at exit."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "t.fxt"
+    path.write_bytes(trace_bytes)
+    script = (
+        "import os, sys, time\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "import fxscope.core.trace.query as query\n"
+        "import fxscope.app.timeline.search_indexing as search_indexing\n"
+        "real = query.event_arg_columns\n"
+        "query.event_arg_columns = lambda *a, **k: (time.sleep(0.05), real(*a, **k))[1]\n"
+        "query.INDEX_BATCH = 64\n"
+        "search_indexing.SYNC_INDEX_SLICES = 0\n"
+        "from fxscope.app.gui import application\n"
+        "from fxscope.app.timeline.widget import TimelineWidget\n"
+        "from fxscope.core.trace.model import TraceModel\n"
+        "from fxscope.core.trace.reading import read_trace\n"
+        "app = application()\n"
+        "timeline = TimelineWidget(TraceModel(read_trace(sys.argv[1])))\n"
+        "timeline.show()\n"
+        "timeline.search_box.setText('abc')\n"
+        "app.processEvents()\n"
+        "assert timeline.search_indexing.worker.isRunning()\n"
+        "print('quitting')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "quitting" in result.stdout, result.stderr[-2000:]
+    assert "Destroyed while thread" not in result.stderr
