@@ -69,6 +69,9 @@ class TraceTab(QSplitter):
         self.logs.crashRequested.connect(self._crash_text)
         self.addWidget(self.timeline)
         self.addWidget(self.bottom)
+        # the panels' own minimum heights (Analysis, Compare: 300+ px) must not squeeze the timeline: the panel
+        # may be made small; its pages scroll or clip
+        self.bottom.setMinimumHeight(self.BOTTOM_MIN_HEIGHT)
         self.setStretchFactor(0, 4)
         self.setStretchFactor(1, 1)
         self.setChildrenCollapsible(False)
@@ -97,6 +100,8 @@ class TraceTab(QSplitter):
                       self.aggregate.cpu_process_table, self.aggregate.state_table):  # fmt: skip
             table.installEventFilter(self._keys)
 
+    #: the panel's smallest height (the tab bar and a few rows)
+    BOTTOM_MIN_HEIGHT = 100
     #: the details panel's share of the height when nothing is remembered (at 1280x720: ~190 px)
     DEFAULT_BOTTOM_FRACTION = 0.3
 

@@ -295,6 +295,9 @@ def test_measure_label_over_the_slices_status_bar_per_tab_and_a_resizable_rememb
     tab = win.current_tab()
     qtbot.wait(10)
     assert tab.bottom.height() >= 180  # (it was ~100 px)
+    # ... and no more than its default share: the Analysis and Compare pages' minimum heights (300+ px) had
+    # pushed the timeline down to ~280 px of 640
+    assert tab.timeline.height() >= 0.6 * (tab.timeline.height() + tab.bottom.height())
     assert not tab.childrenCollapsible()
     # measure: the label is above every track and has its own background
     timeline = tab.timeline
