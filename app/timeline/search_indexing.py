@@ -14,12 +14,9 @@ cancels the build: the build checks the flag between its batches of slices.
 
 from __future__ import annotations
 
-import threading
+from PySide6.QtCore import QObject, Signal
 
-from PySide6.QtCore import QObject, QThread, Signal
-
-from fxscope.app.worker_threads import start_worker
-from fxscope.core.freed_memory import return_freed_memory
+from fxscope.app.worker_threads import ModelBuild, start_worker
 
 #: how long after the timeline is made the build starts (unless a search asks first): after the tab's first
 #: frame, whose painting it would otherwise compete with for the interpreter
@@ -27,42 +24,6 @@ START_DELAY_MS = 500
 #: models with fewer slices build their index on the first search, on the UI thread (tens of ms): no thread
 #: and no "indexing…" flash for a small trace
 SYNC_INDEX_SLICES = 50_000
-
-
-class _Cancelled(Exception):
-    """The timeline went away: stop building."""
-
-
-class SearchIndexBuild(QThread):
-    """Builds ``model``'s search index; ``built`` when done, ``failed(message)`` on an error, nothing once
-    :meth:`cancel` was called."""
-
-    built = Signal()
-    failed = Signal(str)
-
-    def __init__(self, model) -> None:
-        super().__init__()
-        self.model = model
-        self._cancel = threading.Event()
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def _check(self) -> None:
-        if self._cancel.is_set():
-            raise _Cancelled
-
-    def run(self) -> None:
-        try:
-            self.model.build_search_index(self._check)
-        except _Cancelled:
-            return_freed_memory()
-            return
-        except Exception as exc:  # noqa: BLE001 - a message in the search bar, never a dead window
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-            return
-        return_freed_memory()  # the build's temporaries (tens of MB at 10M events), as after the load
-        self.built.emit()
 
 
 class SearchIndexing(QObject):
@@ -75,7 +36,7 @@ class SearchIndexing(QObject):
     def __init__(self, model, parent: QObject) -> None:
         super().__init__(parent)
         self.model = model
-        self.worker: SearchIndexBuild | None = None
+        self.worker: ModelBuild | None = None
 
     def ready(self) -> bool:
         """A search can run now without waiting: the index is built, or the trace is small enough to build
@@ -86,7 +47,7 @@ class SearchIndexing(QObject):
         """Build the index in a background thread (once; nothing when a search can already run)."""
         if self.worker is not None or self.ready():
             return
-        self.worker = worker = SearchIndexBuild(self.model)
+        self.worker = worker = ModelBuild(self.model.build_search_index)
         worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed
         worker.failed.connect(self.failed)
         # a lambda holding the worker, not this object: it runs while this object is being destroyed
