@@ -64,7 +64,7 @@ class BuildCancelled(Exception):
 class ModelBuild(QThread):
     """Builds tables of a model in the background: ``build(check)``, where ``check()`` raises
     :class:`BuildCancelled` once :meth:`cancel` was called (the build leaves the table unbuilt); ``built``
-    when done, ``failed(message)`` on an error, nothing when cancelled. The thread holds the model only
+    when done (its return value in :attr:`result`), ``failed(message)`` on an error, nothing when cancelled. The thread holds the model only
     (plain data); its signals belong to it, and what receives them is a QObject of the UI, which Qt
     disconnects when it is destroyed. The build's freed temporaries are given back to the system after it."""
 
@@ -75,6 +75,7 @@ class ModelBuild(QThread):
         super().__init__()
         self._build = build
         self._cancel = threading.Event()
+        self.result: object = None
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -85,7 +86,7 @@ class ModelBuild(QThread):
 
     def run(self) -> None:
         try:
-            self._build(self.check)
+            self.result = self._build(self.check)
         except BuildCancelled:
             return_freed_memory()
             return
