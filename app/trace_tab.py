@@ -65,6 +65,7 @@ class TraceTab(QSplitter):
             self.deferred.done.connect(self._later_tables_built)
             self.deferred.failed.connect(self._later_tables_failed)
             QTimer.singleShot(DEFERRED_START_MS, self.deferred, self.deferred.start)
+            self.timeline.search_indexing.hold()  # the search index after these (one build's temporaries at a time)
         self.info = InfoPanel(model, pending=self.deferred is not None)
         self.bottom.addTab(self.info, "Info")
         self._title_info()
@@ -125,10 +126,12 @@ class TraceTab(QSplitter):
         self.info.show_stats()
         self._title_info()
         self.warningsCounted.emit(self.info.warning_count)
+        self.timeline.search_indexing.release()
 
     def _later_tables_failed(self, message: str) -> None:
         self.info.show_failure(message)
         self._title_info()
+        self.timeline.search_indexing.release()
 
     #: the panel's smallest height (the tab bar and a few rows)
     BOTTOM_MIN_HEIGHT = 100

@@ -46,6 +46,7 @@ class SearchIndexing(QObject):
         super().__init__(parent)
         self.model = model
         self.worker: ModelBuild | None = None
+        self.held = self.start_on_release = False
         self.searching: ModelBuild | None = None  # the search running
         self._searching_text = ""
         self._next_text: str | None = None  # the text to search once it is done
@@ -54,6 +55,24 @@ class SearchIndexing(QObject):
         """A search can run now without waiting: the index is built, or the trace is small enough to build
         it at once."""
         return self.model.search_index_ready or len(self.model.slices) < SYNC_INDEX_SLICES
+
+    def start_soon(self) -> None:
+        """The timeline's own start, after its first frame: :meth:`start`, unless :meth:`hold` put it off."""
+        if self.held:
+            self.start_on_release = True
+        else:
+            self.start()
+
+    def hold(self) -> None:
+        """Put off :meth:`start_soon` until :meth:`release` (the tab builds other tables in the background
+        first: built together they would hold both builds' temporaries at once). A search typed meanwhile
+        starts the build at once."""
+        self.held = True
+
+    def release(self) -> None:
+        self.held = False
+        if self.start_on_release:
+            self.start()
 
     def start(self) -> None:
         """Build the index in a background thread (once; nothing when a search can already run)."""

@@ -445,7 +445,7 @@ class TimelineWidget(QWidget):
         self.search_indexing.done.connect(self._search_index_built)
         self.search_indexing.found.connect(self._search_found)
         self.search_indexing.failed.connect(lambda message: self.search_status.setText(f"search failed: {message}"))
-        QTimer.singleShot(START_DELAY_MS, self.search_indexing, self.search_indexing.start)
+        QTimer.singleShot(START_DELAY_MS, self.search_indexing, self.search_indexing.start_soon)
         return bar
 
     @property

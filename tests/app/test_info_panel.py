@@ -130,7 +130,9 @@ def test_a_large_traces_statistics_come_after_its_first_frame(qtbot, truncated_d
     assert tab.deferred is not None and tab.info.pending and not tab.model.stats_ready
     assert _info_title(tab) == "Info (…)"
     assert tab.info.tree.topLevelItem(0).text(0) == tab.info.PENDING_TEXT
+    assert tab.timeline.search_indexing.held  # the search index is built after these, not beside them
     qtbot.waitUntil(lambda: not tab.info.pending, timeout=30000)
+    assert not tab.timeline.search_indexing.held
     assert tab.model.flows_ready and tab.model.stats_ready
     expected = TraceModel(read_trace(str(truncated_demo))).stats
     assert tab.info.stats == expected  # the same rows as when the load built them

@@ -175,3 +175,24 @@ def test_quitting_while_indexing_ends_cleanly(tmp_path, trace_bytes) -> None:
     result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "quitting" in result.stdout, result.stderr[-2000:]
     assert "Destroyed while thread" not in result.stderr
+
+
+def test_a_held_build_waits_for_its_release_unless_a_search_asks(qtbot, trace_bytes, slow_build) -> None:
+    """The tab holds the index's build while it builds its later tables (one build's temporaries at a time):
+    the timeline's own start waits for the release; a typed search starts it at once."""
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    indexing = timeline.search_indexing
+    indexing.hold()
+    qtbot.wait(search_indexing.START_DELAY_MS + 200)  # the timeline's start came and was put off
+    assert indexing.worker is None and indexing.start_on_release
+    indexing.release()
+    assert indexing.worker is not None
+    qtbot.waitUntil(lambda: model.search_index_ready, timeout=120_000)
+    other = TimelineWidget(TraceModel(read_fxt_bytes(trace_bytes)))
+    qtbot.addWidget(other)
+    other.search_indexing.hold()
+    other.search_box.setText("abc")  # asked: no waiting for the release
+    assert other.search_indexing.worker is not None and other.search_status.text() == "indexing…"
+    assert other.search_indexing.worker.wait(120_000)
