@@ -25,7 +25,7 @@ FIRST_FRAME_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("async_pyramid", lambda m: m.async_pyramid),
     ("counters", lambda m: m.counters),
     ("pyramid", lambda m: m.pyramid),
-    ("sched", lambda m: m.sched),
+    ("sched", lambda m: m.sched.wakeups.by_tid()),  # (the tables, and the wakeups the state strips mark)
     ("sched_pyramid_cpu", lambda m: m.sched_pyramid("cpu")),
     ("sched_pyramid_state", lambda m: m.sched_pyramid("state")),
     ("instants", lambda m: [m.instants.scoped(scope) for scope in (SCOPE_PROCESS, SCOPE_GLOBAL)]),

@@ -55,6 +55,10 @@ def test_first_frame_prepare_leaves_flows_and_stats_to_later() -> None:
     prepare_model(model, fractions.append, first_frame_only=True)
     assert set(PREPARED) <= set(vars(model)) and fractions[-1] == 1.0
     assert not model.flows_ready and not model.stats_ready
+    wakeups = model.sched.wakeups
+    assert len(wakeups) and wakeups._by_tid is not None  # what the first frame's state strips mark: built too
+    tid = int(wakeups.tid[0])
+    assert wakeups.rows_in(0, 2**62, tid=tid).tolist() == np.flatnonzero(wakeups.tid == tid).tolist()
 
     def cancel() -> None:
         raise KeyboardInterrupt
