@@ -23,7 +23,7 @@ from fxscope.formats.fxt.bulk_resolve import BulkResolve
 from fxscope.formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
 from fxscope.formats.fxt.diagnostics import Diagnostics
 from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, column, record_size
-from fxscope.formats.fxt.framing import record_starts
+from fxscope.formats.fxt.framing import frame_records
 from fxscope.formats.fxt.lazy_args import ArgDecoder
 from fxscope.formats.fxt.records_control import ControlRecords
 from fxscope.formats.fxt.records_events import EventRecords
@@ -71,18 +71,11 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     def _frame(self) -> tuple[np.ndarray, np.ndarray]:
         """Record starts (word indices) and record types, after the size-0 / padding / truncation rules."""
         w, n, diag = self.w, self.n, self.diag
-        starts = record_starts(w, tick=lambda f: self.progress(0.03 * f))
-        # Walking the chain touched every page of the file: drop them, then read the headers' low 16 bits
-        # a chunk at a time, releasing as we go, so that file pages and per-record arrays never add up.
-        self._release(0, n)
+        # Framing reads the headers' low 16 bits (type and size) while each super-chunk's pages are
+        # fresh, and drops those pages as it goes: file pages and per-record arrays never add up.
+        starts, low = frame_records(w, tick=lambda f: self.progress(0.05 * f), done=self._release)
         if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
             starts = starts.astype(np.int64, copy=False)
-        low = np.empty(len(starts), np.uint16)
-        for a in range(0, len(starts), self.BLOCK_RECORDS):
-            self.progress(0.03 + 0.02 * a / len(starts))
-            st = starts[a : a + self.BLOCK_RECORDS].astype(np.int64)
-            low[a : a + len(st)] = self.w[st] & _U(0xFFFF)  # type and 12-bit size
-            self._release(int(st[0]), int(st[-1]) + 1)
         zero = np.flatnonzero(low < 16)  # 12-bit size field 0: padding, corrupt, or a large record
         if len(zero):
             hz = w[starts[zero]]
