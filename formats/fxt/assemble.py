@@ -2,7 +2,7 @@
 
 Why blocks: records are decoded :attr:`Decoder.BLOCK_RECORDS` at a time so the temporaries stay
 cache-sized, and each block's file pages are dropped from the resident set (``madvise``) once decoded.
-Memory: the output columns take 33 bytes per event (the contract's dtypes; what follows from a record's
+Memory: the output columns take 25 bytes per event (the contract's dtypes; what follows from a record's
 header is read from the mapped file when asked) plus 7 bytes per record while reading. The record families live in their own modules, combined here as mixins of one
 :class:`Decoder` (they share its words, tables and diagnostics): control and descriptive records
 (:mod:`~fxscope.formats.fxt.records_control`), events (:mod:`~fxscope.formats.fxt.records_events`), logs
@@ -22,6 +22,7 @@ from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.bulk_resolve import BulkResolve
 from fxscope.formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
 from fxscope.formats.fxt.diagnostics import Diagnostics
+from fxscope.formats.fxt.event_data import EventData
 from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, column, record_size
 from fxscope.formats.fxt.framing import frame_records
 from fxscope.formats.fxt.lazy_args import ArgDecoder
@@ -115,13 +116,13 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: file words a block of sparse records may span (8 MiB)
     SPAN_WORDS = 1 << 20
 
-    #: the stored event columns, 33 bytes per event (see FxtColumns for the derived ones: the provider
-    #: follows from the record's position, argument counts and offsets from its header, an instant's scope
-    #: is its data word); "pos" is
+    #: the stored event columns, 25 bytes per event (see FxtColumns for the derived ones: the provider
+    #: follows from the record's position, argument counts and offsets from its header, the data word is
+    #: the record's last word, read when asked: :mod:`~fxscope.formats.fxt.event_data`); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS: ClassVar[dict] = {
         "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
-        "name": np.int32, "data": np.uint64, "pos": np.int64,
+        "name": np.int32, "pos": np.int64,
     }  # fmt: skip
 
     def _release(self, first_word: int, end_word: int) -> None:
@@ -177,6 +178,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         log_starts, sched_starts = starts[types == F.LOG_RECORD], starts[types == F.SCHED_RECORD]
         del starts, types
         fill = 0
+        odd_rows: list[np.ndarray] = []  # events whose data word is not their record's last (EventData)
+        odd_vals: list[np.ndarray] = []
         self.progress(0.1)
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
@@ -186,6 +189,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             for key in self._EV_COLUMNS:
                 ev[key][fill : fill + m] = block[key]
             self._note_providers(block["provider"], block["pos"])
+            if len(block["odd_rows"]):
+                odd_rows.append(block["odd_rows"] + fill)
+                odd_vals.append(block["odd_vals"])
             fill += m
             del block
             self._release(int(sel[0]), int(sel[-1]) + 1)
@@ -209,7 +215,11 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             ev_thread=ev["thread"],
             ev_category=ev["category"],
             ev_name=ev["name"],
-            ev_data=ev["data"],
+            ev_data=EventData(
+                self.w, ev["kind"], ev["pos"], self._seg_pos, self._seg_tps,
+                np.concatenate(odd_rows) if odd_rows else np.zeros(0, np.int64),
+                np.concatenate(odd_vals) if odd_vals else np.zeros(0, np.uint64),
+            ),
             ev_word=ev["pos"],
             sched_ts=sc["ts"],
             sched_kind=sc["kind"],

@@ -12,7 +12,7 @@ import numpy as np
 
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.fields import column
-from fxscope.formats.fxt.ticks import ticks_to_ns
+from fxscope.formats.fxt.ticks import ticks_at_rates, ticks_to_ns
 
 #: byte 2 of an event header: the event type (low 4 bits) and argument count (high 4 bits)
 _TYPE_AND_NARGS = F.Field("event type and argument count", F.EVENT_TYPE.shift, 8)
@@ -86,10 +86,10 @@ class EventRecords:
             self.diag.warn_many("short record", pos[missing] * 8, "record dropped: event data word missing")
             ok &= ~missing
         data_ok = room & full_args
-        data = self._gather(after)
-        data[~(data_ok & has_data)] = 0
+        # The data word is not stored (FxtColumns.ev_data reads a record's last word when asked): keep the
+        # rows where that rule does not hold, with their value (instants: a scope word other than 0).
+        odd = has_data & ~(data_ok & (after == end - 1))
         scope_m = data_ok & (kind == 0)
-        scope = np.zeros(len(pos), np.uint8)
         if scope_m.any():
             sv = self._gather(after[scope_m])
             bad = sv > 2
@@ -97,13 +97,17 @@ class EventRecords:
                 self.diag.warn_many(
                     "scope", pos[scope_m][bad] * 8, "instant event scope out of range: thread scope used"
                 )
-            scope[scope_m] = np.where(bad, 0, sv)
+            odd[np.flatnonzero(scope_m)[(sv != 0) & ~bad]] = True
+        odd &= ok
+        odd_rows = np.flatnonzero(odd)
+        odd_vals = np.where(data_ok[odd_rows], self._gather(after[odd_rows]), np.uint64(0))
         if not ok.all():
             keep = np.flatnonzero(ok)
+            odd_rows = np.searchsorted(keep, odd_rows)
             pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t = (
                 x[keep] for x in (pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t)
             )
-            ticks, data, scope, args_word = (x[keep] for x in (ticks, data, scope, args_word))
+            ticks, args_word = ticks[keep], args_word[keep]
             if any_inline:
                 c_word, n_word = c_word[keep], n_word[keep]
             else:
@@ -111,12 +115,12 @@ class EventRecords:
         cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
         if len(cut):
             self.nargs_cut.append((pos[cut].astype(np.int64), nargs_eff[cut].astype(np.uint8)))
-        # an instant's data word is its scope (instants have no id): the scope column is not stored
-        data[kind == 0] = scope[kind == 0]
         gen, provider, tps = self._segments(pos)
-        complete = kind == 4
-        if complete.any():  # the data word of a complete event is its end: stored in ns, in place
-            data[complete] = ticks_to_ns(data, tps)[complete].view(np.uint64)
+        odd_complete = np.flatnonzero(kind[odd_rows] == 4)
+        if len(odd_complete):  # a complete event's end, in ns
+            at = odd_rows[odd_complete]
+            seg = np.searchsorted(self._seg_pos, pos[at], side="right") - 1
+            odd_vals[odd_complete] = ticks_at_rates(odd_vals[odd_complete], self._seg_tps[seg]).view(np.uint64)
         return {
             "pos": pos,
             "ts": ticks_to_ns(ticks, tps),
@@ -125,5 +129,6 @@ class EventRecords:
             "category": self._strings(cref, c_word, gen, pos),
             "name": self._strings(nref, n_word, gen, pos),
             "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
-            "data": data,
+            "odd_rows": odd_rows,
+            "odd_vals": odd_vals,
         }
