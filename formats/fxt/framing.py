@@ -97,22 +97,6 @@ _PLAUSIBLE_LOW = _plausible_low()
 TICK_STEPS = 64
 
 
-def _low16(words: np.ndarray) -> np.ndarray:
-    """The low 16 bits (record type and 12-bit size) of native-order words, read as halfwords."""
-    halves = words.view(np.uint16)
-    return np.ascontiguousarray(halves[0::4] if np.little_endian else halves[3::4])
-
-
-_ARANGE: list[np.ndarray] = [np.zeros(0, np.int32)]
-
-
-def _arange32(m: int) -> np.ndarray:
-    """``arange(m)`` as int32, kept between super-chunks."""
-    if len(_ARANGE[0]) < m:
-        _ARANGE[0] = np.arange(m, dtype=np.int32)
-    return _ARANGE[0][:m]
-
-
 def record_starts(words: np.ndarray, tick=None) -> np.ndarray:
     """Word indices of the records chained from word 0 (ascending; uint32 when ``words`` is shorter than
     2**32, else int64: 4 bytes a record). ``tick(fraction)``, when given, is called between steps with a
@@ -140,6 +124,7 @@ def frame_records(
     chunk = max(int(CHUNK_WORDS), 2)
     sup = max(SUPER_WORDS // chunk, 1) * chunk
     p = 0  # the true chain's next record start (global word index)
+    buf = _Buffers(min(sup, n), chunk)
     for s0 in range(0, n, sup):
         s1 = min(s0 + sup, n)
         if tick is not None:
@@ -148,7 +133,7 @@ def frame_records(
             if done is not None:
                 done(s0, s1)
             continue
-        local, low, p_local = _frame_super(words, s0, s1, p - s0, chunk, tick, n)
+        local, low, p_local = _frame_super(words, s0, s1, p - s0, buf, tick, n)
         p = s0 + p_local
         starts_parts.append(local.astype(dtype) + dtype(s0))
         low_parts.append(low)
@@ -161,24 +146,43 @@ def frame_records(
     return np.concatenate(starts_parts), np.concatenate(low_parts)
 
 
+class _Buffers:
+    """The work arrays of one super-chunk, allocated once per file (fresh ones would be page-faulted in
+    again for every super-chunk)."""
+
+    def __init__(self, m: int, chunk: int) -> None:
+        k = (m + chunk - 1) // chunk
+        self.chunk = chunk
+        self.low = np.empty(m, np.uint16)
+        self.step = np.empty(m, np.uint16)
+        self.nxt = np.empty(m + 1, np.int32)
+        self.mark = np.empty(m + 1, bool)
+        self.walked = np.empty((chunk + 8, k), np.int32)  # a chain takes at most ``chunk`` steps
+        self.ar = np.arange(m, dtype=np.int32)
+
+
 def _frame_super(
-    words: np.ndarray, s0: int, s1: int, entry: int, chunk: int, tick, n: int
+    words: np.ndarray, s0: int, s1: int, entry: int, buf: _Buffers, tick, n: int
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """The record starts of words ``[s0, s1)`` (local indices, int64), their headers' low 16 bits, and
     where the true chain leaves (local; ``entry``: where it enters, ``0 <= entry < s1 - s0``)."""
     m = s1 - s0
-    low = _low16(words[s0:s1])
-    step = low >> np.uint16(4)
+    chunk = buf.chunk
+    halves = words[s0:s1].view(np.uint16)
+    low = buf.low[:m]
+    np.copyto(low, halves[0::4] if np.little_endian else halves[3::4])  # type and 12-bit size
+    step = np.right_shift(low, np.uint16(4), out=buf.step[:m])
     np.maximum(step, np.uint16(1), out=step)  # (size 0: a one-word record here)
     # where the next record would start if one started here
-    nxt = np.add(_arange32(m), step, dtype=np.int32)
+    nxt = buf.nxt[: m + 1]
+    np.add(buf.ar[:m], step, out=nxt[:m])
     large = np.flatnonzero((low & np.uint16(0xF)) == 15)  # (sorted) their sizes are 32-bit fields
     sizes = np.zeros(0, np.int64)
     if len(large):
         sizes = ((words[s0 + large] >> np.uint64(4)) & np.uint64(0xFFFFFFFF)).astype(np.int64)
         sizes[sizes == 0] = 1
         nxt[large] = np.minimum(large + sizes, m)
-    nxt = np.append(nxt, np.int32(m))  # (the sentinel stays; a value past m is past the super-chunk)
+    nxt[m] = m  # (the sentinel stays; a value past m is past the super-chunk)
 
     def size_at(q: np.ndarray) -> np.ndarray:
         out = step[q].astype(np.int64)
@@ -194,21 +198,22 @@ def _frame_super(
     if entry < hi[0]:
         cand[0] = entry
     k = len(lo)
-    cur = cand.astype(np.int32)
-    path = [cur]
+    path = buf.walked[:, :k]
+    path[0] = cand
     steps = 0
     ends = hi.astype(np.int32)
     while True:
-        cur = nxt[cur]
+        cur = path[steps + 1]
+        np.take(nxt, path[steps], out=cur)
         np.copyto(cur, np.int32(m), where=cur >= ends)  # the chains that left their chunk stop (sentinel)
-        path.append(cur)
         steps += 1
         if steps % 4 == 0 and int(cur.min()) == m:
             break
         if tick is not None and steps % TICK_STEPS == 0:
             tick((s0 + m * min(steps * 3 / chunk, 0.95)) / n)
-    walked = np.stack(path)
-    mark = np.zeros(m + 1, bool)
+    walked = path[: steps + 1]
+    mark = buf.mark[: m + 1]
+    mark[:] = False
     mark[walked.reshape(-1)] = True
     mark[m] = False
     last = walked[(walked != m).sum(axis=0) - 1, np.arange(k)].astype(np.int64)
