@@ -24,7 +24,7 @@ import numpy as np
 CHUNK_WORDS = 1024
 #: words framed at once (8 MiB of file): the next-word table and the chains' marks of one super-chunk
 #: stay in the caches, and its file pages are read once (then released by the caller)
-SUPER_WORDS = 1 << 20
+SUPER_WORDS = 1 << 19
 
 
 def guessed_sizes(headers: np.ndarray) -> np.ndarray:
@@ -119,8 +119,11 @@ def frame_records(
     (the reader releases its pages there)."""
     n = len(words)
     dtype = np.uint32 if n < (1 << 32) else np.int64
-    starts_parts: list[np.ndarray] = []
-    low_parts: list[np.ndarray] = []
+    # Room for a record at every word (the most there can be): only the pages written become resident, and
+    # the parts need no concatenating copy at the end.
+    starts = np.empty(n, dtype)
+    lows = np.empty(n, np.uint16)
+    count = 0
     chunk = max(int(CHUNK_WORDS), 2)
     sup = max(SUPER_WORDS // chunk, 1) * chunk
     p = 0  # the true chain's next record start (global word index)
@@ -129,21 +132,15 @@ def frame_records(
         s1 = min(s0 + sup, n)
         if tick is not None:
             tick(s0 / n)
-        if p >= s1:  # a large record spans this whole super-chunk
-            if done is not None:
-                done(s0, s1)
-            continue
-        local, low, p_local = _frame_super(words, s0, s1, p - s0, buf, tick, n)
-        p = s0 + p_local
-        starts_parts.append(local.astype(dtype) + dtype(s0))
-        low_parts.append(low)
+        if p < s1:  # (else a large record spans this whole super-chunk)
+            local, low, p_local = _frame_super(words, s0, s1, p - s0, buf, tick, n)
+            p = s0 + p_local
+            np.add(local, s0, out=starts[count : count + len(local)], casting="unsafe")
+            lows[count : count + len(local)] = low
+            count += len(local)
         if done is not None:
             done(s0, s1)
-    if not starts_parts:
-        return np.zeros(0, dtype), np.zeros(0, np.uint16)
-    if len(starts_parts) == 1:
-        return starts_parts[0], low_parts[0]
-    return np.concatenate(starts_parts), np.concatenate(low_parts)
+    return starts[:count], lows[:count]
 
 
 class _Buffers:
