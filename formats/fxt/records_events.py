@@ -63,20 +63,20 @@ class EventRecords:
         inl_t = tref == 0
         c_inl = cref >= F.INLINE_STRING
         n_inl = nref >= F.INLINE_STRING
-        any_inline = inl_t.any() or c_inl.any() or n_inl.any()
-        if any_inline:
-            c_word = pos + 2 + 2 * inl_t
-            n_word = c_word + np.where(c_inl, ((cref & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
-            args_word = n_word + np.where(n_inl, ((nref & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
-            short = ok & (args_word > end)
-            if short.any():
+        # Inline thread and strings push the arguments further: computed for those records only (few)
+        args_word = pos + 2
+        inl = np.flatnonzero(inl_t | c_inl | n_inl)
+        c_word = pos[inl] + 2 + 2 * inl_t[inl]  # where each one's inline category, name would start
+        n_word = c_word + np.where(c_inl[inl], ((cref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+        if len(inl):
+            a_word = n_word + np.where(n_inl[inl], ((nref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+            args_word[inl] = a_word
+            short = inl[ok[inl] & (a_word > end[inl])]
+            if len(short):
                 self.diag.warn_many(
                     "short record", pos[short] * 8, "record dropped: event fields run past the record"
                 )
-                ok &= ~short
-        else:
-            args_word = pos + 2
-            c_word = n_word = args_word
+                ok[short] = False
         after, nargs_eff, _ = self._walk_args(args_word, nargs, end, ok, pos, False)
         has_data = (kind == 1) | (kind >= 4)
         full_args = nargs_eff == nargs
@@ -107,11 +107,9 @@ class EventRecords:
             pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t = (
                 x[keep] for x in (pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t)
             )
-            ticks, args_word = ticks[keep], args_word[keep]
-            if any_inline:
-                c_word, n_word = c_word[keep], n_word[keep]
-            else:
-                c_word = n_word = args_word
+            ticks = ticks[keep]
+            kept = ok[inl]
+            inl, c_word, n_word = np.searchsorted(keep, inl[kept]), c_word[kept], n_word[kept]
         cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
         if len(cut):
             self.nargs_cut.append((pos[cut].astype(np.int64), nargs_eff[cut].astype(np.uint8)))
@@ -126,8 +124,8 @@ class EventRecords:
             "ts": ticks_to_ns(ticks, tps),
             "kind": kind,
             "provider": provider,
-            "category": self._strings(cref, c_word, gen, pos),
-            "name": self._strings(nref, n_word, gen, pos),
+            "category": self._strings(cref, lambda rows: c_word[np.searchsorted(inl, rows)], gen, pos),
+            "name": self._strings(nref, lambda rows: n_word[np.searchsorted(inl, rows)], gen, pos),
             "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
             "odd_rows": odd_rows,
             "odd_vals": odd_vals,
