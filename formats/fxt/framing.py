@@ -24,7 +24,7 @@ import numpy as np
 CHUNK_WORDS = 1024
 #: words framed at once (8 MiB of file): the next-word table and the chains' marks of one super-chunk
 #: stay in the caches, and its file pages are read once (then released by the caller)
-SUPER_WORDS = 1 << 19
+SUPER_WORDS = 1 << 20
 
 
 def guessed_sizes(headers: np.ndarray) -> np.ndarray:
@@ -68,12 +68,11 @@ def _chunk_starts(low: np.ndarray, nxt: np.ndarray, lo: np.ndarray, hi: np.ndarr
     cand = lo[:, None] + np.arange(_CANDIDATES, dtype=np.int32)
     cand = np.minimum(cand, (hi - 1)[:, None]).reshape(-1).astype(np.int32)
     cur = cand
-    hi_of = np.repeat(hi.astype(np.int32), _CANDIDATES)
     good = np.ones(len(cand), dtype=bool)
     low = np.append(low, np.uint16(1))  # the sentinel reads as a valid header
     for _ in range(_CHECK_STEPS):
         good &= _PLAUSIBLE_LOW[low[cur]]
-        cur = np.minimum(nxt[cur], hi_of)  # (a walk that leaves the chunk stops at its end)
+        cur = nxt[cur]  # (a walk that leaves the chunk, or meets a large record, stops at the sentinel)
     # Among plausible candidates prefer the one whose walk ends earliest: chains from wrong starts
     # usually take one big random jump (out of the chunk: the sentinel), and a wrong start that merges
     # early costs nothing.
@@ -91,6 +90,11 @@ def _plausible_low() -> np.ndarray:
 
 
 _PLAUSIBLE_LOW = _plausible_low()
+
+
+def _size_of(header: int) -> int:
+    size = (header >> 4) & (0xFFFFFFFF if header & 0xF == 15 else 0xFFF)
+    return size or 1
 
 
 #: lockstep steps between two calls of record_starts' ``tick``
@@ -153,9 +157,19 @@ class _Buffers:
         self.low = np.empty(m, np.uint16)
         self.step = np.empty(m, np.uint16)
         self.nxt = np.empty(m + 1, np.int32)
+        self.stop = np.empty(m + 1, bool)
         self.mark = np.empty(m + 1, bool)
         self.walked = np.empty((chunk + 8, k), np.int32)  # a chain takes at most ``chunk`` steps
         self.ar = np.arange(m, dtype=np.int32)
+        self.ends = np.minimum((self.ar // chunk + 1) * chunk, m).astype(np.int32)  # each word's chunk end
+
+
+def _sizes_at(words: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Record sizes (words; 0 read as 1) of the headers at ``at``, the large records' 32-bit field too."""
+    h = words[at]
+    large = (h & np.uint64(0xF)) == 15
+    size = (h >> np.uint64(4)) & np.where(large, np.uint64(0xFFFFFFFF), np.uint64(0xFFF))
+    return np.maximum(size, np.uint64(1)).astype(np.int64)
 
 
 def _frame_super(
@@ -170,24 +184,19 @@ def _frame_super(
     np.copyto(low, halves[0::4] if np.little_endian else halves[3::4])  # type and 12-bit size
     step = np.right_shift(low, np.uint16(4), out=buf.step[:m])
     np.maximum(step, np.uint16(1), out=step)  # (size 0: a one-word record here)
-    # where the next record would start if one started here
-    nxt = buf.nxt[: m + 1]
-    np.add(buf.ar[:m], step, out=nxt[:m])
-    large = np.flatnonzero((low & np.uint16(0xF)) == 15)  # (sorted) their sizes are 32-bit fields
-    sizes = np.zeros(0, np.int64)
-    if len(large):
-        sizes = ((words[s0 + large] >> np.uint64(4)) & np.uint64(0xFFFFFFFF)).astype(np.int64)
-        sizes[sizes == 0] = 1
-        nxt[large] = np.minimum(large + sizes, m)
-    nxt[m] = m  # (the sentinel stays; a value past m is past the super-chunk)
+    # Where the next record would start if one started here, cut at the chunk's end: a chain stops (at the
+    # sentinel m) when it leaves its chunk, and at a large record (type 15: its size is a 32-bit field,
+    # read with the exits below; a true one ends the chain there, and the stitching walks on from its end).
+    nxt = np.add(buf.ar[:m], step, out=buf.nxt[:m])
+    ends = buf.ends[:m] if m == len(buf.ends) else np.minimum(buf.ends[:m], np.int32(m))  # (the last part)
+    stop = buf.stop[: m + 1]
+    np.greater_equal(nxt, ends, out=stop[:m])
+    stop[:m] |= (low & np.uint16(0xF)) == 15
+    stop[m] = True
+    nxt = np.where(stop, np.int32(m), buf.nxt[: m + 1])  # (a masked copyto is several times slower)
 
     def size_at(q: np.ndarray) -> np.ndarray:
-        out = step[q].astype(np.int64)
-        if len(large):
-            at = np.minimum(np.searchsorted(large, q), len(large) - 1)
-            hit = large[at] == q
-            out[hit] = sizes[at[hit]]
-        return out
+        return _sizes_at(words, s0 + q)
 
     lo = np.arange(0, m, chunk, dtype=np.int64)
     hi = np.minimum(lo + chunk, m)
@@ -198,11 +207,9 @@ def _frame_super(
     path = buf.walked[:, :k]
     path[0] = cand
     steps = 0
-    ends = hi.astype(np.int32)
     while True:
         cur = path[steps + 1]
         np.take(nxt, path[steps], out=cur)
-        np.copyto(cur, np.int32(m), where=cur >= ends)  # the chains that left their chunk stop (sentinel)
         steps += 1
         if steps % 4 == 0 and int(cur.min()) == m:
             break
@@ -249,7 +256,7 @@ def _frame_super(
                 q, visited = e, []
                 while q < b and not mark[q]:
                     visited.append(q)
-                    q += int(size_at(np.array([q]))[0]) if len(large) else int(step[q])
+                    q += _size_of(int(words[s0 + q]))
                 mark[e : min(q, b)] = False
                 mark[visited] = True
                 left = exits[j] if q < b else q
@@ -260,6 +267,10 @@ def _frame_super(
                 out = left
         elif j + 1 == k:
             out = left
+    if out < m:  # the chain stopped at a large record that ends inside the last chunk: walk the rest
+        while out < m:
+            mark[out] = True
+            out += _size_of(int(words[s0 + out]))
     local = np.flatnonzero(mark[:m])
     return local, low[local], out
 

@@ -79,3 +79,28 @@ def test_random_payloads_match_sequential_walk(payloads, chunk, super_chunks):
         assert np.array_equal(framing.record_starts(words), sequential_starts(words))
     finally:
         framing.CHUNK_WORDS, framing.SUPER_WORDS = old
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    records=st.lists(st.tuples(st.integers(0, 9), st.binary(max_size=300)), min_size=1, max_size=60),
+    sizes=st.sampled_from([(8, 8), (16, 48), (64, 128)]),
+)
+def test_small_large_records_inside_chunks(records, sizes):
+    """Large records (type 15, a 32-bit size) ending inside a chunk, or in the last chunk of a super-chunk:
+    a chain stops at each, and the stitching walks on from its end."""
+    w = FxtWriter()
+    for kind, payload in records:
+        if kind < 3:
+            w.large_blob("c", "n", payload)
+        elif kind < 4:
+            w.blob("b", 1, payload[:200])
+        else:
+            w.event(0, 1, (1, 2), "", "e")
+    words = np.frombuffer(w.getvalue(), "<u8")
+    old = framing.CHUNK_WORDS, framing.SUPER_WORDS
+    framing.CHUNK_WORDS, framing.SUPER_WORDS = sizes
+    try:
+        assert np.array_equal(framing.record_starts(words), sequential_starts(words))
+    finally:
+        framing.CHUNK_WORDS, framing.SUPER_WORDS = old
