@@ -16,6 +16,8 @@ from fxscope.formats.fxt.fields import column
 from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, ProviderTables
 
 _U = np.uint64
+#: inline streams below which they are decoded one at a time
+_FEW_STREAMS = 48
 #: records left in an argument walk below which the rest is walked in Python
 _FEW_RECORDS = 24
 
@@ -26,6 +28,12 @@ def intern_streams(
     """Global string ids of inline streams (word offset, byte length), deduplicated by content without a
     loop per stream: one decode per distinct content."""
     out = np.zeros(len(lengths), np.int64)  # length 0 -> "" (id 0)
+    if len(lengths) <= _FEW_STREAMS:  # (the vectorized dedup costs ~30 numpy calls)
+        for i, (off, length) in enumerate(zip(word_off.tolist(), lengths.tolist(), strict=True)):
+            if length:
+                data = raw64[off : off + ((length + 7) >> 3)].tobytes()[:length]
+                out[i] = tables.intern(decode_text(data))
+        return out
     nw = (lengths + 7) >> 3
     for width in sorted(set(nw[nw > 0].tolist())):
         sel = np.flatnonzero(nw == width)
