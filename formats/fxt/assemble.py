@@ -127,15 +127,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
 
     def _release(self, first_word: int, end_word: int) -> None:
         """Drop mapped file pages we are done with from our resident set (they stay in the page cache)."""
-        if self.mm is None or not hasattr(self.mm, "madvise"):
-            return
-        start = (first_word * 8) // mmap.PAGESIZE * mmap.PAGESIZE
-        length = min(end_word * 8, self.nbytes) - start
-        if length > 0:
-            try:
-                self.mm.madvise(mmap.MADV_DONTNEED, start, length)
-            except (OSError, ValueError):
-                self.mm = None
+        if self.mm is not None and not _drop_pages(self.mm, self.nbytes, first_word, end_word):
+            self.mm = None
 
     def run(self) -> FxtColumns:
         # progress (and with it a Cancel) between blocks of every phase, from the start: a 10M-event
@@ -219,6 +212,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
                 self.w, ev["kind"], ev["pos"], self._seg_pos, self._seg_tps,
                 np.concatenate(odd_rows) if odd_rows else np.zeros(0, np.int64),
                 np.concatenate(odd_vals) if odd_vals else np.zeros(0, np.uint64),
+                release=_page_release(self.mm, self.nbytes),
             ),
             ev_word=ev["pos"],
             sched_ts=sc["ts"],
@@ -329,6 +323,28 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         return np.ascontiguousarray(uniq["p"]).astype(np.uint64), np.ascontiguousarray(uniq["t"]).astype(
             np.uint64
         )
+
+
+def _drop_pages(mm, nbytes: int, first_word: int, end_word: int) -> bool:
+    """``madvise(DONTNEED)`` the mapped pages of words ``[first_word, end_word)``; False when the map
+    cannot (no ``madvise`` on this system, or it failed: then stop trying)."""
+    if not hasattr(mm, "madvise"):
+        return False
+    start = (first_word * 8) // mmap.PAGESIZE * mmap.PAGESIZE
+    length = min(end_word * 8, nbytes) - start
+    if length > 0:
+        try:
+            mm.madvise(mmap.MADV_DONTNEED, start, length)
+        except (OSError, ValueError):
+            return False
+    return True
+
+
+def _page_release(mm, nbytes: int):
+    """A ``release(first_word, end_word)`` for the columns that read the map later (None without one)."""
+    if mm is None or not hasattr(mm, "madvise"):
+        return None
+    return lambda first_word, end_word: _drop_pages(mm, nbytes, first_word, end_word)
 
 
 def _cuts(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:

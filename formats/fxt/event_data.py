@@ -15,12 +15,17 @@ whole-column use (``np.asarray(col)``) builds the whole column, a block at a tim
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from fxscope.formats.fxt.ticks import ticks_at_rates
 
 #: rows read at once (bounds the temporaries of a whole-column read)
 _BLOCK = 1 << 20
+#: rows from which a read drops the file pages it mapped again (as the reader does after each block): a
+#: whole-column read would otherwise map most of the file back into the resident set
+_RELEASE_ROWS = 1 << 15
 
 
 class EventData:
@@ -38,6 +43,7 @@ class EventData:
         seg_tps: np.ndarray,
         exc_rows: np.ndarray,
         exc_vals: np.ndarray,
+        release: Callable[[int, int], None] | None = None,
     ) -> None:
         self.words = words  # the file's native-order words (memory-mapped)
         self.kind = kind  # ev_kind
@@ -46,6 +52,7 @@ class EventData:
         self.seg_tps = np.asarray(seg_tps, np.int64)
         self.exc_rows = np.asarray(exc_rows, np.int64)  # ascending event rows whose value is stored
         self.exc_vals = np.asarray(exc_vals, np.uint64)
+        self.release = release  # release(first word, end word): drop those mapped pages (see _RELEASE_ROWS)
 
     @property
     def nbytes(self) -> int:
@@ -114,6 +121,8 @@ class EventData:
             size = (self.words[word] >> np.uint64(4)) & np.uint64(0xFFF)
             last = word + size.astype(np.int64) - 1
             out[sel] = self.words[np.clip(last, 0, len(self.words) - 1)]
+            if self.release is not None and len(sel) >= _RELEASE_ROWS:
+                self.release(int(word.min()), int(last.max()) + 1)
             complete = np.flatnonzero(kind[sel] == 4)
             if len(complete):
                 at = sel[complete]

@@ -118,3 +118,23 @@ def test_a_generated_trace_matches_its_records(tmp_path):
             assert int(got[row]) == int(words[word + size - 1]) * 10**9 // int(tps[row])  # (T1)
             checked += 1
     assert checked > 1000
+
+
+def test_a_large_read_releases_the_pages_it_mapped(tmp_path):
+    """Reading many rows drops the file pages they mapped (as the reader does after each block); the values
+    stay the same (the pages come back from the page cache when read again)."""
+    from fxscope.core.synthetic_trace import generate_trace
+
+    path = tmp_path / "t.fxt"
+    path.write_bytes(generate_trace(150_000, seed=3))
+    cols = read_fxt(path)
+    assert cols.ev_data.release is not None  # a memory-mapped file
+    calls = []
+    release = cols.ev_data.release
+    cols.ev_data.release = lambda a, b: (calls.append((a, b)), release(a, b))
+    first = np.asarray(cols.ev_data)
+    assert calls and all(0 <= a < b <= len(path.read_bytes()) // 8 + 1 for a, b in calls)
+    assert np.array_equal(np.asarray(cols.ev_data), first)
+    few = len(calls)
+    cols.ev_data[np.arange(100)]  # a few rows: no release
+    assert len(calls) == few
