@@ -282,6 +282,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
 
     def _note_providers(self, provider: np.ndarray, pos: np.ndarray) -> None:
         """Remember the first event record of each provider (for :meth:`_warn_missing_init`)."""
+        if provider.strides == (0,) and len(provider):  # one provider (a broadcast, see _segments)
+            self._first_event_of.setdefault(int(provider[0]), int(pos[0]))
+            return
         counts = np.bincount(provider, minlength=len(self.t.providers))
         for pindex in np.flatnonzero(counts).tolist():
             if pindex not in self._first_event_of:

@@ -87,7 +87,7 @@ class BulkResolve:
         hi = int(np.searchsorted(sp, pos[-1], side="right"))
         if hi - lo == 1:  # (one generation: a read-only broadcast, which the lookups recognise)
             gen = np.broadcast_to(self._seg_gen[lo : lo + 1], (m,))
-            prov = np.full(m, self._seg_prov[lo], np.uint16)
+            prov = np.broadcast_to(self._seg_prov[lo : lo + 1], (m,))
             bounds = [0, m]
         else:
             inner = np.searchsorted(pos, sp[lo + 1 : hi], side="left")
