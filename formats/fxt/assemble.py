@@ -36,6 +36,8 @@ from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, Provide
 LOG_COLUMNS = {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32}
 
 _U = np.uint64
+#: madvise advice that maps a range's pages at once (Linux 5.14+; the mmap module of Python 3.11 lacks it)
+_MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ", 22)
 
 
 class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolve):
@@ -74,7 +76,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         w, n, diag = self.w, self.n, self.diag
         # Framing reads the headers' low 16 bits (type and size) while each super-chunk's pages are
         # fresh, and drops those pages as it goes: file pages and per-record arrays never add up.
-        starts, low = frame_records(w, tick=lambda f: self.progress(0.05 * f), done=self._release)
+        starts, low = frame_records(
+            w, tick=lambda f: self.progress(0.05 * f), done=self._release, ahead=self._populate
+        )
         if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
             starts = starts.astype(np.int64, copy=False)
         zero = np.flatnonzero(low < 16)  # 12-bit size field 0: padding, corrupt, or a large record
@@ -124,6 +128,21 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
         "name": np.int32, "pos": np.int64,
     }  # fmt: skip
+
+    def _populate(self, first_word: int, end_word: int) -> None:
+        """Map the file pages of words ``[first_word, end_word)`` in one call (MADV_POPULATE_READ, Linux 5.14+)
+        rather than a page fault every 64 KiB as the block's gathers reach them; ignored where unsupported."""
+        if self.mm is None or not self._can_populate or not hasattr(self.mm, "madvise"):
+            return
+        start = (first_word * 8) // mmap.PAGESIZE * mmap.PAGESIZE
+        length = min(end_word * 8, self.nbytes) - start
+        if length > 0:
+            try:
+                self.mm.madvise(_MADV_POPULATE_READ, start, length)
+            except (OSError, ValueError):
+                self._can_populate = False
+
+    _can_populate = True
 
     def _release(self, first_word: int, end_word: int) -> None:
         """Drop mapped file pages we are done with from our resident set (they stay in the page cache)."""
@@ -177,6 +196,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
             sel = ev_pos[b0 : b0 + step].astype(np.int64)  # a copy: the column is rewritten at fill <= b0
+            self._populate(int(sel[0]), int(sel[-1]) + 1)
             block = self._events(sel)
             m = len(block["pos"])
             for key in self._EV_COLUMNS:
@@ -262,6 +282,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             if b > a:
                 sel = starts[a:b].astype(np.int64)
+                self._populate(int(sel[0]), int(sel[-1]) + 1)
                 block = decode(sel)
                 m = len(block["ts"])
                 for key in dtypes:

@@ -117,10 +117,12 @@ def frame_records(
     words: np.ndarray,
     tick: Callable[[float], None] | None = None,
     done: Callable[[int, int], None] | None = None,
+    ahead: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`record_starts` and the low 16 bits of each start's header (uint16: type and 12-bit size),
-    read while the super-chunk is framed. ``done(first_word, end_word)`` is called after each super-chunk
-    (the reader releases its pages there)."""
+    read while the super-chunk is framed. ``ahead(first_word, end_word)`` is called before each super-chunk
+    is read and ``done(first_word, end_word)`` after it (the reader maps its pages at once there, and
+    releases them)."""
     n = len(words)
     dtype = np.uint32 if n < (1 << 32) else np.int64
     # Room for a record at every word (the most there can be): only the pages written become resident, and
@@ -137,6 +139,8 @@ def frame_records(
         if tick is not None:
             tick(s0 / n)
         if p < s1:  # (else a large record spans this whole super-chunk)
+            if ahead is not None:
+                ahead(s0, s1)
             local, low, p_local = _frame_super(words, s0, s1, p - s0, buf, tick, n)
             p = s0 + p_local
             np.add(local, s0, out=starts[count : count + len(local)], casting="unsafe")
