@@ -186,28 +186,49 @@ def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int) -> tuple[np.ndarra
 
     # Begins (every slice but the unmatched ends') in marker order: by thread, then start.
     b = np.flatnonzero(m.delta >= 0)
-    b_flags = np.where(closes[b], 0, FLAG_UNCLOSED).astype(np.uint8)
-    b_end = np.where(closes[b], end_ts[b], max(trace_end, 0))
-    del closes, end_ts
-    b_ts = m.ts[b]
-    parts = [(b_ts, np.maximum(b_end, b_ts), m.thread[b], level[b], m.event(b), b_flags)]
-    del b_end
+    closed = closes[b]
+    del closes
+    s_flags = np.logical_not(closed).view(np.uint8) * np.uint8(FLAG_UNCLOSED)
+    s_ts = m.ts[b]
+    s_end = end_ts[b]
+    del end_ts
+    s_end[~closed] = max(trace_end, 0)
+    np.maximum(s_end, s_ts, out=s_end)
+    del closed
+    s_thread, s_depth, s_ev = m.thread[b], level[b], m.event(b)
+    del b, level
+    in_order = unmatched is None and _nested_in_order(None if m.one_thread else s_thread, s_ts, s_depth)
     if unmatched is not None:
-        parts.append(_unmatched_slices(m, unmatched))
-    del level, unmatched, m
-    s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (np.concatenate(c) for c in zip(*parts, strict=True))
-    del parts, b, b_ts, b_flags
-
-    # Sorted by thread, start; outer (shallower) first among equal starts; begins before unmatched ends.
-    o = lexsort((s_depth, s_ts, s_thread))
-    s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (
-        a[o] for a in (s_ts, s_end, s_thread, s_depth, s_ev, s_flags)
-    )
-    del o
+        parts = [(s_ts, s_end, s_thread, s_depth, s_ev, s_flags), _unmatched_slices(m, unmatched)]
+        s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (np.concatenate(c) for c in zip(*parts, strict=True))
+        del parts
+    del unmatched, m
+    if not in_order:
+        # Sorted by thread, start; outer (shallower) first among equal starts; begins before unmatched ends.
+        o = lexsort((s_depth, s_ts, s_thread))
+        s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (
+            a[o] for a in (s_ts, s_end, s_thread, s_depth, s_ev, s_flags)
+        )
+        del o
     parent = _parents(s_thread, s_depth, s_ts, s_end)
     s_end -= s_ts
-    return (s_ts, s_end, s_thread.astype(np.int32), s_depth.astype(np.uint16), s_ev.astype(np.int32), s_flags,
-            parent)  # fmt: skip
+    return (s_ts, s_end, s_thread.astype(np.int32, copy=False), s_depth.astype(np.uint16), s_ev.astype(np.int32),
+            s_flags, parent)  # fmt: skip
+
+
+def _nested_in_order(thread: np.ndarray | None, ts: np.ndarray, depth: np.ndarray) -> bool:
+    """Whether rows sorted by (thread, ts) are sorted by (thread, ts, depth) too: no row of the same thread
+    and start follows one deeper than it (begins in marker order almost always are: a sort then costs one
+    comparison pass, not a sort and a gather of every column). ``thread`` None: one thread."""
+    if len(ts) < 2:
+        return True
+    shallower = depth[1:] < depth[:-1]
+    if not shallower.any():
+        return True
+    shallower &= ts[1:] == ts[:-1]
+    if thread is not None:
+        shallower &= thread[1:] == thread[:-1]
+    return not shallower.any()
 
 
 class _Markers:
@@ -233,23 +254,24 @@ class _Markers:
         delta = (k != EventKind.DURATION_END).view(np.int8) * np.int8(2) - np.int8(1)
         delta[c[~spans]] = 0
         del k
-        n_sel = len(sel)
-        m_ts = np.concatenate([ts, c_end[spans]])
+        c_end = c_end[spans]
+        del c, spans
+        #: one thread (the usual batch): its markers need no thread key, and no other thread's compared
+        self.one_thread = int(thread.min()) == int(thread.max())
+        self.src = _merged_order(ts, c_end) if self.one_thread else None
+        if self.src is None:  # several threads, or a thread's events out of time order: sort them all
+            # tie-break: a complete event's end (False) sorts first among equal timestamps, the rest in file order
+            m_late = np.ones(len(ts) + len(c_end), bool)
+            m_late[len(ts) :] = False
+            self.src = lexsort((m_late, np.concatenate([ts, c_end]), np.concatenate([thread, thread[self.ends]])))
+            del m_late
+        self.ts = _gather_joined(ts, c_end, self.src)  # int64 ns
         del ts, c_end
-        m_thread = np.concatenate([thread, thread[self.ends]])
+        self.thread = _gather_joined(thread, thread[self.ends], self.src)  # int32
         del thread
-        m_delta = np.concatenate([delta, np.full(len(self.ends), -1, np.int8)])
-        # tie-break: a complete event's end (False) sorts first among equal timestamps, the rest in file order
-        m_late = np.ones(len(m_ts), bool)
-        m_late[n_sel:] = False
-        self.src = lexsort((m_late, m_ts, m_thread))
-        del m_late
-        self.ts = m_ts[self.src]  # int64 ns
-        del m_ts
-        self.thread = m_thread[self.src]  # int32
-        del m_thread
-        self.delta = m_delta[self.src]  # int8: +1 begin, -1 end, 0 zero-length complete event
-        self.starts = segment_starts(self.thread)  # first marker of each thread
+        self.delta = _gather_joined(delta, np.full(len(self.ends), -1, np.int8), self.src)
+        # (int8 delta: +1 begin, -1 end, 0 zero-length complete event)
+        self.starts = segment_starts(self.thread) if not self.one_thread else np.zeros(1, np.int64)
 
     def event(self, rows: np.ndarray) -> np.ndarray:
         """Event row (int64) of sorted markers ``rows``."""
@@ -258,6 +280,35 @@ class _Markers:
         if len(self.ends):
             src = np.where(src < n_sel, src, self.ends[np.clip(src - n_sel, 0, len(self.ends) - 1)])
         return self.sel[src]
+
+
+def _merged_order(ts: np.ndarray, end_ts: np.ndarray) -> np.ndarray | None:
+    """The marker order of one thread whose events (``ts``, file order) are in time order already, as a
+    thread's events usually are: the complete events' ends (``end_ts``, stream indexes ``len(ts)`` on) merged
+    in, each before the events of its timestamp, ends of equal times in stream order. What
+    :func:`~fxscope.core.trace.sorting.lexsort` of (thread, time, end-first) gives, without sorting the events:
+    only the ends are sorted (mostly in order already) and placed by a binary search. None when the
+    events are not in time order."""
+    if len(ts) > 1 and bool(np.any(ts[1:] < ts[:-1])):
+        return None
+    n, e = len(ts), len(end_ts)
+    order = np.empty(n + e, np.int64)
+    if not e:
+        order[:] = np.arange(n)
+        return order
+    by_end = np.argsort(end_ts, kind="stable")
+    at = np.searchsorted(ts, end_ts[by_end], "left")
+    at += np.arange(e)  # the ends' places in the merged order (ascending)
+    is_event = np.ones(n + e, bool)
+    is_event[at] = False
+    order[at] = by_end + n
+    order[is_event] = np.arange(n)
+    return order
+
+
+def _gather_joined(head: np.ndarray, tail: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``np.concatenate([head, tail])[order]`` without the joined copy when ``tail`` is empty."""
+    return head[order] if not len(tail) else np.concatenate([head, tail])[order]
 
 
 def _replay(m: _Markers) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
@@ -282,18 +333,31 @@ def _pair(m: _Markers, level: np.ndarray, unmatched: np.ndarray | None) -> tuple
         pairable &= ~unmatched
     p = np.flatnonzero(pairable)
     del pairable
-    g = p[lexsort((level[p], m.thread[p]))]
+    g = p[_group_order(level[p], None if m.one_thread else m.thread[p])]
     del p
     at = np.flatnonzero(m.delta[g] > 0)
     nxt = g[np.minimum(at + 1, len(g) - 1)]
     begin = g[at]
     del g
-    closed = (m.delta[nxt] < 0) & (m.thread[nxt] == m.thread[begin]) & (level[nxt] == level[begin])
+    closed = m.delta[nxt] < 0
+    closed &= level[nxt] == level[begin]
+    if not m.one_thread:
+        closed &= m.thread[nxt] == m.thread[begin]
     closes = m.delta == 0  # zero-length complete events close themselves, at their own timestamp
     end_ts = m.ts.copy()
     closes[begin] = closed
     end_ts[begin[closed]] = m.ts[nxt[closed]]
     return closes, end_ts
+
+
+def _group_order(level: np.ndarray, thread: np.ndarray | None) -> np.ndarray:
+    """The stable order of markers by (thread, level) (``thread`` None: one thread). One thread's levels are
+    few (the stack's depth): a radix sort of them as 8- or 16-bit keys, with nothing packed or checked."""
+    if thread is None and len(level):
+        lo, hi = int(level.min()), int(level.max())
+        if lo >= 0 and hi < 1 << 16:
+            return np.argsort(level.astype(np.uint8 if hi < 256 else np.uint16), kind="stable")
+    return lexsort((level,) if thread is None else (level, thread))
 
 
 def _unmatched_slices(m: _Markers, unmatched: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -174,3 +174,61 @@ def test_real_trace_that_starts_mid_stack(testdata: Path) -> None:
     assert unmatched == unclosed
     assert np.all(table.dur >= 0)
     assert np.all(table.self_dur <= table.dur)
+
+
+@settings(max_examples=200, deadline=None)
+@given(EVENTS, st.booleans())
+def test_threads_in_time_order_match_the_stack_walk_and_the_sorted_path(spec, one_thread) -> None:
+    """A thread's events written in time order (the usual file) take the merge of the complete events'
+    ends instead of the sort of every marker, and a one-thread batch a radix sort of its levels: the
+    same table (parents and event rows too) as the general path, and the plain stack walk's slices."""
+    import pytest
+
+    from fxscope.core.trace import slices
+
+    spec = sorted(((0 if one_thread else t), ts, kind, length) for t, ts, kind, length in spec)
+    spec = sorted(spec, key=lambda e: e[1])  # time order across threads too: interleaved as recorded
+    events = []
+    for order, (thread, ts, kind, length) in enumerate(spec):
+        end = [ts + length] if kind == K.DURATION_COMPLETE else []
+        events.append((kind, ts, (1, 100 + thread), f"e{order}", *end))
+    cols = read_fxt_bytes(_trace(events))
+    table = build_slices(cols)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slices, "_merged_order", lambda ts, end_ts: None)
+        mp.setattr(slices, "_nested_in_order", lambda thread, ts, depth: False)
+        general = build_slices(cols)
+    for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
+        assert np.array_equal(np.asarray(getattr(table, name)), np.asarray(getattr(general, name))), name
+    trace_end = max(int(cols.ev_ts.max()), int(cols.ev_end_ts.max()))
+    ref_events = [
+        (int(cols.ev_thread[i]), int(cols.ev_ts[i]), i, int(cols.ev_kind[i]), int(cols.ev_end_ts[i]))
+        for i in range(len(cols.ev_ts))
+    ]
+    got = sorted(
+        (int(table.thread[i]), int(table.ts[i]), int(table.depth[i]), int(table.dur[i]), int(table.flags[i]))
+        for i in range(len(table))
+    )
+    assert got == _reference(ref_events, trace_end)
+
+
+def test_generated_trace_same_table_as_the_sorted_path() -> None:
+    """Thousands of slices per thread, a batch per thread (the fast paths' radix and merge at a real size):
+    the same table as the general sort of every marker and slice."""
+    import pytest
+
+    from fxscope.core.synthetic_trace import generate_trace
+    from fxscope.core.trace import slices
+
+    cols = read_fxt_bytes(generate_trace(60_000))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slices, "BATCH_EVENTS", 1000)  # batches of one thread each
+        table = build_slices(cols)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slices, "_merged_order", lambda ts, end_ts: None)
+        mp.setattr(slices, "_nested_in_order", lambda thread, ts, depth: False)
+        mp.setattr(slices, "_group_order", lambda level, thread: slices.lexsort((level,) if thread is None else (level, thread)))
+        general = build_slices(cols)
+    assert len(table) > 10_000 and int(table.depth.max()) >= 1
+    for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
+        assert np.array_equal(np.asarray(getattr(table, name)), np.asarray(getattr(general, name))), name
