@@ -17,6 +17,7 @@ and within one (thread, level) begins and ends alternate, so pairing is a stable
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,10 +118,10 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None) -> 
         end_max = int(cols.ev_data[complete_all].view(np.int64).max()) if complete_all.any() else -1
         trace_end = max(int(cols.ev_ts.max()), end_max)
     batches = []
-    for rows in _thread_batches(cols.ev_thread[sel], sel):
+    for rows, thread in _thread_batches(cols.ev_thread[sel], sel):
         if check is not None:
             check()
-        batches.append(_match(cols, rows, trace_end))
+        batches.append(_match(cols, rows, trace_end, thread))
     del sel
     first = 0
     for batch in batches:  # parents are rows of the batch: offset to the table's
@@ -160,22 +161,50 @@ def _joined(batches: list[tuple[np.ndarray, ...]]) -> list[np.ndarray]:
 
 def _thread_batches(thread: np.ndarray, sel: np.ndarray):
     """``sel`` cut into batches of whole threads of about :data:`BATCH_EVENTS` events, in thread order, each
-    batch's events by thread then file order."""
+    batch's events by thread then file order. Yields (rows, thread): ``thread`` the batch's one thread, or
+    None when it holds several (or they were not told apart: a trace of one batch)."""
     if len(sel) <= BATCH_EVENTS:
-        yield sel
+        yield sel, None
         return
-    order = lexsort((thread,))  # stable: file order within a thread
-    ends = np.cumsum(np.bincount(thread.astype(np.int64) + 1))  # -1 (unresolved) first
-    targets = np.arange(BATCH_EVENTS, len(sel), BATCH_EVENTS)
-    cuts = np.unique(np.r_[0, ends[np.searchsorted(ends, targets)], len(sel)])
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-        yield sel[order[a:b]]
+    lo, hi = int(thread.min()), int(thread.max())
+    if hi - lo < 1 << 16:  # the usual: threads grouped by a radix sort of 8- or 16-bit keys, counted by another
+        key = thread - lo
+        key = key.astype(np.uint8 if hi - lo < 256 else np.uint16)
+        order = np.argsort(key, kind="stable")  # stable: file order within a thread
+        key.sort(kind="stable")
+        ends = np.searchsorted(key, np.arange(1, hi - lo + 2), "left")
+    else:
+        order = lexsort((thread,))
+        key = thread[order]
+        ends = np.cumsum(np.bincount(thread.astype(np.int64) - lo))
+    cuts = _batch_cuts(ends.tolist(), len(sel))
+    for a, b in itertools.pairwise(cuts):
+        one = int(key[a]) == int(key[b - 1])
+        yield sel[order[a:b]], (lo + int(key[a])) if one else None
 
 
-def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int) -> tuple[np.ndarray, ...]:
-    """Slices of the duration events ``sel`` (whole threads, each thread's in file order): (ts, dur,
-    thread, depth, event, flags, parent) sorted by (thread, start), ``parent`` a row of these."""
-    m = _Markers(cols, sel)
+def _batch_cuts(ends: list[int], n: int) -> list[int]:
+    """Batch bounds at thread ends (``ends``: each thread's cumulative end, ascending): threads gathered
+    while the batch stays within :data:`BATCH_EVENTS`, a thread larger than that in a batch of its own (so
+    that a large thread, the usual one, is matched alone: no thread key to sort by). One step per thread."""
+    cuts = [0]
+    prev = 0
+    for e in ends:
+        if e == prev:
+            continue
+        if e - cuts[-1] > BATCH_EVENTS and prev > cuts[-1]:
+            cuts.append(prev)  # this thread would overfill the batch: the batch ends before it
+        prev = e
+    if cuts[-1] != n:
+        cuts.append(n)
+    return cuts
+
+
+def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int, thread: int | None = None) -> tuple[np.ndarray, ...]:
+    """Slices of the duration events ``sel`` (whole threads, each thread's in file order; all of thread
+    ``thread`` when given): (ts, dur, thread, depth, event, flags, parent) sorted by (thread, start),
+    ``parent`` a row of these."""
+    m = _Markers(cols, sel, thread)
     after, unmatched, ahead = _replay(m)
     level = after
     level -= m.delta > 0  # a begin opens level L (the stack is at L + 1 after it), an end returns to L
@@ -195,9 +224,10 @@ def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int) -> tuple[np.ndarra
     s_end[~closed] = max(trace_end, 0)
     np.maximum(s_end, s_ts, out=s_end)
     del closed
-    s_thread, s_depth, s_ev = m.thread[b], level[b], m.event(b)
+    s_thread, s_depth, s_ev = m.thread_of(b), level[b], m.event(b)
     del b, level
-    in_order = unmatched is None and _nested_in_order(None if m.one_thread else s_thread, s_ts, s_depth)
+    one_thread = m.one_thread
+    in_order = unmatched is None and _nested_in_order(None if one_thread else s_thread, s_ts, s_depth)
     if unmatched is not None:
         parts = [(s_ts, s_end, s_thread, s_depth, s_ev, s_flags), _unmatched_slices(m, unmatched)]
         s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (np.concatenate(c) for c in zip(*parts, strict=True))
@@ -210,7 +240,7 @@ def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int) -> tuple[np.ndarra
             a[o] for a in (s_ts, s_end, s_thread, s_depth, s_ev, s_flags)
         )
         del o
-    parent = _parents(s_thread, s_depth, s_ts, s_end)
+    parent = _parents(s_thread, s_depth, s_ts, s_end, one_thread=one_thread)
     s_end -= s_ts
     return (s_ts, s_end, s_thread.astype(np.int32, copy=False), s_depth.astype(np.uint16), s_ev.astype(np.int32),
             s_flags, parent)  # fmt: skip
@@ -242,11 +272,11 @@ class _Markers:
     The columns are in sorted order; ``src`` maps a sorted marker back to its stream index.
     """
 
-    def __init__(self, cols: FxtColumns, sel: np.ndarray) -> None:
+    def __init__(self, cols: FxtColumns, sel: np.ndarray, thread_id: int | None = None) -> None:
         self.sel = sel
         k = cols.ev_kind[sel]
         ts = cols.ev_ts[sel]
-        thread = cols.ev_thread[sel]
+        thread = cols.ev_thread[sel] if thread_id is None else None
         c = np.flatnonzero(k == EventKind.DURATION_COMPLETE)
         c_end = cols.ev_data[sel[c]].view(np.int64)
         spans = c_end > ts[c]
@@ -256,10 +286,15 @@ class _Markers:
         del k
         c_end = c_end[spans]
         del c, spans
-        #: one thread (the usual batch): its markers need no thread key, and no other thread's compared
-        self.one_thread = int(thread.min()) == int(thread.max())
+        if thread is not None and int(thread.min()) == int(thread.max()):
+            thread_id = int(thread[0])
+        #: one thread (the usual batch), ``thread_id``: its markers need no thread key and no thread column
+        self.one_thread = thread_id is not None
+        self.thread_id = thread_id
         self.src = _merged_order(ts, c_end) if self.one_thread else None
         if self.src is None:  # several threads, or a thread's events out of time order: sort them all
+            if thread is None:
+                thread = np.full(len(ts), thread_id, np.int32)
             # tie-break: a complete event's end (False) sorts first among equal timestamps, the rest in file order
             m_late = np.ones(len(ts) + len(c_end), bool)
             m_late[len(ts) :] = False
@@ -267,11 +302,18 @@ class _Markers:
             del m_late
         self.ts = _gather_joined(ts, c_end, self.src)  # int64 ns
         del ts, c_end
-        self.thread = _gather_joined(thread, thread[self.ends], self.src)  # int32
+        #: int32 thread of each marker (None for one thread: :meth:`thread_of`)
+        self.thread = None if self.one_thread else _gather_joined(thread, thread[self.ends], self.src)
         del thread
         self.delta = _gather_joined(delta, np.full(len(self.ends), -1, np.int8), self.src)
         # (int8 delta: +1 begin, -1 end, 0 zero-length complete event)
-        self.starts = segment_starts(self.thread) if not self.one_thread else np.zeros(1, np.int64)
+        self.starts = np.zeros(1, np.int64) if self.one_thread else segment_starts(self.thread)
+
+    def thread_of(self, rows: np.ndarray) -> np.ndarray:
+        """int32 thread of markers ``rows``."""
+        if self.thread is None:
+            return np.full(len(rows), self.thread_id, np.int32)
+        return self.thread[rows]
 
     def event(self, rows: np.ndarray) -> np.ndarray:
         """Event row (int64) of sorted markers ``rows``."""
@@ -364,7 +406,7 @@ def _unmatched_slices(m: _Markers, unmatched: np.ndarray) -> tuple[np.ndarray, .
     """Slices of the ends that found their thread's stack empty: from the thread's first timestamp to the
     end, the latest outermost (columns as in :func:`build_slices`)."""
     u = np.flatnonzero(unmatched)
-    thread = m.thread[u]
+    thread = m.thread_of(u)
     first_ts = m.ts[m.starts[np.searchsorted(m.starts, u, "right") - 1]]
     flags = np.full(len(u), FLAG_UNMATCHED_END, np.uint8)
     return first_ts, m.ts[u], thread, _rank_from_end(thread).astype(np.int32), m.event(u), flags
@@ -388,19 +430,23 @@ def _count_ahead(flag: np.ndarray, seg_id: np.ndarray, starts: np.ndarray) -> np
     return c - after_seg[seg_id] - flag.astype(np.int64)
 
 
-def _parents(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndarray) -> np.ndarray:
+def _parents(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndarray, one_thread: bool = False) -> np.ndarray:
     """Row of the enclosing slice (same thread, depth - 1, latest start <= ts, the longest on a tie), or -1.
 
     Rows are sorted by (thread, start, depth): the slices of depth d - 1 starting at or before a slice of
     depth d are exactly those of its thread at d - 1 in the rows before it. So the rows are grouped by
     lane (thread, depth), keeping their order (a radix sort: lanes are few), and each slice's candidate is
     the last row of its parent lane before it, one ``searchsorted`` of (lane, row) keys; among slices of
-    that lane starting at the same time the longest wins (the last row among equally long ones).
+    that lane starting at the same time the longest wins (the last row among equally long ones). A thread
+    ``one_thread`` (all rows of one thread) of a few levels takes :func:`_parents_by_level`.
     """
     n = len(ts)
     parent = np.full(n, -1, np.int32)
     if n == 0:
         return parent
+    top = int(depth.max())
+    if top < FEW_DEPTHS:
+        return _parents_by_level(thread, depth, ts, end, top, one_thread, parent)
     by_lane = lexsort((depth, thread))
     lane_key = _lane_keys(thread, depth)
     k = lane_key[by_lane]
@@ -425,6 +471,38 @@ def _parents(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndar
     best = _longest_of_equal_starts(by_lane, lane_key, ts, end)
     cand = (by_lane if best is None else best)[pos]
     parent[child[ok]] = cand[ok].astype(np.int32)
+    return parent
+
+
+#: slices of fewer depths than this find their parents level by level (:func:`_parents_by_level`)
+FEW_DEPTHS = 4
+
+
+def _parents_by_level(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndarray, top: int,
+                      one_thread: bool, parent: np.ndarray) -> np.ndarray:  # fmt: skip
+    """:func:`_parents` for rows of at most :data:`FEW_DEPTHS` levels, with no grouping by lane: per depth d,
+    the last row of depth d - 1 at or before each row is a running maximum of their row numbers (a few
+    passes a level), taken when it is of the same thread. Rows of one lane starting together are
+    consecutive (rows are by thread, start, depth), so the longest of them is found in row order."""
+    n = len(ts)
+    rows = np.arange(n)
+    lane = depth if one_thread else _lane_keys(thread, depth)
+    best = _longest_of_equal_starts(rows, lane, ts, end)
+    del lane
+    last = np.empty(n, np.int64)
+    for d in range(1, top + 1):
+        np.copyto(last, -1)
+        np.copyto(last, rows, where=depth == d - 1)
+        np.maximum.accumulate(last, out=last)
+        child = np.flatnonzero(depth == d)
+        cand = last[child]
+        ok = cand >= 0
+        if not one_thread:
+            ok &= thread[np.maximum(cand, 0)] == thread[child]
+            child, cand = child[ok], cand[ok]
+        elif not ok.all():
+            child, cand = child[ok], cand[ok]
+        parent[child] = cand if best is None else best[cand]
     return parent
 
 

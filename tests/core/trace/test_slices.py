@@ -180,8 +180,9 @@ def test_real_trace_that_starts_mid_stack(testdata: Path) -> None:
 @given(EVENTS, st.booleans())
 def test_threads_in_time_order_match_the_stack_walk_and_the_sorted_path(spec, one_thread) -> None:
     """A thread's events written in time order (the usual file) take the merge of the complete events'
-    ends instead of the sort of every marker, and a one-thread batch a radix sort of its levels: the
-    same table (parents and event rows too) as the general path, and the plain stack walk's slices."""
+    ends instead of the sort of every marker, a one-thread batch a radix sort of its levels, and slices of
+    few depths their parents level by level: the same table (parents and event rows too) as the general
+    path, and the plain stack walk's slices."""
     import pytest
 
     from fxscope.core.trace import slices
@@ -197,6 +198,7 @@ def test_threads_in_time_order_match_the_stack_walk_and_the_sorted_path(spec, on
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(slices, "_merged_order", lambda ts, end_ts: None)
         mp.setattr(slices, "_nested_in_order", lambda thread, ts, depth: False)
+        mp.setattr(slices, "FEW_DEPTHS", 0)  # parents by lane searches, not level by level
         general = build_slices(cols)
     for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
         assert np.array_equal(np.asarray(getattr(table, name)), np.asarray(getattr(general, name))), name
@@ -228,6 +230,7 @@ def test_generated_trace_same_table_as_the_sorted_path() -> None:
         mp.setattr(slices, "_merged_order", lambda ts, end_ts: None)
         mp.setattr(slices, "_nested_in_order", lambda thread, ts, depth: False)
         mp.setattr(slices, "_group_order", lambda level, thread: slices.lexsort((level,) if thread is None else (level, thread)))
+        mp.setattr(slices, "FEW_DEPTHS", 0)
         general = build_slices(cols)
     assert len(table) > 10_000 and int(table.depth.max()) >= 1
     for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
