@@ -67,11 +67,15 @@ def nearest_rank(count: np.ndarray, p: float) -> np.ndarray:
 
 def _sorted_by_name(dense: np.ndarray, dur: np.ndarray, k: int) -> np.ndarray:
     """The durations grouped by name (``dense`` ids 0..k-1, ascending) and ascending within a name: one
-    sort of ``name * span + duration`` (values only, no argsort) when that fits 63 bits, else a lexsort."""
-    span = int(dur.max()) + 1 if len(dur) else 1
-    if k * span < (1 << 62):
-        key = np.sort(dense * span + dur)
-        return key - (key // span) * span
+    sort of ``name << bits | duration`` (values only, no argsort; the duration read back by a mask, no
+    division) when that fits 62 bits, else a lexsort."""
+    bits = int(dur.max()).bit_length() if len(dur) else 0
+    if (k - 1) >> max(62 - bits, 0) == 0 and bits < 62:
+        key = np.left_shift(dense, bits, dtype=np.int64)
+        key |= dur
+        key.sort()
+        key &= (1 << bits) - 1
+        return key
     return dur[np.lexsort((dur, dense))]
 
 

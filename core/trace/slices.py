@@ -17,7 +17,10 @@ and within one (thread, level) begins and ends alternate, so pairing is a stable
 
 from __future__ import annotations
 
+import collections
 import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,18 +120,11 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None) -> 
         complete_all = kind == EventKind.DURATION_COMPLETE
         end_max = int(cols.ev_data[complete_all].view(np.int64).max()) if complete_all.any() else -1
         trace_end = max(int(cols.ev_ts.max()), end_max)
-    batches = []
-    for rows, thread in _thread_batches(cols.ev_thread[sel], sel):
-        if check is not None:
-            check()
-        batches.append(_match(cols, rows, trace_end, thread))
+    # every begin and complete event is a slice (and every unmatched end, which only grows the table)
+    table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
+    _match_batches(cols, sel, trace_end, check, table.add)
     del sel
-    first = 0
-    for batch in batches:  # parents are rows of the batch: offset to the table's
-        parent = batch[-1]
-        parent[parent >= 0] += first
-        first += len(parent)
-    ts, dur, thread, depth, event, flags, parent = _joined(batches)
+    ts, dur, thread, depth, event, flags, parent = table.columns()
     return SliceTable(
         ts=ts,
         dur=dur,
@@ -142,21 +138,70 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None) -> 
     )
 
 
-def _joined(batches: list[tuple[np.ndarray, ...]]) -> list[np.ndarray]:
-    """The batches' columns concatenated, one column at a time, each batch's part dropped once joined (the
-    table is then held about once, not twice: its columns and every batch's)."""
-    if len(batches) == 1:
-        return list(batches[0])
-    parts = [list(b) for b in batches]
-    batches.clear()
-    out = []
-    for k in range(len(parts[0])):
-        column = [p[k] for p in parts]
-        for p in parts:
-            p[k] = None
-        out.append(np.concatenate(column))
-        del column
-    return out
+#: batches matched at once, at most (each holds its temporaries, ~100 bytes an event of the batch)
+MATCH_THREADS = 4
+
+
+def _match_batches(cols: FxtColumns, sel: np.ndarray, trace_end: int, check, done) -> None:
+    """:func:`_match` of every batch of :func:`_thread_batches`, each result given to ``done`` in order.
+    Batches are independent and numpy releases the GIL in their passes, so they are matched in a few
+    threads at once (as many as there are CPUs, up to :data:`MATCH_THREADS`); ``check()`` is called before
+    each batch starts."""
+    items = _thread_batches(cols.ev_thread[sel], sel)
+    workers = min(MATCH_THREADS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    if workers <= 1 or len(sel) <= BATCH_EVENTS:
+        for rows, thread in items:
+            if check is not None:
+                check()
+            done(_match(cols, rows, trace_end, thread))
+        return
+    pending: collections.deque = collections.deque()
+    with ThreadPoolExecutor(workers, thread_name_prefix="fxscope-slices") as pool:
+        try:
+            for rows, thread in items:
+                if check is not None:
+                    check()
+                pending.append(pool.submit(_match, cols, rows, trace_end, thread))
+                while len(pending) > workers:  # no more batches in flight than workers (their memory)
+                    done(pending.popleft().result())
+            while pending:
+                done(pending.popleft().result())
+        except BaseException:
+            for f in pending:
+                f.cancel()
+            raise
+
+
+class _Table:
+    """The table's columns, filled with each batch's slices as the batches finish, in thread order: a
+    batch's part is copied in and dropped at once, so the table is allocated once, its final size known
+    beforehand (every begin and complete event is a slice; unmatched ends, rare, grow it), and the batches'
+    parts, freed one by one, leave their memory to the next batches' instead of adding up to a second
+    copy of the table."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.n = 0
+        self.cols: list[np.ndarray] | None = None
+
+    def add(self, batch: tuple[np.ndarray, ...]) -> None:
+        k = len(batch[0])
+        if self.cols is None:
+            self.cols = [np.empty(self.capacity, a.dtype) for a in batch]
+        if self.n + k > self.capacity:
+            self.capacity = max(2 * self.capacity, self.n + k)
+            self.cols = [np.concatenate([c[: self.n], np.empty(self.capacity - self.n, c.dtype)]) for c in self.cols]
+        for column, part in zip(self.cols, batch, strict=True):
+            column[self.n : self.n + k] = part
+        parent = self.cols[-1][self.n : self.n + k]  # parents are rows of the batch: offset to the table's
+        parent[parent >= 0] += self.n
+        self.n += k
+
+    def columns(self) -> list[np.ndarray]:
+        assert self.cols is not None
+        if self.n == self.capacity:
+            return self.cols
+        return [c[: self.n].copy() for c in self.cols]
 
 
 def _thread_batches(thread: np.ndarray, sel: np.ndarray):
