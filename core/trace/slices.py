@@ -140,35 +140,49 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None) -> 
 
 #: batches matched at once, at most (each holds its temporaries, ~100 bytes an event of the batch)
 MATCH_THREADS = 4
+#: events of the batches matched at once, at most (their temporaries on top of the table: ~100 MB); a
+#: larger batch (a thread of millions of events) is matched alone
+IN_FLIGHT_EVENTS = 4 * BATCH_EVENTS
 
 
 def _match_batches(cols: FxtColumns, sel: np.ndarray, trace_end: int, check, done) -> None:
     """:func:`_match` of every batch of :func:`_thread_batches`, each result given to ``done`` in order.
     Batches are independent and numpy releases the GIL in their passes, so they are matched in a few
-    threads at once (as many as there are CPUs, up to :data:`MATCH_THREADS`); ``check()`` is called before
-    each batch starts."""
+    threads at once (as many as there are CPUs, up to :data:`MATCH_THREADS`, and as long as the batches
+    in flight hold at most :data:`IN_FLIGHT_EVENTS` events: the peak memory stays that of about one
+    large batch). A batch larger than a thread's share of that (a thread of millions of events) is
+    matched alone in the calling thread. ``check()`` is called before each batch starts."""
     items = _thread_batches(cols.ev_thread[sel], sel)
-    workers = min(MATCH_THREADS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    workers = min(MATCH_THREADS, cpus)
     if workers <= 1 or len(sel) <= BATCH_EVENTS:
         for rows, thread in items:
             if check is not None:
                 check()
             done(_match(cols, rows, trace_end, thread))
         return
-    pending: collections.deque = collections.deque()
+    pending: collections.deque = collections.deque()  # (future, events), in batch order
+    in_flight = 0
     with ThreadPoolExecutor(workers, thread_name_prefix="fxscope-slices") as pool:
         try:
             for rows, thread in items:
                 if check is not None:
                     check()
-                pending.append(pool.submit(_match, cols, rows, trace_end, thread))
-                while len(pending) > workers:  # no more batches in flight than workers (their memory)
-                    done(pending.popleft().result())
+                large = len(rows) > IN_FLIGHT_EVENTS // workers
+                while pending and (large or len(pending) >= workers or in_flight + len(rows) > IN_FLIGHT_EVENTS):
+                    future, events = pending.popleft()
+                    done(future.result())
+                    in_flight -= events
+                if large:  # alone, in this thread (whose memory the next tables reuse)
+                    done(_match(cols, rows, trace_end, thread))
+                    continue
+                pending.append((pool.submit(_match, cols, rows, trace_end, thread), len(rows)))
+                in_flight += len(rows)
             while pending:
-                done(pending.popleft().result())
+                done(pending.popleft()[0].result())
         except BaseException:
-            for f in pending:
-                f.cancel()
+            for future, _events in pending:
+                future.cancel()
             raise
 
 

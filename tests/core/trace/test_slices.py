@@ -232,6 +232,11 @@ def test_generated_trace_same_table_as_the_sorted_path() -> None:
         mp.setattr(slices, "_group_order", lambda level, thread: slices.lexsort((level,) if thread is None else (level, thread)))
         mp.setattr(slices, "FEW_DEPTHS", 0)
         general = build_slices(cols)
+    with pytest.MonkeyPatch.context() as mp:  # the larger threads matched alone in this thread, the others in the pool
+        mp.setattr(slices, "BATCH_EVENTS", 1000)
+        mp.setattr(slices, "IN_FLIGHT_EVENTS", 3000)
+        mixed = build_slices(cols)
     assert len(table) > 10_000 and int(table.depth.max()) >= 1
     for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
         assert np.array_equal(np.asarray(getattr(table, name)), np.asarray(getattr(general, name))), name
+        assert np.array_equal(np.asarray(getattr(mixed, name)), np.asarray(getattr(general, name))), name
