@@ -186,6 +186,10 @@ def _match_batches(cols: FxtColumns, sel: np.ndarray, trace_end: int, check, don
             raise
 
 
+#: the slice table's column types, in :func:`_match`'s order (ts, dur, thread, depth, event, flags, parent)
+_COLUMN_TYPES = (np.int64, np.int64, np.int32, np.uint16, np.int32, np.uint8, np.int32)
+
+
 class _Table:
     """The table's columns, filled with each batch's slices as the batches finish, in thread order: a
     batch's part is copied in and dropped at once, so the table is allocated once, its final size known
@@ -201,7 +205,7 @@ class _Table:
     def add(self, batch: tuple[np.ndarray, ...]) -> None:
         k = len(batch[0])
         if self.cols is None:
-            self.cols = [np.empty(self.capacity, a.dtype) for a in batch]
+            self.cols = [np.empty(self.capacity, t) for t in _COLUMN_TYPES]
         if self.n + k > self.capacity:
             self.capacity = max(2 * self.capacity, self.n + k)
             self.cols = [np.concatenate([c[: self.n], np.empty(self.capacity - self.n, c.dtype)]) for c in self.cols]
@@ -283,7 +287,8 @@ def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int, thread: int | None
     s_end[~closed] = max(trace_end, 0)
     np.maximum(s_end, s_ts, out=s_end)
     del closed
-    s_thread, s_depth, s_ev = m.thread_of(b), level[b], m.event(b)
+    # (a begin is a record of the stream, never an appended complete event's end: its event is sel[src])
+    s_thread, s_depth, s_ev = m.thread_of(b), level[b], m.sel[m.src[b]]
     del b, level
     one_thread = m.one_thread
     in_order = unmatched is None and _nested_in_order(None if one_thread else s_thread, s_ts, s_depth)
@@ -301,8 +306,7 @@ def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int, thread: int | None
         del o
     parent = _parents(s_thread, s_depth, s_ts, s_end, one_thread=one_thread)
     s_end -= s_ts
-    return (s_ts, s_end, s_thread.astype(np.int32, copy=False), s_depth.astype(np.uint16), s_ev.astype(np.int32),
-            s_flags, parent)  # fmt: skip
+    return s_ts, s_end, s_thread, s_depth, s_ev, s_flags, parent  # (cast to the table's types as copied in)
 
 
 def _nested_in_order(thread: np.ndarray | None, ts: np.ndarray, depth: np.ndarray) -> bool:
