@@ -145,16 +145,27 @@ MATCH_THREADS = 4
 IN_FLIGHT_EVENTS = 4 * BATCH_EVENTS
 
 
+def _idle_cpus() -> int:
+    """CPUs this process may use minus the machine's load (the last minute's average), at least 1."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # (no load average on this system: take the CPUs as idle)
+        load = 0.0
+    return max(1, cpus - round(load))
+
+
 def _match_batches(cols: FxtColumns, sel: np.ndarray, trace_end: int, check, done) -> None:
     """:func:`_match` of every batch of :func:`_thread_batches`, each result given to ``done`` in order.
     Batches are independent and numpy releases the GIL in their passes, so they are matched in a few
     threads at once (as many as there are CPUs, up to :data:`MATCH_THREADS`, and as long as the batches
     in flight hold at most :data:`IN_FLIGHT_EVENTS` events: the peak memory stays that of about one
     large batch). A batch larger than a thread's share of that (a thread of millions of events) is
-    matched alone in the calling thread. ``check()`` is called before each batch starts."""
+    matched alone in the calling thread. Only CPUs left idle by the rest of the machine are used (on a
+    busy machine threads would wait for each other's turn on the GIL: slower than one thread).
+    ``check()`` is called before each batch starts."""
     items = _thread_batches(cols.ev_thread[sel], sel)
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    workers = min(MATCH_THREADS, cpus)
+    workers = min(MATCH_THREADS, _idle_cpus())
     if workers <= 1 or len(sel) <= BATCH_EVENTS:
         for rows, thread in items:
             if check is not None:

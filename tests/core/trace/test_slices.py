@@ -228,7 +228,8 @@ def test_generated_trace_same_table_as_the_sorted_path() -> None:
     general = _general_table(cols)
     with pytest.MonkeyPatch.context() as mp:  # the larger threads matched alone in this thread, the others in the pool
         mp.setattr(slices, "BATCH_EVENTS", 1000)
-        mp.setattr(slices, "IN_FLIGHT_EVENTS", 3000)
+        mp.setattr(slices, "IN_FLIGHT_EVENTS", 4500)  # threads of 2,250+ events alone, two smaller in flight
+        mp.setattr(slices, "_idle_cpus", lambda: 2)  # (a busy machine matches in one thread)
         mixed = build_slices(cols)
     assert len(table) > 10_000 and int(table.depth.max()) >= 1
     _assert_same_table(table, general)
