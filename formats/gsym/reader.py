@@ -486,7 +486,9 @@ def _first_covering(sizes: list[int], first: int, last: int, address: int, start
         size = sizes[j]
         if size < 0:
             return -1
-
+        if size == 0 or address < start + size:
+            return j
+    return -1
 
 
 def format_lookup(result: LookupResult) -> str:

@@ -126,3 +126,25 @@ def test_batch_and_single_lookups_agree_on_a_corrupt_line_table(testdata: Path) 
     errors = {r.error for r in single if not r.ok}
     assert "0x00000089: EOF found before EndSequence" in errors  # later addresses of main
     assert single[addresses.index(0x12C0)].locations[0].name == "main"  # its first row, before the damage
+
+
+def test_entries_sharing_a_start_address_answer_from_the_covering_one(testdata: Path) -> None:
+    """Two address-table entries with one start (the fuzz test's finding: the batch lookup's helper for a
+    shared start returned nothing, a TypeError): an address is answered by the first entry that covers it,
+    as the intact file answers it, in the batch and the single lookup alike."""
+    case_dir = testdata / "gsym" / "textstats"
+    data = (case_dir / "binary.gsym").read_bytes()
+    intact = GsymReader.from_bytes(data)
+    width = intact.header.addr_off_size
+    k = len(intact.addr_offsets) // 2
+    blob = bytearray(data)
+    at = 48 + width * k  # the address table follows the 48-byte header
+    blob[at + width : at + 2 * width] = blob[at : at + width]  # entry k + 1 starts where entry k starts
+    reader = GsymReader.from_bytes(bytes(blob))
+    assert int(reader.addr_offsets[k]) == int(reader.addr_offsets[k + 1])
+    start = int(intact.addr_offsets[k]) + intact.header.base_address
+    addresses = [start, start + 1, start + 2]
+    batch = reader.lookup_many(addresses)
+    assert [r.ok for r in batch] == [True] * 3
+    assert batch == intact.lookup_many(addresses)
+    assert batch == [reader.lookup(a) for a in addresses]
