@@ -81,7 +81,7 @@ class CounterTrackItem(LaneItem):
 
     #: a pan past the picture adds the pixels it brings into view and this fraction of the view's width
     #: beyond them (the next steps of a pan draw without asking the model)
-    PAD = 0.25
+    PAD = 0.05
     #: a picture grows up to this many view widths; past that (a far jump) a new one starts
     KEEP = 4
 
