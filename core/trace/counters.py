@@ -92,8 +92,9 @@ class CounterSet:
         k0 = 0 if anchor is None else math.floor((t0 - anchor) / bucket)
         n_px = max(math.ceil((t1 - base) / bucket) - k0, 1)
         edges = (np.arange(n_px + 1, dtype=np.float64) + k0) * bucket
-        first_ns = base + math.floor(edges[0])  # (t0 without an anchor)
-        a = max(int(np.searchsorted(s.ts, max(first_ns, -(1 << 63)), "right")) - 1, 0)
+        first_raw = base + math.floor(edges[0])  # the first bucket's start (t0 without an anchor)
+        first_ns = min(max(first_raw, -(1 << 63) + 1), (1 << 63) - 1)
+        a = max(int(np.searchsorted(s.ts, first_ns, "right")) - 1, 0)
         b = int(np.searchsorted(s.ts, t1, "left"))
         if b <= a:
             return empty
@@ -101,13 +102,15 @@ class CounterSet:
         # bucket k's samples in force are indices first[k]:stop[k] of the window: the one carried into it
         # (the last at or before its start; -1: none yet), then those strictly inside it (one exactly at
         # its end is the next bucket's carry)
-        if (t1 - base) < (1 << 53) and first_ns > -(1 << 63) and t1 + 2 * bucket < (1 << 63) - 1:
+        exact = (t1 - base) < (1 << 53) and first_ns == first_raw and t1 + 2 * bucket < (1 << 63) - 1
+        if exact:
             # in integers: (t - base) <= e is t <= base + floor(e), and (t - base) < e is t < base + ceil(e)
             # (offsets below 2**53 are exact as floats); no float copy of the samples
             carry = np.searchsorted(ts, np.int64(base) + np.floor(edges[:-1]).astype(np.int64), "right") - 1
             stop = np.searchsorted(ts, np.int64(base) + np.ceil(edges[1:]).astype(np.int64), "left")
-        else:  # a span past 2**53 ns (a corrupt trace): offsets from base as floats, the carry at the start
-            rel = (ts - np.int64(base)).astype(np.float64)
+        else:  # a span past 2**53 ns (a corrupt trace): offsets from the first bucket as floats
+            edges = edges - float(first_ns - base)
+            rel = (ts - np.int64(first_ns)).astype(np.float64)
             if int(ts[0]) <= first_ns:
                 rel[0] = edges[0]
             carry = np.searchsorted(rel, edges[:-1], "right") - 1
@@ -130,7 +133,8 @@ class CounterSet:
         keep = np.ones(len(px), bool)
         keep[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]) | (la[1:] != la[:-1])
         px = px[keep]
-        start = np.int64(base) + np.ceil(edges[px]).astype(np.int64)  # (the first ns of the bucket)
+        # (the first ns of the bucket)
+        start = np.int64(base if exact else first_ns) + np.ceil(edges[px]).astype(np.int64)
         # the first entry starts where the counter does (not before its first sample, nor the trace)
         start[0] = max(int(start[0]), int(ts[0]))
         return start, vmin[px], vmax[px], last[px]
