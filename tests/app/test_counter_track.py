@@ -172,3 +172,8 @@ def test_a_pan_draws_what_a_cold_frame_draws_and_each_pixel_is_exact(qtbot, trac
         assert band == want, c
         checked += 1
     assert checked > 100
+    # the image drawn is those pixels in the track's colours (the area light, the band dark)
+    colours = [0, item._fill.color().rgba(), item._min_fill.color().rgba(), item._min_fill.color().rgba()]
+    for c in range(0, kept.pixels.shape[1], 97):
+        got = [kept.image.pixel(c, r) for r in range(kept.pixels.shape[0])]
+        assert got == [colours[v] for v in kept.pixels[:, c].tolist()], c
