@@ -89,8 +89,7 @@ class CounterTrackItem(LaneItem):
         """The drawing of grid pixels around [t0, t1) at this zoom (:mod:`counter_picture`): the last one
         when it covers them (a repaint, a pan within it, a vertical scroll), the last one extended by the
         pixels a pan brought into view, or a new one of the view alone (a zoom)."""
-        b = 1e9 / sx
-        ka, kb = math.floor((t0 - self.origin) / b), math.ceil((t1 - self.origin) / b)
+        ka, kb = self.grid_pixels(t0, t1, sx)
         p = self._picture
         if p is not None and p.covers(ka, kb, sx, sy):
             return p
@@ -111,6 +110,17 @@ class CounterTrackItem(LaneItem):
         self._picture = p
         return p
 
+    #: grid pixels a view spans at most (a view is a screen wide; more is a corrupt trace's float noise)
+    MAX_VIEW_PIXELS = 1 << 16
+
+    def grid_pixels(self, t0: int, t1: int, sx: float) -> tuple[int, int]:
+        """The grid pixels [ka, kb) that hold the view [t0, t1) at ``sx`` (at least one, at most
+        :attr:`MAX_VIEW_PIXELS`: far from the trace start, a corrupt trace's times lose the pixel as floats)."""
+        b = 1e9 / sx
+        ka = math.floor((t0 - self.origin) / b)
+        kb = math.ceil((t1 - self.origin) / b)
+        return ka, min(max(kb, ka + 1), ka + self.MAX_VIEW_PIXELS)
+
     def _strip(self, ka: int, kb: int, sx: float, full: float) -> tuple:
         """:meth:`bands` of grid pixels [ka, kb) at ``sx`` in pixels from ``ka`` and the track's top."""
         b = 1e9 / sx
@@ -128,8 +138,7 @@ class CounterTrackItem(LaneItem):
         full = self.rows * ROW_HEIGHT * ROW_FILL * sy
         p = self.picture(t0, t1, sx, sy)
         shift = p.k0 + dx  # the device x of the picture's pixel 0 (grid pixel k is at k + dx)
-        b = 1e9 / sx
-        self.last_drawn = p.entries_in(math.floor((t0 - self.origin) / b), math.ceil((t1 - self.origin) / b))
+        self.last_drawn = p.entries_in(*self.grid_pixels(t0, t1, sx))
         painter.save()
         painter.resetTransform()
         if p.rects is not None:
