@@ -66,15 +66,17 @@ class TraceLoader(QThread):
     def run(self) -> None:
         from fxscope.core.timeline.track_order import prebuild_groups
         from fxscope.core.trace.model import TraceModel
-        from fxscope.core.trace.prepare import prepare_model
+        from fxscope.core.trace.prepare import defers_later_steps, prepare_model
         from fxscope.core.trace.reading import read_trace
 
         try:
             cols = read_trace(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
             self._tick(self.READ_SHARE)
             model = TraceModel(cols, check=self._check)
-            # every table the views read, built here rather than on the UI thread when the tab opens
-            prepare_model(model, lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f))
+            # every table the first frame reads, built here rather than on the UI thread when the tab opens (a
+            # large trace's flows and statistics: in the background after it, app/deferred_tables.py)
+            prepare_model(model, lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f),
+                          first_frame_only=defers_later_steps(model))  # fmt: skip
             # and what the tab's first turn on the UI thread would do: the timeline's tracks, its modules
             prebuild_groups(model)
             self._check()

@@ -405,11 +405,10 @@ class MainWindow(QMainWindow):
         tab = TraceTab(model, resolver=resolver)
         tab.source_key = _file_key(path)
         tab.reportRequested.connect(lambda index: self.open_trace_report(tab, index, trace_dir, Path(path).name))
-        n = tab.info.warning_count
         tab.timeline.set_theme(self.theme)
-        if n:
-            self.tab_messages[id(tab)] = f"{n} warning{'s' * (n != 1)} while reading {Path(path).name} — see the Info tab"
-            self.statusBar().showMessage(self.tab_messages[id(tab)])
+        self._note_warnings(tab, Path(path).name, tab.info.warning_count)
+        # (a large trace's are counted after its first frame, with its flows: app/deferred_tables.py)
+        tab.warningsCounted.connect(lambda n: self._note_warnings(tab, Path(path).name, n))
 
         def note(text: str) -> None:  # the notes' messages join the tab's status-bar note
             old = self.tab_messages.get(id(tab))
@@ -424,6 +423,16 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(1, self, lambda: self._show_tab(tab, Path(path).name))
         else:
             self._show_tab(tab, Path(path).name)
+
+    def _note_warnings(self, tab: TraceTab, name: str, n: int) -> None:
+        """The status bar says how many warnings reading trace ``name`` of ``tab`` gave (when any)."""
+        if not n:
+            return
+        text = f"{n} warning{'s' * (n != 1)} while reading {name} — see the Info tab"
+        old = self.tab_messages.get(id(tab))  # (the notes' messages, when the count comes after the tab opened)
+        self.tab_messages[id(tab)] = f"{text}; {old}" if old else text
+        if self.tabs.indexOf(tab) < 0 or self.tabs.currentWidget() is tab:
+            self.statusBar().showMessage(self.tab_messages[id(tab)])
 
     def _show_tab(self, tab: TraceTab, title: str) -> None:
         index = self.tabs.addTab(tab, title)

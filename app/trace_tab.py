@@ -6,13 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QLineEdit, QSplitter, QTabWidget, QWidget
 
 from fxscope.app.analysis.compare_panel import ComparePanel
 from fxscope.app.analysis.notes_panel import NotesPanel
 from fxscope.app.analysis.panel import AnalysisPanel
 from fxscope.app.analysis.sched_panel import SchedPanel
+from fxscope.app.deferred_tables import START_DELAY_MS as DEFERRED_START_MS
+from fxscope.app.deferred_tables import DeferredTables
 from fxscope.app.timeline.aggregate import AggregatePanel
 from fxscope.app.timeline.details import DetailsPanel
 from fxscope.app.timeline.info import InfoPanel
@@ -28,6 +31,9 @@ class TraceTab(QSplitter):
     record of it, or its row in the crash reports list)."""
 
     reportRequested = Signal(int)
+    #: the Info tab's warnings were counted after the tab opened (a large trace's, built in the background):
+    #: their number
+    warningsCounted = Signal(int)
 
     def __init__(self, model: TraceModel, parent: QWidget | None = None, resolver=None) -> None:
         """``resolver``: a factory of the symbol resolver for crash reports in the trace's log records."""
@@ -52,11 +58,17 @@ class TraceTab(QSplitter):
             self.bottom.addTab(self.sched, "Scheduling")
         self.query = QueryPanel(model)
         self.bottom.addTab(self.query, "Query")
-        self.info = InfoPanel(model)
-        n = self.info.warning_count
-        index = self.bottom.addTab(self.info, f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
-        if n:
-            self.bottom.setTabIcon(index, self.info.warning_icon)
+        # a large trace's flows and statistics are built in the background after the first frame
+        self.deferred: DeferredTables | None = None
+        if DeferredTables.wanted(model):
+            self.deferred = DeferredTables(model, self)
+            self.deferred.done.connect(self._later_tables_built)
+            self.deferred.failed.connect(self._later_tables_failed)
+            QTimer.singleShot(DEFERRED_START_MS, self.deferred, self.deferred.start)
+            self.timeline.search_indexing.hold()  # the search index after these (one build's temporaries at a time)
+        self.info = InfoPanel(model, pending=self.deferred is not None)
+        self.bottom.addTab(self.info, "Info")
+        self._title_info()
         self.reports = None
         self._showing_report = False
         if model.logs.reports:  # crash reports in the log records: listed, and marked on their threads
@@ -99,6 +111,27 @@ class TraceTab(QSplitter):
         for table in (self.aggregate.table, self.aggregate.async_table, self.aggregate.cpu_thread_table,
                       self.aggregate.cpu_process_table, self.aggregate.state_table):  # fmt: skip
             table.installEventFilter(self._keys)
+
+    def _title_info(self) -> None:
+        """The Info tab's title: its warning count (with an icon), or "Info (…)" while its statistics are
+        built in the background."""
+        index = self.bottom.indexOf(self.info)
+        n = self.info.warning_count
+        pending = self.info.pending
+        self.bottom.setTabText(index, "Info (…)" if pending else f"Info ({n} warning{'s' * (n != 1)})" if n else "Info")
+        self.bottom.setTabIcon(index, self.info.warning_icon if n else QIcon())
+
+    def _later_tables_built(self) -> None:
+        """The background build of the flows and statistics is done: the Info tab shows them."""
+        self.info.show_stats()
+        self._title_info()
+        self.warningsCounted.emit(self.info.warning_count)
+        self.timeline.search_indexing.release()
+
+    def _later_tables_failed(self, message: str) -> None:
+        self.info.show_failure(message)
+        self._title_info()
+        self.timeline.search_indexing.release()
 
     #: the panel's smallest height (the tab bar and a few rows)
     BOTTOM_MIN_HEIGHT = 100

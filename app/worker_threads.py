@@ -3,16 +3,21 @@
 A view may close while its worker runs, so the worker (a QThread) cannot be the view's child; and a QThread
 destroyed while it runs aborts the process. :func:`start_worker` keeps each one in :data:`_LIVE` until it
 finishes, and :func:`stop_all` (at the event loop's end, or the interpreter's) cancels them (their
-``cancel()``) and waits. Used by the crash view's workers (:mod:`fxscope.app.crash.workers`) and the
-timeline's search-index build (:mod:`fxscope.app.timeline.search_indexing`).
+``cancel()``) and waits. Used by the crash view's workers (:mod:`fxscope.app.crash.workers`), the
+timeline's search-index build (:mod:`fxscope.app.timeline.search_indexing`) and the tables a large trace's
+tab builds after its first frame (:mod:`fxscope.app.deferred_tables`), the latter two a :class:`ModelBuild`.
 """
 
 from __future__ import annotations
 
 import atexit
+import threading
 import time
+from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, QThread
+from PySide6.QtCore import QCoreApplication, QThread, Signal
+
+from fxscope.core.freed_memory import return_freed_memory
 
 #: how long quitting waits for cancelled workers before it waits without a bound (a QThread destroyed while
 #: it runs aborts the process); cancelled workers end within milliseconds unless converting DWARF
@@ -50,3 +55,43 @@ def stop_all(budget_s: float = QUIT_BUDGET_S) -> None:
     for worker in workers:
         if not worker.wait(max(int((end - time.monotonic()) * 1000), 0)):
             worker.wait()
+
+
+class BuildCancelled(Exception):
+    """A :class:`ModelBuild` was cancelled (its owner went away): stop building."""
+
+
+class ModelBuild(QThread):
+    """Builds tables of a model in the background: ``build(check)``, where ``check()`` raises
+    :class:`BuildCancelled` once :meth:`cancel` was called (the build leaves the table unbuilt); ``built``
+    when done (its return value in :attr:`result`), ``failed(message)`` on an error, nothing when cancelled. The thread holds the model only
+    (plain data); its signals belong to it, and what receives them is a QObject of the UI, which Qt
+    disconnects when it is destroyed. The build's freed temporaries are given back to the system after it."""
+
+    built = Signal()
+    failed = Signal(str)
+
+    def __init__(self, build: Callable[[Callable[[], None]], object]) -> None:
+        super().__init__()
+        self._build = build
+        self._cancel = threading.Event()
+        self.result: object = None
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def check(self) -> None:
+        if self._cancel.is_set():
+            raise BuildCancelled
+
+    def run(self) -> None:
+        try:
+            self.result = self._build(self.check)
+        except BuildCancelled:
+            return_freed_memory()
+            return
+        except Exception as exc:  # noqa: BLE001 - a message for the user, never a dead window
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            return
+        return_freed_memory()  # the build's temporaries (tens of MB at 10M events), as after the load
+        self.built.emit()

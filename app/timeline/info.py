@@ -65,10 +65,16 @@ class InfoPanel(QSplitter):
     STAT_COLUMNS = ("Statistic", "Value")
     BLOB_COLUMNS = ("Blob", "Type", "Size", "Time", "Thread")
 
-    def __init__(self, model: TraceModel, parent: QWidget | None = None) -> None:
+    #: the tree's only row while the statistics are built in the background (a large trace)
+    PENDING_TEXT = "Statistics: computing…"
+
+    def __init__(self, model: TraceModel, parent: QWidget | None = None, pending: bool = False) -> None:
+        """``pending``: the statistics are being built in the background (a large trace's, after its first
+        frame: :mod:`fxscope.app.deferred_tables`); :meth:`show_stats` fills the tree when they are in."""
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.model = model
-        self.stats = model_stats(model)
+        self.pending = pending
+        self.stats = [] if pending else model_stats(model)
         self.warnings = [s for s in self.stats if s.severity == WARNING]
         self.warning_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
 
@@ -79,6 +85,7 @@ class InfoPanel(QSplitter):
         self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._stats_menu)
+        self.tree.itemActivated.connect(self._report_activated)
         self._fill_stats()
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.addWidget(self.tree)
@@ -112,7 +119,25 @@ class InfoPanel(QSplitter):
     def warning_count(self) -> int:
         return len(self.warnings)
 
+    def show_stats(self) -> None:
+        """The statistics are built: the tree shows them (in place of :data:`PENDING_TEXT`)."""
+        self.pending = False
+        self.stats = model_stats(self.model)
+        self.warnings = [s for s in self.stats if s.severity == WARNING]
+        self.tree.clear()
+        self._fill_stats()
+
+    def show_failure(self, message: str) -> None:
+        """The background build of the statistics failed: the tree says so."""
+        self.pending = False
+        self.tree.clear()
+        QTreeWidgetItem(self.tree, [f"Statistics failed: {message}"])
+
     def _fill_stats(self) -> None:
+        if self.pending:
+            item = QTreeWidgetItem(self.tree, [self.PENDING_TEXT])
+            item.setToolTip(0, "A large trace's flows and statistics are built in the background after its first frame")
+            return
         bold = QFont(self.tree.font())
         bold.setBold(True)
 
@@ -162,7 +187,6 @@ class InfoPanel(QSplitter):
             row = QTreeWidgetItem(head, [f"{format_ns(int(ts[i]) - self.model.start_ns)}  {thread}", what or "—"])
             row.setData(0, Qt.ItemDataRole.UserRole, i)
             row.setToolTip(0, "Double-click to open this crash report")
-        self.tree.itemActivated.connect(self._report_activated)
 
     def _report_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         parent = item.parent()

@@ -1,4 +1,5 @@
-"""The timeline's search index, built in a background thread so that the first search never freezes the window.
+"""The timeline's search index, built in a background thread so that the first search never freezes the window,
+and a large trace's searches, run in one too.
 
 The index (:attr:`fxscope.core.trace.model.TraceModel.search_index`) is left out of the load to keep its peak
 memory down; built on the UI thread by the first keystroke it froze the window 1-3 s at 10M events. The
@@ -10,16 +11,19 @@ thread alive until it ends and stops it when the application quits; the thread h
 data), its signals belong to the thread, and what receives it is :class:`SearchIndexing`, a child of the timeline: Qt drops the
 connection, and a call already queued, when the timeline is destroyed. Its destruction (the tab closed)
 cancels the build: the build checks the flag between its batches of slices.
+
+A search of a trace with :data:`SYNC_INDEX_SLICES` slices or more runs in a background thread too
+(:meth:`SearchIndexing.search`: ~0.4 s at 10M events, ~4 s at 100M, which froze the window): the search bar says
+"searching…", text typed meanwhile supersedes it (one search runs at a time; the latest text is searched next
+and a superseded result is dropped), and ``found(text, hits)`` brings the result to the UI thread.
 """
 
 from __future__ import annotations
 
-import threading
+from PySide6.QtCore import QObject, Signal
 
-from PySide6.QtCore import QObject, QThread, Signal
-
-from fxscope.app.worker_threads import start_worker
-from fxscope.core.freed_memory import return_freed_memory
+from fxscope.app.worker_threads import ModelBuild, start_worker
+from fxscope.core.trace.search_hits import search_all
 
 #: how long after the timeline is made the build starts (unless a search asks first): after the tab's first
 #: frame, whose painting it would otherwise compete with for the interpreter
@@ -29,66 +33,84 @@ START_DELAY_MS = 500
 SYNC_INDEX_SLICES = 50_000
 
 
-class _Cancelled(Exception):
-    """The timeline went away: stop building."""
-
-
-class SearchIndexBuild(QThread):
-    """Builds ``model``'s search index; ``built`` when done, ``failed(message)`` on an error, nothing once
-    :meth:`cancel` was called."""
-
-    built = Signal()
-    failed = Signal(str)
-
-    def __init__(self, model) -> None:
-        super().__init__()
-        self.model = model
-        self._cancel = threading.Event()
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def _check(self) -> None:
-        if self._cancel.is_set():
-            raise _Cancelled
-
-    def run(self) -> None:
-        try:
-            self.model.build_search_index(self._check)
-        except _Cancelled:
-            return_freed_memory()
-            return
-        except Exception as exc:  # noqa: BLE001 - a message in the search bar, never a dead window
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-            return
-        return_freed_memory()  # the build's temporaries (tens of MB at 10M events), as after the load
-        self.built.emit()
-
-
 class SearchIndexing(QObject):
     """The search index of one timeline's model: :meth:`ready` says whether a search can run now; otherwise
     :meth:`start` builds it in the background and ``done`` (or ``failed``) follows on the UI thread."""
 
     done = Signal()
     failed = Signal(str)
+    #: a background search's (text, :class:`~fxscope.core.trace.search_hits.SearchHits`), the latest text's only
+    found = Signal(str, object)
 
     def __init__(self, model, parent: QObject) -> None:
         super().__init__(parent)
         self.model = model
-        self.worker: SearchIndexBuild | None = None
+        self.worker: ModelBuild | None = None
+        self.held = self.start_on_release = False
+        self.searching: ModelBuild | None = None  # the search running
+        self._searching_text = ""
+        self._next_text: str | None = None  # the text to search once it is done
 
     def ready(self) -> bool:
         """A search can run now without waiting: the index is built, or the trace is small enough to build
         it at once."""
         return self.model.search_index_ready or len(self.model.slices) < SYNC_INDEX_SLICES
 
+    def start_soon(self) -> None:
+        """The timeline's own start, after its first frame: :meth:`start`, unless :meth:`hold` put it off."""
+        if self.held:
+            self.start_on_release = True
+        else:
+            self.start()
+
+    def hold(self) -> None:
+        """Put off :meth:`start_soon` until :meth:`release` (the tab builds other tables in the background
+        first: built together they would hold both builds' temporaries at once). A search typed meanwhile
+        starts the build at once."""
+        self.held = True
+
+    def release(self) -> None:
+        self.held = False
+        if self.start_on_release:
+            self.start()
+
     def start(self) -> None:
         """Build the index in a background thread (once; nothing when a search can already run)."""
         if self.worker is not None or self.ready():
             return
-        self.worker = worker = SearchIndexBuild(self.model)
+        self.worker = worker = ModelBuild(self.model.build_search_index)
         worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed
         worker.failed.connect(self.failed)
         # a lambda holding the worker, not this object: it runs while this object is being destroyed
         self.destroyed.connect(lambda *_: worker.cancel())
         start_worker(worker)
+
+    def searches_in_background(self) -> bool:
+        """Whether a search of this model runs in a background thread (a large trace: hundreds of ms or more)."""
+        return len(self.model.slices) >= SYNC_INDEX_SLICES
+
+    def search(self, text: str) -> None:
+        """Search ``text`` in a background thread: ``found(text, hits)`` follows, unless another text is
+        searched before it is done (then only the latest text's result comes)."""
+        if self.searching is not None:
+            self._next_text = text  # (the running search's result is dropped: its text is not the latest)
+            return
+        model = self.model  # (the thread holds the model, not this object)
+        self._searching_text, self._next_text = text, None
+        self.searching = worker = ModelBuild(lambda _check: search_all(model, text))
+        worker.built.connect(self._search_done)
+        worker.failed.connect(self._search_failed)
+        self.destroyed.connect(lambda *_: worker.cancel())
+        start_worker(worker)
+
+    def _search_done(self) -> None:
+        worker, self.searching = self.searching, None
+        text, hits = self._searching_text, worker.result if worker is not None else None
+        if self._next_text is not None and self._next_text != text:
+            self.search(self._next_text)  # superseded: the latest text's search now
+            return
+        self.found.emit(text, hits)
+
+    def _search_failed(self, message: str) -> None:
+        self.searching = None
+        self.failed.emit(message)

@@ -446,8 +446,9 @@ class TimelineWidget(QWidget):
         # the search index is built in the background after the tab's first frame: a search never waits on the UI thread
         self.search_indexing = SearchIndexing(self.model, self)
         self.search_indexing.done.connect(self._search_index_built)
+        self.search_indexing.found.connect(self._search_found)
         self.search_indexing.failed.connect(lambda message: self.search_status.setText(f"search failed: {message}"))
-        QTimer.singleShot(START_DELAY_MS, self.search_indexing, self.search_indexing.start)
+        QTimer.singleShot(START_DELAY_MS, self.search_indexing, self.search_indexing.start_soon)
         return bar
 
     @property
@@ -460,7 +461,20 @@ class TimelineWidget(QWidget):
             self.search_status.setText("indexing…")  # searched once the index is built (_search_index_built)
             self.search_indexing.start()
             return
+        if text.strip() and self.search_indexing.searches_in_background():  # a large trace: off the UI thread
+            self.search_status.setText("searching…")
+            self.search_indexing.search(text)
+            return
         self.search.set_text(text)
+        self.search_status.setText(self.search.status())
+        self._show_matches()
+
+    def _search_found(self, text: str, hits) -> None:
+        """A background search is done: its hits shown, unless the box's text changed since (then a newer
+        search is running, or the box was cleared)."""
+        if text != self.search_box.text():
+            return
+        self.search.set_hits(text, hits)
         self.search_status.setText(self.search.status())
         self._show_matches()
 

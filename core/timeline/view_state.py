@@ -120,8 +120,12 @@ class SearchState:
         self.hits = search_all(self.model, self.text)
 
     def set_text(self, text: str) -> None:
+        self.set_hits(text, search_all(self.model, text))
+
+    def set_hits(self, text: str, hits: SearchHits) -> None:
+        """``hits``: :func:`search_all` of ``text``, made elsewhere (a large trace's, in a background thread)."""
         self.text = text
-        self.hits = search_all(self.model, text)
+        self.hits = hits
         self.index = -1
 
     def step(self, direction: int, mid_ns: int) -> tuple[str, int] | None:

@@ -122,8 +122,8 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     check()
     unbound = int((bound < 0).sum())
     keep = np.flatnonzero(bound >= 0)
-    sel, ts, thread, bound = sel[keep], ts[keep], thread[keep], bound[keep]
-    del keep
+    sel, thread, bound = sel[keep], thread[keep], bound[keep]
+    del keep, ts  # (gathered again for the links only: one column fewer alive while the keys are made)
     k = kind[sel]
     fid = cols.ev_data[sel]
     key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k, np.arange(len(sel)))
@@ -146,7 +146,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     s_slice, d_slice = bound[a], bound[b]
     swap = slices.ts[s_slice] > slices.ts[d_slice]
     a, b = np.where(swap, b, a), np.where(swap, a, b)
-    order = lexsort((ts[a], bound[a]))
+    order = lexsort((cols.ev_ts[sel[a]], bound[a]))
     a, b = a[order], b[order]
     src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
     return FlowTable(

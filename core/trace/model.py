@@ -151,6 +151,11 @@ class TraceModel:
         self._memo: dict[str, object] = {}
         #: the search index, built once even when a background build and a search ask for it together
         self._search_index: BuiltOnce[ArgStringIndex] = BuiltOnce()
+        #: the flow links and the Info tab's statistics: a large trace's window builds them in a background
+        #: thread after its first frame (:mod:`fxscope.app.deferred_tables`), and a click asking meanwhile
+        #: waits for that build rather than starting its own
+        self._flows: BuiltOnce[FlowTable] = BuiltOnce()
+        self._stats: BuiltOnce[list[Stat]] = BuiltOnce()
 
     def check(self) -> None:
         """Between blocks of a table's building: raises when the load building this model was cancelled
@@ -256,10 +261,15 @@ class TraceModel:
             lambda: build_arg_string_index(self.slices, self.cols, self.strings, check=check)
         )
 
-    @cached_property
+    @property
     def stats(self) -> list[Stat]:
         """:func:`fxscope.core.trace.stats.trace_stats` of this model, computed once (the Info tab's rows)."""
-        return trace_stats(self)
+        return self._stats.get(lambda: trace_stats(self))
+
+    @property
+    def stats_ready(self) -> bool:
+        """:attr:`stats` returns without building or waiting."""
+        return self._stats.built
 
     def density(self, bins: int = 1000) -> np.ndarray:
         """Events per bin across the whole trace (the overview strip); int64, ``bins`` long."""
@@ -295,10 +305,20 @@ class TraceModel:
         """Instant events by thread and time."""
         return build_instants(self.cols)
 
-    @cached_property
+    @property
     def flows(self) -> FlowTable:
         """Flow links between slices (built on first use)."""
-        return build_flows(self.cols, self.slices, check=self._check)
+        return self.build_flow_table(self._check)
+
+    @property
+    def flows_ready(self) -> bool:
+        """:attr:`flows` returns without building or waiting."""
+        return self._flows.built
+
+    def build_flow_table(self, check) -> FlowTable:
+        """Build :attr:`flows` (once: a build in progress in another thread is waited for); ``check()`` may
+        raise to cancel it, which leaves it unbuilt."""
+        return self._flows.get(lambda: build_flows(self.cols, self.slices, check=check))
 
     @cached_property
     def pyramid(self) -> SlicePyramid:

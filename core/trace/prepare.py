@@ -1,4 +1,5 @@
-"""Build every table and pyramid the window's views read when its tab opens, before it opens.
+"""Build every table and pyramid the window's views read, off the UI thread: those of the first frame before the
+tab opens, the others (flows, statistics) before it too for a small trace, after its first frame for a large one.
 
 The loader runs this off the UI thread, so that opening a tab and the Info tab do not wait for numpy work
 on the UI thread. It lives outside the model: it names the tables of the views (statistics) that the
@@ -15,32 +16,62 @@ from fxscope.core.freed_memory import return_freed_memory
 from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from fxscope.core.trace.model import TraceModel
 
-#: (name, build) of each table the views read, in the order the loader builds them (the names are what
-#: tests/bench/bench_scale.py prints each step's time and memory under). The load's peak memory is what the
-#: tables built so far hold plus the temporaries of the step building: the steps with the largest
-#: temporaries (flows, async spans, counters: tens of bytes an event of their kind) come first, while the
-#: model holds least.
-PREPARE_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
-    ("flows", lambda m: m.flows),
+#: (name, build) of each table the first frame of the window reads, in the order the loader builds them (the
+#: names are what tests/bench/bench_scale.py prints each step's time and memory under). The load's peak memory
+#: is what the tables built so far hold plus the temporaries of the step building: the steps with the largest
+#: temporaries (async spans, counters: tens of bytes an event of their kind) come first, while the model holds
+#: least.
+FIRST_FRAME_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("async_pyramid", lambda m: m.async_pyramid),
     ("counters", lambda m: m.counters),
     ("pyramid", lambda m: m.pyramid),
-    ("sched", lambda m: m.sched),
+    ("sched", lambda m: m.sched.wakeups.by_tid()),  # (the tables, and the wakeups the state strips mark)
     ("sched_pyramid_cpu", lambda m: m.sched_pyramid("cpu")),
     ("sched_pyramid_state", lambda m: m.sched_pyramid("state")),
     ("instants", lambda m: [m.instants.scoped(scope) for scope in (SCOPE_PROCESS, SCOPE_GLOBAL)]),
     ("density", lambda m: m.density(1000)),
     ("objects", lambda m: m.objects),
     ("logs", lambda m: m.logs),
+]
+#: the tables no first frame draws: the flow links (shown for a selected slice, ~1 s at 10M events) and
+#: the Info tab's statistics (which count the flows). A large trace's window builds them in a background
+#: thread after its first frame (:func:`prepare_later`); a small one's loader builds them with the rest.
+LATER_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
+    ("flows", lambda m: m.flows),
     ("stats", lambda m: m.stats),
 ]
+#: every step: what a load that does not defer builds, and what the benchmark times. The flows first, while
+#: the model holds least (their temporaries are ~65 bytes a flow event: ~110 MB at 10M events, which built
+#: last would add to every table's); the statistics last (they read every table)
+PREPARE_STEPS = [LATER_STEPS[0], *FIRST_FRAME_STEPS, LATER_STEPS[1]]
+#: traces with at least this many events leave :data:`LATER_STEPS` until after the window's first frame
+#: (below it they take tens of milliseconds: the Info tab is complete when the tab opens)
+DEFER_EVENTS = 1_000_000
 
 
-def prepare_model(model: TraceModel, progress: Callable[[float], None] | None = None) -> None:
-    """Build ``model``'s tables; ``progress(fraction)`` after each (it may raise to cancel the load). The
-    building's freed temporaries are then given back to the system (:mod:`fxscope.core.freed_memory`)."""
-    for i, (_name, build) in enumerate(PREPARE_STEPS):
+def defers_later_steps(model: TraceModel) -> bool:
+    """Whether the window builds ``model``'s :data:`LATER_STEPS` after its first frame."""
+    return model.cols.n_events >= DEFER_EVENTS
+
+
+def prepare_model(
+    model: TraceModel, progress: Callable[[float], None] | None = None, first_frame_only: bool = False
+) -> None:
+    """Build ``model``'s tables (with ``first_frame_only``, those of :data:`FIRST_FRAME_STEPS`);
+    ``progress(fraction)`` after each (it may raise to cancel the load). The building's freed temporaries
+    are then given back to the system (:mod:`fxscope.core.freed_memory`)."""
+    steps = FIRST_FRAME_STEPS if first_frame_only else PREPARE_STEPS
+    for i, (_name, build) in enumerate(steps):
         build(model)
         if progress is not None:
-            progress((i + 1) / len(PREPARE_STEPS))
+            progress((i + 1) / len(steps))
+    return_freed_memory()
+
+
+def prepare_later(model: TraceModel, check: Callable[[], None]) -> None:
+    """Build ``model``'s :data:`LATER_STEPS` (in a background thread: the flows' build calls ``check()``
+    between its stages, which may raise to cancel it; a cancelled table stays unbuilt)."""
+    model.build_flow_table(check)
+    check()
+    _ = model.stats
     return_freed_memory()

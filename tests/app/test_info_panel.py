@@ -116,3 +116,28 @@ def test_the_demo_lists_its_blobs_and_saves_one(qtbot, tmp_path: Path, monkeypat
     tab.info.save_blob_dialog(3)
     assert asked[-1] == "big-snapshot.bin" and out.read_bytes() == bytes(range(256)) * 160
     assert [p.name for p in out.parent.iterdir()] == ["blob.bin"]  # written atomically: no temporary left
+
+
+def test_a_large_traces_statistics_come_after_its_first_frame(qtbot, truncated_demo: Path, monkeypatch) -> None:
+    """A trace of DEFER_EVENTS events or more opens before its flows and statistics are built: the Info tab
+    says so, then shows the same rows, title and status-bar warning as a trace whose load built them."""
+    from fxscope.core.trace import prepare
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.core.trace.reading import read_trace
+
+    monkeypatch.setattr(prepare, "DEFER_EVENTS", 0)  # the truncated demo counts as large
+    win, tab = _open(qtbot, truncated_demo)
+    assert tab.deferred is not None and tab.info.pending and not tab.model.stats_ready
+    assert _info_title(tab) == "Info (…)"
+    assert tab.info.tree.topLevelItem(0).text(0) == tab.info.PENDING_TEXT
+    assert tab.timeline.search_indexing.held  # the search index is built after these, not beside them
+    qtbot.waitUntil(lambda: not tab.info.pending, timeout=30000)
+    assert not tab.timeline.search_indexing.held
+    assert tab.model.flows_ready and tab.model.stats_ready
+    expected = TraceModel(read_trace(str(truncated_demo))).stats
+    assert tab.info.stats == expected  # the same rows as when the load built them
+    n = tab.info.warning_count
+    assert n == len([s for s in expected if s.severity == "warning"]) > 0
+    assert _info_title(tab) == f"Info ({n} warnings)"
+    assert win.statusBar().currentMessage().startswith(f"{n} warnings while reading truncated.fxt")
+    assert tab.info.tree.topLevelItem(0).text(0) == "Warnings"

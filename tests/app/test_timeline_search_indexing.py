@@ -66,6 +66,8 @@ def test_a_search_typed_while_indexing_waits_for_the_index_and_the_ui_keeps_runn
     assert timeline.search_status.text() == "indexing…" and not len(timeline.hits)
     assert not model.search_index_ready and timeline.search_indexing.worker is not None
     qtbot.waitUntil(lambda: timeline.search_status.text() != "indexing…", timeout=120_000)
+    # (then searched in the background too: SYNC_INDEX_SLICES is 0 here)
+    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=60_000)
     timer.stop()
     assert len(ticks) >= 2  # the event loop ran while the index was built
     expected = search_all(TraceModel(read_fxt_bytes(trace_bytes)), text)  # a synchronous build's
@@ -83,8 +85,50 @@ def test_the_build_starts_with_the_tab_and_a_later_search_runs_at_once(qtbot, tr
     qtbot.addWidget(timeline)
     qtbot.waitUntil(lambda: model.search_index_ready, timeout=120_000)  # nobody searched: the tab started it
     text = _common_name(model)[:3]
-    timeline.search_box.setText(text)
+    timeline.search_box.setText(text)  # no indexing: (a large trace's) search runs in the background at once
+    assert timeline.search_status.text() == "searching…"
+    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=60_000)
     assert timeline.search_status.text() == f"{len(timeline.hits)} matches" and len(timeline.hits) > 1
+
+
+def test_a_large_traces_search_runs_off_the_ui_thread_and_the_latest_text_wins(qtbot, trace_bytes,
+                                                                               monkeypatch) -> None:  # fmt: skip
+    """Searches of a trace of SYNC_INDEX_SLICES slices or more run in a background thread (slowed here, so
+    that the UI's event loop visibly runs meanwhile): texts typed while one runs supersede it, and only the
+    latest text's hits are shown, the same as a synchronous search's."""
+    import fxscope.app.timeline.search_indexing as indexing_module
+
+    monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)
+    real = indexing_module.search_all
+    searched: list[str] = []
+
+    def slow(model, text):
+        searched.append(text)
+        time.sleep(0.3)
+        return real(model, text)
+
+    monkeypatch.setattr(indexing_module, "search_all", slow)
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    model.build_search_index(lambda: None)
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start(5)
+    text = _common_name(model)[:3]
+    for typed in ("x", "xy", text[:2], text):  # typed while the first one's search runs
+        timeline.search_box.setText(typed)
+        assert timeline.search_status.text() == "searching…" and not len(timeline.hits)
+    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=60_000)
+    timer.stop()
+    assert len(ticks) >= 10  # the event loop ran while searching
+    assert searched == ["x", text]  # the one running, then the latest: the texts between were never searched
+    expected = real(TraceModel(read_fxt_bytes(trace_bytes)), text)
+    assert timeline.search.text == text and timeline.search_status.text() == f"{len(expected)} matches"
+    assert np.array_equal(timeline.hits.row, expected.row) and np.array_equal(timeline.hits.kind, expected.kind)
+    timeline.search_box.setText("")  # cleared: no search, nothing shown
+    assert timeline.search_status.text() == "" and not len(timeline.hits)
 
 
 def test_closing_the_tab_while_indexing_stops_the_build(qtbot, trace_bytes, slow_build) -> None:
@@ -131,3 +175,24 @@ def test_quitting_while_indexing_ends_cleanly(tmp_path, trace_bytes) -> None:
     result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "quitting" in result.stdout, result.stderr[-2000:]
     assert "Destroyed while thread" not in result.stderr
+
+
+def test_a_held_build_waits_for_its_release_unless_a_search_asks(qtbot, trace_bytes, slow_build) -> None:
+    """The tab holds the index's build while it builds its later tables (one build's temporaries at a time):
+    the timeline's own start waits for the release; a typed search starts it at once."""
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    indexing = timeline.search_indexing
+    indexing.hold()
+    qtbot.wait(search_indexing.START_DELAY_MS + 200)  # the timeline's start came and was put off
+    assert indexing.worker is None and indexing.start_on_release
+    indexing.release()
+    assert indexing.worker is not None
+    qtbot.waitUntil(lambda: model.search_index_ready, timeout=120_000)
+    other = TimelineWidget(TraceModel(read_fxt_bytes(trace_bytes)))
+    qtbot.addWidget(other)
+    other.search_indexing.hold()
+    other.search_box.setText("abc")  # asked: no waiting for the release
+    assert other.search_indexing.worker is not None and other.search_status.text() == "indexing…"
+    assert other.search_indexing.worker.wait(120_000)

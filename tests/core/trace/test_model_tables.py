@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.core.trace import slices
 from fxscope.core.trace.model import TraceModel
-from fxscope.core.trace.prepare import prepare_model
+from fxscope.core.trace.prepare import prepare_later, prepare_model
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 from fxscope.formats.fxt.writer import FxtWriter
 
 TABLES = ("async_spans", "flows", "counters", "instants", "sched", "objects")
 #: the tables built on first use (``functools.cached_property``: stored on the instance once built)
-LAZY = ("async_spans", "async_pyramid", "flows", "counters", "instants", "sched", "pyramid", "logs",
-        "search_index", "stats")  # fmt: skip
+LAZY = ("async_spans", "async_pyramid", "counters", "instants", "sched", "pyramid", "logs", "search_index")
 #: what the loader builds before the tab opens: all but the search index (built on the first search)
 PREPARED = tuple(name for name in LAZY if name != "search_index")
 
@@ -23,6 +23,7 @@ PREPARED = tuple(name for name in LAZY if name != "search_index")
 def test_tables_are_built_lazily_and_cached() -> None:
     model = TraceModel(read_fxt_bytes(generate_trace(6_000)))
     assert not set(LAZY) & set(vars(model))  # nothing built by the constructor
+    assert not model.flows_ready and not model.stats_ready and not model.search_index_ready
     for name in TABLES:
         first = getattr(model, name)
         assert getattr(model, name) is first
@@ -36,12 +37,39 @@ def test_prepare_builds_every_table_the_views_read() -> None:
     model = TraceModel(read_fxt_bytes(generate_trace(6_000)))
     fractions: list[float] = []
     prepare_model(model, fractions.append)
-    assert set(PREPARED) <= set(vars(model))
+    assert set(PREPARED) <= set(vars(model)) and model.flows_ready and model.stats_ready
     assert "search_index" not in vars(model)  # its temporaries are not part of the load's peak
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     built = {name: vars(model)[name] for name in PREPARED}
+    flows, stats = model.flows, model.stats
     prepare_model(model)  # a second call builds nothing again
     assert all(vars(model)[name] is table for name, table in built.items())
+    assert model.flows is flows and model.stats is stats
+
+
+def test_first_frame_prepare_leaves_flows_and_stats_to_later() -> None:
+    """A large trace's loader builds what the first frame draws; the flows and statistics come after it
+    (:func:`prepare_later`, in a background thread), and a cancelled later build leaves them unbuilt."""
+    model = TraceModel(read_fxt_bytes(generate_trace(6_000)))
+    fractions: list[float] = []
+    prepare_model(model, fractions.append, first_frame_only=True)
+    assert set(PREPARED) <= set(vars(model)) and fractions[-1] == 1.0
+    assert not model.flows_ready and not model.stats_ready
+    wakeups = model.sched.wakeups
+    assert len(wakeups) and wakeups._by_tid is not None  # what the first frame's state strips mark: built too
+    tid = int(wakeups.tid[0])
+    assert wakeups.rows_in(0, 2**62, tid=tid).tolist() == np.flatnonzero(wakeups.tid == tid).tolist()
+
+    def cancel() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        prepare_later(model, cancel)
+    assert not model.flows_ready and not model.stats_ready
+    prepare_later(model, lambda: None)
+    assert model.flows_ready and model.stats_ready and len(model.flows)
+    assert model.flows is model.flows  # built once
+    assert any(s.section == "Flows" and s.name == "links" and s.value == len(model.flows) for s in model.stats)
 
 
 def test_third_party_traces(testdata) -> None:

@@ -1,0 +1,58 @@
+"""The tables of a large trace that its first frame does not need, built in a background thread after it.
+
+The flow links (drawn for a selected slice) and the Info tab's statistics (which count the flows) take ~1.2 s
+of the ~5 s a 10M-event model's build takes, and grow with the trace: a 100M-event trace's window would
+wait ~12 s more for its first frame. The loader leaves them out for a trace of
+:data:`fxscope.core.trace.prepare.DEFER_EVENTS` events or more; the tab starts this build once it is up. The
+Info tab says "computing…" until the statistics are in; a click that asks for a slice's flows meanwhile
+waits for the build in progress (:class:`fxscope.core.trace.built_once.BuiltOnce`) rather than making its own.
+
+Lifetimes as :mod:`fxscope.app.timeline.search_indexing`: the thread holds the model only, and
+:class:`DeferredTables`, a child of the tab, receives its signals; its destruction (the tab closed) cancels
+the build, which checks the flag between the flows' stages.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from fxscope.app.worker_threads import ModelBuild, start_worker
+from fxscope.core.trace.prepare import defers_later_steps, prepare_later
+
+#: how long after the tab is made the build starts: after its first frame, whose painting it would otherwise
+#: compete with for the interpreter
+START_DELAY_MS = 300
+
+
+class DeferredTables(QObject):
+    """The later tables (:data:`fxscope.core.trace.prepare.LATER_STEPS`) of one tab's model: :meth:`pending`
+    says whether they are still to come; :meth:`start` builds them in the background and ``done`` (or
+    ``failed(message)``) follows on the UI thread."""
+
+    done = Signal()
+    failed = Signal(str)
+
+    def __init__(self, model, parent: QObject) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.worker: ModelBuild | None = None
+
+    @staticmethod
+    def wanted(model) -> bool:
+        """Whether a tab of ``model`` leaves these tables to a background build: a large trace whose loader
+        did not build them (a small one's tab builds them as it opens, in tens of milliseconds)."""
+        return defers_later_steps(model) and not model.stats_ready
+
+    def pending(self) -> bool:
+        return not self.model.stats_ready
+
+    def start(self) -> None:
+        """Build the tables in a background thread (once; nothing when they are built)."""
+        if self.worker is not None or not self.pending():
+            return
+        model = self.model  # (the thread holds the model, not this object)
+        self.worker = worker = ModelBuild(lambda check: prepare_later(model, check))
+        worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed
+        worker.failed.connect(self.failed)
+        self.destroyed.connect(lambda *_: worker.cancel())
+        start_worker(worker)
