@@ -82,8 +82,9 @@ class CounterTrackItem(LaneItem):
     #: a pan past the picture adds the pixels it brings into view and this fraction of the view's width
     #: beyond them (the next steps of a pan draw without asking the model)
     PAD = 0.05
-    #: a picture grows up to this many view widths; past that (a far jump) a new one starts
-    KEEP = 4
+    #: a picture grows up to this many view widths (~0.9 MB a counter at 1920 pixels: its image and pixels);
+    #: past that (a far jump, or a long pan) a new one starts
+    KEEP = 3
 
     def picture(self, t0: int, t1: int, sx: float, sy: float) -> CounterPicture:
         """The drawing of grid pixels around [t0, t1) at this zoom (:mod:`counter_picture`): the last one
