@@ -52,12 +52,17 @@ class CallTree:
     total: np.ndarray  # int64 ns
     self_ns: np.ndarray  # int64 ns
     count: np.ndarray  # int64
-    #: top-down trees only: the area's rows and the node each stands in (-1: not in the range)
-    rows: np.ndarray | None = None
+    #: top-down trees only: the area's rows (:attr:`rows`) and the node each stands in (-1: not in the range)
+    area: AreaRows | None = None
     node_of: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.parent)
+
+    @property
+    def rows(self) -> np.ndarray | None:
+        """The rows of :attr:`node_of` (top-down trees; made from the area when first asked for)."""
+        return self.area.rows if self.area is not None else None
 
     def children(self) -> tuple[np.ndarray, np.ndarray]:
         """CSR children lists: the children of node ``i`` are ``kids[ptr[i + 1]:ptr[i + 2]]`` (roots at
@@ -81,31 +86,47 @@ class CallTree:
         return self.rows[self.node_of == node]
 
 
+#: depths up to this many levels are grouped by one comparison pass per level (a few passes beat a sort)
+FEW_LEVELS = 8
+
+
 def levels(depth: np.ndarray) -> list[np.ndarray]:
-    """The indexes of ``depth`` grouped by value, one ascending array per depth 0..max (one stable sort,
-    then views: a loop over levels costs the items once, not once per level, so a hostile trace 65,535
-    levels deep stays linear)."""
-    depth = np.asarray(depth, np.int64)
+    """The indexes of ``depth`` grouped by value, one ascending array per depth 0..max. A few levels are
+    found by one comparison per level; more by one stable sort (a radix sort for 16-bit depths), then
+    views: a loop over levels costs the items once, not once per level, so a hostile trace 65,535 levels
+    deep stays linear."""
+    depth = np.asarray(depth)
     if not len(depth):
         return []
-    order = np.argsort(depth, kind="stable")
+    top = int(depth.max())
+    if top < FEW_LEVELS:
+        return [np.flatnonzero(depth == d) for d in range(top + 1)]
+    order = np.argsort(depth.astype(np.uint16) if top < 1 << 16 else depth, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(depth))].tolist()
     return [order[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def _empty() -> CallTree:
     z = np.zeros(0, np.int64)
-    return CallTree(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy())
+    return CallTree(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), None, z.copy())
 
 
-def _level_nodes(parent_node: np.ndarray, name: np.ndarray, base: int) -> tuple[np.ndarray, ...]:
+def _level_nodes(parent_node: np.ndarray | None, name: np.ndarray, base: int) -> tuple[np.ndarray, ...]:
     """Nodes of one level: a node per distinct (parent node, name), numbered from ``base`` in ascending
-    (parent, name) order. Returns the node of each item and, per new node, its parent node and name.
+    (parent, name) order. Returns the node of each item and, per new node, its parent node and name
+    (``parent_node`` None: the roots, parent -1).
 
     The pair is one integer key; when the keys' range is small (it is: a few thousand paths) the nodes are
     numbered by a bincount over that range, a linear pass; otherwise by ``np.unique`` (a sort)."""
     width = int(name.max()) + 2 if len(name) else 1
-    key = (parent_node + 1) * width + (name + 1)
+    if parent_node is None:
+        key = name + 1
+    else:
+        key = parent_node.astype(np.int64)
+        key += 1
+        key *= width
+        key += name
+        key += 1
     top = int(key.max()) + 1 if len(key) else 0
     if top <= 4 * len(key) + (1 << 20):
         used = np.bincount(key, minlength=top) > 0
@@ -113,7 +134,9 @@ def _level_nodes(parent_node: np.ndarray, name: np.ndarray, base: int) -> tuple[
         inv = (np.cumsum(used) - 1)[key]
     else:
         uniq, inv = np.unique(key, return_inverse=True)
-    return base + inv.reshape(-1), uniq // width - 1, uniq % width - 1
+    inv = inv.reshape(-1)
+    inv += base
+    return inv, uniq // width - 1, uniq % width - 1
 
 
 def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None) -> CallTree:
@@ -125,35 +148,38 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     s = model.slices
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
     self_clip = clipped_self(model, ar)
-    name = np.asarray(s.name[ar.rows], np.int64)
-    dense, ids = dense_ids(name)
-    depth = s.depth[ar.rows]
-    # a slice whose parent is missing (never from area_rows) is a root
-    depth = np.where(par < 0, 0, depth).astype(np.int64)
-    by_depth = np.argsort(depth.astype(np.uint16), kind="stable")
-    bounds = np.r_[0, np.cumsum(np.bincount(depth))]
+    dense, ids = dense_ids(ar.take(s.name))
+    depth = ar.take(s.depth)
+    orphan = par < 0
+    orphan &= depth > 0
+    if orphan.any():  # a slice whose parent is missing (never from area_rows) is a root
+        depth = np.where(orphan, 0, depth)
+    del orphan
     node_of = np.full(len(ar), -1, np.int64)
     n_parent, n_name, n_depth = [], [], []
     base = 0
-    for d in range(len(bounds) - 1):
-        idx = by_depth[bounds[d] : bounds[d + 1]]
+    for d, idx in enumerate(levels(depth)):
         if not len(idx):
             continue
-        pnode = node_of[par[idx]] if d else np.full(len(idx), -1, np.int64)
-        nodes, new_parent, new_name = _level_nodes(pnode, dense[idx], base)
+        nodes, new_parent, new_name = _level_nodes(node_of[par[idx]] if d else None, dense[idx], base)
         node_of[idx] = nodes
         n_parent.append(new_parent)
         n_name.append(new_name)
         n_depth.append(np.full(len(new_name), d, np.int64))
         base += len(new_name)
+    del dense
     parent = np.concatenate(n_parent)
-    hit = ar.hit
-    nh = node_of[hit]
-    total = np.bincount(nh, weights=ar.clipped[hit], minlength=base)
-    self_ns = np.bincount(nh, weights=self_clip[hit], minlength=base)
+    if ar.all_hit:  # every row is in the range: no mask, no compressed copies
+        nh, clipped = node_of, ar.clipped
+    else:
+        hit = ar.hit
+        nh, clipped, self_clip = node_of[hit], ar.clipped[hit], self_clip[hit]
+        node_of[~hit] = -1
+    total = np.bincount(nh, weights=clipped, minlength=base)
+    self_ns = np.bincount(nh, weights=self_clip, minlength=base)
     count = np.bincount(nh, minlength=base)
     tree = CallTree(parent, ids[np.concatenate(n_name)], np.concatenate(n_depth), total.astype(np.int64),
-                    self_ns.astype(np.int64), count.astype(np.int64), ar.rows, np.where(hit, node_of, -1))  # fmt: skip
+                    self_ns.astype(np.int64), count.astype(np.int64), ar, node_of)  # fmt: skip
     return _drop_empty(tree)
 
 
@@ -174,7 +200,7 @@ def _drop_empty(tree: CallTree) -> CallTree:
     if node_of is not None:
         node_of = np.where(node_of >= 0, new[np.maximum(node_of, 0)], -1)
     return CallTree(parent, tree.name[keep], tree.depth[keep], tree.total[keep], tree.self_ns[keep],
-                    tree.count[keep], tree.rows, node_of)  # fmt: skip
+                    tree.count[keep], tree.area, node_of)  # fmt: skip
 
 
 #: reversed (caller) paths are followed this many levels up at most: a reversed tree of a chain N calls

@@ -49,20 +49,46 @@ def process_area(model: TraceModel, pid: int, t0: int | None = None, t1: int | N
     return Area(t0, t1, threads)
 
 
-@dataclass
 class AreaRows:
     """The slices an analysis reads: ``rows`` (ascending rows of ``model.slices``) are the area's threads'
     slices that overlap the range or are ancestors of one that does; ``hit`` says which overlap it, and
-    ``clipped`` is each row's time inside the range (0 for the others)."""
+    ``clipped`` is each row's time inside the range (0 for the others).
 
-    rows: np.ndarray  # int64
-    hit: np.ndarray  # bool
-    clipped: np.ndarray  # int64 ns
-    #: position in ``rows`` of each row's parent slice, -1 at depth 0 (see :func:`local_parents`)
-    parent: np.ndarray | None = None
+    ``run``, when set, is ``(lo, hi)``: the rows are exactly ``lo .. hi - 1`` (whole threads) and each lies
+    inside the range (``hit`` all true, ``clipped`` their durations): :meth:`take` then reads a column as a
+    view, and ``rows`` is made only when asked for. A whole-trace analysis (``fxscope stacks``) reads no
+    gathered copy of a column and no mask."""
+
+    def __init__(self, rows: np.ndarray | None, hit: np.ndarray, clipped: np.ndarray,
+                 parent: np.ndarray | None = None, run: tuple[int, int] | None = None) -> None:  # fmt: skip
+        self._rows = rows  # int64 (None for a run, until asked for)
+        self.hit = hit  # bool
+        self.clipped = clipped  # int64 ns
+        #: position in ``rows`` of each row's parent slice, -1 at depth 0 (see :func:`local_parents`); int32
+        #: or int64
+        self.parent = parent
+        self.run = run
+
+    @property
+    def rows(self) -> np.ndarray:
+        if self._rows is None:
+            lo, hi = self.run or (0, 0)
+            self._rows = np.arange(lo, hi, dtype=np.int64)
+        return self._rows
+
+    @property
+    def all_hit(self) -> bool:
+        """Every row overlaps the range (no mask needed to keep the hits)."""
+        return self.run is not None
+
+    def take(self, column) -> np.ndarray:
+        """``column[rows]`` (a view for a run)."""
+        if self.run is not None:
+            return np.asarray(column[self.run[0] : self.run[1]])
+        return np.asarray(column[self.rows])
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.clipped)
 
 
 def _thread_spans(model: TraceModel, threads: tuple[int, ...] | None) -> list[tuple[int, int]]:
@@ -143,7 +169,12 @@ def area_rows(model: TraceModel, area: Area) -> AreaRows:
         parts_rows.append(rows)
         parts_hit.append((end > t0) | ((dur == 0) & (ts >= t0)))
         parts_clip.append(np.maximum(np.minimum(end, t1) - np.maximum(ts, t0), 0))
-    for lo, hi in _thread_spans(model, area.threads) if searched is None else ():
+    spans = _thread_spans(model, area.threads) if searched is None else []
+    if len(spans) == 1:
+        whole = _whole_run(model, *spans[0], t0, t1)
+        if whole is not None:
+            return whole
+    for lo, hi in spans:
         ts, dur = s.ts[lo:hi], s.dur[lo:hi]
         end = ts + dur
         cand = (ts < t1) & (end >= t0)
@@ -169,6 +200,33 @@ def area_rows(model: TraceModel, area: Area) -> AreaRows:
     return ar
 
 
+def _whole_run(model: TraceModel, lo: int, hi: int, t0: int, t1: int) -> AreaRows | None:
+    """Rows ``lo:hi`` (whole threads) as a run (see :class:`AreaRows`) when every one of them lies inside
+    ``[t0, t1)``: the whole trace, or whole threads, with no range or a range around them; else None.
+    The check is two reductions, no column-sized temporary; the columns are then views."""
+    s = model.slices
+    ts, dur = s.ts[lo:hi], s.dur[lo:hi]
+    if int(ts.min()) < t0 or latest_end(ts, dur) >= t1:
+        return None
+    parent = s.parent[lo:hi]  # a thread's parents are its own rows: positions are rows - lo
+    if lo:
+        parent = np.where(parent >= 0, parent - parent.dtype.type(lo), parent)
+    return AreaRows(None, np.ones(hi - lo, bool), dur, parent, (lo, hi))
+
+
+def latest_end(ts: np.ndarray, dur: np.ndarray) -> int:
+    """``max(ts + dur)`` (int64 ns; ``ts`` not empty), computed in blocks that stay in the cache."""
+    step = 1 << 16
+    block = np.empty(min(len(ts), step), np.int64)
+    best = None
+    for a in range(0, len(ts), step):
+        part = block[: min(step, len(ts) - a)]
+        np.add(ts[a : a + step], dur[a : a + step], out=part)
+        m = int(part.max())
+        best = m if best is None or m > best else best
+    return best
+
+
 def local_parents(model: TraceModel, rows: np.ndarray) -> np.ndarray:
     """For each of ``rows`` (ascending), the position in ``rows`` of its parent slice, -1 at depth 0 (or
     when the parent is not among the rows, which :func:`area_rows` never gives). One run of rows is an
@@ -187,22 +245,27 @@ def local_parents(model: TraceModel, rows: np.ndarray) -> np.ndarray:
 
 
 def clipped_self(model: TraceModel, ar: AreaRows) -> np.ndarray:
-    """Each row's self time inside the range: its clipped time minus its children's (at least 0)."""
+    """Each row's self time inside the range: its clipped time minus its children's (at least 0), as
+    float64, the weights the sums over nodes and names take (``np.bincount`` weighs in float64: no second
+    conversion). Exact: float sums are exact below 2**53 ns (104 days); children never outlast their parent."""
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
-    child = np.bincount(par + 1, weights=ar.clipped, minlength=len(ar.rows) + 1)[1:]
-    # float sums are exact below 2**53 ns (104 days); children never outlast their parent
-    return np.maximum(ar.clipped - child.astype(np.int64), 0)
+    slot = np.add(par, 1, dtype=np.intp)  # (the index type bincount takes: no further copy)
+    self_ns = np.bincount(slot, weights=ar.clipped, minlength=len(ar) + 1)[1:]  # the children's time
+    del slot
+    np.subtract(ar.clipped, self_ns, out=self_ns)
+    np.maximum(self_ns, 0, out=self_ns)
+    return self_ns
 
 
 def dense_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """String ids (>= -1) renumbered 0..k-1 in ascending order, and the k ids: a bincount, not a sort."""
-    ids = np.asarray(ids, np.int64)
     if not len(ids):
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    shifted = ids + 1
+    shifted = np.add(ids, 1, dtype=np.int64)
     used = np.bincount(shifted) > 0
     dense = np.cumsum(used) - 1
-    return dense[shifted], np.flatnonzero(used) - 1
+    np.take(dense, shifted, out=shifted)
+    return shifted, np.flatnonzero(used) - 1
 
 
 def name_text(model: TraceModel, name_id: int) -> str:

@@ -67,11 +67,15 @@ def nearest_rank(count: np.ndarray, p: float) -> np.ndarray:
 
 def _sorted_by_name(dense: np.ndarray, dur: np.ndarray, k: int) -> np.ndarray:
     """The durations grouped by name (``dense`` ids 0..k-1, ascending) and ascending within a name: one
-    sort of ``name * span + duration`` (values only, no argsort) when that fits 63 bits, else a lexsort."""
-    span = int(dur.max()) + 1 if len(dur) else 1
-    if k * span < (1 << 62):
-        key = np.sort(dense * span + dur)
-        return key - (key // span) * span
+    sort of ``name << bits | duration`` (values only, no argsort; the duration read back by a mask, no
+    division) when that fits 62 bits, else a lexsort."""
+    bits = int(dur.max()).bit_length() if len(dur) else 0
+    if (k - 1) >> max(62 - bits, 0) == 0 and bits < 62:
+        key = np.left_shift(dense, bits, dtype=np.int64)
+        key |= dur
+        key.sort()
+        key &= (1 << bits) - 1
+        return key
     return dur[np.lexsort((dur, dense))]
 
 
@@ -80,16 +84,19 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     if ar is None:
         ar = area_rows(model, area or Area())
     s = model.slices
-    self_clip = clipped_self(model, ar)
-    keep = np.flatnonzero(ar.hit)
-    rows = ar.rows[keep]
-    if not len(rows):
+    if not ar.hit.any():
         z = np.zeros(0, np.int64)
         return NameStats([], z, *(z.copy() for _ in range(8)))
-    clipped, self_clip = ar.clipped[keep], self_clip[keep]
-    dense, ids = dense_ids(s.name[rows])
+    self_clip = clipped_self(model, ar)
+    if ar.all_hit:  # every row is in the range: the columns as they are (views for a run)
+        clipped, names, dur = ar.clipped, ar.take(s.name), ar.take(s.dur)
+    else:
+        keep = np.flatnonzero(ar.hit)
+        rows = ar.rows[keep]
+        clipped, self_clip, names, dur = ar.clipped[keep], self_clip[keep], s.name[rows], s.dur[rows]
+    dense, ids = dense_ids(names)
     k = len(ids)
-    d = _sorted_by_name(dense, s.dur[rows], k)
+    d = _sorted_by_name(dense, dur, k)
     count = np.bincount(dense, minlength=k)
     first = np.r_[0, np.cumsum(count)[:-1]]
     # float sums are exact below 2**53 ns (104 days of slices of one name)

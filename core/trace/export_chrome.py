@@ -222,7 +222,8 @@ class _Writer:
             code, int(cols.ev_name[row]), int(cols.ev_category[row]), int(cols.ev_thread[row])
         ) + _us(ts)
         if code == _I:
-            scope = _SCOPES[int(cols.ev_data[row]) if int(cols.ev_data[row]) < len(_SCOPES) else 0]  # (its data word)
+            data = int(cols.ev_data[row])  # (an instant's data word is its scope)
+            scope = _SCOPES[data if data < len(_SCOPES) else 0]
             return f'{head},"s":"{scope}"{self.args(row)}}}'
         ident = int(cols.ev_data[row])
         if code == _C:

@@ -43,11 +43,21 @@ class ThreadTrack:
     lo: int
     hi: int
     max_depth: int
-    #: per depth: rows of this track at that depth, sorted by start, and the running max of their ends
-    by_depth: list[np.ndarray] = field(default_factory=list)
-    end_max: list[np.ndarray] = field(default_factory=list)
+    #: the model's per-lane index, built on first use (:attr:`by_depth`, :attr:`end_max`)
+    lanes: LaneIndex = field(repr=False, compare=False)
     #: lane number of depth 0 in the model's :class:`~fxscope.core.trace.lod.SlicePyramid` (set when it is built)
     lane_base: int = 0
+
+    @property
+    def by_depth(self) -> list[np.ndarray]:
+        """Per depth 0..max: rows of this track at that depth, sorted by start (empty for a depth without
+        slices)."""
+        return self.lanes.get().by_depth[self.thread]
+
+    @property
+    def end_max(self) -> list[np.ndarray]:
+        """Per depth: the running max of the ends of :attr:`by_depth`'s rows (int64 ns)."""
+        return self.lanes.get().end_max_of[self.thread]
 
 
 @dataclass
@@ -87,39 +97,41 @@ class _Lanes:
         ends += s.dur[self.rows]
         self.end_max = segmented_running_max(ends, starts)
         del ends
-        self._bounds = np.r_[starts, len(self.rows)].tolist()
-        self._thread = thread[starts].tolist()
-        self._depth = depth[starts].tolist()
+        bounds = np.r_[starts, len(self.rows)].tolist()
+        lane_thread, lane_depth = thread[starts].tolist(), depth[starts].tolist()
+        #: per thread with slices: its per-depth rows and ends' running maxima (depths 0..max; an empty
+        #: array for a depth without slices), and all its rows by depth, then start (views of the above)
+        self.by_depth: dict[int, list[np.ndarray]] = {}
+        self.end_max_of: dict[int, list[np.ndarray]] = {}
+        self.thread_rows: dict[int, np.ndarray] = {}
+        for k, t in enumerate(lane_thread):
+            by_depth = self.by_depth.setdefault(t, [])
+            end_max = self.end_max_of.setdefault(t, [])
+            while len(by_depth) < lane_depth[k]:
+                by_depth.append(self.rows[:0])
+                end_max.append(self.end_max[:0])
+            by_depth.append(self.rows[bounds[k] : bounds[k + 1]])
+            end_max.append(self.end_max[bounds[k] : bounds[k + 1]])
+        first = {}
+        for k, t in enumerate(lane_thread):
+            first.setdefault(t, k)
+            self.thread_rows[t] = self.rows[bounds[first[t]] : bounds[k + 1]]
 
-    def _thread_runs(self):
-        """(first, end) of each thread's runs of lanes (lanes are by thread, then depth)."""
-        thread_of, n = self._thread, len(self._thread)
-        i = 0
-        while i < n:
-            j = i
-            while j < n and thread_of[j] == thread_of[i]:
-                j += 1
-            yield i, j
-            i = j
 
-    def by_thread(self):
-        """Per thread with slices, ascending: its per-depth rows and ends' running maxima (depths 0..max; an
-        empty array for a depth without slices)."""
-        bounds = self._bounds
-        for i, j in self._thread_runs():
-            by_depth: list[np.ndarray] = []
-            end_max: list[np.ndarray] = []
-            for k in range(i, j):
-                while len(by_depth) < self._depth[k]:
-                    by_depth.append(self.rows[:0])
-                    end_max.append(self.end_max[:0])
-                by_depth.append(self.rows[bounds[k] : bounds[k + 1]])
-                end_max.append(self.end_max[bounds[k] : bounds[k + 1]])
-            yield by_depth, end_max
+class LaneIndex:
+    """The model's :class:`_Lanes`, built on first use (the timeline and time-range searches read them;
+    ``fxscope stacks``/``stats`` of whole threads never do), once even when two threads ask together."""
 
-    def thread_rows(self) -> dict[int, np.ndarray]:
-        """Per thread: its slice rows by depth, then start (a view of :attr:`rows`)."""
-        return {self._thread[i]: self.rows[self._bounds[i] : self._bounds[j]] for i, j in self._thread_runs()}
+    def __init__(self, slices: SliceTable) -> None:
+        self._slices = slices
+        self._once: BuiltOnce[_Lanes] = BuiltOnce()
+
+    @property
+    def built(self) -> bool:
+        return self._once.built
+
+    def get(self) -> _Lanes:
+        return self._once.get(lambda: _Lanes(self._slices))
 
 
 def _no_check() -> None:
@@ -178,17 +190,17 @@ class TraceModel:
     def _build_tracks(self) -> list[ProcessGroup]:
         s = self.slices
         groups: dict[int, list[ThreadTrack]] = {}
-        lanes = _Lanes(s)
-        # the tracks' per-depth arrays are views of these (kept here: the memory is the model's)
-        self._lane_rows, self._lane_end_max = lanes.rows, lanes.end_max
-        self._thread_lane_rows = lanes.thread_rows()
-        bounds = np.r_[segment_starts(s.thread), len(s)].tolist()
-        for lo, hi, (by_depth, end_max) in zip(bounds[:-1], bounds[1:], lanes.by_thread(), strict=True):
+        #: the tracks' per-depth rows (their memory is the model's), built when first read
+        self.lanes = LaneIndex(s)
+        starts = segment_starts(s.thread)
+        bounds = np.r_[starts, len(s)].tolist()
+        max_depth = np.maximum.reduceat(s.depth, starts).tolist() if len(s) else []
+        for lo, hi, top in zip(bounds[:-1], bounds[1:], max_depth, strict=True):
             thread = int(s.thread[lo])
             pid = int(self.cols.threads_pid[thread]) if thread >= 0 else 0
             tid = int(self.cols.threads_tid[thread]) if thread >= 0 else 0
             name = self.thread_name(thread)
-            track = ThreadTrack(thread, pid, tid, name, lo, hi, len(by_depth) - 1, by_depth, end_max)
+            track = ThreadTrack(thread, pid, tid, name, lo, hi, int(top), self.lanes)
             groups.setdefault(pid, []).append(track)
         return [
             ProcessGroup(pid, self.process_name(pid), sorted(tracks, key=lambda t: t.tid))
@@ -331,7 +343,7 @@ class TraceModel:
             track.lane_base = base
             lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
             base += track.max_depth + 1
-            order.append(self._thread_lane_rows[track.thread])
+            order.append(self.lanes.get().thread_rows[track.thread])
         by_lane = np.concatenate(order) if order else np.zeros(0, np.int32)
         return SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns,
                             check=self._check, order=by_lane)  # fmt: skip

@@ -17,6 +17,10 @@ and within one (thread, level) begins and ends alternate, so pairing is a stable
 
 from __future__ import annotations
 
+import collections
+import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,18 +120,11 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None) -> 
         complete_all = kind == EventKind.DURATION_COMPLETE
         end_max = int(cols.ev_data[complete_all].view(np.int64).max()) if complete_all.any() else -1
         trace_end = max(int(cols.ev_ts.max()), end_max)
-    batches = []
-    for rows in _thread_batches(cols.ev_thread[sel], sel):
-        if check is not None:
-            check()
-        batches.append(_match(cols, rows, trace_end))
+    # every begin and complete event is a slice (and every unmatched end, which only grows the table)
+    table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
+    _match_batches(cols, sel, trace_end, check, table.add)
     del sel
-    first = 0
-    for batch in batches:  # parents are rows of the batch: offset to the table's
-        parent = batch[-1]
-        parent[parent >= 0] += first
-        first += len(parent)
-    ts, dur, thread, depth, event, flags, parent = _joined(batches)
+    ts, dur, thread, depth, event, flags, parent = table.columns()
     return SliceTable(
         ts=ts,
         dur=dur,
@@ -141,41 +138,147 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None) -> 
     )
 
 
-def _joined(batches: list[tuple[np.ndarray, ...]]) -> list[np.ndarray]:
-    """The batches' columns concatenated, one column at a time, each batch's part dropped once joined (the
-    table is then held about once, not twice: its columns and every batch's)."""
-    if len(batches) == 1:
-        return list(batches[0])
-    parts = [list(b) for b in batches]
-    batches.clear()
-    out = []
-    for k in range(len(parts[0])):
-        column = [p[k] for p in parts]
-        for p in parts:
-            p[k] = None
-        out.append(np.concatenate(column))
-        del column
-    return out
+#: batches matched at once, at most (each holds its temporaries, ~100 bytes an event of the batch)
+MATCH_THREADS = 4
+#: events of the batches matched at once, at most (their temporaries on top of the table: ~100 MB); a
+#: larger batch (a thread of millions of events) is matched alone
+IN_FLIGHT_EVENTS = 4 * BATCH_EVENTS
+
+
+def _idle_cpus() -> int:
+    """CPUs this process may use minus the machine's load (the last minute's average), at least 1."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # (no load average on this system: take the CPUs as idle)
+        load = 0.0
+    return max(1, cpus - round(load))
+
+
+def _match_batches(cols: FxtColumns, sel: np.ndarray, trace_end: int, check, done) -> None:
+    """:func:`_match` of every batch of :func:`_thread_batches`, each result given to ``done`` in order.
+    Batches are independent and numpy releases the GIL in their passes, so they are matched in a few
+    threads at once (as many as there are CPUs, up to :data:`MATCH_THREADS`, and as long as the batches
+    in flight hold at most :data:`IN_FLIGHT_EVENTS` events: the peak memory stays that of about one
+    large batch). A batch larger than a thread's share of that (a thread of millions of events) is
+    matched alone in the calling thread. Only CPUs left idle by the rest of the machine are used (on a
+    busy machine threads would wait for each other's turn on the GIL: slower than one thread).
+    ``check()`` is called before each batch starts."""
+    items = _thread_batches(cols.ev_thread[sel], sel)
+    workers = min(MATCH_THREADS, _idle_cpus())
+    if workers <= 1 or len(sel) <= BATCH_EVENTS:
+        for rows, thread in items:
+            if check is not None:
+                check()
+            done(_match(cols, rows, trace_end, thread))
+        return
+    pending: collections.deque = collections.deque()  # (future, events), in batch order
+    in_flight = 0
+    with ThreadPoolExecutor(workers, thread_name_prefix="fxscope-slices") as pool:
+        try:
+            for rows, thread in items:
+                if check is not None:
+                    check()
+                large = len(rows) > IN_FLIGHT_EVENTS // workers
+                while pending and (large or len(pending) >= workers or in_flight + len(rows) > IN_FLIGHT_EVENTS):
+                    future, events = pending.popleft()
+                    done(future.result())
+                    in_flight -= events
+                if large:  # alone, in this thread (whose memory the next tables reuse)
+                    done(_match(cols, rows, trace_end, thread))
+                    continue
+                pending.append((pool.submit(_match, cols, rows, trace_end, thread), len(rows)))
+                in_flight += len(rows)
+            while pending:
+                done(pending.popleft()[0].result())
+        except BaseException:
+            for future, _events in pending:
+                future.cancel()
+            raise
+
+
+#: the slice table's column types, in :func:`_match`'s order (ts, dur, thread, depth, event, flags, parent)
+_COLUMN_TYPES = (np.int64, np.int64, np.int32, np.uint16, np.int32, np.uint8, np.int32)
+
+
+class _Table:
+    """The table's columns, filled with each batch's slices as the batches finish, in thread order: a
+    batch's part is copied in and dropped at once, so the table is allocated once, its final size known
+    beforehand (every begin and complete event is a slice; unmatched ends, rare, grow it), and the batches'
+    parts, freed one by one, leave their memory to the next batches' instead of adding up to a second
+    copy of the table."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.n = 0
+        self.cols: list[np.ndarray] | None = None
+
+    def add(self, batch: tuple[np.ndarray, ...]) -> None:
+        k = len(batch[0])
+        if self.cols is None:
+            self.cols = [np.empty(self.capacity, t) for t in _COLUMN_TYPES]
+        if self.n + k > self.capacity:
+            self.capacity = max(2 * self.capacity, self.n + k)
+            self.cols = [np.concatenate([c[: self.n], np.empty(self.capacity - self.n, c.dtype)]) for c in self.cols]
+        for column, part in zip(self.cols, batch, strict=True):
+            column[self.n : self.n + k] = part
+        parent = self.cols[-1][self.n : self.n + k]  # parents are rows of the batch: offset to the table's
+        parent[parent >= 0] += self.n
+        self.n += k
+
+    def columns(self) -> list[np.ndarray]:
+        assert self.cols is not None
+        if self.n == self.capacity:
+            return self.cols
+        return [c[: self.n].copy() for c in self.cols]
 
 
 def _thread_batches(thread: np.ndarray, sel: np.ndarray):
     """``sel`` cut into batches of whole threads of about :data:`BATCH_EVENTS` events, in thread order, each
-    batch's events by thread then file order."""
+    batch's events by thread then file order. Yields (rows, thread): ``thread`` the batch's one thread, or
+    None when it holds several (or they were not told apart: a trace of one batch)."""
     if len(sel) <= BATCH_EVENTS:
-        yield sel
+        yield sel, None
         return
-    order = lexsort((thread,))  # stable: file order within a thread
-    ends = np.cumsum(np.bincount(thread.astype(np.int64) + 1))  # -1 (unresolved) first
-    targets = np.arange(BATCH_EVENTS, len(sel), BATCH_EVENTS)
-    cuts = np.unique(np.r_[0, ends[np.searchsorted(ends, targets)], len(sel)])
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-        yield sel[order[a:b]]
+    lo, hi = int(thread.min()), int(thread.max())
+    if hi - lo < 1 << 16:  # the usual: threads grouped by a radix sort of 8- or 16-bit keys, counted by another
+        key = thread - lo
+        key = key.astype(np.uint8 if hi - lo < 256 else np.uint16)
+        order = np.argsort(key, kind="stable")  # stable: file order within a thread
+        key.sort(kind="stable")
+        ends = np.searchsorted(key, np.arange(1, hi - lo + 2), "left")
+    else:
+        order = lexsort((thread,))
+        key = thread[order]
+        ends = np.cumsum(np.bincount(thread.astype(np.int64) - lo))
+    cuts = _batch_cuts(ends.tolist(), len(sel))
+    for a, b in itertools.pairwise(cuts):
+        one = int(key[a]) == int(key[b - 1])
+        yield sel[order[a:b]], (lo + int(key[a])) if one else None
 
 
-def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int) -> tuple[np.ndarray, ...]:
-    """Slices of the duration events ``sel`` (whole threads, each thread's in file order): (ts, dur,
-    thread, depth, event, flags, parent) sorted by (thread, start), ``parent`` a row of these."""
-    m = _Markers(cols, sel)
+def _batch_cuts(ends: list[int], n: int) -> list[int]:
+    """Batch bounds at thread ends (``ends``: each thread's cumulative end, ascending): threads gathered
+    while the batch stays within :data:`BATCH_EVENTS`, a thread larger than that in a batch of its own (so
+    that a large thread, the usual one, is matched alone: no thread key to sort by). One step per thread."""
+    cuts = [0]
+    prev = 0
+    for e in ends:
+        if e == prev:
+            continue
+        if e - cuts[-1] > BATCH_EVENTS and prev > cuts[-1]:
+            cuts.append(prev)  # this thread would overfill the batch: the batch ends before it
+        prev = e
+    if cuts[-1] != n:
+        cuts.append(n)
+    return cuts
+
+
+def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int, thread: int | None = None) -> tuple[np.ndarray, ...]:
+    """Slices of the duration events ``sel`` (whole threads, each thread's in file order; all of thread
+    ``thread`` when given): (ts, dur, thread, depth, event, flags, parent) sorted by (thread, start),
+    ``parent`` a row of these."""
+    m = _Markers(cols, sel, thread)
     after, unmatched, ahead = _replay(m)
     level = after
     level -= m.delta > 0  # a begin opens level L (the stack is at L + 1 after it), an end returns to L
@@ -186,28 +289,50 @@ def _match(cols: FxtColumns, sel: np.ndarray, trace_end: int) -> tuple[np.ndarra
 
     # Begins (every slice but the unmatched ends') in marker order: by thread, then start.
     b = np.flatnonzero(m.delta >= 0)
-    b_flags = np.where(closes[b], 0, FLAG_UNCLOSED).astype(np.uint8)
-    b_end = np.where(closes[b], end_ts[b], max(trace_end, 0))
-    del closes, end_ts
-    b_ts = m.ts[b]
-    parts = [(b_ts, np.maximum(b_end, b_ts), m.thread[b], level[b], m.event(b), b_flags)]
-    del b_end
+    closed = closes[b]
+    del closes
+    s_flags = np.logical_not(closed).view(np.uint8) * np.uint8(FLAG_UNCLOSED)
+    s_ts = m.ts[b]
+    s_end = end_ts[b]
+    del end_ts
+    s_end[~closed] = max(trace_end, 0)
+    np.maximum(s_end, s_ts, out=s_end)
+    del closed
+    # (a begin is a record of the stream, never an appended complete event's end: its event is sel[src])
+    s_thread, s_depth, s_ev = m.thread_of(b), level[b], m.sel[m.src[b]]
+    del b, level
+    one_thread = m.one_thread
+    in_order = unmatched is None and _nested_in_order(None if one_thread else s_thread, s_ts, s_depth)
     if unmatched is not None:
-        parts.append(_unmatched_slices(m, unmatched))
-    del level, unmatched, m
-    s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (np.concatenate(c) for c in zip(*parts, strict=True))
-    del parts, b, b_ts, b_flags
-
-    # Sorted by thread, start; outer (shallower) first among equal starts; begins before unmatched ends.
-    o = lexsort((s_depth, s_ts, s_thread))
-    s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (
-        a[o] for a in (s_ts, s_end, s_thread, s_depth, s_ev, s_flags)
-    )
-    del o
-    parent = _parents(s_thread, s_depth, s_ts, s_end)
+        parts = [(s_ts, s_end, s_thread, s_depth, s_ev, s_flags), _unmatched_slices(m, unmatched)]
+        s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (np.concatenate(c) for c in zip(*parts, strict=True))
+        del parts
+    del unmatched, m
+    if not in_order:
+        # Sorted by thread, start; outer (shallower) first among equal starts; begins before unmatched ends.
+        o = lexsort((s_depth, s_ts, s_thread))
+        s_ts, s_end, s_thread, s_depth, s_ev, s_flags = (
+            a[o] for a in (s_ts, s_end, s_thread, s_depth, s_ev, s_flags)
+        )
+        del o
+    parent = _parents(s_thread, s_depth, s_ts, s_end, one_thread=one_thread)
     s_end -= s_ts
-    return (s_ts, s_end, s_thread.astype(np.int32), s_depth.astype(np.uint16), s_ev.astype(np.int32), s_flags,
-            parent)  # fmt: skip
+    return s_ts, s_end, s_thread, s_depth, s_ev, s_flags, parent  # (cast to the table's types as copied in)
+
+
+def _nested_in_order(thread: np.ndarray | None, ts: np.ndarray, depth: np.ndarray) -> bool:
+    """Whether rows sorted by (thread, ts) are sorted by (thread, ts, depth) too: no row of the same thread
+    and start follows one deeper than it (begins in marker order almost always are: a sort then costs one
+    comparison pass, not a sort and a gather of every column). ``thread`` None: one thread."""
+    if len(ts) < 2:
+        return True
+    shallower = depth[1:] < depth[:-1]
+    if not shallower.any():
+        return True
+    shallower &= ts[1:] == ts[:-1]
+    if thread is not None:
+        shallower &= thread[1:] == thread[:-1]
+    return not shallower.any()
 
 
 class _Markers:
@@ -221,11 +346,11 @@ class _Markers:
     The columns are in sorted order; ``src`` maps a sorted marker back to its stream index.
     """
 
-    def __init__(self, cols: FxtColumns, sel: np.ndarray) -> None:
+    def __init__(self, cols: FxtColumns, sel: np.ndarray, thread_id: int | None = None) -> None:
         self.sel = sel
         k = cols.ev_kind[sel]
         ts = cols.ev_ts[sel]
-        thread = cols.ev_thread[sel]
+        thread = cols.ev_thread[sel] if thread_id is None else None
         c = np.flatnonzero(k == EventKind.DURATION_COMPLETE)
         c_end = cols.ev_data[sel[c]].view(np.int64)
         spans = c_end > ts[c]
@@ -233,23 +358,36 @@ class _Markers:
         delta = (k != EventKind.DURATION_END).view(np.int8) * np.int8(2) - np.int8(1)
         delta[c[~spans]] = 0
         del k
-        n_sel = len(sel)
-        m_ts = np.concatenate([ts, c_end[spans]])
+        c_end = c_end[spans]
+        del c, spans
+        if thread is not None and int(thread.min()) == int(thread.max()):
+            thread_id = int(thread[0])
+        #: one thread (the usual batch), ``thread_id``: its markers need no thread key and no thread column
+        self.one_thread = thread_id is not None
+        self.thread_id = thread_id
+        self.src = _merged_order(ts, c_end) if self.one_thread else None
+        if self.src is None:  # several threads, or a thread's events out of time order: sort them all
+            if thread is None:
+                thread = np.full(len(ts), thread_id, np.int32)
+            # tie-break: a complete event's end (False) sorts first among equal timestamps, the rest in file order
+            m_late = np.ones(len(ts) + len(c_end), bool)
+            m_late[len(ts) :] = False
+            self.src = lexsort((m_late, np.concatenate([ts, c_end]), np.concatenate([thread, thread[self.ends]])))
+            del m_late
+        self.ts = _gather_joined(ts, c_end, self.src)  # int64 ns
         del ts, c_end
-        m_thread = np.concatenate([thread, thread[self.ends]])
+        #: int32 thread of each marker (None for one thread: :meth:`thread_of`)
+        self.thread = None if self.one_thread else _gather_joined(thread, thread[self.ends], self.src)
         del thread
-        m_delta = np.concatenate([delta, np.full(len(self.ends), -1, np.int8)])
-        # tie-break: a complete event's end (False) sorts first among equal timestamps, the rest in file order
-        m_late = np.ones(len(m_ts), bool)
-        m_late[n_sel:] = False
-        self.src = lexsort((m_late, m_ts, m_thread))
-        del m_late
-        self.ts = m_ts[self.src]  # int64 ns
-        del m_ts
-        self.thread = m_thread[self.src]  # int32
-        del m_thread
-        self.delta = m_delta[self.src]  # int8: +1 begin, -1 end, 0 zero-length complete event
-        self.starts = segment_starts(self.thread)  # first marker of each thread
+        self.delta = _gather_joined(delta, np.full(len(self.ends), -1, np.int8), self.src)
+        # (int8 delta: +1 begin, -1 end, 0 zero-length complete event)
+        self.starts = np.zeros(1, np.int64) if self.one_thread else segment_starts(self.thread)
+
+    def thread_of(self, rows: np.ndarray) -> np.ndarray:
+        """int32 thread of markers ``rows``."""
+        if self.thread is None:
+            return np.full(len(rows), self.thread_id, np.int32)
+        return self.thread[rows]
 
     def event(self, rows: np.ndarray) -> np.ndarray:
         """Event row (int64) of sorted markers ``rows``."""
@@ -258,6 +396,35 @@ class _Markers:
         if len(self.ends):
             src = np.where(src < n_sel, src, self.ends[np.clip(src - n_sel, 0, len(self.ends) - 1)])
         return self.sel[src]
+
+
+def _merged_order(ts: np.ndarray, end_ts: np.ndarray) -> np.ndarray | None:
+    """The marker order of one thread whose events (``ts``, file order) are in time order already, as a
+    thread's events usually are: the complete events' ends (``end_ts``, stream indexes ``len(ts)`` on) merged
+    in, each before the events of its timestamp, ends of equal times in stream order. What
+    :func:`~fxscope.core.trace.sorting.lexsort` of (thread, time, end-first) gives, without sorting the events:
+    only the ends are sorted (mostly in order already) and placed by a binary search. None when the
+    events are not in time order."""
+    if len(ts) > 1 and bool(np.any(ts[1:] < ts[:-1])):
+        return None
+    n, e = len(ts), len(end_ts)
+    order = np.empty(n + e, np.int64)
+    if not e:
+        order[:] = np.arange(n)
+        return order
+    by_end = np.argsort(end_ts, kind="stable")
+    at = np.searchsorted(ts, end_ts[by_end], "left")
+    at += np.arange(e)  # the ends' places in the merged order (ascending)
+    is_event = np.ones(n + e, bool)
+    is_event[at] = False
+    order[at] = by_end + n
+    order[is_event] = np.arange(n)
+    return order
+
+
+def _gather_joined(head: np.ndarray, tail: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``np.concatenate([head, tail])[order]`` without the joined copy when ``tail`` is empty."""
+    return head[order] if not len(tail) else np.concatenate([head, tail])[order]
 
 
 def _replay(m: _Markers) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
@@ -282,13 +449,16 @@ def _pair(m: _Markers, level: np.ndarray, unmatched: np.ndarray | None) -> tuple
         pairable &= ~unmatched
     p = np.flatnonzero(pairable)
     del pairable
-    g = p[lexsort((level[p], m.thread[p]))]
+    g = p[_group_order(level[p], None if m.one_thread else m.thread[p])]
     del p
     at = np.flatnonzero(m.delta[g] > 0)
     nxt = g[np.minimum(at + 1, len(g) - 1)]
     begin = g[at]
     del g
-    closed = (m.delta[nxt] < 0) & (m.thread[nxt] == m.thread[begin]) & (level[nxt] == level[begin])
+    closed = m.delta[nxt] < 0
+    closed &= level[nxt] == level[begin]
+    if not m.one_thread:
+        closed &= m.thread[nxt] == m.thread[begin]
     closes = m.delta == 0  # zero-length complete events close themselves, at their own timestamp
     end_ts = m.ts.copy()
     closes[begin] = closed
@@ -296,11 +466,21 @@ def _pair(m: _Markers, level: np.ndarray, unmatched: np.ndarray | None) -> tuple
     return closes, end_ts
 
 
+def _group_order(level: np.ndarray, thread: np.ndarray | None) -> np.ndarray:
+    """The stable order of markers by (thread, level) (``thread`` None: one thread). One thread's levels are
+    few (the stack's depth): a radix sort of them as 8- or 16-bit keys, with nothing packed or checked."""
+    if thread is None and len(level):
+        lo, hi = int(level.min()), int(level.max())
+        if lo >= 0 and hi < 1 << 16:
+            return np.argsort(level.astype(np.uint8 if hi < 256 else np.uint16), kind="stable")
+    return lexsort((level,) if thread is None else (level, thread))
+
+
 def _unmatched_slices(m: _Markers, unmatched: np.ndarray) -> tuple[np.ndarray, ...]:
     """Slices of the ends that found their thread's stack empty: from the thread's first timestamp to the
     end, the latest outermost (columns as in :func:`build_slices`)."""
     u = np.flatnonzero(unmatched)
-    thread = m.thread[u]
+    thread = m.thread_of(u)
     first_ts = m.ts[m.starts[np.searchsorted(m.starts, u, "right") - 1]]
     flags = np.full(len(u), FLAG_UNMATCHED_END, np.uint8)
     return first_ts, m.ts[u], thread, _rank_from_end(thread).astype(np.int32), m.event(u), flags
@@ -324,19 +504,23 @@ def _count_ahead(flag: np.ndarray, seg_id: np.ndarray, starts: np.ndarray) -> np
     return c - after_seg[seg_id] - flag.astype(np.int64)
 
 
-def _parents(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndarray) -> np.ndarray:
+def _parents(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndarray, one_thread: bool = False) -> np.ndarray:
     """Row of the enclosing slice (same thread, depth - 1, latest start <= ts, the longest on a tie), or -1.
 
     Rows are sorted by (thread, start, depth): the slices of depth d - 1 starting at or before a slice of
     depth d are exactly those of its thread at d - 1 in the rows before it. So the rows are grouped by
     lane (thread, depth), keeping their order (a radix sort: lanes are few), and each slice's candidate is
     the last row of its parent lane before it, one ``searchsorted`` of (lane, row) keys; among slices of
-    that lane starting at the same time the longest wins (the last row among equally long ones).
+    that lane starting at the same time the longest wins (the last row among equally long ones). A thread
+    ``one_thread`` (all rows of one thread) of a few levels takes :func:`_parents_by_level`.
     """
     n = len(ts)
     parent = np.full(n, -1, np.int32)
     if n == 0:
         return parent
+    top = int(depth.max())
+    if top < FEW_DEPTHS:
+        return _parents_by_level(thread, depth, ts, end, top, one_thread, parent)
     by_lane = lexsort((depth, thread))
     lane_key = _lane_keys(thread, depth)
     k = lane_key[by_lane]
@@ -361,6 +545,38 @@ def _parents(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndar
     best = _longest_of_equal_starts(by_lane, lane_key, ts, end)
     cand = (by_lane if best is None else best)[pos]
     parent[child[ok]] = cand[ok].astype(np.int32)
+    return parent
+
+
+#: slices of fewer depths than this find their parents level by level (:func:`_parents_by_level`)
+FEW_DEPTHS = 4
+
+
+def _parents_by_level(thread: np.ndarray, depth: np.ndarray, ts: np.ndarray, end: np.ndarray, top: int,
+                      one_thread: bool, parent: np.ndarray) -> np.ndarray:  # fmt: skip
+    """:func:`_parents` for rows of at most :data:`FEW_DEPTHS` levels, with no grouping by lane: per depth d,
+    the last row of depth d - 1 at or before each row is a running maximum of their row numbers (a few
+    passes a level), taken when it is of the same thread. Rows of one lane starting together are
+    consecutive (rows are by thread, start, depth), so the longest of them is found in row order."""
+    n = len(ts)
+    rows = np.arange(n)
+    lane = depth if one_thread else _lane_keys(thread, depth)
+    best = _longest_of_equal_starts(rows, lane, ts, end)
+    del lane
+    last = np.empty(n, np.int64)
+    for d in range(1, top + 1):
+        np.copyto(last, -1)
+        np.copyto(last, rows, where=depth == d - 1)
+        np.maximum.accumulate(last, out=last)
+        child = np.flatnonzero(depth == d)
+        cand = last[child]
+        ok = cand >= 0
+        if not one_thread:
+            ok &= thread[np.maximum(cand, 0)] == thread[child]
+            child, cand = child[ok], cand[ok]
+        elif not ok.all():
+            child, cand = child[ok], cand[ok]
+        parent[child] = cand if best is None else best[cand]
     return parent
 
 

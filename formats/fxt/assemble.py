@@ -2,7 +2,7 @@
 
 Why blocks: records are decoded :attr:`Decoder.BLOCK_RECORDS` at a time so the temporaries stay
 cache-sized, and each block's file pages are dropped from the resident set (``madvise``) once decoded.
-Memory: the output columns take 33 bytes per event (the contract's dtypes; what follows from a record's
+Memory: the output columns take 25 bytes per event (the contract's dtypes; what follows from a record's
 header is read from the mapped file when asked) plus 7 bytes per record while reading. The record families live in their own modules, combined here as mixins of one
 :class:`Decoder` (they share its words, tables and diagnostics): control and descriptive records
 (:mod:`~fxscope.formats.fxt.records_control`), events (:mod:`~fxscope.formats.fxt.records_events`), logs
@@ -22,8 +22,9 @@ from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.bulk_resolve import BulkResolve
 from fxscope.formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
 from fxscope.formats.fxt.diagnostics import Diagnostics
+from fxscope.formats.fxt.event_data import EventData
 from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, column, record_size
-from fxscope.formats.fxt.framing import record_starts
+from fxscope.formats.fxt.framing import frame_records
 from fxscope.formats.fxt.lazy_args import ArgDecoder
 from fxscope.formats.fxt.records_control import ControlRecords
 from fxscope.formats.fxt.records_events import EventRecords
@@ -35,6 +36,8 @@ from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, Provide
 LOG_COLUMNS = {"pos": np.int64, "ts": np.int64, "thread": np.int32, "message": np.int32}
 
 _U = np.uint64
+#: madvise advice that maps a range's pages at once (Linux 5.14+; the mmap module of Python 3.11 lacks it)
+_MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ", 22)
 
 
 class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolve):
@@ -71,18 +74,13 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     def _frame(self) -> tuple[np.ndarray, np.ndarray]:
         """Record starts (word indices) and record types, after the size-0 / padding / truncation rules."""
         w, n, diag = self.w, self.n, self.diag
-        starts = record_starts(w, tick=lambda f: self.progress(0.03 * f))
-        # Walking the chain touched every page of the file: drop them, then read the headers' low 16 bits
-        # a chunk at a time, releasing as we go, so that file pages and per-record arrays never add up.
-        self._release(0, n)
+        # Framing reads the headers' low 16 bits (type and size) while each super-chunk's pages are
+        # fresh, and drops those pages as it goes: file pages and per-record arrays never add up.
+        starts, low = frame_records(
+            w, tick=lambda f: self.progress(0.05 * f), done=self._release, ahead=self._populate
+        )
         if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
             starts = starts.astype(np.int64, copy=False)
-        low = np.empty(len(starts), np.uint16)
-        for a in range(0, len(starts), self.BLOCK_RECORDS):
-            self.progress(0.03 + 0.02 * a / len(starts))
-            st = starts[a : a + self.BLOCK_RECORDS].astype(np.int64)
-            low[a : a + len(st)] = self.w[st] & _U(0xFFFF)  # type and 12-bit size
-            self._release(int(st[0]), int(st[-1]) + 1)
         zero = np.flatnonzero(low < 16)  # 12-bit size field 0: padding, corrupt, or a large record
         if len(zero):
             hz = w[starts[zero]]
@@ -122,26 +120,34 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: file words a block of sparse records may span (8 MiB)
     SPAN_WORDS = 1 << 20
 
-    #: the stored event columns, 33 bytes per event (see FxtColumns for the derived ones: the provider
-    #: follows from the record's position, argument counts and offsets from its header, an instant's scope
-    #: is its data word); "pos" is
+    #: the stored event columns, 25 bytes per event (see FxtColumns for the derived ones: the provider
+    #: follows from the record's position, argument counts and offsets from its header, the data word is
+    #: the record's last word, read when asked: :mod:`~fxscope.formats.fxt.event_data`); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS: ClassVar[dict] = {
         "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
-        "name": np.int32, "data": np.uint64, "pos": np.int64,
+        "name": np.int32, "pos": np.int64,
     }  # fmt: skip
 
-    def _release(self, first_word: int, end_word: int) -> None:
-        """Drop mapped file pages we are done with from our resident set (they stay in the page cache)."""
-        if self.mm is None or not hasattr(self.mm, "madvise"):
+    def _populate(self, first_word: int, end_word: int) -> None:
+        """Map the file pages of words ``[first_word, end_word)`` in one call (MADV_POPULATE_READ, Linux 5.14+)
+        rather than a page fault every 64 KiB as the block's gathers reach them; ignored where unsupported."""
+        if self.mm is None or not self._can_populate or not hasattr(self.mm, "madvise"):
             return
         start = (first_word * 8) // mmap.PAGESIZE * mmap.PAGESIZE
         length = min(end_word * 8, self.nbytes) - start
         if length > 0:
             try:
-                self.mm.madvise(mmap.MADV_DONTNEED, start, length)
+                self.mm.madvise(_MADV_POPULATE_READ, start, length)
             except (OSError, ValueError):
-                self.mm = None
+                self._can_populate = False
+
+    _can_populate = True
+
+    def _release(self, first_word: int, end_word: int) -> None:
+        """Drop mapped file pages we are done with from our resident set (they stay in the page cache)."""
+        if self.mm is not None and not _drop_pages(self.mm, self.nbytes, first_word, end_word):
+            self.mm = None
 
     def run(self) -> FxtColumns:
         # progress (and with it a Cancel) between blocks of every phase, from the start: a 10M-event
@@ -184,15 +190,21 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         log_starts, sched_starts = starts[types == F.LOG_RECORD], starts[types == F.SCHED_RECORD]
         del starts, types
         fill = 0
+        odd_rows: list[np.ndarray] = []  # events whose data word is not their record's last (EventData)
+        odd_vals: list[np.ndarray] = []
         self.progress(0.1)
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
             sel = ev_pos[b0 : b0 + step].astype(np.int64)  # a copy: the column is rewritten at fill <= b0
+            self._populate(int(sel[0]), int(sel[-1]) + 1)
             block = self._events(sel)
             m = len(block["pos"])
             for key in self._EV_COLUMNS:
                 ev[key][fill : fill + m] = block[key]
             self._note_providers(block["provider"], block["pos"])
+            if len(block["odd_rows"]):
+                odd_rows.append(block["odd_rows"] + fill)
+                odd_vals.append(block["odd_vals"])
             fill += m
             del block
             self._release(int(sel[0]), int(sel[-1]) + 1)
@@ -216,7 +228,12 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             ev_thread=ev["thread"],
             ev_category=ev["category"],
             ev_name=ev["name"],
-            ev_data=ev["data"],
+            ev_data=EventData(
+                self.w, ev["kind"], ev["pos"], self._seg_pos, self._seg_tps,
+                np.concatenate(odd_rows) if odd_rows else np.zeros(0, np.int64),
+                np.concatenate(odd_vals) if odd_vals else np.zeros(0, np.uint64),
+                release=_page_release(self.mm, self.nbytes),
+            ),
             ev_word=ev["pos"],
             sched_ts=sc["ts"],
             sched_kind=sc["kind"],
@@ -265,6 +282,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             if b > a:
                 sel = starts[a:b].astype(np.int64)
+                self._populate(int(sel[0]), int(sel[-1]) + 1)
                 block = decode(sel)
                 m = len(block["ts"])
                 for key in dtypes:
@@ -285,6 +303,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
 
     def _note_providers(self, provider: np.ndarray, pos: np.ndarray) -> None:
         """Remember the first event record of each provider (for :meth:`_warn_missing_init`)."""
+        if provider.strides == (0,) and len(provider):  # one provider (a broadcast, see _segments)
+            self._first_event_of.setdefault(int(provider[0]), int(pos[0]))
+            return
         counts = np.bincount(provider, minlength=len(self.t.providers))
         for pindex in np.flatnonzero(counts).tolist():
             if pindex not in self._first_event_of:
@@ -326,6 +347,28 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         return np.ascontiguousarray(uniq["p"]).astype(np.uint64), np.ascontiguousarray(uniq["t"]).astype(
             np.uint64
         )
+
+
+def _drop_pages(mm, nbytes: int, first_word: int, end_word: int) -> bool:
+    """``madvise(DONTNEED)`` the mapped pages of words ``[first_word, end_word)``; False when the map
+    cannot (no ``madvise`` on this system, or it failed: then stop trying)."""
+    if not hasattr(mm, "madvise"):
+        return False
+    start = (first_word * 8) // mmap.PAGESIZE * mmap.PAGESIZE
+    length = min(end_word * 8, nbytes) - start
+    if length > 0:
+        try:
+            mm.madvise(mmap.MADV_DONTNEED, start, length)
+        except (OSError, ValueError):
+            return False
+    return True
+
+
+def _page_release(mm, nbytes: int):
+    """A ``release(first_word, end_word)`` for the columns that read the map later (None without one)."""
+    if mm is None or not hasattr(mm, "madvise"):
+        return None
+    return lambda first_word, end_word: _drop_pages(mm, nbytes, first_word, end_word)
 
 
 def _cuts(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:

@@ -16,6 +16,10 @@ from fxscope.formats.fxt.fields import column
 from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, ProviderTables
 
 _U = np.uint64
+#: inline streams below which they are decoded one at a time
+_FEW_STREAMS = 48
+#: records left in an argument walk below which the rest is walked in Python
+_FEW_RECORDS = 24
 
 
 def intern_streams(
@@ -24,6 +28,12 @@ def intern_streams(
     """Global string ids of inline streams (word offset, byte length), deduplicated by content without a
     loop per stream: one decode per distinct content."""
     out = np.zeros(len(lengths), np.int64)  # length 0 -> "" (id 0)
+    if len(lengths) <= _FEW_STREAMS:  # (the vectorized dedup costs ~30 numpy calls)
+        for i, (off, length) in enumerate(zip(word_off.tolist(), lengths.tolist(), strict=True)):
+            if length:
+                data = raw64[off : off + ((length + 7) >> 3)].tobytes()[:length]
+                out[i] = tables.intern(decode_text(data))
+        return out
     nw = (lengths + 7) >> 3
     for width in sorted(set(nw[nw > 0].tolist())):
         sel = np.flatnonzero(nw == width)
@@ -75,9 +85,9 @@ class BulkResolve:
         sp = self._seg_pos
         lo = int(np.searchsorted(sp, pos[0], side="right")) - 1
         hi = int(np.searchsorted(sp, pos[-1], side="right"))
-        if hi - lo == 1:
-            gen = np.full(m, self._seg_gen[lo], np.int64)
-            prov = np.full(m, self._seg_prov[lo], np.uint16)
+        if hi - lo == 1:  # (one generation: a read-only broadcast, which the lookups recognise)
+            gen = np.broadcast_to(self._seg_gen[lo : lo + 1], (m,))
+            prov = np.broadcast_to(self._seg_prov[lo : lo + 1], (m,))
             bounds = [0, m]
         else:
             inner = np.searchsorted(pos, sp[lo + 1 : hi], side="left")
@@ -103,10 +113,9 @@ class BulkResolve:
     def _intern_streams(self, word_off: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         return intern_streams(self.raw64, self.t, word_off, lengths)
 
-    def _strings(
-        self, ref: np.ndarray, inline_word: np.ndarray, gen: np.ndarray, pos: np.ndarray
-    ) -> np.ndarray:
-        """Global string ids (int32) for string refs (-1 unresolved, warned once per provider and index)."""
+    def _strings(self, ref: np.ndarray, inline_word, gen: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Global string ids (int32) for string refs (-1 unresolved, warned once per provider and index).
+        ``inline_word``: where each row's inline stream would start (an array, or a function of rows)."""
         special = (ref.astype(np.uint16) - np.uint16(1)) >= np.uint16(0x7FFF)  # 0 (empty) or inline
         any_special = bool(special.any())
         # Resolve every ref as if indexed (the index bits of an inline ref are its length), then overwrite
@@ -124,7 +133,8 @@ class BulkResolve:
         inline = np.flatnonzero(ref >= F.INLINE_STRING)
         if len(inline):
             lengths = (ref[inline] & np.uint16(F.INLINE_LENGTH_MASK)).astype(np.int64)
-            got[inline] = self._intern_streams(inline_word[inline], lengths)
+            words = inline_word(inline) if callable(inline_word) else inline_word[inline]
+            got[inline] = self._intern_streams(words, lengths)
         self._warn_unresolved_bulk(unresolved, ref.astype(np.int64), gen, pos, "string")
         return got
 
@@ -203,6 +213,9 @@ class BulkResolve:
             act = act[nargs[act] > k]
             if not len(act):
                 break
+            if len(act) <= _FEW_RECORDS:  # (a dozen numpy calls an argument cost more than a Python walk)
+                self._walk_args_few(k, act, a, nargs, nargs_eff, end, ok, pos, found if collect else None)
+                break
             ah = self._gather(a[act])
             asz = column(ah, F.ARG_SIZE).astype(np.int64)
             zero = asz == 0
@@ -223,6 +236,36 @@ class BulkResolve:
                 found.append((act, a[act].copy(), ah))
             a[act] += asz
         return a, nargs_eff, found
+
+    def _walk_args_few(self, k0, act, a, nargs, nargs_eff, end, ok, pos, found) -> None:
+        """:meth:`_walk_args` from argument ``k0`` on for the few records ``act`` left, in Python (the same
+        results and warnings, in the same order)."""
+        w = self.w
+        n = self.n
+        act_l = act.tolist()
+        for k in range(k0, 15):
+            act_l = [r for r in act_l if int(nargs[r]) > k]
+            if not act_l:
+                break
+            at = [int(a[r]) for r in act_l]
+            heads = [int(w[min(max(x, 0), n - 1)]) if n else 0 for x in at]
+            sizes = [(h >> F.ARG_SIZE.shift) & F.ARG_SIZE.mask for h in heads]
+            zero = [r for r, z in zip(act_l, sizes, strict=True) if z == 0]
+            if zero:
+                nargs_eff[zero] = k
+                self.diag.warn_many("argument size 0", pos[zero] * 8, "argument of size 0: later arguments dropped")
+            past = [r for r, x, z in zip(act_l, at, sizes, strict=True) if z and x + z > int(end[r])]
+            if past:
+                ok[past] = False
+                self.diag.warn_many("short record", pos[past] * 8, "record dropped: arguments run past the record")
+            kept = [(r, x, z, h) for r, x, z, h in zip(act_l, at, sizes, heads, strict=True)
+                    if z and x + z <= int(end[r])]  # fmt: skip
+            act_l = [r for r, _, _, _ in kept]
+            if found is not None:
+                found.append((np.array(act_l, np.int64), np.array([x for _, x, _, _ in kept], np.int64),
+                              np.array([h for _, _, _, h in kept], np.uint64)))  # fmt: skip
+            for r, x, z, _ in kept:
+                a[r] = x + z
 
     def _thread_codes(
         self, tref: np.ndarray, gen: np.ndarray, pos: np.ndarray, inl: np.ndarray, cur: np.ndarray

@@ -115,8 +115,10 @@ class FxtColumns:
     ev_name: np.ndarray  # int32 -> strings
     #: uint64 data word: counter id / async correlation id / flow id; for duration-complete events the
     #: end timestamp in ns (as int64 bits); for instants their scope (``ev_scope``); 0 otherwise. Read it
-    #: through ``ev_id`` / ``ev_end_ts`` / ``ev_scope``.
-    ev_data: np.ndarray
+    #: through ``ev_id`` / ``ev_end_ts`` / ``ev_scope``. Not stored: an
+    #: :class:`~fxscope.formats.fxt.event_data.EventData` reads the rows asked for from the mapped file
+    #: (index it: ``ev_data[rows]`` is a uint64 array; ``np.asarray(ev_data)`` builds the whole column).
+    ev_data: Any
     ev_word: np.ndarray  # word index (byte offset / 8) of the record: uint32 below 16 GiB, else int64
 
     # --- scheduling (one row per scheduling record) ---
@@ -205,7 +207,7 @@ class FxtColumns:
     def ev_scope(self) -> np.ndarray:
         """uint8 scope of instant events (0 thread, 1 process, 2 global; legacy scope word, E1); 0 for other
         kinds (an instant's data word holds it)."""
-        return np.where(self.ev_kind == EventKind.INSTANT, self.ev_data, 0).astype(np.uint8)
+        return np.where(self.ev_kind == EventKind.INSTANT, np.asarray(self.ev_data), 0).astype(np.uint8)
 
     @property
     def ev_offset(self) -> np.ndarray:
@@ -221,12 +223,12 @@ class FxtColumns:
     def ev_id(self) -> np.ndarray:
         """uint64 counter id / async correlation id / flow id; 0 for other kinds."""
         no_id = (self.ev_kind == EventKind.DURATION_COMPLETE) | (self.ev_kind == EventKind.INSTANT)
-        return np.where(no_id, np.uint64(0), self.ev_data)
+        return np.where(no_id, np.uint64(0), np.asarray(self.ev_data))
 
     @property
     def ev_end_ts(self) -> np.ndarray:
         """int64 ns end of duration-complete events; -1 for other kinds."""
-        return np.where(self.ev_kind == EventKind.DURATION_COMPLETE, self.ev_data.view(np.int64), -1)
+        return np.where(self.ev_kind == EventKind.DURATION_COMPLETE, np.asarray(self.ev_data).view(np.int64), -1)
 
     def event_args(self, i: int) -> list[Arg]:
         """Arguments of event row ``i``, resolved with the string table of that record's provider."""

@@ -1,35 +1,30 @@
 """Find every record start of an FXT archive without a Python loop per record.
 
 Records are a chain: the next record starts ``size`` words after this one, so finding the starts is
-inherently sequential. We break the sequence into chunks and walk one chain per chunk in lockstep
-(one numpy step advances every chain by one record). A chain started at a chunk boundary that is not a
-record start reads garbage sizes for a while, but it soon lands on a true record start and from then on
-it *is* the true chain. A short sequential pass then stitches the chunks: it enters chunk ``j`` at the
-position where the true chain left chunk ``j-1``; if chunk ``j``'s chain visited that position, the rest
-of its positions are true, otherwise (rare) that chunk is walked again in Python.
+inherently sequential. The file is framed a *super-chunk* of :data:`SUPER_WORDS` words at a time (so that
+its pages and the temporaries stay hot; each page is read once). In a super-chunk, one vectorized pass
+computes for every word where the next record would start if a record started there (its low 16 bits
+are the type and size), then the super-chunk is cut into chunks of :data:`CHUNK_WORDS` and one chain per
+chunk is walked in lockstep through that next-word table (one ``take`` advances every chain by one
+record; a chain stops at its chunk's end, so every mark in a chunk is its own chain's). A chain started
+where no record starts reads garbage sizes for a while, but it soon lands on a true record start and from
+then on it *is* the true chain. A short sequential pass then stitches the chunks: it enters chunk ``j``
+at the position where the true chain left chunk ``j-1``; if chunk ``j``'s chain visited that position,
+the rest of its positions are true, otherwise (rare) that chunk is walked again in Python.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-#: words per chunk, at least: small enough that a pure-Python fallback walk of one chunk is cheap
-CHUNK_WORDS = 2048
-#: words per chunk, at most, and the number of chains a big file is cut into: each lockstep step reads one
-#: word in every chain's part of the file, and with tens of thousands of chains those reads miss the TLB
-#: (a 10M-event file walked in 2,048-word chunks took 1.4-1.6 s of CPU, in 16,384-word chunks 0.9 s); with
-#: fewer chains than this the steps' own overhead (~30 us each) would show
-MAX_CHUNK_WORDS = 1 << 14
-MIN_CHAINS = 2048
-
-
-def chunk_words(n: int) -> int:
-    """Words per chunk for a file of ``n`` words: :data:`CHUNK_WORDS`, larger for big files (a power of two
-    up to :data:`MAX_CHUNK_WORDS`) so that they are cut into about :data:`MIN_CHAINS` chains."""
-    size = CHUNK_WORDS
-    while size < MAX_CHUNK_WORDS and n // (2 * size) >= MIN_CHAINS:
-        size *= 2
-    return size
+#: words per chunk (one chain each): small enough that a pure-Python fallback walk of one chunk is cheap,
+#: large enough that the lockstep's steps (one numpy call each, ~chunk / 3 of them a super-chunk) are few
+CHUNK_WORDS = 1024
+#: words framed at once (8 MiB of file): the next-word table and the chains' marks of one super-chunk
+#: stay in the caches, and its file pages are read once (then released by the caller)
+SUPER_WORDS = 1 << 20
 
 
 def guessed_sizes(headers: np.ndarray) -> np.ndarray:
@@ -61,29 +56,40 @@ _CANDIDATES = 24
 _CHECK_STEPS = 6
 
 
-def _chunk_starts(words: np.ndarray, lo: np.ndarray, tick=None) -> np.ndarray:
-    """For each chunk, a word among its first few from which several records in a row look valid.
+def _chunk_starts(low: np.ndarray, nxt: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """For each chunk ``[lo, hi)`` (local word indices of a super-chunk), a word among its first few from
+    which several records in a row have a defined type and a size (``low``: the words' low 16 bits,
+    ``nxt``: the next-word table, ``len(nxt) - 1`` the super-chunk's end).
 
     Only speed depends on this guess (a chain started on a true record start is the true chain at once);
     correctness comes from the stitching pass.
     """
-    n = len(words)
-    cand = (lo[:, None] + np.arange(_CANDIDATES)).reshape(-1)
-    cand = np.minimum(cand, n - 1)
-    cur = cand.copy()
+    m = len(nxt) - 1
+    cand = lo[:, None] + np.arange(_CANDIDATES, dtype=np.int32)
+    cand = np.minimum(cand, (hi - 1)[:, None]).reshape(-1).astype(np.int32)
+    cur = cand
     good = np.ones(len(cand), dtype=bool)
+    low = np.append(low, np.uint16(1))  # the sentinel reads as a valid header
     for _ in range(_CHECK_STEPS):
-        if tick is not None:
-            tick(0.0)
-        inside = cur < n
-        h = words[np.minimum(cur, n - 1)]
-        good &= ~inside | _plausible(h)
-        cur = np.where(inside, cur + guessed_sizes(h), cur)
+        good &= _PLAUSIBLE_LOW[low[cur]]
+        cur = nxt[cur]  # (a walk that leaves the chunk, or meets a large record, stops at the sentinel)
     # Among plausible candidates prefer the one whose walk ends earliest: chains from wrong starts
-    # usually take one big random jump, and a wrong start that merges early costs nothing.
-    score = np.where(good, cur, np.iinfo(np.int64).max).reshape(len(lo), _CANDIDATES)
+    # usually take one big random jump (out of the chunk: the sentinel), and a wrong start that merges
+    # early costs nothing.
+    score = np.where(good, cur, m + 1).reshape(len(lo), _CANDIDATES)
     best = np.argmin(score, axis=1)
     return cand.reshape(len(lo), _CANDIDATES)[np.arange(len(lo)), best]
+
+
+def _plausible_low() -> np.ndarray:
+    """Which 16-bit header starts (type and 12-bit size) could start a record: a defined type (0-9, or 15
+    the large record) and, except for large records, a size."""
+    low = np.arange(1 << 16, dtype=np.uint32)
+    t, size = low & 0xF, low >> 4
+    return ((t <= 9) & (size > 0)) | (t == 15)
+
+
+_PLAUSIBLE_LOW = _plausible_low()
 
 
 def _size_of(header: int) -> int:
@@ -91,91 +97,186 @@ def _size_of(header: int) -> int:
     return size or 1
 
 
-#: lockstep steps (and stitched chunks / 64) between two calls of record_starts' ``tick``
-TICK_STEPS = 16  # (a step over a 10M-event trace's chunks takes ~7 ms)
+#: lockstep steps between two calls of record_starts' ``tick``
+TICK_STEPS = 64
 
 
 def record_starts(words: np.ndarray, tick=None) -> np.ndarray:
     """Word indices of the records chained from word 0 (ascending; uint32 when ``words`` is shorter than
-    2**32, else int64: 4 bytes a record, found a block of words at a time). ``tick(fraction)``, when given,
-    is called every :data:`TICK_STEPS` steps with a rough fraction done (a Cancel raises from it).
+    2**32, else int64: 4 bytes a record). ``tick(fraction)``, when given, is called between steps with a
+    rough fraction done (a Cancel raises from it).
 
     A header of size 0 counts as a one-word record here; callers decide what it means (padding when the
     word is all zero, otherwise the end of what can be decoded). The last start may describe a record
     that runs past the end of ``words``.
     """
+    return frame_records(words, tick)[0]
+
+
+def frame_records(
+    words: np.ndarray,
+    tick: Callable[[float], None] | None = None,
+    done: Callable[[int, int], None] | None = None,
+    ahead: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`record_starts` and the low 16 bits of each start's header (uint16: type and 12-bit size),
+    read while the super-chunk is framed. ``ahead(first_word, end_word)`` is called before each super-chunk
+    is read and ``done(first_word, end_word)`` after it (the reader maps its pages at once there, and
+    releases them)."""
     n = len(words)
-    if n == 0:
-        return np.zeros(0, np.uint32)
-    chunk = chunk_words(n)
-    k = (n + chunk - 1) // chunk
-    lo = np.arange(k, dtype=np.int64) * chunk
-    hi = np.minimum(lo + chunk, n)
-    mark = np.zeros(n, dtype=bool)
-    exit_pos = np.empty(k, dtype=np.int64)
-    cur, lim, chain = _chunk_starts(words, lo, tick), hi.copy(), np.arange(k)
-    cur[0] = 0
-    early = cur >= lim
-    exit_pos[early] = cur[early]
-    cur, lim, chain = cur[~early], lim[~early], chain[~early]
+    dtype = np.uint32 if n < (1 << 32) else np.int64
+    # Room for a record at every word (the most there can be): only the pages written become resident, and
+    # the parts need no concatenating copy at the end.
+    starts = np.empty(n, dtype)
+    lows = np.empty(n, np.uint16)
+    count = 0
+    chunk = max(int(CHUNK_WORDS), 2)
+    sup = max(SUPER_WORDS // chunk, 1) * chunk
+    p = 0  # the true chain's next record start (global word index)
+    buf = _Buffers(min(sup, n), chunk)
+    for s0 in range(0, n, sup):
+        s1 = min(s0 + sup, n)
+        if tick is not None:
+            tick(s0 / n)
+        if p < s1:  # (else a large record spans this whole super-chunk)
+            if ahead is not None:
+                ahead(s0, s1)
+            local, low, p_local = _frame_super(words, s0, s1, p - s0, buf, tick, n)
+            p = s0 + p_local
+            np.add(local, s0, out=starts[count : count + len(local)], casting="unsafe")
+            lows[count : count + len(local)] = low
+            count += len(local)
+        if done is not None:
+            done(s0, s1)
+    return starts[:count], lows[:count]
+
+
+class _Buffers:
+    """The work arrays of one super-chunk, allocated once per file (fresh ones would be page-faulted in
+    again for every super-chunk)."""
+
+    def __init__(self, m: int, chunk: int) -> None:
+        k = (m + chunk - 1) // chunk
+        self.chunk = chunk
+        self.low = np.empty(m, np.uint16)
+        self.step = np.empty(m, np.uint16)
+        self.nxt = np.empty(m + 1, np.int32)
+        self.stop = np.empty(m + 1, bool)
+        self.mark = np.empty(m + 1, bool)
+        self.walked = np.empty((chunk + 8, k), np.int32)  # a chain takes at most ``chunk`` steps
+        self.ar = np.arange(m, dtype=np.int32)
+        self.ends = np.minimum((self.ar // chunk + 1) * chunk, m).astype(np.int32)  # each word's chunk end
+
+
+def _sizes_at(words: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Record sizes (words; 0 read as 1) of the headers at ``at``, the large records' 32-bit field too."""
+    h = words[at]
+    large = (h & np.uint64(0xF)) == 15
+    size = (h >> np.uint64(4)) & np.where(large, np.uint64(0xFFFFFFFF), np.uint64(0xFFF))
+    return np.maximum(size, np.uint64(1)).astype(np.int64)
+
+
+def _frame_super(
+    words: np.ndarray, s0: int, s1: int, entry: int, buf: _Buffers, tick, n: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The record starts of words ``[s0, s1)`` (local indices, int64), their headers' low 16 bits, and
+    where the true chain leaves (local; ``entry``: where it enters, ``0 <= entry < s1 - s0``)."""
+    m = s1 - s0
+    chunk = buf.chunk
+    halves = words[s0:s1].view(np.uint16)
+    low = buf.low[:m]
+    np.copyto(low, halves[0::4] if np.little_endian else halves[3::4])  # type and 12-bit size
+    step = np.right_shift(low, np.uint16(4), out=buf.step[:m])
+    np.maximum(step, np.uint16(1), out=step)  # (size 0: a one-word record here)
+    # Where the next record would start if one started here, cut at the chunk's end: a chain stops (at the
+    # sentinel m) when it leaves its chunk, and at a large record (type 15: its size is a 32-bit field,
+    # read with the exits below; a true one ends the chain there, and the stitching walks on from its end).
+    nxt = np.add(buf.ar[:m], step, out=buf.nxt[:m])
+    ends = buf.ends[:m] if m == len(buf.ends) else np.minimum(buf.ends[:m], np.int32(m))  # (the last part)
+    stop = buf.stop[: m + 1]
+    np.greater_equal(nxt, ends, out=stop[:m])
+    stop[:m] |= (low & np.uint16(0xF)) == 15
+    stop[m] = True
+    nxt = np.where(stop, np.int32(m), buf.nxt[: m + 1])  # (a masked copyto is several times slower)
+
+    def size_at(q: np.ndarray) -> np.ndarray:
+        return _sizes_at(words, s0 + q)
+
+    lo = np.arange(0, m, chunk, dtype=np.int64)
+    hi = np.minimum(lo + chunk, m)
+    cand = _chunk_starts(low, nxt, lo, hi)
+    if entry < hi[0]:
+        cand[0] = entry
+    k = len(lo)
+    path = buf.walked[:, :k]
+    path[0] = cand
     steps = 0
-    expected = chunk / 3  # records a chunk, about (the walk's steps)
-    if tick is not None:
-        tick(0.0)
-    while len(cur):
+    while True:
+        cur = path[steps + 1]
+        np.take(nxt, path[steps], out=cur)
         steps += 1
+        if steps % 4 == 0 and int(cur.min()) == m:
+            break
         if tick is not None and steps % TICK_STEPS == 0:
-            tick(min(steps / expected, 1.0) * 0.8)
-        mark[cur] = True
-        cur = cur + guessed_sizes(words[cur])
-        done = cur >= lim
-        if done.any():
-            exit_pos[chain[done]] = cur[done]
-            keep = ~done
-            cur, lim, chain = cur[keep], lim[keep], chain[keep]
-
-    lo_l, hi_l, exit_l = lo.tolist(), hi.tolist(), exit_pos.tolist()
-    p = 0
-    for j in range(k):
-        if tick is not None and j % (TICK_STEPS * 64) == 0:
-            tick(0.8 + 0.2 * j / k)
+            tick((s0 + m * min(steps * 3 / chunk, 0.95)) / n)
+    walked = path[: steps + 1]
+    mark = buf.mark[: m + 1]
+    mark[:] = False
+    mark[walked.reshape(-1)] = True
+    mark[m] = False
+    last = walked[(walked != m).sum(axis=0) - 1, np.arange(k)].astype(np.int64)
+    exits = (last + size_at(last)).tolist()  # where each chunk's chain leaves its chunk
+    # Stitch: the true chain enters chunk j where it left chunk j-1 (entry into chunk 0: ``entry``).
+    entries = np.array([entry, *exits[:-1]], np.int64)
+    ok = (entries < hi) & mark[np.minimum(entries, m)]
+    look = np.flatnonzero(~ok | (entries != cand)).tolist()
+    lo_l, hi_l = lo.tolist(), hi.tolist()
+    entries_l = entries.tolist()
+    out = exits[-1]
+    i, forced = 0, None  # forced: (chunk, entry) when a fixed chunk left it elsewhere than its chain
+    while True:
+        if forced is not None:
+            j, e = forced
+            forced = None
+        elif i < len(look):
+            j = look[i]
+            e = entries_l[j]
+        else:
+            break
+        while i < len(look) and look[i] <= j:
+            i += 1
         a, b = lo_l[j], hi_l[j]
-        if p >= b:  # a large record spans this whole chunk
+        if e >= b:  # a record spans this whole chunk
             mark[a:b] = False
-            continue
-        if p > a:
-            mark[a:p] = False
-        if mark[p]:
-            p = exit_l[j]
-            continue
-        # The chunk's chain met the true one later (or never): walk the true chain until it reaches a
-        # position the chunk's chain visited; from there on, that chain is the true one.
-        entry = p
-        walked = []
-        while p < b and not mark[p]:
-            walked.append(p)
-            p += _size_of(int(words[p]))
-        mark[entry : min(p, b)] = False
-        mark[walked] = True
-        if p < b:
-            p = exit_l[j]
-    return _marked_positions(mark)
-
-
-#: words scanned at once for the marked record starts
-_SCAN_WORDS = 1 << 22
-
-
-def _marked_positions(mark: np.ndarray) -> np.ndarray:
-    """``np.flatnonzero(mark)`` in a narrow dtype, a block at a time (flatnonzero's int64 result for the
-    whole file is 8 bytes a record, on top of the mark array, at the read's start)."""
-    dtype = np.uint32 if len(mark) < (1 << 32) else np.int64
-    parts = [
-        np.flatnonzero(mark[a : a + _SCAN_WORDS]).astype(dtype) + dtype(a) for a in range(0, len(mark), _SCAN_WORDS)
-    ]
-    if not parts:
-        return np.zeros(0, dtype)
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+            left = e
+        else:
+            if e > a:
+                mark[a:e] = False
+            if mark[e]:
+                left = exits[j]
+            else:
+                # The chunk's chain met the true one later (or never): walk the true chain until it
+                # reaches a position the chunk's chain visited; from there on, that chain is the true one.
+                q, visited = e, []
+                while q < b and not mark[q]:
+                    visited.append(q)
+                    q += _size_of(int(words[s0 + q]))
+                mark[e : min(q, b)] = False
+                mark[visited] = True
+                left = exits[j] if q < b else q
+        if left != exits[j]:
+            if j + 1 < k:
+                forced = (j + 1, left)
+            else:
+                out = left
+        elif j + 1 == k:
+            out = left
+    if out < m:  # the chain stopped at a large record that ends inside the last chunk: walk the rest
+        while out < m:
+            mark[out] = True
+            out += _size_of(int(words[s0 + out]))
+    local = np.flatnonzero(mark[:m])
+    return local, low[local], out
 
 
 def plausible_headers(headers: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import numpy as np
 
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.fields import column
-from fxscope.formats.fxt.ticks import ticks_to_ns
+from fxscope.formats.fxt.ticks import ticks_at_rates, ticks_to_ns
 
 #: byte 2 of an event header: the event type (low 4 bits) and argument count (high 4 bits)
 _TYPE_AND_NARGS = F.Field("event type and argument count", F.EVENT_TYPE.shift, 8)
@@ -63,20 +63,20 @@ class EventRecords:
         inl_t = tref == 0
         c_inl = cref >= F.INLINE_STRING
         n_inl = nref >= F.INLINE_STRING
-        any_inline = inl_t.any() or c_inl.any() or n_inl.any()
-        if any_inline:
-            c_word = pos + 2 + 2 * inl_t
-            n_word = c_word + np.where(c_inl, ((cref & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
-            args_word = n_word + np.where(n_inl, ((nref & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
-            short = ok & (args_word > end)
-            if short.any():
+        # Inline thread and strings push the arguments further: computed for those records only (few)
+        args_word = pos + 2
+        inl = np.flatnonzero(inl_t | c_inl | n_inl)
+        c_word = pos[inl] + 2 + 2 * inl_t[inl]  # where each one's inline category, name would start
+        n_word = c_word + np.where(c_inl[inl], ((cref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+        if len(inl):
+            a_word = n_word + np.where(n_inl[inl], ((nref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+            args_word[inl] = a_word
+            short = inl[ok[inl] & (a_word > end[inl])]
+            if len(short):
                 self.diag.warn_many(
                     "short record", pos[short] * 8, "record dropped: event fields run past the record"
                 )
-                ok &= ~short
-        else:
-            args_word = pos + 2
-            c_word = n_word = args_word
+                ok[short] = False
         after, nargs_eff, _ = self._walk_args(args_word, nargs, end, ok, pos, False)
         has_data = (kind == 1) | (kind >= 4)
         full_args = nargs_eff == nargs
@@ -86,10 +86,10 @@ class EventRecords:
             self.diag.warn_many("short record", pos[missing] * 8, "record dropped: event data word missing")
             ok &= ~missing
         data_ok = room & full_args
-        data = self._gather(after)
-        data[~(data_ok & has_data)] = 0
+        # The data word is not stored (FxtColumns.ev_data reads a record's last word when asked): keep the
+        # rows where that rule does not hold, with their value (instants: a scope word other than 0).
+        odd = has_data & ~(data_ok & (after == end - 1))
         scope_m = data_ok & (kind == 0)
-        scope = np.zeros(len(pos), np.uint8)
         if scope_m.any():
             sv = self._gather(after[scope_m])
             bad = sv > 2
@@ -97,33 +97,36 @@ class EventRecords:
                 self.diag.warn_many(
                     "scope", pos[scope_m][bad] * 8, "instant event scope out of range: thread scope used"
                 )
-            scope[scope_m] = np.where(bad, 0, sv)
+            odd[np.flatnonzero(scope_m)[(sv != 0) & ~bad]] = True
+        odd &= ok
+        odd_rows = np.flatnonzero(odd)
+        odd_vals = np.where(data_ok[odd_rows], self._gather(after[odd_rows]), np.uint64(0))
         if not ok.all():
             keep = np.flatnonzero(ok)
+            odd_rows = np.searchsorted(keep, odd_rows)
             pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t = (
                 x[keep] for x in (pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t)
             )
-            ticks, data, scope, args_word = (x[keep] for x in (ticks, data, scope, args_word))
-            if any_inline:
-                c_word, n_word = c_word[keep], n_word[keep]
-            else:
-                c_word = n_word = args_word
+            ticks = ticks[keep]
+            kept = ok[inl]
+            inl, c_word, n_word = np.searchsorted(keep, inl[kept]), c_word[kept], n_word[kept]
         cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
         if len(cut):
             self.nargs_cut.append((pos[cut].astype(np.int64), nargs_eff[cut].astype(np.uint8)))
-        # an instant's data word is its scope (instants have no id): the scope column is not stored
-        data[kind == 0] = scope[kind == 0]
         gen, provider, tps = self._segments(pos)
-        complete = kind == 4
-        if complete.any():  # the data word of a complete event is its end: stored in ns, in place
-            data[complete] = ticks_to_ns(data, tps)[complete].view(np.uint64)
+        odd_complete = np.flatnonzero(kind[odd_rows] == 4)
+        if len(odd_complete):  # a complete event's end, in ns
+            at = odd_rows[odd_complete]
+            seg = np.searchsorted(self._seg_pos, pos[at], side="right") - 1
+            odd_vals[odd_complete] = ticks_at_rates(odd_vals[odd_complete], self._seg_tps[seg]).view(np.uint64)
         return {
             "pos": pos,
             "ts": ticks_to_ns(ticks, tps),
             "kind": kind,
             "provider": provider,
-            "category": self._strings(cref, c_word, gen, pos),
-            "name": self._strings(nref, n_word, gen, pos),
+            "category": self._strings(cref, lambda rows: c_word[np.searchsorted(inl, rows)], gen, pos),
+            "name": self._strings(nref, lambda rows: n_word[np.searchsorted(inl, rows)], gen, pos),
             "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
-            "data": data,
+            "odd_rows": odd_rows,
+            "odd_vals": odd_vals,
         }

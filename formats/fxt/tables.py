@@ -194,16 +194,28 @@ class Lookup:
         if len(refs) == 0 or len(self.keys) == 0:
             return np.full(len(refs), -1, np.int32)
         first, value = self._dense
-        keys = gen.astype(np.int32)
-        keys *= np.int32(width)
-        keys += refs
-        out = value[keys]
+        if gen.strides == (0,):  # one generation (a broadcast): its slice of the table, read at the refs
+            base = int(gen[0]) * width
+            out = value[base : base + width][refs]
+
+            def keys_at(rows) -> np.ndarray:
+                return refs[rows].astype(np.int64) + base
+
+        else:
+            keys = gen.astype(np.int32)
+            keys *= np.int32(width)
+            keys += refs
+            out = value[keys]
+
+            def keys_at(rows) -> np.ndarray:
+                return keys[rows].astype(np.int64)
+
         if int(pos[0]) <= self._single_last:  # some single registration may follow these records
-            out[(out >= 0) & (pos <= first[keys])] = -1
+            out[(out >= 0) & (pos <= first[keys_at(slice(None))])] = -1
         if self._has_multi:
             slow = np.flatnonzero(out == -2)
             if len(slow):
-                out[slow] = self._searched(keys[slow].astype(np.int64), pos[slow])
+                out[slow] = self._searched(keys_at(slow), pos[slow])
         return out
 
     def _searched(self, keys: np.ndarray, pos: np.ndarray) -> np.ndarray:

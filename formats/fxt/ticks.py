@@ -22,3 +22,14 @@ def ticks_to_ns(ticks: np.ndarray, runs: list[tuple[int, int, int]]) -> np.ndarr
     for a, b, rate in runs:
         out[a:b] = convert_rate(ticks[a:b].astype(np.uint64, copy=False), rate)
     return out
+
+
+def ticks_at_rates(ticks: np.ndarray, rates: np.ndarray) -> np.ndarray:
+    """Nanoseconds (int64) from ``ticks``, each at its own tick rate (``rates``, ticks per second)."""
+    out = ticks.astype(np.uint64).view(np.int64)
+    other = np.flatnonzero(rates != 1_000_000_000)
+    if len(other):
+        for rate in np.unique(rates[other]).tolist():
+            sel = other[rates[other] == rate]
+            out[sel] = convert_rate(ticks[sel].astype(np.uint64, copy=False), rate)
+    return out

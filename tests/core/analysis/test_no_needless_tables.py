@@ -35,6 +35,8 @@ def test_the_commands_build_no_other_table(tmp_path):
     rows = compare(name_stats(a), name_stats(b))  # fxscope diff
     assert rows[0].name == "alloc"
     lines = list(folded_lines(top_down(a), a))  # fxscope stacks
+    # whole threads need no per-lane index either (a time range searches it: built on first use)
+    assert not a.lanes.built and not b.lanes.built
     span = a.end_ns - a.start_ns
     name_stats(a, Area(a.start_ns + span // 3, a.start_ns + span // 2, (a.tracks[0].thread,)))  # --range --thread
     top_down(a, Area(a.start_ns + span // 3, a.start_ns + span // 2))

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace import slices
 from fxscope.core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END, build_slices
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
@@ -123,6 +126,35 @@ def _reference(events: list[tuple[int, int, int, int]], trace_end: int) -> list[
     return sorted((r[0], r[1], r[3], r[2], r[5]) for r in out)
 
 
+def _assert_matches_reference(cols, table) -> None:
+    """The table's slices (thread, start, depth, duration, flags) are the plain stack walk's."""
+    trace_end = max(int(cols.ev_ts.max()), int(cols.ev_end_ts.max()))
+    ref_events = [
+        (int(cols.ev_thread[i]), int(cols.ev_ts[i]), i, int(cols.ev_kind[i]), int(cols.ev_end_ts[i]))
+        for i in range(len(cols.ev_ts))
+    ]
+    got = sorted(
+        (int(table.thread[i]), int(table.ts[i]), int(table.depth[i]), int(table.dur[i]), int(table.flags[i]))
+        for i in range(len(table))
+    )
+    assert got == _reference(ref_events, trace_end)
+
+
+def _general_table(cols):
+    """``build_slices`` with every fast path off: each marker and slice sorted, parents by lane searches."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slices, "_merged_order", lambda ts, end_ts: None)
+        mp.setattr(slices, "_nested_in_order", lambda thread, ts, depth: False)
+        mp.setattr(slices, "_group_order", lambda level, thread: slices.lexsort((level, thread)[: 1 + (thread is not None)]))
+        mp.setattr(slices, "FEW_DEPTHS", 0)
+        return build_slices(cols)
+
+
+def _assert_same_table(a, b) -> None:
+    for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
+        assert np.array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name))), name
+
+
 EVENTS = st.lists(
     st.tuples(
         st.integers(0, 2),
@@ -144,16 +176,7 @@ def test_matches_a_plain_stack_walk(spec: list[tuple[int, int, int, int]]) -> No
         events.append((kind, ts, (1, 100 + thread), f"e{order}", *([end] if end is not None else [])))
     cols = read_fxt_bytes(_trace(events))
     table = build_slices(cols)
-    trace_end = max(int(cols.ev_ts.max()), int(cols.ev_end_ts.max()))
-    ref_events = [
-        (int(cols.ev_thread[i]), int(cols.ev_ts[i]), i, int(cols.ev_kind[i]), int(cols.ev_end_ts[i]))
-        for i in range(len(cols.ev_ts))
-    ]
-    got = sorted(
-        (int(table.thread[i]), int(table.ts[i]), int(table.depth[i]), int(table.dur[i]), int(table.flags[i]))
-        for i in range(len(table))
-    )
-    assert got == _reference(ref_events, trace_end)
+    _assert_matches_reference(cols, table)
     # every slice lies inside its parent
     p = table.parent
     has = p >= 0
@@ -174,3 +197,40 @@ def test_real_trace_that_starts_mid_stack(testdata: Path) -> None:
     assert unmatched == unclosed
     assert np.all(table.dur >= 0)
     assert np.all(table.self_dur <= table.dur)
+
+
+@settings(max_examples=200, deadline=None)
+@given(EVENTS, st.booleans())
+def test_threads_in_time_order_match_the_stack_walk_and_the_sorted_path(spec, one_thread) -> None:
+    """A thread's events written in time order (the usual file) take the merge of the complete events'
+    ends instead of the sort of every marker, a one-thread batch a radix sort of its levels, and slices of
+    few depths their parents level by level: the same table (parents and event rows too) as the general
+    path, and the plain stack walk's slices."""
+    spec = sorted(((0 if one_thread else t), ts, kind, length) for t, ts, kind, length in spec)
+    spec = sorted(spec, key=lambda e: e[1])  # time order across threads too: interleaved as recorded
+    events = []
+    for order, (thread, ts, kind, length) in enumerate(spec):
+        end = [ts + length] if kind == K.DURATION_COMPLETE else []
+        events.append((kind, ts, (1, 100 + thread), f"e{order}", *end))
+    cols = read_fxt_bytes(_trace(events))
+    table = build_slices(cols)
+    _assert_same_table(table, _general_table(cols))
+    _assert_matches_reference(cols, table)
+
+
+def test_generated_trace_same_table_as_the_sorted_path() -> None:
+    """Thousands of slices per thread, a batch per thread (the fast paths' radix and merge at a real size):
+    the same table as the general sort of every marker and slice."""
+    cols = read_fxt_bytes(generate_trace(60_000))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slices, "BATCH_EVENTS", 1000)  # batches of one thread each
+        table = build_slices(cols)
+    general = _general_table(cols)
+    with pytest.MonkeyPatch.context() as mp:  # the larger threads matched alone in this thread, the others in the pool
+        mp.setattr(slices, "BATCH_EVENTS", 1000)
+        mp.setattr(slices, "IN_FLIGHT_EVENTS", 4500)  # threads of 2,250+ events alone, two smaller in flight
+        mp.setattr(slices, "_idle_cpus", lambda: 2)  # (a busy machine matches in one thread)
+        mixed = build_slices(cols)
+    assert len(table) > 10_000 and int(table.depth.max()) >= 1
+    _assert_same_table(table, general)
+    _assert_same_table(mixed, general)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,22 +28,41 @@ def test_generated_trace(monkeypatch):
     assert np.array_equal(framing.record_starts(words), sequential_starts(words))
 
 
-def test_big_files_walk_longer_chunks(monkeypatch):
-    """A big file is cut into chunks longer than CHUNK_WORDS (fewer chains, each walking further): the same
-    starts."""
+def test_super_chunks(monkeypatch):
+    """A file framed in many super-chunks (each cut into chunks) gives the same starts, and the low 16
+    bits of each start's header."""
     monkeypatch.setattr(framing, "CHUNK_WORDS", 64)
-    monkeypatch.setattr(framing, "MIN_CHAINS", 8)
+    monkeypatch.setattr(framing, "SUPER_WORDS", 256)
     words = np.frombuffer(generate_trace(3000, seed=9), "<u8")
-    assert framing.chunk_words(len(words)) > 64
-    assert np.array_equal(framing.record_starts(words), sequential_starts(words))
+    starts, low = framing.frame_records(words)
+    assert np.array_equal(starts, sequential_starts(words))
+    assert np.array_equal(low, (words[starts.astype(np.int64)] & 0xFFFF).astype(np.uint16))
+
+
+def test_a_large_record_spanning_super_chunks(monkeypatch):
+    """A large blob longer than several super-chunks: the super-chunks inside it are skipped, the chain
+    resumes after it."""
+    monkeypatch.setattr(framing, "CHUNK_WORDS", 16)
+    monkeypatch.setattr(framing, "SUPER_WORDS", 64)
+    w = FxtWriter()
+    w.event(0, 1, (1, 2), "", "e")
+    w.large_blob("c", "n", bytes(range(256)) * 20)
+    w.event(0, 1, (1, 2), "", "e")
+    words = np.frombuffer(w.getvalue(), "<u8")
+    seen = []
+    starts, _ = framing.frame_records(words, done=lambda a, b: seen.append((a, b)))
+    assert np.array_equal(starts, sequential_starts(words))
+    assert seen[0][0] == 0 and seen[-1][1] == len(words)  # every super-chunk reported done, in order
+    assert all(b == c for (_, b), (c, _) in itertools.pairwise(seen))
 
 
 @settings(max_examples=80, deadline=None)
 @given(
     payloads=st.lists(st.tuples(st.integers(0, 2), st.binary(max_size=3000)), min_size=1, max_size=40),
     chunk=st.sampled_from([16, 64, 256, 2048]),
+    super_chunks=st.sampled_from([1, 3, 1 << 20]),
 )
-def test_random_payloads_match_sequential_walk(payloads, chunk):
+def test_random_payloads_match_sequential_walk(payloads, chunk, super_chunks):
     """Blob payloads of random bytes make chains from chunk starts read garbage headers."""
     w = FxtWriter()
     for kind, payload in payloads:
@@ -52,9 +73,34 @@ def test_random_payloads_match_sequential_walk(payloads, chunk):
         else:
             w.event(0, 1, (1, 2), "", "e")
     words = np.frombuffer(w.getvalue(), "<u8")
-    old = framing.CHUNK_WORDS
-    framing.CHUNK_WORDS = chunk
+    old = framing.CHUNK_WORDS, framing.SUPER_WORDS
+    framing.CHUNK_WORDS, framing.SUPER_WORDS = chunk, chunk * super_chunks
     try:
         assert np.array_equal(framing.record_starts(words), sequential_starts(words))
     finally:
-        framing.CHUNK_WORDS = old
+        framing.CHUNK_WORDS, framing.SUPER_WORDS = old
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    records=st.lists(st.tuples(st.integers(0, 9), st.binary(max_size=300)), min_size=1, max_size=60),
+    sizes=st.sampled_from([(8, 8), (16, 48), (64, 128)]),
+)
+def test_small_large_records_inside_chunks(records, sizes):
+    """Large records (type 15, a 32-bit size) ending inside a chunk, or in the last chunk of a super-chunk:
+    a chain stops at each, and the stitching walks on from its end."""
+    w = FxtWriter()
+    for kind, payload in records:
+        if kind < 3:
+            w.large_blob("c", "n", payload)
+        elif kind < 4:
+            w.blob("b", 1, payload[:200])
+        else:
+            w.event(0, 1, (1, 2), "", "e")
+    words = np.frombuffer(w.getvalue(), "<u8")
+    old = framing.CHUNK_WORDS, framing.SUPER_WORDS
+    framing.CHUNK_WORDS, framing.SUPER_WORDS = sizes
+    try:
+        assert np.array_equal(framing.record_starts(words), sequential_starts(words))
+    finally:
+        framing.CHUNK_WORDS, framing.SUPER_WORDS = old

@@ -1,0 +1,140 @@
+"""ev_data, read from the mapped file when indexed (EventData), gives each event's data word as the spec defines
+it, including the records where it is not the record's last word (kept by the reader as exceptions)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fxscope.core.trace.gathered import Gathered
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.event_data import EventData
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
+
+
+def _words(*values: int) -> bytes:
+    return b"".join(v.to_bytes(8, "little") for v in values)
+
+
+def _trace(big_endian: bool = False) -> tuple[bytes, list[int]]:
+    """Events of every kind with a data word, and the data each must read as."""
+    w = FxtWriter(big_endian=big_endian)
+    w.thread(1, 10, 11)
+    want = []
+    w.event(K.COUNTER, 5, 1, "c", "n", args=[("v", A.INT32, 3)], data=77)
+    want.append(77)
+    w.event(K.DURATION_COMPLETE, 6, 1, "c", "n", data=90)  # 1 tick = 1 ns here
+    want.append(90)
+    w.event(K.ASYNC_BEGIN, 7, 1, "c", "n", data=0xFFFF_FFFF_FFFF_FFF0)
+    want.append(0xFFFF_FFFF_FFFF_FFF0)
+    w.event(K.FLOW_END, 8, (3, 4), "inline cat", "inline name", data=12345)  # inline refs shift the fields
+    want.append(12345)
+    w.event(K.INSTANT, 9, 1, "c", "global", extra_words=(2,))  # legacy scope word: global
+    want.append(2)
+    w.event(K.INSTANT, 10, 1, "c", "process", args=[("a", A.UINT64, 1 << 40)], extra_words=(1,))
+    want.append(1)
+    w.event(K.INSTANT, 11, 1, "c", "thread")  # no scope word: 0 (the last word is the name's)
+    want.append(0)
+    w.event(K.INSTANT, 12, 1, "c", "bad scope", extra_words=(9,))  # out of range: thread scope (warned)
+    want.append(0)
+    w.event(K.DURATION_BEGIN, 13, 1, "c", "n", args=[("x", A.INT32, 5)])
+    want.append(0)
+    w.event(K.COUNTER, 14, 1, "c", "n", data=55, extra_words=(66,))  # a word after the data: not the last
+    want.append(55)
+    w.initialization(2_000_000_000)  # 2 ticks a ns from here on (T1)
+    w.event(K.DURATION_COMPLETE, 30, 1, "c", "n", data=91)
+    want.append(45)  # 91 ticks = 45.5 ns, truncated
+    w.event(K.DURATION_COMPLETE, 32, 1, "c", "n", data=101, extra_words=(7,))  # exception at another rate
+    want.append(50)
+    return w.getvalue(), want
+
+
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_data_words_of_every_kind(big_endian):
+    data, want = _trace(big_endian)
+    cols = read_fxt_bytes(data)
+    assert isinstance(cols.ev_data, EventData)
+    assert np.asarray(cols.ev_data).tolist() == want
+    assert cols.ev_scope.tolist()[4:8] == [2, 1, 0, 0]
+    assert cols.ev_end_ts[cols.ev_kind == K.DURATION_COMPLETE].tolist() == [90, 45, 50]
+    assert any("scope out of range" in x for x in cols.warnings)
+    # only the records whose data word is not their last one are stored
+    assert cols.ev_data.nbytes == 16 * 4  # two scope words, the counter and the complete event with extra words
+
+
+def test_an_argument_of_size_zero_leaves_no_data_word():
+    w = FxtWriter()
+    w.string(1, "n")
+    # a counter with two arguments announced, the second of size 0 (A2: later arguments dropped), then its id
+    w.raw(_words(4 | (6 << 4) | (1 << 16) | (2 << 20) | (1 << 48), 6, 1, 2,
+                 1 | (1 << 4) | (1 << 16) | (7 << 32), 0, 99))  # fmt: skip
+    cols = read_fxt_bytes(w.getvalue())
+    assert cols.ev_kind.tolist() == [K.COUNTER]
+    assert np.asarray(cols.ev_data).tolist() == [0]  # as the reader decided: the data word is not read
+
+
+def test_every_way_of_indexing():
+    data, want = _trace()
+    col = read_fxt_bytes(data).ev_data
+    ref = np.array(want, np.uint64)
+    assert len(col) == len(ref) and col.shape == ref.shape and col.dtype == np.uint64
+    assert col[0] == ref[0] and col[-1] == ref[-1] and isinstance(col[3], np.uint64)
+    assert np.array_equal(col[2:9:3], ref[2:9:3]) and np.array_equal(col[:], ref)
+    mask = np.arange(len(ref)) % 2 == 0
+    assert np.array_equal(col[mask], ref[mask])
+    rows = np.array([11, 0, 4, 4, -1])
+    assert np.array_equal(col[rows], ref[rows])
+    assert np.array_equal(col[[3, 1]], ref[[3, 1]])
+    assert len(col[np.zeros(0, np.int64)]) == 0
+    assert col.tolist() == want and np.array_equal(col.view(np.int64), ref.view(np.int64))
+    assert np.array_equal(Gathered(col, np.array([4, 0]))[:], ref[[4, 0]])
+    with pytest.raises(IndexError):
+        col[len(ref)]
+    with pytest.raises(IndexError):
+        col[np.array([0, len(ref)])]
+
+
+def test_a_generated_trace_matches_its_records(tmp_path):
+    """Against a per-record reference walk: each counter/async/flow/complete event's data is its last word."""
+    from fxscope.core.synthetic_trace import generate_trace
+
+    path = tmp_path / "t.fxt"
+    path.write_bytes(generate_trace(20_000, seed=7, scheduling=True))
+    cols = read_fxt(path)
+    words = np.frombuffer(path.read_bytes(), "<u8")
+    got = np.asarray(cols.ev_data)
+    tps = np.asarray(cols.ticks_per_second)[cols.ev_provider]
+    checked = 0
+    for row in range(0, len(cols.ev_ts), 7):
+        kind, word = int(cols.ev_kind[row]), int(cols.ev_word[row])
+        size = (int(words[word]) >> 4) & 0xFFF
+        if kind in (K.COUNTER, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, K.FLOW_BEGIN, K.FLOW_STEP,
+                    K.FLOW_END):  # fmt: skip
+            assert int(got[row]) == int(words[word + size - 1])
+            checked += 1
+        elif kind == K.DURATION_COMPLETE:
+            assert int(got[row]) == int(words[word + size - 1]) * 10**9 // int(tps[row])  # (T1)
+            checked += 1
+    assert checked > 1000
+
+
+def test_a_large_read_releases_the_pages_it_mapped(tmp_path):
+    """Reading many rows drops the file pages they mapped (as the reader does after each block); the values
+    stay the same (the pages come back from the page cache when read again)."""
+    from fxscope.core.synthetic_trace import generate_trace
+
+    path = tmp_path / "t.fxt"
+    path.write_bytes(generate_trace(150_000, seed=3))
+    cols = read_fxt(path)
+    assert cols.ev_data.release is not None  # a memory-mapped file
+    calls = []
+    release = cols.ev_data.release
+    cols.ev_data.release = lambda a, b: (calls.append((a, b)), release(a, b))
+    first = np.asarray(cols.ev_data)
+    assert calls and all(0 <= a < b <= len(path.read_bytes()) // 8 + 1 for a, b in calls)
+    assert np.array_equal(np.asarray(cols.ev_data), first)
+    few = len(calls)
+    cols.ev_data[np.arange(100)]  # a few rows: no release
+    assert len(calls) == few
