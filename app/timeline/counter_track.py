@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPixmap
+import math
 
+import numpy as np
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPixmap, QTransform
+
+from fxscope.app.timeline.counter_picture import CounterPicture, round_up4
 from fxscope.app.timeline.lane_item import (
     PALETTE,
     ROW_FILL,
@@ -13,7 +16,7 @@ from fxscope.app.timeline.lane_item import (
     colour_index,
     outline_selection,
     paint_rects,
-    rect_buffer,
+    pixels_since,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.counters import CounterSet
@@ -48,7 +51,7 @@ class CounterTrackItem(LaneItem):
         self._fill = QBrush(colour.lighter(135))
         self._min_fill = QBrush(colour)
         self._scale: tuple | None = None  # ((text, matched), its pixmap)
-        self._image: tuple | None = None  # the last frame's drawing: (frame, its rectangles or its image)
+        self._picture: CounterPicture | None = None  # the drawing of a window around the last view
         self.cursor_ns: int | None = None  # the time under the pointer, for the value shown on the track
         self.matched = False  # its name matches the search
         self._font = QFont()
@@ -62,68 +65,106 @@ class CounterTrackItem(LaneItem):
         half_span = self.hi * 0.5 - self.lo * 0.5
         return base - (np.asarray(values, np.float64) * 0.5 - self.lo * 0.5) / half_span * full
 
-    def bands(self, t0: int, t1: int, sx: float, dx: float, base: float, full: float):
+    def bands(self, t0: int, t1: int, sx: float, dx: float, base: float, full: float, since: int | None = None,
+              anchor: int | None = None):
         """What a frame draws, in device pixels: (left, width, y of the max, y of the min, y of zero), one
         entry per run of pixels from :meth:`CounterSet.lod` (the exact min..max of the samples in force
-        during each pixel; an entry holds until the next one starts)."""
-        start, vmin, vmax, _last = self.counters.lod(self.index, t0, t1, 1e9 / sx)
-        left = np.clip(self.px(start, sx, dx), -10.0, 1e7)
-        right = np.append(left[1:], np.clip((t1 - self.origin) / 1e9 * sx + dx, -10.0, 1e7))
+        during each pixel; an entry holds until the next one starts). x is ``dx`` plus pixels from
+        ``since`` (default the trace start; a picture measures from its window's start); ``anchor``: the
+        pixels' grid (:meth:`CounterSet.lod`)."""
+        since = self.origin if since is None else since
+        start, vmin, vmax, _last = self.counters.lod(self.index, t0, t1, 1e9 / sx, anchor=anchor)
+        left = np.clip(pixels_since(start, since, sx, self.origin) + dx, -10.0, 1e7)
+        right = np.append(left[1:], np.clip((t1 - since) / 1e9 * sx + dx, -10.0, 1e7))
         zero = float(self.value_y(np.zeros(1), base, full)[0])
         return left, np.maximum(right - left, 0.0), self.value_y(vmax, base, full), self.value_y(vmin, base, full), zero
+
+    #: a pan past the picture adds the pixels it brings into view and this fraction of the view's width
+    #: beyond them (the next steps of a pan draw without asking the model)
+    PAD = 0.05
+    #: a picture grows up to this many view widths (~0.9 MB a counter at 1920 pixels: its image and pixels);
+    #: past that (a far jump, or a long pan) a new one starts
+    KEEP = 3
+
+    def picture(self, t0: int, t1: int, sx: float, sy: float) -> CounterPicture:
+        """The drawing of grid pixels around [t0, t1) at this zoom (:mod:`counter_picture`): the last one
+        when it covers them (a repaint, a pan within it, a vertical scroll), the last one extended by the
+        pixels a pan brought into view, or a new one of the view alone (a zoom)."""
+        ka, kb = self.grid_pixels(t0, t1, sx)
+        p = self._picture
+        if p is not None and p.covers(ka, kb, sx, sy):
+            return p
+        full = self.rows * ROW_HEIGHT * ROW_FILL * sy  # the picture's y: pixels from the track's top
+        if p is not None and p.same_zoom(sx, sy):
+            pad = math.ceil((kb - ka) * self.PAD)
+            lo = p.k0 - round_up4(p.k0 - (ka - pad)) if ka < p.k0 else p.k0
+            hi = p.k1 + round_up4(kb + pad - p.k1) if kb > p.k1 else p.k1
+            if hi - lo <= self.KEEP * (kb - ka) + 2 * pad + 8:
+                if lo < p.k0:
+                    p.add(lo, p.k0, self._strip(lo, p.k0, sx, full))
+                if hi > p.k1:
+                    p.add(p.k1, hi, self._strip(p.k1, hi, sx, full))
+                return p
+        p = CounterPicture(ka, sx, sy, full, self._fill.color().rgba(), self._min_fill.color().rgba())
+        kb = ka + round_up4(kb - ka)
+        p.add(ka, kb, self._strip(ka, kb, sx, full))
+        self._picture = p
+        return p
+
+    #: grid pixels a view spans at most (a view is a screen wide; more is a corrupt trace's float noise)
+    MAX_VIEW_PIXELS = 1 << 16
+
+    def grid_pixels(self, t0: int, t1: int, sx: float) -> tuple[int, int]:
+        """The grid pixels [ka, kb) that hold the view [t0, t1) at ``sx`` (at least one, at most
+        :attr:`MAX_VIEW_PIXELS`: far from the trace start, a corrupt trace's times lose the pixel as floats)."""
+        b = 1e9 / sx
+        ka = math.floor((t0 - self.origin) / b)
+        kb = math.ceil((t1 - self.origin) / b)
+        return ka, min(max(kb, ka + 1), ka + self.MAX_VIEW_PIXELS)
+
+    def _strip(self, ka: int, kb: int, sx: float, full: float) -> tuple:
+        """:meth:`bands` of grid pixels [ka, kb) at ``sx`` in pixels from ``ka`` and the track's top."""
+        b = 1e9 / sx
+        lo, hi = -(1 << 63) + 1, (1 << 63) - 2
+        w0 = min(max(self.origin + math.ceil(ka * b), lo), hi)
+        w1 = min(max(self.origin + math.ceil(kb * b), lo), hi)
+        return self.bands(w0, w1, sx, 0.0, full, full, since=w0, anchor=self.origin)
 
     def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
         if f is None:
             return
         t0, t1, sx, dx, sy, dy = f
-        base = (self.y0 + self.rows * ROW_HEIGHT * ROW_FILL) * sy + dy
+        top = self.y0 * sy + dy
         full = self.rows * ROW_HEIGHT * ROW_FILL * sy
-        key = (t0, t1, sx, dx, sy, dy, self.y0)
-        if self._image is None or self._image[0] != key:  # (a repaint of the same view, the pointer moving over it)
-            left, width, y_max, y_min, zero = self.bands(t0, t1, sx, dx, base, full)
-            self.last_drawn = len(left)
-            if not len(left):
-                self._image = (key, None)
-            elif len(left) <= self.RECTS_UP_TO:  # few entries: two rectangles each cost less than an image
-                # the area between zero and the band (light), then the band itself: min..max of the pixel
-                # (dark, at least a pixel high so that a flat stretch shows its value as a line)
-                near = np.where(y_min > zero, y_max, y_min)  # the band's edge nearest the zero line
-                w = np.maximum(width, 1.0)
-                self._image = (key, (rect_buffer(left, np.minimum(near, zero), w, np.abs(near - zero)),
-                                     rect_buffer(left, y_max, w, np.maximum(y_min - y_max, 1.0))))  # fmt: skip
-            else:
-                limit = painter.device().width() if painter.device() is not None else 20_000
-                self._image = (key, area_image(left, width, y_max, y_min, zero, base - full, base, limit,
-                                               self._fill.color().rgba(), self._min_fill.color().rgba()))  # fmt: skip
-        drawing = self._image[1]
-        if drawing is None:
-            return
+        p = self.picture(t0, t1, sx, sy)
+        shift = p.k0 + dx  # the device x of the picture's pixel 0 (grid pixel k is at k + dx)
+        self.last_drawn = p.entries_in(*self.grid_pixels(t0, t1, sx))
         painter.save()
         painter.resetTransform()
-        if len(drawing) == 2:
+        if p.rects is not None:
+            painter.setTransform(QTransform.fromTranslate(shift, top))
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(self._fill)
-            paint_rects(painter, drawing[0])
+            paint_rects(painter, p.rects[0])
             painter.setBrush(self._min_fill)
-            paint_rects(painter, drawing[1])
-        elif drawing[2] is not None:
-            painter.drawImage(QPointF(drawing[0], drawing[1]), drawing[2])
+            paint_rects(painter, p.rects[1])
+            painter.resetTransform()
+        elif p.image is not None:
+            # at whole device pixels: the picture's pixel columns land on the device's (within half a pixel)
+            painter.drawImage(QPoint(round(shift), round(top + p.y_top)), p.image)
         i = self.selected_sample()
         if i >= 0:
             ts = self.series.ts
             a, b = int(ts[i]), int(ts[i + 1]) if i + 1 < len(ts) else self.model.end_ns
             xa = min(max((a - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
             xb = min(max((b - self.origin) / 1e9 * sx + dx, -10.0), 1e7)
-            outline_selection(painter, QRectF(xa, base - full, max(xb - xa, 2.0), full))
-        self._paint_scale(painter, base - full, (t0 - self.origin) / 1e9 * sx + dx)
+            outline_selection(painter, QRectF(xa, top, max(xb - xa, 2.0), full))
+        self._paint_scale(painter, top, (t0 - self.origin) / 1e9 * sx + dx)
         painter.restore()
 
-    #: entries up to which a frame draws rectangles (two per entry); more make one image (area_image)
-    RECTS_UP_TO = 256
-
     def invalidate(self) -> None:
-        self._image = None
+        self._picture = None
         super().invalidate()
 
     def set_cursor(self, ts_ns: int | None) -> None:
@@ -182,45 +223,3 @@ class CounterTrackItem(LaneItem):
         i = int(np.searchsorted(self.series.ts, t, side="right")) - 1
         return (self.kind, self.sample_row(i)) if i >= 0 else ("", -1)
 
-
-def area_image(left, width, y_max, y_min, zero: float, top: float, bottom: float, limit: int, fill: int, band: int):
-    """A counter's drawing as one image: (x, y, QImage, its pixel array), or (0, 0, None, None) when empty.
-
-    Per pixel column (the entry of :meth:`CounterTrackItem.bands` over its centre), the band from the max to
-    the min (``band`` colour, at least a pixel high) and the area between the band and the zero line
-    (``fill``), pixels taken by their centres as Qt fills rectangles. Built with numpy over ~2000 x 35
-    pixels: a thousand times fewer calls than two rectangles per entry, which cost ~1 ms a track a frame.
-    """
-    if not len(left):
-        return 0, 0, None, None
-    right = left + np.maximum(width, 1.0)
-    x0 = int(max(np.floor(left[0]), 0.0))
-    x1 = int(min(np.ceil(right.max()), float(limit), x0 + 20_000.0))
-    x1 += -(x1 - x0) % 4  # (rows of the image 32-bit aligned, as QImage wants its rows)
-    y0, y1 = int(np.floor(top)) - 1, int(np.ceil(bottom)) + 2
-    if x1 <= x0 or y1 <= y0:
-        return 0, 0, None, None
-    centre = np.arange(x0, x1) + 0.5
-    entry = np.searchsorted(left, centre, "right") - 1
-    has = entry >= 0
-    entry = np.maximum(entry, 0)
-    has &= centre < right[entry]
-    y_max, y_min = y_max[entry], y_min[entry]
-    near = np.where(y_min > zero, y_max, y_min)  # the band's edge nearest the zero line
-    band_bottom = y_max + np.maximum(y_min - y_max, 1.0)
-
-    def first_row(y: np.ndarray) -> np.ndarray:  # the first image row whose centre is at or below y
-        return np.clip(np.ceil(y - 0.5) - y0, 0, y1 - y0).astype(np.int16)
-
-    rows = np.arange(y1 - y0, dtype=np.int16)[:, None]
-    area_top, area_bottom = first_row(np.minimum(near, zero)), first_row(np.maximum(near, zero))
-    band_top, band_end = first_row(y_max), first_row(band_bottom)
-    area_bottom[~has] = area_top[~has]  # (columns with no entry: empty ranges)
-    band_end[~has] = band_top[~has]
-    # one byte a pixel: 1 the area, 2 the band (over the area where both), coloured by the image's table
-    # (a uint32 image filled through masks cost twice as much)
-    pixels = ((rows >= area_top) & (rows < area_bottom)).view(np.uint8)
-    pixels |= ((rows >= band_top) & (rows < band_end)).view(np.uint8) << 1
-    image = QImage(pixels.data, x1 - x0, y1 - y0, x1 - x0, QImage.Format.Format_Indexed8)
-    image.setColorTable([0, fill, band, band])
-    return x0, y0, image, pixels

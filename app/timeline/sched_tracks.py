@@ -12,6 +12,7 @@ from fxscope.app.timeline.lane_item import (
     PALETTE,
     WAKEUP_BRUSH,
     colour_index,
+    run_starts,
 )
 from fxscope.core.trace.model import TraceModel
 
@@ -98,7 +99,8 @@ class StateTrackItem(SchedLaneItem):
         ts = self.model.sched.wakeups.ts[self.model.sched.wakeups.rows_in(t0, t1, tid=self.tid)]
         if not len(ts):
             return
-        px = np.unique(np.floor(self.px(ts, sx, dx)))
+        px = np.floor(self.px(ts, sx, dx))
+        px = px[run_starts(px)]  # one per pixel (the rows are by time: a run test, not np.unique's sort)
         if len(px) * 12 > (t1 - t0) / 1e9 * sx:  # closer than 12 px apart on average: clutter, not marks
             self.last_wakeups = 0  # (the runnable stretches of the strip show them at this zoom)
             return

@@ -14,6 +14,7 @@ from fxscope.app.timeline.lane_item import (
     INSTANT_BRUSH,
     MATCH_PEN,
     draw_rects,
+    merge_touching,
     outline_selection,
     paint_rects,
     pixels_since,
@@ -145,7 +146,10 @@ class SliceTrackItem(BoxTrackItem):
         else:
             times = ts[a:b]
         x = pixels_since(times, p.t0, p.sx, self.origin)
-        return rect_buffer(x - 1.5, np.full(len(x), -1.0), np.full(len(x), 3.0), 4.0)
+        # marks that touch (instants a pixel or two apart, the common case zoomed out) as one rectangle:
+        # the same pixels, and a fraction of the rectangles for every frame to fill
+        x, y, w = merge_touching(x - 1.5, np.full(len(x), -1.0), np.full(len(x), 3.0))
+        return rect_buffer(x, y, w, 4.0)
 
     def _paint_instants(self, painter: QPainter, f: tuple) -> None:
         """The thread's instant events as small marks on the top edge of the track (one per pixel, from the

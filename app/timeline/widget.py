@@ -116,6 +116,9 @@ class TimelineWidget(QWidget):
         bottom = self.plot.getAxis("bottom")
         bottom.setLabel(units="s")
         bottom.enableAutoSIPrefix(True)
+        # two tick levels (labelled and minor, as the grid's lines): pyqtgraph's third level is ~90 ticks a
+        # frame that no one reads, and half the axis' cost on every pan or zoom
+        bottom.setStyle(maxTickLevel=1)
         # the tracks and their order (core), one graphics item per lane
         self.layout_state = TrackLayout(take_groups(model))  # (built by the loader thread, when it loaded the trace)
         self.debug_tracks = DebugTracks()  # query results added as tracks (the Query tab)

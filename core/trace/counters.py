@@ -14,6 +14,7 @@ not have there.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,16 +63,19 @@ class CounterSet:
     MAX_BUCKETS = 1 << 20
 
     def lod(
-        self, series_index: int, t0: int, t1: int, ns_per_px: float
+        self, series_index: int, t0: int, t1: int, ns_per_px: float, anchor: int | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per pixel bucket of [t0, t1): (bucket start ns, min, max, last value), exactly over the samples
         in force during the bucket: the last sample at or before its start (it holds until the next one)
         and every sample inside it. A run of buckets with the same (min, max, last) is one entry (each
-        entry holds until the next one's start, the last until ``t1``); buckets before the first sample
-        are left out, and the first entry starts no earlier than the first sample.
+        entry holds until the next one's start, the last until the end of the last bucket); buckets before
+        the first sample are left out, and the first entry starts no earlier than the first sample.
 
         Bucket ``k`` is [t0 + k * b, t0 + (k + 1) * b) with b = max(ns_per_px, 1) (in float64 offsets from
-        ``t0``, so that times near 2**63 keep their nanoseconds). Vectorized, and per frame proportional to
+        ``t0``, so that times near 2**63 keep their nanoseconds). With ``anchor``, the buckets are those of
+        the grid [anchor + k * b, anchor + (k + 1) * b) that meet [t0, t1): windows summarised apart on one
+        grid (a picture extended as the view pans) cut the samples into the same pixels.
+        Vectorized, and per frame proportional to
         the pixels, not the samples, but for one reduceat: the samples in force during each bucket are a
         run of indices (its carry, then the ones inside it), found by searching the pixel edges in the
         samples; a zoomed-out frame of a counter with 10**5 samples is ~0.2 ms, not the ~2 ms of searching
@@ -84,25 +88,31 @@ class CounterSet:
             return empty
         span = t1 - t0
         bucket = max(float(ns_per_px), 1.0, span / self.MAX_BUCKETS)
-        n_px = max(int(np.ceil(span / bucket)), 1)
-        a = max(int(np.searchsorted(s.ts, t0, "right")) - 1, 0)
+        base = t0 if anchor is None else anchor  # the grid's origin: bucket edges are offsets from it
+        k0 = 0 if anchor is None else math.floor((t0 - anchor) / bucket)
+        n_px = max(math.ceil((t1 - base) / bucket) - k0, 1)
+        edges = (np.arange(n_px + 1, dtype=np.float64) + k0) * bucket
+        first_raw = base + math.floor(edges[0])  # the first bucket's start (t0 without an anchor)
+        first_ns = min(max(first_raw, -(1 << 63) + 1), (1 << 63) - 1)
+        a = max(int(np.searchsorted(s.ts, first_ns, "right")) - 1, 0)
         b = int(np.searchsorted(s.ts, t1, "left"))
         if b <= a:
             return empty
         ts, v = s.ts[a:b], s.value[a:b]
-        edges = np.arange(n_px + 1, dtype=np.float64) * bucket
         # bucket k's samples in force are indices first[k]:stop[k] of the window: the one carried into it
         # (the last at or before its start; -1: none yet), then those strictly inside it (one exactly at
         # its end is the next bucket's carry)
-        if span < (1 << 53) and t1 + 2 * bucket < (1 << 63) - 1:
-            # in integers: (t - t0) <= e is t <= t0 + floor(e), and (t - t0) < e is t < t0 + ceil(e) (offsets
-            # below 2**53 are exact as floats); no float copy of the samples
-            carry = np.searchsorted(ts, np.int64(t0) + np.floor(edges[:-1]).astype(np.int64), "right") - 1
-            stop = np.searchsorted(ts, np.int64(t0) + np.ceil(edges[1:]).astype(np.int64), "left")
-        else:  # a span past 2**53 ns (a corrupt trace): offsets from t0 as floats, the one at t0 from 0
-            rel = (ts - np.int64(t0)).astype(np.float64)
-            if int(ts[0]) <= t0:
-                rel[0] = 0.0
+        exact = (t1 - base) < (1 << 53) and first_ns == first_raw and t1 + 2 * bucket < (1 << 63) - 1
+        if exact:
+            # in integers: (t - base) <= e is t <= base + floor(e), and (t - base) < e is t < base + ceil(e)
+            # (offsets below 2**53 are exact as floats); no float copy of the samples
+            carry = np.searchsorted(ts, np.int64(base) + np.floor(edges[:-1]).astype(np.int64), "right") - 1
+            stop = np.searchsorted(ts, np.int64(base) + np.ceil(edges[1:]).astype(np.int64), "left")
+        else:  # a span past 2**53 ns (a corrupt trace): offsets from the first bucket as floats
+            edges = edges - float(first_ns - base)
+            rel = (ts - np.int64(first_ns)).astype(np.float64)
+            if int(ts[0]) <= first_ns:
+                rel[0] = edges[0]
             carry = np.searchsorted(rel, edges[:-1], "right") - 1
             stop = np.searchsorted(rel, edges[1:], "left")
         first = np.maximum(carry, 0)
@@ -123,7 +133,8 @@ class CounterSet:
         keep = np.ones(len(px), bool)
         keep[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]) | (la[1:] != la[:-1])
         px = px[keep]
-        start = np.int64(t0) + np.ceil(edges[px]).astype(np.int64)  # (the first ns of the bucket)
+        # (the first ns of the bucket)
+        start = np.int64(base if exact else first_ns) + np.ceil(edges[px]).astype(np.int64)
         # the first entry starts where the counter does (not before its first sample, nor the trace)
         start[0] = max(int(start[0]), int(ts[0]))
         return start, vmin[px], vmax[px], last[px]

@@ -75,11 +75,11 @@ def test_zoomed_out_demo_counter_draws_exactly_the_values_in_force(qtbot, trace_
     assert checked > 500
 
 
-def _counter_model(values: list[float]) -> TraceModel:
+def _counter_model(values: list[float], spacing_ns: int = 1_000) -> TraceModel:
     w = FxtWriter()
     w.initialization(1_000_000_000)
     for i, v in enumerate(values):
-        w.event(K.COUNTER, 1_000 + i * 1_000, (1, 2), "c", "big", [("v", A.INT64, int(v))], data=0)
+        w.event(K.COUNTER, 1_000 + i * spacing_ns, (1, 2), "c", "big", [("v", A.INT64, int(v))], data=0)
     return TraceModel(read_fxt_bytes(w.getvalue()))
 
 
@@ -115,3 +115,65 @@ def test_counter_values_read_in_engineering_units(qtbot, trace_tab) -> None:
     assert "Value\n8.389 M (8388608)\n" in text and "e+06" not in text
     assert "e+0" not in tab.timeline.describe("counter", counter_row(index, sample))
     assert " us" not in text
+
+
+def _band_rows_expected(item, picture, k: int, bucket: float) -> set[int] | None:
+    """The picture rows (indices into its pixel array) whose centres lie in the band of grid pixel ``k``,
+    the time (start + k * bucket, start + (k + 1) * bucket]: the min..max of the samples in force during
+    it (the last at or before its start and those inside), at least a pixel high; None before any sample."""
+    rel = item.series.ts - item.origin
+    a, b = k * bucket, (k + 1) * bucket
+    before = np.flatnonzero(rel <= a)
+    vals = item.series.value[(rel > a) & (rel < b)].tolist() + item.series.value[before[-1:]].tolist()
+    if not vals:
+        return None
+    y_hi, y_lo = item.value_y(np.array([max(vals), min(vals)]), picture.full, picture.full)
+    top, bottom = y_hi, max(y_lo, y_hi + 1.0)
+    rows = picture.pixels.shape[0]
+    return {r for r in range(rows) if top <= r + picture.y_top + 0.5 < bottom}
+
+
+def test_a_pan_draws_what_a_cold_frame_draws_and_each_pixel_is_exact(qtbot, trace_tab) -> None:
+    """The picture a counter keeps between frames is on a pixel grid anchored to the trace start: after
+    pans either way (strips added to it, not a new picture), its pixels are those of a picture built cold
+    for the new view, and every pixel column's band is the brute-force min..max of its grid pixel."""
+    rng = np.random.default_rng(7)
+    walk = np.cumsum(rng.integers(-1000, 1001, 20_000)) + rng.choice([0, 0, 0, 60_000], 20_000)  # (spikes)
+    model = _counter_model(walk.tolist(), spacing_ns=3)  # (a few ns a sample: pixels of ~14.5 ns, not whole ns)
+    tab = trace_tab(model, 1200, 700)
+    timeline = tab.timeline
+    lane = next(lane for lane in timeline.lanes() if lane.key[0] == "counter")
+    timeline.pin(lane.key)  # (on top of the view: drawn whatever the scroll)
+    item = lane.item
+    span = model.end_ns - model.start_ns
+    timeline.set_range_ns(model.start_ns + span // 4, model.start_ns + span // 2)
+    tab.grab()
+    first = item._picture
+    assert first is not None and first.pixels is not None  # zoomed out: many entries, an image
+    for step in (0.3, -0.1, -0.6, 0.45):
+        timeline.pan(step)
+        tab.grab()
+    kept = item._picture
+    assert kept is first and kept.k0 < first.k1 - 200  # extended both ways, the same picture
+    t0, t1, sx, _dx, _base, _full = frame_of(tab, item)
+    bucket = 1e9 / sx
+    item.invalidate()
+    cold = item.picture(t0, t1, sx, kept.sy)
+    assert cold is not kept and kept.k0 <= cold.k0 and cold.k1 <= kept.k1
+    a = cold.k0 - kept.k0
+    assert np.array_equal(cold.pixels, kept.pixels[:, a : a + cold.pixels.shape[1]])
+    checked = 0
+    for c in range(0, cold.pixels.shape[1], 7):
+        want = _band_rows_expected(item, cold, cold.k0 + c, bucket)
+        band = set(np.flatnonzero(cold.pixels[:, c] & 2).tolist())
+        if want is None:
+            assert not band
+            continue
+        assert band == want, c
+        checked += 1
+    assert checked > 100
+    # the image drawn is those pixels in the track's colours (the area light, the band dark)
+    colours = [0, item._fill.color().rgba(), item._min_fill.color().rgba(), item._min_fill.color().rgba()]
+    for c in range(0, kept.pixels.shape[1], 97):
+        got = [kept.image.pixel(c, r) for r in range(kept.pixels.shape[0])]
+        assert got == [colours[v] for v in kept.pixels[:, c].tolist()], c

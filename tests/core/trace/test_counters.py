@@ -116,6 +116,34 @@ def test_lod_matches_a_brute_force_computation(fxt, seed: int) -> None:
         assert got == brute_force_lod(s.ts, s.value, t0, t1, bucket), (t0, t1, bucket)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_lod_on_an_anchored_grid_is_exact_and_windows_join(fxt, seed: int) -> None:
+    """With an anchor, windows that start and end on the anchor's grid give, pixel for pixel, the brute
+    force over the whole grid; two adjacent windows together are the window that holds both (a timeline
+    picture is extended strip by strip as the view pans)."""
+    rng = np.random.default_rng(100 + seed)
+    base = [0, 1 << 33, (1 << 62) + 12345][seed % 3]
+    n = int(rng.integers(1, 60))
+    ts = np.sort(rng.integers(0, 2_000, n)) + base
+    v = rng.normal(0, 1e6, n).round()
+    cols = fxt([(K.COUNTER, int(t), P1, "c", 0, [("v", A.DOUBLE, float(x))]) for t, x in zip(ts, v, strict=True)])
+    cs = build_counters(cols)
+    s = cs.series[0]
+    anchor = base - int(rng.integers(0, 50))
+    for _ in range(10):
+        bucket = float(rng.choice([1.0, 3.0, 7.5, 33.3, 250.0]))
+        ka = int(rng.integers(0, int(1_500 / bucket) + 1))
+        km = ka + int(rng.integers(1, int(600 / bucket) + 2))
+        kb = km + int(rng.integers(1, int(600 / bucket) + 2))
+        t0, tm, t1 = (anchor + int(np.ceil(k * bucket)) for k in (ka, km, kb))
+        whole = brute_force_lod(s.ts, s.value, anchor, t1, bucket)
+        got = expand(*cs.lod(0, t0, t1, bucket, anchor=anchor), anchor, t1, bucket)
+        assert got[ka:kb] == whole[ka:kb] and not any(got[:ka]), (t0, t1, bucket)
+        left = expand(*cs.lod(0, t0, tm, bucket, anchor=anchor), anchor, tm, bucket)
+        right = expand(*cs.lod(0, tm, t1, bucket, anchor=anchor), anchor, t1, bucket)
+        assert left[ka:km] + right[km:kb] == whole[ka:kb], (t0, tm, t1, bucket)
+
+
 def test_generated_trace_counters_match_the_decoded_arguments() -> None:
     cols = read_fxt_bytes(generate_trace(12_000))
     cs = build_counters(cols)
