@@ -105,7 +105,8 @@ class AsyncTable:
             return lo, lo
         hi = int(self.pid_start[i + 1])
         lanes = self.lane[lo:hi]
-        return lo + int(np.searchsorted(lanes, lane, "left")), lo + int(np.searchsorted(lanes, lane, "right"))
+        key = np.array(lane).astype(lanes.dtype)  # in the column's dtype: else numpy converts the lanes first
+        return lo + int(np.searchsorted(lanes, key, "left")), lo + int(np.searchsorted(lanes, key, "right"))
 
     def rows_in(self, pid: int, lane: int, t0: int, t1: int) -> np.ndarray:
         """Rows of one lane overlapping [t0, t1), by start (spans of a lane never overlap, so ends ascend)."""

@@ -44,7 +44,8 @@ class InstantTable:
 
     def thread_rows(self, thread: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one thread's instants."""
-        lo, hi = np.searchsorted(self.thread, [thread, thread + 1])
+        # in the column's dtype: a Python list makes numpy convert the whole column to int64 first
+        lo, hi = np.searchsorted(self.thread, np.array([thread, thread + 1]).astype(self.thread.dtype))
         return int(lo), int(hi)
 
     def in_window(self, thread: int, t0: int, t1: int, ns_per_px: float = 0.0) -> np.ndarray:

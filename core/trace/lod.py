@@ -146,8 +146,10 @@ class SlicePyramid:
         limit = (1 << 31) - 1  # the int32 bucket column's range (a window may reach far past the trace)
         lo_key = min(max(((t0 - self.origin) >> level.shift) - LONG_BUCKETS, -limit), limit)
         hi_key = min(max((t1 - self.origin) >> level.shift, -limit), limit)
-        a = p0 + int(np.searchsorted(keys, lo_key, side="left"))
-        b = p0 + int(np.searchsorted(keys, hi_key, side="right"))
+        # keys searched as int32: a Python int against the int32 column makes numpy convert the whole lane
+        # to int64 first (~100x the search: it was most of a zoomed-out frame's query time)
+        a = p0 + int(np.searchsorted(keys, np.int32(lo_key), side="left"))
+        b = p0 + int(np.searchsorted(keys, np.int32(hi_key), side="right"))
         rows = level.row[a:b].astype(np.int64)
         count = level.count[a:b].astype(np.int64)
         s_ts, s_dur = self.ts[rows], self.dur[rows]  # (each gathered once: random reads of big columns)

@@ -394,7 +394,8 @@ class TraceModel:
             # are sorted by start, so t1 is found there and mapped to this depth's rows: no gather of starts)
             a = int(np.searchsorted(track.end_max[d], t0, side="right"))
             t1_row = track.lo + int(np.searchsorted(s.ts[track.lo : track.hi], t1, side="left"))
-            b = int(np.searchsorted(rows, t1_row, side="left"))
+            # in the rows' own dtype (int32): a Python int makes numpy convert the whole depth's rows first
+            b = int(np.searchsorted(rows, rows.dtype.type(t1_row), side="left"))
             if b <= a:
                 continue
             r = rows[a:b]
