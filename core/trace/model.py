@@ -15,6 +15,7 @@ import numpy as np
 
 from fxscope.core.trace.async_spans import AsyncTable, build_async
 from fxscope.core.trace.built_once import BuiltOnce
+from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.counters import CounterSet, build_counters
 from fxscope.core.trace.flows import FlowTable, build_flows
 from fxscope.core.trace.instants import InstantTable, build_instants
@@ -26,7 +27,7 @@ from fxscope.core.trace.segments import segment_starts, segmented_running_max
 from fxscope.core.trace.slices import SliceTable, build_slices
 from fxscope.core.trace.sorting import lexsort
 from fxscope.core.trace.stats import Stat, trace_stats
-from fxscope.formats.fxt.columns import EventKind, FxtColumns
+from fxscope.formats.fxt.columns import FxtColumns
 
 if TYPE_CHECKING:
     from fxscope.core.trace.logs import LogTable
@@ -149,12 +150,14 @@ class TraceModel:
         self.cols = cols
         self.strings = cols.strings
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
-        ends = cols.ev_data[cols.ev_kind == EventKind.DURATION_COMPLETE].view(np.int64)
+        complete = CompleteEnds(cols)  # read once, for the extent and the slices
+        ends = complete.ends
         times = [*ts_all, ends] if ts_all and len(ends) else ts_all or [np.zeros(1, np.int64)]
         self.start_ns = min(int(a.min()) for a in times)  # (each column's extremes: no concatenated copy)
         self.end_ns = max(max(int(a.max()) for a in times), self.start_ns + 1)
         check()
-        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check)
+        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check, complete=complete)
+        del complete
         check()
         self._labels = ObjectLabels(cols)  # object names: one table, one rule (core/trace/objects.py)
         check()
