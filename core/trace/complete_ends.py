@@ -1,12 +1,14 @@
-"""Every complete event's end time, read from the reader's ``ev_data`` once for the whole model build.
+"""Every complete event's end time, for the whole model build, got once.
 
-A complete event's end is the last word of its record, which ``ev_data`` reads back from the mapped file
-when asked (:mod:`fxscope.formats.fxt.event_data`): a header and a data word gathered per event, whose
-file pages the reader released, so each read faults them in again. The model's time extent needs every
-end, and the slice build needs them again, a batch of whole threads at a time: a thread's events are
-spread over the whole file, so each batch's read faulted in (and released) most of the file again. Read
-once, in file order, they cost one pass over the file and 12 bytes a complete event while the model is
-built (measured on the 10M-event benchmark trace: 0.5 s of reads down to 0.2 s).
+A complete event's end is the last word of its record. The reader decodes it with the event's block,
+while the block's pages are mapped (``FxtColumns.ev_complete_end``), and the model build takes that
+column. Without it (a second model of the same columns) it is read from ``ev_data``, which reads it
+back from the mapped file: a header and a data word gathered per event, from pages the reader released,
+so each read faults them in again. The model's time extent needs every end and the slice build needs
+them again, a batch of whole threads at a time; a thread's events are spread over the whole file, so
+each batch's own read faulted in (and released) most of the file again. Got once, they cost 12 bytes a
+complete event while the model is built (10M-event benchmark trace: ~0.9 s of ``ev_data`` reads in
+``fxscope stacks`` gone, peak RSS 603 MB -> 507 MB).
 """
 
 from __future__ import annotations
@@ -21,8 +23,13 @@ class CompleteEnds:
 
     def __init__(self, cols: FxtColumns) -> None:
         rows = np.flatnonzero(cols.ev_kind == EventKind.DURATION_COMPLETE)
-        #: ends in row order: ev_data read in file order (each page faulted in once)
-        self.ends: np.ndarray = np.asarray(cols.ev_data[rows]).view(np.int64)
+        decoded = cols.take_complete_ends()
+        #: ends in row order: as the reader decoded them, else ev_data read in file order (each page
+        #: faulted in once)
+        self.ends: np.ndarray = (
+            decoded if decoded is not None and len(decoded) == len(rows)
+            else np.asarray(cols.ev_data[rows]).view(np.int64)
+        )  # fmt: skip
         #: the rows, int32 when every event row fits (half the memory of the index)
         self.rows: np.ndarray = rows.astype(np.int32) if len(cols.ev_kind) < 1 << 31 else rows
 
