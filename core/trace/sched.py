@@ -194,7 +194,7 @@ def build_sched(
         cpu=cpu[run].astype(np.uint16),
         start=ts[run],
         end=np.maximum(end[run], ts[run]),
-        tid=cols.sched_in_tid[sw][run],
+        tid=cols.sched_in_tid[sw][run].astype(np.uint64),  # (the reader's koid columns may be uint32)
         pid=in_pid[sw][run].astype(np.uint64),
     )
 
@@ -233,9 +233,9 @@ def build_sched(
     wo = wk[np.argsort(cols.sched_ts[wk], kind="stable")]
     wakeups = Wakeups(
         ts=cols.sched_ts[wo],
-        tid=cols.sched_in_tid[wo],
+        tid=cols.sched_in_tid[wo].astype(np.uint64),
         pid=in_pid[wo].astype(np.uint64),
-        waker_tid=cols.sched_waker_tid[wo],
+        waker_tid=cols.sched_waker_tid[wo].astype(np.uint64),
         cpu=cols.sched_cpu[wo],
     )
     return SchedTables(cpu_slices, states, wakeups)
