@@ -120,7 +120,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: file words a block of sparse records may span (8 MiB)
     SPAN_WORDS = 1 << 20
 
-    #: the stored event columns, 25 bytes per event (see FxtColumns for the derived ones: the provider
+    #: the stored event columns, 25 bytes per event (19 once the code columns are narrowed to int16, see
+    #: :func:`narrowest_codes`; see FxtColumns for the derived ones: the provider
     #: follows from the record's position, argument counts and offsets from its header, the data word is
     #: the record's last word, read when asked: :mod:`~fxscope.formats.fxt.event_data`); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
