@@ -29,7 +29,7 @@ from typing import Protocol
 import numpy as np
 
 from fxscope.core.trace.objects import ObjectLabels
-from fxscope.core.trace.segments import ffill_index, segment_ids, segment_starts
+from fxscope.core.trace.segments import ffill_index, key_rows, segment_ids, segment_starts
 from fxscope.core.trace.sorting import lexsort
 from fxscope.formats.fxt.columns import FxtColumns, SchedKind
 
@@ -156,8 +156,7 @@ class SchedTables:
 
     def cpu_rows(self, cpu: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one CPU's slices."""
-        lo, hi = np.searchsorted(self.cpu_slices.cpu, [cpu, cpu + 1])
-        return int(lo), int(hi)
+        return key_rows(self.cpu_slices.cpu, cpu)
 
     def state_rows(self, tid: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one thread's states."""
