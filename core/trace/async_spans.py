@@ -29,6 +29,7 @@ import numpy as np
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
+    key_rows,
     pair_searchsorted,
     segment_ids,
     segment_starts,
@@ -116,8 +117,7 @@ class AsyncTable:
 
     def instants_of(self, row: int) -> np.ndarray:
         """Rows of :attr:`instants` bound to span ``row``."""
-        lo, hi = np.searchsorted(self.instants.span, [row, row + 1])
-        return np.arange(lo, hi)
+        return np.arange(*key_rows(self.instants.span, row))
 
 
 def build_async(

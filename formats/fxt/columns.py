@@ -110,9 +110,11 @@ class FxtColumns:
     # --- events (one row per event record, file order) ---
     ev_ts: np.ndarray  # int64 ns
     ev_kind: np.ndarray  # uint8, EventKind
-    ev_thread: np.ndarray  # int32 -> threads_*
-    ev_category: np.ndarray  # int32 -> strings
-    ev_name: np.ndarray  # int32 -> strings
+    #: the three code columns are int16 when their table has fewer than 32768 rows (the usual case), else
+    #: int32 (decided per file: widen before arithmetic on them)
+    ev_thread: np.ndarray  # int16/int32 -> threads_*
+    ev_category: np.ndarray  # int16/int32 -> strings
+    ev_name: np.ndarray  # int16/int32 -> strings
     #: uint64 data word: counter id / async correlation id / flow id; for duration-complete events the
     #: end timestamp in ns (as int64 bits); for instants their scope (``ev_scope``); 0 otherwise. Read it
     #: through ``ev_id`` / ``ev_end_ts`` / ``ev_scope``. Not stored: an
@@ -125,11 +127,13 @@ class FxtColumns:
     sched_ts: np.ndarray  # int64 ns
     sched_kind: np.ndarray  # uint8, SchedKind
     sched_cpu: np.ndarray  # uint16
+    #: the koid columns are uint32 when every koid of the file fits (as a rule), else uint64; the position
+    #: columns (sched_offset, sched_args_word) uint32 when the file is under 4 GiB, else int64
     sched_out_tid: np.ndarray  # uint64 koid (outgoing thread; for wakeups: 0)
     sched_in_tid: np.ndarray  # uint64 koid (incoming thread; for wakeups: the woken thread)
     sched_out_state: np.ndarray  # uint8 thread state of the outgoing thread (legacy: from the record)
     sched_waker_tid: np.ndarray  # uint64 koid of the waking thread when an argument names it, else 0
-    sched_offset: np.ndarray  # int64
+    sched_offset: np.ndarray  # int64 byte offset of the record
 
     # --- logs ---
     log_ts: np.ndarray  # int64 ns
