@@ -193,6 +193,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         fill = 0
         odd_rows: list[np.ndarray] = []  # events whose data word is not their record's last (EventData)
         odd_vals: list[np.ndarray] = []
+        complete_end: list[np.ndarray] = []  # FxtColumns.ev_complete_end, a block at a time
         self.progress(0.1)
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
@@ -206,6 +207,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             if len(block["odd_rows"]):
                 odd_rows.append(block["odd_rows"] + fill)
                 odd_vals.append(block["odd_vals"])
+            complete_end.append(block["complete_end"])
             fill += m
             del block
             self._release(int(sel[0]), int(sel[-1]) + 1)
@@ -240,6 +242,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
                 release=_page_release(self.mm, self.nbytes),
             ),
             ev_word=ev["pos"],
+            ev_complete_end=np.concatenate(complete_end) if complete_end else np.zeros(0, np.int64),
             sched_ts=sc["ts"],
             sched_kind=sc["kind"],
             sched_cpu=sc["cpu"],

@@ -169,6 +169,16 @@ class FxtColumns:
     ticks_per_second: list[int] = field(default_factory=list)
     #: decodes argument blocks lazily with the tables in force at each record (set by the reader)
     arg_decoder: Any = None
+    #: int64 ns end of each complete event, in row order, as the reader decoded them (while their pages
+    #: were mapped: ``ev_data`` reads them back from the file, a page fault and two gathers an event).
+    #: Handed to the model's build, which takes it (:meth:`take_complete_ends`): 8 bytes a complete event
+    #: only until then. None once taken (or from a reader that does not fill it)
+    ev_complete_end: np.ndarray | None = None
+
+    def take_complete_ends(self) -> np.ndarray | None:
+        """:attr:`ev_complete_end`, once: the column is dropped from here (a later caller reads ``ev_data``)."""
+        ends, self.ev_complete_end = self.ev_complete_end, None
+        return ends
 
     # The columns below are derived on access (each call builds a new array): storing them would cost
     # 24 more bytes per event, and peak memory while loading must stay within twice the file size.
