@@ -29,6 +29,7 @@ import numpy as np
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
+    key_rows,
     pair_searchsorted,
     segment_ids,
     segment_starts,
@@ -104,9 +105,8 @@ class AsyncTable:
         if i == len(self.pids) or int(self.pids[i]) != pid:
             return lo, lo
         hi = int(self.pid_start[i + 1])
-        lanes = self.lane[lo:hi]
-        key = np.array(lane).astype(lanes.dtype)  # in the column's dtype: else numpy converts the lanes first
-        return lo + int(np.searchsorted(lanes, key, "left")), lo + int(np.searchsorted(lanes, key, "right"))
+        a, b = key_rows(self.lane[lo:hi], lane)  # (in the lanes' dtype: no int64 copy of them)
+        return lo + a, lo + b
 
     def rows_in(self, pid: int, lane: int, t0: int, t1: int) -> np.ndarray:
         """Rows of one lane overlapping [t0, t1), by start (spans of a lane never overlap, so ends ascend)."""
@@ -117,8 +117,7 @@ class AsyncTable:
 
     def instants_of(self, row: int) -> np.ndarray:
         """Rows of :attr:`instants` bound to span ``row``."""
-        lo, hi = np.searchsorted(self.instants.span, [row, row + 1])
-        return np.arange(lo, hi)
+        return np.arange(*key_rows(self.instants.span, row))
 
 
 def build_async(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.segments import key_rows
 from fxscope.core.trace.sorting import lexsort
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
@@ -44,9 +45,7 @@ class InstantTable:
 
     def thread_rows(self, thread: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one thread's instants."""
-        # in the column's dtype: a Python list makes numpy convert the whole column to int64 first
-        lo, hi = np.searchsorted(self.thread, np.array([thread, thread + 1]).astype(self.thread.dtype))
-        return int(lo), int(hi)
+        return key_rows(self.thread, thread)
 
     def in_window(self, thread: int, t0: int, t1: int, ns_per_px: float = 0.0) -> np.ndarray:
         """Rows of ``thread`` in [t0, t1); with ``ns_per_px``, only the first of each pixel bucket."""

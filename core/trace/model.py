@@ -13,23 +13,24 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fxscope.core.trace.async_spans import AsyncTable, build_async
 from fxscope.core.trace.built_once import BuiltOnce
-from fxscope.core.trace.counters import CounterSet, build_counters
-from fxscope.core.trace.flows import FlowTable, build_flows
-from fxscope.core.trace.instants import InstantTable, build_instants
-from fxscope.core.trace.lod import SlicePyramid
+from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
-from fxscope.core.trace.sched import SchedTables, build_sched
 from fxscope.core.trace.segments import segment_starts, segmented_running_max
 from fxscope.core.trace.slices import SliceTable, build_slices
 from fxscope.core.trace.sorting import lexsort
-from fxscope.core.trace.stats import Stat, trace_stats
-from fxscope.formats.fxt.columns import EventKind, FxtColumns
+from fxscope.formats.fxt.columns import FxtColumns
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the tables built on first use: their modules are imported then (``fxscope stacks`` never loads them)
+    from fxscope.core.trace.async_spans import AsyncTable
+    from fxscope.core.trace.counters import CounterSet
+    from fxscope.core.trace.flows import FlowTable
+    from fxscope.core.trace.instants import InstantTable
+    from fxscope.core.trace.lod import SlicePyramid
     from fxscope.core.trace.logs import LogTable
+    from fxscope.core.trace.sched import SchedTables
+    from fxscope.core.trace.stats import Stat
 
 
 @dataclass
@@ -149,12 +150,14 @@ class TraceModel:
         self.cols = cols
         self.strings = cols.strings
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
-        ends = cols.ev_data[cols.ev_kind == EventKind.DURATION_COMPLETE].view(np.int64)
+        complete = CompleteEnds(cols)  # read once, for the extent and the slices
+        ends = complete.ends
         times = [*ts_all, ends] if ts_all and len(ends) else ts_all or [np.zeros(1, np.int64)]
         self.start_ns = min(int(a.min()) for a in times)  # (each column's extremes: no concatenated copy)
         self.end_ns = max(max(int(a.max()) for a in times), self.start_ns + 1)
         check()
-        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check)
+        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check, complete=complete)
+        del complete
         check()
         self._labels = ObjectLabels(cols)  # object names: one table, one rule (core/trace/objects.py)
         check()
@@ -215,11 +218,15 @@ class TraceModel:
     @cached_property
     def async_spans(self) -> AsyncTable:
         """Async spans laid out in lanes per process (built on first use)."""
+        from fxscope.core.trace.async_spans import build_async
+
         return build_async(self.cols, self.start_ns, self.end_ns, check=self._check)
 
     @cached_property
     def async_pyramid(self) -> tuple[SlicePyramid, dict[int, int]]:
         """Per-pixel summaries of the async lanes, and each process's first lane number in them."""
+        from fxscope.core.trace.lod import SlicePyramid
+
         t = self.async_spans
         self._check()
         bases: dict[int, int] = {}
@@ -276,6 +283,8 @@ class TraceModel:
     @property
     def stats(self) -> list[Stat]:
         """:func:`fxscope.core.trace.stats.trace_stats` of this model, computed once (the Info tab's rows)."""
+        from fxscope.core.trace.stats import trace_stats
+
         return self._stats.get(lambda: trace_stats(self))
 
     @property
@@ -300,6 +309,8 @@ class TraceModel:
     @cached_property
     def counters(self) -> CounterSet:
         """Counter series."""
+        from fxscope.core.trace.counters import build_counters
+
         return build_counters(self.cols, check=self._check)
 
     @property
@@ -310,11 +321,15 @@ class TraceModel:
     @cached_property
     def sched(self) -> SchedTables:
         """CPU slices, thread states and wakeups from the scheduling records."""
+        from fxscope.core.trace.sched import build_sched
+
         return build_sched(self.cols, self.end_ns, self.objects)
 
     @cached_property
     def instants(self) -> InstantTable:
         """Instant events by thread and time."""
+        from fxscope.core.trace.instants import build_instants
+
         return build_instants(self.cols)
 
     @property
@@ -330,11 +345,15 @@ class TraceModel:
     def build_flow_table(self, check) -> FlowTable:
         """Build :attr:`flows` (once: a build in progress in another thread is waited for); ``check()`` may
         raise to cancel it, which leaves it unbuilt."""
+        from fxscope.core.trace.flows import build_flows
+
         return self._flows.get(lambda: build_flows(self.cols, self.slices, check=check))
 
     @cached_property
     def pyramid(self) -> SlicePyramid:
         """Precomputed per-pixel summaries of every (thread, depth) lane (built on first use)."""
+        from fxscope.core.trace.lod import SlicePyramid
+
         s = self.slices
         lane = np.zeros(len(s), np.int32)
         base = 0
@@ -352,6 +371,8 @@ class TraceModel:
         """Per-pixel summaries of the CPU lanes (``"cpu"``) or the thread-state strips (``"state"``), and
         each row's lane in them (a CPU's, or a thread's, rank). A system trace can hold millions of context
         switches: zoomed out, a lane then costs about one entry per pixel, as the slice lanes do."""
+
+        from fxscope.core.trace.lod import SlicePyramid
 
         def build() -> tuple[SlicePyramid, np.ndarray]:
             table = self.sched.cpu_slices if which == "cpu" else self.sched.thread_states

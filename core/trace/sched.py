@@ -29,7 +29,7 @@ from typing import Protocol
 import numpy as np
 
 from fxscope.core.trace.objects import ObjectLabels
-from fxscope.core.trace.segments import ffill_index, segment_ids, segment_starts
+from fxscope.core.trace.segments import ffill_index, key_rows, segment_ids, segment_starts
 from fxscope.core.trace.sorting import lexsort
 from fxscope.formats.fxt.columns import FxtColumns, SchedKind
 
@@ -156,8 +156,7 @@ class SchedTables:
 
     def cpu_rows(self, cpu: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one CPU's slices."""
-        lo, hi = np.searchsorted(self.cpu_slices.cpu, [cpu, cpu + 1])
-        return int(lo), int(hi)
+        return key_rows(self.cpu_slices.cpu, cpu)
 
     def state_rows(self, tid: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one thread's states."""
@@ -194,7 +193,7 @@ def build_sched(
         cpu=cpu[run].astype(np.uint16),
         start=ts[run],
         end=np.maximum(end[run], ts[run]),
-        tid=cols.sched_in_tid[sw][run],
+        tid=cols.sched_in_tid[sw][run].astype(np.uint64),  # (the reader's koid columns may be uint32)
         pid=in_pid[sw][run].astype(np.uint64),
     )
 
@@ -233,9 +232,9 @@ def build_sched(
     wo = wk[np.argsort(cols.sched_ts[wk], kind="stable")]
     wakeups = Wakeups(
         ts=cols.sched_ts[wo],
-        tid=cols.sched_in_tid[wo],
+        tid=cols.sched_in_tid[wo].astype(np.uint64),
         pid=in_pid[wo].astype(np.uint64),
-        waker_tid=cols.sched_waker_tid[wo],
+        waker_tid=cols.sched_waker_tid[wo].astype(np.uint64),
         cpu=cols.sched_cpu[wo],
     )
     return SchedTables(cpu_slices, states, wakeups)

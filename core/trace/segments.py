@@ -165,3 +165,17 @@ def pair_searchsorted(
     probe = np.empty(len(q_major), keys.dtype)
     probe["a"], probe["b"] = q_major, q_minor
     return np.searchsorted(keys, probe, side)
+
+
+def key_rows(column: np.ndarray, key: int) -> tuple[int, int]:
+    """Row range ``lo:hi`` of ``key`` in the ascending integer ``column``, found by two binary searches in
+    the column's own dtype: given a Python int (or a list), ``np.searchsorted`` casts a narrower column
+    (int32 threads, uint16 CPUs) to int64 first, a copy of the whole column on every call (~2 ms for a
+    million rows, per track and frame). A key outside the dtype's range has no rows."""
+    info = np.iinfo(column.dtype)
+    if key < info.min:
+        return 0, 0
+    if key > info.max:
+        return len(column), len(column)
+    k = column.dtype.type(key)
+    return int(np.searchsorted(column, k, "left")), int(np.searchsorted(column, k, "right"))

@@ -29,7 +29,7 @@ from fxscope.formats.fxt.lazy_args import ArgDecoder
 from fxscope.formats.fxt.records_control import ControlRecords
 from fxscope.formats.fxt.records_events import EventRecords
 from fxscope.formats.fxt.records_log import LogRecords
-from fxscope.formats.fxt.records_sched import SCHED_COLUMNS, SchedRecords
+from fxscope.formats.fxt.records_sched import SCHED_COLUMNS, SchedRecords, narrow_sched_columns
 from fxscope.formats.fxt.tables import STRING_KEYS, THREAD_KEYS, Lookup, ProviderTables
 
 #: the log columns as the reader fills them ("pos": word index of the record)
@@ -120,7 +120,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: file words a block of sparse records may span (8 MiB)
     SPAN_WORDS = 1 << 20
 
-    #: the stored event columns, 25 bytes per event (see FxtColumns for the derived ones: the provider
+    #: the stored event columns, 25 bytes per event (19 once the code columns are narrowed to int16, see
+    #: :func:`narrowest_codes`; see FxtColumns for the derived ones: the provider
     #: follows from the record's position, argument counts and offsets from its header, the data word is
     #: the record's last word, read when asked: :mod:`~fxscope.formats.fxt.event_data`); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
@@ -192,6 +193,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         fill = 0
         odd_rows: list[np.ndarray] = []  # events whose data word is not their record's last (EventData)
         odd_vals: list[np.ndarray] = []
+        complete_end: list[np.ndarray] = []  # FxtColumns.ev_complete_end, a block at a time
         self.progress(0.1)
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
@@ -205,14 +207,19 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             if len(block["odd_rows"]):
                 odd_rows.append(block["odd_rows"] + fill)
                 odd_vals.append(block["odd_vals"])
+            complete_end.append(block["complete_end"])
             fill += m
             del block
             self._release(int(sel[0]), int(sel[-1]) + 1)
         lg = self._columns(log_starts, self._logs, LOG_COLUMNS)
-        sc = self._columns(sched_starts, self._sched, SCHED_COLUMNS)
+        sc = narrow_sched_columns(self._columns(sched_starts, self._sched, SCHED_COLUMNS), self.nbytes)
         if fill < n_ev:
             ev = {key: v[:fill].copy() for key, v in ev.items()}
         threads_pid, threads_tid = self._thread_table([ev["thread"], lg["thread"]])
+        # the event code columns in int16 when the file's tables allow (2 bytes an event each, not 4)
+        ev["thread"] = narrowest_codes(ev["thread"], len(threads_pid))
+        ev["category"] = narrowest_codes(ev["category"], len(t.strings))
+        ev["name"] = narrowest_codes(ev["name"], len(t.strings))
         self._warn_missing_init()
         decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
         diag_lines = self.diag.finish()
@@ -235,6 +242,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
                 release=_page_release(self.mm, self.nbytes),
             ),
             ev_word=ev["pos"],
+            ev_complete_end=np.concatenate(complete_end) if complete_end else np.zeros(0, np.int64),
             sched_ts=sc["ts"],
             sched_kind=sc["kind"],
             sched_cpu=sc["cpu"],
@@ -347,6 +355,16 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         return np.ascontiguousarray(uniq["p"]).astype(np.uint64), np.ascontiguousarray(uniq["t"]).astype(
             np.uint64
         )
+
+
+def narrowest_codes(codes: np.ndarray, n_rows: int) -> np.ndarray:
+    """``codes`` (int32 rows into a table of ``n_rows``, -1 unresolved) as int16 when the table has fewer
+    than 32768 rows (a trace's strings and threads usually do: 6 bytes an event saved over the three event
+    code columns), else as they are. Consumers index with them and compare them to -1; none does arithmetic
+    on them (widen first: ``astype(np.int64)``)."""
+    if n_rows > np.iinfo(np.int16).max:
+        return codes
+    return codes.astype(np.int16)
 
 
 def _drop_pages(mm, nbytes: int, first_word: int, end_word: int) -> bool:

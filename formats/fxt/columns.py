@@ -110,9 +110,11 @@ class FxtColumns:
     # --- events (one row per event record, file order) ---
     ev_ts: np.ndarray  # int64 ns
     ev_kind: np.ndarray  # uint8, EventKind
-    ev_thread: np.ndarray  # int32 -> threads_*
-    ev_category: np.ndarray  # int32 -> strings
-    ev_name: np.ndarray  # int32 -> strings
+    #: the three code columns are int16 when their table has fewer than 32768 rows (the usual case), else
+    #: int32 (decided per file: widen before arithmetic on them)
+    ev_thread: np.ndarray  # int16/int32 -> threads_*
+    ev_category: np.ndarray  # int16/int32 -> strings
+    ev_name: np.ndarray  # int16/int32 -> strings
     #: uint64 data word: counter id / async correlation id / flow id; for duration-complete events the
     #: end timestamp in ns (as int64 bits); for instants their scope (``ev_scope``); 0 otherwise. Read it
     #: through ``ev_id`` / ``ev_end_ts`` / ``ev_scope``. Not stored: an
@@ -125,11 +127,13 @@ class FxtColumns:
     sched_ts: np.ndarray  # int64 ns
     sched_kind: np.ndarray  # uint8, SchedKind
     sched_cpu: np.ndarray  # uint16
+    #: the koid columns are uint32 when every koid of the file fits (as a rule), else uint64; the position
+    #: columns (sched_offset, sched_args_word) uint32 when the file is under 4 GiB, else int64
     sched_out_tid: np.ndarray  # uint64 koid (outgoing thread; for wakeups: 0)
     sched_in_tid: np.ndarray  # uint64 koid (incoming thread; for wakeups: the woken thread)
     sched_out_state: np.ndarray  # uint8 thread state of the outgoing thread (legacy: from the record)
     sched_waker_tid: np.ndarray  # uint64 koid of the waking thread when an argument names it, else 0
-    sched_offset: np.ndarray  # int64
+    sched_offset: np.ndarray  # int64 byte offset of the record
 
     # --- logs ---
     log_ts: np.ndarray  # int64 ns
@@ -165,6 +169,16 @@ class FxtColumns:
     ticks_per_second: list[int] = field(default_factory=list)
     #: decodes argument blocks lazily with the tables in force at each record (set by the reader)
     arg_decoder: Any = None
+    #: int64 ns end of each complete event, in row order, as the reader decoded them (while their pages
+    #: were mapped: ``ev_data`` reads them back from the file, a page fault and two gathers an event).
+    #: Handed to the model's build, which takes it (:meth:`take_complete_ends`): 8 bytes a complete event
+    #: only until then. None once taken (or from a reader that does not fill it)
+    ev_complete_end: np.ndarray | None = None
+
+    def take_complete_ends(self) -> np.ndarray | None:
+        """:attr:`ev_complete_end`, once: the column is dropped from here (a later caller reads ``ev_data``)."""
+        ends, self.ev_complete_end = self.ev_complete_end, None
+        return ends
 
     # The columns below are derived on access (each call builds a new array): storing them would cost
     # 24 more bytes per event, and peak memory while loading must stay within twice the file size.

@@ -119,6 +119,7 @@ class EventRecords:
             at = odd_rows[odd_complete]
             seg = np.searchsorted(self._seg_pos, pos[at], side="right") - 1
             odd_vals[odd_complete] = ticks_at_rates(odd_vals[odd_complete], self._seg_tps[seg]).view(np.uint64)
+        complete_end = self._complete_ends(pos, end, kind, odd_rows[odd_complete], odd_vals[odd_complete])
         return {
             "pos": pos,
             "ts": ticks_to_ns(ticks, tps),
@@ -129,4 +130,17 @@ class EventRecords:
             "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
             "odd_rows": odd_rows,
             "odd_vals": odd_vals,
+            "complete_end": complete_end,
         }
+
+    def _complete_ends(self, pos: np.ndarray, end: np.ndarray, kind: np.ndarray, odd_rows: np.ndarray,
+                       odd_ends: np.ndarray) -> np.ndarray:  # fmt: skip
+        """int64 ns end of each complete event of the block (rows of kept records ``pos``/``end``), read
+        while the block's pages are mapped (``FxtColumns.ev_complete_end``): their record's last word, or
+        ``odd_ends`` for the complete events among ``odd_rows`` (ascending) whose data word is elsewhere."""
+        rows = np.flatnonzero(kind == 4)
+        seg = np.searchsorted(self._seg_pos, pos[rows], side="right") - 1
+        out = ticks_at_rates(self._gather(end[rows] - 1), self._seg_tps[np.maximum(seg, 0)])
+        if len(odd_rows):
+            out[np.searchsorted(rows, odd_rows)] = odd_ends.view(np.int64)
+        return out

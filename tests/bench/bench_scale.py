@@ -114,6 +114,10 @@ try:
     from fxscope.core.freed_memory import return_freed_memory
 except ImportError:
     return_freed_memory = lambda: None
+try:  # each step as prepare_model runs it (with the freed memory given back after it)
+    from fxscope.core.trace.prepare import build_step
+except ImportError:  # an older checkout: the step alone
+    build_step = lambda model, build: build(model)
 base = _status()
 sampler.mark("read")
 t0 = time.perf_counter()
@@ -123,11 +127,12 @@ after_read = _status()
 sampler.mark("model")
 model = TraceModel(cols)
 t2 = time.perf_counter()
+return_freed_memory()  # as prepare_model starts
 steps = {}
 for name, build in PREPARE_STEPS:
     sampler.mark(name)
     t = time.perf_counter()
-    build(model)
+    build_step(model, build)
     steps[name] = time.perf_counter() - t
 sampler.mark("trim")
 return_freed_memory()  # as prepare_model ends

@@ -133,3 +133,22 @@ def test_tracks_of_thousands_of_threads_hold_each_depths_rows(monkeypatch) -> No
     for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
         a, b = getattr(s, name), getattr(batched, name)
         assert a.dtype == b.dtype and np.array_equal(a, b), name
+
+
+def test_the_slices_are_the_same_with_or_without_the_decoded_complete_ends(tmp_path):
+    """The model build takes the complete events' ends the reader decoded (``take_complete_ends``); a model of
+    columns whose ends were taken already reads them from ``ev_data``: the same slices and extent."""
+    from fxscope.core.synthetic_trace import generate_trace
+    from fxscope.formats.fxt.reader import read_fxt
+
+    path = tmp_path / "t.fxt"
+    path.write_bytes(generate_trace(30_000, seed=5))
+    cols = read_fxt(path)
+    assert cols.ev_complete_end is not None
+    first = TraceModel(cols)
+    assert cols.ev_complete_end is None  # taken by the build: no copy kept with the columns
+    second = TraceModel(cols)
+    assert (first.start_ns, first.end_ns) == (second.start_ns, second.end_ns)
+    for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
+        assert np.array_equal(getattr(first.slices, name), getattr(second.slices, name)), name
+    assert np.count_nonzero(cols.ev_kind == 4) > 100

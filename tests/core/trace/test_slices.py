@@ -234,3 +234,25 @@ def test_generated_trace_same_table_as_the_sorted_path() -> None:
     assert len(table) > 10_000 and int(table.depth.max()) >= 1
     _assert_same_table(table, general)
     _assert_same_table(mixed, general)
+
+
+@pytest.mark.parametrize("batch_events", [1000, 5000])
+@pytest.mark.parametrize("few_batches", [0, 1 << 20])
+def test_batches_picked_by_a_pass_or_by_a_sort_give_the_same_table(batch_events, few_batches) -> None:
+    """Batches of one thread and of several (their events then in file order, not by thread), picked by a
+    comparison pass per batch or cut from a sort of the thread keys: the table of the general sort."""
+    cols = read_fxt_bytes(generate_trace(60_000))
+    kind = cols.ev_kind
+    sel = np.flatnonzero((kind >= 2) & (kind <= 4))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slices, "BATCH_EVENTS", batch_events)
+        mp.setattr(slices, "FEW_BATCHES", few_batches)
+        batches = list(slices._thread_batches(cols.ev_thread[sel], sel))
+        table = build_slices(cols)
+    assert np.array_equal(np.sort(np.concatenate([rows for rows, _ in batches])), sel)
+    if batch_events == 5000:
+        assert any(thread is None for _, thread in batches)  # some batches hold several threads
+    for rows, thread in batches:
+        if thread is not None:
+            assert (cols.ev_thread[rows] == thread).all()
+    _assert_same_table(table, _general_table(cols))

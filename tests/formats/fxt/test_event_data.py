@@ -138,3 +138,29 @@ def test_a_large_read_releases_the_pages_it_mapped(tmp_path):
     few = len(calls)
     cols.ev_data[np.arange(100)]  # a few rows: no release
     assert len(calls) == few
+
+
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_the_complete_ends_decoded_with_the_events_are_ev_datas(big_endian, tmp_path):
+    """``ev_complete_end`` (read as the blocks are decoded, for the model build) holds what ``ev_data`` reads
+    back for every complete event: at each tick rate, with words after the data (an exception), with an
+    argument of size 0 (no data word: 0), and over a generated trace; it is handed over once."""
+    from fxscope.core.synthetic_trace import generate_trace
+
+    data, _want = _trace(big_endian)
+    w = FxtWriter()  # (raw little-endian words)
+    w.string(1, "n")
+    w.raw(_words(4 | (6 << 4) | (4 << 16) | (2 << 20) | (1 << 48), 6, 1, 2,
+                 1 | (1 << 4) | (1 << 16) | (7 << 32), 0, 99))  # fmt: skip
+    cut = read_fxt_bytes(w.getvalue())
+    assert cut.ev_kind.tolist() == [K.DURATION_COMPLETE] and cut.ev_complete_end.tolist() == [0]
+    path = tmp_path / "t.fxt"
+    path.write_bytes(generate_trace(20_000, seed=3))
+    for cols in (read_fxt_bytes(data), read_fxt(path)):
+        rows = np.flatnonzero(cols.ev_kind == K.DURATION_COMPLETE)
+        assert len(rows) >= 3
+        want = cols.ev_data[rows].view(np.int64)
+        got = cols.take_complete_ends()
+        assert got.dtype == np.int64 and np.array_equal(got, want)
+        assert cols.take_complete_ends() is None and cols.ev_complete_end is None
+    assert read_fxt_bytes(data).ev_complete_end.tolist() == [90, 45, 50]

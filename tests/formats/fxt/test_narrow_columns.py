@@ -1,0 +1,62 @@
+"""The reader stores event codes and scheduling koids in the narrowest dtype the file's values allow: the
+values are the same, only the width differs (int16 codes below 32768 table rows; uint32 koids below 2**32)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.formats.fxt.args import ArgType as A
+from fxscope.formats.fxt.assemble import narrowest_codes
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
+
+
+def test_codes_narrow_only_below_32768_rows():
+    codes = np.array([-1, 0, 32766], np.int32)
+    small = narrowest_codes(codes, 32767)
+    assert small.dtype == np.int16 and small.tolist() == [-1, 0, 32766]
+    assert narrowest_codes(codes, 32768).dtype == np.int32  # a row 32767 would not fit int16
+
+
+def _sched_trace(big_koid: bool) -> bytes:
+    w = FxtWriter()
+    w.event(K.DURATION_BEGIN, 5, (100, 101), "cat", "outer")
+    w.event(K.DURATION_END, 50, (100, 101), "cat", "outer")
+    high = (1 << 40) + 7 if big_koid else 104
+    w.context_switch(10, 1, 2, 101, 102, [])
+    w.context_switch(20, 1, 2, 102, high, [])
+    w.thread_wakeup(15, 1, 102, [("waker", A.KOID, 101)])
+    return w.getvalue()
+
+
+def test_event_codes_are_int16_with_the_same_strings():
+    cols = read_fxt_bytes(_sched_trace(False))
+    for col in (cols.ev_thread, cols.ev_category, cols.ev_name):
+        assert col.dtype == np.int16
+    assert [cols.strings[i] for i in cols.ev_name.tolist()] == ["outer", "outer"]
+    assert cols.threads_tid[cols.ev_thread[0]] == 101
+
+
+def test_sched_koids_uint32_when_they_fit_uint64_otherwise():
+    narrow = read_fxt_bytes(_sched_trace(False))
+    wide = read_fxt_bytes(_sched_trace(True))
+    assert narrow.sched_in_tid.dtype == np.uint32 and narrow.sched_offset.dtype == np.uint32
+    assert wide.sched_in_tid.dtype == np.uint64
+    assert narrow.sched_in_tid.tolist() == [102, 104, 102]
+    assert wide.sched_in_tid.tolist() == [102, (1 << 40) + 7, 102]
+    assert narrow.sched_waker_tid.tolist() == wide.sched_waker_tid.tolist() == [0, 0, 101]
+    assert narrow.sched_offset.tolist() == wide.sched_offset.tolist()
+    # the model's tables are the same either way (uint64 koids), past 2**32 too
+    tables = []
+    for cols in (narrow, wide):
+        model = TraceModel(cols)
+        prepare_model(model)
+        cs, wk = model.sched.cpu_slices, model.sched.wakeups
+        assert cs.tid.dtype == wk.tid.dtype == wk.waker_tid.dtype == np.uint64
+        tables.append((cs.tid.tolist(), cs.start.tolist(), model.sched.thread_states.tid.tolist()))
+    assert tables[0][1] == tables[1][1]
+    assert tables[1][0] == [102, (1 << 40) + 7] and tables[0][0] == [102, 104]
+    assert (1 << 40) + 7 in tables[1][2]
