@@ -141,7 +141,9 @@ class SliceTrackItem(BoxTrackItem):
         if b - a > 4 * (p.t1 - p.t0) / ns_per_px:
             # more instants than pixels: the pixels that have any, found by searching the pixel edges
             edges = np.arange(p.t0, p.t1 + ns_per_px, ns_per_px)
-            idx = np.searchsorted(ts, edges)
+            # searched as integers (ts >= e is ts >= ceil(e)): float edges make numpy copy every instant
+            # of the thread to float64 first; kept below 2**63 for the conversion
+            idx = np.searchsorted(ts, np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
             times = ts[idx[:-1][np.diff(idx) > 0]]
         else:
             times = ts[a:b]

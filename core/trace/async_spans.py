@@ -105,8 +105,8 @@ class AsyncTable:
         if i == len(self.pids) or int(self.pids[i]) != pid:
             return lo, lo
         hi = int(self.pid_start[i + 1])
-        lanes = self.lane[lo:hi]
-        return lo + int(np.searchsorted(lanes, lane, "left")), lo + int(np.searchsorted(lanes, lane, "right"))
+        a, b = key_rows(self.lane[lo:hi], lane)  # (in the lanes' dtype: no int64 copy of them)
+        return lo + a, lo + b
 
     def rows_in(self, pid: int, lane: int, t0: int, t1: int) -> np.ndarray:
         """Rows of one lane overlapping [t0, t1), by start (spans of a lane never overlap, so ends ascend)."""

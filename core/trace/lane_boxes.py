@@ -38,15 +38,15 @@ def lane_boxes(
     of lane ``k`` (its lane in ``pyramid`` is ``lane_base + k``); ``count`` > 1 marks a box that stands for
     that many sub-pixel spans."""
     level = pyramid.level_for(ns_per_px)
+    if level is not None:  # every lane in one pass
+        return pyramid.query_lanes(level, lane_base, len(lane_ranges), t0, t1)
     parts = []
     for lane, (lo, hi) in enumerate(lane_ranges):
-        if level is not None:
-            r, count, st, en = pyramid.query(level, lane_base + lane, t0, t1)
-        else:  # zoomed in: the lane's spans in the window, ends ascending within a lane
-            a = lo + int(np.searchsorted(end[lo:hi], t0, "right"))
-            b = lo + int(np.searchsorted(start[lo:hi], t1, "left"))
-            r = np.arange(a, max(a, b))
-            count, st, en = np.ones(len(r), np.int64), start[r], end[r]
+        # zoomed in: the lane's spans in the window, ends ascending within a lane
+        a = lo + int(np.searchsorted(end[lo:hi], t0, "right"))
+        b = lo + int(np.searchsorted(start[lo:hi], t1, "left"))
+        r = np.arange(a, max(a, b))
+        count, st, en = np.ones(len(r), np.int64), start[r], end[r]
         if len(r):
             parts.append((r, np.full(len(r), lane, np.int64), count, st, en))
     if not parts:

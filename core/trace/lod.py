@@ -140,38 +140,69 @@ class SlicePyramid:
 
     def query(self, level: Level, lane: int, t0: int, t1: int) -> tuple[np.ndarray, ...]:
         """(rows, count, start, end) of the boxes of ``lane`` overlapping [t0, t1) at ``level``."""
+        rows, _, count, start, end = self.query_lanes(level, lane, 1, t0, t1)
+        return rows, count, start, end
+
+    def query_lanes(self, level: Level, first: int, n: int, t0: int, t1: int) -> tuple[np.ndarray, ...]:
+        """(rows, lane, count, start, end) of the boxes of lanes ``first .. first + n - 1`` (a thread's depths,
+        a process's async lanes) overlapping [t0, t1) at ``level``, lane by lane (``lane`` from 0).
+
+        The lanes' entries are found by a binary search each, then read, merged and filtered in one pass
+        over all of them: a track costs one set of array operations, not one per depth (a zoom builds a
+        picture of every track in view, and their per-call overhead was most of the query's time)."""
         size = 1 << level.shift
-        p0, p1 = int(level.lane_ptr[lane]), int(level.lane_ptr[lane + 1])
-        keys = level.bucket[p0:p1]
         limit = (1 << 31) - 1  # the int32 bucket column's range (a window may reach far past the trace)
-        lo_key = min(max(((t0 - self.origin) >> level.shift) - LONG_BUCKETS, -limit), limit)
-        hi_key = min(max((t1 - self.origin) >> level.shift, -limit), limit)
-        a = p0 + int(np.searchsorted(keys, lo_key, side="left"))
-        b = p0 + int(np.searchsorted(keys, hi_key, side="right"))
-        rows = level.row[a:b].astype(np.int64)
-        count = level.count[a:b].astype(np.int64)
+        # searched as int32: a Python int against the int32 column makes numpy convert the whole lane to
+        # int64 first (~100x the search: it was most of a zoomed-out frame's query time)
+        lo_key = np.int32(min(max(((t0 - self.origin) >> level.shift) - LONG_BUCKETS, -limit), limit))
+        hi_key = np.int32(min(max((t1 - self.origin) >> level.shift, -limit), limit))
+        ptr = level.lane_ptr[first : first + n + 1].tolist()
+        spans = []
+        for k in range(n):
+            p0, p1 = ptr[k], ptr[k + 1]
+            keys = level.bucket[p0:p1]
+            spans.append((p0 + int(np.searchsorted(keys, lo_key, side="left")),
+                          p0 + int(np.searchsorted(keys, hi_key, side="right"))))  # fmt: skip
+        if n == 1:
+            a, b = spans[0]
+            idx = slice(a, b)
+            lane = np.zeros(max(b - a, 0), np.int64)
+        else:
+            lens = np.array([max(b - a, 0) for a, b in spans], np.int64)
+            starts = np.array([a for a, _ in spans], np.int64)
+            lane = np.repeat(np.arange(n, dtype=np.int64), lens)
+            # entry positions lane by lane: each lane's run from its start
+            idx = np.arange(len(lane), dtype=np.int64) + np.repeat(starts - (np.cumsum(lens) - lens), lens)
+        rows = level.row[idx].astype(np.int64)
+        count = level.count[idx].astype(np.int64)
         s_ts, s_dur = self.ts[rows], self.dur[rows]  # (each gathered once: random reads of big columns)
         s_end = s_ts + s_dur
         # a lone slice, or one at least a bucket long, is drawn as itself; else a merged box over the bucket
         real = (count == 1) | (s_dur >= size)
-        b_start = (np.uint64(self.origin & _U64) + (level.bucket[a:b].astype(np.uint64) << np.uint64(level.shift))).view(np.int64)
+        b_start = (np.uint64(self.origin & _U64) + (level.bucket[idx].astype(np.uint64) << np.uint64(level.shift))).view(np.int64)
         start = np.where(real, s_ts, b_start)
         end = np.where(real, s_end, np.maximum(b_start + size, s_end))
         count = np.where(real, 1, count)
         keep = (end > t0) & (start < t1)
-        rows, count, start, end = rows[keep], count[keep], start[keep], end[keep]
-        long = level.long_rows.get(lane)
-        if long is not None:
-            la = int(np.searchsorted(level.long_end_max[lane], t0, side="right"))
+        parts = [(rows[keep], lane[keep], count[keep], start[keep], end[keep])]
+        for k in range(n):
+            long = level.long_rows.get(first + k)
+            if long is None:
+                continue
+            la = int(np.searchsorted(level.long_end_max[first + k], t0, side="right"))
             lb = int(np.searchsorted(self.ts[long], t1, side="left"))
             if lb > la:
                 lr = long[la:lb]
                 lr = lr[self.ts[lr] + self.dur[lr] > t0]
-                rows = np.concatenate([rows, lr])
-                count = np.concatenate([count, np.ones(len(lr), np.int64)])
-                start = np.concatenate([start, self.ts[lr]])
-                end = np.concatenate([end, self.ts[lr] + self.dur[lr]])
-        return rows, count, start, end
+                parts.append((lr, np.full(len(lr), k, np.int64), np.ones(len(lr), np.int64), self.ts[lr],
+                              self.ts[lr] + self.dur[lr]))  # fmt: skip
+        if len(parts) == 1:
+            return parts[0]
+        out = tuple(np.concatenate([p[c] for p in parts]) for c in range(5))
+        if n == 1:
+            return out
+        order = np.argsort(out[1], kind="stable")  # lane by lane, each lane's long slices after its entries
+        return tuple(c[order] for c in out)
 
 
 @dataclass

@@ -397,14 +397,10 @@ class TraceModel:
         """
         level = self.pyramid.level_for(ns_per_px) if len(self.slices) else None
         if level is not None:
-            parts = [
-                self.pyramid.query(level, track.lane_base + d, t0, t1) for d in range(track.max_depth + 1)
-            ]
-            depth = np.concatenate([np.full(len(p[0]), d, np.uint16) for d, p in enumerate(parts)])
-            rows, count, start, end = (np.concatenate([p[k] for p in parts]) for k in range(4))
-            return VisibleSlices(
-                rows.astype(np.int64), depth, count, start.astype(np.int64), end.astype(np.int64)
+            rows, depth, count, start, end = self.pyramid.query_lanes(
+                level, track.lane_base, track.max_depth + 1, t0, t1
             )
+            return VisibleSlices(rows, depth.astype(np.uint16), count, start, end)
         s = self.slices
         out_rows, out_depth, out_count, out_start, out_end = [], [], [], [], []
         bucket = max(ns_per_px, 1.0)
@@ -415,7 +411,8 @@ class TraceModel:
             # are sorted by start, so t1 is found there and mapped to this depth's rows: no gather of starts)
             a = int(np.searchsorted(track.end_max[d], t0, side="right"))
             t1_row = track.lo + int(np.searchsorted(s.ts[track.lo : track.hi], t1, side="left"))
-            b = int(np.searchsorted(rows, t1_row, side="left"))
+            # in the rows' own dtype (int32): a Python int makes numpy convert the whole depth's rows first
+            b = int(np.searchsorted(rows, rows.dtype.type(t1_row), side="left"))
             if b <= a:
                 continue
             r = rows[a:b]

@@ -110,3 +110,31 @@ def test_every_level_is_the_summary_of_its_slices(before_origin: bool, batch, mo
         assert got == [[ln, int32(b), c, r] for ln, b, c, r, _d in entries]
         assert {k: v.tolist() for k, v in level.long_rows.items()} == long_rows
         assert {k: v.tolist() for k, v in level.long_end_max.items()} == long_end_max
+
+
+def test_a_tracks_lanes_in_one_pass_are_each_lanes_boxes(testdata) -> None:
+    """``query_lanes`` (a thread's depths read together, as a frame does) gives, lane by lane and in order,
+    what each lane gives on its own, long slices included: on a real trace 25 deep, at every level and in
+    windows from the whole trace to a few buckets."""
+    model = TraceModel(read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt"))
+    pyramid = model.pyramid
+    deep = max(model.tracks, key=lambda t: t.max_depth)
+    assert deep.max_depth >= 10
+    rng = np.random.default_rng(5)
+    span = model.end_ns - model.start_ns
+    compared = long_seen = 0
+    for level in pyramid.levels:
+        for _ in range(15):
+            width = max(int(span * rng.choice([1.2, 0.5, 0.1, 0.01])), 1 << level.shift)
+            t0 = model.start_ns + int(rng.integers(-width // 4, span))
+            n = deep.max_depth + 1
+            rows, lane, count, start, end = pyramid.query_lanes(level, deep.lane_base, n, t0, t0 + width)
+            assert (np.diff(lane) >= 0).all()
+            for k in range(n):
+                alone = pyramid.query(level, deep.lane_base + k, t0, t0 + width)
+                at = lane == k
+                for got, want in zip((rows[at], count[at], start[at], end[at]), alone, strict=True):
+                    assert np.array_equal(got, want)
+                compared += int(at.sum())
+                long_seen += len(level.long_rows.get(deep.lane_base + k, ()))
+    assert compared > 1000 and long_seen > 0
