@@ -19,6 +19,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
+
 #: words per chunk (one chain each): small enough that a pure-Python fallback walk of one chunk is cheap,
 #: large enough that the lockstep's steps (one numpy call each, ~chunk / 3 of them a super-chunk) are few
 CHUNK_WORDS = 1024
@@ -133,7 +135,8 @@ def frame_records(
     chunk = max(int(CHUNK_WORDS), 2)
     sup = max(SUPER_WORDS // chunk, 1) * chunk
     p = 0  # the true chain's next record start (global word index)
-    buf = _Buffers(min(sup, n), chunk)
+    scan = compiled.record_scan if compiled.contiguous_words(words) else None
+    buf = _Buffers(min(sup, n), chunk) if scan is None else None
     for s0 in range(0, n, sup):
         s1 = min(s0 + sup, n)
         if tick is not None:
@@ -141,6 +144,11 @@ def frame_records(
         if p < s1:  # (else a large record spans this whole super-chunk)
             if ahead is not None:
                 ahead(s0, s1)
+            if scan is not None:  # the compiled walk: one load and one add a record
+                count, p = scan.frame(words, p, s1, starts, lows, count, dtype is np.int64)
+                if done is not None:
+                    done(s0, s1)
+                continue
             local, low, p_local = _frame_super(words, s0, s1, p - s0, buf, tick, n)
             p = s0 + p_local
             np.add(local, s0, out=starts[count : count + len(local)], casting="unsafe")
