@@ -130,6 +130,85 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(frame_split_doc,
+"frame_split(words, p, stop, ev, ev_count, other, other_types, other_count, wide) -> (ev_count, other_count, p, bad)\n\n"
+"frame() that sorts as it walks: event records' starts (type 4) go to ev[ev_count:], every other record's\n"
+"start to other[other_count:] with its type in other_types (uint8; 16 for a zero word, read as one word of\n"
+"padding). Starts are uint32, or int64 when wide. A header whose size is 0 and that is not a zero word ends\n"
+"the walk there: bad is 1 and p is its position (else bad is 0 and p is where the chain left, >= stop).");
+
+static PyObject *frame_split(PyObject *self, PyObject *args)
+{
+    Py_buffer w, ev, ot, oty;
+    Py_ssize_t p, stop, ec, oc;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nnw*nw*w*np", &w, &p, &stop, &ev, &ec, &ot, &oty, &oc, &wide))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&ev, isz, "ev") < 0 || check_buffer(&ot, isz, "other") < 0)
+        goto done;
+    Py_ssize_t n = w.len / 8, ecap = ev.len / isz, ocap = ot.len / isz;
+    if (oty.len < ocap)
+        ocap = oty.len;
+    if (stop > n)
+        stop = n;
+    if (p < 0 || ec < 0 || oc < 0 || ec > ecap || oc > ocap) {
+        PyErr_SetString(PyExc_ValueError, "frame_split: position or count out of range");
+        goto done;
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        uint8_t *types = (uint8_t *)oty.buf;
+        uint64_t q = (uint64_t)p;
+        const uint64_t end = (uint64_t)(stop > 0 ? stop : 0);
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        while (q < end) {
+            const uint64_t h = words[q];
+            const unsigned type = (unsigned)(h & 0xF);
+            uint64_t size = type == 15 ? (h >> 4) & 0xFFFFFFFFu : (h >> 4) & 0xFFF;
+            unsigned kind = type;
+            if (size == 0) {
+                if (h != 0) {
+                    bad = 1;
+                    break;
+                }
+                kind = 16; /* padding */
+                size = 1;
+            }
+            if (kind == 4) {
+                if (ec >= ecap)
+                    break;
+                if (wide)
+                    ((int64_t *)ev.buf)[ec++] = (int64_t)q;
+                else
+                    ((uint32_t *)ev.buf)[ec++] = (uint32_t)q;
+            } else {
+                if (oc >= ocap)
+                    break;
+                if (wide)
+                    ((int64_t *)ot.buf)[oc] = (int64_t)q;
+                else
+                    ((uint32_t *)ot.buf)[oc] = (uint32_t)q;
+                types[oc++] = (uint8_t)kind;
+            }
+            q += size;
+        }
+        Py_END_ALLOW_THREADS
+        if (q > (uint64_t)PY_SSIZE_T_MAX)
+            q = (uint64_t)PY_SSIZE_T_MAX;
+        result = Py_BuildValue("nnni", ec, oc, (Py_ssize_t)q, bad);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&ot);
+    PyBuffer_Release(&oty);
+    return result;
+}
+
 PyDoc_STRVAR(walk_args_doc,
 "walk_args(words, first, nargs, end, ok, after, nargs_eff, status) -> int\n\n"
 "Step over each record's arguments: for row i with ok[i] (uint8) and nargs[i] > 0 (uint8), start at\n"
@@ -248,6 +327,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"frame", frame, METH_VARARGS, frame_doc},
+    {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
     {"event_block", event_block, METH_VARARGS, event_block_doc},
     {NULL, NULL, 0, NULL},
