@@ -39,6 +39,11 @@ class AsyncTrackItem(BoxTrackItem):
                                                t0, t1, ns_per_px)  # fmt: skip
         return rows, lane, count, st, en, t.name[rows]
 
+    def summary_level(self, ns_per_px: float) -> object:
+        # as lane_boxes reads: a level of the async pyramid, or the spans as they are (zoomed in)
+        level = self.model.async_pyramid[0].level_for(ns_per_px)
+        return "rows" if level is None else level.shift
+
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         return self.table.name[rows]
 

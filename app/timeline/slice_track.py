@@ -111,6 +111,12 @@ class SliceTrackItem(BoxTrackItem):
         vis = self.model.visible(self.track, t0, t1, ns_per_px)
         return vis.rows, vis.depth, vis.count, vis.start, vis.end, self.model.slices.name[vis.rows]
 
+    def summary_level(self, ns_per_px: float) -> object:
+        # the pyramid's level (as TraceModel.visible reads it); past its finest, slices merged per pixel from
+        # the window's start: not reusable
+        level = self.model.pyramid.level_for(ns_per_px) if len(self.model.slices) else None
+        return None if level is None else level.shift
+
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         return self.model.slices.name[rows]
 

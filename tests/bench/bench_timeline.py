@@ -158,7 +158,7 @@ while not (indexing.worker is not None and indexing.worker.isFinished()) and tim
     time.sleep(0.001)
 app.processEvents()
 background_s = time.perf_counter() - b0
-paused_s = sum(w.paused_s for w in (deferred and deferred.worker, indexing.worker) if w is not None)
+paused_s = sum(getattr(w, "paused_s", 0.0) for w in (deferred and deferred.worker, indexing.worker) if w is not None)
 levels["during_build"] = during
 widget.fit_all(); app.processEvents()  # settle (not measured)
 levels["full"] = [frame(cold=True, level="full") for _ in range(5)]
