@@ -313,8 +313,8 @@ def main() -> None:
               f"  (UI thread CPU p50 {_pct(c, 0.5):.1f} p95 {_pct(c, 0.95):.1f})"
               + (f"  ({len(frames)} pan/zoom frames while the background build ran)" if level == "during_build" else ""))
     print(f"background_build_s: {r['background_s']:.2f}  (the later tables and the search index, built in the"
-          f" background after the first frame; paused {r['paused_s']:.2f} s for the"
-          f" {len(r['levels']['during_build'])} frames of navigation in its first {r['during_s']:.2f} s)")
+          f" background after the first frame; it paused {r['paused_s']:.2f} s in all for the UI, whose"
+          f" {len(r['levels']['during_build'])} frames of navigation took its first {r['during_s']:.2f} s)")
     print(f"frame_ms_p50: {_pct(every, 0.5):.1f}  (every frame after the background build: full, 1ms, pan_zoom)")
     print(f"frame_ms_p95: {_pct(every, 0.95):.1f}")
     full, peer = _pct(r["levels"]["full"], 0.5), _pct(r["peer_full"], 0.5)
