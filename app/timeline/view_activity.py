@@ -11,15 +11,14 @@ input.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 
 from fxscope.app.worker_threads import note_ui_activity
 
-#: the events that start or are a frame of navigation: the paint itself, and the input that leads to one
-ACTIVE_EVENTS = frozenset({
-    QEvent.Type.Paint, QEvent.Type.Wheel, QEvent.Type.KeyPress, QEvent.Type.MouseMove,
-    QEvent.Type.MouseButtonPress,
-})  # fmt: skip
+#: the events that start or are a frame of navigation: the paint itself, and the input that leads to one (a
+#: mouse move only with a button held: a drag; the pointer merely moving over the view must not hold the
+#: builds back)
+ACTIVE_EVENTS = frozenset({QEvent.Type.Paint, QEvent.Type.Wheel, QEvent.Type.KeyPress, QEvent.Type.MouseMove})
 
 
 class ViewActivity(QObject):
@@ -27,6 +26,7 @@ class ViewActivity(QObject):
     it never consumes an event."""
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() in ACTIVE_EVENTS:
+        kind = event.type()
+        if kind in ACTIVE_EVENTS and (kind != QEvent.Type.MouseMove or event.buttons() != Qt.MouseButton.NoButton):
             note_ui_activity()
         return False

@@ -94,3 +94,27 @@ def test_the_timeline_notes_its_paints(qtbot) -> None:
     assert not worker_threads.ui_recently_active()
     timeline.zoom(0.5)  # (the view repaints at the event loop's next turn)
     qtbot.waitUntil(lambda: worker_threads._ui_active_at[0] > float("-inf"))
+
+
+def test_a_drag_is_activity_and_the_pointer_moving_over_the_view_is_not(qtbot) -> None:
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    model = TraceModel(read_fxt_bytes(generate_trace(2_000, seed=3)))
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    timeline.show()
+    qtbot.waitExposed(timeline)
+    qtbot.wait(20)  # (the first paints done)
+    viewport = timeline.plot.viewport()
+
+    def moved(buttons) -> bool:
+        worker_threads._ui_active_at[0] = float("-inf")
+        event = QMouseEvent(QEvent.Type.MouseMove, QPointF(50, 50), QPointF(50, 50), Qt.MouseButton.NoButton,
+                            buttons, Qt.KeyboardModifier.NoModifier)  # fmt: skip
+        QApplication.sendEvent(viewport, event)
+        return worker_threads._ui_active_at[0] > float("-inf")
+
+    assert not moved(Qt.MouseButton.NoButton)
+    assert moved(Qt.MouseButton.LeftButton)
