@@ -87,7 +87,9 @@ class ModelBuild(QThread):
     :class:`BuildCancelled` once :meth:`cancel` was called (the build leaves the table unbuilt); ``built``
     when done (its return value in :attr:`result`), ``failed(message)`` on an error, nothing when cancelled. The thread holds the model only
     (plain data); its signals belong to it, and what receives them is a QObject of the UI, which Qt
-    disconnects when it is destroyed. The build's freed temporaries are given back to the system after it."""
+    disconnects when it is destroyed. The build's freed temporaries are given back to the system after it.
+    With ``yields``, the build pauses while the UI draws frames (:meth:`_yield_to_ui`): the builds a tab
+    starts by itself after its first frame; not a search the user waits for."""
 
     built = Signal()
     failed = Signal(str)
