@@ -1,6 +1,9 @@
 """The tables of a large trace that its first frame does not need, built in a background thread after it.
 
-The flow links (drawn for a selected slice) and the Info tab's statistics (which count the flows) take ~1.2 s
+First the tables of the track kinds other than the thread slices (async spans, counters, CPUs and thread
+states, instants, the overview's density: ~20 s of a 100M-event trace's first frame before): their tracks
+draw "building…" (:mod:`fxscope.app.timeline.building_track`) until ``tablesBuilt`` says that kind is in.
+Then those no track draws: the flow links (drawn for a selected slice) and the Info tab's statistics (which count the flows) take ~1.2 s
 of the ~5 s a 10M-event model's build takes, and grow with the trace: a 100M-event trace's window would
 wait ~12 s more for its first frame. The loader leaves them out for a trace of
 :data:`fxscope.core.trace.prepare.DEFER_EVENTS` events or more; the tab starts this build once it is up. The
@@ -17,7 +20,12 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from fxscope.app.worker_threads import ModelBuild, start_worker
-from fxscope.core.trace.prepare import defers_later_steps, prepare_later
+from fxscope.core.timeline.track_order import build_groups
+from fxscope.core.trace.prepare import defers_later_steps, pending_tables, prepare_later
+
+#: the track steps after which the track list stays as it was (the overview's density; the CPU lanes wait for
+#: their last step, the thread-state pyramid)
+UNGROUPED_STEPS = frozenset({"density", "sched", "sched_pyramid_cpu"})
 
 #: how long after the tab is made the build starts: after its first frame, whose painting it would otherwise
 #: compete with for the interpreter
@@ -31,6 +39,9 @@ class DeferredTables(QObject):
 
     done = Signal()
     failed = Signal(str)
+    #: (step name, the track list built after it or None): a kind of track's table is in
+    #: (:func:`fxscope.core.trace.prepare.prepare_tracks`); the timeline shows it (``tables_built``)
+    tablesBuilt = Signal(str, object)
 
     def __init__(self, model, parent: QObject) -> None:
         super().__init__(parent)
@@ -41,10 +52,10 @@ class DeferredTables(QObject):
     def wanted(model) -> bool:
         """Whether a tab of ``model`` leaves these tables to a background build: a large trace whose loader
         did not build them (a small one's tab builds them as it opens, in tens of milliseconds)."""
-        return defers_later_steps(model) and not model.stats_ready
+        return defers_later_steps(model) and (not model.stats_ready or bool(pending_tables(model)))
 
     def pending(self) -> bool:
-        return not self.model.stats_ready
+        return not self.model.stats_ready or bool(pending_tables(self.model))
 
     def start(self) -> None:
         """Build the tables in a background thread (once; nothing when they are built)."""
@@ -52,8 +63,14 @@ class DeferredTables(QObject):
             return
         model = self.model  # (the thread holds the model, not this object)
         # yields to the UI: navigating the new tab while it runs keeps its frame rate
-        self.worker = worker = ModelBuild(lambda check: prepare_later(model, check), yields=True)
+
+        def step_done(name: str) -> None:
+            """(In the build's thread) the track list with this step's tracks, made there, not on the UI thread."""
+            worker.stepped.emit(name, None if name in UNGROUPED_STEPS else build_groups(model))
+
+        self.worker = worker = ModelBuild(lambda check: prepare_later(model, check, step_done), yields=True)
         worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed
+        worker.stepped.connect(self.tablesBuilt)
         worker.failed.connect(self.failed)
         self.destroyed.connect(lambda *_: worker.cancel())
         start_worker(worker)

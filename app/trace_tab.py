@@ -64,6 +64,7 @@ class TraceTab(QSplitter):
             self.deferred = DeferredTables(model, self)
             self.deferred.done.connect(self._later_tables_built)
             self.deferred.failed.connect(self._later_tables_failed)
+            self.deferred.tablesBuilt.connect(self.timeline.tables_built)
             QTimer.singleShot(DEFERRED_START_MS, self.deferred, self.deferred.start)
             self.timeline.search_indexing.hold()  # the search index after these (one build's temporaries at a time)
         self.info = InfoPanel(model, pending=self.deferred is not None)

@@ -93,6 +93,9 @@ class ModelBuild(QThread):
 
     built = Signal()
     failed = Signal(str)
+    #: what the build reports on the way (a step's name and its result: the tables a large trace's tab
+    #: builds after its first frame, :mod:`fxscope.app.deferred_tables`), queued to the receiver's thread
+    stepped = Signal(str, object)
 
     def __init__(self, build: Callable[[Callable[[], None]], object], yields: bool = False) -> None:
         super().__init__()

@@ -1,5 +1,6 @@
 """The overview strip above the timeline: the whole trace as an event-density curve, the visible window
-as a draggable region, and the search matches as ticks."""
+as a draggable region, and the search matches as ticks. A large trace's strip says "building…" until the
+background build after its first frame has counted the density."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
+from fxscope.app.timeline.building_track import TEXT as BUILDING_TEXT
 from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import table_pending
 
 
 class OverviewStrip(pg.PlotWidget):
@@ -27,13 +30,18 @@ class OverviewStrip(pg.PlotWidget):
         self.setMouseEnabled(x=False, y=False)
         self.setMenuEnabled(False)
         span = max(model.end_ns - model.start_ns, 1)
-        counts = model.density(self.BINS)
-        edges = np.linspace(0.0, span / 1e9, self.BINS + 1)
-        level = np.log1p(counts).astype(np.float64)
-        self.density_curve = self.plot(edges, level, stepMode="center", fillLevel=0, brush=pg.mkBrush("#9aa7b8"),
+        self.density_curve = self.plot(np.linspace(0.0, span / 1e9, self.BINS + 1), np.zeros(self.BINS),
+                                       stepMode="center", fillLevel=0, brush=pg.mkBrush("#9aa7b8"),
                                        pen=pg.mkPen("#6b7a90"))  # fmt: skip
         self.setXRange(0.0, span / 1e9, padding=0.0)
-        self.setYRange(0.0, max(float(level.max()), 1.0), padding=0.05)
+        #: "building…" while the background build makes the density (a large trace's first frame)
+        self.building = pg.TextItem(BUILDING_TEXT, color="#5a6578", anchor=(0.0, 0.5))
+        self.building.setPos(0.0, 0.5)
+        self.addItem(self.building, ignoreBounds=True)
+        if table_pending(model, "density"):
+            self.setYRange(0.0, 1.0, padding=0.05)
+        else:
+            self.show_density()
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(31, 78, 156, 50), pen=pg.mkPen("#1f4e9c"))
         self.region.setZValue(10)
         self.addItem(self.region)
@@ -41,6 +49,16 @@ class OverviewStrip(pg.PlotWidget):
         self.overview_ticks.setZValue(5)
         self.addItem(self.overview_ticks)
         self.scene().sigMouseClicked.connect(self._clicked)
+
+    def show_density(self) -> None:
+        """Draw the events' density (the model's, built: by the loader, or by the background build that
+        :meth:`fxscope.app.timeline.widget.TimelineWidget.tables_built` reports)."""
+        m = self.model
+        span = max(m.end_ns - m.start_ns, 1)
+        level = np.log1p(m.density(self.BINS)).astype(np.float64)
+        self.density_curve.setData(np.linspace(0.0, span / 1e9, self.BINS + 1), level)
+        self.setYRange(0.0, max(float(level.max()), 1.0), padding=0.05)
+        self.building.setVisible(False)
 
     def align_left(self, width: int) -> None:
         """Give the strip the timeline's left margin, so that the two time axes line up."""

@@ -22,6 +22,9 @@ from fxscope.app.timeline.lane_item import (
 )
 from fxscope.app.timeline.marker_track import nearest_point
 from fxscope.core.trace.model import ThreadTrack, TraceModel
+from fxscope.core.trace.prepare import table_pending
+
+_NO_TIMES = np.zeros(0, np.int64)
 
 
 class SliceTrackItem(BoxTrackItem):
@@ -63,6 +66,8 @@ class SliceTrackItem(BoxTrackItem):
         return super().hit(lane_y, t, tol_ns)
 
     def _instant_times(self) -> np.ndarray:
+        if self._instants is None and table_pending(self.model, "instants"):
+            return _NO_TIMES  # (the background build is making them: none drawn until it is done)
         if self._instants is None:  # this thread's instant times, sorted (once)
             inst = self.model.instants
             lo, hi = inst.thread_rows(self.track.thread)

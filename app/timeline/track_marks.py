@@ -39,13 +39,15 @@ def mark_matches(lanes: list[Lane], model: TraceModel, hits: SearchHits,
     """Search matches outlined on the tracks: a mask over each kind's table, a flag on matching counters.
     ``slices``: more slice rows outlined the same way (the slices of a clicked flame-graph frame)."""
     masks = {}
-    for kind, size in (("slice", len(model.slices)), ("async", len(model.async_spans.start)),
-                       ("instant", len(model.instants)), ("log", len(model.logs))):  # fmt: skip
+    # each table's size only when it has matches: a table still being built in the background (its tracks
+    # draw "building…") is not built here on the UI thread
+    for kind, size in (("slice", lambda: len(model.slices)), ("async", lambda: len(model.async_spans.start)),
+                       ("instant", lambda: len(model.instants)), ("log", lambda: len(model.logs))):  # fmt: skip
         rows = hits.rows_of(kind)
         if kind == "slice" and slices is not None and len(slices):
             rows = np.concatenate([rows, slices])
         if len(rows):
-            mask = np.zeros(size, bool)
+            mask = np.zeros(size(), bool)
             mask[rows] = True
             masks[kind] = mask
     counters = {int(r) >> COUNTER_SAMPLE_BITS for r in hits.rows_of("counter").tolist()}

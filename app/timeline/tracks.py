@@ -12,7 +12,8 @@ One module per kind of item; this one names them all in one place:
 - :mod:`.slice_track`: a thread's slices, instants and crash marks; :mod:`.async_track`: async spans;
 - :mod:`.sched_tracks`: CPU lanes and thread-state strips;
 - :mod:`.marker_track`: instants and log records as ticks; :mod:`.counter_track`: a counter's curve;
-- :mod:`.summary_track`: a collapsed process's busy-time strip;
+- :mod:`.summary_track`: a collapsed process's busy-time strip; :mod:`.building_track`: a track whose
+  table the background build is still making;
 
 and :func:`make_item` makes the item that draws a lane of :mod:`fxscope.core.timeline.track_order`.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from fxscope.app.timeline.async_track import AsyncTrackItem
 from fxscope.app.timeline.box_track import BoxTrackItem
+from fxscope.app.timeline.building_track import BuildingTrackItem
 from fxscope.app.timeline.counter_track import CounterTrackItem
 from fxscope.app.timeline.lane_item import (
     CRASH_BRUSH,
@@ -35,12 +37,15 @@ from fxscope.app.timeline.sched_tracks import CpuTrackItem, SchedLaneItem, State
 from fxscope.app.timeline.slice_track import SliceTrackItem
 from fxscope.app.timeline.summary_track import GroupSummaryItem
 from fxscope.core.timeline.layout import ROW_HEIGHT, Lane
+from fxscope.core.timeline.track_order import BUILDING
 from fxscope.core.trace.model import TraceModel
 
 
 def make_item(model: TraceModel, lane: Lane) -> LaneItem:
     """The graphics item that draws ``lane`` (its kind is its key's first element)."""
     kind = lane.key[0]
+    if kind == BUILDING:  # a kind of track whose table the background build is still making
+        return BuildingTrackItem(model, lane.source, 0.0, lane.rows)
     if kind == "thread":
         return SliceTrackItem(model, lane.source, 0.0)
     if kind == "state":

@@ -53,7 +53,7 @@ from fxscope.core.timeline.layout import (
     Lane,
     TrackLayout,
 )
-from fxscope.core.timeline.track_order import take_groups, thread_tracks
+from fxscope.core.timeline.track_order import BUILDING, take_groups, thread_tracks
 from fxscope.core.timeline.view_state import AREA_KINDS, SearchState, ViewState
 from fxscope.core.trace.details import describe
 from fxscope.core.trace.model import TraceModel
@@ -146,13 +146,9 @@ class TimelineWidget(QWidget):
         left.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         if self.layout_state.expanded_rows() > self.collapse_above_rows():  # hundreds of threads: collapsed
             self.layout_state.collapse_processes()
+        self._user_collapsed = False  # the user collapsed or expanded groups (a refresh keeps that)
         self._layout()
-        # pyqtgraph drops a tick label that does not fit the axis: size the axis to the longest name
-        metrics = QFontMetrics(left.font() if hasattr(left, "font") else QFont())
-        labels = [f"   {lane.label}" for g in self.groups for lane in g.lanes] + [f"▾ {g.name}" for g in self.groups]
-        widest = max((metrics.horizontalAdvance(text) for text in labels), default=100)
-        self.axis_width = min(widest + 24, 360)
-        left.setWidth(self.axis_width)
+        self._size_axis()
         self.duration_s = (model.end_ns - model.start_ns) / 1e9
         vb.setLimits(xMin=-0.05 * self.duration_s, xMax=1.05 * self.duration_s, minXRange=1e-9)
         self.fit_all()
@@ -326,11 +322,13 @@ class TimelineWidget(QWidget):
 
     def toggle_group(self, pid: int) -> None:
         """Collapse or expand a process group."""
+        self._user_collapsed = True
         self.layout_state.toggle_group(pid)
         self._layout()
 
     def set_collapsed(self, collapsed: bool) -> None:
         """Collapse (or expand) every process group: View > Collapse all / Expand all."""
+        self._user_collapsed = True
         self.layout_state.set_collapsed(collapsed)
         self._layout()
 
@@ -369,6 +367,83 @@ class TimelineWidget(QWidget):
         menu = self.track_menu(y_rows)
         if menu is not None:
             menu.popup(screen_pos)
+
+    def _size_axis(self) -> None:
+        """pyqtgraph drops a tick label that does not fit the axis: size the axis to the longest name."""
+        left = self.plot.getAxis("left")
+        metrics = QFontMetrics(left.font() if hasattr(left, "font") else QFont())
+        labels = [f"   {lane.label}" for g in self.groups for lane in g.lanes] + [f"▾ {g.name}" for g in self.groups]
+        widest = max((metrics.horizontalAdvance(text) for text in labels), default=100)
+        self.axis_width = min(widest + 24, 360)
+        left.setWidth(self.axis_width)
+        if hasattr(self, "overview"):
+            self.overview.align_left(self.axis_width)
+
+    # ------------------------------------------------------------------ tracks built after the first frame
+    def tables_built(self, step: str, groups: list[Group] | None) -> None:
+        """The background build made step ``step``'s table (:func:`fxscope.core.trace.prepare.prepare_tracks`):
+        the overview's density, or a kind of track whose "building…" lanes give way to the real ones
+        (``groups``: the track list :func:`build_groups` made in that build's thread, off the UI thread)."""
+        if step == "density":
+            self.overview.show_density()
+        if step == "instants":  # the instants drawn on the thread tracks
+            for item in self.items:
+                item._instants = None
+                item.update()
+        if groups is not None:
+            self.replace_groups(groups)
+
+    def replace_groups(self, groups: list[Group]) -> None:
+        """Show ``groups`` (the same trace's track list with more of its tables built) in place of the current
+        ones: lanes of the same key keep their items (a thread's slices, its pictures), the others are made
+        or dropped; pins, the filter, collapsed groups, the selection and search marks carry over, as do the
+        query's debug tracks."""
+        old = self.layout_state
+        by_key = {lane.key: lane for lane in old.lanes()}
+        old_groups = {g.pid: g for g in old.groups}
+        debug = [g for g in old.groups if g.lanes and g.lanes[0].key[0] == DEBUG_KIND]
+        groups = debug + [g for g in groups if g.pid not in {d.pid for d in debug}]
+        for group in groups:
+            for lane in group.lanes:
+                before = by_key.get(lane.key)
+                if before is not None and before.item is not None and lane.key[0] != BUILDING:
+                    lane.item = before.item
+                elif lane.item is None:
+                    lane.item = make_item(self.model, lane)
+                    self.plot.addItem(lane.item, ignoreBounds=True)
+            if group.summary is None:
+                before_group = old_groups.get(group.pid)
+                if before_group is not None and before_group.summary is not None:
+                    group.summary = before_group.summary
+                elif tracks := thread_tracks(group):
+                    group.summary = GroupSummaryItem(self.model, tracks, 0.0)
+                    self.plot.addItem(group.summary, ignoreBounds=True)
+        used = {id(lane.item) for g in groups for lane in g.lanes}
+        for lane in by_key.values():
+            if lane.item is not None and id(lane.item) not in used:
+                self.plot.removeItem(lane.item)
+        summaries = {id(g.summary) for g in groups if g.summary is not None}
+        for group in old.groups:
+            if group.summary is not None and id(group.summary) not in summaries:
+                self.plot.removeItem(group.summary)
+        layout = TrackLayout(groups)
+        layout.track_filter = old.track_filter
+        layout.pinned = [key for key in old.pinned if layout.lane(key) is not None]
+        if self._user_collapsed or layout.expanded_rows() <= self.collapse_above_rows():
+            for group in groups:
+                before_group = old_groups.get(group.pid)
+                group.collapsed = before_group.collapsed if before_group is not None else False
+        else:  # too tall now that every track is in: as it would have opened
+            layout.collapse_processes()
+        self.layout_state = layout
+        self.items = [lane.item for lane in layout.lanes() if isinstance(lane.item, SliceTrackItem)]
+        self._layout()
+        self._size_axis()
+        if self.theme is not LIGHT:
+            self.set_theme(self.theme)
+        kind, row = self.selection
+        mark_selected(self.lanes(), kind, row)
+        self._show_matches()
 
     # ------------------------------------------------------------------ debug tracks
     def add_debug_track(self, track) -> Lane:

@@ -12,8 +12,12 @@ import weakref
 import numpy as np
 
 from fxscope.core.timeline.layout import CPU_GROUP, GLOBAL_GROUP, Group, Lane
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import pending_tables
+from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.columns import EventKind
 
 COUNTER_ROWS = 2  # a counter track is two rows high (its values need the room)
 
@@ -35,11 +39,36 @@ def async_track_name(model: TraceModel, pid: int) -> str:
     return ", ".join(texts) if texts else "async"
 
 
+#: the key kind of a track whose table a background build is still making (it draws "building…"); its key
+#: is ("building", the step it waits for, pid) and its source that step's name
+BUILDING = "building"
+
+
+def _kind_pids(model: TraceModel, first: EventKind, last: EventKind) -> list[int]:
+    """The process koids of the events of kinds ``first..last``, ascending: what a building track needs to
+    know where it goes, without the table (a pass over the event kinds, ~0.1 s at 100M events)."""
+    cols = model.cols
+    rows = kind_rows(cols.ev_kind, first, last)
+    if not len(rows):
+        return []
+    threads = np.unique(cols.ev_thread[rows])
+    return sorted({int(p) for p in thread_pids(cols, threads).tolist()})
+
+
+def _building_lane(step: str, label: str, pid: int, rows: int = 1) -> Lane:
+    return Lane((BUILDING, step, pid), label, pid, rows=rows, source=step)
+
+
 def build_groups(model: TraceModel) -> list[Group]:
-    """The timeline's groups of lanes, in display order, each lane with what the track filter matches."""
+    """The timeline's groups of lanes, in display order, each lane with what the track filter matches. The
+    tracks of a table that a background build is still making (:func:`fxscope.core.trace.prepare.pending_tables`)
+    are each kind's "building…" lanes where its tracks will go, built from cheap facts (which processes have
+    such events); the widget builds its groups again when the tables are in."""
+    pending = pending_tables(model)
     by_pid: dict[int, Group] = {}
-    sched = model.sched
-    state_tids = set(sched.state_tids())
+    sched_pending = bool(pending & {"sched", "sched_pyramid_cpu", "sched_pyramid_state"})
+    sched = None if sched_pending else model.sched
+    state_tids = set(sched.state_tids()) if sched is not None else set()
     for process in model.processes:
         lanes = []
         for track in process.tracks:
@@ -49,16 +78,31 @@ def build_groups(model: TraceModel) -> list[Group]:
                 lanes.append(Lane(("state", track.thread), "  state", process.pid, source=track.tid,
                                   row_range=sched.state_rows(track.tid)))  # fmt: skip
         by_pid[process.pid] = Group(process.pid, process.name, lanes)
-    for index, series in enumerate(model.counters.series):  # counters after the process's threads
-        group = by_pid.setdefault(series.pid, Group(series.pid, model.process_name(series.pid), []))
-        group.lanes.append(Lane(("counter", index), series.label, series.pid, rows=COUNTER_ROWS, source=index))
+    if "counters" in pending:  # (their names are in the arguments, which the build decodes)
+        for pid in _kind_pids(model, EventKind.COUNTER, EventKind.COUNTER):
+            group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
+            group.lanes.append(_building_lane("counters", "counters", pid, COUNTER_ROWS))
+    else:
+        for index, series in enumerate(model.counters.series):  # counters after the process's threads
+            group = by_pid.setdefault(series.pid, Group(series.pid, model.process_name(series.pid), []))
+            group.lanes.append(Lane(("counter", index), series.label, series.pid, rows=COUNTER_ROWS, source=index))
     # async spans: one track per process, first in its group (as Perfetto shows them)
-    for pid, n_lanes in model.async_spans.tracks():
-        group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
-        group.lanes.insert(0, Lane(("async", pid), async_track_name(model, pid), pid, rows=n_lanes,
-                                   source=(pid, n_lanes)))  # fmt: skip
+    if "async_pyramid" in pending:  # (their names and lanes are the spans' layout: the build's longest step)
+        for pid in _kind_pids(model, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END):
+            group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
+            group.lanes.insert(0, _building_lane("async_pyramid", "async", pid))
+    else:
+        for pid, n_lanes in model.async_spans.tracks():
+            group = by_pid.setdefault(pid, Group(pid, model.process_name(pid), []))
+            group.lanes.insert(0, Lane(("async", pid), async_track_name(model, pid), pid, rows=n_lanes,
+                                       source=(pid, n_lanes)))  # fmt: skip
     groups = [by_pid[pid] for pid in sorted(by_pid)]
-    cpus = sched.cpus()
+    if sched is None:
+        if len(model.cols.sched_ts):  # the CPUs (the threads' state strips come with them)
+            groups.insert(0, Group(CPU_GROUP, "CPUs", [_building_lane("sched", "CPUs", CPU_GROUP)]))
+        cpus = []
+    else:
+        cpus = sched.cpus()
     if cpus:  # CPU lanes first, as Perfetto shows them
         lanes = [Lane(("cpu", cpu), f"CPU {cpu}", CPU_GROUP, source=cpu, row_range=sched.cpu_rows(cpu))
                  for cpu in cpus]  # fmt: skip
@@ -73,12 +117,17 @@ def build_groups(model: TraceModel) -> list[Group]:
         return group
 
     # process-scope instants: a marker lane per process; global-scope instants: a lane of their own
-    inst = model.instants
-    proc_rows = inst.scoped(SCOPE_PROCESS)
+    if "instants" in pending:  # (their scopes are in the arguments: one building lane for them all)
+        global_rows = proc_rows = np.zeros(0, np.int64)
+        if _kind_pids(model, EventKind.INSTANT, EventKind.INSTANT):
+            groups.insert(0, Group(GLOBAL_GROUP, "global", [_building_lane("instants", "instants", GLOBAL_GROUP)]))
+    else:
+        inst = model.instants
+        proc_rows = inst.scoped(SCOPE_PROCESS)
+        global_rows = inst.scoped(SCOPE_GLOBAL)
     for pid in np.unique(inst.pid[proc_rows]).tolist() if len(proc_rows) else []:
         rows = proc_rows[inst.pid[proc_rows] == pid]
         group_of(int(pid)).lanes.insert(0, Lane(("instants", int(pid)), "instants", int(pid), source=rows))
-    global_rows = inst.scoped(SCOPE_GLOBAL)
     if len(global_rows):
         lane = Lane(("instants", GLOBAL_GROUP), "instants", GLOBAL_GROUP, source=global_rows)
         groups.insert(0, Group(GLOBAL_GROUP, "global", [lane]))

@@ -10,6 +10,8 @@ temporaries (~25 bytes an event at 10M events) on top of the model, for a search
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Callable
 
 from fxscope.core.freed_memory import return_freed_memory
@@ -33,6 +35,19 @@ FIRST_FRAME_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("objects", lambda m: m.objects),
     ("logs", lambda m: m.logs),
 ]
+#: the steps a large trace's window draws its first frame with: the thread slices' pyramid, the object labels
+#: and the log records (tens of ms at 10M events; the slice tracks mark crash reports from them). The other
+#: track kinds' tables (:data:`TRACK_STEPS`: ~15 s of the first frame's ~45 s at 100M events before) follow
+#: in the background build after the first frame, each track showing "building…" until its table is in
+LARGE_FIRST_FRAME_STEPS = [step for step in FIRST_FRAME_STEPS if step[0] in ("pyramid", "objects", "logs")]
+#: the first frame's steps that a large trace's window builds after its first frame, in this order (the
+#: cheap ones first, so that their tracks fill in early; the async spans' layout, the longest, last)
+TRACK_STEPS = [
+    step
+    for name in ("density", "instants", "sched", "sched_pyramid_cpu", "sched_pyramid_state", "counters", "async_pyramid")
+    for step in FIRST_FRAME_STEPS
+    if step[0] == name
+]
 #: the tables no first frame draws: the flow links (shown for a selected slice, ~1 s at 10M events) and
 #: the Info tab's statistics (which count the flows). A large trace's window builds them in a background
 #: thread after its first frame (:func:`prepare_later`); a small one's loader builds them with the rest.
@@ -49,6 +64,56 @@ PREPARE_STEPS = [LATER_STEPS[0], *FIRST_FRAME_STEPS, LATER_STEPS[1]]
 DEFER_EVENTS = 1_000_000
 
 
+#: the models whose :data:`TRACK_STEPS` are still to be built (by the background build after the first
+#: frame): the names of those steps not built yet. A model absent from it has nothing pending (a small
+#: trace's, or one no loader prepared: its views build what they read on first use, as before)
+_PENDING: weakref.WeakKeyDictionary[TraceModel, set[str]] = weakref.WeakKeyDictionary()
+_PENDING_LOCK = threading.Lock()
+
+
+def pending_tables(model: TraceModel) -> frozenset[str]:
+    """The names of ``model``'s :data:`TRACK_STEPS` that a background build is still to make: the views
+    draw those tracks as "building…" and must not read their tables (that would build them on the UI
+    thread)."""
+    with _PENDING_LOCK:
+        return frozenset(_PENDING.get(model, ()))
+
+
+def table_pending(model: TraceModel, *names: str) -> bool:
+    """Whether any of the steps ``names`` of ``model`` is still to be built (see :func:`pending_tables`)."""
+    pending = pending_tables(model)
+    return any(name in pending for name in names)
+
+
+def hold_track_steps(model: TraceModel) -> None:
+    """Mark ``model``'s :data:`TRACK_STEPS` as left to the background build (its tracks draw "building…")."""
+    with _PENDING_LOCK:
+        _PENDING[model] = {name for name, _build in TRACK_STEPS if not _step_built(model, name)}
+
+
+def _step_built(model: TraceModel, name: str) -> bool:
+    """Whether step ``name``'s table is already built (a cached property or memoized table in the model)."""
+    memo = getattr(model, "_memo", {})
+    return {
+        "async_pyramid": "async_pyramid" in vars(model),
+        "counters": "counters" in vars(model),
+        "sched": "sched" in vars(model),
+        "instants": "instants" in vars(model),
+        "sched_pyramid_cpu": "sched_pyramid_cpu" in memo,
+        "sched_pyramid_state": "sched_pyramid_state" in memo,
+        "density": "density1000" in memo,
+    }.get(name, False)
+
+
+def _step_done(model: TraceModel, name: str) -> None:
+    with _PENDING_LOCK:
+        pending = _PENDING.get(model)
+        if pending is not None:
+            pending.discard(name)
+            if not pending:
+                del _PENDING[model]
+
+
 def defers_later_steps(model: TraceModel) -> bool:
     """Whether the window builds ``model``'s :data:`LATER_STEPS` after its first frame."""
     return model.cols.n_events >= DEFER_EVENTS
@@ -60,7 +125,9 @@ def prepare_model(
     """Build ``model``'s tables (with ``first_frame_only``, those of :data:`FIRST_FRAME_STEPS`);
     ``progress(fraction)`` after each (it may raise to cancel the load). The building's freed temporaries
     are then given back to the system (:mod:`fxscope.core.freed_memory`)."""
-    steps = FIRST_FRAME_STEPS if first_frame_only else PREPARE_STEPS
+    steps = LARGE_FIRST_FRAME_STEPS if first_frame_only else PREPARE_STEPS
+    if first_frame_only:
+        hold_track_steps(model)
     return_freed_memory()  # what the reader and the model's constructor freed
     for i, (_name, build) in enumerate(steps):
         build_step(model, build)
@@ -77,9 +144,26 @@ def build_step(model: TraceModel, build: Callable[[TraceModel], object]) -> None
     return_freed_memory()
 
 
-def prepare_later(model: TraceModel, check: Callable[[], None]) -> None:
-    """Build ``model``'s :data:`LATER_STEPS` (in a background thread: the flows' build calls ``check()``
-    between its stages, which may raise to cancel it; a cancelled table stays unbuilt)."""
+def prepare_tracks(model: TraceModel, check: Callable[[], None],
+                   step_done: Callable[[str], None] | None = None) -> None:  # fmt: skip
+    """Build ``model``'s pending :data:`TRACK_STEPS` (in a background thread), ``step_done(name)`` after each
+    (the window repaints that kind of track); ``check()`` between them may raise to cancel."""
+    for name, build in TRACK_STEPS:
+        if not table_pending(model, name):
+            continue
+        check()
+        build_step(model, build)
+        _step_done(model, name)
+        if step_done is not None:
+            step_done(name)
+
+
+def prepare_later(model: TraceModel, check: Callable[[], None],
+                  step_done: Callable[[str], None] | None = None) -> None:  # fmt: skip
+    """Build ``model``'s pending :data:`TRACK_STEPS` (:func:`prepare_tracks`), then its :data:`LATER_STEPS`
+    (in a background thread: the flows' build calls ``check()`` between its stages, which may raise to
+    cancel it; a cancelled table stays unbuilt)."""
+    prepare_tracks(model, check, step_done)
     model.build_flow_table(check)
     check()
     _ = model.stats

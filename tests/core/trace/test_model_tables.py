@@ -8,7 +8,13 @@ import pytest
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.core.trace import slices
 from fxscope.core.trace.model import TraceModel
-from fxscope.core.trace.prepare import prepare_later, prepare_model
+from fxscope.core.trace.prepare import (
+    TRACK_STEPS,
+    pending_tables,
+    prepare_later,
+    prepare_model,
+    prepare_tracks,
+)
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 from fxscope.formats.fxt.writer import FxtWriter
@@ -53,7 +59,14 @@ def test_first_frame_prepare_leaves_flows_and_stats_to_later() -> None:
     model = TraceModel(read_fxt_bytes(generate_trace(6_000)))
     fractions: list[float] = []
     prepare_model(model, fractions.append, first_frame_only=True)
-    assert set(PREPARED) <= set(vars(model)) and fractions[-1] == 1.0
+    assert fractions[-1] == 1.0 and "pyramid" in vars(model)
+    # the other track kinds' tables are left to the background build after the first frame
+    assert pending_tables(model) == {name for name, _ in TRACK_STEPS}
+    assert not {"async_pyramid", "counters", "sched", "instants"} & set(vars(model))
+    done: list[str] = []
+    prepare_tracks(model, lambda: None, done.append)
+    assert done == [name for name, _ in TRACK_STEPS] and not pending_tables(model)
+    assert set(PREPARED) <= set(vars(model))
     assert not model.flows_ready and not model.stats_ready
     wakeups = model.sched.wakeups
     assert len(wakeups) and wakeups._by_tid is not None  # what the first frame's state strips mark: built too
