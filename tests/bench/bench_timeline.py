@@ -144,6 +144,8 @@ if DeferredTables.wanted(model):
     deferred = DeferredTables(model, widget)
     indexing.hold()
     deferred.done.connect(indexing.release)
+    if hasattr(deferred, "tablesBuilt"):  # the track kinds built after the first frame fill in as the app's do
+        deferred.tablesBuilt.connect(widget.tables_built)
     deferred.start()
 indexing.start_soon()
 during = []
