@@ -1,5 +1,8 @@
-"""Build every table and pyramid the window's views read, off the UI thread: those of the first frame before the
-tab opens, the others (flows, statistics) before it too for a small trace, after its first frame for a large one.
+"""Build every table and pyramid the window's views read, off the UI thread: for a small trace all of them
+before the tab opens; for a large one only what its first frame needs (the thread slices' pyramid, the object
+labels, the logs) before it, the other track kinds' tables (:data:`TRACK_STEPS`, their tracks drawing
+"building…" meanwhile: :func:`pending_tables`) and then the flows and statistics after it, in a background
+build (:func:`prepare_later`).
 
 The loader runs this off the UI thread, so that opening a tab and the Info tab do not wait for numpy work
 on the UI thread. It lives outside the model: it names the tables of the views (statistics) that the
@@ -40,14 +43,10 @@ FIRST_FRAME_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
 #: track kinds' tables (:data:`TRACK_STEPS`: ~15 s of the first frame's ~45 s at 100M events before) follow
 #: in the background build after the first frame, each track showing "building…" until its table is in
 LARGE_FIRST_FRAME_STEPS = [step for step in FIRST_FRAME_STEPS if step[0] in ("pyramid", "objects", "logs")]
-#: the first frame's steps that a large trace's window builds after its first frame, in this order (the
-#: cheap ones first, so that their tracks fill in early; the async spans' layout, the longest, last)
-TRACK_STEPS = [
-    step
-    for name in ("density", "instants", "sched", "sched_pyramid_cpu", "sched_pyramid_state", "counters", "async_pyramid")
-    for step in FIRST_FRAME_STEPS
-    if step[0] == name
-]
+#: the first frame's steps that a large trace's window builds after its first frame, in their order there
+#: (the largest temporaries first, while the model holds least: built cheap ones first, the peak was ~110 MB
+#: higher at 10M events)
+TRACK_STEPS = [step for step in FIRST_FRAME_STEPS if step not in LARGE_FIRST_FRAME_STEPS]
 #: the tables no first frame draws: the flow links (shown for a selected slice, ~1 s at 10M events) and
 #: the Info tab's statistics (which count the flows). A large trace's window builds them in a background
 #: thread after its first frame (:func:`prepare_later`); a small one's loader builds them with the rest.

@@ -1,0 +1,154 @@
+"""A large trace's window shows its first frame with the thread slices only: the other track kinds (async
+spans, counters, CPUs and thread states, instants, the overview's density) draw "building…" until the
+background build after the first frame has made their tables, then the window is exactly (its pixels, its
+track list) what a trace whose loader built everything shows. No table is built on the UI thread meanwhile,
+and a click on a building track selects nothing."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from fxscope.app.deferred_tables import DeferredTables
+from fxscope.app.timeline.building_track import BuildingTrackItem
+from fxscope.app.timeline.widget import TimelineWidget
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.timeline.track_order import BUILDING, prebuild_groups
+from fxscope.core.trace import async_spans, counters, instants, sched
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import TRACK_STEPS, pending_tables, prepare_model
+from fxscope.formats.fxt.reader import read_fxt_bytes
+
+SIZE = (1200, 900)
+
+
+@pytest.fixture(scope="module")
+def trace() -> bytes:
+    """A trace with every kind of track: async spans, counters, a schedule, instants, logs."""
+    return generate_trace(60_000, seed=4, scheduling=True)
+
+
+def _shown(qtbot, model: TraceModel) -> TimelineWidget:
+    widget = TimelineWidget(model)
+    qtbot.addWidget(widget)
+    widget.resize(*SIZE)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.fit_all()
+    qtbot.wait(10)
+    return widget
+
+
+@pytest.fixture
+def builds(monkeypatch) -> list[tuple[str, bool]]:
+    """(table, built on the UI thread?) of each build of a deferred kind's table: the hook the test asserts on."""
+    seen: list[tuple[str, bool]] = []
+    on_ui = lambda: threading.current_thread() is threading.main_thread()  # noqa: E731
+    for module, name in ((async_spans, "build_async"), (counters, "build_counters"), (sched, "build_sched"),
+                         (instants, "build_instants")):  # fmt: skip
+        real = getattr(module, name)
+
+        def hooked(*args, _real=real, _name=name, **kwargs):
+            seen.append((_name, on_ui()))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, hooked)
+    real_density = TraceModel._density
+
+    def density(self, bins):
+        seen.append(("density", on_ui()))
+        return real_density(self, bins)
+
+    monkeypatch.setattr(TraceModel, "_density", density)
+    return seen
+
+
+def _tracks(widget: TimelineWidget) -> list[tuple]:
+    return [(g.pid, g.name, lane.key, lane.label, lane.rows) for g in widget.groups for lane in g.lanes]
+
+
+def _pixels(widget: TimelineWidget) -> tuple:
+    """The timeline's and the overview's pixels (not the search box: its cursor blinks)."""
+    return widget.plot.grab().toImage(), widget.overview.grab().toImage()
+
+
+def test_tracks_build_after_the_first_frame_and_end_as_before(qtbot, trace, builds, tmp_path: Path) -> None:
+    reference = TraceModel(read_fxt_bytes(trace))
+    prepare_model(reference)  # everything before the first frame, as a small trace's loader does
+    before = _shown(qtbot, reference)
+    expected_tracks, expected_pixels = _tracks(before), _pixels(before)
+    builds.clear()
+
+    model = TraceModel(read_fxt_bytes(trace))
+    prepare_model(model, first_frame_only=True)  # a large trace's loader
+    prebuild_groups(model)
+    assert pending_tables(model) == {name for name, _ in TRACK_STEPS}
+    widget = _shown(qtbot, model)
+    widget.plot.viewport().repaint()
+    building = [lane for lane in widget.lanes() if lane.key[0] == BUILDING]
+    assert {lane.source for lane in building} == {"async_pyramid", "counters", "sched", "instants"}
+    assert {lane.label for lane in building} == {"async", "counters", "CPUs", "instants"}
+    assert all(isinstance(lane.item, BuildingTrackItem) for lane in building)
+    _, (_top, bottom) = widget.plot.getViewBox().viewRange()
+    in_view = [lane for lane in building if lane.y0 + lane.rows < bottom]
+    assert len(in_view) >= 4 and all(lane.item.last_drawn for lane in in_view)  # drawn: "building…"
+    assert widget.overview.building.isVisible()
+    assert not any(key[0] in ("async", "counter", "cpu", "state", "instants") for _, _, key, _, _ in _tracks(widget))
+    widget.grab().save(str(tmp_path / "building.png"))
+    # a click on a building track selects nothing (and builds nothing)
+    lane = next(lane for lane in building if lane.source == "async_pyramid")
+    vb = widget.plot.getViewBox()
+    (x0, x1), _ = vb.viewRange()
+    assert widget.hit_item((x0 + x1) / 2, lane.y0 + 0.4) == ("", -1)
+    widget.select_item(*widget.hit_item((x0 + x1) / 2, lane.y0 + 0.4))
+    assert widget.selection == ("", -1)
+    # an area selected and a measure across building tracks: the slice tracks' only
+    widget.select_area(x0, x1, 0.0, widget.total_rows)
+    assert widget.area_keys and all(key[0] == "thread" for key in widget.area_keys)
+    widget.measure(x0, (x0 + x1) / 2, lane.y0 + 0.4)
+    assert widget.measured is not None
+    widget.zoom(0.5)
+    widget.plot.viewport().repaint()
+    widget.fit_all()
+    widget.plot.viewport().repaint()
+    assert builds == []  # the paints and the click built no table
+
+    deferred = DeferredTables(model, widget)
+    steps: list[str] = []
+    deferred.tablesBuilt.connect(lambda name, _groups: steps.append(name))
+    deferred.tablesBuilt.connect(widget.tables_built)
+    with qtbot.waitSignal(deferred.done, timeout=120_000):
+        deferred.start()
+    assert steps == [name for name, _ in TRACK_STEPS] and not pending_tables(model)
+    assert {name for name, _ in builds} == {"build_async", "build_counters", "build_sched", "build_instants", "density"}
+    assert not any(ui for _, ui in builds), builds  # every one in the background build's thread
+    assert not widget.overview.building.isVisible()
+    assert _tracks(widget) == expected_tracks  # the same tracks, names and order as when the loader built all
+    widget.fit_all()
+    qtbot.wait(10)
+    widget.grab().save(str(tmp_path / "built.png"))
+    assert _pixels(widget) == expected_pixels  # and the same pixels
+
+
+def test_a_refresh_keeps_pins_collapsed_groups_and_the_selection(qtbot, trace) -> None:
+    """The track list given again when a kind's table is in keeps what the user did meanwhile."""
+    model = TraceModel(read_fxt_bytes(trace))
+    prepare_model(model, first_frame_only=True)
+    widget = _shown(qtbot, model)
+    thread = next(lane for lane in widget.lanes() if lane.key[0] == "thread")
+    widget.pin(thread.key)
+    widget.toggle_group(thread.pid)
+    row = thread.source.lo
+    widget.select(row)
+    deferred = DeferredTables(model, widget)
+    deferred.tablesBuilt.connect(widget.tables_built)
+    with qtbot.waitSignal(deferred.done, timeout=120_000):
+        deferred.start()
+    assert not any(lane.key[0] == BUILDING for lane in widget.lanes())
+    assert thread.key in widget.pinned and widget.layout_state.lane(thread.key).item is thread.item
+    group = next(g for g in widget.groups if g.pid == thread.pid)
+    assert group.collapsed
+    assert widget.selection == ("slice", row)
+    assert any(lane.key[0] == "cpu" for lane in widget.lanes())
