@@ -61,6 +61,9 @@ from fxscope.core.units import format_duration_ns
 
 __all__ = ["CPU_GROUP", "GLOBAL_GROUP", "LANE_GAP", "PROCESS_HEADER_ROWS", "Group", "Lane", "TimelineWidget"]
 
+#: the kinds of track that a "building…" track of each background build step stands for (its pin carries
+#: over to them)
+BUILT_KINDS = {"async_pyramid": ("async",), "counters": ("counter",), "sched": ("cpu",), "instants": ("instants",)}
 ZOOM_STEP = 0.8
 PAN_STEP = 0.2
 
@@ -165,7 +168,6 @@ class TimelineWidget(QWidget):
         vb.sigResized.connect(self._keep_row_height)
         self.region.sigRegionChanged.connect(self._overview_moved)
         self._sync_overview()
-        self.overview.align_left(self.axis_width)  # the strip's time axis lines up with the timeline's
         self.marks = MeasureMarks(self.plot)
         self.theme = LIGHT
         self._float_pinned()
@@ -376,8 +378,7 @@ class TimelineWidget(QWidget):
         widest = max((metrics.horizontalAdvance(text) for text in labels), default=100)
         self.axis_width = min(widest + 24, 360)
         left.setWidth(self.axis_width)
-        if hasattr(self, "overview"):
-            self.overview.align_left(self.axis_width)
+        self.overview.align_left(self.axis_width)  # the strip's time axis lines up with the timeline's
 
     # ------------------------------------------------------------------ tracks built after the first frame
     def tables_built(self, step: str, groups: list[Group] | None) -> None:
@@ -428,7 +429,14 @@ class TimelineWidget(QWidget):
                 self.plot.removeItem(group.summary)
         layout = TrackLayout(groups)
         layout.track_filter = old.track_filter
-        layout.pinned = [key for key in old.pinned if layout.lane(key) is not None]
+        pinned = []
+        for key in old.pinned:  # a pinned "building…" track: the tracks it stood for, pinned
+            if key[0] == BUILDING and layout.lane(key) is None:
+                kinds = BUILT_KINDS.get(key[1], ())
+                pinned += [lane.key for lane in layout.lanes() if lane.key[0] in kinds and lane.pid == key[2]]
+            elif layout.lane(key) is not None:
+                pinned.append(key)
+        layout.pinned = list(dict.fromkeys(pinned))
         if self._user_collapsed or layout.expanded_rows() <= self.collapse_above_rows():
             for group in groups:
                 before_group = old_groups.get(group.pid)

@@ -104,11 +104,6 @@ def test_tracks_build_after_the_first_frame_and_end_as_before(qtbot, trace, buil
     assert widget.hit_item((x0 + x1) / 2, lane.y0 + 0.4) == ("", -1)
     widget.select_item(*widget.hit_item((x0 + x1) / 2, lane.y0 + 0.4))
     assert widget.selection == ("", -1)
-    # an area selected and a measure across building tracks: the slice tracks' only
-    widget.select_area(x0, x1, 0.0, widget.total_rows)
-    assert widget.area_keys and all(key[0] == "thread" for key in widget.area_keys)
-    widget.measure(x0, (x0 + x1) / 2, lane.y0 + 0.4)
-    assert widget.measured is not None
     widget.zoom(0.5)
     widget.plot.viewport().repaint()
     widget.fit_all()
@@ -139,7 +134,15 @@ def test_a_refresh_keeps_pins_collapsed_groups_and_the_selection(qtbot, trace) -
     widget = _shown(qtbot, model)
     thread = next(lane for lane in widget.lanes() if lane.key[0] == "thread")
     widget.pin(thread.key)
+    cpus = next(lane for lane in widget.lanes() if lane.key[0] == BUILDING and lane.source == "sched")
+    widget.pin(cpus.key)  # a building track pinned: the tracks it stood for are pinned once in
     widget.toggle_group(thread.pid)
+    # an area selected and a measure across building tracks: the slice tracks' only
+    (x0, x1), _ = widget.plot.getViewBox().viewRange()
+    widget.select_area(x0, x1, 0.0, widget.total_rows)
+    assert widget.area_keys and all(key[0] == "thread" for key in widget.area_keys)
+    widget.measure(x0, (x0 + x1) / 2, cpus.y0 + 0.4)
+    assert widget.measured is not None
     row = thread.source.lo
     widget.select(row)
     deferred = DeferredTables(model, widget)
@@ -151,4 +154,5 @@ def test_a_refresh_keeps_pins_collapsed_groups_and_the_selection(qtbot, trace) -
     group = next(g for g in widget.groups if g.pid == thread.pid)
     assert group.collapsed
     assert widget.selection == ("slice", row)
-    assert any(lane.key[0] == "cpu" for lane in widget.lanes())
+    cpu_keys = [lane.key for lane in widget.lanes() if lane.key[0] == "cpu"]
+    assert cpu_keys and set(cpu_keys) <= set(widget.pinned)
