@@ -65,6 +65,11 @@ class SliceTrackItem(BoxTrackItem):
                 return found
         return super().hit(lane_y, t, tol_ns)
 
+    def instants_built(self) -> None:
+        """The model's instants are in (a large trace's background build): draw this thread's from now on."""
+        self._instants = None
+        self.update()
+
     def _instant_times(self) -> np.ndarray:
         if self._instants is None and table_pending(self.model, "instants"):
             return _NO_TIMES  # (the background build is making them: none drawn until it is done)

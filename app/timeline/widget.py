@@ -389,8 +389,7 @@ class TimelineWidget(QWidget):
             self.overview.show_density()
         if step == "instants":  # the instants drawn on the thread tracks
             for item in self.items:
-                item._instants = None
-                item.update()
+                item.instants_built()
         if groups is not None:
             self.replace_groups(groups)
 
