@@ -176,9 +176,10 @@ class SqlTables:
     # ------------------------------------------------------------------ slices
     def _thread_slice(self) -> pa.Table:
         s = self.model.slices
+        thread = np.asarray(s.thread, np.int32)  # (the model reads it through the events: int16 or int32)
         return pa.table({
             "ts": _col(s.ts), "dur": _col(s.dur),
-            "track_id": _col(s.thread), "utid": _col(s.thread),
+            "track_id": _col(thread), "utid": _col(thread),
             "category": self._text(s.category[:]), "name": self._text(s.name[:]),
             "depth": _col(s.depth), "parent_id": _masked(s.parent, s.parent >= 0),
             "arg_set_id": self._arg_set(s.event),
