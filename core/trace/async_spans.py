@@ -138,6 +138,7 @@ def build_async(
     del sel
     check()
     b_idx, closed, e_idx, u_idx = _pair(m)
+    m.is_begin = m.is_end = m.unmatched = m.starts = None  # type: ignore[assignment]  # (paired: done with)
     check()
     queries = _InstantQueries(m, b_idx)  # what binding the instants needs of the markers
     s_marker = np.r_[b_idx, u_idx]
