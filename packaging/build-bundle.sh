@@ -24,7 +24,7 @@ fi
 rm -rf "$WORK" && mkdir -p "$WORK/src" "$WORK/wheel"
 # build the wheel from a copy, so the build leaves nothing in the source tree
 tar -C "$ROOT" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=./dist --exclude='*.egg-info' \
-    --exclude=__pycache__ -cf - . | tar -C "$WORK/src" -xf -
+    --exclude=__pycache__ --exclude='*.so' -cf - . | tar -C "$WORK/src" -xf -
 "$VENV/bin/pip" install -q 'pyinstaller>=6.0' 'setuptools>=77' wheel
 "$VENV/bin/pip" wheel -q --no-deps --no-build-isolation -w "$WORK/wheel" "$WORK/src"
 wheel_file=$(ls "$WORK"/wheel/fxscope-*.whl)

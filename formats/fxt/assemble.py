@@ -23,8 +23,8 @@ from fxscope.formats.fxt.bulk_resolve import BulkResolve
 from fxscope.formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
 from fxscope.formats.fxt.diagnostics import Diagnostics
 from fxscope.formats.fxt.event_data import EventData
-from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, column, record_size
-from fxscope.formats.fxt.framing import frame_records
+from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, record_size
+from fxscope.formats.fxt.framing import PADDING, split_records
 from fxscope.formats.fxt.lazy_args import ArgDecoder
 from fxscope.formats.fxt.records_control import ControlRecords
 from fxscope.formats.fxt.records_events import EventRecords
@@ -71,48 +71,42 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self._unresolved_thr: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ framing
-    def _frame(self) -> tuple[np.ndarray, np.ndarray]:
-        """Record starts (word indices) and record types, after the size-0 / padding / truncation rules."""
+    def _frame(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Event records' starts, and the other records' starts and types (word indices, ascending), after
+        the size-0 / padding / truncation rules."""
         w, n, diag = self.w, self.n, self.diag
-        # Framing reads the headers' low 16 bits (type and size) while each super-chunk's pages are
-        # fresh, and drops those pages as it goes: file pages and per-record arrays never add up.
-        starts, low = frame_records(
+        # Framing reads the headers while each super-chunk's pages are fresh, and drops those pages as it
+        # goes: file pages and per-record arrays never add up.
+        ev, other, types, bad_at = split_records(
             w, tick=lambda f: self.progress(0.05 * f), done=self._release, ahead=self._populate
         )
         if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
-            starts = starts.astype(np.int64, copy=False)
-        zero = np.flatnonzero(low < 16)  # 12-bit size field 0: padding, corrupt, or a large record
-        if len(zero):
-            hz = w[starts[zero]]
-            real_zero = (column(hz, F.RECORD_TYPE) != F.LARGE_RECORD) | (column(hz, F.LARGE_RECORD_SIZE) == 0)
-            bad = zero[real_zero & (hz != 0)]
-            if len(bad):
-                cut = int(bad[0])
-                diag.warn("size0", int(starts[cut]) * 8, "Unexpected record of size 0: decoding stops here")
-                starts, low = starts[:cut], low[:cut]
-                zero = zero[zero < cut]
-                hz = w[starts[zero]]
-            pad = zero[hz == 0]
-            if len(pad):
-                diag.warn_many("padding", starts[pad].astype(np.int64) * 8, "zero word skipped as padding")
-                keep = np.ones(len(starts), bool)
-                keep[pad] = False
-                starts, low = starts[keep], low[keep]
-        types = (low & np.uint16(F.RECORD_TYPE.mask)).astype(np.uint8)
+            ev, other = ev.astype(np.int64, copy=False), other.astype(np.int64, copy=False)
+        if bad_at >= 0:
+            diag.warn("size0", bad_at * 8, "Unexpected record of size 0: decoding stops here")
+        pad = np.flatnonzero(types == PADDING)
+        if len(pad):
+            diag.warn_many("padding", other[pad].astype(np.int64) * 8, "zero word skipped as padding")
+            keep = types != PADDING
+            other, types = other[keep], types[keep]
         tail = self.nbytes - n * 8
-        if len(starts):
-            last = int(starts[-1])
+        if len(ev) or len(other):
+            last_ev = len(ev) and (not len(other) or ev[-1] > other[-1])
+            last = int(ev[-1] if last_ev else other[-1])
             size = record_size(int(w[last]))
             if last + size > n:
                 missing = (last + size) * 8 - self.nbytes
                 diag.warn("truncated", last * 8, f"truncated final record: {missing} bytes missing")
-                starts, types = starts[:-1], types[:-1]
+                if last_ev:
+                    ev = ev[:-1]
+                else:
+                    other, types = other[:-1], types[:-1]
                 tail = 0
         if tail:
             diag.warn(
                 "truncated", n * 8, f"file length is not a multiple of 8: {tail} trailing bytes ignored"
             )
-        return starts, types
+        return ev, other, types
 
     # ------------------------------------------------------------------ assembly
     #: records decoded per vectorized block: bounds the temporaries and lets file pages go early
@@ -129,6 +123,13 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
         "name": np.int32, "pos": np.int64,
     }  # fmt: skip
+
+    def _codes_fit_int16(self) -> bool:
+        """Whether every event code decoded so far (and the thread table's remapping of them, see
+        :meth:`_thread_table`) fits int16: string ids below the string table's size, thread codes between
+        -2 - (inline pairs) and the registered threads."""
+        limit = np.iinfo(np.int16).max
+        return len(self.t.strings) <= limit and len(self.t.thr_key) + self.n_inline + 1 < limit
 
     def _populate(self, first_word: int, end_word: int) -> None:
         """Map the file pages of words ``[first_word, end_word)`` in one call (MADV_POPULATE_READ, Linux 5.14+)
@@ -154,15 +155,16 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         # progress (and with it a Cancel) between blocks of every phase, from the start: a 10M-event
         # trace's framing alone takes seconds
         self.progress(0.0)
-        starts, types = self._frame()
+        ev_pos, other, types = self._frame()
         counts = np.zeros(16, np.int64)
         self.progress(0.05)
         for a in range(0, len(types), self.BLOCK_RECORDS):  # (bincount widens its input to intp)
             counts += np.bincount(types[a : a + self.BLOCK_RECORDS], minlength=16)
+        counts[F.EVENT_RECORD] = len(ev_pos)
         record_counts = {name: int(counts[t]) for t, name in RECORD_TYPE_NAMES.items()}
         record_counts["unknown"] = int(counts[10:15].sum())
         self.progress(0.06)
-        self._control(starts, types)
+        self._control(other, types)
         self.progress(0.07)
         # Each page fault maps its neighbours too (fault-around, 64 KiB): the scattered control records
         # made most of the file resident again. Drop it; the blocks below fault in and release in turn.
@@ -177,19 +179,16 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         )
         n_ev = int(counts[F.EVENT_RECORD])
         step = self.BLOCK_RECORDS
-        # The events' record column starts out as the event records' starts (uint32 below 16 GiB, see
-        # _frame) and is compacted in place as blocks are decoded; log and scheduling starts are split off,
-        # so the per-record starts and types are gone before the event columns fill up.
-        ev_dtypes = {**self._EV_COLUMNS, "pos": starts.dtype}
+        # The events' record column is the event records' starts as framed (uint32 below 16 GiB, see
+        # _frame), compacted in place as blocks are decoded; log and scheduling starts are split off, so
+        # the other records' starts and types are gone before the event columns fill up.
+        ev_dtypes = {k: dt for k, dt in self._EV_COLUMNS.items() if k != "pos"}
+        if self._codes_fit_int16():  # (the usual trace: no int32 code columns to narrow at the end)
+            ev_dtypes.update(dict.fromkeys(_CODE_KEYS, np.int16))
         ev = {k: np.empty(n_ev, dt) for k, dt in ev_dtypes.items()}
-        ev_pos, k = ev["pos"], 0
-        for a in range(0, len(starts), step):
-            self.progress(0.08 + 0.02 * a / max(len(starts), 1))
-            sel = starts[a : a + step][types[a : a + step] == F.EVENT_RECORD]
-            ev_pos[k : k + len(sel)] = sel
-            k += len(sel)
-        log_starts, sched_starts = starts[types == F.LOG_RECORD], starts[types == F.SCHED_RECORD]
-        del starts, types
+        ev["pos"] = ev_pos
+        log_starts, sched_starts = other[types == F.LOG_RECORD], other[types == F.SCHED_RECORD]
+        del other, types
         fill = 0
         odd_rows: list[np.ndarray] = []  # events whose data word is not their record's last (EventData)
         odd_vals: list[np.ndarray] = []
@@ -201,6 +200,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             self._populate(int(sel[0]), int(sel[-1]) + 1)
             block = self._events(sel)
             m = len(block["pos"])
+            if ev["name"].dtype == np.int16 and not self._codes_fit_int16():  # (rare: many inline strings
+                for key in _CODE_KEYS:  # or threads) the codes so far in int32, and the rest
+                    ev[key] = ev[key].astype(np.int32)
             for key in self._EV_COLUMNS:
                 ev[key][fill : fill + m] = block[key]
             self._note_providers(block["provider"], block["pos"])
@@ -217,7 +219,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             ev = {key: v[:fill].copy() for key, v in ev.items()}
         threads_pid, threads_tid = self._thread_table([ev["thread"], lg["thread"]])
         # the event code columns in int16 when the file's tables allow (2 bytes an event each, not 4)
-        ev["thread"] = narrowest_codes(ev["thread"], len(threads_pid))
+        ev["thread"] = narrowest_codes(ev["thread"], len(threads_pid))  # (no copy when already int16)
         ev["category"] = narrowest_codes(ev["category"], len(t.strings))
         ev["name"] = narrowest_codes(ev["name"], len(t.strings))
         self._warn_missing_init()
@@ -357,14 +359,18 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         )
 
 
+#: the event code columns (int16 while the tables allow, see Decoder._codes_fit_int16)
+_CODE_KEYS = ("thread", "category", "name")
+
+
 def narrowest_codes(codes: np.ndarray, n_rows: int) -> np.ndarray:
     """``codes`` (int32 rows into a table of ``n_rows``, -1 unresolved) as int16 when the table has fewer
     than 32768 rows (a trace's strings and threads usually do: 6 bytes an event saved over the three event
     code columns), else as they are. Consumers index with them and compare them to -1; none does arithmetic
     on them (widen first: ``astype(np.int64)``)."""
     if n_rows > np.iinfo(np.int16).max:
-        return codes
-    return codes.astype(np.int16)
+        return codes.astype(np.int32, copy=False)
+    return codes.astype(np.int16, copy=False)
 
 
 def _drop_pages(mm, nbytes: int, first_word: int, end_word: int) -> bool:

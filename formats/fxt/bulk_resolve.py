@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.args import decode_text
 from fxscope.formats.fxt.fields import column
@@ -205,6 +206,9 @@ class BulkResolve:
         Records whose arguments run past the record are marked not ``ok`` (F5/A3); an argument of size 0
         ends that record's arguments (A2). With ``collect``, returns (row, position, header) per argument.
         """
+        scan = compiled.record_scan
+        if not collect and scan is not None and compiled.contiguous_words(self.w):
+            return self._walk_args_compiled(scan, first, nargs, end, ok, pos)
         a = first.copy()
         nargs_eff = nargs.copy()
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -236,6 +240,39 @@ class BulkResolve:
                 found.append((act, a[act].copy(), ah))
             a[act] += asz
         return a, nargs_eff, found
+
+    def _walk_args_compiled(self, scan, first, nargs, end, ok, pos) -> tuple[np.ndarray, np.ndarray, list]:
+        """:meth:`_walk_args` without ``collect`` by the compiled loop (one pass, no numpy call per
+        argument): the same results, and the same warnings in the same order (by argument, size-0 ones
+        first)."""
+        m = len(first)
+        after = np.empty(m, np.int64)
+        nargs_eff = np.empty(m, np.uint8)
+        status = np.empty(m, np.uint8)
+        nargs8 = np.ascontiguousarray(nargs, np.uint8)
+        flagged = scan.walk_args(
+            self.w, np.ascontiguousarray(first, np.int64), nargs8, np.ascontiguousarray(end, np.int64),
+            np.ascontiguousarray(ok).view(np.uint8), after, nargs_eff, status,
+        )  # fmt: skip
+        if flagged:
+            self._warn_walk(status, pos, ok)
+        return after, nargs_eff.astype(nargs.dtype, copy=False), []
+
+    def _warn_walk(self, status: np.ndarray, pos: np.ndarray, ok: np.ndarray) -> None:
+        """The warnings of a compiled argument walk (``status``: 16 * reason + argument index per row, see
+        record_scan.walk_args) in the numpy walk's order, by argument, size-0 ones first; records whose
+        arguments run past them are marked not ``ok``."""
+        rows = np.flatnonzero(status)
+        st = status[rows]
+        for k in np.unique(st & np.uint8(15)).tolist():
+            at_k = rows[(st & np.uint8(15)) == k]
+            reason = status[at_k] >> np.uint8(4)
+            zero, past = at_k[reason == 1], at_k[reason == 2]
+            if len(zero):
+                self.diag.warn_many("argument size 0", pos[zero] * 8, "argument of size 0: later arguments dropped")
+            if len(past):
+                ok[past] = False
+                self.diag.warn_many("short record", pos[past] * 8, "record dropped: arguments run past the record")
 
     def _walk_args_few(self, k0, act, a, nargs, nargs_eff, end, ok, pos, found) -> None:
         """:meth:`_walk_args` from argument ``k0`` on for the few records ``act`` left, in Python (the same

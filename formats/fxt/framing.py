@@ -16,8 +16,11 @@ the rest of its positions are true, otherwise (rare) that chunk is walked again 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
+
+from fxscope.formats.fxt import compiled
 
 #: words per chunk (one chain each): small enough that a pure-Python fallback walk of one chunk is cheap,
 #: large enough that the lockstep's steps (one numpy call each, ~chunk / 3 of them a super-chunk) are few
@@ -133,7 +136,8 @@ def frame_records(
     chunk = max(int(CHUNK_WORDS), 2)
     sup = max(SUPER_WORDS // chunk, 1) * chunk
     p = 0  # the true chain's next record start (global word index)
-    buf = _Buffers(min(sup, n), chunk)
+    scan = compiled.record_scan if compiled.contiguous_words(words) else None
+    buf = _Buffers(min(sup, n), chunk) if scan is None else None
     for s0 in range(0, n, sup):
         s1 = min(s0 + sup, n)
         if tick is not None:
@@ -141,6 +145,11 @@ def frame_records(
         if p < s1:  # (else a large record spans this whole super-chunk)
             if ahead is not None:
                 ahead(s0, s1)
+            if scan is not None:  # the compiled walk: one load and one add a record
+                count, p = scan.frame(words, p, s1, starts, lows, count, dtype is np.int64)
+                if done is not None:
+                    done(s0, s1)
+                continue
             local, low, p_local = _frame_super(words, s0, s1, p - s0, buf, tick, n)
             p = s0 + p_local
             np.add(local, s0, out=starts[count : count + len(local)], casting="unsafe")
@@ -149,6 +158,77 @@ def frame_records(
         if done is not None:
             done(s0, s1)
     return starts[:count], lows[:count]
+
+
+#: the type :func:`split_records` gives a zero word (padding) among the other records
+PADDING = 16
+#: the event record type, the records :func:`split_records` keeps apart
+_EVENT = 4
+
+
+class SplitRecords(NamedTuple):
+    """The records of a file, framed and sorted: event records and the rest (see :func:`split_records`)."""
+
+    #: event records' starts (word indices, ascending; uint32 below 2**32 words, else int64)
+    events: np.ndarray
+    #: every other record's start (ascending, same dtype)
+    other: np.ndarray
+    #: their record types (uint8), :data:`PADDING` for a zero word
+    other_types: np.ndarray
+    #: where a header of size 0 that is not a zero word ended the framing (-1: none did)
+    bad_at: int
+
+
+def split_records(
+    words: np.ndarray,
+    tick: Callable[[float], None] | None = None,
+    done: Callable[[int, int], None] | None = None,
+    ahead: Callable[[int, int], None] | None = None,
+) -> SplitRecords:
+    """Frame ``words`` (as :func:`frame_records`) and sort the records as it goes: the event records (the
+    bulk of a trace) apart from the rest, with the size-0 rules applied: a zero word is one word of padding
+    (type :data:`PADDING`), any other header of size 0 ends the framing (``bad_at``). The last record may
+    run past the end of ``words`` (the caller drops it)."""
+    scan = compiled.record_scan if compiled.contiguous_words(words) else None
+    if scan is None:
+        return _split(words, *frame_records(words, tick, done, ahead))
+    n = len(words)
+    dtype = np.uint32 if n < (1 << 32) else np.int64
+    # room for a record at every word: only the pages written become resident
+    ev, other, types = np.empty(n, dtype), np.empty(n, dtype), np.empty(n, np.uint8)
+    ne = no = 0
+    p, bad = 0, 0
+    sup = max(int(SUPER_WORDS), 1)
+    for s0 in range(0, n, sup):
+        s1 = min(s0 + sup, n)
+        if tick is not None:
+            tick(s0 / n)
+        if p < s1 and not bad:
+            if ahead is not None:
+                ahead(s0, s1)
+            ne, no, p, bad = scan.frame_split(words, p, s1, ev, ne, other, types, no, dtype is np.int64)
+        if done is not None:
+            done(s0, s1)
+    return SplitRecords(ev[:ne], other[:no], types[:no], p if bad else -1)
+
+
+def _split(words: np.ndarray, starts: np.ndarray, low: np.ndarray) -> SplitRecords:
+    """:func:`split_records` of :func:`frame_records`' output (the numpy path)."""
+    bad_at = -1
+    zero = np.flatnonzero(low < 16)  # 12-bit size field 0: padding, corrupt, or a large record
+    types = (low & np.uint16(0xF)).astype(np.uint8)
+    if len(zero):
+        hz = words[starts[zero].astype(np.int64)]
+        real_zero = ((hz & np.uint64(0xF)) != 15) | (((hz >> np.uint64(4)) & np.uint64(0xFFFFFFFF)) == 0)
+        bad = zero[real_zero & (hz != 0)]
+        if len(bad):
+            cut = int(bad[0])
+            bad_at = int(starts[cut])
+            starts, types = starts[:cut], types[:cut]
+            zero, hz, real_zero = zero[zero < cut], hz[: np.searchsorted(zero, cut)], real_zero[zero < cut]
+        types[zero[real_zero & (hz == 0)]] = PADDING
+    is_ev = types == _EVENT
+    return SplitRecords(starts[is_ev], starts[~is_ev], types[~is_ev], bad_at)
 
 
 class _Buffers:

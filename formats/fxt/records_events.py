@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.fields import column
 from fxscope.formats.fxt.ticks import ticks_at_rates, ticks_to_ns
@@ -45,7 +46,15 @@ class EventRecords:
         )
 
     def _events(self, pos: np.ndarray) -> dict[str, np.ndarray]:
-        h = self.w[pos]
+        scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
+        walked = None
+        if scan is not None:  # header, time and last word of each record, and the argument walk: one pass
+            m = len(pos)
+            h, ticks, last = np.empty(m, np.uint64), np.empty(m, np.uint64), np.empty(m, np.uint64)
+            walked = (np.empty(m, np.int64), np.empty(m, np.uint8), np.empty(m, np.uint8))
+            flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
+        else:
+            h, last = self.w[pos], None
         size16, b2, b3, cref, nref = self._header_fields(h)
         end = pos + size16
         kind = b2 & np.uint8(F.EVENT_TYPE.mask)
@@ -59,7 +68,8 @@ class EventRecords:
                     f"event type {k}", pos[kind == k] * 8, f"skipping event of unknown type {k}"
                 )
             ok &= ~unknown
-        ticks = self._gather(pos + 1)
+        if walked is None:
+            ticks = self._gather(pos + 1)
         inl_t = tref == 0
         c_inl = cref >= F.INLINE_STRING
         n_inl = nref >= F.INLINE_STRING
@@ -77,7 +87,12 @@ class EventRecords:
                     "short record", pos[short] * 8, "record dropped: event fields run past the record"
                 )
                 ok[short] = False
-        after, nargs_eff, _ = self._walk_args(args_word, nargs, end, ok, pos, False)
+        if walked is None:
+            after, nargs_eff, _ = self._walk_args(args_word, nargs, end, ok, pos, False)
+        else:  # (the compiled walk skipped the records found not ok above, as the numpy walk does)
+            after, nargs_eff = walked[0], walked[1]
+            if flagged:
+                self._warn_walk(walked[2], pos, ok)
         has_data = (kind == 1) | (kind >= 4)
         full_args = nargs_eff == nargs
         room = after < end
@@ -108,6 +123,8 @@ class EventRecords:
                 x[keep] for x in (pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t)
             )
             ticks = ticks[keep]
+            if last is not None:
+                last = last[keep]
             kept = ok[inl]
             inl, c_word, n_word = np.searchsorted(keep, inl[kept]), c_word[kept], n_word[kept]
         cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
@@ -119,7 +136,7 @@ class EventRecords:
             at = odd_rows[odd_complete]
             seg = np.searchsorted(self._seg_pos, pos[at], side="right") - 1
             odd_vals[odd_complete] = ticks_at_rates(odd_vals[odd_complete], self._seg_tps[seg]).view(np.uint64)
-        complete_end = self._complete_ends(pos, end, kind, odd_rows[odd_complete], odd_vals[odd_complete])
+        complete_end = self._complete_ends(pos, end, kind, odd_rows[odd_complete], odd_vals[odd_complete], last)
         return {
             "pos": pos,
             "ts": ticks_to_ns(ticks, tps),
@@ -134,13 +151,15 @@ class EventRecords:
         }
 
     def _complete_ends(self, pos: np.ndarray, end: np.ndarray, kind: np.ndarray, odd_rows: np.ndarray,
-                       odd_ends: np.ndarray) -> np.ndarray:  # fmt: skip
+                       odd_ends: np.ndarray, last: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """int64 ns end of each complete event of the block (rows of kept records ``pos``/``end``), read
-        while the block's pages are mapped (``FxtColumns.ev_complete_end``): their record's last word, or
-        ``odd_ends`` for the complete events among ``odd_rows`` (ascending) whose data word is elsewhere."""
+        while the block's pages are mapped (``FxtColumns.ev_complete_end``): their record's last word
+        (``last``, when already read), or ``odd_ends`` for the complete events among ``odd_rows``
+        (ascending) whose data word is elsewhere."""
         rows = np.flatnonzero(kind == 4)
         seg = np.searchsorted(self._seg_pos, pos[rows], side="right") - 1
-        out = ticks_at_rates(self._gather(end[rows] - 1), self._seg_tps[np.maximum(seg, 0)])
+        ends = self._gather(end[rows] - 1) if last is None else last[rows]
+        out = ticks_at_rates(ends, self._seg_tps[np.maximum(seg, 0)])
         if len(odd_rows):
             out[np.searchsorted(rows, odd_rows)] = odd_ends.view(np.int64)
         return out

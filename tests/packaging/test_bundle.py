@@ -34,6 +34,7 @@ def test_bundle_builds_and_starts(tmp_path: Path) -> None:
     # what the spec leaves out is really out, and the data the app needs is in
     assert not list(internal.rglob("libqgtk3.so")) and not list(internal.rglob("*.qm"))
     assert not [p for p in internal.rglob("*") if p.name in ("pytest", "_pytest", "hypothesis", "tkinter")]
+    assert list(internal.rglob("record_scan*.so")), "the FXT reader's compiled loops are not in the bundle"
     assert (internal / "fxscope" / "resources" / "demo" / ".build-id" / "5c"
             / "7743dceebb74fe9bb07feedcededf0da0e852d.debug").is_file()
 

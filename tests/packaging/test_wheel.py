@@ -24,7 +24,7 @@ from PySide6.QtGui import QImage
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
-                                 ".hypothesis", ".cache", "*.pyc")
+                                 ".hypothesis", ".cache", "*.pyc", "*.so")
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ def dist(tmp_path_factory) -> Path:
 
 
 def _wheel(dist: Path) -> Path:
-    (wheel,) = dist.glob("fxscope-*-py3-none-any.whl")
+    (wheel,) = dist.glob("fxscope-*.whl")  # (a platform wheel: it carries the compiled record loops)
     return wheel
 
 
@@ -56,6 +56,8 @@ def test_wheel_holds_every_resource_file(dist: Path) -> None:
                for p in (REPO_ROOT / top).rglob("*.py")}
     assert modules - members == set()
     assert {"fxscope/__init__.py", "fxscope/__main__.py"} <= members
+    # the FXT reader's compiled loops, built from formats/fxt/record_scan.c
+    assert [m for m in members if m.startswith("fxscope/formats/fxt/record_scan.") and m.endswith(".so")]
 
 
 def test_wheel_installs_one_top_level_package(dist: Path) -> None:
@@ -71,7 +73,8 @@ def test_sdist_carries_packaging_and_tests(dist: Path) -> None:
     with tarfile.open(sdist) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     for path in ("packaging/linux/install.sh", "packaging/linux/fxscope.xml", "packaging/fxscope.spec",
-                 "packaging/build-bundle.sh", "resources/icons/fxscope.svg", "tests/conftest.py"):
+                 "packaging/build-bundle.sh", "resources/icons/fxscope.svg", "tests/conftest.py",
+                 "formats/fxt/record_scan.c"):
         assert path in names
 
 
@@ -98,12 +101,14 @@ def test_installed_fxscope_runs_without_the_source_tree(venv: Path, tmp_path: Pa
     fxscope = str(venv / "bin" / "fxscope")
     where = _run(venv, str(venv / "bin" / "python"), "-c",
                  "from fxscope import app, core, formats, resources; "
-                 "print(app.__file__, core.__file__, formats.__file__, resources.DEMO_TRACE, resources.DEMO_CRASH_LOG)",
+                 "from fxscope.formats.fxt.compiled import record_scan; "
+                 "print(app.__file__, core.__file__, formats.__file__, resources.DEMO_TRACE, resources.DEMO_CRASH_LOG, "
+                 "record_scan.__file__)",
                  cwd=tmp_path)
     assert where.returncode == 0, where.stderr
     paths = [Path(p) for p in where.stdout.split()]
     assert all(p.is_relative_to(venv) and p.exists() for p in paths), paths
-    demo_trace, crash_log = paths[3], paths[4]
+    demo_trace, crash_log = paths[3], paths[4]  # (paths[5]: the compiled record loops, from the wheel)
 
     version = _run(venv, fxscope, "--version", cwd=tmp_path)
     assert version.stdout.strip() == "fxscope 0.1.0", version.stderr

@@ -1,11 +1,12 @@
-"""The vectorized record framing equals a plain sequential walk, also where chunk chains resynchronise late."""
+"""Record framing equals a plain sequential walk, in both implementations (``fxt_loops``: the compiled walk
+and the vectorized numpy one, also where its chunk chains resynchronise late)."""
 
 from __future__ import annotations
 
 import itertools
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fxscope.core.synthetic_trace import generate_trace
@@ -22,13 +23,13 @@ def sequential_starts(words: np.ndarray) -> np.ndarray:
     return np.array(out, np.int64)
 
 
-def test_generated_trace(monkeypatch):
+def test_generated_trace(monkeypatch, fxt_loops):
     monkeypatch.setattr(framing, "CHUNK_WORDS", 64)  # many chunks, many chunk boundaries inside records
     words = np.frombuffer(generate_trace(3000, seed=9), "<u8")
     assert np.array_equal(framing.record_starts(words), sequential_starts(words))
 
 
-def test_super_chunks(monkeypatch):
+def test_super_chunks(monkeypatch, fxt_loops):
     """A file framed in many super-chunks (each cut into chunks) gives the same starts, and the low 16
     bits of each start's header."""
     monkeypatch.setattr(framing, "CHUNK_WORDS", 64)
@@ -39,7 +40,7 @@ def test_super_chunks(monkeypatch):
     assert np.array_equal(low, (words[starts.astype(np.int64)] & 0xFFFF).astype(np.uint16))
 
 
-def test_a_large_record_spanning_super_chunks(monkeypatch):
+def test_a_large_record_spanning_super_chunks(monkeypatch, fxt_loops):
     """A large blob longer than several super-chunks: the super-chunks inside it are skipped, the chain
     resumes after it."""
     monkeypatch.setattr(framing, "CHUNK_WORDS", 16)
@@ -56,13 +57,13 @@ def test_a_large_record_spanning_super_chunks(monkeypatch):
     assert all(b == c for (_, b), (c, _) in itertools.pairwise(seen))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     payloads=st.lists(st.tuples(st.integers(0, 2), st.binary(max_size=3000)), min_size=1, max_size=40),
     chunk=st.sampled_from([16, 64, 256, 2048]),
     super_chunks=st.sampled_from([1, 3, 1 << 20]),
 )
-def test_random_payloads_match_sequential_walk(payloads, chunk, super_chunks):
+def test_random_payloads_match_sequential_walk(fxt_loops, payloads, chunk, super_chunks):
     """Blob payloads of random bytes make chains from chunk starts read garbage headers."""
     w = FxtWriter()
     for kind, payload in payloads:
@@ -81,12 +82,12 @@ def test_random_payloads_match_sequential_walk(payloads, chunk, super_chunks):
         framing.CHUNK_WORDS, framing.SUPER_WORDS = old
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     records=st.lists(st.tuples(st.integers(0, 9), st.binary(max_size=300)), min_size=1, max_size=60),
     sizes=st.sampled_from([(8, 8), (16, 48), (64, 128)]),
 )
-def test_small_large_records_inside_chunks(records, sizes):
+def test_small_large_records_inside_chunks(fxt_loops, records, sizes):
     """Large records (type 15, a 32-bit size) ending inside a chunk, or in the last chunk of a super-chunk:
     a chain stops at each, and the stitching walks on from its end."""
     w = FxtWriter()

@@ -60,3 +60,40 @@ def test_sched_koids_uint32_when_they_fit_uint64_otherwise():
     assert tables[0][1] == tables[1][1]
     assert tables[1][0] == [102, (1 << 40) + 7] and tables[0][0] == [102, 104]
     assert (1 << 40) + 7 in tables[1][2]
+
+
+def _many_inline(n: int, what: str) -> bytes:
+    """``n`` events with a distinct inline name each (``what`` = "names") or a distinct inline thread each."""
+    w = FxtWriter()
+    for i in range(n):
+        if what == "names":
+            w.event(K.INSTANT, i, (1, 2), "c", f"n{i}", data=0)
+        else:
+            w.event(K.INSTANT, i, (1000 + i, 5000 + i), "c", "same", data=0)
+    return w.getvalue()
+
+
+def test_codes_widen_mid_read_when_inline_strings_pass_int16(monkeypatch):
+    """The columns start in int16 and are widened to int32 when a later block's strings pass 32767 rows:
+    every code keeps its value."""
+    from fxscope.formats.fxt import assemble
+
+    monkeypatch.setattr(assemble.Decoder, "BLOCK_RECORDS", 4096)  # several blocks before and after the limit
+    n = 40_000
+    cols = read_fxt_bytes(_many_inline(n, "names"))
+    assert cols.ev_name.dtype == np.int32 and len(cols.strings) > 32767
+    assert [cols.strings[i] for i in cols.ev_name.tolist()] == [f"n{i}" for i in range(n)]
+    assert cols.ev_thread.dtype == np.int16  # (widened with the others, narrowed again at the end: 1 thread)
+    assert set(cols.threads_tid[cols.ev_thread].tolist()) == {2}
+
+
+def test_thread_codes_widen_mid_read_when_inline_threads_pass_int16(monkeypatch):
+    from fxscope.formats.fxt import assemble
+
+    monkeypatch.setattr(assemble.Decoder, "BLOCK_RECORDS", 4096)
+    n = 34_000
+    cols = read_fxt_bytes(_many_inline(n, "threads"))
+    assert cols.ev_thread.dtype == np.int32 and len(cols.threads_tid) == n
+    assert cols.threads_tid[cols.ev_thread].tolist() == [5000 + i for i in range(n)]
+    assert cols.threads_pid[cols.ev_thread].tolist() == [1000 + i for i in range(n)]
+    assert [cols.strings[i] for i in cols.ev_name[:3].tolist()] == ["same"] * 3

@@ -1,0 +1,25 @@
+"""The reader's compiled loops (``record_scan``, built from record_scan.c) or None: one place decides.
+
+The extension is optional (an install without a C compiler still works): every caller keeps a numpy
+path and takes it when :data:`record_scan` is None. Setting ``FXSCOPE_NO_COMPILED=1`` forces the numpy
+paths (to compare the two); tests switch by assigning :data:`record_scan`.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+record_scan: ModuleType | None
+try:
+    from fxscope.formats.fxt import record_scan
+except ImportError:  # not built here: the numpy paths
+    record_scan = None
+if os.environ.get("FXSCOPE_NO_COMPILED"):
+    record_scan = None
+
+
+def contiguous_words(words) -> bool:
+    """Whether ``words`` can be handed to the compiled loops as is (one C-contiguous uint64 buffer)."""
+    d = words.dtype
+    return d.itemsize == 8 and d.kind == "u" and d.isnative and words.flags.c_contiguous

@@ -1,0 +1,344 @@
+/*
+ * The sequential inner loops of the FXT reader, compiled: walking the chain of record headers and the
+ * argument blocks of event records.
+ *
+ * Why C: records are a chain (each header gives the size of its record, the next starts after it), so
+ * finding them is a pointer chase that numpy cannot vectorize without tricks that cost ~30 instructions a
+ * word (formats/fxt/framing.py keeps that pure-numpy walk as the fallback, used when this module was not
+ * built). Here it is one load and one add a record, and the GIL is released while it runs so the window
+ * stays responsive during a load.
+ *
+ * Everything here only reads the words it is given and writes the output buffers it is given, bounds
+ * checked; the callers (framing.py, records_events.py) keep every rule about what a record means.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Record size in words of a header (the 32-bit field of a large record, type 15); 0 is read as 1. */
+static inline uint64_t record_words(uint64_t h)
+{
+    uint64_t size = (h & 0xF) == 15 ? (h >> 4) & 0xFFFFFFFFu : (h >> 4) & 0xFFF;
+    return size ? size : 1;
+}
+
+/* A word of the file; a position outside it reads the nearest word, as numpy's clipped gather does (the
+   record is cut there anyway, and the same warnings follow). */
+static inline uint64_t word_at(const uint64_t *words, int64_t n, int64_t a)
+{
+    return n ? words[a < 0 ? 0 : (a >= n ? n - 1 : a)] : 0;
+}
+
+/* Walk `want` arguments of one record from word a (see walk_args); returns 1 when its status is set. */
+static inline int walk_one(const uint64_t *words, int64_t n, int64_t a, unsigned want, uint8_t nargs,
+                           int64_t end, int64_t *after, uint8_t *neff, uint8_t *status)
+{
+    unsigned k = 0;
+    uint8_t s = 0;
+    for (; k < want; k++) {
+        int64_t size = (int64_t)((word_at(words, n, a) >> 4) & 0xFFF);
+        if (size == 0) {
+            s = 1;
+            break;
+        }
+        if (a + size > end) {
+            s = 2;
+            break;
+        }
+        a += size;
+    }
+    *after = a;
+    *neff = (uint8_t)(s == 1 ? k : nargs);
+    *status = (uint8_t)(s ? (s << 4) | k : 0);
+    return s != 0;
+}
+
+static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, const char *what)
+{
+    if (b->len % itemsize != 0 || ((uintptr_t)b->buf) % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: buffer length or alignment does not fit %zd-byte items", what,
+                     itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(frame_doc,
+"frame(words, p, stop, starts, lows, count, wide) -> (count, p)\n\n"
+"Walk the record chain from word p while p < stop, writing each record start (uint32, or int64 when\n"
+"wide) into starts[count:] and the low 16 bits of its header into lows[count:] (uint16). Returns the\n"
+"new count and where the chain left (>= stop), or stops early when starts is full.");
+
+static PyObject *frame(PyObject *self, PyObject *args)
+{
+    Py_buffer w, st, lo;
+    Py_ssize_t p, stop, count;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nnw*w*np", &w, &p, &stop, &st, &lo, &count, &wide))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&st, isz, "starts") < 0 ||
+        check_buffer(&lo, 2, "lows") < 0)
+        goto done;
+    Py_ssize_t n = w.len / 8;
+    Py_ssize_t cap = st.len / isz;
+    if (lo.len / 2 < cap)
+        cap = lo.len / 2;
+    if (stop > n)
+        stop = n;
+    if (p < 0 || count < 0 || count > cap) {
+        PyErr_SetString(PyExc_ValueError, "frame: position or count out of range");
+        goto done;
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        uint16_t *lows = (uint16_t *)lo.buf;
+        uint64_t q = (uint64_t)p;
+        const uint64_t end = (uint64_t)(stop > 0 ? stop : 0);
+        Py_ssize_t c = count;
+        Py_BEGIN_ALLOW_THREADS
+        if (wide) {
+            int64_t *starts = (int64_t *)st.buf;
+            while (q < end && c < cap) {
+                uint64_t h = words[q];
+                starts[c] = (int64_t)q;
+                lows[c++] = (uint16_t)h;
+                q += record_words(h);
+            }
+        } else {
+            uint32_t *starts = (uint32_t *)st.buf;
+            while (q < end && c < cap) {
+                uint64_t h = words[q];
+                starts[c] = (uint32_t)q;
+                lows[c++] = (uint16_t)h;
+                q += record_words(h);
+            }
+        }
+        Py_END_ALLOW_THREADS
+        /* (q can pass PY_SSIZE_T_MAX only through a hostile 32-bit size near the end: clamp) */
+        if (q > (uint64_t)PY_SSIZE_T_MAX)
+            q = (uint64_t)PY_SSIZE_T_MAX;
+        result = Py_BuildValue("nn", c, (Py_ssize_t)q);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&lo);
+    return result;
+}
+
+PyDoc_STRVAR(frame_split_doc,
+"frame_split(words, p, stop, ev, ev_count, other, other_types, other_count, wide) -> (ev_count, other_count, p, bad)\n\n"
+"frame() that sorts as it walks: event records' starts (type 4) go to ev[ev_count:], every other record's\n"
+"start to other[other_count:] with its type in other_types (uint8; 16 for a zero word, read as one word of\n"
+"padding). Starts are uint32, or int64 when wide. A header whose size is 0 and that is not a zero word ends\n"
+"the walk there: bad is 1 and p is its position (else bad is 0 and p is where the chain left, >= stop).");
+
+static PyObject *frame_split(PyObject *self, PyObject *args)
+{
+    Py_buffer w, ev, ot, oty;
+    Py_ssize_t p, stop, ec, oc;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nnw*nw*w*np", &w, &p, &stop, &ev, &ec, &ot, &oty, &oc, &wide))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&ev, isz, "ev") < 0 || check_buffer(&ot, isz, "other") < 0)
+        goto done;
+    Py_ssize_t n = w.len / 8, ecap = ev.len / isz, ocap = ot.len / isz;
+    if (oty.len < ocap)
+        ocap = oty.len;
+    if (stop > n)
+        stop = n;
+    if (p < 0 || ec < 0 || oc < 0 || ec > ecap || oc > ocap) {
+        PyErr_SetString(PyExc_ValueError, "frame_split: position or count out of range");
+        goto done;
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        uint8_t *types = (uint8_t *)oty.buf;
+        uint64_t q = (uint64_t)p;
+        const uint64_t end = (uint64_t)(stop > 0 ? stop : 0);
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        while (q < end) {
+            const uint64_t h = words[q];
+            const unsigned type = (unsigned)(h & 0xF);
+            uint64_t size = type == 15 ? (h >> 4) & 0xFFFFFFFFu : (h >> 4) & 0xFFF;
+            unsigned kind = type;
+            if (size == 0) {
+                if (h != 0) {
+                    bad = 1;
+                    break;
+                }
+                kind = 16; /* padding */
+                size = 1;
+            }
+            if (kind == 4) {
+                if (ec >= ecap)
+                    break;
+                if (wide)
+                    ((int64_t *)ev.buf)[ec++] = (int64_t)q;
+                else
+                    ((uint32_t *)ev.buf)[ec++] = (uint32_t)q;
+            } else {
+                if (oc >= ocap)
+                    break;
+                if (wide)
+                    ((int64_t *)ot.buf)[oc] = (int64_t)q;
+                else
+                    ((uint32_t *)ot.buf)[oc] = (uint32_t)q;
+                types[oc++] = (uint8_t)kind;
+            }
+            q += size;
+        }
+        Py_END_ALLOW_THREADS
+        if (q > (uint64_t)PY_SSIZE_T_MAX)
+            q = (uint64_t)PY_SSIZE_T_MAX;
+        result = Py_BuildValue("nnni", ec, oc, (Py_ssize_t)q, bad);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&ev);
+    PyBuffer_Release(&ot);
+    PyBuffer_Release(&oty);
+    return result;
+}
+
+PyDoc_STRVAR(walk_args_doc,
+"walk_args(words, first, nargs, end, ok, after, nargs_eff, status) -> int\n\n"
+"Step over each record's arguments: for row i with ok[i] (uint8) and nargs[i] > 0 (uint8), start at\n"
+"word first[i] (int64) and add each argument's size (bits 4..15 of its header) until nargs[i] are\n"
+"passed. Writes after[i] (int64: the word after the last argument passed) and nargs_eff[i] (uint8: the\n"
+"arguments that count: all of them unless one of size 0 ended them). status[i] (uint8): 0 fine, else\n"
+"16 * reason + k for the k-th argument (from 0): reason 1 an argument of size 0 ended the arguments,\n"
+"reason 2 the argument runs past end[i] (int64; the record is to be dropped, after[i] is where that\n"
+"argument starts). Returns the number of rows whose status is not 0 (the caller warns about those).");
+
+static PyObject *walk_args(PyObject *self, PyObject *args)
+{
+    Py_buffer w, fi, na, en, ok, af, ne, stt;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*", &w, &fi, &na, &en, &ok, &af, &ne, &stt))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&fi, 8, "first") < 0 ||
+        check_buffer(&en, 8, "end") < 0 || check_buffer(&af, 8, "after") < 0)
+        goto done;
+    Py_ssize_t m = fi.len / 8;
+    if (na.len != m || en.len / 8 != m || ok.len != m || af.len / 8 != m || ne.len != m || stt.len != m) {
+        PyErr_SetString(PyExc_ValueError, "walk_args: the row buffers differ in length");
+        goto done;
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *first = (const int64_t *)fi.buf, *endw = (const int64_t *)en.buf;
+        const uint8_t *nargs = (const uint8_t *)na.buf, *okb = (const uint8_t *)ok.buf;
+        int64_t *after = (int64_t *)af.buf;
+        uint8_t *neff = (uint8_t *)ne.buf, *status = (uint8_t *)stt.buf;
+        Py_ssize_t flagged = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++)
+            flagged += walk_one(words, n, first[i], okb[i] ? nargs[i] : 0, nargs[i], endw[i], &after[i],
+                                &neff[i], &status[i]);
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(flagged);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&fi);
+    PyBuffer_Release(&na);
+    PyBuffer_Release(&en);
+    PyBuffer_Release(&ok);
+    PyBuffer_Release(&af);
+    PyBuffer_Release(&ne);
+    PyBuffer_Release(&stt);
+    return result;
+}
+
+PyDoc_STRVAR(event_block_doc,
+"event_block(words, pos, head, ticks, last, after, nargs_eff, status) -> int\n\n"
+"The words of the event records at pos (int64, ascending) in one pass: head[i] its header, ticks[i] the\n"
+"word after it, last[i] the record's last word (uint64 each, read clipped to the file as numpy's\n"
+"take(mode='clip') does), and the argument walk of walk_args for the records that can have arguments:\n"
+"size >= 2 words, event type <= 10, inline thread and strings inside the record. For the others\n"
+"after[i] is where their arguments would start, nargs_eff[i] their argument count, status[i] 0.");
+
+static PyObject *event_block(PyObject *self, PyObject *args)
+{
+    Py_buffer w, po, hd, tk, ls, af, ne, stt;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*w*w*w*w*w*w*", &w, &po, &hd, &tk, &ls, &af, &ne, &stt))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&po, 8, "pos") < 0 || check_buffer(&hd, 8, "head") < 0 ||
+        check_buffer(&tk, 8, "ticks") < 0 || check_buffer(&ls, 8, "last") < 0 || check_buffer(&af, 8, "after") < 0)
+        goto done;
+    Py_ssize_t m = po.len / 8;
+    if (hd.len / 8 != m || tk.len / 8 != m || ls.len / 8 != m || af.len / 8 != m || ne.len != m || stt.len != m) {
+        PyErr_SetString(PyExc_ValueError, "event_block: the row buffers differ in length");
+        goto done;
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *pos = (const int64_t *)po.buf;
+        uint64_t *head = (uint64_t *)hd.buf, *ticks = (uint64_t *)tk.buf, *last = (uint64_t *)ls.buf;
+        int64_t *after = (int64_t *)af.buf;
+        uint8_t *neff = (uint8_t *)ne.buf, *status = (uint8_t *)stt.buf;
+        Py_ssize_t flagged = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t p = pos[i];
+            const uint64_t h = word_at(words, n, p);
+            const int64_t size = (int64_t)((h >> 4) & 0xFFF), end = p + size;
+            const unsigned kind = (h >> 16) & 0xF, nargs = (h >> 20) & 0xF;
+            const unsigned tref = (h >> 24) & 0xFF, cref = (h >> 32) & 0xFFFF, nref = (unsigned)(h >> 48);
+            head[i] = h;
+            ticks[i] = word_at(words, n, p + 1);
+            last[i] = word_at(words, n, end - 1);
+            int64_t a = p + 2 + (tref == 0 ? 2 : 0);
+            if (cref & 0x8000)
+                a += ((int64_t)(cref & 0x7FFF) + 7) >> 3;
+            if (nref & 0x8000)
+                a += ((int64_t)(nref & 0x7FFF) + 7) >> 3;
+            const int ok = size >= 2 && kind <= 10 && a <= end;
+            flagged += walk_one(words, n, a, ok ? nargs : 0, (uint8_t)nargs, end, &after[i], &neff[i], &status[i]);
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(flagged);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&po);
+    PyBuffer_Release(&hd);
+    PyBuffer_Release(&tk);
+    PyBuffer_Release(&ls);
+    PyBuffer_Release(&af);
+    PyBuffer_Release(&ne);
+    PyBuffer_Release(&stt);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"frame", frame, METH_VARARGS, frame_doc},
+    {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
+    {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
+    {"event_block", event_block, METH_VARARGS, event_block_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "record_scan",
+    "The FXT reader's sequential inner loops (record chain, argument blocks), compiled.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit_record_scan(void)
+{
+    return PyModule_Create(&module);
+}
