@@ -6,6 +6,8 @@ rows already are; the keys here are small ranges (a few thousand threads, depths
 nanosecond times spanning far less than 2**63, and the rows mostly come in time order per thread (a
 thread's events are written as they happen). So :func:`lexsort`
 
+- leaves out the least significant keys that are non-decreasing in row order already (a file position, the
+  time of events written as they happen): the stable sort by the others keeps them in order,
 - packs the leading keys into one int64 wherever their ranges allow (``(thread, depth, ts)`` in one key),
 - returns at once when the packed key is in order already (a table sorted before: one comparison pass),
   and sorts it by timsort alone when it is nearly so (few rows below the one before them: long runs),
@@ -39,6 +41,14 @@ def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
     n = len(keys[0]) if keys else 0
     if n < _SMALL:
         return np.lexsort(keys) if keys else np.zeros(0, np.int64)
+    # least significant keys already non-decreasing in row order (file positions, times of events written
+    # as they happen) order the rows as the rows' own order does: a stable sort by the others is the same
+    in_order = 0
+    while in_order < len(keys) and not np.any(keys[in_order][1:] < keys[in_order][:-1]):
+        in_order += 1
+    if in_order == len(keys):
+        return np.arange(n)
+    keys = keys[in_order:]
     major = keys[::-1]  # primary first
     ranges = _packable_ranges(major)
     if not ranges:
@@ -55,16 +65,6 @@ def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
     if rest:
         _order_ties(order, packed, rest)
     return order
-
-
-def pack_keys(major: list[np.ndarray]) -> np.ndarray | None:
-    """The integer keys ``major`` (primary first) packed into one int64 ordered as they are
-    lexicographically, or None when their ranges do not fit 63 bits together."""
-    major = [np.asarray(k) for k in major]
-    ranges = _packable_ranges(major)
-    if len(ranges) < len(major):
-        return None
-    return _pack(major, ranges)
 
 
 def _packable_ranges(major: list[np.ndarray]) -> list[tuple[int, int]]:

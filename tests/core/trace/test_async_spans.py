@@ -165,21 +165,3 @@ def test_generated_trace_spans_chain_across_units() -> None:
     inst = table.instants
     assert ((inst.ts >= table.start[inst.span]) & (inst.ts <= table.end[inst.span])).all()
 
-
-@pytest.mark.parametrize("in_time_order", [True, False])
-def test_key_time_order_is_numpys_lexsort(in_time_order: bool) -> None:
-    """The markers' order (a stable sort by the packed key when the events come in time order) is exactly
-    np.lexsort's, ties of time included, and when they do not (the fallback)."""
-    from fxscope.core.trace.async_spans import _key_time_order
-
-    rng = np.random.default_rng(3)
-    n = 5000
-    ts = rng.integers(0, 300, n)
-    if in_time_order:
-        ts = np.sort(ts)
-    sel = np.sort(rng.choice(10 * n, n, replace=False)).astype(np.int32)
-    cat, name = rng.integers(-1, 3, n).astype(np.int16), rng.integers(0, 4, n).astype(np.int16)
-    cid = rng.integers(0, 50, n).astype(np.uint64)
-    cid[::7] += np.uint64(1 << 40)
-    got = _key_time_order(sel, ts, cat, name, cid)
-    assert got.tolist() == np.lexsort((sel, ts, cid, name, cat)).tolist()
