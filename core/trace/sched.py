@@ -184,6 +184,8 @@ def build_sched(
     in_pid = np.where(legacy, cols.sched_in_pid, labels.pids_of(cols.sched_in_tid))
     out_pid = np.where(legacy, cols.sched_out_pid, labels.pids_of(cols.sched_out_tid))
     koid = koid_type(cols.sched_in_tid, cols.sched_out_tid, cols.sched_waker_tid, in_pid, out_pid)
+    in_pid, out_pid = in_pid.astype(koid, copy=False), out_pid.astype(koid, copy=False)
+    # (the temporaries below are per record: each dropped once used, so that the step's peak stays low)
     in_idle = (cols.sched_in_tid == 0) | (legacy & (cols.sched_in_pid == 0) & (cols.sched_in_prio == 0))
     out_idle = (cols.sched_out_tid == 0) | (legacy & (cols.sched_out_pid == 0) & (cols.sched_out_prio == 0))
 
@@ -200,34 +202,43 @@ def build_sched(
         start=ts[run],
         end=np.maximum(end[run], ts[run]),
         tid=cols.sched_in_tid[sw][run].astype(koid),  # (the reader's koid columns may be uint32)
-        pid=in_pid[sw][run].astype(koid),
+        pid=in_pid[sw][run],
     )
+    del cpu, ts, last_on_cpu, end, in_idle
 
     # --- thread states: out (record's state), wakeup (runnable), in (running), per thread in time order
     wk = np.flatnonzero(kind == SchedKind.THREAD_WAKEUP)
     outs = sw[~out_idle[sw]]
     ins = sw[run]
+    del sw, run, out_idle
     e_tid = np.r_[cols.sched_out_tid[outs], cols.sched_in_tid[wk], cols.sched_in_tid[ins]]
-    e_pid = np.r_[out_pid[outs], in_pid[wk], in_pid[ins]].astype(koid)
+    e_pid = np.r_[out_pid[outs], in_pid[wk], in_pid[ins]]
+    del out_pid
     e_ts = np.r_[cols.sched_ts[outs], cols.sched_ts[wk], cols.sched_ts[ins]]
-    e_rank = np.r_[np.zeros(len(outs)), np.ones(len(wk)), np.full(len(ins), 2)].astype(np.int8)
+    e_rank = np.r_[np.zeros(len(outs), np.int8), np.ones(len(wk), np.int8), np.full(len(ins), 2, np.int8)]
     out_state = cols.sched_out_state[outs]
     out_state = np.where(out_state == RUNNING, PREEMPTED_STATE, out_state)  # switched out while running
     e_state = np.r_[out_state, np.full(len(wk), RUNNABLE), np.full(len(ins), RUNNING)]
     e_cpu = np.r_[cols.sched_cpu[outs], cols.sched_cpu[wk], cols.sched_cpu[ins]].astype(np.uint16)
-    e_rec = np.r_[outs, wk, ins]
+    rec = np.int32 if len(kind) < 1 << 31 else np.int64
+    e_rec = np.r_[outs.astype(rec), wk.astype(rec), ins.astype(rec)]
+    del outs, ins, out_state
     o = lexsort((e_rec, e_rank, e_ts, e_tid))
+    del e_rec
     e_tid, e_pid, e_ts, e_rank, e_state, e_cpu = (a[o] for a in (e_tid, e_pid, e_ts, e_rank, e_state, e_cpu))
+    del o
     # a wakeup of a running thread changes nothing: drop it (the running interval goes on)
     starts = segment_starts(e_tid)
     prev = ffill_index(e_rank != 1, starts, segment_ids(starts, len(e_tid)))
     redundant = (e_rank == 1) & (prev >= 0) & (e_state[np.maximum(prev, 0)] == RUNNING)
     keep = ~redundant
+    del starts, prev, redundant, e_rank
     e_tid, e_pid, e_ts, e_state, e_cpu = (a[keep] for a in (e_tid, e_pid, e_ts, e_state, e_cpu))
+    del keep
     last = np.r_[e_tid[1:] != e_tid[:-1], True] if len(e_tid) else np.zeros(0, bool)
     s_end = np.where(last, max(trace_end, 0), np.r_[e_ts[1:], 0] if len(e_ts) else e_ts)
     states = ThreadStates(
-        tid=e_tid.astype(koid),
+        tid=e_tid.astype(koid, copy=False),
         pid=e_pid,
         start=e_ts,
         end=np.maximum(s_end, e_ts),
@@ -239,7 +250,7 @@ def build_sched(
     wakeups = Wakeups(
         ts=cols.sched_ts[wo],
         tid=cols.sched_in_tid[wo].astype(koid),
-        pid=in_pid[wo].astype(koid),
+        pid=in_pid[wo],
         waker_tid=cols.sched_waker_tid[wo].astype(koid),
         cpu=cols.sched_cpu[wo],
     )
