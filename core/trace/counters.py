@@ -155,7 +155,9 @@ def _numeric_args(cols: FxtColumns, rows: np.ndarray, check) -> tuple[np.ndarray
         args = event_arg_columns(cols, rows[a : a + ARG_BATCH], check=check)
         numeric = args.numeric
         non_numeric += int((~numeric).sum())
-        parts.append((args.event[numeric], args.name[numeric], args.values()[numeric]))
+        rows_type = np.int32 if len(cols.ev_kind) < 1 << 31 else np.int64  # (4 bytes a sample, not 8)
+        parts.append((args.event[numeric].astype(rows_type), args.name[numeric].astype(np.int32),
+                      args.values()[numeric]))
         del args, numeric
     if len(parts) == 1:
         return (*parts[0], non_numeric)
@@ -177,7 +179,15 @@ def build_counters(cols: FxtColumns, check=None) -> CounterSet:
     ts = cols.ev_ts[ev]
     check()
     order = lexsort((ev, ts, arg_name, cid, name, pid))
-    ev, arg_name, value, pid, name, cid, ts = (a[order] for a in (ev, arg_name, value, pid, name, cid, ts))
+    # one column at a time: each unsorted one freed as its sorted copy is made (not all seven at once)
+    ev = ev[order]
+    arg_name = arg_name[order]
+    value = value[order]
+    pid = pid[order]
+    name = name[order]
+    cid = cid[order]
+    ts = ts[order]
+    del order
     n = len(ev)
     if n == 0:
         return CounterSet([], non_numeric)
