@@ -142,7 +142,7 @@ def build_async(
     check()
     queries = _InstantQueries(m, b_idx)  # what binding the instants needs of the markers
     s_marker = np.r_[b_idx, u_idx]
-    s_id = m.cid[s_marker]
+    s_id = m.cid_of(s_marker)
     m.keep_times_and_rows()  # (the markers' other columns, ~30 bytes an async event, are done with)
     s_start = np.r_[m.ts[b_idx], np.full(len(u_idx), trace_start, np.int64)]
     s_end = np.r_[np.where(closed, m.ts[np.maximum(e_idx, 0)], max(trace_end, 0)), m.ts[u_idx]]
@@ -201,13 +201,22 @@ class _KeyMarkers:
         name = cols.ev_name[sel]
         cid = cols.ev_data[sel]
         order = lexsort((sel, ts, cid, name, cat))  # (file order and time: in order as a rule, not sorted)
-        cat, name = cat[order], name[order]
-        self.ev, self.ts, self.cid, self.k = sel[order], ts[order], cid[order], cols.ev_kind[sel][order]
-        del order, ts, cid
+        # gathered one column at a time, each unsorted one dropped as its sorted copy is made
+        self.ev = sel[order]
+        self.ts = ts[order]
+        del ts
+        cid = cid[order]
+        cat = cat[order]
+        name = name[order]
+        del order
+        self.k = cols.ev_kind[self.ev]
         n = len(self.ev)
-        new_key = np.r_[True, (cat[1:] != cat[:-1]) | (name[1:] != name[:-1]) | (self.cid[1:] != self.cid[:-1])]
+        new_key = np.r_[True, (cat[1:] != cat[:-1]) | (name[1:] != name[:-1]) | (cid[1:] != cid[:-1])]
         del cat, name
         self.starts = np.flatnonzero(new_key)
+        #: each key's id (the events' ids are their key's: :meth:`cid_of`, not a column of 8 bytes an event)
+        self.key_cid = cid[self.starts]
+        del cid
         #: key number of each event (int32: half the memory of an int64 one; widened where multiplied)
         self.seg = np.cumsum(new_key, dtype=np.int32)
         self.seg -= 1
@@ -219,9 +228,13 @@ class _KeyMarkers:
         )
         self.unmatched = unmatched if unmatched is not None else np.zeros(n, bool)
 
+    def cid_of(self, rows: np.ndarray) -> np.ndarray:
+        """uint64 correlation id of the events at sorted positions ``rows``."""
+        return self.key_cid[self.seg[rows]]
+
     def keep_times_and_rows(self) -> None:
         """Drop every column but :attr:`ts` and :attr:`ev` (paired and bound, the spans need only those)."""
-        self.cid = self.k = self.seg = self.starts = self.is_begin = self.is_end = self.after = None  # type: ignore[assignment]
+        self.key_cid = self.k = self.seg = self.starts = self.is_begin = self.is_end = self.after = None  # type: ignore[assignment]
         self.unmatched = None  # type: ignore[assignment]
 
 
@@ -251,7 +264,7 @@ class _InstantQueries:
 
     def __init__(self, m: _KeyMarkers, begins: np.ndarray) -> None:
         inst = np.flatnonzero(m.k == EventKind.ASYNC_INSTANT)
-        self.ev, self.ts, self.cid = m.ev[inst], m.ts[inst], m.cid[inst]
+        self.ev, self.ts, self.cid = m.ev[inst], m.ts[inst], m.cid_of(inst)
         self.pos = np.full(len(inst), -1, np.int64)
         # Innermost open span of the key = the latest begin before the instant at stack level after - 1.
         after = m.after
