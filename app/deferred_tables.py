@@ -51,7 +51,8 @@ class DeferredTables(QObject):
         if self.worker is not None or not self.pending():
             return
         model = self.model  # (the thread holds the model, not this object)
-        self.worker = worker = ModelBuild(lambda check: prepare_later(model, check))
+        # yields to the UI: navigating the new tab while it runs keeps its frame rate
+        self.worker = worker = ModelBuild(lambda check: prepare_later(model, check), yields=True)
         worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed
         worker.failed.connect(self.failed)
         self.destroyed.connect(lambda *_: worker.cancel())

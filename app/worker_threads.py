@@ -11,6 +11,7 @@ tab builds after its first frame (:mod:`fxscope.app.deferred_tables`), the latte
 from __future__ import annotations
 
 import atexit
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -57,6 +58,26 @@ def stop_all(budget_s: float = QUIT_BUDGET_S) -> None:
             worker.wait()
 
 
+#: a build that yields to the UI (:class:`ModelBuild` with ``yields``) pauses while the UI thread has drawn
+#: a frame, or taken input, within this long: navigation's frames do not wait for the interpreter's lock
+UI_QUIET_S = 0.05
+#: the longest such a build pauses at once; it then runs at least :data:`RUN_S` before it pauses again, so that
+#: a UI drawing frame after frame (a key held down) slows the build, never stops it
+MAX_PAUSE_S = 0.5
+RUN_S = 0.05
+#: when the UI thread last drew a timeline frame or took input over it (``time.monotonic()``)
+_ui_active_at = [float("-inf")]
+
+
+def note_ui_activity() -> None:
+    """The UI thread is drawing a frame or taking input: builds that yield pause (see :class:`ModelBuild`)."""
+    _ui_active_at[0] = time.monotonic()
+
+
+def ui_recently_active() -> bool:
+    return time.monotonic() - _ui_active_at[0] < UI_QUIET_S
+
+
 class BuildCancelled(Exception):
     """A :class:`ModelBuild` was cancelled (its owner went away): stop building."""
 
@@ -66,16 +87,22 @@ class ModelBuild(QThread):
     :class:`BuildCancelled` once :meth:`cancel` was called (the build leaves the table unbuilt); ``built``
     when done (its return value in :attr:`result`), ``failed(message)`` on an error, nothing when cancelled. The thread holds the model only
     (plain data); its signals belong to it, and what receives them is a QObject of the UI, which Qt
-    disconnects when it is destroyed. The build's freed temporaries are given back to the system after it."""
+    disconnects when it is destroyed. The build's freed temporaries are given back to the system after it.
+    With ``yields``, the build pauses while the UI draws frames (:meth:`_yield_to_ui`): the builds a tab
+    starts by itself after its first frame; not a search the user waits for."""
 
     built = Signal()
     failed = Signal(str)
 
-    def __init__(self, build: Callable[[Callable[[], None]], object]) -> None:
+    def __init__(self, build: Callable[[Callable[[], None]], object], yields: bool = False) -> None:
         super().__init__()
         self._build = build
         self._cancel = threading.Event()
         self.result: object = None
+        self._yields = yields
+        self._running_since = float("-inf")
+        #: seconds the build spent paused for the UI (benchmarks report it)
+        self.paused_s = 0.0
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -84,7 +111,25 @@ class ModelBuild(QThread):
         if self._cancel.is_set():
             raise BuildCancelled
 
+    def _yield_to_ui(self, _frame, _event, _arg) -> None:
+        """This thread's profile hook (a build that ``yields``), called at each function call and return of
+        the build: while the UI thread is drawing frames (:func:`note_ui_activity`), sleep, which hands the
+        interpreter's lock to it. Two threads that both want the lock share it in 5 ms turns, so a
+        navigation frame drawn while a build ran took up to twice as long; the build's own progress checks
+        are 0.1-0.3 s apart, too far apart to pause at."""
+        if not ui_recently_active():
+            return
+        now = time.monotonic()
+        if now - self._running_since < RUN_S or self._cancel.is_set():
+            return
+        while ui_recently_active() and time.monotonic() - now < MAX_PAUSE_S and not self._cancel.is_set():
+            time.sleep(0.002)
+        self._running_since = time.monotonic()
+        self.paused_s += self._running_since - now
+
     def run(self) -> None:
+        if self._yields:
+            sys.setprofile(self._yield_to_ui)  # (this thread's only)
         try:
             self.result = self._build(self.check)
         except BuildCancelled:
@@ -93,5 +138,7 @@ class ModelBuild(QThread):
         except Exception as exc:  # noqa: BLE001 - a message for the user, never a dead window
             self.failed.emit(f"{type(exc).__name__}: {exc}")
             return
+        finally:
+            sys.setprofile(None)
         return_freed_memory()  # the build's temporaries (tens of MB at 10M events), as after the load
         self.built.emit()

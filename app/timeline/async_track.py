@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fxscope.app.timeline.box_track import BoxTrackItem
+from fxscope.app.timeline.box_track import BoxTrackItem, names_of_single
 from fxscope.core.trace.lane_boxes import lane_boxes
 from fxscope.core.trace.model import TraceModel
 
@@ -37,7 +37,12 @@ class AsyncTrackItem(BoxTrackItem):
         pyramid, bases = self.model.async_pyramid
         rows, lane, count, st, en = lane_boxes(pyramid, bases[self.pid], self.lane_ranges, t.start, t.end,
                                                t0, t1, ns_per_px)  # fmt: skip
-        return rows, lane, count, st, en, t.name[rows]
+        return rows, lane, count, st, en, names_of_single(t.name, rows, count)
+
+    def summary_level(self, ns_per_px: float) -> object:
+        # as lane_boxes reads: a level of the async pyramid, or the spans as they are (zoomed in)
+        level = self.model.async_pyramid[0].level_for(ns_per_px)
+        return "rows" if level is None else level.shift
 
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         return self.table.name[rows]

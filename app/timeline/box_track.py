@@ -29,6 +29,19 @@ from fxscope.core.trace.lane_boxes import covering
 from fxscope.core.trace.model import TraceModel
 
 
+def names_of_single(name, rows: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The name ids of boxes ``rows`` (``name``: the table's name column) where a box stands for one row
+    (``count`` 1), -1 where it stands for several: a merged box is grey and unlabelled, so its name is never
+    read. Zoomed out most boxes are merged, and the name column is a gather through the slices' event rows
+    (two random reads of big columns a box: ~0.3 ms a track on a zoomed-out frame)."""
+    single = np.flatnonzero(count == 1)
+    if len(single) == len(rows):
+        return np.asarray(name[rows], np.int64)
+    out = np.full(len(rows), -1, np.int64)
+    out[single] = name[rows[single]]
+    return out
+
+
 class BoxTrackItem(LaneItem):
     """Common drawing of coloured, labelled boxes in rows (slices, async spans): one drawRects per colour,
     in pixel coordinates from a local time origin; subclasses say which boxes a frame has."""
@@ -72,6 +85,14 @@ class BoxTrackItem(LaneItem):
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         """(rows, row index within the track, count, start ns, end ns, name ids) visible in [t0, t1)."""
         raise NotImplementedError
+
+    def summary_level(self, ns_per_px: float) -> object:
+        """What :meth:`boxes` reads at ``ns_per_px``, when its boxes in a window are those of any wider
+        window that overlap it (a level of the model's pyramid, or its rows as they are): a picture whose
+        window holds a new one's, made at the same ``summary_level``, gives the new one its boxes without a
+        query (a zoom in mostly stays at a level: levels are 4x apart, a zoom step 1.25-1.7x). None: the
+        boxes depend on the window (merged per pixel from its start), always queried."""
+        return None
 
     def row_at(self, lane_row: int, t: int) -> int:
         """The table row of the box covering time ``t`` in row ``lane_row`` of this item, or -1."""
@@ -119,7 +140,13 @@ class BoxTrackItem(LaneItem):
         margin = int((t1 - t0) * self.MARGIN)
         lo, hi = -(1 << 63) + 1, (1 << 63) - 2
         w0, w1 = max(t0 - margin, lo), min(t1 + margin, hi)
-        self._picture = p = BoxPicture(w0, w1, sx, sy, *self.boxes(w0, w1, 1e9 / sx))
+        level = self.summary_level(1e9 / sx)
+        if p is not None and level is not None and p.level == level and p.t0 <= w0 and w1 <= p.t1:
+            boxes = p.boxes_in(w0, w1)  # (a zoom in at the same level: the boxes the query would give)
+        else:
+            boxes = self.boxes(w0, w1, 1e9 / sx)
+        self._picture = p = BoxPicture(w0, w1, sx, sy, *boxes)
+        p.level = level
         p.build(self._colours_of(p.names), self.origin)
         return p
 
@@ -221,7 +248,8 @@ class BoxPicture:
     def __init__(self, t0: int, t1: int, sx: float, sy: float, rows, level, count, start, end, names) -> None:
         self.t0, self.t1, self.sx, self.sy = t0, t1, sx, sy
         self.rows, self.count, self.names = rows, count, names
-        self._level, self._start, self._end = level, start, end
+        self.row_level, self.start, self.end = level, start, end  # (kept: a zoom in may read them again)
+        self.level: object = None  # the track's summary level the boxes come from (BoxTrackItem.summary_level)
         self.fills: list[tuple[int, np.ndarray]] = []
         self.labelled = np.zeros(0, np.int64)
         self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
@@ -230,18 +258,24 @@ class BoxPicture:
         """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""
         return self.t0 <= t0 and t1 <= self.t1 and abs(sx - self.sx) <= 1e-9 * sx and sy == self.sy
 
+    def boxes_in(self, t0: int, t1: int) -> tuple[np.ndarray, ...]:
+        """The boxes (as :meth:`BoxTrackItem.boxes` gives them) that overlap [t0, t1), a window within this
+        picture's: those the same summary level's query of that window returns, in the same order."""
+        keep = np.flatnonzero((self.end > t0) & (self.start < t1))
+        return (self.rows[keep], self.row_level[keep], self.count[keep], self.start[keep], self.end[keep],
+                self.names[keep])  # fmt: skip
+
     def build(self, colours: np.ndarray, origin: int) -> None:
         """Pixel geometry, colour groups and label candidates (``colours``: each box's colour index;
         ``origin``: the trace start, the item's)."""
         sx, sy = self.sx, self.sy
         right_edge = (self.t1 - self.t0) / 1e9 * sx + 10.0
-        left = np.clip(pixels_since(self._start, self.t0, sx, origin), -10.0, right_edge)
-        right = np.clip(pixels_since(self._end, self.t0, sx, origin), -10.0, right_edge)
+        left = np.clip(pixels_since(self.start, self.t0, sx, origin), -10.0, right_edge)
+        right = np.clip(pixels_since(self.end, self.t0, sx, origin), -10.0, right_edge)
         self.left = left
         self.width = np.maximum(right - left, 1.0)
-        self.top = self._level * (ROW_HEIGHT * sy)
+        self.top = self.row_level * (ROW_HEIGHT * sy)
         self.height = ROW_FILL * ROW_HEIGHT * sy
-        del self._level, self._start, self._end
         if not len(self.rows):
             return
         colours[self.count > 1] = -1

@@ -44,6 +44,11 @@ class SchedLaneItem(BoxTrackItem):
         r, count, st, en = _sched_boxes(self.model, self.which, self.table, self.lo, self.hi, t0, t1, ns_per_px)
         return r, np.zeros(len(r), np.int64), count, st, en, self.boxes_name(r)
 
+    def summary_level(self, ns_per_px: float) -> object:
+        # as _sched_boxes reads: a level of the sched pyramid, or the rows as they are (zoomed in)
+        level = self.model.sched_pyramid(self.which)[0].level_for(ns_per_px) if self.hi > self.lo else None
+        return "rows" if level is None else level.shift
+
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         return getattr(self.table, self.name_column)[rows].astype(np.int64)
 

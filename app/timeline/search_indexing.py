@@ -78,7 +78,7 @@ class SearchIndexing(QObject):
         """Build the index in a background thread (once; nothing when a search can already run)."""
         if self.worker is not None or self.ready():
             return
-        self.worker = worker = ModelBuild(self.model.build_search_index)
+        self.worker = worker = ModelBuild(self.model.build_search_index, yields=True)  # (as the later tables)
         worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed
         worker.failed.connect(self.failed)
         # a lambda holding the worker, not this object: it runs while this object is being destroyed

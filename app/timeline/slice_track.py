@@ -8,7 +8,7 @@ import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QPolygonF, QTransform
 
-from fxscope.app.timeline.box_track import BoxPicture, BoxTrackItem
+from fxscope.app.timeline.box_track import BoxPicture, BoxTrackItem, names_of_single
 from fxscope.app.timeline.lane_item import (
     CRASH_BRUSH,
     INSTANT_BRUSH,
@@ -109,7 +109,13 @@ class SliceTrackItem(BoxTrackItem):
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         vis = self.model.visible(self.track, t0, t1, ns_per_px)
-        return vis.rows, vis.depth, vis.count, vis.start, vis.end, self.model.slices.name[vis.rows]
+        return vis.rows, vis.depth, vis.count, vis.start, vis.end, names_of_single(self.model.slices.name, vis.rows, vis.count)
+
+    def summary_level(self, ns_per_px: float) -> object:
+        # the pyramid's level (as TraceModel.visible reads it); past its finest, slices merged per pixel from
+        # the window's start: not reusable
+        level = self.model.pyramid.level_for(ns_per_px) if len(self.model.slices) else None
+        return None if level is None else level.shift
 
     def boxes_name(self, rows: np.ndarray) -> np.ndarray:
         return self.model.slices.name[rows]

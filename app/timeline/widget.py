@@ -38,6 +38,7 @@ from fxscope.app.timeline.summary_track import GroupSummaryItem
 from fxscope.app.timeline.track_marks import mark_matches, mark_selected
 from fxscope.app.timeline.track_menu import build_track_menu
 from fxscope.app.timeline.tracks import make_item
+from fxscope.app.timeline.view_activity import ViewActivity
 from fxscope.app.timeline.viewbox import TimelineViewBox
 from fxscope.core.timeline import view_state
 from fxscope.core.timeline.debug_tracks import KIND as DEBUG_KIND
@@ -85,6 +86,10 @@ class TimelineWidget(QWidget):
         self.highlighted = np.zeros(0, np.int64)  # slice rows outlined besides the search's (highlight_slices)
         self.plot = pg.PlotWidget(background="w", viewBox=TimelineViewBox(self))
         self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # background builds pause while the view draws frames or takes input (app/timeline/view_activity.py)
+        self._activity = ViewActivity(self)
+        self.plot.viewport().installEventFilter(self._activity)
+        self.installEventFilter(self._activity)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

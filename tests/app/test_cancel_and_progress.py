@@ -25,7 +25,8 @@ def test_the_reader_reports_progress_before_it_decodes_events(trace_file, monkey
     import fxscope.formats.fxt.framing as framing
     from fxscope.formats.fxt.reader import _Decoder
 
-    monkeypatch.setattr(framing, "TICK_STEPS", 4)
+    monkeypatch.setattr(framing, "TICK_STEPS", 4)  # (the numpy framing's ticks)
+    monkeypatch.setattr(framing, "SUPER_WORDS", 2048)  # (the compiled framing ticks once a super-chunk)
     monkeypatch.setattr(_Decoder, "BLOCK_RECORDS", 4096)
     seen: list[float] = []
     read_fxt(trace_file, progress=seen.append)
@@ -39,6 +40,7 @@ def test_a_cancel_during_framing_unwinds_the_read(trace_file, monkeypatch) -> No
     import fxscope.formats.fxt.framing as framing
 
     monkeypatch.setattr(framing, "TICK_STEPS", 4)
+    monkeypatch.setattr(framing, "SUPER_WORDS", 2048)
     calls = []
 
     def progress(fraction: float) -> None:
