@@ -44,8 +44,8 @@ FIRST_FRAME_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
 #: in the background build after the first frame, each track showing "building…" until its table is in
 LARGE_FIRST_FRAME_STEPS = [step for step in FIRST_FRAME_STEPS if step[0] in ("pyramid", "objects", "logs")]
 #: the first frame's steps that a large trace's window builds after its first frame, in their order there
-#: (the largest temporaries first, while the model holds least: built cheap ones first, the peak was ~110 MB
-#: higher at 10M events)
+#: (the largest temporaries first, while the model holds least: with the cheap ones first, the window's
+#: peak resident size was ~30 MB higher at 10M events)
 TRACK_STEPS = [step for step in FIRST_FRAME_STEPS if step not in LARGE_FIRST_FRAME_STEPS]
 #: the tables no first frame draws: the flow links (shown for a selected slice, ~1 s at 10M events) and
 #: the Info tab's statistics (which count the flows). A large trace's window builds them in a background
