@@ -156,3 +156,39 @@ def test_a_refresh_keeps_pins_collapsed_groups_and_the_selection(qtbot, trace) -
     assert widget.selection == ("slice", row)
     cpu_keys = [lane.key for lane in widget.lanes() if lane.key[0] == "cpu"]
     assert cpu_keys and set(cpu_keys) <= set(widget.pinned)
+
+
+def test_the_window_opens_a_large_trace_with_building_tracks_and_searches_after(qtbot, trace, builds, tmp_path,
+                                                                                monkeypatch) -> None:  # fmt: skip
+    """Through the window's loader (the trace counted as large): the tab opens with "building…" tracks, a
+    search typed meanwhile waits ("indexing…") for the background build, then finds async spans and steps
+    through them; no table is built on the UI thread."""
+    from fxscope.app.main_window import MainWindow
+    from fxscope.core.trace import prepare
+
+    from fxscope.app.timeline import search_indexing
+
+    monkeypatch.setattr(prepare, "DEFER_EVENTS", 0)
+    monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)  # its searches off the UI thread, as a large one's
+    path = tmp_path / "large.fxt"
+    path.write_bytes(trace)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(*SIZE)
+    win.show()
+    win.open_path(str(path), background=True)
+    qtbot.waitUntil(lambda: win.tabs.count() == 1, timeout=60_000)
+    tab = win.tabs.currentWidget()
+    timeline = tab.timeline
+    assert tab.deferred is not None
+    assert any(lane.key[0] == BUILDING for lane in timeline.lanes())
+    timeline.search_box.setText("fetch")  # an async span name
+    assert timeline.search_status.text() == "indexing…"
+    qtbot.waitUntil(lambda: not tab.deferred.pending(), timeout=120_000)
+    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=120_000)
+    assert not any(lane.key[0] == BUILDING for lane in timeline.lanes())
+    assert len(timeline.hits.rows_of("async"))
+    for _ in range(3):
+        timeline.search_step(1)
+    assert timeline.selection[0] in ("slice", "async", "instant", "log", "counter")
+    assert builds and not any(ui for _, ui in builds), builds
