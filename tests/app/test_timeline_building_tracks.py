@@ -164,9 +164,8 @@ def test_the_window_opens_a_large_trace_with_building_tracks_and_searches_after(
     search typed meanwhile waits ("indexing…") for the background build, then finds async spans and steps
     through them; no table is built on the UI thread."""
     from fxscope.app.main_window import MainWindow
-    from fxscope.core.trace import prepare
-
     from fxscope.app.timeline import search_indexing
+    from fxscope.core.trace import prepare
 
     monkeypatch.setattr(prepare, "DEFER_EVENTS", 0)
     monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)  # its searches off the UI thread, as a large one's
