@@ -53,7 +53,7 @@ from fxscope.core.timeline.layout import (
     Lane,
     TrackLayout,
 )
-from fxscope.core.timeline.track_order import BUILDING, take_groups, thread_tracks
+from fxscope.core.timeline.track_order import BUILDING, STATE_STRIP, take_groups, thread_tracks
 from fxscope.core.timeline.view_state import AREA_KINDS, SearchState, ViewState
 from fxscope.core.trace.details import describe
 from fxscope.core.trace.model import TraceModel
@@ -431,11 +431,13 @@ class TimelineWidget(QWidget):
         pinned = []
         for key in old.pinned:  # a pinned "building…" track: the tracks it stood for, pinned
             if key[0] == BUILDING and layout.lane(key) is None:
+                if key[1] == STATE_STRIP:  # (a thread's state strip: its third element is the thread)
+                    pinned.append(("state", key[2]))
                 kinds = BUILT_KINDS.get(key[1], ())
                 pinned += [lane.key for lane in layout.lanes() if lane.key[0] in kinds and lane.pid == key[2]]
-            elif layout.lane(key) is not None:
-                pinned.append(key)
-        layout.pinned = list(dict.fromkeys(pinned))
+            else:  # a thread pinned while its state strip was building: the strip with it, as a pin does
+                pinned += TrackLayout._with_state(key)
+        layout.pinned = [key for key in dict.fromkeys(pinned) if layout.lane(key) is not None]
         if self._user_collapsed or layout.expanded_rows() <= self.collapse_above_rows():
             for group in groups:
                 before_group = old_groups.get(group.pid)

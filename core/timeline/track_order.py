@@ -57,6 +57,28 @@ def _kind_pids(model: TraceModel, first: EventKind, last: EventKind) -> list[int
     return sorted({int(p) for p in thread_pids(cols, threads).tolist()})
 
 
+#: the second element of the key of a thread's state strip while it is building (its third: the thread)
+STATE_STRIP = "state"
+#: the threads switched to or from on some CPU, per model: where the state strips will be (see below)
+_SWITCHED: weakref.WeakKeyDictionary[TraceModel, set[int]] = weakref.WeakKeyDictionary()
+
+
+def _switched_tids(model: TraceModel) -> set[int]:
+    """The thread koids of the context switches (idle excluded): the threads that get a state strip, for
+    their "building…" strips before the scheduling tables are built (one sort of the switches' koids, ~0.4 s
+    at 100M events; the tables' own rules may leave a few out, whose strips then go)."""
+    found = _SWITCHED.get(model)
+    if found is None:
+        cols = model.cols
+        if not len(cols.sched_ts):
+            found = set()
+        else:
+            tids = np.unique(np.concatenate([np.unique(cols.sched_in_tid), np.unique(cols.sched_out_tid)]))
+            found = {int(t) for t in tids.tolist() if t}
+        _SWITCHED[model] = found
+    return found
+
+
 def _building_lane(step: str, label: str, pid: int, rows: int = 1) -> Lane:
     return Lane((BUILDING, step, pid), label, pid, rows=rows, source=step)
 
@@ -70,13 +92,15 @@ def build_groups(model: TraceModel) -> list[Group]:
     by_pid: dict[int, Group] = {}
     sched_pending = bool(pending & {"sched", "sched_pyramid_cpu", "sched_pyramid_state"})
     sched = None if sched_pending else model.sched
-    state_tids = set(sched.state_tids()) if sched is not None else set()
+    state_tids = set(sched.state_tids()) if sched is not None else _switched_tids(model)
     for process in model.processes:
         lanes = []
         for track in process.tracks:
             lanes.append(Lane(("thread", track.thread), track.name, process.pid, rows=track.max_depth + 1,
                               source=track))  # fmt: skip
-            if track.tid in state_tids:  # its scheduling states, right under it
+            if track.tid in state_tids and sched is None:  # where its states will be
+                lanes.append(Lane((BUILDING, STATE_STRIP, track.thread), "  state", process.pid, source="sched"))
+            elif track.tid in state_tids:  # its scheduling states, right under it
                 lanes.append(Lane(("state", track.thread), "  state", process.pid, source=track.tid,
                                   row_range=sched.state_rows(track.tid)))  # fmt: skip
         by_pid[process.pid] = Group(process.pid, process.name, lanes)

@@ -15,7 +15,7 @@ from fxscope.app.deferred_tables import DeferredTables
 from fxscope.app.timeline.building_track import BuildingTrackItem
 from fxscope.app.timeline.widget import TimelineWidget
 from fxscope.core.synthetic_trace import generate_trace
-from fxscope.core.timeline.track_order import BUILDING, prebuild_groups
+from fxscope.core.timeline.track_order import BUILDING, STATE_STRIP, prebuild_groups
 from fxscope.core.trace import async_spans, counters, instants, sched
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.prepare import TRACK_STEPS, pending_tables, prepare_model
@@ -89,7 +89,9 @@ def test_tracks_build_after_the_first_frame_and_end_as_before(qtbot, trace, buil
     widget.plot.viewport().repaint()
     building = [lane for lane in widget.lanes() if lane.key[0] == BUILDING]
     assert {lane.source for lane in building} == {"async_pyramid", "counters", "sched", "instants"}
-    assert {lane.label for lane in building} == {"async", "counters", "CPUs", "instants"}
+    assert {lane.label for lane in building} == {"async", "counters", "CPUs", "instants", "  state"}
+    building_strips = {lane.key[2] for lane in building if lane.key[1] == STATE_STRIP}  # (threads)
+    assert building_strips == {key[1] for _, _, key, _, _ in expected_tracks if key[0] == "state"}
     assert all(isinstance(lane.item, BuildingTrackItem) for lane in building)
     _, (_top, bottom) = widget.plot.getViewBox().viewRange()
     in_view = [lane for lane in building if lane.y0 + lane.rows < bottom]
@@ -134,6 +136,8 @@ def test_a_refresh_keeps_pins_collapsed_groups_and_the_selection(qtbot, trace) -
     widget = _shown(qtbot, model)
     thread = next(lane for lane in widget.lanes() if lane.key[0] == "thread")
     widget.pin(thread.key)
+    strip = widget.layout_state.lane((BUILDING, STATE_STRIP, thread.key[1]))
+    assert strip is not None  # the thread's state strip, building
     cpus = next(lane for lane in widget.lanes() if lane.key[0] == BUILDING and lane.source == "sched")
     widget.pin(cpus.key)  # a building track pinned: the tracks it stood for are pinned once in
     widget.toggle_group(thread.pid)
@@ -151,6 +155,7 @@ def test_a_refresh_keeps_pins_collapsed_groups_and_the_selection(qtbot, trace) -
         deferred.start()
     assert not any(lane.key[0] == BUILDING for lane in widget.lanes())
     assert thread.key in widget.pinned and widget.layout_state.lane(thread.key).item is thread.item
+    assert ("state", thread.key[1]) in widget.pinned  # its state strip pinned with it, as a pin does
     group = next(g for g in widget.groups if g.pid == thread.pid)
     assert group.collapsed
     assert widget.selection == ("slice", row)
