@@ -13,9 +13,12 @@ connection, and a call already queued, when the timeline is destroyed. Its destr
 cancels the build: the build checks the flag between its batches of slices.
 
 A search of a trace with :data:`SYNC_INDEX_SLICES` slices or more runs in a background thread too
-(:meth:`SearchIndexing.search`: ~0.4 s at 10M events, ~4 s at 100M, which froze the window): the search bar says
-"searching…", text typed meanwhile supersedes it (one search runs at a time; the latest text is searched next
-and a superseded result is dropped), and ``found(text, hits)`` brings the result to the UI thread.
+(:meth:`SearchIndexing.search`: ~0.1 s at 10M events, ~1 s at 100M, which would freeze the window): the search bar
+says "searching…", text typed meanwhile cancels it (one search runs at a time; the latest text is searched next),
+Esc cancels it too, and ``found(text, hits)`` brings the result to the UI thread. Such a search does not wait
+for the index: until it is built, the hits leave the slices' argument matches out (the count says so) and the
+timeline searches again when it is (the index takes 3-12 s at 30M-100M events: a search waiting for it took
+5-70 s to show its count).
 """
 
 from __future__ import annotations
@@ -91,26 +94,35 @@ class SearchIndexing(QObject):
 
     def search(self, text: str) -> None:
         """Search ``text`` in a background thread: ``found(text, hits)`` follows, unless another text is
-        searched before it is done (then only the latest text's result comes)."""
+        searched before it is done: the running search is then cancelled (it stops at its next check, tens
+        of ms) and only the latest text's result comes. Until the index is built the search leaves the
+        slices' argument matches out (``hits.complete`` is False: the timeline searches again on ``done``)."""
+        self._next_text = text
         if self.searching is not None:
-            self._next_text = text  # (the running search's result is dropped: its text is not the latest)
+            self.searching.cancel()  # (its end starts the latest text's search)
             return
-        model = self.model  # (the thread holds the model, not this object)
+        self._start_search()
+
+    def cancel_search(self) -> None:
+        """Stop the running search, if any (Esc): nothing is found for it."""
+        self._next_text = None
+        if self.searching is not None:
+            self.searching.cancel()
+
+    def _start_search(self) -> None:
+        model, text = self.model, self._next_text  # (the thread holds the model, not this object)
         self._searching_text, self._next_text = text, None
-        self.searching = worker = ModelBuild(lambda _check: search_all(model, text))
-        worker.built.connect(self._search_done)
-        worker.failed.connect(self._search_failed)
+        arguments = model.search_index_ready
+        self.searching = worker = ModelBuild(lambda check: search_all(model, text, check, arguments=arguments))
+        worker.finished.connect(self._search_ended)  # (done, failed or cancelled)
+        worker.failed.connect(self.failed)
         self.destroyed.connect(lambda *_: worker.cancel())
         start_worker(worker)
 
-    def _search_done(self) -> None:
+    def _search_ended(self) -> None:
         worker, self.searching = self.searching, None
-        text, hits = self._searching_text, worker.result if worker is not None else None
-        if self._next_text is not None and self._next_text != text:
-            self.search(self._next_text)  # superseded: the latest text's search now
+        if self._next_text is not None:
+            self._start_search()  # superseded: the latest text's search now
             return
-        self.found.emit(text, hits)
-
-    def _search_failed(self, message: str) -> None:
-        self.searching = None
-        self.failed.emit(message)
+        if worker is not None and worker.result is not None:
+            self.found.emit(self._searching_text, worker.result)
