@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from fxscope.core.analysis.call_tree import CallTree, top_down
-from fxscope.core.analysis.selection import Area, AreaRows, area_rows
+from fxscope.core.analysis.selection import Area, AreaRows, area_names, area_rows
 from fxscope.core.analysis.stats import NameStats, name_stats
 
 
@@ -39,7 +39,9 @@ class _Job(QRunnable):
     def run(self) -> None:
         try:
             ar = area_rows(self.model, self.area)
-            result = AnalysisResult(self.area, ar, name_stats(self.model, ar=ar), top_down(self.model, ar=ar))
+            names = area_names(self.model, ar)  # (made once for both: a pass over every row each)
+            stats = name_stats(self.model, ar=ar, names=names)
+            result = AnalysisResult(self.area, ar, stats, top_down(self.model, ar=ar, names=names))
         except Exception as exc:  # noqa: BLE001 - a failure is a message in the panel, never a dead window
             self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
             return
