@@ -101,7 +101,7 @@ class Sampler(threading.Thread):
 """
 
 _CHILD_LOAD = _SAMPLER + r"""
-import json, sys
+import json, os, sys
 sampler = Sampler()
 sampler.start()
 from fxscope.core.trace.reading import read_trace
