@@ -20,6 +20,7 @@ if os.environ.get("FXSCOPE_NO_COMPILED"):
 
 
 def contiguous_words(words) -> bool:
-    """Whether ``words`` can be handed to the compiled loops as is (one C-contiguous uint64 buffer)."""
+    """Whether ``words`` can be handed to the compiled loops as is (one C-contiguous, aligned, native-order
+    uint64 buffer); other arrays take the numpy paths."""
     d = words.dtype
-    return d.itemsize == 8 and d.kind == "u" and d.isnative and words.flags.c_contiguous
+    return d.itemsize == 8 and d.kind == "u" and d.isnative and words.flags.c_contiguous and words.flags.aligned

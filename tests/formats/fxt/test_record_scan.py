@@ -153,3 +153,16 @@ def test_walk_args_refuses_rows_of_different_lengths():
     i8, u8 = np.zeros(2, np.int64), np.zeros(2, np.uint8)
     with pytest.raises(ValueError):
         scan.walk_args(w, i8, np.zeros(3, np.uint8), i8, u8, i8.copy(), u8.copy(), u8.copy())
+
+
+def test_unaligned_words_take_the_numpy_path():
+    """Words at an odd address (a buffer slice) are not handed to the C loops (they would refuse them):
+    the numpy walk frames them, alike."""
+    from fxscope.formats.fxt import framing
+
+    data = DEMO.read_bytes()
+    buf = bytearray(len(data) + 1)
+    buf[1:] = data
+    odd = np.frombuffer(memoryview(buf)[1:], "<u8")
+    assert not compiled.contiguous_words(odd)
+    assert np.array_equal(framing.record_starts(odd), framing.record_starts(np.frombuffer(data, "<u8")))
