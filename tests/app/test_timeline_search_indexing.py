@@ -282,3 +282,28 @@ def test_esc_stops_the_running_search_and_enter_searches_again(qtbot, trace_byte
     expected = search_all(TraceModel(read_fxt_bytes(trace_bytes)), text)
     assert len(expected) > 1 and timeline.search.text == text
     assert np.array_equal(timeline.hits.row, expected.row) and np.array_equal(timeline.hits.kind, expected.kind)
+
+
+def test_the_builds_that_yield_pause_while_a_search_runs(qtbot, trace_bytes, monkeypatch) -> None:
+    """While a search runs, the UI thread keeps saying it is active, so that the builds yielding to it (the
+    argument index, the tab's later tables) pause and the search gets the interpreter; not after it."""
+    from fxscope.app import worker_threads
+
+    ran: list[tuple[str, str]] = []
+    _polling_search(monkeypatch, ran)
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    model.build_search_index(lambda: None)
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    qtbot.wait(200)
+    assert not worker_threads.ui_recently_active()  # (nothing drawn: the widget is not shown)
+    timeline.search_box.setText("slow")
+    seen = []
+    for _ in range(10):
+        qtbot.wait(30)
+        seen.append(worker_threads.ui_recently_active())
+    assert all(seen) and timeline.search_indexing.searching is not None
+    timeline.search_indexing.cancel_search()
+    qtbot.waitUntil(lambda: timeline.search_indexing.searching is None, timeout=10_000)
+    qtbot.wait(200)
+    assert not worker_threads.ui_recently_active()
