@@ -230,13 +230,19 @@ def _polling_search(monkeypatch, ran: list[tuple[str, str]]):
     monkeypatch.setattr(indexing_module, "search_all", polling)
 
 
-def test_a_new_keystroke_cancels_the_running_search(qtbot, trace_bytes, monkeypatch) -> None:
+def _indexed_timeline_with_polling_search(qtbot, trace_bytes, monkeypatch):
+    """(ran, model, timeline): a timeline of an indexed model whose searches poll (:func:`_polling_search`)."""
     ran: list[tuple[str, str]] = []
     _polling_search(monkeypatch, ran)
     model = TraceModel(read_fxt_bytes(trace_bytes))
     model.build_search_index(lambda: None)
     timeline = TimelineWidget(model)
     qtbot.addWidget(timeline)
+    return ran, model, timeline
+
+
+def test_a_new_keystroke_cancels_the_running_search(qtbot, trace_bytes, monkeypatch) -> None:
+    ran, _model, timeline = _indexed_timeline_with_polling_search(qtbot, trace_bytes, monkeypatch)
     timeline.search_box.setText("slow")
     first = timeline.search_indexing.searching
     assert first is not None and timeline.search_status.text() == "searching…"
@@ -255,12 +261,7 @@ def test_a_new_keystroke_cancels_the_running_search(qtbot, trace_bytes, monkeypa
 def test_esc_stops_the_running_search_and_enter_searches_again(qtbot, trace_bytes, monkeypatch) -> None:
     from PySide6.QtCore import Qt
 
-    ran: list[tuple[str, str]] = []
-    _polling_search(monkeypatch, ran)
-    model = TraceModel(read_fxt_bytes(trace_bytes))
-    model.build_search_index(lambda: None)
-    timeline = TimelineWidget(model)
-    qtbot.addWidget(timeline)
+    ran, model, timeline = _indexed_timeline_with_polling_search(qtbot, trace_bytes, monkeypatch)
     timeline.show()
     text = _common_name(model)[:3]
     timeline.search_box.setText("quick")
@@ -289,12 +290,7 @@ def test_the_builds_that_yield_pause_while_a_search_runs(qtbot, trace_bytes, mon
     argument index, the tab's later tables) pause and the search gets the interpreter; not after it."""
     from fxscope.app import worker_threads
 
-    ran: list[tuple[str, str]] = []
-    _polling_search(monkeypatch, ran)
-    model = TraceModel(read_fxt_bytes(trace_bytes))
-    model.build_search_index(lambda: None)
-    timeline = TimelineWidget(model)
-    qtbot.addWidget(timeline)
+    _ran, _model, timeline = _indexed_timeline_with_polling_search(qtbot, trace_bytes, monkeypatch)
     qtbot.wait(200)
     assert not worker_threads.ui_recently_active()  # (nothing drawn: the widget is not shown)
     timeline.search_box.setText("slow")
