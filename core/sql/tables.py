@@ -65,6 +65,12 @@ def _col(a) -> pa.Array:
     return pa.array(np.ascontiguousarray(np.asarray(a)))
 
 
+def _koid64(koids: np.ndarray) -> np.ndarray:
+    """Koids as SQL's int64: uint64 ones reinterpreted (a view, as Perfetto stores them), narrower ones
+    widened (the model keeps them uint32 when they fit)."""
+    return koids.view(np.int64) if koids.dtype == np.uint64 else koids.astype(np.int64)
+
+
 def _masked(values: np.ndarray, valid: np.ndarray) -> pa.Array:
     """``values`` with nulls where ``valid`` is False: the data buffer is wrapped (no copy), only the
     validity bitmap (1 bit a row) is made."""
@@ -176,9 +182,10 @@ class SqlTables:
     # ------------------------------------------------------------------ slices
     def _thread_slice(self) -> pa.Table:
         s = self.model.slices
+        thread = np.asarray(s.thread, np.int32)  # (the model reads it through the events: int16 or int32)
         return pa.table({
             "ts": _col(s.ts), "dur": _col(s.dur),
-            "track_id": _col(s.thread), "utid": _col(s.thread),
+            "track_id": _col(thread), "utid": _col(thread),
             "category": self._text(s.category[:]), "name": self._text(s.name[:]),
             "depth": _col(s.depth), "parent_id": _masked(s.parent, s.parent >= 0),
             "arg_set_id": self._arg_set(s.event),
@@ -294,7 +301,7 @@ class SqlTables:
         c = self.model.sched.cpu_slices
         return pa.table({
             "ts": _col(c.start), "end": _col(c.end), "cpu": _col(c.cpu),
-            "utid": _masked(*self._utid32(c.tid)), "tid": _col(c.tid.view(np.int64)),
+            "utid": _masked(*self._utid32(c.tid)), "tid": _col(_koid64(c.tid)),
         })  # fmt: skip
 
     def _utid32(self, tids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -310,9 +317,10 @@ class SqlTables:
         code = pa.array(np.minimum(t.state, len(letters) - 1).astype(np.int8))
         w = self.model.sched.wakeups
         waker = self._waker_utid(t, w)
+        cpu = np.asarray(t.cpu, np.int32)  # (the model's is uint16)
         return pa.table({
             "ts": _col(t.start), "end": _col(t.end),
-            "cpu": _masked(np.asarray(t.cpu), np.asarray(t.cpu) >= 0), "utid": _masked(*self._utid32(t.tid)),
+            "cpu": _masked(cpu, cpu >= 0), "utid": _masked(*self._utid32(t.tid)),
             "state": pa.DictionaryArray.from_arrays(code, pa.array(letters)),
             "state_name": pa.DictionaryArray.from_arrays(code, pa.array(names)),
             "waker_utid": _masked(waker.astype(np.int32), waker >= 0),

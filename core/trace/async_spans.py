@@ -31,7 +31,6 @@ from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
     key_rows,
     pair_searchsorted,
-    segment_ids,
     segment_starts,
     segmented_running_max,
     stack_depths,
@@ -139,9 +138,12 @@ def build_async(
     del sel
     check()
     b_idx, closed, e_idx, u_idx = _pair(m)
+    m.is_begin = m.is_end = m.unmatched = m.starts = None  # type: ignore[assignment]  # (paired: done with)
     check()
-
+    queries = _InstantQueries(m, b_idx)  # what binding the instants needs of the markers
     s_marker = np.r_[b_idx, u_idx]
+    s_id = m.cid_of(s_marker)
+    m.keep_times_and_rows()  # (the markers' other columns, ~30 bytes an async event, are done with)
     s_start = np.r_[m.ts[b_idx], np.full(len(u_idx), trace_start, np.int64)]
     s_end = np.r_[np.where(closed, m.ts[np.maximum(e_idx, 0)], max(trace_end, 0)), m.ts[u_idx]]
     s_start = np.minimum(s_start, s_end)
@@ -151,8 +153,9 @@ def build_async(
     )
     s_event = m.ev[s_marker]
     s_end_event = np.r_[np.where(closed, m.ev[np.maximum(e_idx, 0)], -1), m.ev[u_idx]]
-    s_id = m.cid[s_marker]
-    del s_marker, closed, e_idx, u_idx
+    n_begins = len(b_idx)
+    # the markers (~40 bytes an async event) are dropped before the lanes and sorts below add theirs
+    del s_marker, closed, e_idx, u_idx, m, b_idx
     pid = thread_pids(cols, cols.ev_thread[s_event])
 
     # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
@@ -169,7 +172,7 @@ def build_async(
     start, end = s_start[final], s_end[final]
     del s_start, s_end
     check()
-    instants, unbound = _bind_instants(cols, m, b_idx, inv[: len(b_idx)], start, end, s_id[final])
+    instants, unbound = _bind_instants(cols, queries, inv[:n_begins], start, end, s_id[final])
     event = s_event[final].astype(np.int32)
     return AsyncTable(
         start=start,
@@ -197,22 +200,42 @@ class _KeyMarkers:
         cat = cols.ev_category[sel]
         name = cols.ev_name[sel]
         cid = cols.ev_data[sel]
-        order = lexsort((sel, ts, cid, name, cat))
-        cat, name = cat[order], name[order]
-        self.ev, self.ts, self.cid, self.k = sel[order], ts[order], cid[order], cols.ev_kind[sel][order]
-        del order, ts, cid
+        order = lexsort((sel, ts, cid, name, cat))  # (file order and time: in order as a rule, not sorted)
+        # gathered one column at a time, each unsorted one dropped as its sorted copy is made
+        self.ev = sel[order]
+        self.ts = ts[order]
+        del ts
+        cid = cid[order]
+        cat = cat[order]
+        name = name[order]
+        del order
+        self.k = cols.ev_kind[self.ev]
         n = len(self.ev)
-        new_key = np.r_[True, (cat[1:] != cat[:-1]) | (name[1:] != name[:-1]) | (self.cid[1:] != self.cid[:-1])]
+        new_key = np.r_[True, (cat[1:] != cat[:-1]) | (name[1:] != name[:-1]) | (cid[1:] != cid[:-1])]
         del cat, name
         self.starts = np.flatnonzero(new_key)
+        #: each key's id (the events' ids are their key's: :meth:`cid_of`, not a column of 8 bytes an event)
+        self.key_cid = cid[self.starts]
+        del cid
+        #: key number of each event (int32: half the memory of an int64 one; widened where multiplied)
+        self.seg = np.cumsum(new_key, dtype=np.int32)
+        self.seg -= 1
         del new_key
-        self.seg = segment_ids(self.starts, n)
         self.is_begin = self.k == EventKind.ASYNC_BEGIN
         self.is_end = self.k == EventKind.ASYNC_END
         self.after, unmatched = stack_depths(
             self.is_begin.view(np.int8) - self.is_end.view(np.int8), self.starts, self.seg
         )
         self.unmatched = unmatched if unmatched is not None else np.zeros(n, bool)
+
+    def cid_of(self, rows: np.ndarray) -> np.ndarray:
+        """uint64 correlation id of the events at sorted positions ``rows``."""
+        return self.key_cid[self.seg[rows]]
+
+    def keep_times_and_rows(self) -> None:
+        """Drop every column but :attr:`ts` and :attr:`ev` (paired and bound, the spans need only those)."""
+        self.key_cid = self.k = self.seg = self.starts = self.is_begin = self.is_end = self.after = None  # type: ignore[assignment]
+        self.unmatched = None  # type: ignore[assignment]
 
 
 def _pair(m: _KeyMarkers) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -234,10 +257,29 @@ def _pair(m: _KeyMarkers) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     return g[b_at], closed, e_idx, np.flatnonzero(m.unmatched)
 
 
+class _InstantQueries:
+    """The async instants' event rows, times and ids, and for each the position (among the begins grouped by
+    (key, stack level they open), ``begins``) of the innermost span of its key open at its timestamp, or
+    -1: what :func:`_bind_instants` needs of the markers, taken before they are dropped."""
+
+    def __init__(self, m: _KeyMarkers, begins: np.ndarray) -> None:
+        inst = np.flatnonzero(m.k == EventKind.ASYNC_INSTANT)
+        self.ev, self.ts, self.cid = m.ev[inst], m.ts[inst], m.cid_of(inst)
+        self.pos = np.full(len(inst), -1, np.int64)
+        # Innermost open span of the key = the latest begin before the instant at stack level after - 1.
+        after = m.after
+        open_ = after[inst] > 0
+        if open_.any():
+            levels = int(after.max()) + 1
+            lane_key = m.seg[begins].astype(np.int64) * levels + after[begins] - 1  # (key, level), ascending
+            q = inst[open_]
+            q_key = m.seg[q].astype(np.int64) * levels + after[q] - 1
+            self.pos[open_] = np.maximum(pair_searchsorted(lane_key, begins, q_key, q, "right") - 1, 0)
+
+
 def _bind_instants(
     cols: FxtColumns,
-    m: _KeyMarkers,
-    begins: np.ndarray,
+    q: _InstantQueries,
     begin_row: np.ndarray,
     span_start: np.ndarray,
     span_end: np.ndarray,
@@ -245,29 +287,16 @@ def _bind_instants(
 ) -> tuple[AsyncInstants, int]:
     """Span row of every async instant: the innermost open span of its key, else the single span of its id.
 
-    ``begins`` are the begin markers grouped by (key, stack level they open), by marker within a group;
-    ``begin_row`` their spans' rows.
+    ``begin_row``: the spans' rows of the begins that ``q.pos`` indexes.
     """
-    inst = np.flatnonzero(m.k == EventKind.ASYNC_INSTANT)
-    span = np.full(len(inst), -1, np.int64)
-    # Innermost open span of the key = the latest begin before the instant at stack level after - 1.
-    after = m.after
-    open_ = after[inst] > 0
-    if open_.any():
-        levels = int(after.max()) + 1
-        lane_key = m.seg[begins] * levels + after[begins] - 1  # (key, level), ascending
-        q = inst[open_]
-        q_key = m.seg[q] * levels + after[q] - 1
-        pos = pair_searchsorted(lane_key, begins, q_key, q, "right") - 1
-        span[open_] = begin_row[np.maximum(pos, 0)]
+    span = np.where(q.pos >= 0, begin_row[np.maximum(q.pos, 0)], -1) if len(begin_row) else q.pos.copy()
     # Fallback: exactly one span with the same id covers the instant's timestamp.
     loose = np.flatnonzero(span < 0)
-    ts = m.ts
     if len(loose) and len(span_start):
-        span[loose] = _single_cover(span_id, span_start, span_end, m.cid[inst[loose]], ts[inst[loose]])
+        span[loose] = _single_cover(span_id, span_start, span_end, q.cid[loose], q.ts[loose])
     bound = span >= 0
-    o = lexsort((ts[inst][bound], span[bound]))
-    event = m.ev[inst][bound][o].astype(np.int32)
+    o = lexsort((q.ts[bound], span[bound]))
+    event = q.ev[bound][o].astype(np.int32)
     out = AsyncInstants(
         ts=Gathered(cols.ev_ts, event),
         span=span[bound][o].astype(np.int32),

@@ -140,25 +140,54 @@ class CounterSet:
         return start, vmin[px], vmax[px], last[px]
 
 
+#: counter events whose arguments are decoded at once, at most: the decoding's temporaries (~170 bytes a
+#: counter event, 140 MB at 10M events when decoded all together) then stay a few tens of MB
+ARG_BATCH = 1 << 18
+
+
+def _numeric_args(cols: FxtColumns, rows: np.ndarray, check) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(event row, name id, float64 value) of the numeric arguments of event ``rows`` (ascending), in
+    record then argument order, and the number of non-numeric ones; decoded :data:`ARG_BATCH` records at
+    a time (the order is the same: each batch is a run of the rows)."""
+    parts = []
+    non_numeric = 0
+    for a in range(0, max(len(rows), 1), ARG_BATCH):
+        args = event_arg_columns(cols, rows[a : a + ARG_BATCH], check=check)
+        numeric = args.numeric
+        non_numeric += int((~numeric).sum())
+        rows_type = np.int32 if len(cols.ev_kind) < 1 << 31 else np.int64  # (4 bytes a sample, not 8)
+        parts.append((args.event[numeric].astype(rows_type), args.name[numeric].astype(np.int32),
+                      args.values()[numeric]))
+        del args, numeric
+    if len(parts) == 1:
+        return (*parts[0], non_numeric)
+    ev, name, value = (np.concatenate(c) for c in zip(*parts, strict=True))
+    return ev, name, value, non_numeric
+
+
 def build_counters(cols: FxtColumns, check=None) -> CounterSet:
     """Every counter series of ``cols`` (see the module docstring). ``check()``, when given, is called
     between the passes (a Cancel raises from it)."""
     check = check or (lambda: None)
     rows = np.flatnonzero(cols.ev_kind == EventKind.COUNTER)
-    args = event_arg_columns(cols, rows, check=check)
+    ev, arg_name, value, non_numeric = _numeric_args(cols, rows, check)
+    del rows
     check()
-    numeric = args.numeric
-    non_numeric = int((~numeric).sum())
-    ev = args.event[numeric]
-    arg_name = args.name[numeric]
-    value = args.values()[numeric]
     pid = thread_pids(cols, cols.ev_thread[ev])
     name = cols.ev_name[ev]
     cid = cols.ev_data[ev]
     ts = cols.ev_ts[ev]
     check()
     order = lexsort((ev, ts, arg_name, cid, name, pid))
-    ev, arg_name, value, pid, name, cid, ts = (a[order] for a in (ev, arg_name, value, pid, name, cid, ts))
+    # one column at a time: each unsorted one freed as its sorted copy is made (not all seven at once)
+    ev = ev[order]
+    arg_name = arg_name[order]
+    value = value[order]
+    pid = pid[order]
+    name = name[order]
+    cid = cid[order]
+    ts = ts[order]
+    del order
     n = len(ev)
     if n == 0:
         return CounterSet([], non_numeric)

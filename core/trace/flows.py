@@ -126,7 +126,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     del keep, ts  # (gathered again for the links only: one column fewer alive while the keys are made)
     k = kind[sel]
     fid = cols.ev_data[sel]
-    key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k, np.arange(len(sel)))
+    key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k)
     del thread
     dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
     idx = np.flatnonzero(~(ambiguous | no_start))
@@ -135,10 +135,9 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
         return _empty(cols, unbound, dropped)
     check()
     idx = idx[lexsort((idx, fid[idx], key_pid[idx]))]  # by key, then time order
-    by_key = key_pid[idx], fid[idx], k[idx]
+    by_key = [key_pid[idx], fid[idx], k[idx]]
     del key_pid, fid, k
-    a, b = _links(*by_key, dropped)
-    del by_key
+    a, b = _links(by_key, dropped)  # (it empties ``by_key``: the keys are freed once their runs are found)
     a, b = idx[a], idx[b]
     del idx
 
@@ -162,12 +161,15 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     )
 
 
-def _links(pid: np.ndarray, fid: np.ndarray, k: np.ndarray, dropped: dict[str, int]) -> tuple[np.ndarray, ...]:
+def _links(by_key: list[np.ndarray], dropped: dict[str, int]) -> tuple[np.ndarray, ...]:
     """(source, destination) positions of every link, for events sorted by key (``pid``, ``fid``), then
-    time; the events that link nothing are counted in ``dropped``."""
+    time (``by_key``: [pid, fid, kind], emptied here, so that the keys are freed once their runs are
+    found); the events that link nothing are counted in ``dropped``."""
+    pid, fid, k = by_key
+    by_key.clear()
     m = len(k)
     starts = np.flatnonzero(np.r_[True, (pid[1:] != pid[:-1]) | (fid[1:] != fid[:-1])])
-    seg = segment_ids(starts, m)
+    seg = segment_ids(starts, m).astype(np.int32 if m < 1 << 31 else np.int64)  # (int32: half the memory)
     is_b, is_s, is_e = k == EventKind.FLOW_BEGIN, k == EventKind.FLOW_STEP, k == EventKind.FLOW_END
     # A flow is active after a begin until an end; begins while active are ignored, so the begin that
     # counts is the first one after the last end; the source of a link is the last step after it, or it.
@@ -187,15 +189,15 @@ def _links(pid: np.ndarray, fid: np.ndarray, k: np.ndarray, dropped: dict[str, i
     return src[link], np.flatnonzero(link)
 
 
-def _key_process(
-    pid: np.ndarray, fid: np.ndarray, k: np.ndarray, pos: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _key_process(pid: np.ndarray, fid: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Process part of each event's flow key, with the cross-process rule for steps and ends.
 
-    Returns (key pid, ambiguous, no start): a step/end at position ``pos`` keeps its own process if that
-    process began a flow with its id before; else it takes the one process that did, if exactly one did.
+    Returns (key pid, ambiguous, no start): a step/end keeps its own process if that process began a flow
+    with its id before it (events are in time order: before = at a lower position); else it takes the one
+    process that did, if exactly one did. ``pid`` is a temporary of the caller's: the key's pids are
+    written into it (no copy: 8 bytes a flow event at the build's peak).
     """
-    key_pid = pid.copy()
+    key_pid = pid
     n = len(pid)
     ambiguous = np.zeros(n, bool)
     no_start = np.zeros(n, bool)
@@ -209,11 +211,11 @@ def _key_process(
     big = np.iinfo(np.int64).max
     # first begin position of every (id, pid)
     ob = begins[
-        lexsort((pos[begins], pid[begins].view(np.int64), fid[begins]))
+        lexsort((begins, pid[begins].view(np.int64), fid[begins]))
     ]  # (int64 order: see below)
     pairs = ob[np.r_[True, (fid[ob][1:] != fid[ob][:-1]) | (pid[ob][1:] != pid[ob][:-1])]]
     del ob, begins  # (the temporaries here are per flow event: each freed as soon as it is used)
-    p_id, p_pid, p_pos = fid[pairs], pid[pairs], pos[pairs]
+    p_id, p_pid, p_pos = fid[pairs], pid[pairs], pairs
     del pairs
     # own process: first begin of (id, pid)
     j = np.minimum(
@@ -240,7 +242,7 @@ def _key_process(
     pid1 = h_pid[h]
     p2 = np.where(known, pos2[h], big)
     del h, known, h_pos, h_pid, pos2
-    at = pos[follow]
+    at = follow
     own = own_first < at
     del own_first
     started = ~own & (pos1 < at)

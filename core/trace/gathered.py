@@ -70,3 +70,31 @@ class Gathered(NDArrayOperatorsMixin):
 
     def __repr__(self) -> str:
         return f"Gathered({np.asarray(self)!r})"
+
+
+class Difference:
+    """``minuend - subtrahend`` as a read-only column, computed for the rows asked for: a pyramid's
+    durations over a table that stores starts and ends (async spans, scheduling rows), which it reads for
+    the few thousand rows a frame draws. Stored, they were 8 bytes a row for nothing (~14 MB at 10M events).
+    """
+
+    ndim = 1
+    nbytes = 0  # owns nothing: both arrays belong to the table
+
+    def __init__(self, minuend: np.ndarray, subtrahend: np.ndarray) -> None:
+        self.minuend = minuend
+        self.subtrahend = subtrahend
+
+    def __getitem__(self, key):
+        return self.minuend[key] - self.subtrahend[key]
+
+    def __len__(self) -> int:
+        return len(self.minuend)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.result_type(self.minuend, self.subtrahend)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = self[:]
+        return out if dtype is None else out.astype(dtype, copy=False)

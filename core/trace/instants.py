@@ -63,8 +63,14 @@ class InstantTable:
         (a pass over every instant)."""
         rows = self._scoped.get(scope)
         if rows is None:
-            rows = np.flatnonzero(self.scope == scope)
-            rows = self._scoped[scope] = rows[np.argsort(self.ts[rows], kind="stable")]
+            # the process and global scopes from one read of the scopes (a read gathers the instants' data
+            # words from the mapped file: the timeline asks for both together)
+            scopes = np.asarray(self.scope)
+            for s in (SCOPE_PROCESS, SCOPE_GLOBAL, scope):  # (the thread scope: most rows, asked for by no view)
+                if s not in self._scoped:
+                    found = np.flatnonzero(scopes == s)
+                    self._scoped[s] = found[np.argsort(self.ts[found], kind="stable")]
+            rows = self._scoped[scope]
         return rows
 
 

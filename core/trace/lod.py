@@ -37,7 +37,7 @@ class Level:
     shift: int  # bucket = 2**shift ns
     bucket: np.ndarray  # int32 bucket index from the origin (entries sorted by lane, then bucket)
     row: np.ndarray  # int32 slice row of the bucket's longest slice
-    count: np.ndarray  # int32 slices starting in the bucket (short ones)
+    count: np.ndarray  # uint16 or int32 (16 bits when the level's counts fit): slices starting in the bucket
     lane_ptr: np.ndarray  # int64: entries of lane k are lane_ptr[k]:lane_ptr[k + 1]
     long_rows: dict[int, np.ndarray]  # lane -> long slice rows sorted by start
     long_end_max: dict[int, np.ndarray]  # lane -> running max of their ends
@@ -212,7 +212,7 @@ class _LanesLevel:
     lane: np.ndarray  # int32
     bucket: np.ndarray  # int32
     row: np.ndarray  # int32
-    count: np.ndarray  # int32
+    count: np.ndarray  # uint16 or int32
     long_rows: dict[int, np.ndarray]
     long_end_max: dict[int, np.ndarray]
 
@@ -252,10 +252,12 @@ def _lanes_level(summary: _Summary, rows, long, lane_o, ts_o, dur_o) -> _LanesLe
             long_rows[key] = lrows[a:z].copy()
             long_end_max[key] = end_max[a:z].copy()
     # rows fit 31 bits and buckets too (the finest level has 2**16 buckets across the trace): 12 bytes an
-    # entry instead of 24 (each entry's lane is implied by the level's lane_ptr: not stored)
+    # entry instead of 24 (each entry's lane is implied by the level's lane_ptr: not stored); the counts
+    # of a batch's entries 16 bits when they fit (the fine levels, most entries: 10 bytes an entry)
+    count = summary.count
+    count = count.astype(np.uint16 if not len(count) or int(count.max()) < 1 << 16 else np.int32)
     return _LanesLevel(summary.lane.astype(np.int32), summary.bucket.astype(np.int32),
-                       rows[summary.pick].astype(np.int32), summary.count.astype(np.int32), long_rows,
-                       long_end_max)  # fmt: skip
+                       rows[summary.pick].astype(np.int32), count, long_rows, long_end_max)  # fmt: skip
 
 
 def _level(shift: int, parts: list[_LanesLevel], n_lanes: int) -> Level:

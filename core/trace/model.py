@@ -15,6 +15,7 @@ import numpy as np
 
 from fxscope.core.trace.built_once import BuiltOnce
 from fxscope.core.trace.complete_ends import CompleteEnds
+from fxscope.core.trace.gathered import Difference
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
 from fxscope.core.trace.segments import segment_starts, segmented_running_max
@@ -80,11 +81,16 @@ class VisibleSlices:
 
 
 class _Lanes:
-    """The slice rows of every (thread, depth) lane, in start order, with the running max of their ends (a
-    :class:`ThreadTrack`'s ``by_depth`` and ``end_max``): computed for all lanes at once, a radix sort by
-    lane and one segmented scan, whatever the number of threads; each track gets views of them."""
+    """The slice rows of every (thread, depth) lane, in start order (a :class:`ThreadTrack`'s ``by_depth``),
+    and on first use the running max of their ends (its ``end_max``): computed for all lanes at once, a radix
+    sort by lane and one segmented scan, whatever the number of threads; each track gets views of them.
+
+    The ends' maxima (8 bytes a slice, 20 MB at 10M events) are built when a view first reads them (a frame
+    zoomed in past the pyramid's finest level, a time-range selection), not by the load: the pyramid, the
+    first frame's reader of these rows, needs only their order."""
 
     def __init__(self, s: SliceTable) -> None:
+        self._slices = s
         by_lane = lexsort((s.depth, s.thread))  # a thread's rows are by start: its lanes keep that order
         self.rows = by_lane.astype(np.int32)  # int32 rows: half the index memory
         del by_lane  # (the temporaries here are per slice: each freed once used)
@@ -92,31 +98,42 @@ class _Lanes:
         key = thread.astype(np.int64)
         key *= 65536
         key += depth
-        starts = segment_starts(key)
+        #: where each lane's rows start in :attr:`rows` (a few per thread)
+        self.starts = segment_starts(key)
         del key
-        ends = s.ts[self.rows]
-        ends += s.dur[self.rows]
-        self.end_max = segmented_running_max(ends, starts)
-        del ends
-        bounds = np.r_[starts, len(self.rows)].tolist()
-        lane_thread, lane_depth = thread[starts].tolist(), depth[starts].tolist()
-        #: per thread with slices: its per-depth rows and ends' running maxima (depths 0..max; an empty
-        #: array for a depth without slices), and all its rows by depth, then start (views of the above)
+        bounds = np.r_[self.starts, len(self.rows)].tolist()
+        lane_thread, lane_depth = thread[self.starts].tolist(), depth[self.starts].tolist()
+        del thread, depth
+        #: per thread with slices: its lanes' (first, end) positions in :attr:`rows`, one per depth 0..max
+        #: (an empty range for a depth without slices)
+        self._bounds: dict[int, list[tuple[int, int]]] = {}
+        #: per thread with slices: its per-depth rows (views of :attr:`rows`), and all its rows by depth,
+        #: then start
         self.by_depth: dict[int, list[np.ndarray]] = {}
-        self.end_max_of: dict[int, list[np.ndarray]] = {}
         self.thread_rows: dict[int, np.ndarray] = {}
         for k, t in enumerate(lane_thread):
-            by_depth = self.by_depth.setdefault(t, [])
-            end_max = self.end_max_of.setdefault(t, [])
-            while len(by_depth) < lane_depth[k]:
-                by_depth.append(self.rows[:0])
-                end_max.append(self.end_max[:0])
-            by_depth.append(self.rows[bounds[k] : bounds[k + 1]])
-            end_max.append(self.end_max[bounds[k] : bounds[k + 1]])
-        first = {}
-        for k, t in enumerate(lane_thread):
-            first.setdefault(t, k)
-            self.thread_rows[t] = self.rows[bounds[first[t]] : bounds[k + 1]]
+            spans = self._bounds.setdefault(t, [])
+            while len(spans) < lane_depth[k]:
+                spans.append((bounds[k], bounds[k]))
+            spans.append((bounds[k], bounds[k + 1]))
+        for t, spans in self._bounds.items():
+            self.by_depth[t] = [self.rows[a:b] if b > a else self.rows[:0] for a, b in spans]
+            self.thread_rows[t] = self.rows[spans[0][0] : spans[-1][1]]
+        self._end_max: BuiltOnce[dict[int, list[np.ndarray]]] = BuiltOnce()
+
+    @property
+    def end_max_of(self) -> dict[int, list[np.ndarray]]:
+        """Per thread with slices, per depth: the int64 running max of the ends of its ``by_depth`` rows
+        (built on first use, once: one gather of the slices' ends in lane order and a segmented scan)."""
+        return self._end_max.get(self._build_end_max)
+
+    def _build_end_max(self) -> dict[int, list[np.ndarray]]:
+        s = self._slices
+        ends = s.ts[self.rows]
+        ends += s.dur[self.rows]
+        end_max = segmented_running_max(ends, self.starts)
+        del ends
+        return {t: [end_max[a:b] if b > a else end_max[:0] for a, b in spans] for t, spans in self._bounds.items()}
 
 
 class LaneIndex:
@@ -133,6 +150,20 @@ class LaneIndex:
 
     def get(self) -> _Lanes:
         return self._once.get(lambda: _Lanes(self._slices))
+
+
+class RowLanes:
+    """The lane of each row of a table sorted by its lane key (a CPU, a thread), as ``lanes[row]``: found
+    from where each lane's rows start (a few hundred numbers) rather than stored per row (4 bytes a row)."""
+
+    def __init__(self, starts: np.ndarray) -> None:
+        self.starts = starts
+
+    def __getitem__(self, row):
+        return np.searchsorted(self.starts, row, side="right") - 1
+
+    def __len__(self) -> int:
+        return len(self.starts)
 
 
 def _no_check() -> None:
@@ -238,8 +269,8 @@ class TraceModel:
         uniq, inv = np.unique(pids, return_inverse=True)
         lut = np.array([bases[int(p)] for p in uniq.tolist()], np.int64)
         lane = (lut[inv.reshape(-1)] + t.lane).astype(np.int32) if len(t) else np.zeros(0, np.int32)
-        pyramid = SlicePyramid(t.start, t.end - t.start, lane, base, self.start_ns, self.end_ns - self.start_ns,
-                               check=self._check)  # fmt: skip
+        pyramid = SlicePyramid(t.start, Difference(t.end, t.start), lane, base, self.start_ns,
+                               self.end_ns - self.start_ns, check=self._check)  # fmt: skip
         return pyramid, bases
 
     def _memoized(self, name: str, build):
@@ -363,27 +394,32 @@ class TraceModel:
             lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
             base += track.max_depth + 1
             order.append(self.lanes.get().thread_rows[track.thread])
-        by_lane = np.concatenate(order) if order else np.zeros(0, np.int32)
+        lanes = self.lanes.get()
+        threads = [track.thread for track in self.tracks]
+        if threads == sorted(threads):  # tracks in thread order (the usual): the lanes' rows are that order
+            by_lane = lanes.rows
+        else:
+            by_lane = np.concatenate(order) if order else np.zeros(0, np.int32)
         return SlicePyramid(s.ts, s.dur, lane, base, self.start_ns, self.end_ns - self.start_ns,
                             check=self._check, order=by_lane)  # fmt: skip
 
-    def sched_pyramid(self, which: str) -> tuple[SlicePyramid, np.ndarray]:
+    def sched_pyramid(self, which: str) -> tuple[SlicePyramid, RowLanes]:
         """Per-pixel summaries of the CPU lanes (``"cpu"``) or the thread-state strips (``"state"``), and
         each row's lane in them (a CPU's, or a thread's, rank). A system trace can hold millions of context
         switches: zoomed out, a lane then costs about one entry per pixel, as the slice lanes do."""
 
         from fxscope.core.trace.lod import SlicePyramid
 
-        def build() -> tuple[SlicePyramid, np.ndarray]:
+        def build() -> tuple[SlicePyramid, RowLanes]:
             table = self.sched.cpu_slices if which == "cpu" else self.sched.thread_states
             key = table.cpu if which == "cpu" else table.tid  # the tables are sorted by it
             lane = np.zeros(len(key), np.int32)
             if len(key):
                 np.cumsum(key[1:] != key[:-1], out=lane[1:])
             n_lanes = int(lane[-1]) + 1 if len(lane) else 0
-            pyramid = SlicePyramid(table.start, table.end - table.start, lane, n_lanes, self.start_ns,
+            pyramid = SlicePyramid(table.start, Difference(table.end, table.start), lane, n_lanes, self.start_ns,
                                    self.end_ns - self.start_ns, check=self._check)  # fmt: skip
-            return pyramid, lane
+            return pyramid, RowLanes(segment_starts(key))
 
         return self._memoized(f"sched_pyramid_{which}", build)
 

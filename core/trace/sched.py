@@ -41,6 +41,8 @@ STATE_NAMES = {NEW: "new", RUNNING: "running", SUSPENDED: "suspended", BLOCKED: 
                DEAD: "dead", RUNNABLE: "runnable", PREEMPTED_STATE: "runnable (preempted)"}  # fmt: skip
 
 
+#: the koid columns of the tables below are uint32 when every koid of the trace's scheduling records fits
+#: (as a rule: koids are small counters), else uint64 (:func:`koid_type`); widen them before arithmetic
 @dataclass
 class CpuSlices:
     """What ran on each CPU, sorted by (cpu, start); on one CPU slices do not overlap."""
@@ -48,8 +50,8 @@ class CpuSlices:
     cpu: np.ndarray  # uint16
     start: np.ndarray  # int64 ns
     end: np.ndarray  # int64 ns
-    tid: np.ndarray  # uint64
-    pid: np.ndarray  # uint64 (0 when unknown)
+    tid: np.ndarray  # uint32/uint64 koid
+    pid: np.ndarray  # uint32/uint64 koid (0 when unknown)
 
     def __len__(self) -> int:
         return len(self.start)
@@ -59,12 +61,12 @@ class CpuSlices:
 class ThreadStates:
     """Each thread's state intervals, sorted by (tid, start)."""
 
-    tid: np.ndarray  # uint64
-    pid: np.ndarray  # uint64
+    tid: np.ndarray  # uint32/uint64 koid
+    pid: np.ndarray  # uint32/uint64 koid
     start: np.ndarray  # int64 ns
     end: np.ndarray  # int64 ns
     state: np.ndarray  # uint8 (NEW..DEAD, RUNNABLE)
-    cpu: np.ndarray  # int32 CPU of the record that started the interval
+    cpu: np.ndarray  # uint16 CPU of the record that started the interval
 
     def __len__(self) -> int:
         return len(self.start)
@@ -97,9 +99,9 @@ class Wakeups:
     """Thread wakeup records by time."""
 
     ts: np.ndarray  # int64 ns
-    tid: np.ndarray  # uint64 woken thread
-    pid: np.ndarray  # uint64
-    waker_tid: np.ndarray  # uint64 (0 when the record names no waker)
+    tid: np.ndarray  # uint32/uint64 koid of the woken thread
+    pid: np.ndarray  # uint32/uint64 koid
+    waker_tid: np.ndarray  # uint32/uint64 koid (0 when the record names no waker)
     cpu: np.ndarray  # uint16
     #: rows per woken thread and per CPU, built on first use by :meth:`rows_in`
     _by_tid: _Groups | None = field(default=None, repr=False)
@@ -160,10 +162,13 @@ class SchedTables:
 
     def state_rows(self, tid: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one thread's states."""
-        t = self.thread_states.tid
-        return int(np.searchsorted(t, np.uint64(tid), "left")), int(
-            np.searchsorted(t, np.uint64(tid), "right")
-        )
+        return key_rows(self.thread_states.tid, tid)
+
+
+def koid_type(*columns: np.ndarray) -> type:
+    """uint32 when every value of ``columns`` (koids) fits 32 bits, else uint64: the tables' koid type
+    (4 bytes a row and column saved, ~10 MB at 10M events, more for a system trace of scheduling)."""
+    return np.uint32 if all(not len(c) or int(c.max()) < 1 << 32 for c in columns) else np.uint64
 
 
 def build_sched(
@@ -178,6 +183,9 @@ def build_sched(
     legacy = kind == SchedKind.LEGACY_CONTEXT_SWITCH
     in_pid = np.where(legacy, cols.sched_in_pid, labels.pids_of(cols.sched_in_tid))
     out_pid = np.where(legacy, cols.sched_out_pid, labels.pids_of(cols.sched_out_tid))
+    koid = koid_type(cols.sched_in_tid, cols.sched_out_tid, cols.sched_waker_tid, in_pid, out_pid)
+    in_pid, out_pid = in_pid.astype(koid, copy=False), out_pid.astype(koid, copy=False)
+    # (the temporaries below are per record: each dropped once used, so that the step's peak stays low)
     in_idle = (cols.sched_in_tid == 0) | (legacy & (cols.sched_in_pid == 0) & (cols.sched_in_prio == 0))
     out_idle = (cols.sched_out_tid == 0) | (legacy & (cols.sched_out_pid == 0) & (cols.sched_out_prio == 0))
 
@@ -193,35 +201,44 @@ def build_sched(
         cpu=cpu[run].astype(np.uint16),
         start=ts[run],
         end=np.maximum(end[run], ts[run]),
-        tid=cols.sched_in_tid[sw][run].astype(np.uint64),  # (the reader's koid columns may be uint32)
-        pid=in_pid[sw][run].astype(np.uint64),
+        tid=cols.sched_in_tid[sw][run].astype(koid),  # (the reader's koid columns may be uint32)
+        pid=in_pid[sw][run],
     )
+    del cpu, ts, last_on_cpu, end, in_idle
 
     # --- thread states: out (record's state), wakeup (runnable), in (running), per thread in time order
     wk = np.flatnonzero(kind == SchedKind.THREAD_WAKEUP)
     outs = sw[~out_idle[sw]]
     ins = sw[run]
+    del sw, run, out_idle
     e_tid = np.r_[cols.sched_out_tid[outs], cols.sched_in_tid[wk], cols.sched_in_tid[ins]]
-    e_pid = np.r_[out_pid[outs], in_pid[wk], in_pid[ins]].astype(np.uint64)
+    e_pid = np.r_[out_pid[outs], in_pid[wk], in_pid[ins]]
+    del out_pid
     e_ts = np.r_[cols.sched_ts[outs], cols.sched_ts[wk], cols.sched_ts[ins]]
-    e_rank = np.r_[np.zeros(len(outs)), np.ones(len(wk)), np.full(len(ins), 2)].astype(np.int8)
+    e_rank = np.r_[np.zeros(len(outs), np.int8), np.ones(len(wk), np.int8), np.full(len(ins), 2, np.int8)]
     out_state = cols.sched_out_state[outs]
     out_state = np.where(out_state == RUNNING, PREEMPTED_STATE, out_state)  # switched out while running
     e_state = np.r_[out_state, np.full(len(wk), RUNNABLE), np.full(len(ins), RUNNING)]
-    e_cpu = np.r_[cols.sched_cpu[outs], cols.sched_cpu[wk], cols.sched_cpu[ins]].astype(np.int32)
-    e_rec = np.r_[outs, wk, ins]
+    e_cpu = np.r_[cols.sched_cpu[outs], cols.sched_cpu[wk], cols.sched_cpu[ins]].astype(np.uint16)
+    rec = np.int32 if len(kind) < 1 << 31 else np.int64
+    e_rec = np.r_[outs.astype(rec), wk.astype(rec), ins.astype(rec)]
+    del outs, ins, out_state
     o = lexsort((e_rec, e_rank, e_ts, e_tid))
+    del e_rec
     e_tid, e_pid, e_ts, e_rank, e_state, e_cpu = (a[o] for a in (e_tid, e_pid, e_ts, e_rank, e_state, e_cpu))
+    del o
     # a wakeup of a running thread changes nothing: drop it (the running interval goes on)
     starts = segment_starts(e_tid)
     prev = ffill_index(e_rank != 1, starts, segment_ids(starts, len(e_tid)))
     redundant = (e_rank == 1) & (prev >= 0) & (e_state[np.maximum(prev, 0)] == RUNNING)
     keep = ~redundant
+    del starts, prev, redundant, e_rank
     e_tid, e_pid, e_ts, e_state, e_cpu = (a[keep] for a in (e_tid, e_pid, e_ts, e_state, e_cpu))
+    del keep
     last = np.r_[e_tid[1:] != e_tid[:-1], True] if len(e_tid) else np.zeros(0, bool)
     s_end = np.where(last, max(trace_end, 0), np.r_[e_ts[1:], 0] if len(e_ts) else e_ts)
     states = ThreadStates(
-        tid=e_tid.astype(np.uint64),
+        tid=e_tid.astype(koid, copy=False),
         pid=e_pid,
         start=e_ts,
         end=np.maximum(s_end, e_ts),
@@ -232,9 +249,9 @@ def build_sched(
     wo = wk[np.argsort(cols.sched_ts[wk], kind="stable")]
     wakeups = Wakeups(
         ts=cols.sched_ts[wo],
-        tid=cols.sched_in_tid[wo].astype(np.uint64),
-        pid=in_pid[wo].astype(np.uint64),
-        waker_tid=cols.sched_waker_tid[wo].astype(np.uint64),
+        tid=cols.sched_in_tid[wo].astype(koid),
+        pid=in_pid[wo],
+        waker_tid=cols.sched_waker_tid[wo].astype(koid),
         cpu=cols.sched_cpu[wo],
     )
     return SchedTables(cpu_slices, states, wakeups)

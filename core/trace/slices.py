@@ -39,14 +39,15 @@ FLAG_UNCLOSED = 2
 class SliceTable:
     """One row per slice, sorted by (thread, start). Column ``event`` indexes the reader's event rows.
 
-    ``name`` and ``category`` are the reader's ``ev_name``/``ev_category`` read through ``event``
-    (:class:`~fxscope.core.trace.gathered.Gathered`: not copied, 8 bytes a slice saved); self time is computed
-    from ``parent`` for the rows asked for (:meth:`self_dur_of`), not stored.
+    ``thread``, ``name`` and ``category`` are the reader's ``ev_thread``/``ev_name``/``ev_category`` read
+    through ``event`` (:class:`~fxscope.core.trace.gathered.Gathered`: not copied, 12 bytes a slice saved; a
+    slice's thread is its begin's, complete event's or unmatched end's); self time is computed from
+    ``parent`` for the rows asked for (:meth:`self_dur_of`), not stored.
     """
 
     ts: np.ndarray  # int64 ns
     dur: np.ndarray  # int64 ns
-    thread: np.ndarray  # int32 -> FxtColumns.threads_*
+    thread: Gathered  # int16/int32 -> FxtColumns.threads_* (cols.ev_thread[event])
     depth: np.ndarray  # uint16
     name: Gathered  # int32 -> strings (cols.ev_name[event])
     category: Gathered  # int32 -> strings (cols.ev_category[event])
@@ -93,7 +94,7 @@ def _empty(cols: FxtColumns) -> SliceTable:
     z = np.zeros(0, np.int64)
     event = np.zeros(0, np.int32)
     return SliceTable(
-        z, z.copy(), np.zeros(0, np.int32), np.zeros(0, np.uint16), Gathered(cols.ev_name, event),
+        z, z.copy(), Gathered(cols.ev_thread, event), np.zeros(0, np.uint16), Gathered(cols.ev_name, event),
         Gathered(cols.ev_category, event), event, np.zeros(0, np.uint8), np.zeros(0, np.int32),
     )  # fmt: skip
 
@@ -128,11 +129,11 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
     table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
     _match_batches(cols, complete, sel, trace_end, check, table.add)
     del sel
-    ts, dur, thread, depth, event, flags, parent = table.columns()
+    ts, dur, depth, event, flags, parent = table.columns()
     return SliceTable(
         ts=ts,
         dur=dur,
-        thread=thread,
+        thread=Gathered(cols.ev_thread, event),
         depth=depth,
         name=Gathered(cols.ev_name, event),
         category=Gathered(cols.ev_category, event),
@@ -201,8 +202,8 @@ def _match_batches(cols: FxtColumns, complete: CompleteEnds, sel: np.ndarray, tr
             raise
 
 
-#: the slice table's column types, in :func:`_match`'s order (ts, dur, thread, depth, event, flags, parent)
-_COLUMN_TYPES = (np.int64, np.int64, np.int32, np.uint16, np.int32, np.uint8, np.int32)
+#: the slice table's column types, in :func:`_match`'s order (ts, dur, depth, event, flags, parent)
+_COLUMN_TYPES = (np.int64, np.int64, np.uint16, np.int32, np.uint8, np.int32)
 
 
 class _Table:
@@ -294,7 +295,7 @@ def _batch_cuts(ends: list[int], n: int) -> list[int]:
 def _match(cols: FxtColumns, complete: CompleteEnds, sel: np.ndarray, trace_end: int,
            thread: int | None = None) -> tuple[np.ndarray, ...]:  # fmt: skip
     """Slices of the duration events ``sel`` (whole threads, each thread's in file order; all of thread
-    ``thread`` when given): (ts, dur, thread, depth, event, flags, parent) sorted by (thread, start),
+    ``thread`` when given): (ts, dur, depth, event, flags, parent) sorted by (thread, start),
     ``parent`` a row of these."""
     m = _Markers(cols, complete, sel, thread)
     after, unmatched, ahead = _replay(m)
@@ -335,7 +336,8 @@ def _match(cols: FxtColumns, complete: CompleteEnds, sel: np.ndarray, trace_end:
         del o
     parent = _parents(s_thread, s_depth, s_ts, s_end, one_thread=one_thread)
     s_end -= s_ts
-    return s_ts, s_end, s_thread, s_depth, s_ev, s_flags, parent  # (cast to the table's types as copied in)
+    # (cast to the table's types as copied in; the thread is the event's: not stored)
+    return s_ts, s_end, s_depth, s_ev, s_flags, parent
 
 
 def _nested_in_order(thread: np.ndarray | None, ts: np.ndarray, depth: np.ndarray) -> bool:

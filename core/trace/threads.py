@@ -12,7 +12,7 @@ def thread_pids(cols: FxtColumns, thread: np.ndarray) -> np.ndarray:
     thread = np.asarray(thread)
     if len(cols.threads_pid) == 0:
         return np.zeros(len(thread), np.uint64)
-    return np.where(thread >= 0, cols.threads_pid[np.maximum(thread, 0)], 0).astype(np.uint64)
+    return np.where(thread >= 0, cols.threads_pid[np.maximum(thread, 0)], 0).astype(np.uint64, copy=False)
 
 
 def thread_tids(cols: FxtColumns, thread: np.ndarray) -> np.ndarray:
@@ -20,4 +20,4 @@ def thread_tids(cols: FxtColumns, thread: np.ndarray) -> np.ndarray:
     thread = np.asarray(thread)
     if len(cols.threads_tid) == 0:
         return np.zeros(len(thread), np.uint64)
-    return np.where(thread >= 0, cols.threads_tid[np.maximum(thread, 0)], 0).astype(np.uint64)
+    return np.where(thread >= 0, cols.threads_tid[np.maximum(thread, 0)], 0).astype(np.uint64, copy=False)

@@ -164,3 +164,4 @@ def test_generated_trace_spans_chain_across_units() -> None:
     # a span's instant lies inside it
     inst = table.instants
     assert ((inst.ts >= table.start[inst.span]) & (inst.ts <= table.end[inst.span])).all()
+

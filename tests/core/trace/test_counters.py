@@ -158,3 +158,22 @@ def test_generated_trace_counters_match_the_decoded_arguments() -> None:
     # three providers' processes, "ratio" of queue_depth/memory per thread id, and "heap"/"slabs"
     assert {s.pid for s in cs.series} == {1000, 2000, 3000}
     assert {s.arg_name for s in cs.series} == {"ratio", "heap", "slabs"}
+
+
+def test_arguments_decoded_in_batches_give_the_same_series(monkeypatch) -> None:
+    """The counters' arguments are decoded a batch of records at a time (bounded temporaries): any batch
+    size gives the same series, values and non-numeric count."""
+    from fxscope.core.trace import counters
+
+    cols = read_fxt_bytes(generate_trace(20_000))
+    whole = build_counters(cols)
+    monkeypatch.setattr(counters, "ARG_BATCH", 7)
+    batched = build_counters(cols)
+    assert len(whole.series) > 1 and sum(len(c.ts) for c in whole.series) > 7
+    assert batched.non_numeric == whole.non_numeric
+    assert [(c.pid, c.name, c.counter_id, c.arg_name) for c in batched.series] == [
+        (c.pid, c.name, c.counter_id, c.arg_name) for c in whole.series
+    ]
+    for a, b in zip(batched.series, whole.series, strict=True):
+        assert np.array_equal(a.ts, b.ts) and np.array_equal(a.value, b.value, equal_nan=True)
+        assert np.array_equal(a.event, b.event)

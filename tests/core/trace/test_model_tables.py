@@ -152,3 +152,28 @@ def test_the_slices_are_the_same_with_or_without_the_decoded_complete_ends(tmp_p
     for name in ("ts", "dur", "thread", "depth", "event", "flags", "parent"):
         assert np.array_equal(getattr(first.slices, name), getattr(second.slices, name)), name
     assert np.count_nonzero(cols.ev_kind == 4) > 100
+
+
+def test_lane_ends_built_on_first_use_and_pyramid_durations_computed_from_the_tables() -> None:
+    """What the load leaves out of the model's memory (the lanes' running end maxima, the pyramids' duration
+    columns, the sched rows' lane column) is read the same when a view asks for it."""
+    model = TraceModel(read_fxt_bytes(generate_trace(20_000, scheduling=True)))
+    prepare_model(model, first_frame_only=True)
+    assert not model.lanes.get()._end_max.built  # the first frame's pyramid does not need them
+    s = model.slices
+    for track in model.tracks:
+        for rows, end_max in zip(track.by_depth, track.end_max, strict=True):
+            assert end_max.tolist() == np.maximum.accumulate(s.ts[rows] + s.dur[rows]).tolist()
+    pyramid, _bases = model.async_pyramid
+    t = model.async_spans
+    rows = np.arange(len(t))
+    assert len(t) and np.asarray(pyramid.dur).tolist() == (t.end - t.start).tolist()
+    assert pyramid.dur[rows[::3]].tolist() == (t.end - t.start)[::3].tolist()
+    for which in ("cpu", "state"):
+        table = model.sched.cpu_slices if which == "cpu" else model.sched.thread_states
+        key = table.cpu if which == "cpu" else table.tid
+        pyramid, lanes = model.sched_pyramid(which)
+        assert len(key) > 100
+        rank = np.r_[0, np.cumsum(key[1:] != key[:-1])]
+        assert [int(lanes[r]) for r in range(len(key))] == rank.tolist()
+        assert np.asarray(pyramid.dur).tolist() == (table.end - table.start).tolist()

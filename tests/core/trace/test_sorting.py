@@ -103,3 +103,17 @@ def test_stack_depths_reports_pops_on_an_empty_stack() -> None:
     after, unmatched = stack_depths(np.array([1, 1, -1, 0, 1, -1], np.int8), np.array([0, 3]))
     assert after.tolist() == [1, 2, 1, 0, 1, 0]  # each segment restarts at 0; no empty pop: None
     assert unmatched is None
+
+
+def test_lexsort_with_trailing_keys_in_row_order() -> None:
+    """The async markers' and counters' case: a file position and a time, both non-decreasing in row order
+    (left out of the sort), under keys that are not (one of them past 32 bits)."""
+    rng = np.random.default_rng(5)
+    n = 20_000
+    pos = np.sort(rng.choice(10 * n, n, replace=False)).astype(np.int32)
+    ts = np.sort(rng.integers(0, 500, n))  # (ties of time: file order breaks them)
+    cid = rng.integers(0, 60, n).astype(np.uint64)
+    cid[::5] += np.uint64(1 << 40)
+    cat, name = rng.integers(-1, 3, n).astype(np.int16), rng.integers(0, 3, n).astype(np.int16)
+    for keys in [(pos, ts, cid, name, cat), (pos, ts), (pos,), (ts, cid), (pos, ts[::-1].copy(), cid)]:
+        assert np.array_equal(lexsort(keys), np.lexsort(keys))

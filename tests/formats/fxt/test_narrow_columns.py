@@ -49,13 +49,13 @@ def test_sched_koids_uint32_when_they_fit_uint64_otherwise():
     assert wide.sched_in_tid.tolist() == [102, (1 << 40) + 7, 102]
     assert narrow.sched_waker_tid.tolist() == wide.sched_waker_tid.tolist() == [0, 0, 101]
     assert narrow.sched_offset.tolist() == wide.sched_offset.tolist()
-    # the model's tables are the same either way (uint64 koids), past 2**32 too
+    # the model's tables hold the same koids either way, past 2**32 too (uint32 when they all fit)
     tables = []
-    for cols in (narrow, wide):
+    for cols, koid in ((narrow, np.uint32), (wide, np.uint64)):
         model = TraceModel(cols)
         prepare_model(model)
-        cs, wk = model.sched.cpu_slices, model.sched.wakeups
-        assert cs.tid.dtype == wk.tid.dtype == wk.waker_tid.dtype == np.uint64
+        cs, wk, st = model.sched.cpu_slices, model.sched.wakeups, model.sched.thread_states
+        assert cs.tid.dtype == wk.tid.dtype == wk.waker_tid.dtype == st.tid.dtype == st.pid.dtype == koid
         tables.append((cs.tid.tolist(), cs.start.tolist(), model.sched.thread_states.tid.tolist()))
     assert tables[0][1] == tables[1][1]
     assert tables[1][0] == [102, (1 << 40) + 7] and tables[0][0] == [102, 104]
