@@ -9,12 +9,13 @@ already queued). The function a job runs must read no widget: it is given plain 
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from fxscope.core.analysis.call_tree import CallTree, top_down
-from fxscope.core.analysis.selection import Area, AreaRows, area_rows
+from fxscope.core.analysis.selection import Area, AreaRows, area_names, area_rows
 from fxscope.core.analysis.stats import NameStats, name_stats
 
 
@@ -31,15 +32,40 @@ class _Signals(QObject):
     failed = Signal(int, str)
 
 
+class _Superseded(Exception):
+    """A newer analysis was requested: this one stops."""
+
+
 class _Job(QRunnable):
-    def __init__(self, model, area: Area, generation: int, signals: _Signals) -> None:
+    """One analysis. ``superseded`` is set when a newer one is requested: the job then stops at its next
+    step (each is a few passes over the area's rows, up to ~1 s at 100M events) rather than computing a
+    result nobody will see while the newer one waits for the interpreter and the cores."""
+
+    def __init__(self, model, area: Area, generation: int, signals: _Signals, superseded: threading.Event) -> None:
         super().__init__()
         self.model, self.area, self.generation, self.signals = model, area, generation, signals
+        self.superseded = superseded
+        #: the steps this job ran to their end ("rows", "names", "stats", "tree"): tests read it
+        self.steps: list[str] = []
+
+    def _step(self, name: str, build):
+        if self.superseded.is_set():
+            raise _Superseded
+        out = build()
+        self.steps.append(name)
+        return out
 
     def run(self) -> None:
+        model = self.model
         try:
-            ar = area_rows(self.model, self.area)
-            result = AnalysisResult(self.area, ar, name_stats(self.model, ar=ar), top_down(self.model, ar=ar))
+            ar = self._step("rows", lambda: area_rows(model, self.area))
+            # made once for both: a pass over every row each
+            names = self._step("names", lambda: area_names(model, ar))
+            stats = self._step("stats", lambda: name_stats(model, ar=ar, names=names))
+            tree = self._step("tree", lambda: top_down(model, ar=ar, names=names))
+            result = AnalysisResult(self.area, ar, stats, tree)
+        except _Superseded:
+            return
         except Exception as exc:  # noqa: BLE001 - a failure is a message in the panel, never a dead window
             self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
             return
@@ -59,10 +85,16 @@ class AnalysisRunner(QObject):
         self.signals = _Signals()
         self.signals.done.connect(self._done)
         self.signals.failed.connect(self._failed)
+        self._superseded = threading.Event()
+        self.last_job: _Job | None = None  # (the pool owns it; its Python attributes stay readable: tests)
 
     def request(self, area: Area) -> int:
+        """Analyse ``area`` in the pool; a running older request stops at its next step."""
         self.generation += 1
-        QThreadPool.globalInstance().start(_Job(self.model, area, self.generation, self.signals))
+        self._superseded.set()
+        self._superseded = threading.Event()
+        self.last_job = _Job(self.model, area, self.generation, self.signals, self._superseded)
+        QThreadPool.globalInstance().start(self.last_job)
         return self.generation
 
     def _done(self, generation: int, result: AnalysisResult) -> None:

@@ -13,16 +13,19 @@ connection, and a call already queued, when the timeline is destroyed. Its destr
 cancels the build: the build checks the flag between its batches of slices.
 
 A search of a trace with :data:`SYNC_INDEX_SLICES` slices or more runs in a background thread too
-(:meth:`SearchIndexing.search`: ~0.4 s at 10M events, ~4 s at 100M, which froze the window): the search bar says
-"searching…", text typed meanwhile supersedes it (one search runs at a time; the latest text is searched next
-and a superseded result is dropped), and ``found(text, hits)`` brings the result to the UI thread.
+(:meth:`SearchIndexing.search`: ~0.1 s at 10M events, ~1 s at 100M, which would freeze the window): the search bar
+says "searching…", text typed meanwhile cancels it (one search runs at a time; the latest text is searched next),
+Esc cancels it too, and ``found(text, hits)`` brings the result to the UI thread. Such a search does not wait
+for the index: until it is built, the hits leave the slices' argument matches out (the count says so) and the
+timeline searches again when it is (the index takes 3-12 s at 30M-100M events: a search waiting for it took
+5-70 s to show its count).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from fxscope.app.worker_threads import ModelBuild, start_worker
+from fxscope.app.worker_threads import ModelBuild, note_ui_activity, start_worker
 from fxscope.core.trace.search_hits import search_all
 
 #: how long after the timeline is made the build starts (unless a search asks first): after the tab's first
@@ -31,6 +34,11 @@ START_DELAY_MS = 500
 #: models with fewer slices build their index on the first search, on the UI thread (tens of ms): no thread
 #: and no "indexing…" flash for a small trace
 SYNC_INDEX_SLICES = 50_000
+
+
+#: while a search runs, how often the UI thread tells the builds that yield to pause (they resume
+#: :data:`~fxscope.app.worker_threads.UI_QUIET_S` after the last time)
+HOLD_BUILDS_MS = 20
 
 
 class SearchIndexing(QObject):
@@ -50,6 +58,13 @@ class SearchIndexing(QObject):
         self.searching: ModelBuild | None = None  # the search running
         self._searching_text = ""
         self._next_text: str | None = None  # the text to search once it is done
+        # while a search runs, the builds that yield to the UI (the argument index, the tab's later tables)
+        # pause as they do while frames are drawn: the search is what the user waits for. Beside two such
+        # builds on this 2-core machine a search's first count at 100M events came after 6.8 s, alone ~2 s
+        # (they still run 50 ms in every 0.55 s: worker_threads.RUN_S, MAX_PAUSE_S)
+        self._holding_builds = QTimer(self)
+        self._holding_builds.setInterval(HOLD_BUILDS_MS)
+        self._holding_builds.timeout.connect(note_ui_activity)
 
     def ready(self) -> bool:
         """A search can run now without waiting: the index is built, or the trace is small enough to build
@@ -91,26 +106,40 @@ class SearchIndexing(QObject):
 
     def search(self, text: str) -> None:
         """Search ``text`` in a background thread: ``found(text, hits)`` follows, unless another text is
-        searched before it is done (then only the latest text's result comes)."""
+        searched before it is done: the running search is then cancelled (it stops at its next check, tens
+        of ms) and only the latest text's result comes. Until the index is built the search leaves the
+        slices' argument matches out (``hits.complete`` is False: the timeline searches again on ``done``)."""
+        self._next_text = text
         if self.searching is not None:
-            self._next_text = text  # (the running search's result is dropped: its text is not the latest)
+            self.searching.cancel()  # (its end starts the latest text's search)
             return
-        model = self.model  # (the thread holds the model, not this object)
+        self._start_search()
+
+    def cancel_search(self) -> None:
+        """Stop the running search, if any (Esc): nothing is found for it."""
+        self._next_text = None
+        if self.searching is not None:
+            self.searching.cancel()
+
+    def _start_search(self) -> None:
+        model, text = self.model, self._next_text  # (the thread holds the model, not this object)
         self._searching_text, self._next_text = text, None
-        self.searching = worker = ModelBuild(lambda _check: search_all(model, text))
-        worker.built.connect(self._search_done)
-        worker.failed.connect(self._search_failed)
+        arguments = model.search_index_ready
+        self.searching = worker = ModelBuild(
+            lambda check: search_all(model, text, check, arguments=arguments)
+        )
+        worker.finished.connect(self._search_ended)  # (done, failed or cancelled)
+        note_ui_activity()
+        self._holding_builds.start()
+        worker.failed.connect(self.failed)
         self.destroyed.connect(lambda *_: worker.cancel())
         start_worker(worker)
 
-    def _search_done(self) -> None:
+    def _search_ended(self) -> None:
         worker, self.searching = self.searching, None
-        text, hits = self._searching_text, worker.result if worker is not None else None
-        if self._next_text is not None and self._next_text != text:
-            self.search(self._next_text)  # superseded: the latest text's search now
+        self._holding_builds.stop()
+        if self._next_text is not None:
+            self._start_search()  # superseded: the latest text's search now
             return
-        self.found.emit(text, hits)
-
-    def _search_failed(self, message: str) -> None:
-        self.searching = None
-        self.failed.emit(message)
+        if worker is not None and worker.result is not None:
+            self.found.emit(self._searching_text, worker.result)

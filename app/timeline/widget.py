@@ -527,7 +527,7 @@ class TimelineWidget(QWidget):
         self.filter_box.textChanged.connect(self.set_track_filter)
         bar.collapse_button.clicked.connect(lambda: self.set_collapsed(True))
         bar.expand_button.clicked.connect(lambda: self.set_collapsed(False))
-        bar.escaped.connect(self.setFocus)
+        bar.escaped.connect(self._search_escaped)
         shortcut = QShortcut(QKeySequence.StandardKey.Find, self)
         shortcut.activated.connect(lambda: (self.search_box.setFocus(), self.search_box.selectAll()))
         back = QShortcut(QKeySequence("Shift+Return"), self.search_box)
@@ -546,31 +546,43 @@ class TimelineWidget(QWidget):
         return self.hits.row[self.hits.kind == 0]
 
     def _search_changed(self, text: str) -> None:
-        if text.strip() and not self.search_indexing.ready():
-            self.search_status.setText("indexing…")  # searched once the index is built (_search_index_built)
-            self.search_indexing.start()
-            return
-        if text.strip() and self.search_indexing.searches_in_background():  # a large trace: off the UI thread
+        indexing = self.search_indexing
+        if text.strip() and indexing.searches_in_background():  # a large trace: off the UI thread
+            indexing.start()  # (the argument index, when not built yet: the hits leave them out until it is)
             self.search_status.setText("searching…")
-            self.search_indexing.search(text)
+            indexing.search(text)
             return
+        indexing.cancel_search()  # (cleared: a running search's hits would no longer be shown)
         self.search.set_text(text)
         self.search_status.setText(self.search.status())
         self._show_matches()
 
     def _search_found(self, text: str, hits) -> None:
         """A background search is done: its hits shown, unless the box's text changed since (then a newer
-        search is running, or the box was cleared)."""
+        search is running, or the box was cleared). Hits without the argument matches are searched again
+        once the index is built (here, when it was built while this search ran)."""
         if text != self.search_box.text():
             return
         self.search.set_hits(text, hits)
         self.search_status.setText(self.search.status())
         self._show_matches()
+        if not hits.complete and self.model.search_index_ready:
+            self._search_changed(text)
 
     def _search_index_built(self) -> None:
-        """The background build finished: search the box's text as it is now (the latest typed wins)."""
-        if self.search_box.text() != self.search.text:
-            self._search_changed(self.search_box.text())
+        """The background build finished: search the box's text as it is now (the latest typed wins), and
+        again a text whose hits left the argument matches out."""
+        text = self.search_box.text()
+        if text.strip() and self.search_indexing.searching is None and (text != self.search.text or not self.hits.complete):
+            self._search_changed(text)
+
+    def _search_escaped(self) -> None:
+        """Esc in the search bar: the keys go back to the timeline, and a running search stops (the count
+        says so; Enter searches the box's text again)."""
+        if self.search_indexing.searching is not None:
+            self.search_indexing.cancel_search()
+            self.search_status.setText("search stopped")
+        self.setFocus()
 
     def highlight_slices(self, rows: np.ndarray) -> None:
         """Outline these slice rows as search matches are (a flame-graph frame's slices), together with
@@ -586,6 +598,9 @@ class TimelineWidget(QWidget):
     def search_step(self, direction: int) -> int:
         """Go to the next (1) or previous (-1) match after the current one, in time order; returns the row
         (of its kind: ``self.hits.kind[self.match_index]``) or -1."""
+        if self.search_box.text() != self.search.text and self.search_indexing.searching is None:
+            self._search_changed(self.search_box.text())  # (a search stopped by Esc: its text searched again)
+            return -1
         (x0, x1), _ = self.plot.getViewBox().viewRange()
         found = self.search.step(direction, self.model.start_ns + int((x0 + x1) / 2 * 1e9))
         if found is None:

@@ -30,10 +30,10 @@ import numpy as np
 
 from fxscope.core.analysis.selection import (
     Area,
+    AreaNames,
     AreaRows,
+    area_names,
     area_rows,
-    clipped_self,
-    dense_ids,
     local_parents,
     name_text,
 )
@@ -139,16 +139,19 @@ def _level_nodes(parent_node: np.ndarray | None, name: np.ndarray, base: int) ->
     return inv, uniq // width - 1, uniq % width - 1
 
 
-def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None) -> CallTree:
-    """The flame graph of ``area`` (the whole trace when None): see the module docstring."""
+def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,
+             names: AreaNames | None = None) -> CallTree:  # fmt: skip
+    """The flame graph of ``area`` (the whole trace when None): see the module docstring. ``names``:
+    :func:`~fxscope.core.analysis.selection.area_names` of ``ar``, when the caller made it for the statistics too."""
     if ar is None:
         ar = area_rows(model, area or Area())
     if not len(ar):
         return _empty()
     s = model.slices
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
-    self_clip = clipped_self(model, ar)
-    dense, ids = dense_ids(ar.take(s.name))
+    if names is None:
+        names = area_names(model, ar)
+    self_clip, dense, ids = names.self_clip, names.dense, names.ids
     depth = ar.take(s.depth)
     orphan = par < 0
     orphan &= depth > 0

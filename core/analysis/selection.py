@@ -268,6 +268,23 @@ def dense_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return shifted, np.flatnonzero(used) - 1
 
 
+@dataclass
+class AreaNames:
+    """What the per-name statistics and the flame graph of one area both derive from its rows, each a pass
+    over every row: the self times inside the range (:func:`clipped_self`) and the names renumbered densely
+    (:func:`dense_ids` of the rows' names, read through the events: a gather). The analysis panel, which
+    shows both, makes them once (:func:`area_names`): at 100M events each pass is ~0.3-1 s."""
+
+    self_clip: np.ndarray  # float64, one per row of the area
+    dense: np.ndarray  # int64 0..k-1, one per row
+    ids: np.ndarray  # int64 the k string ids, ascending
+
+
+def area_names(model: TraceModel, ar: AreaRows) -> AreaNames:
+    """The :class:`AreaNames` of ``ar`` (every row's, hit or not)."""
+    return AreaNames(clipped_self(model, ar), *dense_ids(ar.take(model.slices.name)))
+
+
 def name_text(model: TraceModel, name_id: int) -> str:
     """The text of string id ``name_id`` (``<unresolved>`` for a name the reader could not resolve)."""
     strings = model.strings

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fxscope.core.analysis.selection import Area, AreaRows, area_rows, clipped_self, dense_ids, name_text
+from fxscope.core.analysis.selection import Area, AreaNames, AreaRows, area_names, area_rows, name_text
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -79,22 +79,28 @@ def _sorted_by_name(dense: np.ndarray, dur: np.ndarray, k: int) -> np.ndarray:
     return dur[np.lexsort((dur, dense))]
 
 
-def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None) -> NameStats:
-    """The statistics of every slice name in ``area`` (the whole trace when None); see the module docstring."""
+def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,
+               names: AreaNames | None = None) -> NameStats:  # fmt: skip
+    """The statistics of every slice name in ``area`` (the whole trace when None); see the module docstring.
+    ``names``: :func:`area_names` of ``ar``, when the caller made it for the flame graph too."""
     if ar is None:
         ar = area_rows(model, area or Area())
     s = model.slices
     if not ar.hit.any():
         z = np.zeros(0, np.int64)
         return NameStats([], z, *(z.copy() for _ in range(8)))
-    self_clip = clipped_self(model, ar)
+    if names is None:
+        names = area_names(model, ar)
+    self_clip, dense, ids = names.self_clip, names.dense, names.ids
     if ar.all_hit:  # every row is in the range: the columns as they are (views for a run)
-        clipped, names, dur = ar.clipped, ar.take(s.name), ar.take(s.dur)
+        clipped, dur = ar.clipped, ar.take(s.dur)
     else:
         keep = np.flatnonzero(ar.hit)
-        rows = ar.rows[keep]
-        clipped, self_clip, names, dur = ar.clipped[keep], self_clip[keep], s.name[rows], s.dur[rows]
-    dense, ids = dense_ids(names)
+        clipped, self_clip, dense, dur = ar.clipped[keep], self_clip[keep], dense[keep], s.dur[ar.rows[keep]]
+        used = np.bincount(dense, minlength=len(ids)) > 0
+        if not used.all():  # names of ancestors outside the range only: renumbered without them
+            dense = (np.cumsum(used) - 1)[dense]
+            ids = ids[used]
     k = len(ids)
     d = _sorted_by_name(dense, dur, k)
     count = np.bincount(dense, minlength=k)
@@ -105,10 +111,10 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     pct = [d[first + nearest_rank(count, p)] for p in PERCENTILES]
     lo, hi = d[first], d[first + count - 1]
     name_id = ids
-    names = [name_text(model, int(i)) for i in name_id.tolist()]
-    rank = sorted(range(len(names)), key=lambda i: (-int(total[i]), names[i]))  # per name, not per slice
+    texts = [name_text(model, int(i)) for i in name_id.tolist()]
+    rank = sorted(range(len(texts)), key=lambda i: (-int(total[i]), texts[i]))  # per name, not per slice
     r = np.asarray(rank, np.int64)
-    return NameStats([names[i] for i in rank], name_id[r], count[r], total[r], self_total[r], lo[r],
+    return NameStats([texts[i] for i in rank], name_id[r], count[r], total[r], self_total[r], lo[r],
                      pct[0][r], pct[1][r], pct[2][r], hi[r])  # fmt: skip
 
 

@@ -141,10 +141,12 @@ class SearchState:
         return KINDS[int(self.hits.kind[self.index])], int(self.hits.row[self.index])
 
     def status(self) -> str:
-        """The count shown beside the box: "N matches" after typing, "i of N" after a step."""
+        """The count shown beside the box: "N matches" after typing, "i of N" after a step; "N+ matches,
+        indexing arguments…" while the hits leave the slices' argument matches out (their index is built)."""
+        more, note = ("", "") if self.hits.complete else ("+", ", indexing arguments…")
         if self.index >= 0:
-            return f"{self.index + 1} of {len(self.hits)}"
-        return f"{len(self.hits)} matches" if self.text.strip() else ""
+            return f"{self.index + 1} of {len(self.hits)}{more}{note}"
+        return f"{len(self.hits)}{more} matches{note}" if self.text.strip() else ""
 
 
 @dataclass

@@ -16,6 +16,8 @@ split in two add up). ``avg``/``min``/``max`` describe the slices themselves: fu
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -205,27 +207,102 @@ def search_index(model: SliceSource) -> ArgStringIndex:
     return model.search_index
 
 
-def search(model: SliceSource, text: str) -> np.ndarray:
+class FoldedStrings:
+    """A string table's texts case-folded, kept per model and extended as the table grows (the argument
+    index interns inline strings into it, possibly in another thread while a search runs): each search
+    then tests every distinct string once without folding it again (a few ms for 100k strings)."""
+
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+        self._lock = threading.Lock()
+
+    def upto(self, strings: list[str]) -> list[str]:
+        """The folded texts of ``strings`` as it is now (the returned list may grow later, never change)."""
+        with self._lock:
+            n = len(strings)
+            if len(self._texts) < n:
+                self._texts.extend(t.casefold() for t in strings[len(self._texts) : n])
+            return self._texts[:n]
+
+
+_FOLDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_FOLDED_LOCK = threading.Lock()
+
+
+def folded_strings(model: SliceSource) -> list[str]:
+    """``model.strings`` case-folded (cached per model)."""
+    try:
+        with _FOLDED_LOCK:
+            folded = _FOLDED.setdefault(model, FoldedStrings())
+    except TypeError:  # a model that cannot be weakly referenced: folded each time
+        folded = FoldedStrings()
+    return folded.upto(model.strings)
+
+
+def string_matches(model: SliceSource, needle: str) -> np.ndarray:
+    """A bool table over string ids, True where the (case-folded) text contains ``needle`` (itself folded),
+    one entry longer than the string table: that last entry, False, is where :func:`column_matches` sends
+    the ids that do not resolve (-1, or past the table)."""
+    texts = folded_strings(model)
+    table = np.zeros(len(texts) + 1, bool)
+    table[: len(texts)] = np.fromiter((needle in t for t in texts), bool, len(texts))
+    return table
+
+
+#: rows gathered at a time by :func:`column_matches`: bounded temporaries, and a cancel check between
+MATCH_BATCH = 1 << 21
+
+
+def column_matches(table: np.ndarray, column, check: Callable[[], None] = _no_check) -> np.ndarray:
+    """``table[column]`` as a bool mask over the column's rows (a string-id column, an array or a
+    :class:`~fxscope.core.trace.gathered.Gathered`), ids outside ``table`` (negative, or past its sentinel
+    last entry) reading False; a batch of rows at a time, ``check()`` between the batches."""
+    n = len(column)
+    out = np.empty(n, bool)
+    for a in range(0, n, MATCH_BATCH):
+        check()
+        ids = np.asarray(column[a : a + MATCH_BATCH])
+        if ids.dtype.kind != "i" or ids.dtype.itemsize < 4:
+            ids = ids.astype(np.int64)
+        # read unsigned, negative ids are huge: the minimum sends them to the sentinel with the others
+        unsigned = ids.view(f"u{ids.dtype.itemsize}")
+        np.take(table, np.minimum(unsigned, unsigned.dtype.type(len(table) - 1)), out=out[a : a + MATCH_BATCH])
+    return out
+
+
+def slice_matches(model: SliceSource, needle: str, check: Callable[[], None] = _no_check,
+                  arguments: bool = True, categories: bool = False) -> np.ndarray:  # fmt: skip
+    """A bool mask over the slices: name (with ``categories``, or category) containing ``needle`` (folded),
+    and with ``arguments`` one of their arguments' names or string values (from the argument index,
+    built or waited for here: :attr:`search_index`)."""
+    s = model.slices
+    index = search_index(model) if arguments else None  # first: its build may add strings to the table
+    check()
+    table = string_matches(model, needle)
+    hit = column_matches(table, s.name, check)
+    if categories:
+        hit |= column_matches(table, s.category, check)
+    if index is not None:
+        check()
+        # the slices of every matching argument string: their ranges of ``rows``, concatenated
+        k = np.flatnonzero(table[np.minimum(index.arg_ids, len(table) - 1)])
+        lo, n = index.ptr[k], index.ptr[k + 1] - index.ptr[k]
+        at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+        hit[index.rows[at]] = True
+    return hit
+
+
+def search(model: SliceSource, text: str, check: Callable[[], None] = _no_check, arguments: bool = True) -> np.ndarray:
     """Rows of the slices whose name, or one of whose arguments' names or string values, contains
     ``text`` (case-insensitive), by start time.
 
     Each distinct string is tested once; the slices follow from the names (one gather) and from the
     argument index (:func:`build_arg_string_index`, built on the first search and kept by the model).
+    Without ``arguments``, the names only (what a search shows while that index is being built).
     """
     needle = text.casefold()
     s = model.slices
     if not needle or len(s) == 0:
         return np.zeros(0, np.int64)
-    index = search_index(model)
-    hit = index.ids[np.fromiter((needle in t for t in index.folded), bool, len(index.folded))]
-    match = np.zeros(max(len(model.strings), 1), bool)
-    match[hit] = True
-    names = np.asarray(s.name)
-    by_name = match[names] & (names >= 0)
-    # the slices of every matching argument string: their ranges of ``rows``, concatenated
-    k = np.flatnonzero(match[index.arg_ids])
-    lo, n = index.ptr[k], index.ptr[k + 1] - index.ptr[k]
-    at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
-    by_name[index.rows[at]] = True
-    rows = np.flatnonzero(by_name)
+    rows = np.flatnonzero(slice_matches(model, needle, check, arguments))
     return rows[np.argsort(s.ts[rows], kind="stable")]

@@ -2,12 +2,19 @@
 
 Thread slices (name, category, argument names and string values: :func:`fxscope.core.trace.query.search`), async
 spans and instant events (name or category), counters (by series name: one hit per series, at its first
-sample) and log records (message text as the Logs tab shows it, without terminal escapes). Like the slice search, a text test runs once per distinct string
-id and spreads to the rows with one gather; the hits of all kinds come back in time order as columns.
+sample) and log records (message text as the Logs tab shows it, without terminal escapes). Like the slice search,
+a text test runs once per distinct string id and spreads to the rows with one gather
+(:func:`~fxscope.core.trace.query.column_matches`); the hits of all kinds come back in time order as columns.
+
+A search can leave the slices' argument matches out (``arguments=False``: the argument index is still being
+built, 3-12 s at 30M-100M events) and say so (:attr:`SearchHits.complete`): the window shows the rest at once
+and searches again once the index is built. ``check()`` is called between the steps (a new keystroke or Esc
+cancels a running search through it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,7 +22,7 @@ import numpy as np
 
 from fxscope.core.trace.details import counter_row
 from fxscope.core.trace.log_filter import strip_ansi
-from fxscope.core.trace.query import search
+from fxscope.core.trace.query import column_matches, slice_matches, string_matches
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -24,14 +31,20 @@ if TYPE_CHECKING:
 KINDS = ("slice", "async", "instant", "counter", "log")
 
 
+def _no_check() -> None:
+    """A ``check`` that never cancels."""
+
+
 @dataclass
 class SearchHits:
     """Matches in time order: ``kind`` (index into :data:`KINDS`), ``row`` (in that kind's table; a
-    counter hit is a :func:`~fxscope.core.trace.details.counter_row`) and ``ts`` (ns)."""
+    counter hit is a :func:`~fxscope.core.trace.details.counter_row`) and ``ts`` (ns). ``complete`` is
+    False when the slices' argument matches were left out (their index was not built yet)."""
 
     kind: np.ndarray  # uint8
     row: np.ndarray  # int64
     ts: np.ndarray  # int64
+    complete: bool = True
 
     def __len__(self) -> int:
         return len(self.row)
@@ -41,33 +54,32 @@ class SearchHits:
         return np.sort(self.row[self.kind == KINDS.index(kind)])
 
 
-def _matching_strings(model: TraceModel, ids: np.ndarray, needle: str, shown=lambda text: text) -> np.ndarray:
-    """A bool table over string ids: True for the ids among ``ids`` whose text (as ``shown`` makes it
-    readable) contains ``needle``."""
+def _log_matches(model: TraceModel, ids: np.ndarray, needle: str) -> np.ndarray:
+    """A bool table over string ids (with :func:`string_matches`' sentinel): True for the log messages among
+    ``ids`` whose text as the Logs tab shows it (terminal escapes stripped) contains ``needle``."""
     strings = model.strings
-    match = np.zeros(max(len(strings), 1), bool)
+    match = np.zeros(len(strings) + 1, bool)
     ids = np.unique(np.asarray(ids, np.int64))
     ids = ids[(ids >= 0) & (ids < len(strings))]
     if len(ids):
-        hit = np.fromiter((needle in shown(strings[i]).casefold() for i in ids.tolist()), bool, len(ids))
+        hit = np.fromiter((needle in strip_ansi(strings[i]).casefold() for i in ids.tolist()), bool, len(ids))
         match[ids[hit]] = True
     return match
 
 
-def _by_string(model: TraceModel, needle: str, *columns, shown=lambda text: text) -> np.ndarray:
-    """Rows where any of the string-id ``columns`` names a string containing ``needle``."""
-    out = np.zeros(len(columns[0]) if columns else 0, bool)
-    for col in columns:
-        ids = np.asarray(col, np.int64)
-        if not len(ids):
-            continue
-        match = _matching_strings(model, ids, needle, shown)
-        out |= match[np.clip(ids, 0, len(match) - 1)] & (ids >= 0)
+def _rows(table: np.ndarray, check: Callable[[], None], *columns) -> np.ndarray:
+    """Rows, ascending, where any of the string-id ``columns`` names a string that ``table`` marks."""
+    out = column_matches(table, columns[0], check)
+    for col in columns[1:]:
+        out |= column_matches(table, col, check)
     return np.flatnonzero(out)
 
 
-def search_all(model: TraceModel, text: str) -> SearchHits:
-    """Everything whose name, category or text contains ``text`` (case-insensitive), in time order."""
+def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_check,
+               arguments: bool = True) -> SearchHits:  # fmt: skip
+    """Everything whose name, category or text contains ``text`` (case-insensitive), in time order; without
+    ``arguments``, the slices' argument names and values are not searched (``complete`` says so).
+    ``check()`` between the steps may raise to cancel the search."""
     needle = text.strip().casefold()
     kinds: list[np.ndarray] = []
     rows: list[np.ndarray] = []
@@ -80,28 +92,32 @@ def search_all(model: TraceModel, text: str) -> SearchHits:
 
     if needle:
         s = model.slices
-        slice_rows = search(model, needle)
-        by_category = _by_string(model, needle, s.category) if len(s) else np.zeros(0, np.int64)
-        slice_rows = np.union1d(slice_rows, by_category).astype(np.int64)
-        add("slice", slice_rows, s.ts[slice_rows])
+        if len(s):
+            r = np.flatnonzero(slice_matches(model, needle, check, arguments, categories=True))
+            add("slice", r, s.ts[r])
+        check()
+        table = string_matches(model, needle)  # (after the slices': their argument index may add strings)
         a = model.async_spans
         if len(a.start):
-            r = _by_string(model, needle, a.name, a.category)
+            r = _rows(table, check, a.name, a.category)
             add("async", r, a.start[r])
         inst = model.instants
         if len(inst):
-            r = _by_string(model, needle, inst.name, inst.category)
+            r = _rows(table, check, inst.name, inst.category)
             add("instant", r, inst.ts[r])
         for index, series in enumerate(model.counters.series):
             if len(series.ts) and needle in series.label.casefold():
                 add("counter", np.array([counter_row(index, 0)]), series.ts[:1])
         logs = model.logs
         if len(logs):
-            r = _by_string(model, needle, logs.message, shown=strip_ansi)  # as the Logs tab shows them
+            check()
+            r = _rows(_log_matches(model, logs.message, needle), check, logs.message)  # as the Logs tab shows them
             add("log", r, logs.ts[r])
+    check()
     if not rows:
         z = np.zeros(0, np.int64)
-        return SearchHits(z.astype(np.uint8), z, z)
+        return SearchHits(z.astype(np.uint8), z, z, complete=arguments)
     kind, row, ts = np.concatenate(kinds), np.concatenate(rows), np.concatenate(times)
-    order = np.lexsort((row, kind, ts))
-    return SearchHits(kind[order], row[order], ts[order])
+    # the parts come by kind, each by row: a stable sort by time orders by (time, kind, row)
+    order = np.argsort(ts, kind="stable")
+    return SearchHits(kind[order], row[order], ts[order], complete=arguments)

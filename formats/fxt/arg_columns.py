@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.columns import FxtColumns
 
@@ -73,6 +74,20 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
     pos = record + cols.args_skip_of(rows)
     end = record + ((w[record] >> _U(4)) & _U(0xFFF)).astype(np.int64) if len(rows) else record
     nargs = cols.nargs_of(rows)
+    scan = compiled.record_scan
+    if scan is not None and compiled.contiguous_words(w):  # one compiled pass, already in record order
+        if check is not None:
+            check()
+        cap = int(nargs.sum(dtype=np.int64))
+        act, ref, stream, value_at = (np.empty(cap, np.int64) for _ in range(4))
+        index, atype, raw = np.empty(cap, np.uint8), np.empty(cap, np.uint8), np.empty(cap, np.uint64)
+        nargs8 = np.ascontiguousarray(nargs, np.uint8)
+        c = scan.arg_columns(w, pos, end, nargs8, act, index, ref, stream, atype, raw, value_at)
+        act, index, ref, stream, atype, raw, value_at = (
+            a[:c] for a in (act, index, ref, stream, atype, raw, value_at)
+        )
+        names = dec.string_ids(ref, stream, record[act])
+        return ArgColumns(event=rows[act], index=index, name=names, type=atype, raw=raw, value_word=value_at)
     parts: list[tuple[np.ndarray, ...]] = []
     # the records still walking, with their position, end and argument count alongside (compressed with
     # them each step: cheaper than gathering pos[act], end[act] again several times a step)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.ticks import ticks_at_rates
 
 #: rows read at once (bounds the temporaries of a whole-column read)
@@ -117,19 +118,36 @@ class EventData:
         out = np.zeros(len(rows), np.uint64)
         sel = np.flatnonzero((kind == 1) | (kind >= 4))  # counters, complete, async and flow events
         if len(sel):
-            word = self.record_word[rows[sel]].astype(np.int64)
-            size = (self.words[word] >> np.uint64(4)) & np.uint64(0xFFF)
-            last = word + size.astype(np.int64) - 1
-            out[sel] = self.words[np.clip(last, 0, len(self.words) - 1)]
-            if self.release is not None and len(sel) >= _RELEASE_ROWS:
-                self.release(int(word.min()), int(last.max()) + 1)
+            scan = compiled.record_scan
+            rec = self.record_word
+            if scan is not None and compiled.contiguous_words(self.words) and rec.flags.c_contiguous and (
+                rec.dtype in (np.uint32, np.int64)
+            ):  # one compiled pass: header, size, last word
+                picked = np.ascontiguousarray(rows[sel], np.int64)
+                vals = np.empty(len(picked), np.uint64)
+                scan.last_words(self.words, rec, rec.dtype == np.int64, picked, vals)
+                out[sel] = vals
+                word = None
+                if self.release is not None and len(sel) >= _RELEASE_ROWS:
+                    # (record words ascend with the rows, and an event record is at most 4095 words)
+                    end = min(int(rec[int(picked.max())]) + 0xFFF, len(self.words))
+                    self.release(int(rec[int(picked.min())]), end)
+            else:
+                word = rec[rows[sel]].astype(np.int64)
+                size = (self.words[word] >> np.uint64(4)) & np.uint64(0xFFF)
+                last = word + size.astype(np.int64) - 1
+                out[sel] = self.words[np.clip(last, 0, len(self.words) - 1)]
+                if self.release is not None and len(sel) >= _RELEASE_ROWS:
+                    self.release(int(word.min()), int(last.max()) + 1)
             complete = np.flatnonzero(kind[sel] == 4)
             if len(complete):
                 at = sel[complete]
-                seg = np.searchsorted(self.seg_pos, word[complete], side="right") - 1
+                cword = word[complete] if word is not None else rec[rows[at]].astype(np.int64)
+                seg = np.searchsorted(self.seg_pos, cword, side="right") - 1
                 out[at] = ticks_at_rates(out[at], self.seg_tps[np.maximum(seg, 0)]).view(np.uint64)
         if len(self.exc_rows) and len(rows):
             at = np.minimum(np.searchsorted(self.exc_rows, rows), len(self.exc_rows) - 1)
             hit = self.exc_rows[at] == rows
             out[hit] = self.exc_vals[at[hit]]
         return out
+

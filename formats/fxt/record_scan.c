@@ -325,11 +325,159 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(last_words_doc,
+"last_words(words, record_word, wide, rows, out) -> None\n\n"
+"out[i] (uint64) = the last word of the record at word record_word[rows[i]] (record_word: uint32, or\n"
+"int64 when wide; rows: int64, each a valid index of record_word), its size read from its header (12-bit\n"
+"field; 0 reads the header itself), every read clipped to the file as numpy's take(mode='clip') does: an\n"
+"event's data word in one pass, for FxtColumns.ev_data.");
+
+static PyObject *last_words(PyObject *self, PyObject *args)
+{
+    Py_buffer w, rw, ro, ou;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*py*w*", &w, &rw, &wide, &ro, &ou))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
+        check_buffer(&ro, 8, "rows") < 0 || check_buffer(&ou, 8, "out") < 0)
+        goto done;
+    Py_ssize_t m = ro.len / 8, nrec = rw.len / isz;
+    if (ou.len / 8 != m) {
+        PyErr_SetString(PyExc_ValueError, "last_words: rows and out differ in length");
+        goto done;
+    }
+    {
+        const int64_t *rows = (const int64_t *)ro.buf;
+        for (Py_ssize_t i = 0; i < m; i++)
+            if (rows[i] < 0 || rows[i] >= nrec) {
+                PyErr_SetString(PyExc_IndexError, "last_words: row out of range");
+                goto done;
+            }
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        uint64_t *out = (uint64_t *)ou.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t at = wide ? ((const int64_t *)rw.buf)[rows[i]] : (int64_t)((const uint32_t *)rw.buf)[rows[i]];
+            const uint64_t h = word_at(words, n, at);
+            out[i] = word_at(words, n, at + (int64_t)((h >> 4) & 0xFFF) - 1);
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&rw);
+    PyBuffer_Release(&ro);
+    PyBuffer_Release(&ou);
+    return result;
+}
+
+PyDoc_STRVAR(arg_columns_doc,
+"arg_columns(words, pos, end, nargs, act, index, ref, stream, type, raw, value_at) -> int\n\n"
+"The arguments of records as columns, record by record and in argument order: record i's arguments start\n"
+"at word pos[i] (int64) and must end by end[i] (int64); up to nargs[i] (uint8) of them are read, stopping\n"
+"at one whose size is 0, that runs past end[i] or the words, or whose inline name runs past it. For each\n"
+"argument: act (int64) = i, index (uint8) = its position, ref (int64) = its name ref, stream (int64) = the\n"
+"word after its header, type (uint8), raw (uint64) = the word after the name for 64-bit types (int64,\n"
+"uint64, double, pointer, koid; 0 when the argument has no such word), else bits 32..63 of the header,\n"
+"value_at (int64) = where its value starts. Returns how many arguments were written (the outputs hold\n"
+"sum(nargs)); fxscope.formats.fxt.arg_columns.event_arg_columns is the numpy walk it replaces.");
+
+static PyObject *arg_columns(PyObject *self, PyObject *args)
+{
+    Py_buffer w, po, en, na, o_act, o_idx, o_ref, o_str, o_typ, o_raw, o_val;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*w*w*w*w*", &w, &po, &en, &na, &o_act, &o_idx, &o_ref, &o_str,
+                          &o_typ, &o_raw, &o_val))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&po, 8, "pos") < 0 || check_buffer(&en, 8, "end") < 0 ||
+        check_buffer(&o_act, 8, "act") < 0 || check_buffer(&o_ref, 8, "ref") < 0 ||
+        check_buffer(&o_str, 8, "stream") < 0 || check_buffer(&o_raw, 8, "raw") < 0 ||
+        check_buffer(&o_val, 8, "value_at") < 0)
+        goto done;
+    Py_ssize_t m = po.len / 8, cap = o_act.len / 8;
+    if (en.len / 8 != m || na.len != m) {
+        PyErr_SetString(PyExc_ValueError, "arg_columns: pos, end and nargs differ in length");
+        goto done;
+    }
+    if (o_idx.len != cap || o_ref.len / 8 != cap || o_str.len / 8 != cap || o_typ.len != cap ||
+        o_raw.len / 8 != cap || o_val.len / 8 != cap) {
+        PyErr_SetString(PyExc_ValueError, "arg_columns: the outputs differ in length");
+        goto done;
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *pos = (const int64_t *)po.buf, *endw = (const int64_t *)en.buf;
+        const uint8_t *nargs = (const uint8_t *)na.buf;
+        int64_t *act = (int64_t *)o_act.buf, *ref = (int64_t *)o_ref.buf, *stream = (int64_t *)o_str.buf;
+        int64_t *value_at = (int64_t *)o_val.buf;
+        uint8_t *index = (uint8_t *)o_idx.buf, *type = (uint8_t *)o_typ.buf;
+        uint64_t *raw = (uint64_t *)o_raw.buf;
+        Py_ssize_t c = 0;
+        /* word types: int64 (3), uint64 (4), double (5), pointer (7), koid (8) */
+        const unsigned word_types = (1u << 3) | (1u << 4) | (1u << 5) | (1u << 7) | (1u << 8);
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            int64_t p = pos[i];
+            const int64_t e = endw[i];
+            for (unsigned k = 0; k < nargs[i] && p < e && p >= 0 && p < n && c < cap; k++) {
+                const uint64_t h = words[p];
+                const int64_t size = (int64_t)((h >> 4) & 0xFFF);
+                const int64_t r = (int64_t)((h >> 16) & 0xFFFF);
+                const int64_t name_words = r >= 0x8000 ? ((r & 0x7FFF) + 7) >> 3 : 0;
+                const int64_t after = p + size;
+                if (!(size > 0 && after <= e && 1 + name_words <= size && after <= n))
+                    break;
+                const unsigned t = (unsigned)(h & 0xF);
+                const int64_t v = p + 1 + name_words;
+                uint64_t value;
+                if ((word_types >> t) & 1)
+                    value = v < after ? words[v < n ? v : n - 1] : 0;
+                else
+                    value = h >> 32;
+                act[c] = i;
+                index[c] = (uint8_t)k;
+                ref[c] = r;
+                stream[c] = p + 1;
+                type[c] = (uint8_t)t;
+                raw[c] = value;
+                value_at[c] = v;
+                c++;
+                p = after;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(c);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&po);
+    PyBuffer_Release(&en);
+    PyBuffer_Release(&na);
+    PyBuffer_Release(&o_act);
+    PyBuffer_Release(&o_idx);
+    PyBuffer_Release(&o_ref);
+    PyBuffer_Release(&o_str);
+    PyBuffer_Release(&o_typ);
+    PyBuffer_Release(&o_raw);
+    PyBuffer_Release(&o_val);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame", frame, METH_VARARGS, frame_doc},
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
     {"event_block", event_block, METH_VARARGS, event_block_doc},
+    {"last_words", last_words, METH_VARARGS, last_words_doc},
+    {"arg_columns", arg_columns, METH_VARARGS, arg_columns_doc},
     {NULL, NULL, 0, NULL},
 };
 

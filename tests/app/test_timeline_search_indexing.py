@@ -1,6 +1,6 @@
-"""The timeline builds its search index in a background thread: a search typed before it is built shows
-"indexing…", the window keeps running meanwhile, the latest text is searched once it is built, and closing
-the tab stops the build. The build is slowed (each batch of slices sleeps) so that it is still running when
+"""The timeline builds its search index in a background thread: a search typed before it is built shows the
+matches without the slices' arguments at once and all of them once it is built, the window keeps running
+meanwhile, a new keystroke or Esc cancels a running search, and closing the tab stops the build. The build is slowed (each batch of slices sleeps) so that it is still running when
 the test types; no timing is asserted."""
 
 from __future__ import annotations
@@ -49,8 +49,11 @@ def _common_name(model: TraceModel) -> str:
     return model.strings[int(names[np.argmax(counts)])]
 
 
-def test_a_search_typed_while_indexing_waits_for_the_index_and_the_ui_keeps_running(qtbot, trace_bytes,
-                                                                                   slow_build) -> None:  # fmt: skip
+def test_a_search_typed_while_indexing_shows_the_name_matches_then_the_argument_matches(qtbot, trace_bytes,
+                                                                                      slow_build) -> None:  # fmt: skip
+    """The search does not wait for the argument index: the matches without arguments show at once, the
+    count saying more are coming ("N+ matches, indexing arguments…"), then every match once it is built.
+    "ou" matches argument names ("count") of slices whose names do not match: the two counts differ."""
     model = TraceModel(read_fxt_bytes(trace_bytes))
     timeline = TimelineWidget(model)
     qtbot.addWidget(timeline)
@@ -59,20 +62,26 @@ def test_a_search_typed_while_indexing_waits_for_the_index_and_the_ui_keeps_runn
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(time.monotonic()) if not model.search_index_ready else None)
     timer.start(5)
-    text = _common_name(model)[:3]
     timeline.search_box.setText("no such text")
-    assert timeline.search_status.text() == "indexing…"
+    assert timeline.search_status.text() == "searching…"
+    text = "ou"
     timeline.search_box.setText(text)  # the latest text is the one searched
-    assert timeline.search_status.text() == "indexing…" and not len(timeline.hits)
+    assert timeline.search_status.text() == "searching…" and not len(timeline.hits)
     assert not model.search_index_ready and timeline.search_indexing.worker is not None
-    qtbot.waitUntil(lambda: timeline.search_status.text() != "indexing…", timeout=120_000)
-    # (then searched in the background too: SYNC_INDEX_SLICES is 0 here)
-    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=60_000)
+    qtbot.waitUntil(lambda: "matches" in timeline.search_status.text(), timeout=60_000)
+    assert not model.search_index_ready  # shown while the index is being built
+    fresh = TraceModel(read_fxt_bytes(trace_bytes))
+    partial = search_all(fresh, text, arguments=False)
+    expected = search_all(fresh, text)  # with the index (a synchronous build's)
+    assert 0 < len(partial) < len(expected) and not partial.complete and expected.complete
+    assert timeline.search_status.text() == f"{len(partial)}+ matches, indexing arguments…"
+    assert np.array_equal(timeline.hits.row, partial.row) and np.array_equal(timeline.hits.kind, partial.kind)
+    assert timeline.search_step(1) >= 0  # the partial hits can be stepped through
+    assert timeline.search_status.text() == f"{timeline.match_index + 1} of {len(partial)}+, indexing arguments…"
+    qtbot.waitUntil(lambda: timeline.search_status.text() == f"{len(expected)} matches", timeout=120_000)
     timer.stop()
     assert len(ticks) >= 2  # the event loop ran while the index was built
-    expected = search_all(TraceModel(read_fxt_bytes(trace_bytes)), text)  # a synchronous build's
-    assert len(expected) > 1 and timeline.search.text == text
-    assert timeline.search_status.text() == f"{len(expected)} matches"
+    assert timeline.search.text == text and timeline.hits.complete
     assert np.array_equal(timeline.hits.row, expected.row) and np.array_equal(timeline.hits.kind, expected.kind)
     assert timeline.search_step(1) >= 0
     assert timeline.search_status.text() == f"{timeline.match_index + 1} of {len(expected)}"
@@ -102,10 +111,10 @@ def test_a_large_traces_search_runs_off_the_ui_thread_and_the_latest_text_wins(q
     real = indexing_module.search_all
     searched: list[str] = []
 
-    def slow(model, text):
+    def slow(model, text, check, arguments):
         searched.append(text)
         time.sleep(0.3)
-        return real(model, text)
+        return real(model, text, check, arguments=arguments)
 
     monkeypatch.setattr(indexing_module, "search_all", slow)
     model = TraceModel(read_fxt_bytes(trace_bytes))
@@ -194,5 +203,103 @@ def test_a_held_build_waits_for_its_release_unless_a_search_asks(qtbot, trace_by
     qtbot.addWidget(other)
     other.search_indexing.hold()
     other.search_box.setText("abc")  # asked: no waiting for the release
-    assert other.search_indexing.worker is not None and other.search_status.text() == "indexing…"
+    assert other.search_indexing.worker is not None and other.search_status.text() == "searching…"
     assert other.search_indexing.worker.wait(120_000)
+
+
+def _polling_search(monkeypatch, ran: list[tuple[str, str]]):
+    """Searches that run until cancelled (calling ``check`` every 10 ms, up to 60 s), except the text
+    "quick": ``ran`` gets (text, "cancelled" or "done") as each ends."""
+    import fxscope.app.timeline.search_indexing as indexing_module
+
+    real = indexing_module.search_all
+
+    def polling(model, text, check, arguments):
+        end = time.monotonic() + 60
+        try:
+            while text != "quick" and time.monotonic() < end:
+                check()
+                time.sleep(0.01)
+        except BaseException:
+            ran.append((text, "cancelled"))
+            raise
+        ran.append((text, "done"))
+        return real(model, text, check, arguments=arguments)
+
+    monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)
+    monkeypatch.setattr(indexing_module, "search_all", polling)
+
+
+def _indexed_timeline_with_polling_search(qtbot, trace_bytes, monkeypatch):
+    """(ran, model, timeline): a timeline of an indexed model whose searches poll (:func:`_polling_search`)."""
+    ran: list[tuple[str, str]] = []
+    _polling_search(monkeypatch, ran)
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    model.build_search_index(lambda: None)
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    return ran, model, timeline
+
+
+def test_a_new_keystroke_cancels_the_running_search(qtbot, trace_bytes, monkeypatch) -> None:
+    ran, _model, timeline = _indexed_timeline_with_polling_search(qtbot, trace_bytes, monkeypatch)
+    timeline.search_box.setText("slow")
+    first = timeline.search_indexing.searching
+    assert first is not None and timeline.search_status.text() == "searching…"
+    qtbot.wait(100)
+    assert first.isRunning()
+    started = time.monotonic()
+    timeline.search_box.setText("quick")  # stops the running one: it would run for a minute
+    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=30_000)
+    assert time.monotonic() - started < 30  # (not waiting out the first search's minute; no timing asserted)
+    assert ran == [("slow", "cancelled"), ("quick", "done")]
+    assert first.wait(10_000) and first.result is None
+    expected = search_all(TraceModel(read_fxt_bytes(trace_bytes)), "quick")
+    assert timeline.search.text == "quick" and timeline.search_status.text() == f"{len(expected)} matches"
+
+
+def test_esc_stops_the_running_search_and_enter_searches_again(qtbot, trace_bytes, monkeypatch) -> None:
+    from PySide6.QtCore import Qt
+
+    ran, model, timeline = _indexed_timeline_with_polling_search(qtbot, trace_bytes, monkeypatch)
+    timeline.show()
+    text = _common_name(model)[:3]
+    timeline.search_box.setText("quick")
+    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=30_000)
+    shown = timeline.hits
+    timeline.search_box.setText(text)  # (polled until cancelled)
+    worker = timeline.search_indexing.searching
+    assert worker is not None
+    timeline.search_box.setFocus()
+    qtbot.keyClick(timeline.search_box, Qt.Key.Key_Escape)
+    assert worker.wait(10_000) and worker.result is None
+    qtbot.wait(50)  # (its end, queued to the UI thread)
+    assert ran[-1] == (text, "cancelled") and timeline.search_indexing.searching is None
+    assert timeline.search_status.text() == "search stopped" and timeline.hits is shown  # nothing new shown
+    assert timeline.search_box.text() == text  # the box keeps its text
+    monkeypatch.setattr(search_indexing, "search_all", search_all)  # (the real search from now on)
+    assert timeline.search_step(1) == -1  # Enter: the box's text searched again, not a step
+    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=30_000)
+    expected = search_all(TraceModel(read_fxt_bytes(trace_bytes)), text)
+    assert len(expected) > 1 and timeline.search.text == text
+    assert np.array_equal(timeline.hits.row, expected.row) and np.array_equal(timeline.hits.kind, expected.kind)
+
+
+def test_the_builds_that_yield_pause_while_a_search_runs(qtbot, trace_bytes, monkeypatch) -> None:
+    """While a search runs, the UI thread keeps saying it is active, so that the builds yielding to it (the
+    argument index, the tab's later tables) pause and the search gets the interpreter; not after it."""
+    from fxscope.app import worker_threads
+
+    _ran, _model, timeline = _indexed_timeline_with_polling_search(qtbot, trace_bytes, monkeypatch)
+    qtbot.wait(200)
+    assert not worker_threads.ui_recently_active()  # (nothing drawn: the widget is not shown)
+    timeline.search_box.setText("slow")
+    seen = []
+    for _ in range(10):
+        qtbot.wait(30)
+        seen.append(worker_threads.ui_recently_active())
+    assert all(seen) and timeline.search_indexing.searching is not None
+    timeline.search_indexing.cancel_search()
+    qtbot.waitUntil(lambda: timeline.search_indexing.searching is None, timeout=10_000)
+    qtbot.wait(200)
+    assert not worker_threads.ui_recently_active()

@@ -27,9 +27,15 @@ and prints ``first_frame_s`` (open to the first paint of the timeline), ``frame.
 track kinds a large trace's window builds after its first frame are all drawn), ``frame.background_done_s``
 (until its background build is done: the window's peak memory is measured over all of it), the UI thread's longest stall and
 the peak RSS of that process; with the search, ``frame.first_search_*``: a search typed in that window 0.5 s
-after its first frame, the time until its count shows and the UI thread's longest stall meanwhile (the
-search index is built in a background thread: the count says "indexing…" until then). The table ends with each figure's growth between consecutive sizes next to
-the growth of the event count (linear growth: the two are equal).
+after its first frame, the time until a count shows (``_count_s``: without the argument index, whose build
+runs in the background, the count says "N+ matches, indexing arguments…"), until every match is counted
+(``_s``), and the UI thread's longest stall meanwhile.
+
+The load child also times the search without the argument index (``search.names_only_s``), the index's build
+(``search.index_build_s``) and a search with it (``search.indexed_s``), and the analysis panel of the whole
+trace (``analysis.whole_trace_s``: its rows, per-name statistics and flame graph), with their CPU times (less
+noisy on a shared machine) and the 1-minute load average. The table ends with each figure's growth between
+consecutive sizes next to the growth of the event count (linear growth: the two are equal).
 """
 
 from __future__ import annotations
@@ -97,7 +103,7 @@ class Sampler(threading.Thread):
 """
 
 _CHILD_LOAD = _SAMPLER + r"""
-import json, sys
+import json, os, sys
 sampler = Sampler()
 sampler.start()
 from fxscope.core.trace.reading import read_trace
@@ -141,11 +147,39 @@ return_freed_memory()  # as prepare_model ends
 sampler.mark("done")
 end = _status()
 load_peak = (sampler.peak_anon, sampler.peak_file, sampler.peak_anon_phase)  # (the search's comes after)
-t = time.perf_counter()  # the first search: builds the search index (not part of the load)
 from fxscope.core.trace.search_hits import search_all
+names_search = names_search_cpu = float("nan")
+if sys.argv[2] == "search":  # what the window shows first: no argument index (an older checkout: none)
+    sampler.mark("names_search")
+    t, c = time.perf_counter(), time.process_time()
+    try:
+        search_all(model, "frame", arguments=False)
+        names_search, names_search_cpu = time.perf_counter() - t, time.process_time() - c
+    except TypeError:
+        pass
+t = time.perf_counter()  # the first search: builds the search index (not part of the load)
 sampler.mark("first_search")
 hits = search_all(model, "frame") if sys.argv[2] == "search" else []
 first_search = time.perf_counter() - t if sys.argv[2] == "search" else float("nan")
+t, c = time.perf_counter(), time.process_time()
+hits = search_all(model, "frame") if sys.argv[2] == "search" else []  # the index built
+indexed_search, indexed_search_cpu = time.perf_counter() - t, time.process_time() - c
+# the analysis panel of the whole trace: its rows, per-name statistics and flame graph (app/analysis/worker.py)
+sampler.mark("analysis")
+from fxscope.core.analysis.call_tree import top_down
+from fxscope.core.analysis.selection import Area, area_rows
+from fxscope.core.analysis.stats import name_stats
+t, c = time.perf_counter(), time.process_time()
+ar = area_rows(model, Area())
+try:
+    from fxscope.core.analysis.selection import area_names
+    shared = {"names": area_names(model, ar)}
+except ImportError:  # an older checkout: each makes its own
+    shared = {}
+name_stats(model, ar=ar, **shared)
+top_down(model, ar=ar, **shared)
+analysis, analysis_cpu = time.perf_counter() - t, time.process_time() - c
+del ar, shared
 sampler.mark("end")
 after_search = sampler.stop()
 print(json.dumps({
@@ -156,6 +190,9 @@ print(json.dumps({
     "peak_anon_phase": load_peak[2], "phase_anon": sampler.phase_anon,
     "resident_anon": end["RssAnon"], "resident_file": end["RssFile"],
     "first_search_s": first_search, "first_search_hits": len(hits), "after_search_hwm": after_search["VmHWM"],
+    "names_search_s": names_search, "names_search_cpu_s": names_search_cpu, "indexed_search_s": indexed_search,
+    "indexed_search_cpu_s": indexed_search_cpu, "analysis_s": analysis, "analysis_cpu_s": analysis_cpu,
+    "load_avg": os.getloadavg()[0],
 }))
 """
 
@@ -224,11 +261,17 @@ if sys.argv[2] == "search":  # the first search typed right after: the UI's long
     last[0] = t1 = time.perf_counter()
     timeline.search_box.setText("frame")
     said = timeline.search_status.text()
+    first_count = first_count_status = None  # a count shown: all matches, or those found without the arguments
     while not timeline.search_status.text().endswith("matches") and time.perf_counter() - t1 < 600:
         app.processEvents()
+        if first_count is None and "matches" in timeline.search_status.text():
+            first_count, first_count_status = time.perf_counter() - t1, timeline.search_status.text()
         time.sleep(0.001)
-    search = {"search_s": time.perf_counter() - t1, "search_max_gap_ms": max(gaps + [(time.perf_counter() - last[0]) * 1000]),
-              "search_first_status": said, "search_status": timeline.search_status.text()}
+    done = time.perf_counter() - t1
+    search = {"search_s": done, "search_max_gap_ms": max(gaps + [(time.perf_counter() - last[0]) * 1000]),
+              "search_first_status": said, "search_status": timeline.search_status.text(),
+              "search_first_count_s": done if first_count is None else first_count,
+              "search_first_count_status": first_count_status or timeline.search_status.text()}
 end = sampler.stop()
 print(json.dumps({"tab_s": (tab_at or float("nan")) - t0, "first_frame_s": (Painted.at or float("nan")) - t0,
                   "first_frame_cpu_s": (Painted.cpu or float("nan")) - cpu0, "all_tracks_s": tracks_s, "later_s": later_s, **search,
@@ -281,8 +324,16 @@ def measure(events: int, frame: bool, search: bool) -> dict:
     phases = list(r["phase_anon"].items())
     fig["peak_anon_phase"] = next((p for p, a in phases if a >= 0.99 * r["peak_anon"]), r["peak_anon_phase"])  # type: ignore[assignment]
     if search:
-        fig["first_search_s"] = r["first_search_s"]
+        fig["first_search_s"] = r["first_search_s"]  # (with the argument index's build)
         fig["after_search_hwm_mb"] = r["after_search_hwm"] / 1e6
+        fig["search.names_only_s"] = r["names_search_s"]  # (no argument index: what the window shows first)
+        fig["search.names_only_cpu_s"] = r["names_search_cpu_s"]
+        fig["search.index_build_s"] = r["first_search_s"] - r["indexed_search_s"]
+        fig["search.indexed_s"] = r["indexed_search_s"]
+        fig["search.indexed_cpu_s"] = r["indexed_search_cpu_s"]
+    fig["analysis.whole_trace_s"] = r["analysis_s"]  # the analysis panel's statistics and flame graph
+    fig["analysis.whole_trace_cpu_s"] = r["analysis_cpu_s"]
+    fig["load_avg_1min"] = r["load_avg"]  # (the machine's, at the end of the load child: figures are noisy)
     for phase, anon in r["phase_anon"].items():
         fig[f"anon_in.{phase}_mb"] = anon / 1e6
     if frame:
@@ -299,7 +350,9 @@ def measure(events: int, frame: bool, search: bool) -> dict:
         fig["frame.peak_anon_x_file"] = f["peak_anon"] / size
         fig["frame.resident_anon_mb"] = f["resident_anon"] / 1e6
         if search:  # typed 0.5 s after the first frame: the UI's longest stall until the count shows
-            fig["frame.first_search_s"] = f["search_s"]
+            fig["frame.first_search_s"] = f["search_s"]  # until every match is counted
+            fig["frame.first_search_count_s"] = f["search_first_count_s"]  # until a count shows
+            fig["frame.first_search_count_status"] = repr(f["search_first_count_status"])
             fig["frame.first_search_max_ui_gap_ms"] = f["search_max_gap_ms"]
             fig["frame.first_search_status"] = f"{f['search_first_status']!r} then {f['search_status']!r}"
     return fig

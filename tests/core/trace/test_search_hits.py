@@ -51,3 +51,64 @@ def test_every_kind_matches_what_a_row_by_row_pass_finds_in_time_order(testdata:
     kinds = {KINDS[k] for k in search_all(demo, "e").kind.tolist()}
     assert kinds == set(KINDS)  # the demo has every kind
     assert len(search_all(demo, "   ")) == 0
+
+
+def test_without_arguments_the_slices_match_by_name_and_category_only(testdata: Path) -> None:
+    """What the window shows while the argument index is built: the slices whose name or category matches,
+    one row at a time, and every other kind as the full search finds it; ``complete`` says which it is."""
+    real = TraceModel(read_fxt(str(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")))
+    from fxscope.core.synthetic_trace import generate_trace
+    from fxscope.formats.fxt.reader import read_fxt_bytes
+
+    generated = TraceModel(read_fxt_bytes(generate_trace(20_000, seed=5)))  # arguments named "count", "ptr"
+    partial = search_all(generated, "cou", arguments=False)
+    assert not generated.search_index_ready  # (not built, nor waited for)
+    assert len(partial.rows_of("slice")) < len(search_all(generated, "cou").rows_of("slice"))
+    strings, s = real.strings, real.slices
+    for text in ["msr", "pt_", "jane", "e"]:
+        needle = text.casefold()
+        partial, full = search_all(real, text, arguments=False), search_all(real, text)
+        assert not partial.complete and full.complete
+        by_text = {
+            r for r in range(len(s)) if any(0 <= int(c[r]) < len(strings) and needle in strings[int(c[r])].casefold()
+                                            for c in (s.name, s.category))
+        }  # fmt: skip
+        assert set(partial.rows_of("slice").tolist()) == by_text, text
+        assert by_text <= set(full.rows_of("slice").tolist())
+        for kind in KINDS[1:]:
+            assert np.array_equal(partial.rows_of(kind), full.rows_of(kind))
+        assert (np.diff(partial.ts) >= 0).all()
+
+
+def test_a_search_stops_when_its_check_raises() -> None:
+    """A running search calls ``check()`` between its steps (and between batches of rows): the window's
+    new keystroke or Esc makes it raise, and the search ends there."""
+    import fxscope.core.trace.query as query
+
+    demo = TraceModel(read_fxt(str(DEMO_TRACE)))
+    calls = []
+
+    def counting() -> None:
+        calls.append(1)
+
+    search_all(demo, "e", counting)
+    assert len(calls) >= 5  # between the kinds at least
+
+    class Stop(Exception):
+        pass
+
+    for after in range(len(calls)):
+        seen = []
+
+        def stop_after(after=after, seen=seen) -> None:
+            if len(seen) >= after:
+                raise Stop
+            seen.append(1)
+
+        try:
+            search_all(demo, "e", stop_after)
+        except Stop:
+            pass
+        else:
+            raise AssertionError(f"not stopped at check {after}")
+    assert query.MATCH_BATCH > 0

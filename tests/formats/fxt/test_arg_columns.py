@@ -1,12 +1,17 @@
-"""Vectorized argument columns agree with the reader's per-record decoder on real and generated traces."""
+"""Argument columns (the compiled walk and the numpy one: ``fxt_loops``) agree with the reader's per-record
+decoder on real and generated traces, and with each other on hostile ones."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import random
 
 import numpy as np
 
 from fxscope.core.synthetic_trace import generate_trace
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.arg_columns import event_arg_columns, python_values
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
@@ -36,7 +41,7 @@ def _check_against_event_args(cols, rows: np.ndarray) -> int:
     return len(expect)
 
 
-def test_generated_trace_every_argument_type_and_inline_names() -> None:
+def test_generated_trace_every_argument_type_and_inline_names(fxt_loops) -> None:
     cols = read_fxt_bytes(generate_trace(30_000))
     rows = np.flatnonzero(cols.ev_nargs > 0)
     n = _check_against_event_args(cols, rows[:: max(1, len(rows) // 4000)])
@@ -45,16 +50,48 @@ def test_generated_trace_every_argument_type_and_inline_names() -> None:
     assert n > 1000
 
 
-def test_big_endian_trace() -> None:
+def test_big_endian_trace(fxt_loops) -> None:
     cols = read_fxt_bytes(generate_trace(3_000, big_endian=True))
     rows = np.flatnonzero(cols.ev_nargs > 0)
     assert _check_against_event_args(cols, rows) > 100
 
 
-def test_real_trace_pointer_and_string_arguments(testdata) -> None:
+def test_real_trace_pointer_and_string_arguments(testdata, fxt_loops) -> None:
     cols = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
     rows = np.arange(len(cols.ev_ts))
     got = event_arg_columns(cols, rows)
     # MANIFEST: 17,296 pointer and 17,314 string arguments
     assert np.bincount(got.type, minlength=11)[[ArgType.POINTER, ArgType.STRING]].tolist() == [17296, 17314]
     assert _check_against_event_args(cols, rows[::7]) > 4000
+
+
+def test_compiled_walk_equals_numpy_walk_on_hostile_traces(testdata) -> None:
+    """Truncated and mutated traces (argument sizes, inline name lengths, counts): the compiled walk keeps
+    the same arguments, with the same fields, as the numpy walk (400 traces)."""
+    scan = compiled.record_scan
+    assert scan is not None
+    rng = random.Random(5)
+    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generate_trace(500, seed=4)]
+    compared = 0
+    for data in sources:
+        for _ in range(100):
+            d = bytearray(data[: rng.randrange(len(data) + 1)])
+            for _ in range(rng.randrange(6)):
+                if d:
+                    d[rng.randrange(len(d))] = rng.randrange(256)
+            try:
+                cols = read_fxt_bytes(bytes(d))
+            except FormatError:
+                continue
+            rows = np.arange(len(cols.ev_ts))
+            a = event_arg_columns(cols, rows)
+            compiled.record_scan = None
+            try:
+                b = event_arg_columns(cols, rows)
+            finally:
+                compiled.record_scan = scan
+            for f in dataclasses.fields(a):
+                x, y = getattr(a, f.name), getattr(b, f.name)
+                assert x.dtype == y.dtype and np.array_equal(x, y), f.name
+            compared += 1
+    assert compared >= 300

@@ -1,5 +1,5 @@
 """The compiled record loops (formats/fxt/record_scan.c) read every trace exactly as the numpy paths do:
-the same columns, tables and warnings on the third-party traces, the demo, a big-endian trace and
+the same columns, tables, warnings and data words (``ev_data``) on the third-party traces, the demo, a big-endian trace and
 thousands of truncated and mutated variants; and the extension refuses bad buffers instead of reading
 out of bounds."""
 
@@ -58,7 +58,13 @@ def assert_same_read(data: bytes) -> None:
         else:
             assert repr(x) == repr(y), f.name
     rows = np.arange(len(a.ev_kind))
-    assert np.array_equal(a.ev_data[rows], b.ev_data[rows])
+    saved = compiled.record_scan
+    compiled.record_scan = None  # ev_data's own read, the numpy way
+    try:
+        numpy_read = b.ev_data[rows]
+    finally:
+        compiled.record_scan = saved
+    assert np.array_equal(a.ev_data[rows], numpy_read)  # (the compiled last_words)
 
 
 def _corpus(testdata: Path) -> list[bytes]:
@@ -166,3 +172,17 @@ def test_unaligned_words_take_the_numpy_path():
     odd = np.frombuffer(memoryview(buf)[1:], "<u8")
     assert not compiled.contiguous_words(odd)
     assert np.array_equal(framing.record_starts(odd), framing.record_starts(np.frombuffer(data, "<u8")))
+
+
+def test_last_words_refuses_rows_out_of_range_and_clips_reads():
+    scan = compiled.record_scan
+    assert scan is not None
+    words = np.array([(3 << 4) | 4, 7, 9, (0xFFF << 4) | 4], np.uint64)  # a 3-word record, a huge one at the end
+    rec = np.array([0, 3], np.uint32)
+    out = np.empty(2, np.uint64)
+    scan.last_words(words, rec, False, np.array([0, 1], np.int64), out)
+    assert out.tolist() == [9, int(words[3])]  # the second record's end is past the file: its last word clipped
+    with pytest.raises(IndexError):
+        scan.last_words(words, rec, False, np.array([2], np.int64), np.empty(1, np.uint64))
+    with pytest.raises(ValueError):
+        scan.last_words(words, rec, False, np.array([0, 1], np.int64), np.empty(1, np.uint64))
