@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -38,3 +38,27 @@ class BuiltOnce(Generic[T]):
                     self._value = build()
                     self._built = True
         return self._value  # type: ignore[return-value]
+
+
+class once_property(Generic[T]):  # noqa: N801 (a decorator, named like functools.cached_property)
+    """``functools.cached_property`` built once across threads: the first reader builds the value, readers in
+    other threads meanwhile wait for that build (a :class:`BuiltOnce` per instance) instead of building their
+    own. The window's background build makes the track tables while a search thread may ask for the same
+    ones; a build that raises leaves the value unbuilt. Once built, the value sits in the instance's
+    ``__dict__`` and later reads do not go through the descriptor."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> T:
+        if obj is None:
+            return self  # type: ignore[return-value]
+        cell: BuiltOnce[T] = obj.__dict__.setdefault(f"_once_{self.name}", BuiltOnce())  # (atomic)
+        value = cell.get(lambda: self.func(obj))
+        obj.__dict__[self.name] = value
+        return value

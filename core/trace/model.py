@@ -8,12 +8,11 @@ the slices of a track that are visible in a time window at a given pixel resolut
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fxscope.core.trace.built_once import BuiltOnce
+from fxscope.core.trace.built_once import BuiltOnce, once_property
 from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.gathered import Difference
 from fxscope.core.trace.objects import ObjectLabels
@@ -246,14 +245,14 @@ class TraceModel:
         return [t for group in self.processes for t in group.tracks]
 
     # ------------------------------------------------------------------ queries
-    @cached_property
+    @once_property
     def async_spans(self) -> AsyncTable:
         """Async spans laid out in lanes per process (built on first use)."""
         from fxscope.core.trace.async_spans import build_async
 
         return build_async(self.cols, self.start_ns, self.end_ns, check=self._check)
 
-    @cached_property
+    @once_property
     def async_pyramid(self) -> tuple[SlicePyramid, dict[int, int]]:
         """Per-pixel summaries of the async lanes, and each process's first lane number in them."""
         from fxscope.core.trace.lod import SlicePyramid
@@ -275,13 +274,14 @@ class TraceModel:
 
     def _memoized(self, name: str, build):
         """The parametrised table ``name``, built by ``build()`` on first use (the views ask only for what
-        they show; the unparametrised tables are ``cached_property``)."""
+        they show; the unparametrised tables are ``once_property``)."""
         table = self._memo.get(name)
-        if table is None:
-            table = self._memo[name] = build()
+        if table is None:  # (built once across threads, as the once_property tables)
+            cell = self._memo.setdefault(f"_once_{name}", BuiltOnce())
+            table = self._memo[name] = cell.get(build)
         return table
 
-    @cached_property
+    @once_property
     def logs(self) -> LogTable:
         """The log records in time order (:class:`fxscope.core.trace.logs.LogTable`), one table for the log panel
         and the timeline's log lanes, so that a row means the same record in both."""
@@ -291,7 +291,7 @@ class TraceModel:
 
         return LogTable(self.cols)
 
-    @cached_property
+    @once_property
     def search_index(self) -> ArgStringIndex:
         """The argument-string index of :func:`fxscope.core.trace.query.search`, built on first use (not by the
         load: its temporaries would add to the load's peak memory). The timeline builds it in a background
@@ -337,7 +337,7 @@ class TraceModel:
             counts += np.bincount(part, minlength=bins)
         return counts
 
-    @cached_property
+    @once_property
     def counters(self) -> CounterSet:
         """Counter series."""
         from fxscope.core.trace.counters import build_counters
@@ -349,14 +349,14 @@ class TraceModel:
         """Labels of kernel and userspace objects, for koid and pointer arguments."""
         return self._labels
 
-    @cached_property
+    @once_property
     def sched(self) -> SchedTables:
         """CPU slices, thread states and wakeups from the scheduling records."""
         from fxscope.core.trace.sched import build_sched
 
         return build_sched(self.cols, self.end_ns, self.objects)
 
-    @cached_property
+    @once_property
     def instants(self) -> InstantTable:
         """Instant events by thread and time."""
         from fxscope.core.trace.instants import build_instants
@@ -380,7 +380,7 @@ class TraceModel:
 
         return self._flows.get(lambda: build_flows(self.cols, self.slices, check=check))
 
-    @cached_property
+    @once_property
     def pyramid(self) -> SlicePyramid:
         """Precomputed per-pixel summaries of every (thread, depth) lane (built on first use)."""
         from fxscope.core.trace.lod import SlicePyramid

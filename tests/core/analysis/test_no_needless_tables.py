@@ -5,22 +5,21 @@ trace that the commands would pay for nothing (the 10M-event targets of issue 16
 
 from __future__ import annotations
 
-from functools import cached_property
-
 from fxscope.core.analysis.call_tree import top_down
 from fxscope.core.analysis.diff import compare
 from fxscope.core.analysis.folded import folded_lines
 from fxscope.core.analysis.selection import Area
 from fxscope.core.analysis.stats import name_stats
+from fxscope.core.trace.built_once import once_property
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.reading import read_trace
 from tests.core.analysis.nested_trace import nested_trace
 
-LAZY = sorted(k for k, v in vars(TraceModel).items() if isinstance(v, cached_property))
+LAZY = sorted(k for k, v in vars(TraceModel).items() if isinstance(v, once_property))
 
 
 def _built(model: TraceModel) -> list[str]:
-    return [k for k in LAZY if k in vars(model)] + sorted(model._memo)
+    return [k for k in LAZY if k in vars(model)] + sorted(k for k in model._memo if not k.startswith("_once_"))
 
 
 def test_the_commands_build_no_other_table(tmp_path):

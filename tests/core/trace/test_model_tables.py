@@ -20,7 +20,7 @@ from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 from fxscope.formats.fxt.writer import FxtWriter
 
 TABLES = ("async_spans", "flows", "counters", "instants", "sched", "objects")
-#: the tables built on first use (``functools.cached_property``: stored on the instance once built)
+#: the tables built on first use (``once_property``: stored on the instance once built)
 LAZY = ("async_spans", "async_pyramid", "counters", "instants", "sched", "pyramid", "logs", "search_index")
 #: what the loader builds before the tab opens: all but the search index (built on the first search)
 PREPARED = tuple(name for name in LAZY if name != "search_index")
