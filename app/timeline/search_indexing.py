@@ -26,6 +26,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from fxscope.app.worker_threads import ModelBuild, note_ui_activity, start_worker
+from fxscope.core.trace.prepare import pending_tables
 from fxscope.core.trace.search_hits import search_all
 
 #: how long after the timeline is made the build starts (unless a search asks first): after the tab's first
@@ -101,8 +102,11 @@ class SearchIndexing(QObject):
         start_worker(worker)
 
     def searches_in_background(self) -> bool:
-        """Whether a search of this model runs in a background thread (a large trace: hundreds of ms or more)."""
-        return len(self.model.slices) >= SYNC_INDEX_SLICES
+        """Whether a search of this model runs in a background thread: a large trace (hundreds of ms or
+        more), or one whose track tables the tab is still building (a search reads the async spans,
+        instants and counters: on the UI thread it would build them there, seconds for a trace of a few
+        slices and millions of counter samples)."""
+        return len(self.model.slices) >= SYNC_INDEX_SLICES or bool(pending_tables(self.model))
 
     def search(self, text: str) -> None:
         """Search ``text`` in a background thread: ``found(text, hits)`` follows, unless another text is

@@ -205,3 +205,21 @@ def test_the_window_opens_a_large_trace_with_building_tracks_and_searches_after(
         timeline.search_step(1)
     assert timeline.selection[0] in ("slice", "async", "instant", "log", "counter")
     assert builds and not any(ui for _, ui in builds), builds
+
+
+def test_a_search_while_tracks_build_runs_off_the_ui_thread(qtbot, trace, builds) -> None:
+    """A trace with few slices searches on the UI thread, but not while its track tables are pending: the
+    search reads the async spans, instants and counters, which would then be built on the UI thread."""
+    from fxscope.app.timeline.search_indexing import SYNC_INDEX_SLICES
+
+    model = TraceModel(read_fxt_bytes(trace))
+    prepare_model(model, first_frame_only=True)
+    prebuild_groups(model)
+    assert len(model.slices) < SYNC_INDEX_SLICES  # (a small trace: it would search on the UI thread)
+    widget = _shown(qtbot, model)
+    assert pending_tables(model) and widget.search_indexing.searches_in_background()
+    builds.clear()
+    with qtbot.waitSignal(widget.search_indexing.found, timeout=60_000):
+        widget.search_box.setText("queue")
+    assert builds and not any(ui for _, ui in builds), builds  # the search's thread built what it read
+    qtbot.waitUntil(lambda: "match" in widget.search_status.text(), timeout=10_000)
