@@ -205,6 +205,10 @@ def test_a_held_build_waits_for_its_release_unless_a_search_asks(qtbot, trace_by
     other.search_box.setText("abc")  # asked: no waiting for the release
     assert other.search_indexing.worker is not None and other.search_status.text() == "searching…"
     assert other.search_indexing.worker.wait(120_000)
+    # and the searches of "abc" end here (the first without the argument matches, then the one the index's
+    # end starts), not in a later test, whose patched search they would call
+    qtbot.waitUntil(lambda: other.search_indexing.searching is None and other.hits.complete
+                    and other.search_status.text().endswith("matches"), timeout=120_000)  # fmt: skip
 
 
 def _polling_search(monkeypatch, ran: list[tuple[str, str]]):
