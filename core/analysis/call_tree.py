@@ -34,6 +34,7 @@ from fxscope.core.analysis.selection import (
     AreaRows,
     area_names,
     area_rows,
+    grouped_sums,
     local_parents,
     name_text,
 )
@@ -178,9 +179,9 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
         hit = ar.hit
         nh, clipped, self_clip = node_of[hit], ar.clipped[hit], self_clip[hit]
         node_of[~hit] = -1
-    total = np.bincount(nh, weights=clipped, minlength=base)
-    self_ns = np.bincount(nh, weights=self_clip, minlength=base)
-    count = np.bincount(nh, minlength=base)
+    total = grouped_sums(nh, clipped, base)  # (blockwise: no float64 copy of the int64 times)
+    self_ns = grouped_sums(nh, self_clip, base)
+    count = grouped_sums(nh, None, base)
     tree = CallTree(parent, ids[np.concatenate(n_name)], np.concatenate(n_depth), total.astype(np.int64),
                     self_ns.astype(np.int64), count.astype(np.int64), ar, node_of)  # fmt: skip
     return _drop_empty(tree)

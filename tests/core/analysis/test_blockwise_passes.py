@@ -1,0 +1,69 @@
+"""The whole-trace passes of the statistics and the flame graph run in blocks of rows (their temporaries
+reused, not fresh memory per pass): with blocks of a few rows, every block boundary, far ancestor (a parent
+many blocks back) and root is exercised, and the results must equal the whole-column computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fxscope.core.analysis import selection
+from fxscope.core.analysis.call_tree import top_down
+from fxscope.core.analysis.selection import Area, AreaRows, area_rows, clipped_self, grouped_sums
+from fxscope.core.analysis.stats import name_stats
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.reading import read_trace
+from tests.core.analysis.nested_trace import nested_trace
+
+
+def _reference_self(ar: AreaRows) -> np.ndarray:
+    """The whole-column formula: the children's times by one bincount over the parents."""
+    child = np.bincount(np.asarray(ar.parent, np.int64) + 1, weights=ar.clipped, minlength=len(ar) + 1)[1:]
+    return np.maximum(ar.clipped - child, 0)
+
+
+@pytest.fixture
+def model(tmp_path) -> TraceModel:
+    path = tmp_path / "nested.fxt"
+    path.write_bytes(nested_trace(7, threads=3, roots=40))
+    return TraceModel(read_trace(str(path)))
+
+
+def _results(model: TraceModel, area: Area) -> tuple:
+    stats = name_stats(model, area)
+    tree = top_down(model, area)
+    return (stats.records(), tree.parent.tolist(), tree.name.tolist(), tree.total.tolist(), tree.self_ns.tolist(),
+            tree.count.tolist(), tree.node_of.tolist())  # fmt: skip
+
+
+@pytest.mark.parametrize("block", [1, 3, 16])
+def test_small_blocks_give_the_whole_column_results(model, monkeypatch, block) -> None:
+    span = model.end_ns - model.start_ns
+    areas = [Area(), Area(model.start_ns + span // 3, model.start_ns + 2 * span // 3)]
+    whole = [_results(model, a) for a in areas]
+    ar = area_rows(model, Area())
+    assert int(ar.parent.max()) > 0 and len(ar) > 3 * 16  # nested rows over many blocks: the test can fail
+    monkeypatch.setattr(selection, "BLOCK", block)
+    assert np.array_equal(clipped_self(model, ar), _reference_self(ar))
+    assert [_results(model, a) for a in areas] == whole
+
+
+def test_parents_anywhere_are_summed(monkeypatch) -> None:
+    """Parents far back, after their child (not from the model, but the sum must not depend on order)."""
+    rng = np.random.default_rng(3)
+    n = 500
+    parent = rng.integers(-1, n, n).astype(np.int32)
+    clipped = rng.integers(0, 1000, n).astype(np.int64)
+    ar = AreaRows(None, np.ones(n, bool), clipped, parent, (0, n))
+    monkeypatch.setattr(selection, "BLOCK", 7)
+    assert np.array_equal(clipped_self(None, ar), _reference_self(ar))
+
+
+def test_grouped_sums_in_blocks(monkeypatch) -> None:
+    rng = np.random.default_rng(5)
+    groups = rng.integers(0, 9, 1000).astype(np.int32)
+    weights = rng.integers(0, 1 << 40, 1000)
+    monkeypatch.setattr(selection, "BLOCK", 64)
+    assert np.array_equal(grouped_sums(groups, weights, 9), np.bincount(groups, weights, minlength=9))
+    assert np.array_equal(grouped_sums(groups, None, 9), np.bincount(groups, minlength=9))
+    assert grouped_sums(groups, None, 9).dtype == np.int64
