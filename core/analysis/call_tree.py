@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fxscope.core.analysis.selection import (
+    BLOCK,
     Area,
     AreaNames,
     AreaRows,
@@ -140,6 +141,52 @@ def _level_nodes(parent_node: np.ndarray | None, name: np.ndarray, base: int) ->
     return inv, uniq // width - 1, uniq % width - 1
 
 
+#: a level's (parent node, name) keys are numbered in blocks of rows when there are at most this many
+#: possible keys (a table of as many entries); more go through :func:`_level_nodes` over the whole level
+MAX_KEYS_IN_BLOCKS = 1 << 22
+
+
+def _level_rows(depth: np.ndarray, top: int, in_blocks: bool) -> list[np.ndarray | None]:
+    """Per depth 0..top, its rows (:func:`levels`), or None for each when the levels go in blocks (the rows
+    of a level are then found block by block: no index array of the whole table)."""
+    return [None] * (top + 1) if in_blocks else levels(depth)
+
+
+def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarray, node_of: np.ndarray,
+                     base: int, width: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The nodes of level ``d`` as :func:`_level_nodes` numbers them (ascending (parent node, name) from
+    ``base``), written into ``node_of``, in two passes over blocks of rows with no whole-level temporary:
+    the first marks the keys used and leaves each row's key in ``node_of`` (as ``-2 - key``, which reads
+    as "no node yet" to a row whose parent is on the same level, as in the whole-level pass), the second
+    turns the keys into node numbers. Returns the new nodes' parents and names (dense ids)."""
+    n = len(depth)
+    used = np.zeros((base + 1) * width, bool)
+    for a in range(0, n, BLOCK):
+        rows = np.flatnonzero(depth[a : a + BLOCK] == d)
+        if not len(rows):
+            continue
+        rows += a
+        key = node_of[par[rows]] if d else np.full(len(rows), -1, np.int64)
+        np.maximum(key, -1, out=key)  # (a key left by this level is no node yet)
+        key += 1
+        key *= width
+        key += dense[rows]
+        key += 1
+        used[key] = True
+        np.subtract(-2, key, out=key)
+        node_of[rows] = key
+    uniq = np.flatnonzero(used)
+    table = np.cumsum(used, dtype=np.int64)
+    table += base - 1
+    del used
+    for a in range(0, n, BLOCK):
+        part = node_of[a : a + BLOCK]
+        rows = np.flatnonzero(part <= -2)
+        if len(rows):
+            part[rows] = table[-2 - part[rows]]
+    return uniq // width - 1, uniq % width - 1
+
+
 def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,
              names: AreaNames | None = None) -> CallTree:  # fmt: skip
     """The flame graph of ``area`` (the whole trace when None): see the module docstring. ``names``:
@@ -162,11 +209,20 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     node_of = np.full(len(ar), -1, np.int64)
     n_parent, n_name, n_depth = [], [], []
     base = 0
-    for d, idx in enumerate(levels(depth)):
-        if not len(idx):
+    top = int(depth.max())
+    width = int(dense.max()) + 2
+    in_blocks = top < FEW_LEVELS and len(ar) > BLOCK
+    for d, idx in enumerate(_level_rows(depth, top, in_blocks)):
+        if in_blocks and (base + 1) * width <= MAX_KEYS_IN_BLOCKS:
+            new_parent, new_name = _level_in_blocks(depth, d, par, dense, node_of, base, width)
+        else:
+            idx = np.flatnonzero(depth == d) if idx is None else idx
+            if not len(idx):
+                continue
+            nodes, new_parent, new_name = _level_nodes(node_of[par[idx]] if d else None, dense[idx], base)
+            node_of[idx] = nodes
+        if not len(new_name):
             continue
-        nodes, new_parent, new_name = _level_nodes(node_of[par[idx]] if d else None, dense[idx], base)
-        node_of[idx] = nodes
         n_parent.append(new_parent)
         n_name.append(new_name)
         n_depth.append(np.full(len(new_name), d, np.int64))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxscope.core.analysis import selection
+from fxscope.core.analysis import call_tree, selection
 from fxscope.core.analysis.call_tree import top_down
 from fxscope.core.analysis.selection import Area, AreaRows, area_rows, clipped_self, grouped_sums
 from fxscope.core.analysis.stats import name_stats
@@ -36,14 +36,19 @@ def _results(model: TraceModel, area: Area) -> tuple:
             tree.count.tolist(), tree.node_of.tolist())  # fmt: skip
 
 
-@pytest.mark.parametrize("block", [1, 3, 16])
-def test_small_blocks_give_the_whole_column_results(model, monkeypatch, block) -> None:
+@pytest.mark.parametrize(("block", "max_keys"), [(1, 1 << 22), (3, 1 << 22), (16, 1 << 22), (16, 200)])
+def test_small_blocks_give_the_whole_column_results(model, monkeypatch, block, max_keys) -> None:
+    """(``max_keys``: the deeper levels' keys too many for a table: those levels over the whole level)"""
     span = model.end_ns - model.start_ns
     areas = [Area(), Area(model.start_ns + span // 3, model.start_ns + 2 * span // 3)]
     whole = [_results(model, a) for a in areas]
     ar = area_rows(model, Area())
-    assert int(ar.parent.max()) > 0 and len(ar) > 3 * 16  # nested rows over many blocks: the test can fail
+    depth = model.slices.depth
+    assert 2 < int(depth.max()) < call_tree.FEW_LEVELS  # nested levels, numbered in blocks: the test can fail
+    assert len(ar) > 3 * 16  # over many blocks
     monkeypatch.setattr(selection, "BLOCK", block)
+    monkeypatch.setattr(call_tree, "BLOCK", block)
+    monkeypatch.setattr(call_tree, "MAX_KEYS_IN_BLOCKS", max_keys)
     assert np.array_equal(clipped_self(model, ar), _reference_self(ar))
     assert [_results(model, a) for a in areas] == whole
 
