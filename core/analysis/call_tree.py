@@ -166,24 +166,30 @@ def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarr
         if not len(rows):
             continue
         rows += a
-        key = node_of[par[rows]] if d else np.full(len(rows), -1, np.int64)
-        np.maximum(key, -1, out=key)  # (a key left by this level is no node yet)
-        key += 1
-        key *= width
-        key += dense[rows]
-        key += 1
+        key = dense[rows] + 1  # (a root: parent node -1)
+        if d:
+            pn = node_of[par[rows]]
+            np.maximum(pn, -1, out=pn)  # (a key left by this level is no node yet)
+            pn += 1
+            pn *= width
+            key += pn
         used[key] = True
         np.subtract(-2, key, out=key)
         node_of[rows] = key
     uniq = np.flatnonzero(used)
-    table = np.cumsum(used, dtype=np.int64)
-    table += base - 1
+    # one lookup turns every value of node_of into its final one: at ``v + top + 1`` the node of key
+    # ``-2 - v`` for a key left by this level (v <= -2), v itself for the others (-1, earlier levels' nodes)
+    top = len(used)
+    lookup = np.empty(top + 1 + base, np.int64)
+    lookup[top - 1 :: -1][: top] = np.cumsum(used, dtype=np.int64) + (base - 1)  # v = -2 - key -> key
+    lookup[top:] = np.arange(-1, base)
     del used
+    slot = np.empty(min(n, BLOCK), np.int64)
     for a in range(0, n, BLOCK):
         part = node_of[a : a + BLOCK]
-        rows = np.flatnonzero(part <= -2)
-        if len(rows):
-            part[rows] = table[-2 - part[rows]]
+        at = slot[: len(part)]
+        np.add(part, top + 1, out=at)
+        np.take(lookup, at, out=part)
     return uniq // width - 1, uniq % width - 1
 
 

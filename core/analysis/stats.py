@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fxscope.core.analysis.selection import Area, AreaNames, AreaRows, area_names, area_rows, name_text
+from fxscope.core.analysis.selection import (
+    Area,
+    AreaNames,
+    AreaRows,
+    area_names,
+    area_rows,
+    grouped_sums,
+    name_text,
+)
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -108,11 +116,9 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     d = _sorted_by_name(dense, dur, k)
     count = np.bincount(dense, minlength=k)
     first = np.r_[0, np.cumsum(count)[:-1]]
-    if ar.all_hit:  # the clipped times are the durations: sums over the sorted groups (every name has one)
-        total = np.add.reduceat(d, first, dtype=np.int64)
-    else:  # float sums are exact below 2**53 ns (104 days of slices of one name)
-        total = np.bincount(dense, weights=clipped, minlength=k).astype(np.int64)
-    self_total = np.bincount(dense, weights=self_clip, minlength=k).astype(np.int64)
+    # float sums are exact below 2**53 ns (104 days of slices of one name); in blocks: no float64 copy
+    total = grouped_sums(dense, clipped, k).astype(np.int64)
+    self_total = grouped_sums(dense, self_clip, k).astype(np.int64)
     pct = [d[first + nearest_rank(count, p)].astype(np.int64) for p in PERCENTILES]
     lo, hi = d[first].astype(np.int64), d[first + count - 1].astype(np.int64)
     name_id = ids
