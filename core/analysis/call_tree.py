@@ -122,7 +122,7 @@ def _level_nodes(parent_node: np.ndarray | None, name: np.ndarray, base: int) ->
     numbered by a bincount over that range, a linear pass; otherwise by ``np.unique`` (a sort)."""
     width = int(name.max()) + 2 if len(name) else 1
     if parent_node is None:
-        key = name + 1
+        key = np.add(name, 1, dtype=np.int64)  # (names may be int16: no overflow at 32,767)
     else:
         key = parent_node.astype(np.int64)
         key += 1
@@ -166,7 +166,7 @@ def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarr
         if not len(rows):
             continue
         rows += a
-        key = dense[rows] + 1  # (a root: parent node -1)
+        key = np.add(dense[rows], 1, dtype=np.int64)  # (a root: parent node -1)
         if d:
             pn = node_of[par[rows]]
             np.maximum(pn, -1, out=pn)  # (a key left by this level is no node yet)

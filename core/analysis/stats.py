@@ -114,7 +114,7 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
             ids = ids[used]
     k = len(ids)
     d = _sorted_by_name(dense, dur, k)
-    count = np.bincount(dense, minlength=k)
+    count = grouped_sums(dense, None, k)
     first = np.r_[0, np.cumsum(count)[:-1]]
     # float sums are exact below 2**53 ns (104 days of slices of one name); in blocks: no float64 copy
     total = grouped_sums(dense, clipped, k).astype(np.int64)

@@ -72,3 +72,23 @@ def test_grouped_sums_in_blocks(monkeypatch) -> None:
     assert np.array_equal(grouped_sums(groups, weights, 9), np.bincount(groups, weights, minlength=9))
     assert np.array_equal(grouped_sums(groups, None, 9), np.bincount(groups, minlength=9))
     assert grouped_sums(groups, None, 9).dtype == np.int64
+
+
+def test_dense_ids_keep_a_narrow_type_without_overflow(monkeypatch) -> None:
+    ids = np.array([32767, -1, 5, 32767, 5, 0], np.int16)
+    monkeypatch.setattr(selection, "BLOCK", 4)
+    dense, uniq = selection.dense_ids(ids)
+    assert dense.dtype == np.int16 and dense.tolist() == [3, 0, 2, 3, 2, 1]
+    assert uniq.tolist() == [-1, 0, 5, 32767] and ids.tolist() == [32767, -1, 5, 32767, 5, 0]  # not in place
+
+
+def test_area_names_leave_the_model_columns_alone(model, monkeypatch) -> None:
+    """The names are renumbered in place only in the area's own gathered copy, never in a model column."""
+    ar = area_rows(model, Area())
+    before = np.asarray(model.slices.name).copy()
+    selection.area_names(model, ar)
+    assert np.array_equal(np.asarray(model.slices.name), before)
+    plain = before.copy()  # a column stored as it is (a view for a run of rows)
+    monkeypatch.setattr(model.slices, "name", plain)
+    names = selection.area_names(model, ar)
+    assert np.array_equal(plain, before) and int(names.dense.max()) < len(names.ids) <= int(before.max()) + 2
