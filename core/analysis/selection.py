@@ -278,17 +278,26 @@ def clipped_self(model: TraceModel, ar: AreaRows) -> np.ndarray:
     for a in range(0, n, BLOCK):
         b = min(a + BLOCK, n)
         p, w = par[a:b], clipped[a:b]
-        lo = max(a - BLOCK, 0)
+        # the block's parents' span: the smallest parent (roots, -1, read as the largest unsigned) to the
+        # largest; one bincount over it when it is near the block (parents precede their children)
+        lo, hi = int(p.view(np.uint32 if p.itemsize == 4 else np.uint64).min()), int(p.max())
+        if hi < 0:  # roots only
+            continue
+        if a - BLOCK <= lo and hi < b:
+            slot = np.subtract(p, lo - 1, dtype=np.intp)
+            np.maximum(slot, 0, out=slot)  # (slot 0: the roots, dropped)
+            child[lo : hi + 1] += np.bincount(slot, weights=w, minlength=hi - lo + 2)[1:]
+            continue
+        lo = max(a - BLOCK, 0)  # far ancestors: the near ones by a bincount, the far ones by a sort
         inside = p >= lo
-        inside &= p < b  # (parents precede their children: the others are far ancestors, or any parent after it)
+        inside &= p < b
         slot = np.subtract(p, lo - 1, dtype=np.intp)
         slot[~inside] = 0  # (slot 0: roots and far parents, dropped)
         child[lo:b] += np.bincount(slot, weights=w, minlength=b - lo + 1)[1:]
         far = ~inside
         far &= p >= 0
         if far.any():
-            pf = p[far]
-            uniq, inv = np.unique(pf, return_inverse=True)
+            uniq, inv = np.unique(p[far], return_inverse=True)
             child[uniq] += np.bincount(inv.reshape(-1), weights=w[far], minlength=len(uniq))
     np.subtract(clipped, child, out=child)
     np.maximum(child, 0, out=child)
