@@ -332,7 +332,7 @@ class AreaNames:
     """What the per-name statistics and the flame graph of one area both derive from its rows, each a pass
     over every row: the self times inside the range (:func:`clipped_self`) and the names renumbered densely
     (:func:`dense_ids` of the rows' names, read through the events: a gather). The analysis panel, which
-    shows both, makes them once (:func:`area_names`): at 100M events each pass is ~0.3-1 s."""
+    shows both, makes them once (:func:`area_names`): at 100M events (25M slices) the two take ~0.4 s."""
 
     self_clip: np.ndarray  # float64, one per row of the area
     dense: np.ndarray  # 0..k-1, one per row, in the name column's integer type (int16/int32)
