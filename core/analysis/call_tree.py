@@ -56,7 +56,7 @@ class CallTree:
     count: np.ndarray  # int64
     #: top-down trees only: the area's rows (:attr:`rows`) and the node each stands in (-1: not in the range)
     area: AreaRows | None = None
-    node_of: np.ndarray | None = None
+    node_of: np.ndarray | None = None  # int32 (int64 past 2**31 rows)
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -168,7 +168,7 @@ def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarr
         rows += a
         key = np.add(dense[rows], 1, dtype=np.int64)  # (a root: parent node -1)
         if d:
-            pn = node_of[par[rows]]
+            pn = node_of[par[rows]].astype(np.int64)
             np.maximum(pn, -1, out=pn)  # (a key left by this level is no node yet)
             pn += 1
             pn *= width
@@ -180,7 +180,7 @@ def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarr
     # one lookup turns every value of node_of into its final one: at ``v + top + 1`` the node of key
     # ``-2 - v`` for a key left by this level (v <= -2), v itself for the others (-1, earlier levels' nodes)
     top = len(used)
-    lookup = np.empty(top + 1 + base, np.int64)
+    lookup = np.empty(top + 1 + base, node_of.dtype)
     lookup[top - 1 :: -1][: top] = np.cumsum(used, dtype=np.int64) + (base - 1)  # v = -2 - key -> key
     lookup[top:] = np.arange(-1, base)
     del used
@@ -212,7 +212,8 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     if orphan.any():  # a slice whose parent is missing (never from area_rows) is a root
         depth = np.where(orphan, 0, depth)
     del orphan
-    node_of = np.full(len(ar), -1, np.int64)
+    # (int32 while the rows fit: half the fresh memory of the largest array the tree makes)
+    node_of = np.full(len(ar), -1, np.int32 if len(ar) < 1 << 31 else np.int64)
     n_parent, n_name, n_depth = [], [], []
     base = 0
     top = int(depth.max())

@@ -74,21 +74,23 @@ def nearest_rank(count: np.ndarray, p: float) -> np.ndarray:
     return np.maximum(np.ceil(count * (p / 100.0)).astype(np.int64) - 1, 0)
 
 
-def _sorted_by_name(dense: np.ndarray, dur: np.ndarray, k: int) -> np.ndarray:
-    """The durations grouped by name (``dense`` ids 0..k-1, ascending) and ascending within a name: one
-    sort of ``name << bits | duration`` (values only, no argsort; the duration read back by a mask, no
-    division) when that fits 62 bits, else a lexsort. The key is int32 when it fits 31 bits (typical:
-    a few thousand names, durations under a second): half the memory of a fresh temporary and a faster
-    sort."""
+def _sorted_by_name(dense: np.ndarray, dur: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The durations grouped by name (``dense`` ids 0..k-1, ascending) and ascending within a name, and the
+    count of each name: one sort of ``name << bits | duration`` (values only, no argsort; the counts are
+    binary searches for the names' first keys, the duration read back by a mask, no division) when that
+    fits 62 bits, else a lexsort. The key is int32 when it fits 31 bits (typical: a few thousand names,
+    durations under a second): half the memory of a fresh temporary and a faster sort."""
     bits = int(dur.max()).bit_length() if len(dur) else 0
     if (k - 1) >> max(62 - bits, 0) == 0 and bits < 62:
         kind = np.int32 if ((k - 1) >> max(31 - bits, 0) == 0 and bits < 31) else np.int64
         key = np.left_shift(dense, bits, dtype=kind, casting="unsafe")
         np.bitwise_or(key, dur, out=key, casting="unsafe")  # (int64 durations cast in buffered chunks)
         key.sort()
+        first = np.searchsorted(key, np.left_shift(np.arange(k, dtype=kind), bits))  # (key's type: no copy of it)
+        count = np.diff(np.append(first, len(key)))
         key &= (1 << bits) - 1
-        return key
-    return dur[np.lexsort((dur, dense))]
+        return key, count
+    return dur[np.lexsort((dur, dense))], grouped_sums(dense, None, k)
 
 
 def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,
@@ -114,8 +116,7 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
             dense = (np.cumsum(used) - 1)[dense]
             ids = ids[used]
     k = len(ids)
-    d = _sorted_by_name(dense, dur, k)
-    count = grouped_sums(dense, None, k)
+    d, count = _sorted_by_name(dense, dur, k)
     first = np.r_[0, np.cumsum(count)[:-1]]
     # float sums are exact below 2**53 ns (104 days of slices of one name); in blocks: no float64 copy
     total = grouped_sums(dense, clipped, k).astype(np.int64)
