@@ -153,14 +153,17 @@ def _level_rows(depth: np.ndarray, top: int, in_blocks: bool) -> list[np.ndarray
 
 
 def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarray, node_of: np.ndarray,
-                     base: int, width: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+                     base: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:  # fmt: skip
     """The nodes of level ``d`` as :func:`_level_nodes` numbers them (ascending (parent node, name) from
     ``base``), written into ``node_of``, in two passes over blocks of rows with no whole-level temporary:
     the first marks the keys used and leaves each row's key in ``node_of`` (as ``-2 - key``, which reads
     as "no node yet" to a row whose parent is on the same level, as in the whole-level pass), the second
-    turns the keys into node numbers. Returns the new nodes' parents and names (dense ids)."""
+    turns the keys into node numbers. Returns the new nodes' parents, names (dense ids) and row counts
+    (the first pass counts the keys when they are fewer than a block's rows, else None: no pass over the
+    rows for the counts of a tree of the whole area)."""
     n = len(depth)
-    used = np.zeros((base + 1) * width, bool)
+    counted = (base + 1) * width <= BLOCK  # (a bincount per block costs the keys' range)
+    seen = np.zeros((base + 1) * width, np.int64 if counted else bool)
     for a in range(0, n, BLOCK):
         rows = np.flatnonzero(depth[a : a + BLOCK] == d)
         if not len(rows):
@@ -173,9 +176,13 @@ def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarr
             pn += 1
             pn *= width
             key += pn
-        used[key] = True
+        if counted:
+            seen += np.bincount(key, minlength=len(seen))
+        else:
+            seen[key] = True
         np.subtract(-2, key, out=key)
         node_of[rows] = key
+    used = seen > 0
     uniq = np.flatnonzero(used)
     # one lookup turns every value of node_of into its final one: at ``v + top + 1`` the node of key
     # ``-2 - v`` for a key left by this level (v <= -2), v itself for the others (-1, earlier levels' nodes)
@@ -184,13 +191,15 @@ def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarr
     lookup[top - 1 :: -1][: top] = np.cumsum(used, dtype=np.int64) + (base - 1)  # v = -2 - key -> key
     lookup[top:] = np.arange(-1, base)
     del used
+    count = seen[uniq] if counted else None
+    del seen
     slot = np.empty(min(n, BLOCK), np.int64)
     for a in range(0, n, BLOCK):
         part = node_of[a : a + BLOCK]
         at = slot[: len(part)]
         np.add(part, top + 1, out=at)
         np.take(lookup, at, out=part)
-    return uniq // width - 1, uniq % width - 1
+    return uniq // width - 1, uniq % width - 1, count
 
 
 def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,
@@ -214,20 +223,22 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     del orphan
     # (int32 while the rows fit: half the fresh memory of the largest array the tree makes)
     node_of = np.full(len(ar), -1, np.int32 if len(ar) < 1 << 31 else np.int64)
-    n_parent, n_name, n_depth = [], [], []
+    n_parent, n_name, n_depth, n_count = [], [], [], []
     base = 0
     top = int(depth.max())
     width = int(dense.max()) + 2
     in_blocks = top < FEW_LEVELS and len(ar) > BLOCK
     for d, idx in enumerate(_level_rows(depth, top, in_blocks)):
         if in_blocks and (base + 1) * width <= MAX_KEYS_IN_BLOCKS:
-            new_parent, new_name = _level_in_blocks(depth, d, par, dense, node_of, base, width)
+            new_parent, new_name, new_count = _level_in_blocks(depth, d, par, dense, node_of, base, width)
+            n_count.append(new_count)  # (None: not counted)
         else:
             idx = np.flatnonzero(depth == d) if idx is None else idx
             if not len(idx):
                 continue
             nodes, new_parent, new_name = _level_nodes(node_of[par[idx]] if d else None, dense[idx], base)
             node_of[idx] = nodes
+            n_count.append(None)
         if not len(new_name):
             continue
         n_parent.append(new_parent)
@@ -244,7 +255,10 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
         node_of[~hit] = -1
     total = grouped_sums(nh, clipped, base)  # (blockwise: no float64 copy of the int64 times)
     self_ns = grouped_sums(nh, self_clip, base)
-    count = grouped_sums(nh, None, base)
+    if ar.all_hit and all(c is not None for c in n_count):  # counted as the levels were numbered
+        count = np.concatenate(n_count) if n_count else np.zeros(0, np.int64)
+    else:
+        count = grouped_sums(nh, None, base)
     tree = CallTree(parent, ids[np.concatenate(n_name)], np.concatenate(n_depth), total.astype(np.int64),
                     self_ns.astype(np.int64), count.astype(np.int64), ar, node_of)  # fmt: skip
     return _drop_empty(tree)

@@ -13,6 +13,9 @@ from fxscope.core.analysis.selection import Area, AreaRows, area_rows, clipped_s
 from fxscope.core.analysis.stats import name_stats
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.reading import read_trace
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
 from tests.core.analysis.nested_trace import nested_trace
 
 
@@ -92,3 +95,34 @@ def test_area_names_leave_the_model_columns_alone(model, monkeypatch) -> None:
     monkeypatch.setattr(model.slices, "name", plain)
     names = selection.area_names(model, ar)
     assert np.array_equal(plain, before) and int(names.dense.max()) < len(names.ids) <= int(before.max()) + 2
+
+
+def _repeated_stacks(roots: int) -> TraceModel:
+    """Two threads of ``roots`` times the same few call paths: a tree of few nodes over many rows."""
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for tid in (2, 3):
+        for i in range(roots):
+            t = 1000 * i
+            w.event(K.DURATION_BEGIN, t, (1, tid), "c", "frame")
+            w.event(K.DURATION_COMPLETE, t + 10, (1, tid), "c", "layout" if i % 3 else "paint", data=t + 300 + i % 7)
+            w.event(K.DURATION_COMPLETE, t + 400, (1, tid), "c", "draw", data=t + 500)
+            w.event(K.DURATION_END, t + 600 + i % 5, (1, tid), "c", "frame")
+    return TraceModel(read_fxt_bytes(w.getvalue()))
+
+
+def test_counted_as_numbered(monkeypatch) -> None:
+    """A tree of few nodes over more rows than a block: each level's rows counted as its keys are marked
+    (no pass for the counts), equal to the whole-column counts."""
+    model = _repeated_stacks(200)
+    span = model.end_ns - model.start_ns
+    areas = [Area(), Area(model.start_ns + span // 3, model.start_ns + 2 * span // 3)]
+    whole = [_results(model, a) for a in areas]
+    assert len(area_rows(model, Area())) > 256 and len(top_down(model)) < 10
+    monkeypatch.setattr(selection, "BLOCK", 256)
+    monkeypatch.setattr(call_tree, "BLOCK", 256)
+    counted = []
+    real = call_tree._level_in_blocks
+    monkeypatch.setattr(call_tree, "_level_in_blocks", lambda *a: counted.append(real(*a)) or counted[-1])
+    assert [_results(model, a) for a in areas] == whole
+    assert counted and all(c[2] is not None for c in counted)  # the counting path ran
