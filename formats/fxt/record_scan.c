@@ -471,6 +471,125 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(gather4_doc,
+"gather4(words, pos, w0, w1, w2, w3) -> None\n\n"
+"The first four words of each record at pos (int64): w0[i] = words[pos[i]], ..., w3[i] = words[pos[i] + 3]\n"
+"(uint64 each, read clipped to the file as numpy's take(mode='clip') does): a scheduling record's header,\n"
+"time and thread words in one pass.");
+
+static PyObject *gather4(PyObject *self, PyObject *args)
+{
+    Py_buffer w, po, o0, o1, o2, o3;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*w*w*w*w*", &w, &po, &o0, &o1, &o2, &o3))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&po, 8, "pos") < 0 || check_buffer(&o0, 8, "w0") < 0 ||
+        check_buffer(&o1, 8, "w1") < 0 || check_buffer(&o2, 8, "w2") < 0 || check_buffer(&o3, 8, "w3") < 0)
+        goto done;
+    Py_ssize_t m = po.len / 8;
+    if (o0.len / 8 != m || o1.len / 8 != m || o2.len / 8 != m || o3.len / 8 != m) {
+        PyErr_SetString(PyExc_ValueError, "gather4: the row buffers differ in length");
+        goto done;
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *pos = (const int64_t *)po.buf;
+        uint64_t *a = (uint64_t *)o0.buf, *b = (uint64_t *)o1.buf, *c = (uint64_t *)o2.buf, *d = (uint64_t *)o3.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t p = pos[i];
+            a[i] = word_at(words, n, p);
+            b[i] = word_at(words, n, p + 1);
+            c[i] = word_at(words, n, p + 2);
+            d[i] = word_at(words, n, p + 3);
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&po);
+    PyBuffer_Release(&o0);
+    PyBuffer_Release(&o1);
+    PyBuffer_Release(&o2);
+    PyBuffer_Release(&o3);
+    return result;
+}
+
+PyDoc_STRVAR(typed_args_doc,
+"typed_args(words, rows, first, nargs, atype, out_row, out_pos, out_head) -> int\n\n"
+"The arguments of type atype among the first nargs[r] arguments of each record r in rows (int64, ascending;\n"
+"first: int64 and nargs: uint8, indexed by r), whose blocks the reader's walk has checked: for each, its\n"
+"record row, its header's word and the header (int64, int64, uint64), by record then argument. Returns how\n"
+"many were written (the outputs hold at most the sum of nargs over rows; the walk stops when they are full).");
+
+static PyObject *typed_args(PyObject *self, PyObject *args)
+{
+    Py_buffer w, ro, fi, na, orow, opos, ohead;
+    int atype;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*iw*w*w*", &w, &ro, &fi, &na, &atype, &orow, &opos, &ohead))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&ro, 8, "rows") < 0 || check_buffer(&fi, 8, "first") < 0 ||
+        check_buffer(&orow, 8, "out_row") < 0 || check_buffer(&opos, 8, "out_pos") < 0 ||
+        check_buffer(&ohead, 8, "out_head") < 0)
+        goto done;
+    Py_ssize_t m = ro.len / 8, nrec = fi.len / 8, cap = orow.len / 8;
+    if (na.len != nrec || opos.len / 8 != cap || ohead.len / 8 != cap) {
+        PyErr_SetString(PyExc_ValueError, "typed_args: buffer lengths do not match");
+        goto done;
+    }
+    {
+        const int64_t *rows = (const int64_t *)ro.buf;
+        for (Py_ssize_t i = 0; i < m; i++)
+            if (rows[i] < 0 || rows[i] >= nrec) {
+                PyErr_SetString(PyExc_IndexError, "typed_args: row out of range");
+                goto done;
+            }
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *first = (const int64_t *)fi.buf;
+        const uint8_t *nargs = (const uint8_t *)na.buf;
+        int64_t *out_row = (int64_t *)orow.buf, *out_pos = (int64_t *)opos.buf;
+        uint64_t *out_head = (uint64_t *)ohead.buf;
+        Py_ssize_t c = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m && c < cap; i++) {
+            const int64_t r = rows[i];
+            int64_t a = first[r];
+            for (unsigned k = 0; k < nargs[r]; k++) {
+                const uint64_t h = word_at(words, n, a);
+                const int64_t size = (int64_t)((h >> 4) & 0xFFF);
+                if (size == 0)
+                    break; /* (the walk cut the count there already) */
+                if ((int)(h & 0xF) == atype) {
+                    if (c >= cap)
+                        break;
+                    out_row[c] = r;
+                    out_pos[c] = a;
+                    out_head[c++] = h;
+                }
+                a += size;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(c);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&ro);
+    PyBuffer_Release(&fi);
+    PyBuffer_Release(&na);
+    PyBuffer_Release(&orow);
+    PyBuffer_Release(&opos);
+    PyBuffer_Release(&ohead);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame", frame, METH_VARARGS, frame_doc},
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
@@ -478,6 +597,8 @@ static PyMethodDef methods[] = {
     {"event_block", event_block, METH_VARARGS, event_block_doc},
     {"last_words", last_words, METH_VARARGS, last_words_doc},
     {"arg_columns", arg_columns, METH_VARARGS, arg_columns_doc},
+    {"gather4", gather4, METH_VARARGS, gather4_doc},
+    {"typed_args", typed_args, METH_VARARGS, typed_args_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.fields import column
@@ -51,12 +52,18 @@ class SchedRecords:
     """Vectorised decoding of scheduling records into the scheduling columns."""
 
     def _sched(self, pos: np.ndarray) -> dict[str, np.ndarray]:
-        h = self.w[pos]
+        scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
+        m = len(pos)
+        if scan is not None:  # header, time and the two thread words of every record in one pass
+            pos = np.ascontiguousarray(pos, np.int64)
+            h, ts, w2, w3 = (np.empty(m, np.uint64) for _ in range(4))
+            scan.gather4(self.w, pos, h, ts, w2, w3)
+        else:
+            h, ts = self.w[pos], self._gather(pos + 1)
+            w2 = w3 = None
         size = column(h, F.RECORD_SIZE).astype(np.int64)
         end = pos + size
         sub = column(h, F.SCHED_TYPE).astype(np.int64)
-        m = len(pos)
-        ts = self._gather(pos + 1)
         out_tid = np.zeros(m, np.uint64)
         in_tid = np.zeros(m, np.uint64)
         out_pid = np.zeros(m, np.uint64)
@@ -98,12 +105,13 @@ class SchedRecords:
             hs = h[sel]
             nargs[sel] = column(hs, F.SCHED_NARGS)
             cpu[sel] = column(hs, F.SCHED_CPU)
+            third = self._gather(pos[sel] + 2) if w2 is None else w2[sel]
             if kind == 1:
                 state[sel] = column(hs, F.SWITCH_OUT_STATE)
-                out_tid[sel] = self._gather(pos[sel] + 2)
-                in_tid[sel] = self._gather(pos[sel] + 3)
+                out_tid[sel] = third
+                in_tid[sel] = self._gather(pos[sel] + 3) if w3 is None else w3[sel]
             else:
-                in_tid[sel] = self._gather(pos[sel] + 2)
+                in_tid[sel] = third
             args_word[sel] = pos[sel] + fixed
             ok[sel] &= size[sel] >= fixed
         unknown = (sub > 2) & ok
@@ -120,7 +128,17 @@ class SchedRecords:
             self.diag.warn_many(
                 "short record", pos[short] * 8, "scheduling record dropped: shorter than its fields"
             )
-        _after, nargs_eff, found = self._walk_args(args_word, nargs, end, ok, pos, True)
+        if scan is None:
+            _after, nargs_eff, found = self._walk_args(args_word, nargs, end, ok, pos, True)
+        else:  # the walk (its warnings, the counts), then the koid arguments of the wakeups kept
+            _after, nargs_eff, _ = self._walk_args_compiled(scan, args_word, nargs, end, ok, pos)
+            counts = np.ascontiguousarray(nargs_eff, np.uint8)
+            wake = np.flatnonzero(ok & (sub == 2) & (counts > 0))
+            cap = int(counts[wake].sum(dtype=np.int64))
+            rows, apos, heads = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.uint64)
+            c = scan.typed_args(self.w, wake, np.ascontiguousarray(args_word, np.int64), counts, int(ArgType.KOID),
+                                rows, apos, heads)  # fmt: skip
+            found = [(rows[:c], apos[:c], heads[:c])]
         waker = self._waker(found, sub, gen, pos)
         keep = np.flatnonzero(ok)
         return {
