@@ -126,3 +126,19 @@ def test_counted_as_numbered(monkeypatch) -> None:
     monkeypatch.setattr(call_tree, "_level_in_blocks", lambda *a: counted.append(real(*a)) or counted[-1])
     assert [_results(model, a) for a in areas] == whole
     assert counted and all(c[2] is not None for c in counted)  # the counting path ran
+
+
+@pytest.mark.parametrize("longest", [12_500, 1 << 40])
+def test_sorted_by_name_in_either_key_type(longest) -> None:
+    """The (name, duration) key is int32 for short durations, int64 for long ones: the same groups either way."""
+    from fxscope.core.analysis.stats import _sorted_by_name
+
+    rng = np.random.default_rng(11)
+    k = 300
+    dense = rng.integers(0, k, 5000).astype(np.int16)
+    dense[:k] = np.arange(k)  # (every name used)
+    dur = rng.integers(0, longest, 5000)
+    d, count = _sorted_by_name(dense, dur, k)
+    assert d.dtype == (np.int32 if longest < 1 << 31 else np.int64)
+    assert np.array_equal(d, dur[np.lexsort((dur, dense))])
+    assert np.array_equal(count, np.bincount(dense, minlength=k)) and count.dtype == np.int64
