@@ -296,9 +296,14 @@ def clipped_self(model: TraceModel, ar: AreaRows) -> np.ndarray:
         child[lo:b] += np.bincount(slot, weights=w, minlength=b - lo + 1)[1:]
         far = ~inside
         far &= p >= 0
-        if far.any():
-            uniq, inv = np.unique(p[far], return_inverse=True)
-            child[uniq] += np.bincount(inv.reshape(-1), weights=w[far], minlength=len(uniq))
+        if far.any():  # (a few long-lived ancestors, often one: a bincount over their span when it is short)
+            pf, wf = p[far], w[far]
+            flo, fhi = int(pf.min()), int(pf.max())
+            if fhi - flo <= 4 * BLOCK:
+                child[flo : fhi + 1] += np.bincount(np.subtract(pf, flo, dtype=np.intp), weights=wf, minlength=fhi - flo + 1)
+            else:
+                uniq, inv = np.unique(pf, return_inverse=True)
+                child[uniq] += np.bincount(inv.reshape(-1), weights=wf, minlength=len(uniq))
     np.subtract(clipped, child, out=child)
     np.maximum(child, 0, out=child)
     return child
