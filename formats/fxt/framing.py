@@ -1,5 +1,8 @@
 """Find every record start of an FXT archive without a Python loop per record.
 
+:func:`split_records` is what the reader calls: the compiled walk of ``record_scan.c`` (``frame_split``)
+where it was built, else the numpy walk below (:func:`frame_records`), which reads every file alike.
+
 Records are a chain: the next record starts ``size`` words after this one, so finding the starts is
 inherently sequential. The file is framed a *super-chunk* of :data:`SUPER_WORDS` words at a time (so that
 its pages and the temporaries stay hot; each page is read once). In a super-chunk, one vectorized pass
@@ -136,8 +139,7 @@ def frame_records(
     chunk = max(int(CHUNK_WORDS), 2)
     sup = max(SUPER_WORDS // chunk, 1) * chunk
     p = 0  # the true chain's next record start (global word index)
-    scan = compiled.record_scan if compiled.contiguous_words(words) else None
-    buf = _Buffers(min(sup, n), chunk) if scan is None else None
+    buf = _Buffers(min(sup, n), chunk)
     for s0 in range(0, n, sup):
         s1 = min(s0 + sup, n)
         if tick is not None:
@@ -145,11 +147,6 @@ def frame_records(
         if p < s1:  # (else a large record spans this whole super-chunk)
             if ahead is not None:
                 ahead(s0, s1)
-            if scan is not None:  # the compiled walk: one load and one add a record
-                count, p = scan.frame(words, p, s1, starts, lows, count, dtype is np.int64)
-                if done is not None:
-                    done(s0, s1)
-                continue
             local, low, p_local = _frame_super(words, s0, s1, p - s0, buf, tick, n)
             p = s0 + p_local
             np.add(local, s0, out=starts[count : count + len(local)], casting="unsafe")

@@ -16,13 +16,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Record size in words of a header (the 32-bit field of a large record, type 15); 0 is read as 1. */
-static inline uint64_t record_words(uint64_t h)
-{
-    uint64_t size = (h & 0xF) == 15 ? (h >> 4) & 0xFFFFFFFFu : (h >> 4) & 0xFFF;
-    return size ? size : 1;
-}
-
 /* A word of the file; a position outside it reads the nearest word, as numpy's clipped gather does (the
    record is cut there anyway, and the same warnings follow). */
 static inline uint64_t word_at(const uint64_t *words, int64_t n, int64_t a)
@@ -64,75 +57,11 @@ static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, const char *what)
     return 0;
 }
 
-PyDoc_STRVAR(frame_doc,
-"frame(words, p, stop, starts, lows, count, wide) -> (count, p)\n\n"
-"Walk the record chain from word p while p < stop, writing each record start (uint32, or int64 when\n"
-"wide) into starts[count:] and the low 16 bits of its header into lows[count:] (uint16). Returns the\n"
-"new count and where the chain left (>= stop), or stops early when starts is full.");
-
-static PyObject *frame(PyObject *self, PyObject *args)
-{
-    Py_buffer w, st, lo;
-    Py_ssize_t p, stop, count;
-    int wide;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*nnw*w*np", &w, &p, &stop, &st, &lo, &count, &wide))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t isz = wide ? 8 : 4;
-    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&st, isz, "starts") < 0 ||
-        check_buffer(&lo, 2, "lows") < 0)
-        goto done;
-    Py_ssize_t n = w.len / 8;
-    Py_ssize_t cap = st.len / isz;
-    if (lo.len / 2 < cap)
-        cap = lo.len / 2;
-    if (stop > n)
-        stop = n;
-    if (p < 0 || count < 0 || count > cap) {
-        PyErr_SetString(PyExc_ValueError, "frame: position or count out of range");
-        goto done;
-    }
-    {
-        const uint64_t *words = (const uint64_t *)w.buf;
-        uint16_t *lows = (uint16_t *)lo.buf;
-        uint64_t q = (uint64_t)p;
-        const uint64_t end = (uint64_t)(stop > 0 ? stop : 0);
-        Py_ssize_t c = count;
-        Py_BEGIN_ALLOW_THREADS
-        if (wide) {
-            int64_t *starts = (int64_t *)st.buf;
-            while (q < end && c < cap) {
-                uint64_t h = words[q];
-                starts[c] = (int64_t)q;
-                lows[c++] = (uint16_t)h;
-                q += record_words(h);
-            }
-        } else {
-            uint32_t *starts = (uint32_t *)st.buf;
-            while (q < end && c < cap) {
-                uint64_t h = words[q];
-                starts[c] = (uint32_t)q;
-                lows[c++] = (uint16_t)h;
-                q += record_words(h);
-            }
-        }
-        Py_END_ALLOW_THREADS
-        /* (q can pass PY_SSIZE_T_MAX only through a hostile 32-bit size near the end: clamp) */
-        if (q > (uint64_t)PY_SSIZE_T_MAX)
-            q = (uint64_t)PY_SSIZE_T_MAX;
-        result = Py_BuildValue("nn", c, (Py_ssize_t)q);
-    }
-done:
-    PyBuffer_Release(&w);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&lo);
-    return result;
-}
-
 PyDoc_STRVAR(frame_split_doc,
 "frame_split(words, p, stop, ev, ev_count, other, other_types, other_count, wide) -> (ev_count, other_count, p, bad)\n\n"
-"frame() that sorts as it walks: event records' starts (type 4) go to ev[ev_count:], every other record's\n"
+"Walk the record chain from word p while p < stop (each header gives its record's size: the 12-bit field, the\n"
+"32-bit one for a large record, type 15), sorting the records as it goes: event records' starts (type 4) go\n"
+"to ev[ev_count:], every other record's\n"
 "start to other[other_count:] with its type in other_types (uint8; 16 for a zero word, read as one word of\n"
 "padding). Starts are uint32, or int64 when wide. A header whose size is 0 and that is not a zero word ends\n"
 "the walk there: bad is 1 and p is its position (else bad is 0 and p is where the chain left, >= stop).");
@@ -591,7 +520,6 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"frame", frame, METH_VARARGS, frame_doc},
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
     {"event_block", event_block, METH_VARARGS, event_block_doc},

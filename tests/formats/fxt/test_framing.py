@@ -1,5 +1,6 @@
-"""Record framing equals a plain sequential walk, in both implementations (``fxt_loops``: the compiled walk
-and the vectorized numpy one, also where its chunk chains resynchronise late)."""
+"""Record framing equals a plain sequential walk: the vectorized numpy walk (:func:`frame_records`, also where
+its chunk chains resynchronise late) and the reader's :func:`split_records` in both implementations
+(``fxt_loops``: the compiled walk and the numpy one)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,26 @@ def sequential_starts(words: np.ndarray) -> np.ndarray:
     return np.array(out, np.int64)
 
 
-def test_generated_trace(monkeypatch, fxt_loops):
+def _assert_frames_alike(words: np.ndarray) -> None:
+    """The numpy walk and the reader's split framing (compiled or numpy, per ``fxt_loops``) both give the
+    sequential walk's starts; the split keeps the event records apart."""
+    expected = sequential_starts(words)
+    assert np.array_equal(framing.record_starts(words), expected)
+    split = framing.split_records(words)
+    assert split.bad_at == -1
+    merged = np.sort(np.concatenate([split.events.astype(np.int64), split.other.astype(np.int64)]))
+    assert np.array_equal(merged, expected)
+    assert ((words[split.events.astype(np.int64)] & np.uint64(0xF)) == 4).all()
+    assert np.array_equal(split.other_types, (words[split.other.astype(np.int64)] & np.uint64(0xF)).astype(np.uint8))
+
+
+def test_generated_trace(monkeypatch):
     monkeypatch.setattr(framing, "CHUNK_WORDS", 64)  # many chunks, many chunk boundaries inside records
     words = np.frombuffer(generate_trace(3000, seed=9), "<u8")
     assert np.array_equal(framing.record_starts(words), sequential_starts(words))
 
 
-def test_super_chunks(monkeypatch, fxt_loops):
+def test_super_chunks(monkeypatch):
     """A file framed in many super-chunks (each cut into chunks) gives the same starts, and the low 16
     bits of each start's header."""
     monkeypatch.setattr(framing, "CHUNK_WORDS", 64)
@@ -40,7 +54,7 @@ def test_super_chunks(monkeypatch, fxt_loops):
     assert np.array_equal(low, (words[starts.astype(np.int64)] & 0xFFFF).astype(np.uint16))
 
 
-def test_a_large_record_spanning_super_chunks(monkeypatch, fxt_loops):
+def test_a_large_record_spanning_super_chunks(monkeypatch):
     """A large blob longer than several super-chunks: the super-chunks inside it are skipped, the chain
     resumes after it."""
     monkeypatch.setattr(framing, "CHUNK_WORDS", 16)
@@ -77,7 +91,7 @@ def test_random_payloads_match_sequential_walk(fxt_loops, payloads, chunk, super
     old = framing.CHUNK_WORDS, framing.SUPER_WORDS
     framing.CHUNK_WORDS, framing.SUPER_WORDS = chunk, chunk * super_chunks
     try:
-        assert np.array_equal(framing.record_starts(words), sequential_starts(words))
+        _assert_frames_alike(words)
     finally:
         framing.CHUNK_WORDS, framing.SUPER_WORDS = old
 
@@ -102,6 +116,6 @@ def test_small_large_records_inside_chunks(fxt_loops, records, sizes):
     old = framing.CHUNK_WORDS, framing.SUPER_WORDS
     framing.CHUNK_WORDS, framing.SUPER_WORDS = sizes
     try:
-        assert np.array_equal(framing.record_starts(words), sequential_starts(words))
+        _assert_frames_alike(words)
     finally:
         framing.CHUNK_WORDS, framing.SUPER_WORDS = old

@@ -29,7 +29,7 @@ def test_extension_is_built():
     trace reads at the numpy fallback's speed."""
     scan = compiled.record_scan
     assert scan is not None, "fxscope.formats.fxt.record_scan was not built: pip install -e . with gcc"
-    assert callable(scan.frame) and callable(scan.walk_args)
+    assert callable(scan.frame_split) and callable(scan.event_block) and callable(scan.walk_args)
 
 
 def _read(data: bytes, scan):
@@ -124,32 +124,42 @@ def test_arguments_of_size_zero_and_past_the_record_warn_alike():
     assert_same_read(bytes(data))
 
 
-def test_frame_refuses_bad_buffers():
+def _frame(scan, words, p, stop, ev, other, types, wide=False):
+    return scan.frame_split(words, p, stop, ev, 0, other, types, 0, wide)
+
+
+def test_frame_split_refuses_bad_buffers():
     scan = compiled.record_scan
     assert scan is not None
-    words = np.zeros(16, np.uint64)
-    starts, lows = np.empty(16, np.uint32), np.empty(16, np.uint16)
+    words = np.full(16, (1 << 4) | 2, np.uint64)  # one-word string records (not events)
+    ev, other, types = np.empty(16, np.uint32), np.empty(16, np.uint32), np.empty(16, np.uint8)
     with pytest.raises(ValueError):
-        scan.frame(words, 0, 16, starts, lows, 17, False)  # count past the output's end
+        scan.frame_split(words, 0, 16, ev, 17, other, types, 0, False)  # count past the output's end
     with pytest.raises(ValueError):
-        scan.frame(words, -1, 16, starts, lows, 0, False)
+        _frame(scan, words, -1, 16, ev, other, types)
     with pytest.raises(ValueError):
-        scan.frame(words, 0, 16, np.empty(3, np.uint8), lows, 0, False)  # not whole uint32 items
+        _frame(scan, words, 0, 16, np.empty(3, np.uint8), other, types)  # not whole uint32 items
+    read_only = other.copy()
+    read_only.setflags(write=False)
     with pytest.raises(TypeError):
-        scan.frame(words, 0, 16, starts.copy().setflags(write=False), lows, 0, False)
+        _frame(scan, words, 0, 16, ev, read_only, types)
     # a stop past the words is clamped; a full output stops the walk
-    assert scan.frame(words, 0, 1 << 40, starts, lows, 0, False) == (16, 16)
-    assert scan.frame(words, 0, 16, starts[:4], lows, 0, False) == (4, 4)
+    assert _frame(scan, words, 0, 1 << 40, ev, other, types) == (0, 16, 16, 0)
+    assert _frame(scan, words, 0, 16, ev, other[:4], types) == (0, 4, 4, 0)
+    assert types.tolist()[:4] == [2, 2, 2, 2]
 
 
-def test_frame_of_a_hostile_large_record_size():
-    """A large record's 32-bit size far past the file: the walk leaves at once, no read past the words."""
+def test_frame_split_of_a_hostile_large_record_size_and_of_size_zero():
+    """A large record's 32-bit size far past the file: the walk leaves at once, no read past the words; a
+    header of size 0 that is not a zero word ends the walk there, a zero word is padding."""
     scan = compiled.record_scan
     assert scan is not None
     words = np.array([0xFFFFFFFF0 | 15, 0, 0], np.uint64)
-    starts, lows = np.empty(3, np.int64), np.empty(3, np.uint16)
-    count, p = scan.frame(words, 0, 3, starts, lows, 0, True)
-    assert count == 1 and p == 0xFFFFFFFF
+    ev, other, types = np.empty(3, np.int64), np.empty(3, np.int64), np.empty(3, np.uint8)
+    assert _frame(scan, words, 0, 3, ev, other, types, True) == (0, 1, 0xFFFFFFFF, 0)
+    words = np.array([0, (2 << 4) | 4, 7, 5 << 16, 0], np.uint64)  # padding, an event, a bad size-0 header
+    assert _frame(scan, words, 0, 5, ev, other, types, True) == (1, 1, 3, 1)
+    assert ev[:1].tolist() == [1] and other[:1].tolist() == [0] and types[0] == 16
 
 
 def test_walk_args_refuses_rows_of_different_lengths():
