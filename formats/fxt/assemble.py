@@ -23,6 +23,7 @@ from fxscope.formats.fxt.bulk_resolve import BulkResolve
 from fxscope.formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
 from fxscope.formats.fxt.diagnostics import Diagnostics
 from fxscope.formats.fxt.event_data import EventData
+from fxscope.formats.fxt.event_times import EventTimes
 from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, record_size
 from fxscope.formats.fxt.framing import PADDING, split_records
 from fxscope.formats.fxt.lazy_args import ArgDecoder
@@ -120,7 +121,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: the record's last word, read when asked: :mod:`~fxscope.formats.fxt.event_data`); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS: ClassVar[dict] = {
-        "ts": np.int64, "kind": np.uint8, "thread": np.int32, "category": np.int32,
+        "kind": np.uint8, "thread": np.int32, "category": np.int32,
         "name": np.int32, "pos": np.int64,
     }  # fmt: skip
 
@@ -232,7 +233,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             strings=t.strings,
             threads_pid=threads_pid,
             threads_tid=threads_tid,
-            ev_ts=ev["ts"],
+            ev_ts=EventTimes(self.w, ev["pos"], self._seg_pos, self._seg_tps, release=_page_release(self.mm, self.nbytes)),
             ev_kind=ev["kind"],
             ev_thread=ev["thread"],
             ev_category=ev["category"],

@@ -20,19 +20,13 @@ from collections.abc import Callable
 import numpy as np
 
 from fxscope.formats.fxt import compiled
+from fxscope.formats.fxt.mapped_column import RELEASE_ROWS, MappedColumn
 from fxscope.formats.fxt.ticks import ticks_at_rates
 
-#: rows read at once (bounds the temporaries of a whole-column read)
-_BLOCK = 1 << 20
-#: rows from which a read drops the file pages it mapped again (as the reader does after each block): a
-#: whole-column read would otherwise map most of the file back into the resident set
-_RELEASE_ROWS = 1 << 15
 
-
-class EventData:
+class EventData(MappedColumn):
     """``ev_data`` read from the file on demand (see the module docstring)."""
 
-    ndim = 1
     dtype = np.dtype(np.uint64)
 
     def __init__(
@@ -46,72 +40,17 @@ class EventData:
         exc_vals: np.ndarray,
         release: Callable[[int, int], None] | None = None,
     ) -> None:
-        self.words = words  # the file's native-order words (memory-mapped)
+        super().__init__(words, record_word, release)
         self.kind = kind  # ev_kind
-        self.record_word = record_word  # ev_word
         self.seg_pos = np.asarray(seg_pos, np.int64)  # provider segments: first word, ticks per second
         self.seg_tps = np.asarray(seg_tps, np.int64)
         self.exc_rows = np.asarray(exc_rows, np.int64)  # ascending event rows whose value is stored
         self.exc_vals = np.asarray(exc_vals, np.uint64)
-        self.release = release  # release(first word, end word): drop those mapped pages (see _RELEASE_ROWS)
 
     @property
     def nbytes(self) -> int:
         """Bytes this column owns (the exceptions; the rest is the file and other columns)."""
         return self.exc_rows.nbytes + self.exc_vals.nbytes
-
-    def __len__(self) -> int:
-        return len(self.kind)
-
-    @property
-    def shape(self) -> tuple[int]:
-        return (len(self),)
-
-    def __getitem__(self, key):
-        if isinstance(key, (int, np.integer)):
-            i = int(key) + (len(self) if key < 0 else 0)
-            if not 0 <= i < len(self):
-                raise IndexError(f"index {int(key)} is out of bounds for ev_data of length {len(self)}")
-            return self._of_rows(np.array([i], np.int64))[0]
-        if isinstance(key, slice):
-            return self._blockwise(np.arange(len(self))[key])
-        key = np.asarray(key)
-        if key.dtype == bool:
-            if key.shape != (len(self),):
-                raise IndexError("boolean index does not match ev_data's length")
-            return self._blockwise(np.flatnonzero(key))
-        rows = key.astype(np.int64, copy=False)
-        if rows.ndim == 0:
-            return self[int(rows)]
-        if len(rows) and (int(rows.min()) < -len(self) or int(rows.max()) >= len(self)):
-            raise IndexError("index out of bounds for ev_data")
-        if len(rows) and int(rows.min()) < 0:
-            rows = np.where(rows < 0, rows + len(self), rows)
-        return self._blockwise(rows.reshape(-1)).reshape(rows.shape)
-
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        out = self[:]
-        return out if dtype is None else out.astype(dtype, copy=False)
-
-    def __iter__(self):
-        return iter(np.asarray(self))
-
-    def tolist(self) -> list:
-        return np.asarray(self).tolist()
-
-    def astype(self, dtype, copy: bool = True) -> np.ndarray:
-        return np.asarray(self).astype(dtype)
-
-    def view(self, dtype) -> np.ndarray:
-        return np.asarray(self).view(dtype)
-
-    def _blockwise(self, rows: np.ndarray) -> np.ndarray:
-        if len(rows) <= _BLOCK:
-            return self._of_rows(rows)
-        out = np.empty(len(rows), np.uint64)
-        for a in range(0, len(rows), _BLOCK):
-            out[a : a + _BLOCK] = self._of_rows(rows[a : a + _BLOCK])
-        return out
 
     def _of_rows(self, rows: np.ndarray) -> np.ndarray:
         kind = self.kind[rows]
@@ -128,16 +67,14 @@ class EventData:
                 scan.last_words(self.words, rec, rec.dtype == np.int64, picked, vals)
                 out[sel] = vals
                 word = None
-                if self.release is not None and len(sel) >= _RELEASE_ROWS:
-                    # (record words ascend with the rows, and an event record is at most 4095 words)
-                    end = min(int(rec[int(picked.max())]) + 0xFFF, len(self.words))
-                    self.release(int(rec[int(picked.min())]), end)
+                if len(sel) >= RELEASE_ROWS:
+                    self._release_rows(int(picked.min()), int(picked.max()))
             else:
                 word = rec[rows[sel]].astype(np.int64)
                 size = (self.words[word] >> np.uint64(4)) & np.uint64(0xFFF)
                 last = word + size.astype(np.int64) - 1
                 out[sel] = self.words[np.clip(last, 0, len(self.words) - 1)]
-                if self.release is not None and len(sel) >= _RELEASE_ROWS:
+                if self.release is not None and len(sel) >= RELEASE_ROWS:
                     self.release(int(word.min()), int(last.max()) + 1)
             complete = np.flatnonzero(kind[sel] == 4)
             if len(complete):

@@ -13,7 +13,7 @@ import numpy as np
 from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.fields import column
-from fxscope.formats.fxt.ticks import ticks_at_rates, ticks_to_ns
+from fxscope.formats.fxt.ticks import ticks_at_rates
 
 #: byte 2 of an event header: the event type (low 4 bits) and argument count (high 4 bits)
 _TYPE_AND_NARGS = F.Field("event type and argument count", F.EVENT_TYPE.shift, 8)
@@ -68,8 +68,6 @@ class EventRecords:
                     f"event type {k}", pos[kind == k] * 8, f"skipping event of unknown type {k}"
                 )
             ok &= ~unknown
-        if walked is None:
-            ticks = self._gather(pos + 1)
         inl_t = tref == 0
         c_inl = cref >= F.INLINE_STRING
         n_inl = nref >= F.INLINE_STRING
@@ -122,7 +120,6 @@ class EventRecords:
             pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t = (
                 x[keep] for x in (pos, end, kind, nargs, nargs_eff, tref, cref, nref, inl_t)
             )
-            ticks = ticks[keep]
             if last is not None:
                 last = last[keep]
             kept = ok[inl]
@@ -130,7 +127,7 @@ class EventRecords:
         cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
         if len(cut):
             self.nargs_cut.append((pos[cut].astype(np.int64), nargs_eff[cut].astype(np.uint8)))
-        gen, provider, tps = self._segments(pos)
+        gen, provider, _rates = self._segments(pos)
         odd_complete = np.flatnonzero(kind[odd_rows] == 4)
         if len(odd_complete):  # a complete event's end, in ns
             at = odd_rows[odd_complete]
@@ -139,7 +136,6 @@ class EventRecords:
         complete_end = self._complete_ends(pos, end, kind, odd_rows[odd_complete], odd_vals[odd_complete], last)
         return {
             "pos": pos,
-            "ts": ticks_to_ns(ticks, tps),
             "kind": kind,
             "provider": provider,
             "category": self._strings(cref, lambda rows: c_word[np.searchsorted(inl, rows)], gen, pos),

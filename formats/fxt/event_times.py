@@ -1,0 +1,76 @@
+"""The events' time column (``FxtColumns.ev_ts``), read from the mapped file when indexed.
+
+An event's time is the second word of its record (spec E1: header, then the timestamp), in ticks of the
+provider whose section the record is in. Stored, it is 8 bytes an event (80 MB at 10M events: a fifth of
+what a loaded model holds), and once the model's tables are built few readers need it (the statistics,
+exports, a selected event). :class:`EventTimes` reads the rows asked for back from the file through
+``ev_word`` and converts them with the tick rate in force at each record (T1), as the reader does.
+
+There are no exceptions to store: the reader keeps only event records of at least two words (a shorter one
+is dropped with a warning), so every kept record's second word is its time, and the provider segments
+(first word, ticks per second) are the ones the reader converted with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from fxscope.formats.fxt.mapped_column import RELEASE_ROWS, MappedColumn
+from fxscope.formats.fxt.ticks import ticks_at_rates, ticks_to_ns
+
+#: ticks per second of a provider that says nothing else (1 tick = 1 ns)
+NS_RATE = 1_000_000_000
+
+
+class EventTimes(MappedColumn):
+    """``ev_ts`` (int64 ns) read from the file on demand (see the module docstring)."""
+
+    dtype = np.dtype(np.int64)
+
+    def __init__(
+        self,
+        words: np.ndarray,
+        record_word: np.ndarray,
+        seg_pos: np.ndarray,
+        seg_tps: np.ndarray,
+        release: Callable[[int, int], None] | None = None,
+    ) -> None:
+        super().__init__(words, record_word, release)
+        self.seg_pos = np.asarray(seg_pos, np.int64)  # provider segments: first word, ticks per second
+        self.seg_tps = np.asarray(seg_tps, np.int64)
+        #: every segment counts nanoseconds: a time is its word as it is (the usual trace)
+        self._ns_only = bool((self.seg_tps == NS_RATE).all())
+
+    def _of_rows(self, rows: np.ndarray) -> np.ndarray:
+        if not len(rows):
+            return np.zeros(0, np.int64)
+        word = self.record_word[rows].astype(np.int64)
+        word += 1
+        ticks = self.words[word]
+        if len(rows) >= RELEASE_ROWS:
+            self._release_rows(int(rows.min()), int(rows.max()))
+        if self._ns_only:
+            return ticks.view(np.int64)
+        seg = np.searchsorted(self.seg_pos, word - 1, side="right") - 1  # (each record's segment)
+        return ticks_at_rates(ticks, self.seg_tps[np.maximum(seg, 0)])
+
+    def _of_run(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start..stop-1``: their records ascend, so each provider segment is one run of them."""
+        if stop <= start:
+            return np.zeros(0, np.int64)
+        word = self.record_word[start:stop].astype(np.int64)
+        word += 1
+        ticks = self.words[word]
+        if stop - start >= RELEASE_ROWS:
+            self._release_rows(start, stop - 1)
+        if self._ns_only:
+            return ticks.view(np.int64)
+        lo = int(np.searchsorted(self.seg_pos, word[0] - 1, side="right")) - 1
+        hi = int(np.searchsorted(self.seg_pos, word[-1] - 1, side="right"))
+        # (the first row of each later segment: its record word, word - 1, is at or past the segment's start)
+        bounds = [0, *np.searchsorted(word, self.seg_pos[lo + 1 : hi], side="right").tolist(), len(word)]
+        runs = [(a, b, rate) for a, b, rate in zip(bounds[:-1], bounds[1:], self.seg_tps[lo:hi].tolist(), strict=True)
+                if rate != NS_RATE and b > a]  # fmt: skip
+        return ticks_to_ns(ticks, runs)

@@ -1,0 +1,156 @@
+"""A per-event column read back from the memory-mapped trace when indexed, rather than stored.
+
+Some event fields are a fixed word of the event's record (its time, its data word): storing them would copy
+8 bytes an event of the file into memory, while the reader already keeps each record's position
+(``ev_word``) and the file stays mapped. A :class:`MappedColumn` reads the rows asked for from the map
+instead; subclasses say which word and how it converts (:mod:`~fxscope.formats.fxt.event_times`,
+:mod:`~fxscope.formats.fxt.event_data`).
+
+It behaves as a read-only numpy column for its consumers: ``col[rows]`` (integer array, boolean mask,
+slice, scalar) returns a numpy array (or scalar), ``np.asarray(col)`` builds the whole column a block at a
+time, ``len``, ``min``/``max`` (a block at a time, no full-size temporary). Large reads drop the file pages
+they mapped from the resident set again (as the reader does after each block), so a whole-column read does
+not leave most of the file resident.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+#: rows read at once (bounds the temporaries of a whole-column read)
+BLOCK = 1 << 20
+#: rows from which a read drops the file pages it mapped again: a whole-column read would otherwise map
+#: most of the file back into the resident set
+RELEASE_ROWS = 1 << 15
+#: words an event record spans at most (its header's 12-bit size)
+MAX_RECORD_WORDS = 0xFFF
+
+
+class MappedColumn:
+    """A read-only column of ``len(record_word)`` rows whose values :meth:`_of_rows` reads from ``words``."""
+
+    ndim = 1
+    dtype: np.dtype = np.dtype(np.uint64)
+
+    def __init__(
+        self, words: np.ndarray, record_word: np.ndarray, release: Callable[[int, int], None] | None = None
+    ) -> None:
+        self.words = words  # the file's native-order words (memory-mapped)
+        self.record_word = record_word  # ev_word: each event record's first word
+        self.release = release  # release(first word, end word): drop those mapped pages (see RELEASE_ROWS)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes this column owns (the file and ``ev_word`` are not its own)."""
+        return 0
+
+    def __len__(self) -> int:
+        return len(self.record_word)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self),)
+
+    def __getitem__(self, key):
+        n = len(self)
+        if isinstance(key, (int, np.integer)):
+            i = int(key) + (n if key < 0 else 0)
+            if not 0 <= i < n:
+                raise IndexError(f"index {int(key)} is out of bounds for a column of length {n}")
+            return self._of_rows(np.array([i], np.int64))[0]
+        if isinstance(key, slice):
+            start, stop, step = key.indices(n)
+            if step == 1:  # (a run of rows: no row numbers built)
+                return self._run(start, max(stop, start))
+            return self._blockwise(np.arange(start, stop, step, dtype=np.int64))
+        key = np.asarray(key)
+        if key.dtype == bool:
+            if key.shape != (n,):
+                raise IndexError("boolean index does not match the column's length")
+            return self._blockwise(np.flatnonzero(key))
+        if key.dtype.kind not in "iu":
+            raise IndexError("only integers, slices and boolean arrays are valid indices")
+        rows = key.astype(np.int64, copy=False)
+        if rows.ndim == 0:
+            return self[int(rows)]
+        if rows.size and (int(rows.min()) < -n or int(rows.max()) >= n):
+            raise IndexError(f"index out of bounds for a column of length {n}")
+        if rows.size and int(rows.min()) < 0:
+            rows = np.where(rows < 0, rows + n, rows)
+        return self._blockwise(rows.reshape(-1)).reshape(rows.shape)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = self[:]
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __iter__(self):
+        return iter(np.asarray(self))
+
+    def tolist(self) -> list:
+        return np.asarray(self).tolist()
+
+    def astype(self, dtype, copy: bool = True) -> np.ndarray:
+        return np.asarray(self).astype(dtype)
+
+    def view(self, dtype) -> np.ndarray:
+        return np.asarray(self).view(dtype)
+
+    def min(self):
+        """The smallest value (found with :meth:`max` in one pass, once); ValueError when empty, as numpy's."""
+        return self._extremes()[0]
+
+    def max(self):
+        """The largest value (found with :meth:`min` in one pass, once); ValueError when empty, as numpy's."""
+        return self._extremes()[1]
+
+    _minmax: tuple | None = None
+
+    def _extremes(self) -> tuple:
+        """(min, max) of the column, a block at a time, remembered (the column never changes; the model's
+        extent, the statistics and the track builds each ask)."""
+        if self._minmax is None:
+            n = len(self)
+            if n == 0:
+                raise ValueError("zero-size column has no minimum or maximum")
+            lo, hi = [], []
+            for a in range(0, n, BLOCK):
+                part = self._of_run(a, min(a + BLOCK, n))
+                lo.append(part.min())
+                hi.append(part.max())
+            self._minmax = (min(lo), max(hi))
+        return self._minmax
+
+    def _run(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start..stop-1``, a block at a time (:meth:`_of_run` of each)."""
+        if stop - start <= BLOCK:
+            return self._of_run(start, stop)
+        out = np.empty(stop - start, self.dtype)
+        for a in range(start, stop, BLOCK):
+            out[a - start : a - start + BLOCK] = self._of_run(a, min(a + BLOCK, stop))
+        return out
+
+    def _of_run(self, start: int, stop: int) -> np.ndarray:
+        """The values of rows ``start..stop-1`` (at most :data:`BLOCK`); a subclass may read a run faster."""
+        return self._of_rows(np.arange(start, stop, dtype=np.int64))
+
+    def _blockwise(self, rows: np.ndarray) -> np.ndarray:
+        if len(rows) <= BLOCK:
+            return self._of_rows(rows)
+        out = np.empty(len(rows), self.dtype)
+        for a in range(0, len(rows), BLOCK):
+            out[a : a + BLOCK] = self._of_rows(rows[a : a + BLOCK])
+        return out
+
+    def _release_rows(self, first_row: int, last_row: int) -> None:
+        """Drop the mapped pages of the records of rows ``first_row..last_row`` (record words ascend with the
+        rows) after a read of at least :data:`RELEASE_ROWS` rows."""
+        if self.release is not None:
+            rec = self.record_word
+            end = min(int(rec[last_row]) + MAX_RECORD_WORDS, len(self.words))
+            self.release(int(rec[first_row]), end)
+
+    def _of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The values of ``rows`` (int64, in range, at most :data:`BLOCK` of them)."""
+        raise NotImplementedError
