@@ -2,8 +2,9 @@
 
 Why blocks: records are decoded :attr:`Decoder.BLOCK_RECORDS` at a time so the temporaries stay
 cache-sized, and each block's file pages are dropped from the resident set (``madvise``) once decoded.
-Memory: the output columns take 25 bytes per event (the contract's dtypes; what follows from a record's
-header is read from the mapped file when asked) plus 7 bytes per record while reading. The record families live in their own modules, combined here as mixins of one
+Memory: the output columns take 17 bytes per event (the contract's dtypes; what follows from a record's
+header, its time and its data word are read from the mapped file when asked) plus 7 bytes per record while
+reading. The record families live in their own modules, combined here as mixins of one
 :class:`Decoder` (they share its words, tables and diagnostics): control and descriptive records
 (:mod:`~fxscope.formats.fxt.records_control`), events (:mod:`~fxscope.formats.fxt.records_events`), logs
 (:mod:`~fxscope.formats.fxt.records_log`), scheduling (:mod:`~fxscope.formats.fxt.records_sched`), and the shared
@@ -20,6 +21,7 @@ import numpy as np
 
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.bulk_resolve import BulkResolve
+from fxscope.formats.fxt.coded_column import coded
 from fxscope.formats.fxt.columns import Blob, FxtColumns, KernelObject, UserspaceObject
 from fxscope.formats.fxt.diagnostics import Diagnostics
 from fxscope.formats.fxt.event_data import EventData
@@ -115,10 +117,11 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
     #: file words a block of sparse records may span (8 MiB)
     SPAN_WORDS = 1 << 20
 
-    #: the stored event columns, 25 bytes per event (19 once the code columns are narrowed to int16, see
+    #: the stored event columns, 17 bytes per event (11 once the code columns are narrowed to int16, see
     #: :func:`narrowest_codes`; see FxtColumns for the derived ones: the provider
-    #: follows from the record's position, argument counts and offsets from its header, the data word is
-    #: the record's last word, read when asked: :mod:`~fxscope.formats.fxt.event_data`); "pos" is
+    #: follows from the record's position, argument counts and offsets from its header, the time is the
+    #: record's second word and the data word its last, read when asked:
+    #: :mod:`~fxscope.formats.fxt.event_times`, :mod:`~fxscope.formats.fxt.event_data`); "pos" is
     #: uint32 (word index) when the file is under 16 GiB, else int64 (set in ``run``)
     _EV_COLUMNS: ClassVar[dict] = {
         "kind": np.uint8, "thread": np.int32, "category": np.int32,
@@ -223,6 +226,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         ev["thread"] = narrowest_codes(ev["thread"], len(threads_pid))  # (no copy when already int16)
         ev["category"] = narrowest_codes(ev["category"], len(t.strings))
         ev["name"] = narrowest_codes(ev["name"], len(t.strings))
+        for key in _CODE_KEYS:  # one byte a row where a column holds at most 256 distinct codes (categories, threads)
+            ev[key] = coded(ev[key])
         self._warn_missing_init()
         decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
         diag_lines = self.diag.finish()

@@ -108,13 +108,20 @@ class FxtColumns:
     threads_tid: np.ndarray  # uint64
 
     # --- events (one row per event record, file order) ---
-    ev_ts: np.ndarray  # int64 ns
+    #: int64 ns. Not stored: an :class:`~fxscope.formats.fxt.event_times.EventTimes` reads the rows asked for
+    #: from the mapped file (each record's second word at its provider's tick rate; 8 bytes an event saved).
+    #: Index it (``ev_ts[rows]``, a mask, a slice: an int64 array), ``min()``/``max()`` (found once), or
+    #: ``np.asarray(ev_ts)`` for the whole column; a reader filled by other means may give an int64 array
+    ev_ts: Any
     ev_kind: np.ndarray  # uint8, EventKind
     #: the three code columns are int16 when their table has fewer than 32768 rows (the usual case), else
-    #: int32 (decided per file: widen before arithmetic on them)
-    ev_thread: np.ndarray  # int16/int32 -> threads_*
-    ev_category: np.ndarray  # int16/int32 -> strings
-    ev_name: np.ndarray  # int16/int32 -> strings
+    #: int32 (decided per file: widen before arithmetic on them); an int16 one holding at most 256 distinct
+    #: codes (a trace's categories, often its threads) is a
+    #: :class:`~fxscope.formats.fxt.coded_column.CodedColumn`, one byte a row: index it (``col[rows]``, a
+    #: mask, a slice) or ``np.asarray(col)`` for an int16 array; it is read-only
+    ev_thread: Any  # int16/int32 -> threads_*
+    ev_category: Any  # int16/int32 -> strings
+    ev_name: Any  # int16/int32 -> strings
     #: uint64 data word: counter id / async correlation id / flow id; for duration-complete events the
     #: end timestamp in ns (as int64 bits); for instants their scope (``ev_scope``); 0 otherwise. Read it
     #: through ``ev_id`` / ``ev_end_ts`` / ``ev_scope``. Not stored: an

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from fxscope.formats.fxt.mapped_column import RELEASE_ROWS, MappedColumn
-from fxscope.formats.fxt.ticks import ticks_at_rates, ticks_to_ns
+from fxscope.formats.fxt.ticks import convert_rate, ticks_to_ns
 
 #: ticks per second of a provider that says nothing else (1 tick = 1 ns)
 NS_RATE = 1_000_000_000
@@ -40,21 +40,26 @@ class EventTimes(MappedColumn):
         super().__init__(words, record_word, release)
         self.seg_pos = np.asarray(seg_pos, np.int64)  # provider segments: first word, ticks per second
         self.seg_tps = np.asarray(seg_tps, np.int64)
-        #: every segment counts nanoseconds: a time is its word as it is (the usual trace)
-        self._ns_only = bool((self.seg_tps == NS_RATE).all())
+        #: the tick rates other than 1e9 (a time at 1e9 is its word as it is), and each segment's position in
+        #: that list (-1: nanoseconds), so that a read converts each rate's rows once
+        self._rates = sorted(set(self.seg_tps.tolist()) - {NS_RATE})
+        self._seg_rate = np.searchsorted(np.asarray(self._rates, np.int64), self.seg_tps).astype(np.int16)
+        self._seg_rate[self.seg_tps == NS_RATE] = -1
+        self._ns_only = not self._rates
 
     def _of_rows(self, rows: np.ndarray) -> np.ndarray:
         if not len(rows):
             return np.zeros(0, np.int64)
-        word = self.record_word[rows].astype(np.int64)
+        word = np.take(self.record_word, rows).astype(np.int64)
         word += 1
-        ticks = self.words[word]
+        ticks = np.take(self.words, word)
         if len(rows) >= RELEASE_ROWS:
             self._release_rows(int(rows.min()), int(rows.max()))
         if self._ns_only:
             return ticks.view(np.int64)
-        seg = np.searchsorted(self.seg_pos, word - 1, side="right") - 1  # (each record's segment)
-        return ticks_at_rates(ticks, self.seg_tps[np.maximum(seg, 0)])
+        word -= 1  # (each record's segment: the one its first word is in)
+        seg = np.searchsorted(self.seg_pos, word, side="right") - 1
+        return self._convert(ticks, np.take(self._seg_rate, np.maximum(seg, 0)))
 
     def _of_run(self, start: int, stop: int) -> np.ndarray:
         """Rows ``start..stop-1``: their records ascend, so each provider segment is one run of them."""
@@ -62,7 +67,7 @@ class EventTimes(MappedColumn):
             return np.zeros(0, np.int64)
         word = self.record_word[start:stop].astype(np.int64)
         word += 1
-        ticks = self.words[word]
+        ticks = np.take(self.words, word)
         if stop - start >= RELEASE_ROWS:
             self._release_rows(start, stop - 1)
         if self._ns_only:
@@ -74,3 +79,16 @@ class EventTimes(MappedColumn):
         runs = [(a, b, rate) for a, b, rate in zip(bounds[:-1], bounds[1:], self.seg_tps[lo:hi].tolist(), strict=True)
                 if rate != NS_RATE and b > a]  # fmt: skip
         return ticks_to_ns(ticks, runs)
+
+    def _convert(self, ticks: np.ndarray, rate_of: np.ndarray) -> np.ndarray:
+        """Nanoseconds from ``ticks`` (converted in place), each row at rate ``self._rates[rate_of]`` (-1: 1e9)."""
+        out = ticks.view(np.int64)
+        if len(self._rates) == 1:
+            at = np.flatnonzero(rate_of >= 0)
+            out[at] = convert_rate(ticks[at], self._rates[0])
+            return out
+        for k, rate in enumerate(self._rates):
+            at = np.flatnonzero(rate_of == k)
+            if len(at):
+                out[at] = convert_rate(ticks[at], rate)
+        return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fxscope.core.trace.model import TraceModel
@@ -135,6 +136,7 @@ def test_summarize_counts_threads_as_the_events_refer_to_them(fxt) -> None:
     """An unresolved thread reference (-1) is no thread; the CLI's numbers are the core's."""
     cols = fxt([(EventKind.INSTANT, 10, (1, 2), "a"), (EventKind.INSTANT, 20, (3, 4), "b"),
                 (EventKind.INSTANT, 30, (1, 5), "c")])  # fmt: skip
+    cols.ev_thread = np.array(cols.ev_thread)  # (the reader's column is read-only: a writable copy)
     cols.ev_thread[1] = -1
     info = summarize(cols)
     assert (info["processes"], info["threads"]) == (1, 2)
