@@ -175,7 +175,11 @@ class TraceModel:
     def __init__(self, cols: FxtColumns, check=None) -> None:
         """``check()``, when given, is called between the building steps and slice batches; a Cancel
         raises from it (the background loader's)."""
-        check = check or _no_check
+        with cols.holding_pages():  # (its reads of the mapped columns keep their pages until it is built)
+            self._build(cols, check or _no_check)
+
+    def _build(self, cols: FxtColumns, check) -> None:
+        """The constructor's work: the extent, the slices, the object labels, the tracks."""
         self._check = check
         self.cols = cols
         self.strings = cols.strings

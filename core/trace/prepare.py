@@ -138,8 +138,10 @@ def build_step(model: TraceModel, build: Callable[[TraceModel], object]) -> None
     """One step of :func:`prepare_model`, then its freed temporaries given back to the system: glibc keeps
     freed arrays below its mmap threshold in its heap, and the next step's tables are not always the size
     of those holes, so without it the load's peak carried every earlier step's leftovers too (~60 MB at
-    10M events); a trim costs a few ms."""
-    build(model)
+    10M events); a trim costs a few ms. The file pages the step's reads of the mapped columns (event times,
+    data words) map stay until it ends, then go at once (:meth:`~fxscope.formats.fxt.columns.FxtColumns.holding_pages`)."""
+    with model.cols.holding_pages():
+        build(model)
     return_freed_memory()
 
 
@@ -163,7 +165,7 @@ def prepare_later(model: TraceModel, check: Callable[[], None],
     (in a background thread: the flows' build calls ``check()`` between its stages, which may raise to
     cancel it; a cancelled table stays unbuilt)."""
     prepare_tracks(model, check, step_done)
-    model.build_flow_table(check)
+    with model.cols.holding_pages():
+        model.build_flow_table(check)
     check()
-    _ = model.stats
-    return_freed_memory()
+    build_step(model, lambda m: m.stats)

@@ -29,6 +29,7 @@ from fxscope.formats.fxt.event_times import EventTimes
 from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, record_size
 from fxscope.formats.fxt.framing import PADDING, split_records
 from fxscope.formats.fxt.lazy_args import ArgDecoder
+from fxscope.formats.fxt.mapped_column import PageHold
 from fxscope.formats.fxt.records_control import ControlRecords
 from fxscope.formats.fxt.records_events import EventRecords
 from fxscope.formats.fxt.records_log import LogRecords
@@ -230,6 +231,18 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             ev[key] = coded(ev[key])
         self._warn_missing_init()
         decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
+        # the columns read from the mapped file, sharing one hold on its pages (FxtColumns.holding_pages)
+        release = _page_release(self.mm, self.nbytes)
+        ev_ts = EventTimes(self.w, ev["pos"], self._seg_pos, self._seg_tps, release=release)
+        ev_data = EventData(
+            self.w, ev["kind"], ev["pos"], self._seg_pos, self._seg_tps,
+            np.concatenate(odd_rows) if odd_rows else np.zeros(0, np.int64),
+            np.concatenate(odd_vals) if odd_vals else np.zeros(0, np.uint64),
+            release=release,
+        )  # fmt: skip
+        n_words = self.n  # (the closure must not keep the decoder)
+        hold = PageHold(None if release is None else lambda: release(0, n_words))
+        ev_ts.hold = ev_data.hold = hold
         diag_lines = self.diag.finish()
         return FxtColumns(
             path=self.path,
@@ -238,17 +251,12 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             strings=t.strings,
             threads_pid=threads_pid,
             threads_tid=threads_tid,
-            ev_ts=EventTimes(self.w, ev["pos"], self._seg_pos, self._seg_tps, release=_page_release(self.mm, self.nbytes)),
+            ev_ts=ev_ts,
             ev_kind=ev["kind"],
             ev_thread=ev["thread"],
             ev_category=ev["category"],
             ev_name=ev["name"],
-            ev_data=EventData(
-                self.w, ev["kind"], ev["pos"], self._seg_pos, self._seg_tps,
-                np.concatenate(odd_rows) if odd_rows else np.zeros(0, np.int64),
-                np.concatenate(odd_vals) if odd_vals else np.zeros(0, np.uint64),
-                release=_page_release(self.mm, self.nbytes),
-            ),
+            ev_data=ev_data,
             ev_word=ev["pos"],
             ev_complete_end=np.concatenate(complete_end) if complete_end else np.zeros(0, np.int64),
             sched_ts=sc["ts"],
@@ -278,6 +286,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             buffer_overflows=self.overflows,
             ticks_per_second=self._provider_tps(),
             arg_decoder=decoder,
+            page_hold=hold,
         )
 
     def _columns(self, starts: np.ndarray, decode, dtypes: dict) -> dict[str, np.ndarray]:

@@ -19,6 +19,7 @@ Conventions
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -181,6 +182,15 @@ class FxtColumns:
     #: Handed to the model's build, which takes it (:meth:`take_complete_ends`): 8 bytes a complete event
     #: only until then. None once taken (or from a reader that does not fill it)
     ev_complete_end: np.ndarray | None = None
+
+    #: held while a build reads the mapped columns (:meth:`holding_pages`); None for columns without a map
+    page_hold: Any = None
+
+    def holding_pages(self) -> contextlib.AbstractContextManager:
+        """``with cols.holding_pages():`` the reads of ``ev_ts``/``ev_data`` keep the file pages they map until
+        the block (the last one, when several threads hold) ends, then the map's pages are dropped at once:
+        for a build that reads the columns several times (see :mod:`~fxscope.formats.fxt.mapped_column`)."""
+        return self.page_hold if self.page_hold is not None else contextlib.nullcontext()
 
     def take_complete_ends(self) -> np.ndarray | None:
         """:attr:`ev_complete_end`, once: the column is dropped from here (a later caller reads ``ev_data``)."""

@@ -74,8 +74,8 @@ class EventData(MappedColumn):
                 size = (self.words[word] >> np.uint64(4)) & np.uint64(0xFFF)
                 last = word + size.astype(np.int64) - 1
                 out[sel] = self.words[np.clip(last, 0, len(self.words) - 1)]
-                if self.release is not None and len(sel) >= RELEASE_ROWS:
-                    self.release(int(word.min()), int(last.max()) + 1)
+                if len(sel) >= RELEASE_ROWS:
+                    self._release_words(int(word.min()), int(last.max()) + 1)
             complete = np.flatnonzero(kind[sel] == 4)
             if len(complete):
                 at = sel[complete]

@@ -177,3 +177,42 @@ def test_dropped_records_leave_no_row_and_truncation_keeps_a_prefix():
         part = read_fxt_bytes(data[:cut])
         n = len(part.ev_ts)
         assert np.array_equal(part.ev_ts[:], full.ev_ts[:n])
+
+
+def test_a_held_build_keeps_its_pages_until_it_ends(tmp_path):
+    """Inside ``holding_pages`` (a build step, from one or more threads) large reads of ev_ts and ev_data release
+    nothing; when the last holder leaves, the whole map is released once; reads after that release again. The
+    model's constructor holds them while it builds."""
+    import threading
+
+    from fxscope.core.trace.model import TraceModel
+
+    path = tmp_path / "t.fxt"
+    path.write_bytes(generate_trace(150_000, seed=3))
+    cols = read_fxt(path)
+    assert cols.ev_ts.hold is cols.ev_data.hold is cols.page_hold
+    calls = []
+    for col in (cols.ev_ts, cols.ev_data):
+        col.release = lambda a, b, release=col.release: (calls.append((a, b)), release(a, b))
+    n_words = len(path.read_bytes()) // 8
+    cols.page_hold._release_all = lambda release=cols.page_hold._release_all: (calls.append("all"), release())
+    want_ts, want_data = np.asarray(cols.ev_ts), np.asarray(cols.ev_data)
+    assert calls and "all" not in calls
+    calls.clear()
+    with cols.holding_pages():
+        inner = threading.Thread(target=lambda: cols.holding_pages().__enter__())  # a second holder...
+        inner.start()
+        inner.join()
+        assert np.array_equal(np.asarray(cols.ev_ts), want_ts) and np.array_equal(np.asarray(cols.ev_data), want_data)
+    assert calls == []  # ...still holding: nothing released
+    cols.page_hold.__exit__(None, None, None)  # the second holder leaves: the map goes at once
+    assert calls == ["all"]
+    calls.clear()
+    np.asarray(cols.ev_ts)
+    assert calls and all(isinstance(c, tuple) and 0 <= c[0] < c[1] <= n_words for c in calls)
+    calls.clear()
+    model = TraceModel(cols)
+    assert len(model.slices) and calls == ["all"]  # the constructor's reads held their pages, then released
+    unmapped = read_fxt_bytes(_trace()[0])  # (no map: holding it releases nothing, reads still work)
+    with unmapped.holding_pages():
+        assert np.asarray(unmapped.ev_ts).tolist() == _trace()[1]
