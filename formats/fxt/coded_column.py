@@ -15,16 +15,16 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
+from fxscope.formats.fxt.column_view import ColumnView
+
 #: distinct values a uint8 index can name
 MAX_VALUES = 256
 #: rows converted at once (bounds the temporaries of a whole-column read or of the encoding)
 _BLOCK = 1 << 20
 
 
-class CodedColumn(NDArrayOperatorsMixin):
+class CodedColumn(NDArrayOperatorsMixin, ColumnView):
     """Values ``values[index]``: ``index`` uint8, one a row; ``values`` the column's distinct values, ascending."""
-
-    ndim = 1
 
     def __init__(self, index: np.ndarray, values: np.ndarray) -> None:
         self.index = index
@@ -41,10 +41,6 @@ class CodedColumn(NDArrayOperatorsMixin):
     def __len__(self) -> int:
         return len(self.index)
 
-    @property
-    def shape(self) -> tuple[int]:
-        return (len(self),)
-
     def __getitem__(self, key):
         if isinstance(key, CodedColumn):
             key = np.asarray(key)
@@ -59,15 +55,6 @@ class CodedColumn(NDArrayOperatorsMixin):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         inputs = tuple(np.asarray(x) if isinstance(x, CodedColumn) else x for x in inputs)
         return getattr(ufunc, method)(*inputs, **kwargs)
-
-    def __iter__(self):
-        return iter(np.asarray(self))
-
-    def tolist(self) -> list:
-        return np.asarray(self).tolist()
-
-    def astype(self, dtype, copy: bool = True) -> np.ndarray:
-        return np.asarray(self).astype(dtype)
 
     def min(self):
         """The smallest value present (ValueError when empty, as numpy's)."""

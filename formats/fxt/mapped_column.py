@@ -23,6 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from fxscope.formats.fxt.column_view import ColumnView
+
 #: rows read at once (bounds the temporaries of a whole-column read)
 BLOCK = 1 << 20
 #: rows from which a read drops the file pages it mapped again: a whole-column read would otherwise map
@@ -58,10 +60,9 @@ class PageHold:
             self._release_all()
 
 
-class MappedColumn:
+class MappedColumn(ColumnView):
     """A read-only column of ``len(record_word)`` rows whose values :meth:`_of_rows` reads from ``words``."""
 
-    ndim = 1
     dtype: np.dtype = np.dtype(np.uint64)
 
     def __init__(
@@ -80,10 +81,6 @@ class MappedColumn:
 
     def __len__(self) -> int:
         return len(self.record_word)
-
-    @property
-    def shape(self) -> tuple[int]:
-        return (len(self),)
 
     def __getitem__(self, key):
         n = len(self)
@@ -112,22 +109,6 @@ class MappedColumn:
         if rows.size and int(rows.min()) < 0:
             rows = np.where(rows < 0, rows + n, rows)
         return self._blockwise(rows.reshape(-1)).reshape(rows.shape)
-
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        out = self[:]
-        return out if dtype is None else out.astype(dtype, copy=False)
-
-    def __iter__(self):
-        return iter(np.asarray(self))
-
-    def tolist(self) -> list:
-        return np.asarray(self).tolist()
-
-    def astype(self, dtype, copy: bool = True) -> np.ndarray:
-        return np.asarray(self).astype(dtype)
-
-    def view(self, dtype) -> np.ndarray:
-        return np.asarray(self).view(dtype)
 
     def min(self):
         """The smallest value (found with :meth:`max` in one pass, once); ValueError when empty, as numpy's."""
