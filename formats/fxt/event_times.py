@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from fxscope.formats.fxt.mapped_column import RELEASE_ROWS, MappedColumn
-from fxscope.formats.fxt.ticks import convert_rate, ticks_to_ns
+from fxscope.formats.fxt.ticks import convert_rate
 
 #: ticks per second of a provider that says nothing else (1 tick = 1 ns)
 NS_RATE = 1_000_000_000
@@ -76,9 +76,11 @@ class EventTimes(MappedColumn):
         hi = int(np.searchsorted(self.seg_pos, word[-1] - 1, side="right"))
         # (the first row of each later segment: its record word, word - 1, is at or past the segment's start)
         bounds = [0, *np.searchsorted(word, self.seg_pos[lo + 1 : hi], side="right").tolist(), len(word)]
-        runs = [(a, b, rate) for a, b, rate in zip(bounds[:-1], bounds[1:], self.seg_tps[lo:hi].tolist(), strict=True)
-                if rate != NS_RATE and b > a]  # fmt: skip
-        return ticks_to_ns(ticks, runs)
+        out = ticks.view(np.int64)  # (converted in place: each run's ticks are read before it is written)
+        for a, b, rate in zip(bounds[:-1], bounds[1:], self.seg_tps[lo:hi].tolist(), strict=True):
+            if rate != NS_RATE and b > a:
+                out[a:b] = convert_rate(ticks[a:b], rate)
+        return out
 
     def _convert(self, ticks: np.ndarray, rate_of: np.ndarray) -> np.ndarray:
         """Nanoseconds from ``ticks`` (converted in place), each row at rate ``self._rates[rate_of]`` (-1: 1e9)."""
