@@ -198,6 +198,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         odd_rows: list[np.ndarray] = []  # events whose data word is not their record's last (EventData)
         odd_vals: list[np.ndarray] = []
         complete_end: list[np.ndarray] = []  # FxtColumns.ev_complete_end, a block at a time
+        extremes: list[tuple[int, int]] = []  # each block's earliest and latest event time (EventTimes)
         self.progress(0.1)
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
@@ -215,6 +216,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
                 odd_rows.append(block["odd_rows"] + fill)
                 odd_vals.append(block["odd_vals"])
             complete_end.append(block["complete_end"])
+            if block["times"] is not None:
+                extremes.append(block["times"])
             fill += m
             del block
             self._release(int(sel[0]), int(sel[-1]) + 1)
@@ -234,6 +237,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         # the columns read from the mapped file, sharing one hold on its pages (FxtColumns.holding_pages)
         release = _page_release(self.mm, self.nbytes)
         ev_ts = EventTimes(self.w, ev["pos"], self._seg_pos, self._seg_tps, release=release)
+        if extremes:
+            ev_ts.set_extremes(min(lo for lo, _ in extremes), max(hi for _, hi in extremes))
         ev_data = EventData(
             self.w, ev["kind"], ev["pos"], self._seg_pos, self._seg_tps,
             np.concatenate(odd_rows) if odd_rows else np.zeros(0, np.int64),

@@ -120,6 +120,10 @@ class MappedColumn(ColumnView):
 
     _minmax: tuple | None = None
 
+    def set_extremes(self, low, high) -> None:
+        """Give :meth:`min` and :meth:`max` (when whoever built the column found them already: the reader)."""
+        self._minmax = (self.dtype.type(low), self.dtype.type(high))
+
     def _extremes(self) -> tuple:
         """(min, max) of the column, a block at a time, remembered (the column never changes; the model's
         extent, the statistics and the track builds each ask)."""

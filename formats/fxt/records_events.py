@@ -13,7 +13,7 @@ import numpy as np
 from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.fields import column
-from fxscope.formats.fxt.ticks import ticks_at_rates
+from fxscope.formats.fxt.ticks import ticks_at_rates, ticks_to_ns
 
 #: byte 2 of an event header: the event type (low 4 bits) and argument count (high 4 bits)
 _TYPE_AND_NARGS = F.Field("event type and argument count", F.EVENT_TYPE.shift, 8)
@@ -55,6 +55,7 @@ class EventRecords:
             flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
         else:
             h, last = self.w[pos], None
+            ticks = None
         size16, b2, b3, cref, nref = self._header_fields(h)
         end = pos + size16
         kind = b2 & np.uint8(F.EVENT_TYPE.mask)
@@ -122,19 +123,25 @@ class EventRecords:
             )
             if last is not None:
                 last = last[keep]
+            if ticks is not None:
+                ticks = ticks[keep]
             kept = ok[inl]
             inl, c_word, n_word = np.searchsorted(keep, inl[kept]), c_word[kept], n_word[kept]
         cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
         if len(cut):
             self.nargs_cut.append((pos[cut].astype(np.int64), nargs_eff[cut].astype(np.uint8)))
-        gen, provider, _rates = self._segments(pos)
+        gen, provider, rates = self._segments(pos)
         odd_complete = np.flatnonzero(kind[odd_rows] == 4)
         if len(odd_complete):  # a complete event's end, in ns
             at = odd_rows[odd_complete]
             seg = np.searchsorted(self._seg_pos, pos[at], side="right") - 1
             odd_vals[odd_complete] = ticks_at_rates(odd_vals[odd_complete], self._seg_tps[seg]).view(np.uint64)
         complete_end = self._complete_ends(pos, end, kind, odd_rows[odd_complete], odd_vals[odd_complete], last)
+        # the block's earliest and latest time (ev_ts is read from the file when indexed, but the model's
+        # extent needs these two: found here, while the block's pages are mapped, rather than by a pass later)
+        times = ticks_to_ns(self._gather(pos + 1) if ticks is None else ticks, rates)
         return {
+            "times": (int(times.min()), int(times.max())) if len(times) else None,
             "pos": pos,
             "kind": kind,
             "provider": provider,

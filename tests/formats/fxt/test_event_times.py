@@ -122,6 +122,8 @@ def test_a_generated_trace_matches_its_records(numpy_only, tmp_path):
     rec = cols.ev_word.astype(np.int64)
     want = np.array([int(t) * 10**9 // int(r) for t, r in zip(words[rec + 1].tolist(), tps, strict=True)], np.int64)
     assert len(set(cols.ticks_per_second)) > 1 or cols.ticks_per_second[0] != 10**9  # (rates to convert)
+    assert cols.ev_ts._minmax == (want.min(), want.max())  # found by the reader, block by block
+    cols.ev_ts._minmax = None  # (and found again by a pass over the column, below)
     block = mc.BLOCK
     mc.BLOCK = 1000
     try:
