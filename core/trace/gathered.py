@@ -13,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
+from fxscope.formats.fxt.column_view import ColumnView
 
-class Gathered(NDArrayOperatorsMixin):
+
+class Gathered(NDArrayOperatorsMixin, ColumnView):
     """``source[index]`` as a read-only column (see the module docstring).
 
     ``index`` may itself be a :class:`Gathered` (a chain: a span's pid is ``threads_pid[ev_thread[event]]``).
@@ -46,27 +48,6 @@ class Gathered(NDArrayOperatorsMixin):
     @property
     def dtype(self) -> np.dtype:
         return self.source.dtype
-
-    @property
-    def shape(self) -> tuple[int]:
-        return (len(self),)
-
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        out = self[:]
-        return out if dtype is None else out.astype(dtype, copy=False)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        inputs = tuple(np.asarray(x) if isinstance(x, Gathered) else x for x in inputs)
-        return getattr(ufunc, method)(*inputs, **kwargs)
-
-    def __iter__(self):
-        return iter(np.asarray(self))
-
-    def tolist(self) -> list:
-        return np.asarray(self).tolist()
-
-    def astype(self, dtype) -> np.ndarray:
-        return np.asarray(self).astype(dtype)
 
     def __repr__(self) -> str:
         return f"Gathered({np.asarray(self)!r})"

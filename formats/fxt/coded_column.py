@@ -52,10 +52,6 @@ class CodedColumn(NDArrayOperatorsMixin, ColumnView):
             np.take(self.values, self.index[a : a + _BLOCK], out=out[a : a + _BLOCK])
         return out if dtype is None else out.astype(dtype, copy=False)
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        inputs = tuple(np.asarray(x) if isinstance(x, CodedColumn) else x for x in inputs)
-        return getattr(ufunc, method)(*inputs, **kwargs)
-
     def min(self):
         """The smallest value present (ValueError when empty, as numpy's)."""
         return self.values[int(self.index.min())]
