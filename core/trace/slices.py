@@ -17,6 +17,7 @@ and within one (thread, level) begins and ends alternate, so pairing is a stable
 
 from __future__ import annotations
 
+import bisect
 import collections
 import itertools
 import os
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fxscope.core.trace import compiled
 from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import segment_ids, segment_starts, stack_depths
@@ -117,19 +119,30 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
     has read them already (the model, for its time extent).
     """
     kind = cols.ev_kind
-    sel = np.flatnonzero((kind >= EventKind.DURATION_BEGIN) & (kind <= EventKind.DURATION_COMPLETE))
-    if len(sel) == 0:
+    grouped = _grouped_compiled(cols)  # (the compiled loops' grouping by thread, when they take these columns)
+    if grouped is None:
+        sel = np.flatnonzero((kind >= EventKind.DURATION_BEGIN) & (kind <= EventKind.DURATION_COMPLETE))
+        n_sel = len(sel)
+    else:
+        n_sel = len(grouped[0])
+    if n_sel == 0:
         return _empty(cols)
     if complete is None:
         complete = CompleteEnds(cols)
     if trace_end is None:
         end_max = complete.latest()
         trace_end = max(int(cols.ev_ts.max()), -1 if end_max is None else end_max)
+    if grouped is not None:  # (complete.rows are int32: fewer than 2**31 events)
+        return _table_of(cols, *_match_compiled(cols, complete, *grouped, trace_end, check))
     # every begin and complete event is a slice (and every unmatched end, which only grows the table)
     table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
     _match_batches(cols, complete, sel, trace_end, check, table.add)
     del sel
-    ts, dur, depth, event, flags, parent = table.columns()
+    return _table_of(cols, *table.columns())
+
+
+def _table_of(cols: FxtColumns, ts, dur, depth, event, flags, parent) -> SliceTable:
+    """The :class:`SliceTable` of the matched columns (the thread, name and category read through ``event``)."""
     return SliceTable(
         ts=ts,
         dur=dur,
@@ -141,6 +154,55 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
         flags=flags,
         parent=parent,
     )
+
+
+#: thread values told apart by the compiled grouping, at most (a counting sort: one slot a value)
+COMPILED_THREAD_SPAN = 1 << 24
+
+
+def _grouped_compiled(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The duration events' rows grouped by thread by the compiled loops (slice_kernels.c, a counting sort:
+    4 bytes an event), as (rows, ptr, n_end): thread value ``k``'s rows (file order) are
+    ``rows[ptr[k - lo]:ptr[k - lo + 1]]``; None when the loops are not built or do not take these columns."""
+    kernels = compiled.slice_kernels
+    kind, ts, thread = cols.ev_kind, cols.ev_ts, cols.ev_thread
+    if kernels is None or not (compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64)
+                               and compiled.plain(thread, np.int16, np.int32) and len(kind) < 1 << 31):  # fmt: skip
+        return None
+    wide = thread.dtype == np.int32
+    n_sel, n_end, lo, hi = kernels.duration_threads(kind, thread, wide)
+    if hi - lo >= COMPILED_THREAD_SPAN:
+        return None
+    order = np.empty(n_sel, np.int32)
+    ptr = np.zeros(max(hi - lo, 0) + 2, np.int64)
+    if n_sel:
+        kernels.group_threads(kind, thread, wide, lo, order, ptr)
+    return order, ptr, n_end
+
+
+def _match_compiled(cols: FxtColumns, complete: CompleteEnds, order: np.ndarray, ptr: np.ndarray, n_end: int,
+                    trace_end: int, check) -> list[np.ndarray]:  # fmt: skip
+    """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops: each thread's markers
+    replayed on a stack in one pass, written straight into the table, in steps of about
+    :data:`IN_FLIGHT_EVENTS` events (``check()`` between them). The same rules and results as the numpy
+    path (:func:`_match`)."""
+    kernels = compiled.slice_kernels
+    assert kernels is not None
+    ends = np.ascontiguousarray(complete.ends, np.int64)
+    capacity = len(order) - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
+    out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
+    n_out, key, n_keys = 0, 0, len(ptr) - 1
+    bounds = ptr.tolist()
+    while key < n_keys:
+        if check is not None:
+            check()
+        stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + IN_FLIGHT_EVENTS) - 1))
+        n_out, key, need = kernels.match_threads(cols.ev_kind, cols.ev_ts, order, ptr, key, stop, complete.rows,
+                                                 ends, trace_end, *out, n_out)  # fmt: skip
+        if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
+            capacity = max(2 * capacity, n_out + need)
+            out = [np.concatenate([c[:n_out], np.empty(capacity - n_out, c.dtype)]) for c in out]
+    return out if n_out == capacity else [c[:n_out].copy() for c in out]
 
 
 #: batches matched at once, at most (each holds its temporaries, ~100 bytes an event of the batch)

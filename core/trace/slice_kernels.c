@@ -1,0 +1,894 @@
+/*
+ * The model build's sequential loops, compiled: matching each thread's duration events into slices with a
+ * stack (core/trace/slices.py), the LOD pyramid's per-bucket reductions (core/trace/lod.py) and the
+ * overview's density histogram (core/trace/model.py).
+ *
+ * Why C: numpy does each of these in many passes over every event (a stable sort of the markers by
+ * (thread, level), gathers, cumulative sums, reduceat per level), each pass allocating an event-sized
+ * temporary. A stack replay is one pass with a few bytes a stack entry; a pyramid level is one pass over
+ * the slices in lane order. The GIL is released while they run.
+ *
+ * The numpy paths stay the reference (FXSCOPE_NO_COMPILED=1 forces them; the tests compare both on
+ * whole tables). Every index read from a buffer is bounds-checked: an out-of-range row, lane or thread
+ * raises ValueError (the callers then take the numpy path), never a read outside a buffer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_BEGIN = 2, K_END = 3, K_COMPLETE = 4 };
+enum { FLAG_UNMATCHED_END = 1, FLAG_UNCLOSED = 2 };
+
+static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, const char *what)
+{
+    if (b->len % itemsize != 0 || ((uintptr_t)b->buf) % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: buffer length or alignment does not fit %zd-byte items", what,
+                     itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+/* A thread value of a 2- or 4-byte thread column. */
+static inline int64_t thread_at(const void *thread, int wide, int64_t i)
+{
+    return wide ? (int64_t)((const int32_t *)thread)[i] : (int64_t)((const int16_t *)thread)[i];
+}
+
+/* ------------------------------------------------------------------ grouping duration events by thread */
+
+PyDoc_STRVAR(duration_threads_doc,
+"duration_threads(kind, thread, wide) -> (n_sel, n_end, lo, hi)\n\n"
+"The duration events (kind 2..4: begin, end, complete) of the uint8 kind column: their number, the number\n"
+"of ends, and the smallest and largest thread value among them (int16 threads, int32 when wide; lo > hi\n"
+"when there are none).");
+
+static PyObject *duration_threads(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tb;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*p", &kb, &tb, &wide))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t tsz = wide ? 4 : 2;
+    if (check_buffer(&tb, tsz, "thread") < 0)
+        goto done;
+    if (tb.len / tsz != kb.len) {
+        PyErr_SetString(PyExc_ValueError, "duration_threads: kind and thread lengths differ");
+        goto done;
+    }
+    {
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const int64_t n = kb.len;
+        int64_t n_sel = 0, n_end = 0, lo = INT64_MAX, hi = INT64_MIN;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n; i++) {
+            const uint8_t k = kind[i];
+            if (k < K_BEGIN || k > K_COMPLETE)
+                continue;
+            n_sel++;
+            n_end += k == K_END;
+            const int64_t t = thread_at(tb.buf, wide, i);
+            if (t < lo)
+                lo = t;
+            if (t > hi)
+                hi = t;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_BuildValue("LLLL", (long long)n_sel, (long long)n_end, (long long)lo, (long long)hi);
+    }
+done:
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tb);
+    return result;
+}
+
+PyDoc_STRVAR(group_threads_doc,
+"group_threads(kind, thread, wide, lo, order, ptr) -> None\n\n"
+"The duration events' rows grouped by thread (a stable counting sort: file order within a thread): thread\n"
+"value lo + k's rows are order[ptr[k]:ptr[k + 1]] (int32 rows; ptr int64, one more than the thread values\n"
+"lo..hi). order must hold exactly the duration events (duration_threads' n_sel).");
+
+static PyObject *group_threads(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tb, ob, pb;
+    int wide;
+    long long lo;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*pLw*w*", &kb, &tb, &wide, &lo, &ob, &pb))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t tsz = wide ? 4 : 2;
+    if (check_buffer(&tb, tsz, "thread") < 0 || check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0)
+        goto done;
+    if (tb.len / tsz != kb.len || kb.len > INT32_MAX || pb.len / 8 < 1) {
+        PyErr_SetString(PyExc_ValueError, "group_threads: bad column lengths");
+        goto done;
+    }
+    {
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const int64_t n = kb.len, n_keys = pb.len / 8 - 1, n_order = ob.len / 4;
+        int32_t *order = (int32_t *)ob.buf;
+        int64_t *ptr = (int64_t *)pb.buf;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        memset(ptr, 0, (size_t)(n_keys + 1) * 8);
+        for (int64_t i = 0; i < n && !bad; i++) {
+            const uint8_t k = kind[i];
+            if (k < K_BEGIN || k > K_COMPLETE)
+                continue;
+            const int64_t key = thread_at(tb.buf, wide, i) - lo;
+            if (key < 0 || key >= n_keys)
+                bad = 1;
+            else
+                ptr[key + 1]++;
+        }
+        for (int64_t k = 0; k < n_keys && !bad; k++)
+            ptr[k + 1] += ptr[k];
+        if (!bad && ptr[n_keys] != n_order)
+            bad = 1;
+        /* scatter: ptr[k] is the next free slot of key k (shifted back afterwards) */
+        for (int64_t i = 0; i < n && !bad; i++) {
+            const uint8_t k = kind[i];
+            if (k < K_BEGIN || k > K_COMPLETE)
+                continue;
+            const int64_t key = thread_at(tb.buf, wide, i) - lo;
+            order[ptr[key]++] = (int32_t)i;
+        }
+        if (!bad) {
+            for (int64_t k = n_keys; k > 0; k--)
+                ptr[k] = ptr[k - 1];
+            ptr[0] = 0;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, "group_threads: thread out of range or order of the wrong size");
+        else
+            result = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&pb);
+    return result;
+}
+
+/* ------------------------------------------------------------------ stable merge sorts of int32 indexes */
+
+/* Sort idx[0:n] stably by key1[idx] (int64), then key2[idx] (int32, may be NULL); tmp holds n. */
+static void merge_sort(int32_t *idx, int32_t *tmp, int64_t n, const int64_t *key1, const int32_t *key2)
+{
+    /* bottom-up: runs of width w merged pairwise, ping-ponging between idx and tmp */
+    int32_t *src = idx, *dst = tmp;
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t a = 0; a < n; a += 2 * w) {
+            int64_t m = a + w < n ? a + w : n, e = a + 2 * w < n ? a + 2 * w : n;
+            int64_t i = a, j = m, o = a;
+            while (i < m && j < e) {
+                const int32_t x = src[i], y = src[j];
+                int take_right = key1[y] < key1[x] || (key2 && key1[y] == key1[x] && key2[y] < key2[x]);
+                dst[o++] = take_right ? src[j++] : src[i++];
+            }
+            while (i < m)
+                dst[o++] = src[i++];
+            while (j < e)
+                dst[o++] = src[j++];
+        }
+        int32_t *s = src;
+        src = dst;
+        dst = s;
+    }
+    if (src != idx)
+        memcpy(idx, src, (size_t)n * 4);
+}
+
+/* ------------------------------------------------------------------ matching one thread's slices */
+
+typedef struct {
+    int64_t end;
+    int32_t row;
+} Pending; /* a complete event's end marker, waiting in a min-heap by (end, row) */
+
+static inline int pending_less(Pending a, Pending b)
+{
+    return a.end < b.end || (a.end == b.end && a.row < b.row);
+}
+
+static void heap_push(Pending *h, int64_t *n, Pending v)
+{
+    int64_t i = (*n)++;
+    while (i > 0) {
+        int64_t p = (i - 1) / 2;
+        if (!pending_less(v, h[p]))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = v;
+}
+
+static Pending heap_pop(Pending *h, int64_t *n)
+{
+    Pending top = h[0], v = h[--(*n)];
+    int64_t i = 0, m = *n;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && pending_less(h[c + 1], h[c]))
+            c++;
+        if (!pending_less(h[c], v))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m)
+        h[i] = v;
+    return top;
+}
+
+typedef struct {
+    /* inputs */
+    const uint8_t *kind;
+    const int64_t *ts;
+    int64_t n_events;
+    const int32_t *crow; /* complete events' rows, ascending */
+    const int64_t *cend; /* their ends */
+    int64_t nc;
+    int64_t unclosed_end; /* max(trace_end, 0) */
+    /* outputs (capacity cap rows) */
+    int64_t *o_ts, *o_dur;
+    uint16_t *o_depth;
+    int32_t *o_event;
+    uint8_t *o_flags;
+    int32_t *o_parent;
+    int64_t cap;
+    /* scratch, sized for the largest thread */
+    int32_t *ev, *sort_tmp, *stack, *level, *perm;
+    int64_t *col_tmp;
+    Pending *heap;
+    int32_t *best_row; /* per level: the parent candidate (a slice of the thread) */
+    int64_t *best_ts, *best_end;
+    int64_t best_cap;
+} Ctx;
+
+/* The index of complete event `row` in crow (the search starts at *cursor: rows come mostly ascending); -1
+   when it is not there (the caller's complete ends do not match the kind column). */
+static int64_t find_complete(const Ctx *c, int32_t row, int64_t *cursor)
+{
+    int64_t lo = *cursor;
+    if (lo > c->nc || (lo > 0 && c->crow[lo - 1] >= row))
+        lo = 0;
+    /* gallop: crow[lo - 1] < row (or lo == 0); find hi with crow[hi] >= row */
+    int64_t step = 1, hi = lo;
+    while (hi < c->nc && c->crow[hi] < row) {
+        lo = hi + 1;
+        hi = lo + step;
+        step *= 2;
+        if (hi > c->nc)
+            hi = c->nc;
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (c->crow[mid] < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < c->nc && c->crow[lo] == row) {
+        *cursor = lo + 1;
+        return lo;
+    }
+    return -1;
+}
+
+/* One replay of the thread's markers (events ev[0:e] in time order, complete events' ends merged in); with
+   u_total the number of ends that find the stack empty (0 on the first replay: found by it), writing the
+   begins' slices at base + 0.. and the unmatched ends' at base + n_begins + ... Returns the number of
+   unmatched ends, or -1 for a complete event missing from crow. */
+static int64_t replay(Ctx *c, int64_t e, int64_t base, int64_t n_begins, int64_t u_total)
+{
+    const int32_t *ev = c->ev;
+    int64_t depth = 0, u = 0, k = 0, nh = 0, cursor = 0;
+    const int64_t first_ts = c->ts[ev[0]];
+    int64_t *o_ts = c->o_ts + base, *o_end = c->o_dur + base;
+    int32_t *o_event = c->o_event + base, *level = c->level;
+    uint8_t *o_flags = c->o_flags + base;
+#define END_MARKER(T, ROW)                                                                                         \
+    do {                                                                                                           \
+        if (depth == 0) {                                                                                          \
+            if (u_total) {                                                                                         \
+                int64_t s = n_begins + u;                                                                          \
+                o_ts[s] = first_ts;                                                                                \
+                o_end[s] = (T);                                                                                    \
+                level[s] = (int32_t)(u_total - 1 - u);                                                             \
+                o_event[s] = (ROW);                                                                                \
+                o_flags[s] = FLAG_UNMATCHED_END;                                                                   \
+            }                                                                                                      \
+            u++;                                                                                                   \
+        } else {                                                                                                   \
+            int32_t s = c->stack[--depth];                                                                         \
+            o_end[s] = (T);                                                                                        \
+            o_flags[s] = 0;                                                                                        \
+        }                                                                                                          \
+    } while (0)
+    for (int64_t i = 0; i < e; i++) {
+        const int32_t row = ev[i];
+        const int64_t t = c->ts[row];
+        while (nh && c->heap[0].end <= t) {
+            Pending p = heap_pop(c->heap, &nh);
+            END_MARKER(p.end, p.row);
+        }
+        const uint8_t kd = c->kind[row];
+        if (kd == K_END) {
+            END_MARKER(t, row);
+            continue;
+        }
+        int opens = 1;
+        if (kd == K_COMPLETE) {
+            int64_t j = find_complete(c, row, &cursor);
+            if (j < 0)
+                return -1;
+            const int64_t ce = c->cend[j];
+            if (ce > t)
+                heap_push(c->heap, &nh, (Pending){ce, row});
+            else
+                opens = 0;
+        }
+        /* a begin (or complete event) opens a slice at the stack's level; one of zero length closes itself */
+        o_ts[k] = t;
+        o_end[k] = t;
+        level[k] = (int32_t)(depth + (u_total - u));
+        o_event[k] = row;
+        o_flags[k] = opens ? FLAG_UNCLOSED : 0;
+        if (opens)
+            c->stack[depth++] = (int32_t)k;
+        k++;
+    }
+    while (nh) {
+        Pending p = heap_pop(c->heap, &nh);
+        END_MARKER(p.end, p.row);
+    }
+#undef END_MARKER
+    while (depth)
+        o_end[c->stack[--depth]] = c->unclosed_end;
+    for (int64_t s = 0; s < n_begins; s++)
+        if (o_end[s] < o_ts[s])
+            o_end[s] = o_ts[s];
+    return u;
+}
+
+/* Permute the thread's rows (and their levels) by perm (old index of each new position). */
+#define PERMUTE(TYPE, COL)                                                                                          \
+    do {                                                                                                           \
+        TYPE *tmp_ = (TYPE *)c->col_tmp;                                                                           \
+        for (int64_t i = 0; i < s; i++)                                                                            \
+            tmp_[i] = (COL)[perm[i]];                                                                              \
+        memcpy((COL), tmp_, (size_t)s * sizeof(TYPE));                                                             \
+    } while (0)
+
+/* 0: done; 1: the output needs *need rows of capacity from base; -1: a complete event missing; -2: no memory */
+static int match_thread(Ctx *c, const int32_t *rows, int64_t e, int64_t base, int64_t *need)
+{
+    int64_t n_begins = 0;
+    int in_order = 1;
+    for (int64_t i = 0; i < e; i++) {
+        n_begins += c->kind[rows[i]] != K_END;
+        if (i && c->ts[rows[i]] < c->ts[rows[i - 1]])
+            in_order = 0;
+    }
+    if (base + n_begins > c->cap) {
+        *need = n_begins;
+        return 1;
+    }
+    memcpy(c->ev, rows, (size_t)e * 4);
+    if (!in_order)
+        merge_sort(c->ev, c->sort_tmp, e, c->ts, NULL);
+    int64_t u = replay(c, e, base, n_begins, 0);
+    if (u < 0)
+        return -1;
+    if (u) {
+        if (base + n_begins + u > c->cap) {
+            *need = n_begins + u;
+            return 1;
+        }
+        replay(c, e, base, n_begins, u);
+    }
+    const int64_t s = n_begins + u;
+    int64_t *o_ts = c->o_ts + base, *o_end = c->o_dur + base;
+    int32_t *level = c->level;
+    /* rows by (start, level), ties in this order: the begins in marker order are by start; resorted only
+       when unmatched ends were added or a shallower slice follows a deeper one of the same start */
+    int sort = u != 0;
+    for (int64_t i = 1; i < s && !sort; i++)
+        sort = o_ts[i] == o_ts[i - 1] && level[i] < level[i - 1];
+    if (sort) {
+        int32_t *perm = c->perm;
+        for (int64_t i = 0; i < s; i++)
+            perm[i] = (int32_t)i;
+        merge_sort(perm, c->sort_tmp, s, o_ts, level);
+        PERMUTE(int64_t, o_ts);
+        PERMUTE(int64_t, o_end);
+        PERMUTE(int32_t, c->o_event + base);
+        PERMUTE(uint8_t, c->o_flags + base);
+        PERMUTE(int32_t, level);
+    }
+    /* parents: per level, the last slice so far (the longest of those starting with it, the last on a tie) */
+    int64_t top = 0;
+    for (int64_t i = 0; i < s; i++)
+        if (level[i] > top)
+            top = level[i];
+    if (top + 1 > c->best_cap) {
+        int64_t want = top + 1;
+        int32_t *r = realloc(c->best_row, (size_t)want * 4);
+        if (r)
+            c->best_row = r;
+        int64_t *bt = realloc(c->best_ts, (size_t)want * 8);
+        if (bt)
+            c->best_ts = bt;
+        int64_t *be = realloc(c->best_end, (size_t)want * 8);
+        if (be)
+            c->best_end = be;
+        if (!r || !bt || !be)
+            return -2;
+        c->best_cap = want;
+    }
+    for (int64_t d = 0; d <= top; d++)
+        c->best_row[d] = -1;
+    int32_t *o_parent = c->o_parent + base;
+    uint16_t *o_depth = c->o_depth + base;
+    int64_t *o_dur = c->o_dur + base;
+    for (int64_t i = 0; i < s; i++) {
+        const int32_t d = level[i];
+        const int64_t t = o_ts[i], en = o_end[i];
+        o_parent[i] = d > 0 && c->best_row[d - 1] >= 0 ? (int32_t)(base + c->best_row[d - 1]) : -1;
+        if (c->best_row[d] < 0 || c->best_ts[d] != t || en >= c->best_end[d]) {
+            c->best_row[d] = (int32_t)i;
+            c->best_ts[d] = t;
+            c->best_end[d] = en;
+        }
+        o_depth[i] = (uint16_t)d;
+        o_dur[i] = (int64_t)((uint64_t)en - (uint64_t)t);
+    }
+    *need = s;
+    return 0;
+}
+
+PyDoc_STRVAR(match_threads_doc,
+"match_threads(kind, ts, order, ptr, key, key_end, crow, cend, trace_end, ts_out, dur_out, depth_out,\n"
+"              event_out, flags_out, parent_out, n_out) -> (n_out, key, need)\n\n"
+"Slices of the threads key..key_end - 1 (their duration events' rows order[ptr[k]:ptr[k + 1]], each thread's\n"
+"in file order), matched as core/trace/slices.py's numpy path does, written from row n_out of the outputs\n"
+"(int64 ts, int64 dur, uint16 depth, int32 event, uint8 flags, int32 parent: rows of the outputs). crow and\n"
+"cend: the complete events' rows (int32, ascending) and ends. Stops at the first thread whose slices do not\n"
+"fit the outputs: returns where it stopped and the rows that thread needs (need 0 when all were done).");
+
+static PyObject *match_threads(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tsb, ob, pb, crb, ceb, o1, o2, o3, o4, o5, o6;
+    long long key, key_end, trace_end, n_out;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*LLy*y*Lw*w*w*w*w*w*L", &kb, &tsb, &ob, &pb, &key, &key_end, &crb, &ceb,
+                          &trace_end, &o1, &o2, &o3, &o4, &o5, &o6, &n_out))
+        return NULL;
+    PyObject *result = NULL;
+    Ctx c;
+    memset(&c, 0, sizeof c);
+    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 ||
+        check_buffer(&crb, 4, "crow") < 0 || check_buffer(&ceb, 8, "cend") < 0 || check_buffer(&o1, 8, "ts_out") < 0 ||
+        check_buffer(&o2, 8, "dur_out") < 0 || check_buffer(&o3, 2, "depth_out") < 0 ||
+        check_buffer(&o4, 4, "event_out") < 0 || check_buffer(&o6, 4, "parent_out") < 0)
+        goto done;
+    {
+        const int64_t n_events = kb.len, n_order = ob.len / 4, n_keys = pb.len / 8 - 1;
+        const int64_t cap = o1.len / 8;
+        if (tsb.len / 8 != n_events || n_events > INT32_MAX || crb.len / 4 != ceb.len / 8 || o2.len / 8 != cap ||
+            o3.len / 2 != cap || o4.len / 4 != cap || o5.len != cap || o6.len / 4 != cap || cap > INT32_MAX ||
+            key < 0 || key_end > n_keys || key > key_end || n_out < 0 || n_out > cap) {
+            PyErr_SetString(PyExc_ValueError, "match_threads: bad buffer sizes or ranges");
+            goto done;
+        }
+        const int64_t *ptr = (const int64_t *)pb.buf;
+        const int32_t *order = (const int32_t *)ob.buf;
+        /* the threads' extents, and every row, checked before anything is read through them */
+        int64_t largest = 0;
+        for (int64_t k = key; k < key_end; k++) {
+            if (ptr[k] < 0 || ptr[k + 1] < ptr[k] || ptr[k + 1] > n_order) {
+                PyErr_SetString(PyExc_ValueError, "match_threads: ptr out of range");
+                goto done;
+            }
+            if (ptr[k + 1] - ptr[k] > largest)
+                largest = ptr[k + 1] - ptr[k];
+        }
+        c.kind = (const uint8_t *)kb.buf;
+        c.ts = (const int64_t *)tsb.buf;
+        c.n_events = n_events;
+        c.crow = (const int32_t *)crb.buf;
+        c.cend = (const int64_t *)ceb.buf;
+        c.nc = crb.len / 4;
+        c.unclosed_end = trace_end > 0 ? trace_end : 0;
+        c.o_ts = (int64_t *)o1.buf;
+        c.o_dur = (int64_t *)o2.buf;
+        c.o_depth = (uint16_t *)o3.buf;
+        c.o_event = (int32_t *)o4.buf;
+        c.o_flags = (uint8_t *)o5.buf;
+        c.o_parent = (int32_t *)o6.buf;
+        c.cap = cap;
+        /* a thread of e events makes at most 2e slices (a complete event and its unmatched end) */
+        const size_t e1 = (size_t)(largest ? largest : 1), e2 = 2 * e1;
+        c.ev = malloc(e1 * 4);
+        c.sort_tmp = malloc(e2 * 4);
+        c.stack = malloc(e1 * 4);
+        c.level = malloc(e2 * 4);
+        c.perm = malloc(e2 * 4);
+        c.col_tmp = malloc(e2 * 8);
+        c.heap = malloc(e1 * sizeof(Pending));
+        if (!c.ev || !c.sort_tmp || !c.stack || !c.level || !c.perm || !c.col_tmp || !c.heap) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int status = 0, bad_row = 0;
+        int64_t need = 0, out = n_out, k = key;
+        Py_BEGIN_ALLOW_THREADS
+        for (; k < key_end; k++) {
+            const int64_t a = ptr[k], e = ptr[k + 1] - a;
+            if (!e)
+                continue;
+            for (int64_t i = 0; i < e; i++) {
+                const int32_t r = order[a + i];
+                if (r < 0 || r >= n_events || c.kind[r] < K_BEGIN || c.kind[r] > K_COMPLETE)
+                    bad_row = 1;
+            }
+            if (bad_row)
+                break;
+            status = match_thread(&c, order + a, e, out, &need);
+            if (status)
+                break;
+            out += need;
+            need = 0;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad_row)
+            PyErr_SetString(PyExc_ValueError, "match_threads: a row out of range or not a duration event");
+        else if (status == -1)
+            PyErr_SetString(PyExc_ValueError, "match_threads: a complete event without an end");
+        else if (status == -2)
+            PyErr_NoMemory();
+        else
+            result = Py_BuildValue("LLL", (long long)out, (long long)k, (long long)(status == 1 ? need : 0));
+    }
+done:
+    free(c.ev);
+    free(c.sort_tmp);
+    free(c.stack);
+    free(c.level);
+    free(c.perm);
+    free(c.col_tmp);
+    free(c.heap);
+    free(c.best_row);
+    free(c.best_ts);
+    free(c.best_end);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&crb);
+    PyBuffer_Release(&ceb);
+    PyBuffer_Release(&o1);
+    PyBuffer_Release(&o2);
+    PyBuffer_Release(&o3);
+    PyBuffer_Release(&o4);
+    PyBuffer_Release(&o5);
+    PyBuffer_Release(&o6);
+    return result;
+}
+
+/* ------------------------------------------------------------------ the LOD pyramid's bucket summaries */
+
+#define MAX_LEVELS 64
+#define LONG_BUCKETS 64
+
+typedef struct {
+    const void *order;
+    int order_wide;
+    const int64_t *ts, *dur_a, *dur_b; /* dur = dur_a[row] - dur_b[row] when dur_b, else dur_a[row] */
+    const int32_t *lane;
+    int64_t n_rows, n_lanes;
+    uint64_t origin;
+    int n_levels;
+    int64_t shift[MAX_LEVELS];
+} PyrIn;
+
+static inline int64_t order_at(const PyrIn *p, int64_t i)
+{
+    return p->order_wide ? ((const int64_t *)p->order)[i] : (int64_t)((const int32_t *)p->order)[i];
+}
+
+/* Per level, one entry per run of equal (lane, bucket) among the slices shorter than LONG_BUCKETS buckets,
+   in order: its number of slices, and its first longest slice. State per level (STATE int64s): entries and
+   long slices so far, the largest count, the next lane of lane_ptr to set, and for filling the offsets of
+   the level's entries in bucket/row, of its counts in count16 or count32 (wide: 1), of its long slices in
+   longpos. Counting (o NULL) updates the first three; filling writes the outputs, each write bounds-checked.
+   Returns -1 for a row or lane out of range, lanes not ascending or an output overrun. */
+enum { S_ENTRIES, S_LONGS, S_MAXCOUNT, S_NEXT_LANE, S_ENTRY_OFF, S_COUNT_OFF, S_WIDE, S_LONG_OFF, STATE };
+
+typedef struct {
+    int32_t *bucket, *row, *count32;
+    uint16_t *count16;
+    int64_t *longpos, *lane_ptr; /* lane_ptr: n_levels * (n_lanes + 1) */
+    int64_t n_entries, n16, n32, n_long;
+} PyrOut;
+
+static int pyramid_pass(const PyrIn *p, int64_t a, int64_t b, int64_t *state, const PyrOut *o)
+{
+    int64_t cur_lane[MAX_LEVELS], cur_b[MAX_LEVELS], cur_long[MAX_LEVELS], cur_count[MAX_LEVELS];
+    int64_t cur_e[MAX_LEVELS], cur_c[MAX_LEVELS], thresh[MAX_LEVELS];
+    int never_long[MAX_LEVELS];
+    for (int l = 0; l < p->n_levels; l++) {
+        cur_lane[l] = -1;
+        cur_b[l] = cur_long[l] = cur_count[l] = 0;
+        cur_e[l] = cur_c[l] = -1;
+        never_long[l] = p->shift[l] >= 57; /* LONG_BUCKETS << shift passes int64: no duration reaches it */
+        thresh[l] = never_long[l] ? 0 : ((int64_t)LONG_BUCKETS << p->shift[l]);
+    }
+    int64_t prev_lane = -1;
+    for (int64_t i = a; i < b; i++) {
+        const int64_t row = order_at(p, i);
+        if (row < 0 || row >= p->n_rows)
+            return -1;
+        const int64_t lane = p->lane[row];
+        if (lane < 0 || lane >= p->n_lanes || lane < prev_lane)
+            return -1;
+        prev_lane = lane;
+        const int64_t d = p->dur_b ? (int64_t)((uint64_t)p->dur_a[row] - (uint64_t)p->dur_b[row]) : p->dur_a[row];
+        const uint64_t rel = (uint64_t)p->ts[row] - p->origin;
+        for (int l = 0; l < p->n_levels; l++) {
+            int64_t *st = state + STATE * l;
+            if (!never_long[l] && d >= thresh[l]) {
+                if (o) {
+                    const int64_t at = st[S_LONG_OFF] + st[S_LONGS];
+                    if (at < 0 || at >= o->n_long)
+                        return -1;
+                    o->longpos[at] = i;
+                }
+                st[S_LONGS]++;
+                continue;
+            }
+            const int64_t bk = (int64_t)(rel >> p->shift[l]);
+            if (lane == cur_lane[l] && bk == cur_b[l]) {
+                cur_count[l]++;
+                if (o) {
+                    if (d > cur_long[l])
+                        o->row[cur_e[l]] = (int32_t)row;
+                    if (st[S_WIDE])
+                        o->count32[cur_c[l]] = (int32_t)cur_count[l];
+                    else
+                        o->count16[cur_c[l]] = (uint16_t)cur_count[l];
+                }
+                if (d > cur_long[l])
+                    cur_long[l] = d;
+                continue;
+            }
+            if (cur_count[l] > st[S_MAXCOUNT])
+                st[S_MAXCOUNT] = cur_count[l];
+            cur_lane[l] = lane;
+            cur_b[l] = bk;
+            cur_long[l] = d;
+            cur_count[l] = 1;
+            if (o) {
+                const int64_t e = st[S_ENTRY_OFF] + st[S_ENTRIES], ce = st[S_COUNT_OFF] + st[S_ENTRIES];
+                if (e < 0 || e >= o->n_entries || ce < 0 || ce >= (st[S_WIDE] ? o->n32 : o->n16) ||
+                    st[S_NEXT_LANE] < 0)
+                    return -1;
+                cur_e[l] = e;
+                cur_c[l] = ce;
+                o->bucket[e] = (int32_t)bk;
+                o->row[e] = (int32_t)row;
+                if (st[S_WIDE])
+                    o->count32[ce] = 1;
+                else
+                    o->count16[ce] = 1;
+                int64_t *ptr = o->lane_ptr + l * (p->n_lanes + 1);
+                while (st[S_NEXT_LANE] <= lane)
+                    ptr[st[S_NEXT_LANE]++] = st[S_ENTRIES];
+            }
+            st[S_ENTRIES]++;
+        }
+    }
+    for (int l = 0; l < p->n_levels; l++)
+        if (cur_count[l] > state[STATE * l + S_MAXCOUNT])
+            state[STATE * l + S_MAXCOUNT] = cur_count[l];
+    return 0;
+}
+
+PyDoc_STRVAR(pyramid_doc,
+"pyramid(order, order_wide, ts, dur_a, dur_b, lane, n_lanes, origin, shifts, a, b, state[, bucket, row,\n"
+"        count16, count32, longpos, lane_ptr]) -> None\n\n"
+"The bucket summaries of core/trace/lod.py at every level (shifts: int64), over the slices order[a:b] (rows,\n"
+"int32 or int64 when order_wide; by lane, then start; each lane whole). dur is dur_a[row] - dur_b[row], or\n"
+"dur_a[row] when dur_b is None. state: int64, 8 per level (see pyramid_pass). Without the outputs it counts;\n"
+"with them it fills each level's bucket/row (int32) and counts (uint16 count16 or int32 count32) from its\n"
+"offsets, longpos (int64 positions in order of the long slices) and lane_ptr (n_levels rows of n_lanes + 1:\n"
+"a lane's first entry, from the level's start; the caller sets those past the last lane). Raises ValueError\n"
+"for a row or lane out of range, lanes not ascending or outputs too small.");
+
+static PyObject *pyramid(PyObject *self, PyObject *args)
+{
+    Py_buffer ob, tsb, dab, db = {0}, lb, sb, stb;
+    Py_buffer bb = {0}, rb = {0}, c16 = {0}, c32 = {0}, lpb = {0}, ptb = {0};
+    PyObject *dur_b_obj;
+    int order_wide;
+    long long n_lanes, a, b;
+    unsigned long long origin;
+    (void)self;
+    const int fill = PyTuple_GET_SIZE(args) > 12;
+    if (!PyArg_ParseTuple(args, "y*py*y*Oy*LKy*LLw*|w*w*w*w*w*w*", &ob, &order_wide, &tsb, &dab, &dur_b_obj, &lb,
+                          &n_lanes, &origin, &sb, &a, &b, &stb, &bb, &rb, &c16, &c32, &lpb, &ptb))
+        return NULL;
+    PyObject *result = NULL;
+    int have_db = 0;
+    if (dur_b_obj != Py_None) {
+        if (PyObject_GetBuffer(dur_b_obj, &db, PyBUF_SIMPLE) < 0)
+            goto done;
+        have_db = 1;
+    }
+    if (check_buffer(&ob, order_wide ? 8 : 4, "order") < 0 || check_buffer(&tsb, 8, "ts") < 0 ||
+        check_buffer(&dab, 8, "dur_a") < 0 || (have_db && check_buffer(&db, 8, "dur_b") < 0) ||
+        check_buffer(&lb, 4, "lane") < 0 || check_buffer(&sb, 8, "shifts") < 0 || check_buffer(&stb, 8, "state") < 0)
+        goto done;
+    PyrIn p;
+    p.order = ob.buf;
+    p.order_wide = order_wide;
+    p.ts = (const int64_t *)tsb.buf;
+    p.dur_a = (const int64_t *)dab.buf;
+    p.dur_b = have_db ? (const int64_t *)db.buf : NULL;
+    p.lane = (const int32_t *)lb.buf;
+    p.n_rows = tsb.len / 8;
+    p.n_lanes = n_lanes;
+    p.origin = (uint64_t)origin;
+    p.n_levels = (int)(sb.len / 8);
+    const int64_t n_order = ob.len / (order_wide ? 8 : 4);
+    if (dab.len / 8 != p.n_rows || (have_db && db.len / 8 != p.n_rows) || lb.len / 4 != p.n_rows ||
+        p.n_rows > INT32_MAX || p.n_levels > MAX_LEVELS || stb.len / 8 != STATE * p.n_levels || a < 0 || b < a ||
+        b > n_order || n_lanes < 0) {
+        PyErr_SetString(PyExc_ValueError, "pyramid: bad buffer sizes or ranges");
+        goto done;
+    }
+    for (int l = 0; l < p.n_levels; l++) {
+        p.shift[l] = ((const int64_t *)sb.buf)[l];
+        if (p.shift[l] < 0 || p.shift[l] > 63) {
+            PyErr_SetString(PyExc_ValueError, "pyramid: shift out of range");
+            goto done;
+        }
+    }
+    int64_t *state = (int64_t *)stb.buf;
+    PyrOut o, *out = NULL;
+    if (fill) {
+        if (PyTuple_GET_SIZE(args) != 18 || check_buffer(&bb, 4, "bucket") < 0 || check_buffer(&rb, 4, "row") < 0 ||
+            check_buffer(&c16, 2, "count16") < 0 || check_buffer(&c32, 4, "count32") < 0 ||
+            check_buffer(&lpb, 8, "longpos") < 0 || check_buffer(&ptb, 8, "lane_ptr") < 0)
+            goto done;
+        if (rb.len != bb.len || ptb.len / 8 != p.n_levels * (n_lanes + 1)) {
+            PyErr_SetString(PyExc_ValueError, "pyramid: bad output sizes");
+            goto done;
+        }
+        for (int l = 0; l < p.n_levels; l++) {
+            const int64_t next = state[STATE * l + S_NEXT_LANE];
+            if (next < 0 || next > n_lanes + 1) {
+                PyErr_SetString(PyExc_ValueError, "pyramid: bad state");
+                goto done;
+            }
+        }
+        o.bucket = (int32_t *)bb.buf;
+        o.row = (int32_t *)rb.buf;
+        o.count16 = (uint16_t *)c16.buf;
+        o.count32 = (int32_t *)c32.buf;
+        o.longpos = (int64_t *)lpb.buf;
+        o.lane_ptr = (int64_t *)ptb.buf;
+        o.n_entries = bb.len / 4;
+        o.n16 = c16.len / 2;
+        o.n32 = c32.len / 4;
+        o.n_long = lpb.len / 8;
+        out = &o;
+    }
+    {
+        int status;
+        Py_BEGIN_ALLOW_THREADS
+        status = pyramid_pass(&p, a, b, state, out);
+        Py_END_ALLOW_THREADS
+        if (status < 0)
+            PyErr_SetString(PyExc_ValueError,
+                            "pyramid: a row or lane out of range, lanes not ascending, or outputs too small");
+        else
+            result = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&dab);
+    if (have_db)
+        PyBuffer_Release(&db);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&stb);
+    if (fill) {
+        PyBuffer_Release(&bb);
+        PyBuffer_Release(&rb);
+        PyBuffer_Release(&c16);
+        PyBuffer_Release(&c32);
+        PyBuffer_Release(&lpb);
+        PyBuffer_Release(&ptb);
+    }
+    return result;
+}
+
+/* ------------------------------------------------------------------ the overview's density */
+
+PyDoc_STRVAR(density_doc,
+"density(ts, start, scale, counts) -> None\n\n"
+"counts[bin] += 1 per int64 timestamp, bin = int64((ts - start) * scale) clipped to the counts (ts - start\n"
+"wrapping as numpy's int64 does, the float conversion of a value out of int64's range reading as the most\n"
+"negative int64, as numpy's astype does on x86): core/trace/model.py's _density, one pass.");
+
+static PyObject *density(PyObject *self, PyObject *args)
+{
+    Py_buffer tsb, cb;
+    long long start;
+    double scale;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*Ldw*", &tsb, &start, &scale, &cb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&cb, 8, "counts") < 0)
+        goto done;
+    {
+        const int64_t *ts = (const int64_t *)tsb.buf;
+        int64_t *counts = (int64_t *)cb.buf;
+        const int64_t n = tsb.len / 8, bins = cb.len / 8;
+        if (bins < 1) {
+            PyErr_SetString(PyExc_ValueError, "density: no bins");
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n; i++) {
+            const double x = (double)(int64_t)((uint64_t)ts[i] - (uint64_t)start) * scale;
+            int64_t bin;
+            if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+                bin = 0; /* (numpy: INT64_MIN, clipped to 0) */
+            else {
+                bin = (int64_t)x;
+                bin = bin < 0 ? 0 : (bin > bins - 1 ? bins - 1 : bin);
+            }
+            counts[bin]++;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&cb);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
+    {"group_threads", group_threads, METH_VARARGS, group_threads_doc},
+    {"match_threads", match_threads, METH_VARARGS, match_threads_doc},
+    {"pyramid", pyramid, METH_VARARGS, pyramid_doc},
+    {"density", density, METH_VARARGS, density_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "slice_kernels",
+    "The model build's sequential loops (slice matching, pyramid summaries, density), compiled.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit_slice_kernels(void)
+{
+    return PyModule_Create(&module);
+}
