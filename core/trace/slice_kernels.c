@@ -587,6 +587,102 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ the slices' lanes */
+
+PyDoc_STRVAR(lane_rows_doc,
+"lane_rows(ev_thread, wide, event, depth, rows, starts) -> n_lanes\n\n"
+"The slice rows by (thread, depth), each lane's rows in row order (a stable counting sort by depth of each\n"
+"thread's rows: the slices are by thread), into rows (int32), and where each lane starts in them into\n"
+"starts (int64, as many as the slices at most). A slice's thread is ev_thread[event[row]] (int16, int32 when\n"
+"wide); depth is uint16. Raises ValueError for an event out of range or threads not ascending.");
+
+static PyObject *lane_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer tb, eb, db, rb, sb;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*y*w*w*", &tb, &wide, &eb, &db, &rb, &sb))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *count = NULL;
+    if (check_buffer(&tb, wide ? 4 : 2, "ev_thread") < 0 || check_buffer(&eb, 4, "event") < 0 ||
+        check_buffer(&db, 2, "depth") < 0 || check_buffer(&rb, 4, "rows") < 0 || check_buffer(&sb, 8, "starts") < 0)
+        goto done;
+    {
+        const int64_t n = eb.len / 4, n_ev = tb.len / (wide ? 4 : 2);
+        if (db.len / 2 != n || rb.len / 4 != n || sb.len / 8 < n || n > INT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "lane_rows: bad buffer sizes");
+            goto done;
+        }
+        count = malloc((65536 + 1) * sizeof(int64_t));
+        if (!count) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const int32_t *event = (const int32_t *)eb.buf;
+        const uint16_t *depth = (const uint16_t *)db.buf;
+        int32_t *rows = (int32_t *)rb.buf;
+        int64_t *starts = (int64_t *)sb.buf;
+        int64_t n_lanes = 0;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        int64_t a = 0, prev_thread = INT64_MIN;
+        while (a < n && !bad) {
+            if (event[a] < 0 || event[a] >= n_ev) {
+                bad = 1;
+                break;
+            }
+            const int64_t t = thread_at(tb.buf, wide, event[a]);
+            if (t < prev_thread) {
+                bad = 1;
+                break;
+            }
+            prev_thread = t;
+            int64_t b = a + 1, top = depth[a];
+            while (b < n) {
+                if (event[b] < 0 || event[b] >= n_ev) {
+                    bad = 1;
+                    break;
+                }
+                if (thread_at(tb.buf, wide, event[b]) != t)
+                    break;
+                if (depth[b] > top)
+                    top = depth[b];
+                b++;
+            }
+            if (bad)
+                break;
+            memset(count, 0, (size_t)(top + 1) * sizeof(int64_t));
+            for (int64_t i = a; i < b; i++)
+                count[depth[i]]++;
+            int64_t at = a;
+            for (int64_t d = 0; d <= top; d++) {
+                const int64_t c = count[d];
+                count[d] = at;
+                if (c)
+                    starts[n_lanes++] = at;
+                at += c;
+            }
+            for (int64_t i = a; i < b; i++)
+                rows[count[depth[i]]++] = (int32_t)i;
+            a = b;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, "lane_rows: an event out of range or threads not ascending");
+        else
+            result = PyLong_FromLongLong((long long)n_lanes);
+    }
+done:
+    free(count);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&sb);
+    return result;
+}
+
 /* ------------------------------------------------------------------ the LOD pyramid's bucket summaries */
 
 #define MAX_LEVELS 64
@@ -625,84 +721,111 @@ typedef struct {
 
 static int pyramid_pass(const PyrIn *p, int64_t a, int64_t b, int64_t *state, const PyrOut *o)
 {
+    /* the state in locals while the loop runs (written back at the end): no store through `state` a slice */
     int64_t cur_lane[MAX_LEVELS], cur_b[MAX_LEVELS], cur_long[MAX_LEVELS], cur_count[MAX_LEVELS];
     int64_t cur_e[MAX_LEVELS], cur_c[MAX_LEVELS], thresh[MAX_LEVELS];
-    int never_long[MAX_LEVELS];
-    for (int l = 0; l < p->n_levels; l++) {
+    int64_t n_ent[MAX_LEVELS], n_long[MAX_LEVELS], max_count[MAX_LEVELS], next_lane[MAX_LEVELS];
+    int64_t e_off[MAX_LEVELS], c_off[MAX_LEVELS], l_off[MAX_LEVELS], c_cap[MAX_LEVELS];
+    int wide[MAX_LEVELS], never_long[MAX_LEVELS];
+    const int n_levels = p->n_levels;
+    for (int l = 0; l < n_levels; l++) {
+        const int64_t *st = state + STATE * l;
         cur_lane[l] = -1;
         cur_b[l] = cur_long[l] = cur_count[l] = 0;
         cur_e[l] = cur_c[l] = -1;
         never_long[l] = p->shift[l] >= 57; /* LONG_BUCKETS << shift passes int64: no duration reaches it */
-        thresh[l] = never_long[l] ? 0 : ((int64_t)LONG_BUCKETS << p->shift[l]);
+        thresh[l] = never_long[l] ? INT64_MAX : ((int64_t)LONG_BUCKETS << p->shift[l]);
+        n_ent[l] = st[S_ENTRIES];
+        n_long[l] = st[S_LONGS];
+        max_count[l] = st[S_MAXCOUNT];
+        next_lane[l] = st[S_NEXT_LANE];
+        e_off[l] = st[S_ENTRY_OFF];
+        c_off[l] = st[S_COUNT_OFF];
+        l_off[l] = st[S_LONG_OFF];
+        wide[l] = st[S_WIDE] != 0;
+        c_cap[l] = o ? (wide[l] ? o->n32 : o->n16) : 0;
     }
     int64_t prev_lane = -1;
-    for (int64_t i = a; i < b; i++) {
+    int status = 0;
+    for (int64_t i = a; i < b && !status; i++) {
         const int64_t row = order_at(p, i);
-        if (row < 0 || row >= p->n_rows)
-            return -1;
+        if (row < 0 || row >= p->n_rows) {
+            status = -1;
+            break;
+        }
         const int64_t lane = p->lane[row];
-        if (lane < 0 || lane >= p->n_lanes || lane < prev_lane)
-            return -1;
+        if (lane < 0 || lane >= p->n_lanes || lane < prev_lane) {
+            status = -1;
+            break;
+        }
         prev_lane = lane;
         const int64_t d = p->dur_b ? (int64_t)((uint64_t)p->dur_a[row] - (uint64_t)p->dur_b[row]) : p->dur_a[row];
         const uint64_t rel = (uint64_t)p->ts[row] - p->origin;
-        for (int l = 0; l < p->n_levels; l++) {
-            int64_t *st = state + STATE * l;
-            if (!never_long[l] && d >= thresh[l]) {
+        for (int l = 0; l < n_levels; l++) {
+            if (d >= thresh[l] && !never_long[l]) {
                 if (o) {
-                    const int64_t at = st[S_LONG_OFF] + st[S_LONGS];
-                    if (at < 0 || at >= o->n_long)
-                        return -1;
+                    const int64_t at = l_off[l] + n_long[l];
+                    if (at < 0 || at >= o->n_long) {
+                        status = -1;
+                        break;
+                    }
                     o->longpos[at] = i;
                 }
-                st[S_LONGS]++;
+                n_long[l]++;
                 continue;
             }
             const int64_t bk = (int64_t)(rel >> p->shift[l]);
             if (lane == cur_lane[l] && bk == cur_b[l]) {
-                cur_count[l]++;
+                const int64_t c = ++cur_count[l];
                 if (o) {
                     if (d > cur_long[l])
                         o->row[cur_e[l]] = (int32_t)row;
-                    if (st[S_WIDE])
-                        o->count32[cur_c[l]] = (int32_t)cur_count[l];
+                    if (wide[l])
+                        o->count32[cur_c[l]] = (int32_t)c;
                     else
-                        o->count16[cur_c[l]] = (uint16_t)cur_count[l];
+                        o->count16[cur_c[l]] = (uint16_t)c;
                 }
                 if (d > cur_long[l])
                     cur_long[l] = d;
                 continue;
             }
-            if (cur_count[l] > st[S_MAXCOUNT])
-                st[S_MAXCOUNT] = cur_count[l];
+            if (cur_count[l] > max_count[l])
+                max_count[l] = cur_count[l];
             cur_lane[l] = lane;
             cur_b[l] = bk;
             cur_long[l] = d;
             cur_count[l] = 1;
             if (o) {
-                const int64_t e = st[S_ENTRY_OFF] + st[S_ENTRIES], ce = st[S_COUNT_OFF] + st[S_ENTRIES];
-                if (e < 0 || e >= o->n_entries || ce < 0 || ce >= (st[S_WIDE] ? o->n32 : o->n16) ||
-                    st[S_NEXT_LANE] < 0)
-                    return -1;
+                const int64_t e = e_off[l] + n_ent[l], ce = c_off[l] + n_ent[l];
+                if (e < 0 || e >= o->n_entries || ce < 0 || ce >= c_cap[l] || next_lane[l] < 0) {
+                    status = -1;
+                    break;
+                }
                 cur_e[l] = e;
                 cur_c[l] = ce;
                 o->bucket[e] = (int32_t)bk;
                 o->row[e] = (int32_t)row;
-                if (st[S_WIDE])
+                if (wide[l])
                     o->count32[ce] = 1;
                 else
                     o->count16[ce] = 1;
                 int64_t *ptr = o->lane_ptr + l * (p->n_lanes + 1);
-                while (st[S_NEXT_LANE] <= lane)
-                    ptr[st[S_NEXT_LANE]++] = st[S_ENTRIES];
+                while (next_lane[l] <= lane)
+                    ptr[next_lane[l]++] = n_ent[l];
             }
-            st[S_ENTRIES]++;
+            n_ent[l]++;
         }
     }
-    for (int l = 0; l < p->n_levels; l++)
-        if (cur_count[l] > state[STATE * l + S_MAXCOUNT])
-            state[STATE * l + S_MAXCOUNT] = cur_count[l];
-    return 0;
+    for (int l = 0; l < n_levels; l++) {
+        int64_t *st = state + STATE * l;
+        if (cur_count[l] > max_count[l])
+            max_count[l] = cur_count[l];
+        st[S_ENTRIES] = n_ent[l];
+        st[S_LONGS] = n_long[l];
+        st[S_MAXCOUNT] = max_count[l];
+        st[S_NEXT_LANE] = next_lane[l];
+    }
+    return status;
 }
 
 PyDoc_STRVAR(pyramid_doc,
@@ -878,6 +1001,7 @@ static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"group_threads", group_threads, METH_VARARGS, group_threads_doc},
     {"match_threads", match_threads, METH_VARARGS, match_threads_doc},
+    {"lane_rows", lane_rows, METH_VARARGS, lane_rows_doc},
     {"pyramid", pyramid, METH_VARARGS, pyramid_doc},
     {"density", density, METH_VARARGS, density_doc},
     {NULL, NULL, 0, NULL},
