@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fxscope.core.trace import compiled
 from fxscope.core.trace.built_once import BuiltOnce, once_property
 from fxscope.core.trace.complete_ends import CompleteEnds
-from fxscope.core.trace import compiled
 from fxscope.core.trace.gathered import Difference, Gathered
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
@@ -422,7 +422,8 @@ class TraceModel:
         order = []  # the rows by (lane, start): each track's rows by (depth, start), tracks in lane order
         for track in self.tracks:
             track.lane_base = base
-            lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
+            lane[track.lo : track.hi] = s.depth[track.lo : track.hi]
+            lane[track.lo : track.hi] += base  # (in int32: past 65,536 lanes a uint16 sum would wrap or raise)
             base += track.max_depth + 1
             order.append(self.lanes.get().thread_rows[track.thread])
         lanes = self.lanes.get()
