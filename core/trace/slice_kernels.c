@@ -951,6 +951,20 @@ done:
 
 /* ------------------------------------------------------------------ the overview's density */
 
+#define DENSITY_BLOCK 64
+
+/* The bin of time t: int64((t - start) * scale) clipped to 0..bins - 1, t - start wrapping as numpy's int64
+   does; -1 for a float out of int64's range (NaN too), which numpy's astype on x86 reads as the most negative
+   int64: bin 0 (the caller's). */
+static inline int64_t density_bin(int64_t t, int64_t start, double scale, int64_t bins)
+{
+    const double x = (double)(int64_t)((uint64_t)t - (uint64_t)start) * scale;
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+        return -1;
+    const int64_t bin = (int64_t)x;
+    return bin < 0 ? 0 : (bin > bins - 1 ? bins - 1 : bin);
+}
+
 PyDoc_STRVAR(density_doc,
 "density(ts, start, scale, counts) -> None\n\n"
 "counts[bin] += 1 per int64 timestamp, bin = int64((ts - start) * scale) clipped to the counts (ts - start\n"
@@ -977,16 +991,32 @@ static PyObject *density(PyObject *self, PyObject *args)
             goto done;
         }
         Py_BEGIN_ALLOW_THREADS
-        for (int64_t i = 0; i < n; i++) {
-            const double x = (double)(int64_t)((uint64_t)ts[i] - (uint64_t)start) * scale;
-            int64_t bin;
-            if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
-                bin = 0; /* (numpy: INT64_MIN, clipped to 0) */
-            else {
-                bin = (int64_t)x;
-                bin = bin < 0 ? 0 : (bin > bins - 1 ? bins - 1 : bin);
+        /* events come mostly in time order, and the bin is monotonic in the time where ts - start does not
+           wrap and the float stays in int64's range: a block of ascending times whose first and last share
+           a bin is all in it (counted at once) */
+        int64_t i = 0;
+        while (i < n) {
+            const int64_t e = i + DENSITY_BLOCK;
+            if (e <= n) {
+                int sorted = 1;
+                for (int64_t j = i + 1; j < e; j++)
+                    sorted &= ts[j - 1] <= ts[j];
+                int64_t d0, d1;
+                if (sorted && !__builtin_sub_overflow(ts[i], start, &d0) &&
+                    !__builtin_sub_overflow(ts[e - 1], start, &d1) && d0 >= 0) {
+                    const int64_t b0 = density_bin(ts[i], start, scale, bins);
+                    if (b0 >= 0 && b0 == density_bin(ts[e - 1], start, scale, bins)) {
+                        counts[b0] += DENSITY_BLOCK;
+                        i = e;
+                        continue;
+                    }
+                }
             }
-            counts[bin]++;
+            const int64_t stop = e < n ? e : n;
+            for (; i < stop; i++) {
+                const int64_t b = density_bin(ts[i], start, scale, bins);
+                counts[b < 0 ? 0 : b]++;
+            }
         }
         Py_END_ALLOW_THREADS
         result = Py_NewRef(Py_None);

@@ -322,3 +322,18 @@ def test_density_of_timestamps_out_of_range_matches_numpy():
         with np.errstate(all="ignore"):
             ref = np.bincount(((ts - start) * scale).astype(np.int64).clip(0, 999), minlength=1000)
         assert np.array_equal(counts, ref), (start, scale)
+    # blocks of ascending times (counted a block at once where the first and last share a bin) crossing
+    # the wrap of ts - start and the float's range, in time order and not
+    rng = np.random.default_rng(18)
+    for _ in range(200):
+        ts = np.sort(rng.integers(-(1 << 63), (1 << 63) - 1, 700, dtype=np.int64))
+        ts[rng.integers(0, 700, 5)] = rng.integers(-(1 << 63), (1 << 63) - 1, 5, dtype=np.int64)
+        ts[100:400] = np.sort(rng.integers(-50, 50, 300)) * rng.choice([1, 1 << 40, 1 << 60])
+        start = int(rng.choice([ts.min(), 0, -(1 << 62), int(rng.integers(-(1 << 63), (1 << 63) - 1))]))
+        scale = float(rng.choice([1e-16, 1e-9, 1.0, 1e6, -1.0, 5e-19]))
+        bins = int(rng.choice([1, 7, 1000]))
+        counts = np.zeros(bins, np.int64)
+        KERNELS.density(ts, start, scale, counts)
+        with np.errstate(all="ignore"):
+            ref = np.bincount(((ts - start) * scale).astype(np.int64).clip(0, bins - 1), minlength=bins)
+        assert np.array_equal(counts, ref), (start, scale, bins)
