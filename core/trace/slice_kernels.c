@@ -40,17 +40,17 @@ static inline int64_t thread_at(const void *thread, int wide, int64_t i)
 /* ------------------------------------------------------------------ grouping duration events by thread */
 
 PyDoc_STRVAR(duration_threads_doc,
-"duration_threads(kind, thread, wide) -> (n_sel, n_end, lo, hi)\n\n"
-"The duration events (kind 2..4: begin, end, complete) of the uint8 kind column: their number, the number\n"
-"of ends, and the smallest and largest thread value among them (int16 threads, int32 when wide; lo > hi\n"
-"when there are none).");
+"duration_threads(kind, thread, wide[, k_lo, k_hi]) -> (n_sel, n_end, lo, hi)\n\n"
+"The duration events (kinds k_lo..k_hi, by default 2..4: begin, end, complete) of the uint8 kind column:\n"
+"their number, the number of ends (kind 3) among them, and the smallest and largest thread value among them\n"
+"(int16 threads, int32 when wide; lo > hi when there are none).");
 
 static PyObject *duration_threads(PyObject *self, PyObject *args)
 {
     Py_buffer kb, tb;
-    int wide;
+    int wide, k_lo = K_BEGIN, k_hi = K_COMPLETE;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*p", &kb, &tb, &wide))
+    if (!PyArg_ParseTuple(args, "y*y*p|ii", &kb, &tb, &wide, &k_lo, &k_hi))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t tsz = wide ? 4 : 2;
@@ -67,7 +67,7 @@ static PyObject *duration_threads(PyObject *self, PyObject *args)
         Py_BEGIN_ALLOW_THREADS
         for (int64_t i = 0; i < n; i++) {
             const uint8_t k = kind[i];
-            if (k < K_BEGIN || k > K_COMPLETE)
+            if (k < k_lo || k > k_hi)
                 continue;
             n_sel++;
             n_end += k == K_END;
@@ -87,35 +87,49 @@ done:
 }
 
 PyDoc_STRVAR(group_threads_doc,
-"group_threads(kind, thread, wide, lo, order, ptr) -> None\n\n"
-"The duration events' rows grouped by thread (a stable counting sort: file order within a thread): thread\n"
-"value lo + k's rows are order[ptr[k]:ptr[k + 1]] (int32 rows; ptr int64, one more than the thread values\n"
-"lo..hi). order must hold exactly the duration events (duration_threads' n_sel).");
+"group_threads(kind, ts, thread, wide, lo, crow, cend, order, ptr, ts_g, kind_g, cend_g, cptr) -> None\n\n"
+"The duration events grouped by thread (a stable counting sort: file order within a thread): thread value\n"
+"lo + k's events are at ptr[k]:ptr[k + 1] of order (their rows, int32), ts_g (int64 times) and kind_g (uint8\n"
+"kinds), its complete events' ends (cend[j] of the complete event of row crow[j], int32 ascending) at\n"
+"cptr[k]:cptr[k + 1] of cend_g (int64). The outputs hold exactly the duration (and complete) events; ptr and\n"
+"cptr one more than the thread values lo..hi. One pass over the columns in file order, so that the\n"
+"matching then reads each thread's events from contiguous memory (a thread's events spread over the file:\n"
+"read through their rows, each thread's pass would read most of the file's cache lines).");
 
 static PyObject *group_threads(PyObject *self, PyObject *args)
 {
-    Py_buffer kb, tb, ob, pb;
+    Py_buffer kb, tsb, tb, crb, ceb, ob, pb, tgb, kgb, cgb, cpb;
     int wide;
     long long lo;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*pLw*w*", &kb, &tb, &wide, &lo, &ob, &pb))
+    if (!PyArg_ParseTuple(args, "y*y*y*pLy*y*w*w*w*w*w*w*", &kb, &tsb, &tb, &wide, &lo, &crb, &ceb, &ob, &pb, &tgb,
+                          &kgb, &cgb, &cpb))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t tsz = wide ? 4 : 2;
-    if (check_buffer(&tb, tsz, "thread") < 0 || check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0)
+    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&tb, tsz, "thread") < 0 || check_buffer(&crb, 4, "crow") < 0 ||
+        check_buffer(&ceb, 8, "cend") < 0 || check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 ||
+        check_buffer(&tgb, 8, "ts_g") < 0 || check_buffer(&cgb, 8, "cend_g") < 0 || check_buffer(&cpb, 8, "cptr") < 0)
         goto done;
-    if (tb.len / tsz != kb.len || kb.len > INT32_MAX || pb.len / 8 < 1) {
+    if (tb.len / tsz != kb.len || tsb.len / 8 != kb.len || kb.len > INT32_MAX || pb.len / 8 < 1 ||
+        cpb.len != pb.len || crb.len / 4 != ceb.len / 8 || tgb.len / 8 != ob.len / 4 || kgb.len != ob.len / 4) {
         PyErr_SetString(PyExc_ValueError, "group_threads: bad column lengths");
         goto done;
     }
     {
         const uint8_t *kind = (const uint8_t *)kb.buf;
-        const int64_t n = kb.len, n_keys = pb.len / 8 - 1, n_order = ob.len / 4;
+        const int64_t *ts = (const int64_t *)tsb.buf, *cend = (const int64_t *)ceb.buf;
+        const int32_t *crow = (const int32_t *)crb.buf;
+        const int64_t n = kb.len, n_keys = pb.len / 8 - 1, n_order = ob.len / 4, nc = crb.len / 4;
+        const int64_t n_cg = cgb.len / 8;
         int32_t *order = (int32_t *)ob.buf;
-        int64_t *ptr = (int64_t *)pb.buf;
+        int64_t *ptr = (int64_t *)pb.buf, *cptr = (int64_t *)cpb.buf, *ts_g = (int64_t *)tgb.buf;
+        int64_t *cend_g = (int64_t *)cgb.buf;
+        uint8_t *kind_g = (uint8_t *)kgb.buf;
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS
         memset(ptr, 0, (size_t)(n_keys + 1) * 8);
+        memset(cptr, 0, (size_t)(n_keys + 1) * 8);
         for (int64_t i = 0; i < n && !bad; i++) {
             const uint8_t k = kind[i];
             if (k < K_BEGIN || k > K_COMPLETE)
@@ -123,37 +137,62 @@ static PyObject *group_threads(PyObject *self, PyObject *args)
             const int64_t key = thread_at(tb.buf, wide, i) - lo;
             if (key < 0 || key >= n_keys)
                 bad = 1;
-            else
+            else {
                 ptr[key + 1]++;
+                cptr[key + 1] += k == K_COMPLETE;
+            }
         }
-        for (int64_t k = 0; k < n_keys && !bad; k++)
+        for (int64_t k = 0; k < n_keys && !bad; k++) {
             ptr[k + 1] += ptr[k];
-        if (!bad && ptr[n_keys] != n_order)
+            cptr[k + 1] += cptr[k];
+        }
+        if (!bad && (ptr[n_keys] != n_order || cptr[n_keys] != n_cg || n_cg != nc))
             bad = 1;
-        /* scatter: ptr[k] is the next free slot of key k (shifted back afterwards) */
+        /* scatter: ptr[k] / cptr[k] are the next free slots of key k (shifted back afterwards) */
+        int64_t j = 0; /* the complete events seen: the j-th in file order is crow[j] */
         for (int64_t i = 0; i < n && !bad; i++) {
             const uint8_t k = kind[i];
             if (k < K_BEGIN || k > K_COMPLETE)
                 continue;
-            const int64_t key = thread_at(tb.buf, wide, i) - lo;
-            order[ptr[key]++] = (int32_t)i;
+            const int64_t key = thread_at(tb.buf, wide, i) - lo, at = ptr[key]++;
+            order[at] = (int32_t)i;
+            ts_g[at] = ts[i];
+            kind_g[at] = k;
+            if (k == K_COMPLETE) {
+                if (j >= nc || crow[j] != i) {
+                    bad = 1;
+                    break;
+                }
+                cend_g[cptr[key]++] = cend[j++];
+            }
         }
         if (!bad) {
-            for (int64_t k = n_keys; k > 0; k--)
+            for (int64_t k = n_keys; k > 0; k--) {
                 ptr[k] = ptr[k - 1];
-            ptr[0] = 0;
+                cptr[k] = cptr[k - 1];
+            }
+            ptr[0] = cptr[0] = 0;
         }
         Py_END_ALLOW_THREADS
         if (bad)
-            PyErr_SetString(PyExc_ValueError, "group_threads: thread out of range or order of the wrong size");
+            PyErr_SetString(PyExc_ValueError,
+                            "group_threads: thread out of range, outputs of the wrong size or complete ends not "
+                            "those of the complete events");
         else
             result = Py_NewRef(Py_None);
     }
 done:
     PyBuffer_Release(&kb);
+    PyBuffer_Release(&tsb);
     PyBuffer_Release(&tb);
+    PyBuffer_Release(&crb);
+    PyBuffer_Release(&ceb);
     PyBuffer_Release(&ob);
     PyBuffer_Release(&pb);
+    PyBuffer_Release(&tgb);
+    PyBuffer_Release(&kgb);
+    PyBuffer_Release(&cgb);
+    PyBuffer_Release(&cpb);
     return result;
 }
 
@@ -232,13 +271,11 @@ static Pending heap_pop(Pending *h, int64_t *n)
 }
 
 typedef struct {
-    /* inputs */
-    const uint8_t *kind;
+    /* the thread's events (grouped by group_threads): rows, times, kinds, complete events' ends */
+    const int32_t *row;
     const int64_t *ts;
-    int64_t n_events;
-    const int32_t *crow; /* complete events' rows, ascending */
-    const int64_t *cend; /* their ends */
-    int64_t nc;
+    const uint8_t *kind;
+    const int64_t *cend;
     int64_t unclosed_end; /* max(trace_end, 0) */
     /* outputs (capacity cap rows) */
     int64_t *o_ts, *o_dur;
@@ -248,7 +285,7 @@ typedef struct {
     int32_t *o_parent;
     int64_t cap;
     /* scratch, sized for the largest thread */
-    int32_t *ev, *sort_tmp, *stack, *level, *perm;
+    int32_t *ev, *sort_tmp, *stack, *level, *perm, *cpos;
     int64_t *col_tmp;
     Pending *heap;
     int32_t *best_row; /* per level: the parent candidate (a slice of the thread) */
@@ -256,44 +293,14 @@ typedef struct {
     int64_t best_cap;
 } Ctx;
 
-/* The index of complete event `row` in crow (the search starts at *cursor: rows come mostly ascending); -1
-   when it is not there (the caller's complete ends do not match the kind column). */
-static int64_t find_complete(const Ctx *c, int32_t row, int64_t *cursor)
-{
-    int64_t lo = *cursor;
-    if (lo > c->nc || (lo > 0 && c->crow[lo - 1] >= row))
-        lo = 0;
-    /* gallop: crow[lo - 1] < row (or lo == 0); find hi with crow[hi] >= row */
-    int64_t step = 1, hi = lo;
-    while (hi < c->nc && c->crow[hi] < row) {
-        lo = hi + 1;
-        hi = lo + step;
-        step *= 2;
-        if (hi > c->nc)
-            hi = c->nc;
-    }
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (c->crow[mid] < row)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < c->nc && c->crow[lo] == row) {
-        *cursor = lo + 1;
-        return lo;
-    }
-    return -1;
-}
-
-/* One replay of the thread's markers (events ev[0:e] in time order, complete events' ends merged in); with
-   u_total the number of ends that find the stack empty (0 on the first replay: found by it), writing the
-   begins' slices at base + 0.. and the unmatched ends' at base + n_begins + ... Returns the number of
-   unmatched ends, or -1 for a complete event missing from crow. */
+/* One replay of the thread's markers (its events ev[0:e], positions in the thread's group, in time order;
+   the complete events' ends merged in); with u_total the number of ends that find the stack empty (0 on
+   the first replay: found by it), writing the begins' slices at base + 0.. and the unmatched ends' at
+   base + n_begins + ... Returns the number of unmatched ends. */
 static int64_t replay(Ctx *c, int64_t e, int64_t base, int64_t n_begins, int64_t u_total)
 {
     const int32_t *ev = c->ev;
-    int64_t depth = 0, u = 0, k = 0, nh = 0, cursor = 0;
+    int64_t depth = 0, u = 0, k = 0, nh = 0;
     const int64_t first_ts = c->ts[ev[0]];
     int64_t *o_ts = c->o_ts + base, *o_end = c->o_dur + base;
     int32_t *o_event = c->o_event + base, *level = c->level;
@@ -317,23 +324,20 @@ static int64_t replay(Ctx *c, int64_t e, int64_t base, int64_t n_begins, int64_t
         }                                                                                                          \
     } while (0)
     for (int64_t i = 0; i < e; i++) {
-        const int32_t row = ev[i];
-        const int64_t t = c->ts[row];
+        const int32_t p = ev[i], row = c->row[p];
+        const int64_t t = c->ts[p];
         while (nh && c->heap[0].end <= t) {
-            Pending p = heap_pop(c->heap, &nh);
-            END_MARKER(p.end, p.row);
+            Pending q = heap_pop(c->heap, &nh);
+            END_MARKER(q.end, q.row);
         }
-        const uint8_t kd = c->kind[row];
+        const uint8_t kd = c->kind[p];
         if (kd == K_END) {
             END_MARKER(t, row);
             continue;
         }
         int opens = 1;
         if (kd == K_COMPLETE) {
-            int64_t j = find_complete(c, row, &cursor);
-            if (j < 0)
-                return -1;
-            const int64_t ce = c->cend[j];
+            const int64_t ce = c->cend[c->cpos[p]];
             if (ce > t)
                 heap_push(c->heap, &nh, (Pending){ce, row});
             else
@@ -350,8 +354,8 @@ static int64_t replay(Ctx *c, int64_t e, int64_t base, int64_t n_begins, int64_t
         k++;
     }
     while (nh) {
-        Pending p = heap_pop(c->heap, &nh);
-        END_MARKER(p.end, p.row);
+        Pending q = heap_pop(c->heap, &nh);
+        END_MARKER(q.end, q.row);
     }
 #undef END_MARKER
     while (depth)
@@ -371,26 +375,33 @@ static int64_t replay(Ctx *c, int64_t e, int64_t base, int64_t n_begins, int64_t
         memcpy((COL), tmp_, (size_t)s * sizeof(TYPE));                                                             \
     } while (0)
 
-/* 0: done; 1: the output needs *need rows of capacity from base; -1: a complete event missing; -2: no memory */
-static int match_thread(Ctx *c, const int32_t *rows, int64_t e, int64_t base, int64_t *need)
+/* The thread whose e events are c->row/ts/kind[0:e] (its n_complete complete events' ends c->cend[0:]):
+   0 done (*need: its slices); 1: the output needs *need rows of capacity from base; -1: its kinds or
+   complete events do not add up; -2: no memory. */
+static int match_thread(Ctx *c, int64_t e, int64_t n_complete, int64_t base, int64_t *need)
 {
-    int64_t n_begins = 0;
+    int64_t n_begins = 0, nc = 0;
     int in_order = 1;
     for (int64_t i = 0; i < e; i++) {
-        n_begins += c->kind[rows[i]] != K_END;
-        if (i && c->ts[rows[i]] < c->ts[rows[i - 1]])
+        const uint8_t kd = c->kind[i];
+        if (kd < K_BEGIN || kd > K_COMPLETE)
+            return -1;
+        n_begins += kd != K_END;
+        c->cpos[i] = (int32_t)nc; /* (a complete event's end is cend[cpos]) */
+        nc += kd == K_COMPLETE;
+        c->ev[i] = (int32_t)i;
+        if (i && c->ts[i] < c->ts[i - 1])
             in_order = 0;
     }
+    if (nc != n_complete)
+        return -1;
     if (base + n_begins > c->cap) {
         *need = n_begins;
         return 1;
     }
-    memcpy(c->ev, rows, (size_t)e * 4);
     if (!in_order)
         merge_sort(c->ev, c->sort_tmp, e, c->ts, NULL);
     int64_t u = replay(c, e, base, n_begins, 0);
-    if (u < 0)
-        return -1;
     if (u) {
         if (base + n_begins + u > c->cap) {
             *need = n_begins + u;
@@ -459,57 +470,50 @@ static int match_thread(Ctx *c, const int32_t *rows, int64_t e, int64_t base, in
 }
 
 PyDoc_STRVAR(match_threads_doc,
-"match_threads(kind, ts, order, ptr, key, key_end, crow, cend, trace_end, ts_out, dur_out, depth_out,\n"
+"match_threads(order, ptr, ts_g, kind_g, cend_g, cptr, key, key_end, trace_end, ts_out, dur_out, depth_out,\n"
 "              event_out, flags_out, parent_out, n_out) -> (n_out, key, need)\n\n"
-"Slices of the threads key..key_end - 1 (their duration events' rows order[ptr[k]:ptr[k + 1]], each thread's\n"
-"in file order), matched as core/trace/slices.py's numpy path does, written from row n_out of the outputs\n"
-"(int64 ts, int64 dur, uint16 depth, int32 event, uint8 flags, int32 parent: rows of the outputs). crow and\n"
-"cend: the complete events' rows (int32, ascending) and ends. Stops at the first thread whose slices do not\n"
-"fit the outputs: returns where it stopped and the rows that thread needs (need 0 when all were done).");
+"Slices of the threads key..key_end - 1 (their duration events as group_threads grouped them), matched as\n"
+"core/trace/slices.py's numpy path does, written from row n_out of the outputs (int64 ts, int64 dur, uint16\n"
+"depth, int32 event, uint8 flags, int32 parent: rows of the outputs). Stops at the first thread whose slices\n"
+"do not fit the outputs: returns where it stopped and the rows that thread needs (need 0 when all were done).");
 
 static PyObject *match_threads(PyObject *self, PyObject *args)
 {
-    Py_buffer kb, tsb, ob, pb, crb, ceb, o1, o2, o3, o4, o5, o6;
+    Py_buffer ob, pb, tgb, kgb, cgb, cpb, o1, o2, o3, o4, o5, o6;
     long long key, key_end, trace_end, n_out;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*LLy*y*Lw*w*w*w*w*w*L", &kb, &tsb, &ob, &pb, &key, &key_end, &crb, &ceb,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*LLLw*w*w*w*w*w*L", &ob, &pb, &tgb, &kgb, &cgb, &cpb, &key, &key_end,
                           &trace_end, &o1, &o2, &o3, &o4, &o5, &o6, &n_out))
         return NULL;
     PyObject *result = NULL;
     Ctx c;
     memset(&c, 0, sizeof c);
-    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 ||
-        check_buffer(&crb, 4, "crow") < 0 || check_buffer(&ceb, 8, "cend") < 0 || check_buffer(&o1, 8, "ts_out") < 0 ||
+    if (check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 || check_buffer(&tgb, 8, "ts_g") < 0 ||
+        check_buffer(&cgb, 8, "cend_g") < 0 || check_buffer(&cpb, 8, "cptr") < 0 || check_buffer(&o1, 8, "ts_out") < 0 ||
         check_buffer(&o2, 8, "dur_out") < 0 || check_buffer(&o3, 2, "depth_out") < 0 ||
         check_buffer(&o4, 4, "event_out") < 0 || check_buffer(&o6, 4, "parent_out") < 0)
         goto done;
     {
-        const int64_t n_events = kb.len, n_order = ob.len / 4, n_keys = pb.len / 8 - 1;
+        const int64_t n_order = ob.len / 4, n_keys = pb.len / 8 - 1, n_cg = cgb.len / 8;
         const int64_t cap = o1.len / 8;
-        if (tsb.len / 8 != n_events || n_events > INT32_MAX || crb.len / 4 != ceb.len / 8 || o2.len / 8 != cap ||
+        if (tgb.len / 8 != n_order || kgb.len != n_order || cpb.len != pb.len || o2.len / 8 != cap ||
             o3.len / 2 != cap || o4.len / 4 != cap || o5.len != cap || o6.len / 4 != cap || cap > INT32_MAX ||
             key < 0 || key_end > n_keys || key > key_end || n_out < 0 || n_out > cap) {
             PyErr_SetString(PyExc_ValueError, "match_threads: bad buffer sizes or ranges");
             goto done;
         }
-        const int64_t *ptr = (const int64_t *)pb.buf;
-        const int32_t *order = (const int32_t *)ob.buf;
-        /* the threads' extents, and every row, checked before anything is read through them */
+        const int64_t *ptr = (const int64_t *)pb.buf, *cptr = (const int64_t *)cpb.buf;
+        /* the threads' extents checked before anything is read through them */
         int64_t largest = 0;
         for (int64_t k = key; k < key_end; k++) {
-            if (ptr[k] < 0 || ptr[k + 1] < ptr[k] || ptr[k + 1] > n_order) {
-                PyErr_SetString(PyExc_ValueError, "match_threads: ptr out of range");
+            if (ptr[k] < 0 || ptr[k + 1] < ptr[k] || ptr[k + 1] > n_order || cptr[k] < 0 || cptr[k + 1] < cptr[k] ||
+                cptr[k + 1] > n_cg) {
+                PyErr_SetString(PyExc_ValueError, "match_threads: ptr or cptr out of range");
                 goto done;
             }
             if (ptr[k + 1] - ptr[k] > largest)
                 largest = ptr[k + 1] - ptr[k];
         }
-        c.kind = (const uint8_t *)kb.buf;
-        c.ts = (const int64_t *)tsb.buf;
-        c.n_events = n_events;
-        c.crow = (const int32_t *)crb.buf;
-        c.cend = (const int64_t *)ceb.buf;
-        c.nc = crb.len / 4;
         c.unclosed_end = trace_end > 0 ? trace_end : 0;
         c.o_ts = (int64_t *)o1.buf;
         c.o_dur = (int64_t *)o2.buf;
@@ -521,41 +525,38 @@ static PyObject *match_threads(PyObject *self, PyObject *args)
         /* a thread of e events makes at most 2e slices (a complete event and its unmatched end) */
         const size_t e1 = (size_t)(largest ? largest : 1), e2 = 2 * e1;
         c.ev = malloc(e1 * 4);
+        c.cpos = malloc(e1 * 4);
         c.sort_tmp = malloc(e2 * 4);
         c.stack = malloc(e1 * 4);
         c.level = malloc(e2 * 4);
         c.perm = malloc(e2 * 4);
         c.col_tmp = malloc(e2 * 8);
         c.heap = malloc(e1 * sizeof(Pending));
-        if (!c.ev || !c.sort_tmp || !c.stack || !c.level || !c.perm || !c.col_tmp || !c.heap) {
+        if (!c.ev || !c.cpos || !c.sort_tmp || !c.stack || !c.level || !c.perm || !c.col_tmp || !c.heap) {
             PyErr_NoMemory();
             goto done;
         }
-        int status = 0, bad_row = 0;
+        int status = 0;
         int64_t need = 0, out = n_out, k = key;
         Py_BEGIN_ALLOW_THREADS
         for (; k < key_end; k++) {
             const int64_t a = ptr[k], e = ptr[k + 1] - a;
             if (!e)
                 continue;
-            for (int64_t i = 0; i < e; i++) {
-                const int32_t r = order[a + i];
-                if (r < 0 || r >= n_events || c.kind[r] < K_BEGIN || c.kind[r] > K_COMPLETE)
-                    bad_row = 1;
-            }
-            if (bad_row)
-                break;
-            status = match_thread(&c, order + a, e, out, &need);
+            c.row = (const int32_t *)ob.buf + a;
+            c.ts = (const int64_t *)tgb.buf + a;
+            c.kind = (const uint8_t *)kgb.buf + a;
+            c.cend = (const int64_t *)cgb.buf + cptr[k];
+            status = match_thread(&c, e, cptr[k + 1] - cptr[k], out, &need);
             if (status)
                 break;
             out += need;
             need = 0;
         }
         Py_END_ALLOW_THREADS
-        if (bad_row)
-            PyErr_SetString(PyExc_ValueError, "match_threads: a row out of range or not a duration event");
-        else if (status == -1)
-            PyErr_SetString(PyExc_ValueError, "match_threads: a complete event without an end");
+        if (status == -1)
+            PyErr_SetString(PyExc_ValueError, "match_threads: a kind that is not a duration event, or complete "
+                                              "events not those of cptr");
         else if (status == -2)
             PyErr_NoMemory();
         else
@@ -563,6 +564,7 @@ static PyObject *match_threads(PyObject *self, PyObject *args)
     }
 done:
     free(c.ev);
+    free(c.cpos);
     free(c.sort_tmp);
     free(c.stack);
     free(c.level);
@@ -572,18 +574,137 @@ done:
     free(c.best_row);
     free(c.best_ts);
     free(c.best_end);
-    PyBuffer_Release(&kb);
-    PyBuffer_Release(&tsb);
     PyBuffer_Release(&ob);
     PyBuffer_Release(&pb);
-    PyBuffer_Release(&crb);
-    PyBuffer_Release(&ceb);
+    PyBuffer_Release(&tgb);
+    PyBuffer_Release(&kgb);
+    PyBuffer_Release(&cgb);
+    PyBuffer_Release(&cpb);
     PyBuffer_Release(&o1);
     PyBuffer_Release(&o2);
     PyBuffer_Release(&o3);
     PyBuffer_Release(&o4);
     PyBuffer_Release(&o5);
     PyBuffer_Release(&o6);
+    return result;
+}
+
+/* ------------------------------------------------------------------ instant events by thread and time */
+
+PyDoc_STRVAR(group_by_thread_time_doc,
+"group_by_thread_time(kind, ts, thread, wide, kind_value, lo, n_keys, event, ts_out, thread_out) -> None\n\n"
+"The events of kind kind_value (uint8 kind column) sorted by (thread, time), ties in file order (a counting\n"
+"sort by thread value - lo, n_keys values, then each thread's run sorted by time unless it is already): their\n"
+"rows into event (int32), times into ts_out (int64), threads into thread_out (int32). The outputs hold\n"
+"exactly those events. Raises ValueError for a thread out of range or outputs of the wrong size.");
+
+static PyObject *group_by_thread_time(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tsb, tb, eb, ob, hb;
+    int wide, kind_value;
+    long long lo, n_keys;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*piLLw*w*w*", &kb, &tsb, &tb, &wide, &kind_value, &lo, &n_keys, &eb, &ob, &hb))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *ptr = NULL;
+    int32_t *perm = NULL, *tmp = NULL;
+    int64_t *col = NULL;
+    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&tb, wide ? 4 : 2, "thread") < 0 ||
+        check_buffer(&eb, 4, "event") < 0 || check_buffer(&ob, 8, "ts_out") < 0 || check_buffer(&hb, 4, "thread_out") < 0)
+        goto done;
+    {
+        const int64_t n = kb.len, m = eb.len / 4;
+        if (tsb.len / 8 != n || tb.len / (wide ? 4 : 2) != n || n > INT32_MAX || ob.len / 8 != m || hb.len / 4 != m ||
+            n_keys < 0 || n_keys > (1LL << 30)) {
+            PyErr_SetString(PyExc_ValueError, "group_by_thread_time: bad buffer sizes");
+            goto done;
+        }
+        ptr = calloc((size_t)n_keys + 1, sizeof(int64_t));
+        if (!ptr) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const int64_t *ts = (const int64_t *)tsb.buf;
+        int32_t *event = (int32_t *)eb.buf, *thread_out = (int32_t *)hb.buf;
+        int64_t *ts_out = (int64_t *)ob.buf;
+        int bad = 0, nomem = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n && !bad; i++) {
+            if (kind[i] != kind_value)
+                continue;
+            const int64_t key = thread_at(tb.buf, wide, i) - lo;
+            if (key < 0 || key >= n_keys)
+                bad = 1;
+            else
+                ptr[key + 1]++;
+        }
+        for (int64_t k = 0; k < n_keys && !bad; k++)
+            ptr[k + 1] += ptr[k];
+        if (!bad && ptr[n_keys] != m)
+            bad = 1;
+        for (int64_t i = 0; i < n && !bad; i++) {
+            if (kind[i] != kind_value)
+                continue;
+            const int64_t t = thread_at(tb.buf, wide, i), at = ptr[t - lo]++;
+            event[at] = (int32_t)i;
+            ts_out[at] = ts[i];
+            thread_out[at] = (int32_t)t;
+        }
+        /* each thread's run (now ptr[k - 1]..ptr[k]) by time, stably, unless it is in order already */
+        int64_t largest = 0;
+        for (int64_t k = 0; k < n_keys && !bad; k++) {
+            const int64_t a = k ? ptr[k - 1] : 0, len = ptr[k] - a;
+            int sorted = 1;
+            for (int64_t j = a + 1; j < a + len && sorted; j++)
+                sorted = ts_out[j - 1] <= ts_out[j];
+            if (sorted)
+                continue;
+            if (len > largest) {
+                free(perm);
+                free(tmp);
+                free(col);
+                perm = malloc((size_t)len * 4);
+                tmp = malloc((size_t)len * 4);
+                col = malloc((size_t)len * 8);
+                largest = len;
+                if (!perm || !tmp || !col) {
+                    nomem = 1;
+                    break;
+                }
+            }
+            for (int64_t j = 0; j < len; j++)
+                perm[j] = (int32_t)j;
+            merge_sort(perm, tmp, len, ts_out + a, NULL);
+            for (int64_t j = 0; j < len; j++)
+                col[j] = ts_out[a + perm[j]];
+            memcpy(ts_out + a, col, (size_t)len * 8);
+            int32_t *c32 = (int32_t *)col;
+            for (int64_t j = 0; j < len; j++)
+                c32[j] = event[a + perm[j]];
+            memcpy(event + a, c32, (size_t)len * 4);
+            /* (a run's threads are all one value: nothing to permute) */
+        }
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, "group_by_thread_time: a thread out of range or outputs of the wrong size");
+        else if (nomem)
+            PyErr_NoMemory();
+        else
+            result = Py_NewRef(Py_None);
+    }
+done:
+    free(ptr);
+    free(perm);
+    free(tmp);
+    free(col);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&hb);
     return result;
 }
 
@@ -1031,6 +1152,7 @@ static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"group_threads", group_threads, METH_VARARGS, group_threads_doc},
     {"match_threads", match_threads, METH_VARARGS, match_threads_doc},
+    {"group_by_thread_time", group_by_thread_time, METH_VARARGS, group_by_thread_time_doc},
     {"lane_rows", lane_rows, METH_VARARGS, lane_rows_doc},
     {"pyramid", pyramid, METH_VARARGS, pyramid_doc},
     {"density", density, METH_VARARGS, density_doc},

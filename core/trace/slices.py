@@ -119,21 +119,20 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
     has read them already (the model, for its time extent).
     """
     kind = cols.ev_kind
-    grouped = _grouped_compiled(cols)  # (the compiled loops' grouping by thread, when they take these columns)
-    if grouped is None:
-        sel = np.flatnonzero((kind >= EventKind.DURATION_BEGIN) & (kind <= EventKind.DURATION_COMPLETE))
-        n_sel = len(sel)
-    else:
-        n_sel = len(grouped[0])
-    if n_sel == 0:
+    counted = _count_compiled(cols)  # (the compiled loops' count of the duration events, when they take these columns)
+    if counted is not None and counted[0] == 0:
         return _empty(cols)
+    if counted is None:
+        sel = np.flatnonzero((kind >= EventKind.DURATION_BEGIN) & (kind <= EventKind.DURATION_COMPLETE))
+        if len(sel) == 0:
+            return _empty(cols)
     if complete is None:
         complete = CompleteEnds(cols)
     if trace_end is None:
         end_max = complete.latest()
         trace_end = max(int(cols.ev_ts.max()), -1 if end_max is None else end_max)
-    if grouped is not None:  # (complete.rows are int32: fewer than 2**31 events)
-        return _table_of(cols, *_match_compiled(cols, complete, *grouped, trace_end, check))
+    if counted is not None:
+        return _table_of(cols, *_match_compiled(cols, complete, *counted, trace_end, check))
     # every begin and complete event is a slice (and every unmatched end, which only grows the table)
     table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
     _match_batches(cols, complete, sel, trace_end, check, table.add)
@@ -160,45 +159,45 @@ def _table_of(cols: FxtColumns, ts, dur, depth, event, flags, parent) -> SliceTa
 COMPILED_THREAD_SPAN = 1 << 24
 
 
-def _grouped_compiled(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """The duration events' rows grouped by thread by the compiled loops (slice_kernels.c, a counting sort:
-    4 bytes an event), as (rows, ptr, n_end): thread value ``k``'s rows (file order) are
-    ``rows[ptr[k - lo]:ptr[k - lo + 1]]``; None when the loops are not built or do not take these columns."""
+def _count_compiled(cols: FxtColumns) -> tuple[int, int, int, int] | None:
+    """(duration events, their ends, lowest and highest thread value) by the compiled loops, or None when
+    they are not built or do not take these columns (the numpy path then)."""
     kernels = compiled.slice_kernels
     kind, ts, thread = cols.ev_kind, cols.ev_ts, cols.ev_thread
     if kernels is None or not (compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64)
                                and compiled.plain(thread, np.int16, np.int32) and len(kind) < 1 << 31):  # fmt: skip
         return None
-    wide = thread.dtype == np.int32
-    n_sel, n_end, lo, hi = kernels.duration_threads(kind, thread, wide)
-    if hi - lo >= COMPILED_THREAD_SPAN:
-        return None
-    order = np.empty(n_sel, np.int32)
-    ptr = np.zeros(max(hi - lo, 0) + 2, np.int64)
-    if n_sel:
-        kernels.group_threads(kind, thread, wide, lo, order, ptr)
-    return order, ptr, n_end
+    n_sel, n_end, lo, hi = kernels.duration_threads(kind, thread, thread.dtype == np.int32)
+    return None if n_sel and hi - lo >= COMPILED_THREAD_SPAN else (n_sel, n_end, lo, hi)
 
 
-def _match_compiled(cols: FxtColumns, complete: CompleteEnds, order: np.ndarray, ptr: np.ndarray, n_end: int,
+def _match_compiled(cols: FxtColumns, complete: CompleteEnds, n_sel: int, n_end: int, lo: int, hi: int,
                     trace_end: int, check) -> list[np.ndarray]:  # fmt: skip
-    """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops: each thread's markers
-    replayed on a stack in one pass, written straight into the table, in steps of about
+    """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops (slice_kernels.c): the
+    duration events grouped by thread in one pass over the file (rows, times, kinds and complete events'
+    ends copied out per thread: 21 bytes a duration event while the table is built), then each thread's
+    markers replayed on a stack in one pass, written straight into the table, in steps of about
     :data:`IN_FLIGHT_EVENTS` events (``check()`` between them). The same rules and results as the numpy
     path (:func:`_match`)."""
     kernels = compiled.slice_kernels
     assert kernels is not None
-    ends = np.ascontiguousarray(complete.ends, np.int64)
-    capacity = len(order) - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
+    n_keys = hi - lo + 1
+    order, ts_g, kind_g = np.empty(n_sel, np.int32), np.empty(n_sel, np.int64), np.empty(n_sel, np.uint8)
+    ptr, cptr = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64)
+    cend_g = np.empty(len(complete), np.int64)
+    kernels.group_threads(cols.ev_kind, cols.ev_ts, cols.ev_thread, cols.ev_thread.dtype == np.int32, lo,
+                          complete.rows, np.ascontiguousarray(complete.ends, np.int64), order, ptr, ts_g, kind_g,
+                          cend_g, cptr)  # fmt: skip
+    grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
+    capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
     out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
-    n_out, key, n_keys = 0, 0, len(ptr) - 1
+    n_out, key = 0, 0
     bounds = ptr.tolist()
     while key < n_keys:
         if check is not None:
             check()
         stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + IN_FLIGHT_EVENTS) - 1))
-        n_out, key, need = kernels.match_threads(cols.ev_kind, cols.ev_ts, order, ptr, key, stop, complete.rows,
-                                                 ends, trace_end, *out, n_out)  # fmt: skip
+        n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out)
         if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
             capacity = max(2 * capacity, n_out + need)
             out = [np.concatenate([c[:n_out], np.empty(capacity - n_out, c.dtype)]) for c in out]

@@ -1,6 +1,6 @@
 """The model build's compiled loops (core/trace/slice_kernels.c) build exactly what the numpy paths build:
 the same slice table (every column and dtype), lanes, LOD pyramids (thread slices, async spans, CPU and
-thread-state lanes) and density, on the third-party traces, the demo, generated traces, hypothesis-made
+thread-state lanes), instants and density, on the third-party traces, the demo, generated traces, hypothesis-made
 event lists (unmatched ends, overlaps, time going backwards, deep stacks) and mutated traces; and the
 extension refuses out-of-range input instead of reading outside a buffer."""
 
@@ -31,7 +31,8 @@ def test_extension_is_built():
     """The install built the extension (CI and a developer machine have a C compiler): without it the
     model of a large trace builds at the numpy fallback's speed."""
     assert KERNELS is not None, "fxscope.core.trace.slice_kernels was not built: pip install -e . with gcc"
-    for name in ("duration_threads", "group_threads", "match_threads", "lane_rows", "pyramid", "density"):
+    for name in ("duration_threads", "group_threads", "match_threads", "lane_rows", "pyramid", "density",
+                 "group_by_thread_time"):
         assert callable(getattr(KERNELS, name))
 
 
@@ -49,6 +50,9 @@ def _model(cols, kernels) -> tuple[TraceModel | str, dict]:
                ("ts", "dur", "thread", "depth", "name", "category", "event", "flags", "parent")}  # fmt: skip
         out["lanes.rows"], out["lanes.starts"] = lanes.rows, lanes.starts
         out["lanes.by_depth"] = {t: [r.tolist() for r in rows] for t, rows in lanes.by_depth.items()}
+        inst = m.instants
+        out.update({f"instants.{f}": np.asarray(getattr(inst, f)) for f in ("ts", "thread", "pid", "name", "event")})
+        out["instants.scoped"] = [inst.scoped(scope).tolist() for scope in (0, 1, 2)]
         out["density"] = m.density(1000)
         out["density7"] = m.density(7)
         pyramids = {"slices": m.pyramid, "cpu": m.sched_pyramid("cpu")[0], "state": m.sched_pyramid("state")[0],
@@ -147,7 +151,7 @@ EVENTS = st.lists(
     st.tuples(
         st.integers(0, 3),  # thread
         st.one_of(st.integers(0, 60), st.integers(-(1 << 62), 1 << 62)),  # time: small ties, or anywhere
-        st.sampled_from([K.DURATION_BEGIN, K.DURATION_END, K.DURATION_COMPLETE, K.INSTANT]),
+        st.sampled_from([K.DURATION_BEGIN, K.DURATION_END, K.DURATION_COMPLETE, K.INSTANT, K.INSTANT]),
         st.one_of(st.integers(-5, 30), st.integers(0, 1 << 62)),  # a complete event's length
     ),
     min_size=1,
@@ -166,6 +170,8 @@ def test_same_model_of_hostile_event_lists(spec, in_time_order) -> None:
     events = []
     for order, (thread, ts, kind, length) in enumerate(spec):
         end = [max(min(ts + length, (1 << 63) - 1), -(1 << 63))] if kind == K.DURATION_COMPLETE else []
+        if kind == K.INSTANT:
+            end = [length % 3]  # its scope: thread, process or global
         events.append((kind, ts, (1, 100 + thread), f"e{order % 5}", *end))
     assert_same_model(read_fxt_bytes(_trace(events)))
 
@@ -272,42 +278,61 @@ def test_pyramid_lanes_out_of_range_or_unsorted_take_the_numpy_path():
     _assert_same(built["compiled"], built["numpy"])
 
 
+def _grouped(kind, ts, thread, crow, cend, lo=0, n_keys=8):
+    n = int(((kind >= 2) & (kind <= 4)).sum())
+    order, ts_g, kind_g = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.uint8)
+    ptr, cptr, cend_g = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64), np.empty(len(crow), np.int64)
+    KERNELS.group_threads(kind, ts, thread, False, lo, crow, cend, order, ptr, ts_g, kind_g, cend_g, cptr)
+    return order, ptr, ts_g, kind_g, cend_g, cptr
+
+
 def test_slice_kernels_refuse_rows_threads_and_sizes_out_of_range():
     kind = np.array([2, 3, 4, 0, 2], np.uint8)
     ts = np.array([1, 2, 3, 4, 5], np.int64)
     thread = np.array([0, 0, 1, 1, 7], np.int16)
-    assert KERNELS.duration_threads(kind, thread, False) == (4, 1, 0, 7)
-    order = np.empty(4, np.int32)
-    with pytest.raises(ValueError):  # thread values past ptr
-        KERNELS.group_threads(kind, thread, False, 0, order, np.empty(3, np.int64))
-    with pytest.raises(ValueError):  # order of the wrong size
-        KERNELS.group_threads(kind, thread, False, 0, np.empty(3, np.int32), np.empty(9, np.int64))
-    ptr = np.empty(9, np.int64)
-    KERNELS.group_threads(kind, thread, False, 0, order, ptr)
-    assert order.tolist() == [0, 1, 2, 4] and ptr.tolist() == [0, 2, 3, 3, 3, 3, 3, 3, 4]
     crow, cend = np.array([2], np.int32), np.array([9], np.int64)
+    assert KERNELS.duration_threads(kind, thread, False) == (4, 1, 0, 7)
+    with pytest.raises(ValueError):  # thread values past ptr
+        _grouped(kind, ts, thread, crow, cend, n_keys=2)
+    with pytest.raises(ValueError):  # complete ends not those of the complete events
+        _grouped(kind, ts, thread, np.array([1], np.int32), cend)
+    with pytest.raises(ValueError):  # order of the wrong size
+        KERNELS.group_threads(kind, ts, thread, False, 0, crow, cend, np.empty(3, np.int32), np.empty(9, np.int64),
+                              np.empty(3, np.int64), np.empty(3, np.uint8), np.empty(1, np.int64),
+                              np.empty(9, np.int64))  # fmt: skip
+    grouped = _grouped(kind, ts, thread, crow, cend)
+    order, ptr, ts_g, kind_g, cend_g, cptr = grouped
+    assert order.tolist() == [0, 1, 2, 4] and ptr.tolist() == [0, 2, 3, 3, 3, 3, 3, 3, 4]
+    assert ts_g.tolist() == [1, 2, 3, 5] and kind_g.tolist() == [2, 3, 4, 2] and cend_g.tolist() == [9]
+    assert cptr.tolist() == [0, 0, 1, 1, 1, 1, 1, 1, 1]
     out = [np.empty(3, t) for t in (np.int64, np.int64, np.uint16, np.int32, np.uint8, np.int32)]
-    assert KERNELS.match_threads(kind, ts, order, ptr, 0, 8, crow, cend, 10, *out, 0) == (3, 8, 0)
-    bad = order.copy()
-    bad[1] = 99  # a row past the columns
+    assert KERNELS.match_threads(*grouped, 0, 8, 10, *out, 0) == (3, 8, 0)
+    bad_kind = kind_g.copy()
+    bad_kind[1] = 0  # an instant among the duration events
     with pytest.raises(ValueError):
-        KERNELS.match_threads(kind, ts, bad, ptr, 0, 8, crow, cend, 10, *out, 0)
-    bad[1] = 3  # an instant, not a duration event
-    with pytest.raises(ValueError):
-        KERNELS.match_threads(kind, ts, bad, ptr, 0, 8, crow, cend, 10, *out, 0)
+        KERNELS.match_threads(order, ptr, ts_g, bad_kind, cend_g, cptr, 0, 8, 10, *out, 0)
     with pytest.raises(ValueError):  # ptr past the order
-        KERNELS.match_threads(kind, ts, order, np.array([0, 9], np.int64), 0, 1, crow, cend, 10, *out, 0)
-    with pytest.raises(ValueError):  # a complete event without an end
-        KERNELS.match_threads(kind, ts, order, ptr, 0, 8, np.array([1], np.int32), cend, 10, *out, 0)
+        KERNELS.match_threads(order, np.array([0, 9], np.int64), ts_g, kind_g, cend_g, np.array([0, 0], np.int64), 0,
+                              1, 10, *out, 0)  # fmt: skip
+    with pytest.raises(ValueError):  # a thread's complete events not those of cptr
+        KERNELS.match_threads(order, ptr, ts_g, kind_g, cend_g, np.zeros(9, np.int64), 0, 8, 10, *out, 0)
+    with pytest.raises(ValueError):  # key_end past the threads
+        KERNELS.match_threads(*grouped, 0, 9, 10, *out, 0)
     # a table of one row: thread 0 (one slice) fits, thread 1 (one more) does not: it stops there, asking 1
     small = [np.empty(1, t) for t in (np.int64, np.int64, np.uint16, np.int32, np.uint8, np.int32)]
-    assert KERNELS.match_threads(kind, ts, order, ptr, 0, 8, crow, cend, 10, *small, 0) == (1, 1, 1)
+    assert KERNELS.match_threads(*grouped, 0, 8, 10, *small, 0) == (1, 1, 1)
     with pytest.raises(ValueError):  # an event row past the threads column
         KERNELS.lane_rows(thread, False, np.array([0, 5], np.int32), np.zeros(2, np.uint16), np.empty(2, np.int32),
                           np.empty(2, np.int64))  # fmt: skip
     with pytest.raises(ValueError):  # threads not ascending
         KERNELS.lane_rows(thread, False, np.array([4, 0], np.int32), np.zeros(2, np.uint16), np.empty(2, np.int32),
                           np.empty(2, np.int64))  # fmt: skip
+    with pytest.raises(ValueError):  # a thread past the keys, outputs of the wrong size
+        KERNELS.group_by_thread_time(kind, ts, thread, False, 0, 0, 1, np.empty(1, np.int32), np.empty(1, np.int64),
+                                     np.empty(1, np.int32))  # fmt: skip
+    with pytest.raises(ValueError):
+        KERNELS.group_by_thread_time(kind, ts, thread, False, 0, 0, 2, np.empty(2, np.int32), np.empty(1, np.int64),
+                                     np.empty(2, np.int32))  # fmt: skip
     with pytest.raises(ValueError):
         KERNELS.density(ts, 0, 1.0, np.empty(0, np.int64))
 
