@@ -949,6 +949,145 @@ static int pyramid_pass(const PyrIn *p, int64_t a, int64_t b, int64_t *state, co
     return status;
 }
 
+/* pyramid_pass's results with less work a slice, where each lane's starts are ascending (then a bucket of
+   level l + 1 is a run of whole buckets of level l, since the shifts ascend): each level keeps one open
+   entry, and a slice is added to the finest level where it is short only (long slices are recorded at the
+   levels where they are long); a level's entry, when it closes, is merged into the next level's open one
+   (its parent: that bucket holds it). A slice that joins its finest short level's open entry costs one
+   level; one that starts new buckets closes the open entries below the level whose entry it joins (no
+   later slice can join them: starts ascend) and opens the new ones. Counts add up, and the longest slice
+   is the first of the longest by position, as pyramid_pass finds it. Returns 1, having written nothing to
+   state, when a lane's starts are not ascending (the caller then runs pyramid_pass). */
+static int pyramid_pass_nested(const PyrIn *p, int64_t a, int64_t b, int64_t *state, const PyrOut *o)
+{
+    const int L = p->n_levels;
+    int64_t thresh[MAX_LEVELS], n_ent[MAX_LEVELS], n_long[MAX_LEVELS], max_count[MAX_LEVELS], next_lane[MAX_LEVELS];
+    int64_t e_off[MAX_LEVELS], c_off[MAX_LEVELS], l_off[MAX_LEVELS], c_cap[MAX_LEVELS];
+    int wide[MAX_LEVELS], never_long[MAX_LEVELS];
+    /* the open entry of each level (the open levels are always m..L-1 for some m) */
+    int open[MAX_LEVELS];
+    int64_t o_lane[MAX_LEVELS], o_b[MAX_LEVELS], o_count[MAX_LEVELS], o_long[MAX_LEVELS], o_pick[MAX_LEVELS];
+    int64_t o_e[MAX_LEVELS], o_c[MAX_LEVELS];
+    int32_t o_row[MAX_LEVELS];
+    for (int l = 0; l < L; l++) {
+        const int64_t *st = state + STATE * l;
+        never_long[l] = p->shift[l] >= 57;
+        thresh[l] = never_long[l] ? INT64_MAX : ((int64_t)LONG_BUCKETS << p->shift[l]);
+        n_ent[l] = st[S_ENTRIES];
+        n_long[l] = st[S_LONGS];
+        max_count[l] = st[S_MAXCOUNT];
+        next_lane[l] = st[S_NEXT_LANE];
+        e_off[l] = st[S_ENTRY_OFF];
+        c_off[l] = st[S_COUNT_OFF];
+        l_off[l] = st[S_LONG_OFF];
+        wide[l] = st[S_WIDE] != 0;
+        c_cap[l] = o ? (wide[l] ? o->n32 : o->n16) : 0;
+        open[l] = 0;
+        o_lane[l] = o_b[l] = o_count[l] = o_long[l] = o_pick[l] = o_e[l] = o_c[l] = 0;
+        o_row[l] = 0;
+    }
+#define CLOSE(l)                                                                                                   \
+    do {                                                                                                           \
+        const int l_ = (l);                                                                                        \
+        if (o_count[l_] > max_count[l_])                                                                           \
+            max_count[l_] = o_count[l_];                                                                           \
+        if (o) {                                                                                                   \
+            o->row[o_e[l_]] = o_row[l_];                                                                           \
+            if (wide[l_])                                                                                          \
+                o->count32[o_c[l_]] = (int32_t)o_count[l_];                                                        \
+            else                                                                                                   \
+                o->count16[o_c[l_]] = (uint16_t)o_count[l_];                                                       \
+        }                                                                                                          \
+        if (l_ + 1 < L && o_count[l_]) {                                                                           \
+            const int q_ = l_ + 1;                                                                                 \
+            if (!o_count[q_] || o_long[l_] > o_long[q_] || (o_long[l_] == o_long[q_] && o_pick[l_] < o_pick[q_])) { \
+                o_long[q_] = o_long[l_];                                                                           \
+                o_pick[q_] = o_pick[l_];                                                                           \
+                o_row[q_] = o_row[l_];                                                                             \
+            }                                                                                                      \
+            o_count[q_] += o_count[l_];                                                                            \
+        }                                                                                                          \
+        open[l_] = 0;                                                                                              \
+    } while (0)
+    int64_t prev_lane = -1;
+    uint64_t prev_rel = 0;
+    for (int64_t i = a; i < b; i++) {
+        const int64_t row = order_at(p, i);
+        if (row < 0 || row >= p->n_rows)
+            return -1;
+        const int64_t lane = p->lane[row];
+        if (lane < 0 || lane >= p->n_lanes || lane < prev_lane)
+            return -1;
+        const int64_t d = p->dur_b ? (int64_t)((uint64_t)p->dur_a[row] - (uint64_t)p->dur_b[row]) : p->dur_a[row];
+        const uint64_t rel = (uint64_t)p->ts[row] - p->origin;
+        if (lane == prev_lane && rel < prev_rel)
+            return 1; /* not nested: pyramid_pass */
+        prev_lane = lane;
+        prev_rel = rel;
+        int j = 0;
+        for (; j < L && !never_long[j] && d >= thresh[j]; j++) {
+            if (o) {
+                const int64_t at = l_off[j] + n_long[j];
+                if (at < 0 || at >= o->n_long)
+                    return -1;
+                o->longpos[at] = i;
+            }
+            n_long[j]++;
+        }
+        if (j == L)
+            continue;
+        int k = j;
+        while (k < L && !(open[k] && o_lane[k] == lane && o_b[k] == (int64_t)(rel >> p->shift[k])))
+            k++;
+        if (k == j) { /* joins its finest short level's entry (it comes after every slice there: ties keep theirs) */
+            if (!o_count[j] || d > o_long[j]) {
+                o_long[j] = d;
+                o_pick[j] = i;
+                o_row[j] = (int32_t)row;
+            }
+            o_count[j]++;
+            continue;
+        }
+        for (int l = 0; l < k; l++)
+            if (open[l])
+                CLOSE(l);
+        for (int l = j; l < k; l++) {
+            const int64_t e = e_off[l] + n_ent[l], ce = c_off[l] + n_ent[l], bk = (int64_t)(rel >> p->shift[l]);
+            if (o) {
+                if (e < 0 || e >= o->n_entries || ce < 0 || ce >= c_cap[l] || next_lane[l] < 0)
+                    return -1;
+                o->bucket[e] = (int32_t)bk;
+                int64_t *ptr = o->lane_ptr + l * (p->n_lanes + 1);
+                while (next_lane[l] <= lane)
+                    ptr[next_lane[l]++] = n_ent[l];
+            }
+            open[l] = 1;
+            o_lane[l] = lane;
+            o_b[l] = bk;
+            o_count[l] = 0;
+            o_e[l] = e;
+            o_c[l] = ce;
+            n_ent[l]++;
+        }
+        o_count[j] = 1;
+        o_long[j] = d;
+        o_pick[j] = i;
+        o_row[j] = (int32_t)row;
+    }
+    for (int l = 0; l < L; l++)
+        if (open[l])
+            CLOSE(l);
+#undef CLOSE
+    for (int l = 0; l < L; l++) {
+        int64_t *st = state + STATE * l;
+        st[S_ENTRIES] = n_ent[l];
+        st[S_LONGS] = n_long[l];
+        st[S_MAXCOUNT] = max_count[l];
+        st[S_NEXT_LANE] = next_lane[l];
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(pyramid_doc,
 "pyramid(order, order_wide, ts, dur_a, dur_b, lane, n_lanes, origin, shifts, a, b, state[, bucket, row,\n"
 "        count16, count32, longpos, lane_ptr]) -> None\n\n"
@@ -1040,9 +1179,13 @@ static PyObject *pyramid(PyObject *self, PyObject *args)
         out = &o;
     }
     {
-        int status;
+        int status, ascending = 1;
+        for (int l = 1; l < p.n_levels; l++)
+            ascending &= p.shift[l] > p.shift[l - 1];
         Py_BEGIN_ALLOW_THREADS
-        status = pyramid_pass(&p, a, b, state, out);
+        status = ascending ? pyramid_pass_nested(&p, a, b, state, out) : 1;
+        if (status == 1)
+            status = pyramid_pass(&p, a, b, state, out);
         Py_END_ALLOW_THREADS
         if (status < 0)
             PyErr_SetString(PyExc_ValueError,
