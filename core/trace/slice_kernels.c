@@ -840,59 +840,102 @@ typedef struct {
     int64_t n_entries, n16, n32, n_long;
 } PyrOut;
 
+/* Each level's counters and output offsets, in locals while a pass runs (no store through `state` a slice):
+   loaded from state, written back at the end. */
+typedef struct {
+    int64_t thresh[MAX_LEVELS], n_ent[MAX_LEVELS], n_long[MAX_LEVELS], max_count[MAX_LEVELS];
+    int64_t next_lane[MAX_LEVELS], e_off[MAX_LEVELS], c_off[MAX_LEVELS], l_off[MAX_LEVELS], c_cap[MAX_LEVELS];
+    int wide[MAX_LEVELS], never_long[MAX_LEVELS];
+} Levels;
+
+static void levels_load(Levels *v, const PyrIn *p, const int64_t *state, const PyrOut *o)
+{
+    for (int l = 0; l < p->n_levels; l++) {
+        const int64_t *st = state + STATE * l;
+        v->never_long[l] = p->shift[l] >= 57; /* LONG_BUCKETS << shift passes int64: no duration reaches it */
+        v->thresh[l] = v->never_long[l] ? INT64_MAX : ((int64_t)LONG_BUCKETS << p->shift[l]);
+        v->n_ent[l] = st[S_ENTRIES];
+        v->n_long[l] = st[S_LONGS];
+        v->max_count[l] = st[S_MAXCOUNT];
+        v->next_lane[l] = st[S_NEXT_LANE];
+        v->e_off[l] = st[S_ENTRY_OFF];
+        v->c_off[l] = st[S_COUNT_OFF];
+        v->l_off[l] = st[S_LONG_OFF];
+        v->wide[l] = st[S_WIDE] != 0;
+        v->c_cap[l] = o ? (v->wide[l] ? o->n32 : o->n16) : 0;
+    }
+}
+
+static void levels_store(const Levels *v, const PyrIn *p, int64_t *state)
+{
+    for (int l = 0; l < p->n_levels; l++) {
+        int64_t *st = state + STATE * l;
+        st[S_ENTRIES] = v->n_ent[l];
+        st[S_LONGS] = v->n_long[l];
+        st[S_MAXCOUNT] = v->max_count[l];
+        st[S_NEXT_LANE] = v->next_lane[l];
+    }
+}
+
+/* A long slice at level l: its position recorded (filling); 0, or -1 past the outputs. */
+static inline int record_long(Levels *v, int l, int64_t i, const PyrOut *o)
+{
+    if (o) {
+        const int64_t at = v->l_off[l] + v->n_long[l];
+        if (at < 0 || at >= o->n_long)
+            return -1;
+        o->longpos[at] = i;
+    }
+    v->n_long[l]++;
+    return 0;
+}
+
+/* A new entry of level l for a slice of lane `lane` in bucket bk: its bucket and lane_ptr written (filling);
+   its entry and count positions in *e / *ce; 0, or -1 past the outputs. */
+static inline int open_entry(Levels *v, int l, int64_t lane, int64_t bk, const PyrIn *p, const PyrOut *o, int64_t *e,
+                             int64_t *ce)
+{
+    *e = v->e_off[l] + v->n_ent[l];
+    *ce = v->c_off[l] + v->n_ent[l];
+    if (o) {
+        if (*e < 0 || *e >= o->n_entries || *ce < 0 || *ce >= v->c_cap[l] || v->next_lane[l] < 0)
+            return -1;
+        o->bucket[*e] = (int32_t)bk;
+        int64_t *ptr = o->lane_ptr + l * (p->n_lanes + 1);
+        while (v->next_lane[l] <= lane)
+            ptr[v->next_lane[l]++] = v->n_ent[l];
+    }
+    v->n_ent[l]++;
+    return 0;
+}
+
 static int pyramid_pass(const PyrIn *p, int64_t a, int64_t b, int64_t *state, const PyrOut *o)
 {
-    /* the state in locals while the loop runs (written back at the end): no store through `state` a slice */
+    Levels v;
+    levels_load(&v, p, state, o);
     int64_t cur_lane[MAX_LEVELS], cur_b[MAX_LEVELS], cur_long[MAX_LEVELS], cur_count[MAX_LEVELS];
-    int64_t cur_e[MAX_LEVELS], cur_c[MAX_LEVELS], thresh[MAX_LEVELS];
-    int64_t n_ent[MAX_LEVELS], n_long[MAX_LEVELS], max_count[MAX_LEVELS], next_lane[MAX_LEVELS];
-    int64_t e_off[MAX_LEVELS], c_off[MAX_LEVELS], l_off[MAX_LEVELS], c_cap[MAX_LEVELS];
-    int wide[MAX_LEVELS], never_long[MAX_LEVELS];
+    int64_t cur_e[MAX_LEVELS], cur_c[MAX_LEVELS];
     const int n_levels = p->n_levels;
     for (int l = 0; l < n_levels; l++) {
-        const int64_t *st = state + STATE * l;
         cur_lane[l] = -1;
         cur_b[l] = cur_long[l] = cur_count[l] = 0;
         cur_e[l] = cur_c[l] = -1;
-        never_long[l] = p->shift[l] >= 57; /* LONG_BUCKETS << shift passes int64: no duration reaches it */
-        thresh[l] = never_long[l] ? INT64_MAX : ((int64_t)LONG_BUCKETS << p->shift[l]);
-        n_ent[l] = st[S_ENTRIES];
-        n_long[l] = st[S_LONGS];
-        max_count[l] = st[S_MAXCOUNT];
-        next_lane[l] = st[S_NEXT_LANE];
-        e_off[l] = st[S_ENTRY_OFF];
-        c_off[l] = st[S_COUNT_OFF];
-        l_off[l] = st[S_LONG_OFF];
-        wide[l] = st[S_WIDE] != 0;
-        c_cap[l] = o ? (wide[l] ? o->n32 : o->n16) : 0;
     }
     int64_t prev_lane = -1;
-    int status = 0;
-    for (int64_t i = a; i < b && !status; i++) {
+    for (int64_t i = a; i < b; i++) {
         const int64_t row = order_at(p, i);
-        if (row < 0 || row >= p->n_rows) {
-            status = -1;
-            break;
-        }
+        if (row < 0 || row >= p->n_rows)
+            return -1;
         const int64_t lane = p->lane[row];
-        if (lane < 0 || lane >= p->n_lanes || lane < prev_lane) {
-            status = -1;
-            break;
-        }
+        if (lane < 0 || lane >= p->n_lanes || lane < prev_lane)
+            return -1;
         prev_lane = lane;
         const int64_t d = p->dur_b ? (int64_t)((uint64_t)p->dur_a[row] - (uint64_t)p->dur_b[row]) : p->dur_a[row];
         const uint64_t rel = (uint64_t)p->ts[row] - p->origin;
         for (int l = 0; l < n_levels; l++) {
-            if (d >= thresh[l] && !never_long[l]) {
-                if (o) {
-                    const int64_t at = l_off[l] + n_long[l];
-                    if (at < 0 || at >= o->n_long) {
-                        status = -1;
-                        break;
-                    }
-                    o->longpos[at] = i;
-                }
-                n_long[l]++;
+            if (!v.never_long[l] && d >= v.thresh[l]) {
+                if (record_long(&v, l, i, o) < 0)
+                    return -1;
                 continue;
             }
             const int64_t bk = (int64_t)(rel >> p->shift[l]);
@@ -901,7 +944,7 @@ static int pyramid_pass(const PyrIn *p, int64_t a, int64_t b, int64_t *state, co
                 if (o) {
                     if (d > cur_long[l])
                         o->row[cur_e[l]] = (int32_t)row;
-                    if (wide[l])
+                    if (v.wide[l])
                         o->count32[cur_c[l]] = (int32_t)c;
                     else
                         o->count16[cur_c[l]] = (uint16_t)c;
@@ -910,43 +953,28 @@ static int pyramid_pass(const PyrIn *p, int64_t a, int64_t b, int64_t *state, co
                     cur_long[l] = d;
                 continue;
             }
-            if (cur_count[l] > max_count[l])
-                max_count[l] = cur_count[l];
+            if (cur_count[l] > v.max_count[l])
+                v.max_count[l] = cur_count[l];
             cur_lane[l] = lane;
             cur_b[l] = bk;
             cur_long[l] = d;
             cur_count[l] = 1;
+            if (open_entry(&v, l, lane, bk, p, o, &cur_e[l], &cur_c[l]) < 0)
+                return -1;
             if (o) {
-                const int64_t e = e_off[l] + n_ent[l], ce = c_off[l] + n_ent[l];
-                if (e < 0 || e >= o->n_entries || ce < 0 || ce >= c_cap[l] || next_lane[l] < 0) {
-                    status = -1;
-                    break;
-                }
-                cur_e[l] = e;
-                cur_c[l] = ce;
-                o->bucket[e] = (int32_t)bk;
-                o->row[e] = (int32_t)row;
-                if (wide[l])
-                    o->count32[ce] = 1;
+                o->row[cur_e[l]] = (int32_t)row;
+                if (v.wide[l])
+                    o->count32[cur_c[l]] = 1;
                 else
-                    o->count16[ce] = 1;
-                int64_t *ptr = o->lane_ptr + l * (p->n_lanes + 1);
-                while (next_lane[l] <= lane)
-                    ptr[next_lane[l]++] = n_ent[l];
+                    o->count16[cur_c[l]] = 1;
             }
-            n_ent[l]++;
         }
     }
-    for (int l = 0; l < n_levels; l++) {
-        int64_t *st = state + STATE * l;
-        if (cur_count[l] > max_count[l])
-            max_count[l] = cur_count[l];
-        st[S_ENTRIES] = n_ent[l];
-        st[S_LONGS] = n_long[l];
-        st[S_MAXCOUNT] = max_count[l];
-        st[S_NEXT_LANE] = next_lane[l];
-    }
-    return status;
+    for (int l = 0; l < n_levels; l++)
+        if (cur_count[l] > v.max_count[l])
+            v.max_count[l] = cur_count[l];
+    levels_store(&v, p, state);
+    return 0;
 }
 
 /* pyramid_pass's results with less work a slice, where each lane's starts are ascending (then a bucket of
@@ -961,27 +989,14 @@ static int pyramid_pass(const PyrIn *p, int64_t a, int64_t b, int64_t *state, co
 static int pyramid_pass_nested(const PyrIn *p, int64_t a, int64_t b, int64_t *state, const PyrOut *o)
 {
     const int L = p->n_levels;
-    int64_t thresh[MAX_LEVELS], n_ent[MAX_LEVELS], n_long[MAX_LEVELS], max_count[MAX_LEVELS], next_lane[MAX_LEVELS];
-    int64_t e_off[MAX_LEVELS], c_off[MAX_LEVELS], l_off[MAX_LEVELS], c_cap[MAX_LEVELS];
-    int wide[MAX_LEVELS], never_long[MAX_LEVELS];
+    Levels v;
+    levels_load(&v, p, state, o);
     /* the open entry of each level (the open levels are always m..L-1 for some m) */
     int open[MAX_LEVELS];
     int64_t o_lane[MAX_LEVELS], o_b[MAX_LEVELS], o_count[MAX_LEVELS], o_long[MAX_LEVELS], o_pick[MAX_LEVELS];
     int64_t o_e[MAX_LEVELS], o_c[MAX_LEVELS];
     int32_t o_row[MAX_LEVELS];
     for (int l = 0; l < L; l++) {
-        const int64_t *st = state + STATE * l;
-        never_long[l] = p->shift[l] >= 57;
-        thresh[l] = never_long[l] ? INT64_MAX : ((int64_t)LONG_BUCKETS << p->shift[l]);
-        n_ent[l] = st[S_ENTRIES];
-        n_long[l] = st[S_LONGS];
-        max_count[l] = st[S_MAXCOUNT];
-        next_lane[l] = st[S_NEXT_LANE];
-        e_off[l] = st[S_ENTRY_OFF];
-        c_off[l] = st[S_COUNT_OFF];
-        l_off[l] = st[S_LONG_OFF];
-        wide[l] = st[S_WIDE] != 0;
-        c_cap[l] = o ? (wide[l] ? o->n32 : o->n16) : 0;
         open[l] = 0;
         o_lane[l] = o_b[l] = o_count[l] = o_long[l] = o_pick[l] = o_e[l] = o_c[l] = 0;
         o_row[l] = 0;
@@ -989,11 +1004,11 @@ static int pyramid_pass_nested(const PyrIn *p, int64_t a, int64_t b, int64_t *st
 #define CLOSE(l)                                                                                                   \
     do {                                                                                                           \
         const int l_ = (l);                                                                                        \
-        if (o_count[l_] > max_count[l_])                                                                           \
-            max_count[l_] = o_count[l_];                                                                           \
+        if (o_count[l_] > v.max_count[l_])                                                                         \
+            v.max_count[l_] = o_count[l_];                                                                         \
         if (o) {                                                                                                   \
             o->row[o_e[l_]] = o_row[l_];                                                                           \
-            if (wide[l_])                                                                                          \
+            if (v.wide[l_])                                                                                        \
                 o->count32[o_c[l_]] = (int32_t)o_count[l_];                                                        \
             else                                                                                                   \
                 o->count16[o_c[l_]] = (uint16_t)o_count[l_];                                                       \
@@ -1025,15 +1040,9 @@ static int pyramid_pass_nested(const PyrIn *p, int64_t a, int64_t b, int64_t *st
         prev_lane = lane;
         prev_rel = rel;
         int j = 0;
-        for (; j < L && !never_long[j] && d >= thresh[j]; j++) {
-            if (o) {
-                const int64_t at = l_off[j] + n_long[j];
-                if (at < 0 || at >= o->n_long)
-                    return -1;
-                o->longpos[at] = i;
-            }
-            n_long[j]++;
-        }
+        for (; j < L && !v.never_long[j] && d >= v.thresh[j]; j++)
+            if (record_long(&v, j, i, o) < 0)
+                return -1;
         if (j == L)
             continue;
         int k = j;
@@ -1052,22 +1061,13 @@ static int pyramid_pass_nested(const PyrIn *p, int64_t a, int64_t b, int64_t *st
             if (open[l])
                 CLOSE(l);
         for (int l = j; l < k; l++) {
-            const int64_t e = e_off[l] + n_ent[l], ce = c_off[l] + n_ent[l], bk = (int64_t)(rel >> p->shift[l]);
-            if (o) {
-                if (e < 0 || e >= o->n_entries || ce < 0 || ce >= c_cap[l] || next_lane[l] < 0)
-                    return -1;
-                o->bucket[e] = (int32_t)bk;
-                int64_t *ptr = o->lane_ptr + l * (p->n_lanes + 1);
-                while (next_lane[l] <= lane)
-                    ptr[next_lane[l]++] = n_ent[l];
-            }
+            const int64_t bk = (int64_t)(rel >> p->shift[l]);
+            if (open_entry(&v, l, lane, bk, p, o, &o_e[l], &o_c[l]) < 0)
+                return -1;
             open[l] = 1;
             o_lane[l] = lane;
             o_b[l] = bk;
             o_count[l] = 0;
-            o_e[l] = e;
-            o_c[l] = ce;
-            n_ent[l]++;
         }
         o_count[j] = 1;
         o_long[j] = d;
@@ -1078,13 +1078,7 @@ static int pyramid_pass_nested(const PyrIn *p, int64_t a, int64_t b, int64_t *st
         if (open[l])
             CLOSE(l);
 #undef CLOSE
-    for (int l = 0; l < L; l++) {
-        int64_t *st = state + STATE * l;
-        st[S_ENTRIES] = n_ent[l];
-        st[S_LONGS] = n_long[l];
-        st[S_MAXCOUNT] = max_count[l];
-        st[S_NEXT_LANE] = next_lane[l];
-    }
+    levels_store(&v, p, state);
     return 0;
 }
 
