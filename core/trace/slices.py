@@ -176,8 +176,9 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, n_sel: int, n_end:
     """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops (slice_kernels.c): the
     duration events grouped by thread in one pass over the file (rows, times, kinds and complete events'
     ends copied out per thread: 21 bytes a duration event while the table is built), then each thread's
-    markers replayed on a stack in one pass, written straight into the table, in steps of about
-    :data:`IN_FLIGHT_EVENTS` events (``check()`` between them). The same rules and results as the numpy
+    markers replayed on a stack in one pass, written straight into the table, in steps of whole threads of
+    about :data:`IN_FLIGHT_EVENTS` events (``check()`` before each: ~20 ms of work at most, a large thread
+    alone excepted). The same rules and results as the numpy
     path (:func:`_match`)."""
     kernels = compiled.slice_kernels
     assert kernels is not None
@@ -196,7 +197,8 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, n_sel: int, n_end:
     while key < n_keys:
         if check is not None:
             check()
-        stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + IN_FLIGHT_EVENTS) - 1))
+        step = 4 * BATCH_EVENTS  # (IN_FLIGHT_EVENTS, read here: a test's smaller batches check more often)
+        stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + step) - 1))
         n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out)
         if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
             capacity = max(2 * capacity, n_out + need)
