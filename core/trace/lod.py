@@ -16,6 +16,7 @@ slice at least a bucket long is always its bucket's longest: every slice a pixel
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from dataclasses import dataclass
 
@@ -306,9 +307,7 @@ def _compiled_levels(order, ts, dur, lane, n_lanes: int, origin: int, shifts: li
     n_levels = len(shifts)
     shift_a = np.array(shifts, np.int64)
     wide = order.dtype == np.int64
-    lane_end = np.cumsum(np.bincount(lane, minlength=n_lanes))
-    targets = np.arange(COMPILED_CHUNK, len(order), COMPILED_CHUNK)
-    cuts = np.unique(np.r_[0, lane_end[np.searchsorted(lane_end, targets)], len(order)]).tolist()
+    cuts = _lane_cuts(order, lane, COMPILED_CHUNK)
     state = np.zeros((n_levels, _STATE), np.int64)
     args = (order, wide, ts, dur_a, dur_b, lane, n_lanes, origin & _U64, shift_a)
     for a, b in itertools.pairwise(cuts):
@@ -341,6 +340,23 @@ def _compiled_levels(order, ts, dur, lane, n_lanes: int, origin: int, shifts: li
         long_rows, long_end_max = _long_lists(order[pos].astype(np.int64), lane, ts, dur)
         levels.append(Level(shift, bucket[e0 : e0 + n], row[e0 : e0 + n], count, lane_ptr[k], long_rows, long_end_max))
     return levels
+
+
+def _lane_cuts(order: np.ndarray, lane: np.ndarray, step: int) -> list[int]:
+    """Positions in ``order`` (rows by lane) about ``step`` apart, each at a lane's end: a binary search of
+    the lanes along ``order`` from each multiple of ``step`` (no pass over every slice)."""
+    n = len(order)
+    cuts = [0]
+    for target in range(step, n, step):
+        if target <= cuts[-1]:
+            continue
+        at = int(lane[order[target - 1]])
+        end = bisect.bisect_right(range(n), at, lo=target, key=lambda i: int(lane[order[i]]))
+        if end < n:
+            cuts.append(end)
+    if cuts[-1] != n:
+        cuts.append(n)
+    return cuts
 
 
 def _long_lists(rows: np.ndarray, lane, ts, dur) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:

@@ -88,6 +88,7 @@ def test_every_level_is_the_summary_of_its_slices(before_origin: bool, batch, mo
     slices, whole lanes) give the same levels."""
     if batch is not None:
         monkeypatch.setattr(lod, "BATCH_SLICES", batch)
+        monkeypatch.setattr(lod, "COMPILED_CHUNK", batch // 3)  # (several lanes a chunk, and a lane past one)
     rng = np.random.default_rng(5)
     n, lanes, span, origin = 3000, 5, 10**9, 10**6
     ts = rng.integers(origin - (span // 10 if before_origin else 0), origin + span, n)
