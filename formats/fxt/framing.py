@@ -181,11 +181,14 @@ def split_records(
     tick: Callable[[float], None] | None = None,
     done: Callable[[int, int], None] | None = None,
     ahead: Callable[[int, int], None] | None = None,
+    fill_ahead: Callable[[np.ndarray], None] | None = None,
 ) -> SplitRecords:
     """Frame ``words`` (as :func:`frame_records`) and sort the records as it goes: the event records (the
     bulk of a trace) apart from the rest, with the size-0 rules applied: a zero word is one word of padding
     (type :data:`PADDING`), any other header of size 0 ends the framing (``bad_at``). The last record may
-    run past the end of ``words`` (the caller drops it)."""
+    run past the end of ``words`` (the caller drops it). ``fill_ahead(part)``, when given, is called by the
+    compiled walk with the part of the event starts' buffer that the next super-chunks are likely to fill
+    (the caller faults it in ahead), before the part it was given last is half used."""
     scan = compiled.record_scan if compiled.contiguous_words(words) else None
     if scan is None:
         return _split(words, *frame_records(words, tick, done, ahead))
@@ -196,6 +199,7 @@ def split_records(
     ne = no = 0
     p, bad = 0, 0
     sup = max(int(SUPER_WORDS), 1)
+    filled = 0  # where the last part given to fill_ahead ends
     for s0 in range(0, n, sup):
         s1 = min(s0 + sup, n)
         if tick is not None:
@@ -203,6 +207,9 @@ def split_records(
         if p < s1 and not bad:
             if ahead is not None:
                 ahead(s0, s1)
+            if fill_ahead is not None and ne + sup // 4 > filled:  # (an event record is ~4 words: a part
+                filled = ne + sup  # lasts a few super-chunks; at the end, at most one part is not used)
+                fill_ahead(ev[ne:filled])
             ne, no, p, bad = scan.frame_split(words, p, s1, ev, ne, other, types, no, dtype is np.int64)
         if done is not None:
             done(s0, s1)

@@ -45,14 +45,28 @@ class EventRecords:
             column(h, F.EVENT_NAME_REF).astype(np.uint16),
         )
 
-    def _events(self, pos: np.ndarray) -> dict[str, np.ndarray]:
+    def _scan_events(self, pos: np.ndarray) -> tuple | None:
+        """The compiled pass over the event records at ``pos`` (int64): header, time and last word of each
+        record, and the argument walk (``record_scan.event_block``); None without the compiled loops. It
+        only reads the words (the GIL released), so the reader runs it for the next block on a worker
+        thread while this one's columns are built."""
         scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
+        if scan is None:
+            return None
+        m = len(pos)
+        h, ticks, last = np.empty(m, np.uint64), np.empty(m, np.uint64), np.empty(m, np.uint64)
+        walked = (np.empty(m, np.int64), np.empty(m, np.uint8), np.empty(m, np.uint8))
+        flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
+        return h, ticks, last, walked, flagged
+
+    def _events(self, pos: np.ndarray, scanned: tuple | None = None) -> dict[str, np.ndarray]:
+        """The columns of the event records at ``pos`` (int64, ascending); ``scanned``: their
+        :meth:`_scan_events`, when already done."""
+        if scanned is None:
+            scanned = self._scan_events(pos)
         walked = None
-        if scan is not None:  # header, time and last word of each record, and the argument walk: one pass
-            m = len(pos)
-            h, ticks, last = np.empty(m, np.uint64), np.empty(m, np.uint64), np.empty(m, np.uint64)
-            walked = (np.empty(m, np.int64), np.empty(m, np.uint8), np.empty(m, np.uint8))
-            flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
+        if scanned is not None:  # header, time and last word of each record, and the argument walk: one pass
+            h, ticks, last, walked, flagged = scanned
         else:
             h, last = self.w[pos], None
         size16, b2, b3, cref, nref = self._header_fields(h)
