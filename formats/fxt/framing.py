@@ -225,14 +225,14 @@ def split_records(
                         if tail is not None or bad or meet >= s1:
                             break
                         ne, no, p, bad = scan.frame_split(words, p, meet, ev, ne, other, types, no, dtype is np.int64)
-                if tail is None and p < s1 and not bad:
-                    ne, no, p, bad = scan.frame_split(words, p, s1, ev, ne, other, types, no, dtype is np.int64)
-                else:
+                if tail is not None:
                     e, o, ty, p, bad = tail
                     ev[ne : ne + len(e)] = e
                     other[no : no + len(o)] = o
                     types[no : no + len(o)] = ty
                     ne, no = ne + len(e), no + len(o)
+                elif p < s1 and not bad:
+                    ne, no, p, bad = scan.frame_split(words, p, s1, ev, ne, other, types, no, dtype is np.int64)
             if done is not None:
                 done(s0, s1)
     finally:
