@@ -250,19 +250,20 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self.progress(0.1)
         batch = self.AHEAD_BLOCKS * step  # (the starts' own pages are the framing's)
         self._block_ahead(ev_pos, 0, min(batch, n_ev), {k: ev[k] for k in ev_dtypes}, slice(0, batch))
-        # The compiled pass of the next block runs on a worker thread while this one's columns are built
-        # (it reads the words only); its starts are copied before this block's are compacted over them.
+        # The next block is prepared on a worker thread (the compiled pass and what follows from the words
+        # and the frozen tables: EventRecords._events_ahead) while this one's strings and threads are
+        # resolved and its columns stored; its starts are copied before this block's are compacted over them.
         scans = ThreadPoolExecutor(1, "fxscope-event-scan") if n_ev > step and self.pages.enabled else None
         self._scans = scans
         nxt_sel = ev_pos[:step].astype(np.int64)
-        scanned = scans.submit(self._scan_events, nxt_sel) if scans is not None else None
+        scanned = scans.submit(self._events_ahead, nxt_sel) if scans is not None else None
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
             sel = nxt_sel  # a copy: the column is rewritten at fill <= b0
             this_scan = scanned.result() if scanned is not None else None
             if b0 + step < n_ev:
                 nxt_sel = ev_pos[b0 + step : b0 + 2 * step].astype(np.int64)
-                scanned = scans.submit(self._scan_events, nxt_sel) if scans is not None else None
+                scanned = scans.submit(self._events_ahead, nxt_sel) if scans is not None else None
             if b0 % batch == 0:  # the batch after this one, while this one decodes
                 nxt = b0 + batch
                 self._block_ahead(ev_pos, nxt, min(nxt + batch, n_ev), {k: ev[k] for k in ev_dtypes},

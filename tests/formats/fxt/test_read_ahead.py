@@ -92,6 +92,21 @@ def test_truncated_and_mutated_traces_read_ahead_alike(testdata, tmp_path, monke
     assert cases >= 200
 
 
+def test_heavily_mutated_traces_warn_alike_and_in_order(tmp_path, monkeypatch, small_ahead):
+    """Many overwritten bytes: blocks with several warnings each (unknown types, short records, arguments
+    of size 0 or past the record), given in the same order whether the block was prepared ahead or not."""
+    rng = random.Random(21)
+    several = 0
+    for seed in range(12):
+        d = bytearray(generate_trace(1500, seed=seed, scheduling=seed % 2 == 1))
+        for _ in range(60):
+            d[rng.randrange(64, len(d))] = rng.randrange(256)
+        want = _plain(bytes(d), tmp_path, monkeypatch)
+        assert _read(bytes(d), tmp_path, ahead=True) == want
+        several += want.get("warnings", "").count("offset") >= 10
+    assert several >= 4
+
+
 def _words(data: bytes) -> np.ndarray:
     return np.frombuffer(data[: len(data) // 8 * 8], "<u8")
 
