@@ -8,6 +8,13 @@ header is read from the mapped file when asked) plus 7 bytes per record while re
 (:mod:`~fxscope.formats.fxt.records_control`), events (:mod:`~fxscope.formats.fxt.records_events`), logs
 (:mod:`~fxscope.formats.fxt.records_log`), scheduling (:mod:`~fxscope.formats.fxt.records_sched`), and the shared
 vectorised steps (:mod:`~fxscope.formats.fxt.bulk_resolve`).
+
+Two cores: a large file's read keeps the main thread on what must run in file order (control records,
+string and thread resolution, the columns' stores) and gives the rest to worker threads, none of which
+changes what is read: every other framing super-chunk framed from a guessed start
+(:class:`~fxscope.formats.fxt.framing._Speculation`), the next event block prepared (its compiled pass, fields,
+times and data words, its warnings given in order later: ``EventRecords._events_ahead``), and the pages
+about to be touched faulted in (:mod:`~fxscope.formats.fxt.page_ahead`).
 """
 
 from __future__ import annotations
@@ -73,6 +80,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self._unresolved_str: set[tuple[int, int]] = set()
         self._unresolved_thr: set[tuple[int, int]] = set()
         self.pages = PageAhead(None, enabled=False)  # (run's, once it knows the map)
+        self.parallel = False
 
     # ------------------------------------------------------------------ framing
     def _frame(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -83,7 +91,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         # goes: file pages and per-record arrays never add up.
         ev, other, types, bad_at = split_records(
             w, tick=lambda f: self.progress(0.05 * f), done=self._block_done, ahead=self._frame_ahead,
-            fill_ahead=self.pages.fill, parallel=self.pages.enabled,
+            fill_ahead=self.pages.fill, parallel=self.parallel,
         )
         if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
             ev, other = ev.astype(np.int64, copy=False), other.astype(np.int64, copy=False)
@@ -191,8 +199,11 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             self.mm = None
 
     def run(self) -> FxtColumns:
-        # A file of more than a few blocks has its pages faulted in ahead, on a worker thread (see _block_ahead)
-        self.pages = PageAhead(self.raw if self.mm is not None else None, enabled=self.n >= self.PAGE_AHEAD_WORDS)
+        # A file of more than a few blocks is read on two cores: its pages are faulted in ahead on a worker
+        # thread (see _block_ahead), every other framing super-chunk and the next event block are framed and
+        # prepared on others (see _frame, _run)
+        self.parallel = self.n >= self.PAGE_AHEAD_WORDS
+        self.pages = PageAhead(self.raw if self.mm is not None else None, enabled=self.parallel)
         self._scans: ThreadPoolExecutor | None = None
         try:
             return self._run()
@@ -201,7 +212,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             if self._scans is not None:  # (a Cancel: the scan under way ends, the queued one is dropped)
                 self._scans.shutdown(cancel_futures=True)
 
-    #: files from this many words on have their pages faulted in ahead on a worker thread (8 MiB)
+    #: files from this many words on are read with worker threads (8 MiB)
     PAGE_AHEAD_WORDS = 1 << 20
 
     def _run(self) -> FxtColumns:
@@ -253,7 +264,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         # The next block is prepared on a worker thread (the compiled pass and what follows from the words
         # and the frozen tables: EventRecords._events_ahead) while this one's strings and threads are
         # resolved and its columns stored; its starts are copied before this block's are compacted over them.
-        scans = ThreadPoolExecutor(1, "fxscope-event-scan") if n_ev > step and self.pages.enabled else None
+        scans = ThreadPoolExecutor(1, "fxscope-event-scan") if n_ev > step and self.parallel else None
         self._scans = scans
         nxt_sel = ev_pos[:step].astype(np.int64)
         scanned = scans.submit(self._events_ahead, nxt_sel) if scans is not None else None
