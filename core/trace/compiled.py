@@ -13,6 +13,8 @@ from types import ModuleType
 
 import numpy as np
 
+from fxscope.formats.fxt.column_view import ColumnView
+
 slice_kernels: ModuleType | None
 try:
     from fxscope.core.trace import slice_kernels
@@ -32,3 +34,15 @@ def plain(array, *dtypes) -> bool:
         and array.flags.c_contiguous
         and array.flags.aligned
     )
+
+
+def values(column, *dtypes) -> np.ndarray | None:
+    """``column`` as the compiled loops take it: itself when :func:`plain`; a column the reader computes
+    (:class:`~fxscope.formats.fxt.column_view.ColumnView`: event times read from the mapped file, a one-byte
+    code column) of one of ``dtypes`` as its whole values, built for the call (a temporary: 8 bytes an event
+    for the times, 2 for codes); None otherwise (the numpy path)."""
+    if plain(column, *dtypes):
+        return column
+    if isinstance(column, ColumnView) and any(column.dtype == np.dtype(d) for d in dtypes):
+        return np.ascontiguousarray(np.asarray(column))
+    return None

@@ -21,6 +21,7 @@ from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
 from fxscope.core.trace.segments import segment_starts, segmented_running_max
 from fxscope.core.trace.slices import SliceTable, build_slices
 from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import FxtColumns
 
 if TYPE_CHECKING:  # the tables built on first use: their modules are imported then (``fxscope stacks`` never loads them)
@@ -149,6 +150,8 @@ def _lane_rows_compiled(s: SliceTable) -> tuple[np.ndarray, np.ndarray] | None:
     do not take these columns (the numpy path's lexsort then)."""
     kernels = compiled.slice_kernels
     ev_thread = s.thread.source if isinstance(s.thread, Gathered) else None
+    if ev_thread is not None:  # (a one-byte code column: its values, for the call)
+        ev_thread = compiled.values(ev_thread, np.int16, np.int32)
     if (kernels is None or ev_thread is None or s.thread.index is not s.event or s.thread.missing is not None
             or not compiled.plain(ev_thread, np.int16, np.int32) or not compiled.plain(s.event, np.int32)
             or not compiled.plain(s.depth, np.uint16)):  # fmt: skip
@@ -365,6 +368,10 @@ class TraceModel:
         kernels = compiled.slice_kernels
         if kernels is not None and compiled.plain(ts, np.int64) and bins >= 1:  # one pass, no temporaries
             kernels.density(ts, self.start_ns, bins / span, counts)
+            return counts
+        if kernels is not None and isinstance(ts, ColumnView) and ts.dtype == np.int64 and bins >= 1:
+            for a in range(0, len(ts), 1 << 20):  # (times read from the file: a block at a time, counts added up)
+                kernels.density(ts[a : a + (1 << 20)], self.start_ns, bins / span, counts)
             return counts
         for a in range(0, len(ts), 1 << 20):  # in blocks: no full-size temporaries, short GIL-holding calls
             # in float: a corrupt timestamp can make the span ~2**63 ns, and (ts - start) * bins overflow

@@ -31,6 +31,7 @@ from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import segment_ids, segment_starts, stack_depths
 from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
@@ -163,9 +164,12 @@ def _count_compiled(cols: FxtColumns) -> tuple[int, int, int, int] | None:
     """(duration events, their ends, lowest and highest thread value) by the compiled loops, or None when
     they are not built or do not take these columns (the numpy path then)."""
     kernels = compiled.slice_kernels
-    kind, ts, thread = cols.ev_kind, cols.ev_ts, cols.ev_thread
-    if kernels is None or not (compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64)
-                               and compiled.plain(thread, np.int16, np.int32) and len(kind) < 1 << 31):  # fmt: skip
+    kind, ts = cols.ev_kind, cols.ev_ts
+    if kernels is None or not (compiled.plain(kind, np.uint8) and len(kind) < 1 << 31
+                               and (compiled.plain(ts, np.int64) or isinstance(ts, ColumnView))):  # fmt: skip
+        return None
+    thread = compiled.values(cols.ev_thread, np.int16, np.int32)  # (the times are read in _match_compiled)
+    if thread is None:
         return None
     n_sel, n_end, lo, hi = kernels.duration_threads(kind, thread, thread.dtype == np.int32)
     return None if n_sel and hi - lo >= COMPILED_THREAD_SPAN else (n_sel, n_end, lo, hi)
@@ -186,9 +190,11 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, n_sel: int, n_end:
     order, ts_g, kind_g = np.empty(n_sel, np.int32), np.empty(n_sel, np.int64), np.empty(n_sel, np.uint8)
     ptr, cptr = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64)
     cend_g = np.empty(len(complete), np.int64)
-    kernels.group_threads(cols.ev_kind, cols.ev_ts, cols.ev_thread, cols.ev_thread.dtype == np.int32, lo,
-                          complete.rows, np.ascontiguousarray(complete.ends, np.int64), order, ptr, ts_g, kind_g,
-                          cend_g, cptr)  # fmt: skip
+    thread = compiled.values(cols.ev_thread, np.int16, np.int32)
+    kernels.group_threads(cols.ev_kind, compiled.values(cols.ev_ts, np.int64), thread, thread.dtype == np.int32,
+                          lo, complete.rows, np.ascontiguousarray(complete.ends, np.int64), order, ptr, ts_g,
+                          kind_g, cend_g, cptr)  # fmt: skip
+    del thread
     grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
     capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
     out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
