@@ -18,10 +18,11 @@ import pytest
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.formats.errors import FormatError
 from fxscope.formats.fxt import assemble, compiled, framing, page_ahead
+from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 
 DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
-_LAZY = {"arg_decoder", "ev_data", "path"}
+_LAZY = {"arg_decoder", "ev_data", "path", "page_hold"}
 
 
 def _snapshot(cols) -> dict:
@@ -32,6 +33,8 @@ def _snapshot(cols) -> dict:
     for f in dataclasses.fields(cols):
         if f.name not in _LAZY:
             v = getattr(cols, f.name)
+            if isinstance(v, ColumnView):  # (the times read from the file, one-byte codes: by value)
+                v = np.asarray(v)
             out[f.name] = (v.dtype.str, v.tobytes()) if isinstance(v, np.ndarray) else repr(v)
     out["ev_data"] = np.asarray(cols.ev_data).tobytes()
     return out
