@@ -101,12 +101,12 @@ class StateTrackItem(SchedLaneItem):
         """The thread's wakeups as small dark wedges on the strip's top edge (one per pixel at most): the
         moments it became runnable; selecting the state or the CPU slice after one draws who woke it."""
         t0, t1, sx, dx, sy, dy = f
-        ts = self.model.sched.wakeups.ts[self.model.sched.wakeups.rows_in(t0, t1, tid=self.tid)]
-        if not len(ts):
+        wakeups = self.model.sched.wakeups
+        rows = wakeups.rows_in(t0, t1, tid=self.tid)
+        if not len(rows):
             return
-        px = np.floor(self.px(ts, sx, dx))
-        px = px[run_starts(px)]  # one per pixel (the rows are by time: a run test, not np.unique's sort)
-        if len(px) * 12 > (t1 - t0) / 1e9 * sx:  # closer than 12 px apart on average: clutter, not marks
+        px = self._wakeup_pixels(wakeups.ts, rows, sx, dx, (t1 - t0) / 1e9 * sx / 12)
+        if px is None:  # closer than 12 px apart on average: clutter, not marks
             self.last_wakeups = 0  # (the runnable stretches of the strip show them at this zoom)
             return
         top = self.y0 * sy + dy
@@ -118,3 +118,26 @@ class StateTrackItem(SchedLaneItem):
             painter.drawPolygon([QPointF(x - 3.0, top - 1.0), QPointF(x + 3.0, top - 1.0), QPointF(x, top + 4.0)])
         self.last_wakeups = len(px)
         painter.restore()
+
+    #: wakeups read at once (at least; 4x the most marks a strip draws when that is more)
+    WAKEUP_CHUNK = 1024
+
+    def _wakeup_pixels(self, ts: np.ndarray, rows: np.ndarray, sx: float, dx: float, most: float):
+        """The device pixels of the wakeups ``rows`` (by time), one per pixel, or None when there are more
+        than ``most``. Read in chunks that stop once past ``most``: zoomed out over a large trace a thread
+        has millions of wakeups in view, and reading them all each paint was most of a frame's time."""
+        chunk = max(self.WAKEUP_CHUNK, 4 * int(most))
+        out: list[np.ndarray] = []
+        n, last = 0, None
+        for a in range(0, len(rows), chunk):
+            px = np.floor(self.px(ts[rows[a : a + chunk]], sx, dx))
+            px = px[run_starts(px)]  # one per pixel (the rows are by time: a run test, not np.unique's sort)
+            if last is not None and len(px) and px[0] == last:
+                px = px[1:]  # (the pixel the last chunk ended in)
+            if len(px):
+                last = px[-1]
+            n += len(px)
+            if n > most:
+                return None
+            out.append(px)
+        return np.concatenate(out)

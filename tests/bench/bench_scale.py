@@ -285,7 +285,8 @@ if sys.argv[2] == "search":  # the first search typed right after: the UI's long
 # when the later tables are in, or by the search above) is done too
 sampler.mark("frames")
 indexing = widget.search_indexing
-while indexing.worker is not None and not indexing.worker.isFinished() and time.perf_counter() - t0 < 1800:
+while not indexing.ready() and not (indexing.worker is not None and indexing.worker.isFinished()) \
+        and time.perf_counter() - t0 < 1800:  # (its start is queued after the later tables' end)
     app.processEvents()
     time.sleep(0.005)
 index_s = time.perf_counter() - t0
