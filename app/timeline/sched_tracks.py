@@ -3,6 +3,8 @@ blocked...), drawn from the model's sched pyramid zoomed out."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QPainter
@@ -119,17 +121,24 @@ class StateTrackItem(SchedLaneItem):
         self.last_wakeups = len(px)
         painter.restore()
 
-    #: wakeups read at once (at least; 4x the most marks a strip draws when that is more)
+    #: wakeups read at once at first (each chunk after it twice the one before)
     WAKEUP_CHUNK = 1024
 
     def _wakeup_pixels(self, ts: np.ndarray, rows: np.ndarray, sx: float, dx: float, most: float):
         """The device pixels of the wakeups ``rows`` (by time), one per pixel, or None when there are more
-        than ``most``. Read in chunks that stop once past ``most``: zoomed out over a large trace a thread
-        has millions of wakeups in view, and reading them all each paint was most of a frame's time."""
-        chunk = max(self.WAKEUP_CHUNK, 4 * int(most))
+        than ``most``. Zoomed out over a large trace a thread has millions of wakeups in view, and reading
+        them all each paint was most of a frame's time: an evenly spaced sample of them is read first (more
+        than ``most`` pixels among some of them is clutter for all), then, unless it decided, chunks of
+        growing size that stop once past ``most``."""
+        sample_step = len(rows) // (4 * max(math.ceil(most), 1))
+        if sample_step > 1:
+            px = np.floor(self.px(ts[rows[::sample_step]], sx, dx))
+            if np.count_nonzero(run_starts(px)) > most:
+                return None
+        chunk = self.WAKEUP_CHUNK
         out: list[np.ndarray] = []
-        n, last = 0, None
-        for a in range(0, len(rows), chunk):
+        n, last, a = 0, None, 0
+        while a < len(rows):
             px = np.floor(self.px(ts[rows[a : a + chunk]], sx, dx))
             px = px[run_starts(px)]  # one per pixel (the rows are by time: a run test, not np.unique's sort)
             if last is not None and len(px) and px[0] == last:
@@ -140,4 +149,6 @@ class StateTrackItem(SchedLaneItem):
             if n > most:
                 return None
             out.append(px)
+            a += chunk
+            chunk *= 2
         return np.concatenate(out)
