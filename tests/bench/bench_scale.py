@@ -1,7 +1,8 @@
 """Scale benchmark (issue 18): how reading and modelling a trace grow with its size, in time and memory.
 
-Run: ``.venv/bin/python tests/bench/bench_scale.py [--sizes 10m,30m] [--frame]`` (``--sizes 100m`` for the
-largest; 100M events is a ~3 GB file and needs ~3 GB free to generate). Not a unit test: it takes minutes.
+Run: ``.venv/bin/python tests/bench/bench_scale.py [--sizes 10m,30m] [--frame] [--window-only] [--during]``
+(``--sizes 100m`` for the largest; 100M events is a ~3 GB file and needs ~3 GB free to generate). Not a unit
+test: it takes minutes.
 
 Generates (once, cached under tests/bench/.cache/) traces with scheduling records
 (``python -m fxscope generate --events N --scheduling``), then measures each size in a fresh subprocess:
@@ -29,7 +30,13 @@ track kinds a large trace's window builds after its first frame are all drawn), 
 the peak RSS of that process; with the search, ``frame.first_search_*``: a search typed in that window 0.5 s
 after its first frame, the time until a count shows (``_count_s``: without the argument index, whose build
 runs in the background, the count says "N+ matches, indexing arguments…"), until every match is counted
-(``_s``), and the UI thread's longest stall meanwhile.
+(``_s``), and the UI thread's longest stall meanwhile. Then, once the search index's background build is done
+too (``frame.index_done_s``), the window's frames as ``bench_timeline.py`` draws them (its code, imported:
+the full view cold and repainted, a 1 ms window cold, 60 pan/zoom steps): ``frame.p50_ms`` / ``frame.p95_ms``
+over the full, 1 ms and pan/zoom frames (issue 18's goal at 100M: 16 / 33 ms), the same per level, and the
+UI thread's CPU time per frame (``cpu_``: less inflated than the wall clock on a loaded machine).
+``--during`` also draws pan/zoom frames while the background build runs (``frame.during_build.*``; they
+lengthen ``frame.background_done_s``); ``--window-only`` runs the window's child alone (no load child).
 
 The load child also times the search without the argument index (``search.names_only_s``), the index's build
 (``search.index_build_s``) and a search with it (``search.indexed_s``), and the analysis panel of the whole
