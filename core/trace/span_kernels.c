@@ -1,0 +1,441 @@
+/*
+ * The model's per-event state machines over flow events, compiled: binding each flow event to the slice
+ * enclosing it, and chaining the flow events of a key into links.
+ *
+ * Why C: in numpy each is a dozen passes over the events (a pair search, a walk up the ancestors one level
+ * at a time, sorts by key, forward and backward fills per key) where one walk in time order with a cursor
+ * per thread, or a hash table of the active flows, does it. The GIL is released while they run.
+ *
+ * Every kernel reads only the buffers it is given, every index it reads is bounds checked, and a kernel
+ * that finds its input outside what it handles (a table not sorted as promised, a parent row out of range,
+ * a cycle) returns a status that sends the caller to its numpy path, which stays the reference for what
+ * the result is (core/trace/flows.py). No rule about what a flow means lives here.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* status codes returned to Python (0: done) */
+#define ST_OK 0
+#define ST_FALLBACK 1 /* the input is outside what the kernel handles: take the numpy path */
+
+static int check_items(Py_buffer *b, Py_ssize_t itemsize, const char *what)
+{
+    if (b->len % itemsize != 0 || ((uintptr_t)b->buf) % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: buffer length or alignment does not fit %zd-byte items", what,
+                     itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+/* A signed integer of a 1-, 2-, 4- or 8-byte column. */
+static inline int64_t int_at(const void *buf, int isz, Py_ssize_t i)
+{
+    switch (isz) {
+    case 1:
+        return ((const int8_t *)buf)[i];
+    case 2:
+        return ((const int16_t *)buf)[i];
+    case 4:
+        return ((const int32_t *)buf)[i];
+    default:
+        return ((const int64_t *)buf)[i];
+    }
+}
+
+static int int_size_ok(Py_buffer *b, int isz, const char *what)
+{
+    if (isz != 1 && isz != 2 && isz != 4 && isz != 8) {
+        PyErr_Format(PyExc_ValueError, "%s: item size %d is not 1, 2, 4 or 8", what, isz);
+        return -1;
+    }
+    return check_items(b, isz, what);
+}
+
+/* First index in [lo, hi) of sorted v whose value is > key (hi if none), galloping from hint (the answer
+   of the thread's previous query: queries in time order find it a few steps away). */
+static Py_ssize_t upper_gallop(const int64_t *v, Py_ssize_t lo, Py_ssize_t hi, int64_t key, Py_ssize_t hint)
+{
+    Py_ssize_t a, b, step = 1;
+    if (hint < lo)
+        hint = lo;
+    if (hint > hi)
+        hint = hi;
+    if (hint == lo || v[hint - 1] <= key) { /* the answer is >= hint */
+        a = b = hint;
+        while (b < hi && v[b] <= key) {
+            a = b + 1;
+            b = (hi - b > step) ? b + step : hi;
+            step <<= 1;
+        }
+    } else { /* v[hint - 1] > key: the answer is < hint */
+        b = hint - 1;
+        a = b;
+        while (a > lo && v[a - 1] > key) {
+            b = a - 1;
+            a = (a - lo > step) ? a - step : lo;
+            step <<= 1;
+        }
+    }
+    while (a < b) { /* v[a - 1] <= key (or a == lo), and b == hi or v[b] > key */
+        Py_ssize_t mid = a + (b - a) / 2;
+        if (v[mid] <= key)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+PyDoc_STRVAR(bind_to_slices_doc,
+"bind_to_slices(s_ts, s_dur, s_event, s_parent, th, th_size, q_thread, q_ts, q_event, q_size, out) -> status\n\n"
+"Slice row of the innermost slice open on each query's thread at its timestamp, or -1: what\n"
+"fxscope.core.trace.flows.bind_to_slices computes with numpy. The slices (s_ts, s_dur int64, s_event,\n"
+"s_parent int32) are sorted by (thread, ts), a slice's thread being th[s_event[i]] (th: integers of th_size\n"
+"bytes, the reader's ev_thread); the queries are (q_thread of th_size bytes, q_ts int64, q_event of q_size\n"
+"bytes); out is int64. Per query: the last slice of its thread starting at or before it (not one starting\n"
+"at the same time whose event row is later), then up the parents while that one ended before it. Returns\n"
+"0, or 1 when the slices are not sorted, an event or parent row is out of range, a parent chain does not\n"
+"end, or the threads span too wide a range (the caller then takes its numpy path).");
+
+static PyObject *bind_to_slices(PyObject *self, PyObject *args)
+{
+    Py_buffer sts, sdur, sev, spar, th, qth, qts, qev, out;
+    int th_size, q_size;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*iy*y*y*iw*", &sts, &sdur, &sev, &spar, &th, &th_size, &qth, &qts,
+                          &qev, &q_size, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t *lo = NULL, *hi = NULL, *cur = NULL;
+    if (check_items(&sts, 8, "s_ts") < 0 || check_items(&sdur, 8, "s_dur") < 0 ||
+        check_items(&sev, 4, "s_event") < 0 || check_items(&spar, 4, "s_parent") < 0 ||
+        int_size_ok(&th, th_size, "th") < 0 || int_size_ok(&qth, th_size, "q_thread") < 0 ||
+        check_items(&qts, 8, "q_ts") < 0 || int_size_ok(&qev, q_size, "q_event") < 0 ||
+        check_items(&out, 8, "out") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = sts.len / 8, m = qts.len / 8, nth = th.len / th_size;
+        if (sdur.len / 8 != n || sev.len / 4 != n || spar.len / 4 != n || qth.len / th_size != m ||
+            qev.len / q_size != m || out.len / 8 != m) {
+            PyErr_SetString(PyExc_ValueError, "bind_to_slices: columns differ in length");
+            goto done;
+        }
+        const int64_t *s_ts = (const int64_t *)sts.buf, *s_dur = (const int64_t *)sdur.buf;
+        const int32_t *s_ev = (const int32_t *)sev.buf, *s_par = (const int32_t *)spar.buf;
+        int64_t *o = (int64_t *)out.buf;
+        int status = ST_OK;
+        int64_t tmin = 0, tmax = -1;
+        /* the threads' value range, and every slice's event row in range (GIL held: nothing allocated yet) */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (s_ev[i] < 0 || s_ev[i] >= nth)
+                status = ST_FALLBACK;
+            else {
+                int64_t t = int_at(th.buf, th_size, s_ev[i]);
+                if (i == 0 || t < tmin)
+                    tmin = t;
+                if (i == 0 || t > tmax)
+                    tmax = t;
+            }
+            if (status)
+                break;
+        }
+        Py_ssize_t span = n ? (Py_ssize_t)(tmax - tmin + 1) : 0;
+        if (!status && span > (Py_ssize_t)1 << 24)
+            status = ST_FALLBACK;
+        if (!status && span) {
+            lo = PyMem_Calloc((size_t)span, sizeof(Py_ssize_t));
+            hi = PyMem_Calloc((size_t)span, sizeof(Py_ssize_t));
+            cur = PyMem_Calloc((size_t)span, sizeof(Py_ssize_t));
+            if (!lo || !hi || !cur) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        if (status) {
+            result = PyLong_FromLong(status);
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        /* each thread's row range, the order checked: (thread, ts) non-decreasing, each thread one run */
+        int64_t prev_t = 0;
+        for (Py_ssize_t i = 0; i < n && !status; i++) {
+            int64_t t = int_at(th.buf, th_size, s_ev[i]);
+            Py_ssize_t k = (Py_ssize_t)(t - tmin);
+            if (i == 0 || t != prev_t) {
+                if ((i && t < prev_t) || hi[k] != 0)
+                    status = ST_FALLBACK;
+                lo[k] = cur[k] = i;
+            } else if (s_ts[i] < s_ts[i - 1])
+                status = ST_FALLBACK;
+            hi[k] = i + 1;
+            int32_t p = s_par[i];
+            if (p >= n)
+                status = ST_FALLBACK;
+            prev_t = t;
+        }
+        for (Py_ssize_t q = 0; q < m && !status; q++) {
+            int64_t t = int_at(qth.buf, th_size, q), ts = ((const int64_t *)qts.buf)[q];
+            int64_t ev = int_at(qev.buf, q_size, q);
+            int64_t cand = -1;
+            if (t >= tmin && t <= tmax && hi[t - tmin] > 0) {
+                Py_ssize_t k = (Py_ssize_t)(t - tmin), a = lo[k];
+                Py_ssize_t ub = upper_gallop(s_ts, a, hi[k], ts, cur[k]);
+                cur[k] = ub;
+                Py_ssize_t c = ub - 1;
+                /* same timestamp, but the slice's begin record comes later in the file: not open yet */
+                while (c >= a && s_ts[c] == ts && (int64_t)s_ev[c] > ev)
+                    c--;
+                cand = c >= a ? c : -1;
+                /* up the parents while the candidate ended before the query (a chain is at most n long) */
+                Py_ssize_t steps = 0;
+                while (cand >= 0 && (int64_t)((uint64_t)s_ts[cand] + (uint64_t)s_dur[cand]) < ts) {
+                    cand = s_par[cand];
+                    if (++steps > n) {
+                        status = ST_FALLBACK;
+                        break;
+                    }
+                }
+            }
+            o[q] = cand;
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_Free(lo);
+    PyMem_Free(hi);
+    PyMem_Free(cur);
+    PyBuffer_Release(&sts);
+    PyBuffer_Release(&sdur);
+    PyBuffer_Release(&sev);
+    PyBuffer_Release(&spar);
+    PyBuffer_Release(&th);
+    PyBuffer_Release(&qth);
+    PyBuffer_Release(&qts);
+    PyBuffer_Release(&qev);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------ flow keys */
+
+/* One slot of an open-addressing table: keyed by fid (the flows' ids table: pid is the first process that
+   began the id, a value) or by (fid, pid) (the other processes' flows of an id). The state of the flow
+   keyed by it: active, and the position of its link source. */
+typedef struct {
+    uint64_t fid;
+    uint64_t pid;
+    uint32_t src;
+    uint8_t used, active, second;
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t cap, count; /* cap: a power of two */
+    int by_pid;        /* the key includes pid */
+} Table;
+
+static inline size_t slot_hash(uint64_t fid, uint64_t pid, int by_pid)
+{
+    uint64_t h = fid * 0x9E3779B97F4A7C15ull;
+    if (by_pid)
+        h ^= (pid + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int table_init(Table *t, size_t want, int by_pid)
+{
+    size_t cap = 1024;
+    while (cap < 2 * want)
+        cap <<= 1;
+    t->slots = calloc(cap, sizeof(Slot));
+    t->cap = cap;
+    t->count = 0;
+    t->by_pid = by_pid;
+    return t->slots ? 0 : -1;
+}
+
+/* The slot of (fid, pid), or the empty slot where it goes. */
+static inline Slot *table_find(const Table *t, uint64_t fid, uint64_t pid)
+{
+    size_t mask = t->cap - 1, i = slot_hash(fid, pid, t->by_pid) & mask;
+    for (;;) {
+        Slot *s = &t->slots[i];
+        if (!s->used || (s->fid == fid && (!t->by_pid || s->pid == pid)))
+            return s;
+        i = (i + 1) & mask;
+    }
+}
+
+static int table_grow(Table *t)
+{
+    Table bigger;
+    if (table_init(&bigger, t->cap, t->by_pid) < 0)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].used)
+            *table_find(&bigger, t->slots[i].fid, t->slots[i].pid) = t->slots[i];
+    bigger.count = t->count;
+    free(t->slots);
+    *t = bigger;
+    return 0;
+}
+
+/* The slot of (fid, pid), inserted (with pid, state inactive) when absent; NULL when out of memory. */
+static inline Slot *table_add(Table *t, uint64_t fid, uint64_t pid)
+{
+    Slot *s = table_find(t, fid, pid);
+    if (s->used)
+        return s;
+    if (2 * (t->count + 1) > t->cap) {
+        if (table_grow(t) < 0)
+            return NULL;
+        s = table_find(t, fid, pid);
+    }
+    s->used = 1;
+    s->fid = fid;
+    s->pid = pid;
+    t->count++;
+    return s;
+}
+
+PyDoc_STRVAR(flow_links_doc,
+"flow_links(kind, fid, pid, begin, step, end, out_a, out_b, out_pid) -> (links, ambiguous, no_start, without_start, duplicate_begin)\n\n"
+"Chain flow events (kind uint8, fid and pid uint64: the flow id and the event's process), given in time\n"
+"order, into links, as fxscope.core.trace.flows._key_process and _links do with numpy: a step or end takes\n"
+"the key (its process, id) when its process began a flow of that id before it, else (the process that\n"
+"did, id) when exactly one did (several: ambiguous; none: no start); per key, a begin starts a flow when\n"
+"none is active (else it is a duplicate), a step links the flow's source to it and becomes the source,\n"
+"an end links and ends the flow (a step or end with no active flow: without start). Writes each link's\n"
+"source and destination positions (int64 out_a, out_b, by destination) and its key's process (uint64\n"
+"out_pid); returns the counts. Raises MemoryError when its tables cannot be allocated.");
+
+static PyObject *flow_links(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, fb, pb, oa, ob, op;
+    int k_begin, k_step, k_end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*iiiw*w*w*", &kb, &fb, &pb, &k_begin, &k_step, &k_end, &oa, &ob, &op))
+        return NULL;
+    PyObject *result = NULL;
+    Table first = {0}, others = {0};
+    if (check_items(&fb, 8, "fid") < 0 || check_items(&pb, 8, "pid") < 0 || check_items(&oa, 8, "out_a") < 0 ||
+        check_items(&ob, 8, "out_b") < 0 || check_items(&op, 8, "out_pid") < 0)
+        goto done;
+    {
+        const Py_ssize_t m = kb.len;
+        if (fb.len / 8 != m || pb.len / 8 != m || oa.len / 8 != m || ob.len / 8 != m || op.len / 8 != m) {
+            PyErr_SetString(PyExc_ValueError, "flow_links: columns differ in length");
+            goto done;
+        }
+        if (m >= (Py_ssize_t)1 << 32) {
+            PyErr_SetString(PyExc_ValueError, "flow_links: 2**32 flow events or more");
+            goto done;
+        }
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const uint64_t *fid = (const uint64_t *)fb.buf, *pid = (const uint64_t *)pb.buf;
+        int64_t *out_a = (int64_t *)oa.buf, *out_b = (int64_t *)ob.buf;
+        uint64_t *out_pid = (uint64_t *)op.buf;
+        Py_ssize_t begins = 0;
+        for (Py_ssize_t i = 0; i < m; i++)
+            begins += kind[i] == k_begin;
+        int oom = 0;
+        Py_ssize_t links = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
+        Py_BEGIN_ALLOW_THREADS
+        oom = table_init(&first, (size_t)begins, 0) < 0 || table_init(&others, 16, 1) < 0;
+        for (Py_ssize_t i = 0; i < m && !oom; i++) {
+            const uint64_t f = fid[i], p = pid[i];
+            const int k = kind[i];
+            Slot *s;
+            if (k == k_begin) {
+                Slot *e = table_add(&first, f, p); /* (inserted: p is the first process of f) */
+                if (!e) {
+                    oom = 1;
+                    break;
+                }
+                if (e->pid == p)
+                    s = e;
+                else {
+                    e->second = 1;
+                    if (!(s = table_add(&others, f, p))) {
+                        oom = 1;
+                        break;
+                    }
+                }
+                if (s->active)
+                    duplicate++;
+                else {
+                    s->active = 1;
+                    s->src = (uint32_t)i;
+                }
+                continue;
+            }
+            if (k != k_step && k != k_end)
+                continue;
+            Slot *e = table_find(&first, f, 0);
+            if (!e->used) {
+                no_start++;
+                continue;
+            }
+            if (e->pid == p)
+                s = e;
+            else {
+                s = others.count ? table_find(&others, f, p) : NULL;
+                if (!s || !s->used) {
+                    if (e->second) {
+                        ambiguous++;
+                        continue;
+                    }
+                    s = e;
+                }
+            }
+            if (!s->active) {
+                without++;
+                continue;
+            }
+            out_a[links] = s->src;
+            out_b[links] = i;
+            out_pid[links] = s->pid;
+            links++;
+            if (k == k_step)
+                s->src = (uint32_t)i;
+            else
+                s->active = 0;
+        }
+        Py_END_ALLOW_THREADS
+        if (oom)
+            PyErr_NoMemory();
+        else
+            result = Py_BuildValue("nnnnn", links, ambiguous, no_start, without, duplicate);
+    }
+done:
+    free(first.slots);
+    free(others.slots);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&oa);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&op);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
+    {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "span_kernels",
+    "The model's per-event state machines (flow binding and chaining), compiled.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit_span_kernels(void)
+{
+    return PyModule_Create(&module);
+}

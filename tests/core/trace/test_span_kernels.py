@@ -1,0 +1,231 @@
+"""The compiled span kernels (core/trace/span_kernels.c) build exactly the tables the numpy paths build: the
+flow links on the third-party traces, the demo, generated traces and hypothesis-made hostile traces
+(unmatched begins and ends, duplicate ids, ties, several processes per id) and mutated files; and the
+kernels refuse bad buffers, and hand inputs they do not handle back to the numpy paths, instead of
+reading out of bounds."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace import compiled_spans
+from fxscope.core.trace.flows import bind_to_slices, build_flows
+from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.slices import build_slices
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
+
+DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
+KERNELS = compiled_spans.span_kernels
+
+
+def test_extension_is_built():
+    """The install built the extension (CI and a developer machine have a C compiler): without it the
+    flows are built at the numpy fallback's speed."""
+    assert KERNELS is not None, "fxscope.core.trace.span_kernels was not built: pip install -e . with gcc"
+    assert callable(KERNELS.bind_to_slices) and callable(KERNELS.flow_links)
+
+
+def _with(kernels, build):
+    saved = compiled_spans.span_kernels
+    compiled_spans.span_kernels = kernels
+    try:
+        return build()
+    finally:
+        compiled_spans.span_kernels = saved
+
+
+def _plain(value):
+    if isinstance(value, Gathered):
+        return np.asarray(value)
+    return value
+
+
+def assert_same_tables(a, b) -> None:
+    """Every field of two dataclass tables equal: arrays in dtype and values, the rest by repr."""
+    for f in dataclasses.fields(a):
+        x, y = _plain(getattr(a, f.name)), _plain(getattr(b, f.name))
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and np.array_equal(x, y), f.name
+        else:
+            assert repr(x) == repr(y), f.name
+
+
+def assert_same_flows(cols) -> None:
+    assert KERNELS is not None
+    slices = build_slices(cols)
+    compiled = _with(KERNELS, lambda: build_flows(cols, slices))
+    numpy = _with(None, lambda: build_flows(cols, slices))
+    assert_same_tables(compiled, numpy)
+
+
+def _corpus(testdata: Path) -> list[bytes]:
+    files = sorted((testdata / "fxt").glob("*.fxt"))
+    assert files, "no FXT traces in the test corpus"
+    return [p.read_bytes() for p in files] + [DEMO.read_bytes()]
+
+
+def test_same_flows_of_real_traces(testdata):
+    for data in _corpus(testdata):
+        assert_same_flows(read_fxt_bytes(data))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_same_flows_of_generated_traces(seed):
+    cols = read_fxt_bytes(generate_trace(20_000, seed=seed, scheduling=seed == 2))
+    assert int(np.count_nonzero(np.asarray(cols.ev_kind) == K.FLOW_BEGIN)) > 100
+    assert_same_flows(cols)
+
+
+#: a few threads, two of them in one process and one tid in two processes (thread refs are (pid, tid))
+THREADS = [(1, 10), (1, 11), (2, 20), (3, 10)]
+_KINDS = [K.DURATION_BEGIN, K.DURATION_END, K.DURATION_COMPLETE, K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END]
+_event = st.tuples(
+    st.sampled_from(_KINDS),
+    st.integers(0, 40),  # (few timestamps: many ties)
+    st.sampled_from(THREADS),
+    st.sampled_from(["a", "b", "c"]),
+    st.integers(0, 5),  # flow ids (and a complete event's end)
+)
+
+
+def _columns(events: list[tuple]):
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for kind, ts, thread, name, data in events:
+        if kind == K.DURATION_COMPLETE:
+            data = ts + data * 7
+        elif kind not in (K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END):
+            data = None
+        w.event(kind, ts, thread, "cat", name, (), data=data)
+    return read_fxt_bytes(w.getvalue())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_event, max_size=80))
+def test_same_flows_of_hostile_traces(events):
+    """Unmatched and nested begins/ends, flows begun twice, steps and ends without a begin, one id in
+    several processes, all at a handful of timestamps: the same links and counts."""
+    assert_same_flows(_columns(events))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_event, min_size=1, max_size=60), st.data())
+def test_same_binding_of_any_queries(events, data):
+    """bind_to_slices of queries the flows never make (threads with no slices, any time, any event row)."""
+    cols = _columns(events)
+    slices = build_slices(cols)
+    n = data.draw(st.integers(0, 40))
+    thread = np.array(data.draw(st.lists(st.integers(-1, 5), min_size=n, max_size=n)), cols.ev_thread.dtype)
+    ts = np.array(data.draw(st.lists(st.integers(-5, 50), min_size=n, max_size=n)), np.int64)
+    event = np.array(data.draw(st.lists(st.integers(-1, 100), min_size=n, max_size=n)), np.int32)
+    compiled = _with(KERNELS, lambda: bind_to_slices(slices, thread, ts, event))
+    numpy = _with(None, lambda: bind_to_slices(slices, thread, ts, event))
+    assert compiled.dtype == numpy.dtype and np.array_equal(compiled, numpy)
+
+
+def test_same_flows_of_mutated_traces():
+    """Bytes of a generated trace flipped at random: whatever the reader makes of them, both paths build
+    the same flows."""
+    rng = random.Random(18)
+    base = bytearray(generate_trace(600, seed=5))
+    built = 0
+    for _ in range(150):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 12)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            cols = read_fxt_bytes(bytes(data))
+        except FormatError:
+            continue
+        assert_same_flows(cols)
+        built += 1
+    assert built > 50
+
+
+def _slice_columns(n: int):
+    ts = np.arange(n, dtype=np.int64) * 10
+    return ts, np.full(n, 5, np.int64), np.arange(n, dtype=np.int32), np.full(n, -1, np.int32)
+
+
+def test_bind_kernel_declines_what_it_does_not_handle():
+    """Slices out of (thread, start) order, a parent or event row out of range, a parent cycle: status 1
+    (the numpy path answers), never a read out of bounds or a hang."""
+    assert KERNELS is not None
+    th = np.zeros(4, np.int32)
+    q = (np.zeros(2, np.int32), np.array([12, 33], np.int64), np.array([9, 9], np.int64))
+
+    def run(ts, dur, event, parent, threads=th):
+        out = np.full(2, 99, np.int64)
+        status = KERNELS.bind_to_slices(ts, dur, event, parent, threads, 4, q[0], q[1], q[2], 8, out)
+        return status, out.tolist()
+
+    ts, dur, event, parent = _slice_columns(4)
+    assert run(ts, dur, event, parent) == (0, [1, 3])
+    assert run(ts[::-1].copy(), dur, event, parent)[0] == 1  # starts out of order
+    assert run(ts, dur, np.array([0, 1, 2, 4], np.int32), parent)[0] == 1  # event row past ``th``
+    assert run(ts, dur, np.array([0, -1, 2, 3], np.int32), parent)[0] == 1
+    assert run(ts, dur, event, np.array([-1, 0, 1, 4], np.int32))[0] == 1  # parent past the table
+    assert run(ts, dur, event, parent, np.array([0, 1, 0, 1], np.int32))[0] == 1  # a thread in two runs
+    cycle = np.array([1, 0, 1, 2], np.int32)  # 0 <-> 1: the walk up from slice 1 would not end
+    assert run(ts, np.zeros(4, np.int64), event, cycle)[0] == 1
+    # a negative parent other than -1 ends the walk and is the answer, as in numpy
+    assert run(ts, np.zeros(4, np.int64), event, np.full(4, -7, np.int32)) == (0, [-7, -7])
+
+
+def test_kernels_refuse_bad_buffers():
+    assert KERNELS is not None
+    ts, dur, event, parent = _slice_columns(4)
+    th = np.zeros(4, np.int32)
+    out = np.zeros(2, np.int64)
+    q = (np.zeros(2, np.int32), np.zeros(2, np.int64), np.zeros(2, np.int64))
+    with pytest.raises(ValueError):
+        KERNELS.bind_to_slices(ts, dur[:3], event, parent, th, 4, *q, 8, out)  # lengths differ
+    with pytest.raises(ValueError):
+        KERNELS.bind_to_slices(ts, dur, event, parent, th, 3, *q, 8, out)  # no such item size
+    with pytest.raises(ValueError):
+        KERNELS.bind_to_slices(ts, dur, event, parent, th, 4, *q, 8, np.zeros(3, np.int64))
+    k = np.array([K.FLOW_BEGIN, K.FLOW_END], np.uint8)
+    f = np.zeros(2, np.uint64)
+    with pytest.raises(ValueError):
+        KERNELS.flow_links(k, f, f[:1], 8, 9, 10, *(np.zeros(2, np.int64),) * 2, np.zeros(2, np.uint64))
+    with pytest.raises(TypeError):  # outputs must be writable
+        ro = np.zeros(2, np.int64)
+        ro.setflags(write=False)
+        KERNELS.flow_links(k, f, f, 8, 9, 10, ro, np.zeros(2, np.int64), np.zeros(2, np.uint64))
+
+
+def test_same_order_of_links_leaving_one_slice_at_one_time():
+    """Links from one slice at one timestamp come by key (process, id), then time, as the numpy path
+    orders them (its links come grouped by key), not by when they end."""
+    p = (1, 10)
+    events = [
+        (K.DURATION_BEGIN, 0, p, "a", 0),
+        (K.FLOW_BEGIN, 5, p, "f", 5),
+        (K.FLOW_BEGIN, 5, p, "f", 3),
+        (K.FLOW_BEGIN, 5, (2, 20), "f", 4),
+        (K.DURATION_END, 8, p, "a", 0),
+        (K.DURATION_BEGIN, 10, p, "b", 0),
+        (K.FLOW_END, 12, p, "f", 5),
+        (K.FLOW_END, 13, (2, 20), "f", 4),
+        (K.DURATION_END, 20, p, "b", 0),
+        (K.DURATION_BEGIN, 30, p, "c", 0),
+        (K.FLOW_END, 31, p, "f", 3),
+        (K.DURATION_END, 40, p, "c", 0),
+        (K.DURATION_BEGIN, 2, (2, 20), "d", 0),
+        (K.DURATION_END, 50, (2, 20), "d", 0),
+    ]
+    cols = _columns(events)
+    assert_same_flows(cols)
+    flows = build_flows(cols, build_slices(cols))
+    assert np.asarray(flows.id).tolist() == [3, 5, 4]
