@@ -424,15 +424,161 @@ done:
     return result;
 }
 
+/* ----------------------------------------------------------------------------------------- async spans */
+
+/* One key (category, name, correlation id) of async events: its stack of open begins (top: the begin's
+   number, the ones below it in `below`), its depth; bit 31 of depth_used marks the slot used. */
+typedef struct {
+    uint64_t cid;
+    int32_t cat, name;
+    int32_t top;
+    uint32_t depth_used;
+} KeySlot;
+
+#define KEY_USED 0x80000000u
+
+static inline KeySlot *key_find(KeySlot *slots, size_t cap, uint64_t cid, int32_t cat, int32_t name)
+{
+    uint64_t h = cid * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)(uint32_t)cat << 32 | (uint32_t)name) * 0xC2B2AE3D27D4EB4Full;
+    size_t mask = cap - 1, i = (size_t)(h ^ (h >> 29)) & mask;
+    for (;;) {
+        KeySlot *s = &slots[i];
+        if (!(s->depth_used & KEY_USED) || (s->cid == cid && s->cat == cat && s->name == name))
+            return s;
+        i = (i + 1) & mask;
+    }
+}
+
+PyDoc_STRVAR(async_pair_doc,
+"async_pair(kind, rows, rows_size, cat, cat_size, name, name_size, cid, begin, instant, end, b_end, b_level, u_pos, i_open) -> int\n\n"
+"Match async events given in time order (kind uint8; rows: their event rows, of rows_size bytes; the key of\n"
+"event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name, of their item sizes,\n"
+"and the uint64 ids), as fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy: per key a stack\n"
+"of open begins; an end closes the top one, or is unmatched when the stack is empty. For the j-th begin:\n"
+"b_end[j] (int64) the position of the end closing it, -1 if none, b_level[j] (int32) the depth of its key's\n"
+"stack before it; u_pos (int64) the positions of the unmatched ends; for the j-th instant, i_open[j] (int64)\n"
+"the number of the begin open on top of its key's stack, -1 if none. The outputs hold the number of begins,\n"
+"ends and instants. Returns the number of unmatched ends. Raises IndexError for a row outside cat or name,\n"
+"ValueError for outputs of the wrong size or keys wider than 32 bits, MemoryError.");
+
+static PyObject *async_pair(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, rb, cb, nb_, ib, obe, obl, oup, oio;
+    int r_size, c_size, n_size, k_begin, k_instant, k_end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*iiiw*w*w*w*", &kb, &rb, &r_size, &cb, &c_size, &nb_, &n_size, &ib,
+                          &k_begin, &k_instant, &k_end, &obe, &obl, &oup, &oio))
+        return NULL;
+    PyObject *result = NULL;
+    KeySlot *slots = NULL;
+    int32_t *below = NULL;
+    if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
+        int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 ||
+        check_items(&obe, 8, "b_end") < 0 || check_items(&obl, 4, "b_level") < 0 ||
+        check_items(&oup, 8, "u_pos") < 0 || check_items(&oio, 8, "i_open") < 0)
+        goto done;
+    if (c_size > 4 || n_size > 4) {
+        PyErr_SetString(PyExc_ValueError, "async_pair: category and name columns wider than 32 bits");
+        goto done;
+    }
+    {
+        const Py_ssize_t n = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
+        const Py_ssize_t nbeg = obe.len / 8, nend = oup.len / 8, ninst = oio.len / 8;
+        if (rb.len / r_size != n || ib.len / 8 != n || obl.len / 4 != nbeg) {
+            PyErr_SetString(PyExc_ValueError, "async_pair: columns differ in length");
+            goto done;
+        }
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        Py_ssize_t cb_ = 0, ce = 0, ci = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t r = int_at(rb.buf, r_size, i);
+            if (r < 0 || r >= ncat || r >= nname) {
+                PyErr_SetString(PyExc_IndexError, "async_pair: event row out of range");
+                goto done;
+            }
+            cb_ += kind[i] == k_begin;
+            ce += kind[i] == k_end;
+            ci += kind[i] == k_instant;
+        }
+        if (cb_ != nbeg || ce != nend || ci != ninst || nbeg >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_pair: outputs do not hold the begins, ends and instants");
+            goto done;
+        }
+        size_t cap = 1024;
+        while (cap < 2 * (size_t)nbeg)
+            cap <<= 1;
+        slots = calloc(cap, sizeof(KeySlot));
+        below = malloc(sizeof(int32_t) * (size_t)(nbeg ? nbeg : 1));
+        if (!slots || !below) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const uint64_t *cid = (const uint64_t *)ib.buf;
+        int64_t *b_end = (int64_t *)obe.buf, *u_pos = (int64_t *)oup.buf, *i_open = (int64_t *)oio.buf;
+        int32_t *b_level = (int32_t *)obl.buf;
+        Py_ssize_t nu = 0;
+        Py_BEGIN_ALLOW_THREADS
+        int32_t jb = 0;
+        Py_ssize_t ji = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const int k = kind[i];
+            if (k != k_begin && k != k_end && k != k_instant)
+                continue;
+            const int64_t r = int_at(rb.buf, r_size, i);
+            const int32_t cat = (int32_t)int_at(cb.buf, c_size, r), name = (int32_t)int_at(nb_.buf, n_size, r);
+            KeySlot *s = key_find(slots, cap, cid[i], cat, name);
+            uint32_t depth = s->depth_used & ~KEY_USED;
+            if (k == k_begin) {
+                if (!(s->depth_used & KEY_USED)) { /* (at most one new key a begin: cap >= 2 * begins) */
+                    s->cid = cid[i];
+                    s->cat = cat;
+                    s->name = name;
+                }
+                b_level[jb] = (int32_t)depth;
+                b_end[jb] = -1;
+                below[jb] = depth ? s->top : -1;
+                s->top = jb++;
+                s->depth_used = (depth + 1) | KEY_USED;
+            } else if (k == k_end) {
+                if (!depth)
+                    u_pos[nu++] = i;
+                else {
+                    b_end[s->top] = i;
+                    s->top = below[s->top];
+                    s->depth_used = (depth - 1) | KEY_USED;
+                }
+            } else
+                i_open[ji++] = depth ? s->top : -1;
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(nu);
+    }
+done:
+    free(slots);
+    free(below);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&nb_);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&obe);
+    PyBuffer_Release(&obl);
+    PyBuffer_Release(&oup);
+    PyBuffer_Release(&oio);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
+    {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "span_kernels",
-    "The model's per-event state machines (flow binding and chaining), compiled.", -1, methods,
+    "The model's per-event state machines (flow binding and chaining, async pairing), compiled.", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit_span_kernels(void)

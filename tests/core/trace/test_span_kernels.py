@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.core.trace import compiled_spans
+from fxscope.core.trace.async_spans import build_async
 from fxscope.core.trace.flows import bind_to_slices, build_flows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.slices import build_slices
@@ -69,54 +70,71 @@ def assert_same_flows(cols) -> None:
     assert_same_tables(compiled, numpy)
 
 
+def assert_same_async(cols) -> None:
+    assert KERNELS is not None
+    compiled = _with(KERNELS, lambda: build_async(cols))
+    numpy = _with(None, lambda: build_async(cols))
+    assert_same_tables(compiled, numpy)
+    assert_same_tables(compiled.instants, numpy.instants)
+
+
+def assert_same_tables_of(cols) -> None:
+    assert_same_flows(cols)
+    assert_same_async(cols)
+
+
 def _corpus(testdata: Path) -> list[bytes]:
     files = sorted((testdata / "fxt").glob("*.fxt"))
     assert files, "no FXT traces in the test corpus"
     return [p.read_bytes() for p in files] + [DEMO.read_bytes()]
 
 
-def test_same_flows_of_real_traces(testdata):
+def test_same_tables_of_real_traces(testdata):
     for data in _corpus(testdata):
-        assert_same_flows(read_fxt_bytes(data))
+        assert_same_tables_of(read_fxt_bytes(data))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_same_flows_of_generated_traces(seed):
+def test_same_tables_of_generated_traces(seed):
     cols = read_fxt_bytes(generate_trace(20_000, seed=seed, scheduling=seed == 2))
     assert int(np.count_nonzero(np.asarray(cols.ev_kind) == K.FLOW_BEGIN)) > 100
-    assert_same_flows(cols)
+    assert int(np.count_nonzero(np.asarray(cols.ev_kind) == K.ASYNC_BEGIN)) > 100
+    assert_same_tables_of(cols)
 
 
 #: a few threads, two of them in one process and one tid in two processes (thread refs are (pid, tid))
 THREADS = [(1, 10), (1, 11), (2, 20), (3, 10)]
-_KINDS = [K.DURATION_BEGIN, K.DURATION_END, K.DURATION_COMPLETE, K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END]
+_KINDS = [K.DURATION_BEGIN, K.DURATION_END, K.DURATION_COMPLETE, K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END,
+          K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END]  # fmt: skip
+_WITH_ID = (K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END)
 _event = st.tuples(
     st.sampled_from(_KINDS),
     st.integers(0, 40),  # (few timestamps: many ties)
     st.sampled_from(THREADS),
     st.sampled_from(["a", "b", "c"]),
-    st.integers(0, 5),  # flow ids (and a complete event's end)
+    st.integers(0, 5),  # flow and async ids (and a complete event's end)
+    st.sampled_from(["cat", "dog"]),
 )
 
 
 def _columns(events: list[tuple]):
     w = FxtWriter()
     w.initialization(1_000_000_000)
-    for kind, ts, thread, name, data in events:
+    for kind, ts, thread, name, data, category in events:
         if kind == K.DURATION_COMPLETE:
             data = ts + data * 7
-        elif kind not in (K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END):
+        elif kind not in _WITH_ID:
             data = None
-        w.event(kind, ts, thread, "cat", name, (), data=data)
+        w.event(kind, ts, thread, category, name, (), data=data)
     return read_fxt_bytes(w.getvalue())
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_event, max_size=80))
-def test_same_flows_of_hostile_traces(events):
+def test_same_tables_of_hostile_traces(events):
     """Unmatched and nested begins/ends, flows begun twice, steps and ends without a begin, one id in
-    several processes, all at a handful of timestamps: the same links and counts."""
-    assert_same_flows(_columns(events))
+    several processes and keys, all at a handful of timestamps: the same links, spans, instants, counts."""
+    assert_same_tables_of(_columns(events))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -134,9 +152,9 @@ def test_same_binding_of_any_queries(events, data):
     assert compiled.dtype == numpy.dtype and np.array_equal(compiled, numpy)
 
 
-def test_same_flows_of_mutated_traces():
+def test_same_tables_of_mutated_traces():
     """Bytes of a generated trace flipped at random: whatever the reader makes of them, both paths build
-    the same flows."""
+    the same flows and async spans."""
     rng = random.Random(18)
     base = bytearray(generate_trace(600, seed=5))
     built = 0
@@ -148,7 +166,7 @@ def test_same_flows_of_mutated_traces():
             cols = read_fxt_bytes(bytes(data))
         except FormatError:
             continue
-        assert_same_flows(cols)
+        assert_same_tables_of(cols)
         built += 1
     assert built > 50
 
@@ -210,22 +228,64 @@ def test_same_order_of_links_leaving_one_slice_at_one_time():
     orders them (its links come grouped by key), not by when they end."""
     p = (1, 10)
     events = [
-        (K.DURATION_BEGIN, 0, p, "a", 0),
-        (K.FLOW_BEGIN, 5, p, "f", 5),
-        (K.FLOW_BEGIN, 5, p, "f", 3),
-        (K.FLOW_BEGIN, 5, (2, 20), "f", 4),
-        (K.DURATION_END, 8, p, "a", 0),
-        (K.DURATION_BEGIN, 10, p, "b", 0),
-        (K.FLOW_END, 12, p, "f", 5),
-        (K.FLOW_END, 13, (2, 20), "f", 4),
-        (K.DURATION_END, 20, p, "b", 0),
-        (K.DURATION_BEGIN, 30, p, "c", 0),
-        (K.FLOW_END, 31, p, "f", 3),
-        (K.DURATION_END, 40, p, "c", 0),
-        (K.DURATION_BEGIN, 2, (2, 20), "d", 0),
-        (K.DURATION_END, 50, (2, 20), "d", 0),
+        (K.DURATION_BEGIN, 0, p, "a", 0, "cat"),
+        (K.FLOW_BEGIN, 5, p, "f", 5, "cat"),
+        (K.FLOW_BEGIN, 5, p, "f", 3, "cat"),
+        (K.FLOW_BEGIN, 5, (2, 20), "f", 4, "cat"),
+        (K.DURATION_END, 8, p, "a", 0, "cat"),
+        (K.DURATION_BEGIN, 10, p, "b", 0, "cat"),
+        (K.FLOW_END, 12, p, "f", 5, "cat"),
+        (K.FLOW_END, 13, (2, 20), "f", 4, "cat"),
+        (K.DURATION_END, 20, p, "b", 0, "cat"),
+        (K.DURATION_BEGIN, 30, p, "c", 0, "cat"),
+        (K.FLOW_END, 31, p, "f", 3, "cat"),
+        (K.DURATION_END, 40, p, "c", 0, "cat"),
+        (K.DURATION_BEGIN, 2, (2, 20), "d", 0, "cat"),
+        (K.DURATION_END, 50, (2, 20), "d", 0, "cat"),
     ]
     cols = _columns(events)
     assert_same_flows(cols)
     flows = build_flows(cols, build_slices(cols))
     assert np.asarray(flows.id).tolist() == [3, 5, 4]
+
+
+def test_same_order_of_instants_of_one_span_at_one_time():
+    """Instants bound to one span at one time (through its id: other keys) come by key, as the numpy path
+    orders them, not in file order."""
+    p = (1, 10)
+    events = [
+        (K.DURATION_BEGIN, 0, p, "d", 0, "y"),  # ("y" is string 1 or so: before "z")
+        (K.ASYNC_BEGIN, 0, p, "s", 1, "x"),
+        (K.ASYNC_INSTANT, 50, p, "i", 1, "z"),
+        (K.ASYNC_INSTANT, 50, p, "i", 1, "y"),
+        (K.ASYNC_END, 100, p, "s", 1, "x"),
+        (K.DURATION_END, 200, p, "d", 0, "y"),
+    ]
+    cols = _columns(events)
+    assert_same_async(cols)
+    instants = build_async(cols).instants
+    assert [cols.strings[int(cols.ev_category[e])] for e in instants.event] == ["y", "z"]
+
+
+def test_async_kernel_refuses_bad_input():
+    """A row outside the category or name column, outputs that do not hold the begins, ends and instants,
+    keys wider than 32 bits: an error, never a read or write out of bounds."""
+    assert KERNELS is not None
+    kind = np.array([K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, K.ASYNC_END], np.uint8)
+    cid = np.ones(4, np.uint64)
+    col = np.zeros(4, np.int16)
+
+    def run(rows, b=1, e=2, i=1, cat=col):
+        outs = (np.zeros(b, np.int64), np.zeros(b, np.int32), np.zeros(e, np.int64), np.zeros(i, np.int64))
+        n = KERNELS.async_pair(kind, rows, rows.itemsize, cat, cat.itemsize, col, 2, cid, 5, 6, 7, *outs)
+        return n, [o.tolist() for o in outs]
+
+    assert run(np.arange(4, dtype=np.int32)) == (1, [[2], [0], [3, 0], [0]])
+    with pytest.raises(IndexError):
+        run(np.array([0, 1, 2, 4], np.int32))
+    with pytest.raises(IndexError):
+        run(np.array([0, -1, 2, 3], np.int64))
+    with pytest.raises(ValueError):
+        run(np.arange(4, dtype=np.int32), e=1)  # no room for both ends
+    with pytest.raises(ValueError):
+        run(np.arange(4, dtype=np.int32), cat=np.zeros(4, np.int64))
