@@ -426,28 +426,85 @@ done:
 
 /* ----------------------------------------------------------------------------------------- async spans */
 
-/* One key (category, name, correlation id) of async events: its stack of open begins (top: the begin's
-   number, the ones below it in `below`), its depth; bit 31 of depth_used marks the slot used. */
+/* One key (category, name, correlation id) of async events with open begins: its stack of open begins
+   (top: the begin's number, the ones below it in `below`) and its depth. The table holds only the keys
+   with open begins (a key whose stack empties is deleted: a key of depth 0 has no state), so it stays the
+   size of what is open at once, not of the trace: its probes hit the cache. */
 typedef struct {
     uint64_t cid;
     int32_t cat, name;
     int32_t top;
-    uint32_t depth_used;
+    uint32_t depth; /* 0: the slot is empty */
 } KeySlot;
 
-#define KEY_USED 0x80000000u
+typedef struct {
+    KeySlot *slots;
+    size_t cap, count; /* cap: a power of two */
+} KeyTable;
 
-static inline KeySlot *key_find(KeySlot *slots, size_t cap, uint64_t cid, int32_t cat, int32_t name)
+static inline size_t key_home(const KeyTable *t, uint64_t cid, int32_t cat, int32_t name)
 {
     uint64_t h = cid * 0x9E3779B97F4A7C15ull;
     h ^= ((uint64_t)(uint32_t)cat << 32 | (uint32_t)name) * 0xC2B2AE3D27D4EB4Full;
-    size_t mask = cap - 1, i = (size_t)(h ^ (h >> 29)) & mask;
+    return (size_t)(h ^ (h >> 29)) & (t->cap - 1);
+}
+
+/* The slot of the key, or the empty slot where it goes. */
+static inline KeySlot *key_find(const KeyTable *t, uint64_t cid, int32_t cat, int32_t name)
+{
+    size_t mask = t->cap - 1, i = key_home(t, cid, cat, name);
     for (;;) {
-        KeySlot *s = &slots[i];
-        if (!(s->depth_used & KEY_USED) || (s->cid == cid && s->cat == cat && s->name == name))
+        KeySlot *s = &t->slots[i];
+        if (!s->depth || (s->cid == cid && s->cat == cat && s->name == name))
             return s;
         i = (i + 1) & mask;
     }
+}
+
+static int key_table_init(KeyTable *t, size_t cap)
+{
+    t->slots = calloc(cap, sizeof(KeySlot));
+    t->cap = cap;
+    t->count = 0;
+    return t->slots ? 0 : -1;
+}
+
+/* Twice the slots, the keys moved over; -1 when out of memory (the table is unchanged). */
+static int key_table_grow(KeyTable *t)
+{
+    KeyTable bigger;
+    if (key_table_init(&bigger, t->cap * 2) < 0)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++) {
+        KeySlot *s = &t->slots[i];
+        if (s->depth)
+            *key_find(&bigger, s->cid, s->cat, s->name) = *s;
+    }
+    bigger.count = t->count;
+    free(t->slots);
+    *t = bigger;
+    return 0;
+}
+
+/* Empty slot s, moving back the keys after it that its emptiness would cut from their home (linear
+   probing's deletion without tombstones). */
+static void key_delete(KeyTable *t, KeySlot *s)
+{
+    size_t mask = t->cap - 1, i = (size_t)(s - t->slots), j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        KeySlot *n = &t->slots[j];
+        if (!n->depth)
+            break;
+        size_t k = key_home(t, n->cid, n->cat, n->name);
+        /* n stays when its home k lies cyclically in (i, j] */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        t->slots[i] = *n;
+        i = j;
+    }
+    t->slots[i].depth = 0;
+    t->count--;
 }
 
 PyDoc_STRVAR(async_pair_doc,
@@ -471,7 +528,7 @@ static PyObject *async_pair(PyObject *self, PyObject *args)
                           &k_begin, &k_instant, &k_end, &obe, &obl, &oup, &oio))
         return NULL;
     PyObject *result = NULL;
-    KeySlot *slots = NULL;
+    KeyTable keys = {0};
     int32_t *below = NULL;
     if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
         int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 ||
@@ -505,12 +562,8 @@ static PyObject *async_pair(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "async_pair: outputs do not hold the begins, ends and instants");
             goto done;
         }
-        size_t cap = 1024;
-        while (cap < 2 * (size_t)nbeg)
-            cap <<= 1;
-        slots = calloc(cap, sizeof(KeySlot));
         below = malloc(sizeof(int32_t) * (size_t)(nbeg ? nbeg : 1));
-        if (!slots || !below) {
+        if (!below || key_table_init(&keys, 1024) < 0) {
             PyErr_NoMemory();
             goto done;
         }
@@ -518,6 +571,7 @@ static PyObject *async_pair(PyObject *self, PyObject *args)
         int64_t *b_end = (int64_t *)obe.buf, *u_pos = (int64_t *)oup.buf, *i_open = (int64_t *)oio.buf;
         int32_t *b_level = (int32_t *)obl.buf;
         Py_ssize_t nu = 0;
+        int oom = 0;
         Py_BEGIN_ALLOW_THREADS
         int32_t jb = 0;
         Py_ssize_t ji = 0;
@@ -527,10 +581,18 @@ static PyObject *async_pair(PyObject *self, PyObject *args)
                 continue;
             const int64_t r = int_at(rb.buf, r_size, i);
             const int32_t cat = (int32_t)int_at(cb.buf, c_size, r), name = (int32_t)int_at(nb_.buf, n_size, r);
-            KeySlot *s = key_find(slots, cap, cid[i], cat, name);
-            uint32_t depth = s->depth_used & ~KEY_USED;
+            KeySlot *s = key_find(&keys, cid[i], cat, name);
+            const uint32_t depth = s->depth;
             if (k == k_begin) {
-                if (!(s->depth_used & KEY_USED)) { /* (at most one new key a begin: cap >= 2 * begins) */
+                if (!depth) { /* a key opening: a slot more */
+                    if (2 * (keys.count + 1) > keys.cap) {
+                        if (key_table_grow(&keys) < 0) {
+                            oom = 1;
+                            break;
+                        }
+                        s = key_find(&keys, cid[i], cat, name);
+                    }
+                    keys.count++;
                     s->cid = cid[i];
                     s->cat = cat;
                     s->name = name;
@@ -539,23 +601,29 @@ static PyObject *async_pair(PyObject *self, PyObject *args)
                 b_end[jb] = -1;
                 below[jb] = depth ? s->top : -1;
                 s->top = jb++;
-                s->depth_used = (depth + 1) | KEY_USED;
+                s->depth = depth + 1;
             } else if (k == k_end) {
                 if (!depth)
                     u_pos[nu++] = i;
                 else {
                     b_end[s->top] = i;
                     s->top = below[s->top];
-                    s->depth_used = (depth - 1) | KEY_USED;
+                    if (depth == 1)
+                        key_delete(&keys, s);
+                    else
+                        s->depth = depth - 1;
                 }
             } else
                 i_open[ji++] = depth ? s->top : -1;
         }
         Py_END_ALLOW_THREADS
-        result = PyLong_FromSsize_t(nu);
+        if (oom)
+            PyErr_NoMemory();
+        else
+            result = PyLong_FromSsize_t(nu);
     }
 done:
-    free(slots);
+    free(keys.slots);
     free(below);
     PyBuffer_Release(&kb);
     PyBuffer_Release(&rb);

@@ -289,3 +289,43 @@ def test_async_kernel_refuses_bad_input():
         run(np.arange(4, dtype=np.int32), e=1)  # no room for both ends
     with pytest.raises(ValueError):
         run(np.arange(4, dtype=np.int32), cat=np.zeros(4, np.int64))
+
+
+def _async_reference(kind, key):
+    """The async kernel's outputs by a plain Python replay of each key's stack."""
+    stacks: dict = {}
+    b_end, level, unmatched, opened = [], [], [], []
+    for i, (k, kk) in enumerate(zip(kind.tolist(), key, strict=True)):
+        stack = stacks.setdefault(kk, [])
+        if k == K.ASYNC_BEGIN:
+            level.append(len(stack))
+            b_end.append(-1)
+            stack.append(len(b_end) - 1)
+        elif k == K.ASYNC_END:
+            if stack:
+                b_end[stack.pop()] = i
+            else:
+                unmatched.append(i)
+        else:
+            opened.append(stack[-1] if stack else -1)
+    return b_end, level, unmatched, opened
+
+
+@pytest.mark.parametrize("keys", [3, 40, 5000])
+def test_async_kernel_matches_a_stack_replay(keys):
+    """Thousands of keys open at once (the kernel's table grows, and deletes each key whose stack empties),
+    against a plain replay."""
+    assert KERNELS is not None
+    rng = np.random.default_rng(keys)
+    n = 30_000
+    kind = rng.choice(np.array([K.ASYNC_BEGIN, K.ASYNC_END, K.ASYNC_INSTANT], np.uint8), n, p=[0.45, 0.4, 0.15])
+    cat = rng.integers(-3, 3, n).astype(np.int16)
+    name = rng.integers(0, 2, n).astype(np.int32)
+    cid = rng.integers(0, keys, n).astype(np.uint64) * np.uint64(0x10000000001)  # (far apart: hashed)
+    rows = np.arange(n, dtype=np.int64)
+    outs = (np.zeros(int((kind == K.ASYNC_BEGIN).sum()), np.int64), np.zeros(int((kind == K.ASYNC_BEGIN).sum()), np.int32),
+            np.zeros(int((kind == K.ASYNC_END).sum()), np.int64), np.zeros(int((kind == K.ASYNC_INSTANT).sum()), np.int64))  # fmt: skip
+    nu = KERNELS.async_pair(kind, rows, 8, cat, 2, name, 4, cid, 5, 6, 7, *outs)
+    b_end, level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
+    assert outs[0].tolist() == b_end and outs[1].tolist() == level
+    assert outs[2][:nu].tolist() == unmatched and outs[3].tolist() == opened
