@@ -215,14 +215,14 @@ def _links_compiled(
     kernels = compiled_spans.span_kernels
     if kernels is None or len(k) >= 1 << 32:
         return None
-    m = len(k)
+    m = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (links end at a step or an end)
     a, b, key_pid = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64)
     n, ambiguous, no_start, without, duplicate = kernels.flow_links(
         plain(k, np.uint8), plain(fid, np.uint64), plain(pid, np.uint64),
         int(EventKind.FLOW_BEGIN), int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), a, b, key_pid,
     )  # fmt: skip
     dropped = {"ambiguous": ambiguous, "without_start": no_start + without, "duplicate_begin": duplicate}
-    return a[:n].copy(), b[:n].copy(), key_pid[:n].copy(), dropped
+    return a[:n], b[:n], key_pid[:n], dropped
 
 
 def _links(by_key: list[np.ndarray], dropped: dict[str, int]) -> tuple[np.ndarray, ...]:

@@ -252,7 +252,7 @@ static int table_init(Table *t, size_t want, int by_pid)
     size_t cap = 1024;
     while (cap < 2 * want)
         cap <<= 1;
-    t->slots = calloc(cap, sizeof(Slot));
+    t->slots = PyMem_RawCalloc(cap, sizeof(Slot));
     t->cap = cap;
     t->count = 0;
     t->by_pid = by_pid;
@@ -280,7 +280,7 @@ static int table_grow(Table *t)
         if (t->slots[i].used)
             *table_find(&bigger, t->slots[i].fid, t->slots[i].pid) = t->slots[i];
     bigger.count = t->count;
-    free(t->slots);
+    PyMem_RawFree(t->slots);
     *t = bigger;
     return 0;
 }
@@ -312,7 +312,8 @@ PyDoc_STRVAR(flow_links_doc,
 "none is active (else it is a duplicate), a step links the flow's source to it and becomes the source,\n"
 "an end links and ends the flow (a step or end with no active flow: without start). Writes each link's\n"
 "source and destination positions (int64 out_a, out_b, by destination) and its key's process (uint64\n"
-"out_pid); returns the counts. Raises MemoryError when its tables cannot be allocated.");
+"out_pid; the outputs hold at least one link per step and end); returns the counts. Raises ValueError for\n"
+"outputs too short, MemoryError when its tables cannot be allocated.");
 
 static PyObject *flow_links(PyObject *self, PyObject *args)
 {
@@ -327,8 +328,8 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
         check_items(&ob, 8, "out_b") < 0 || check_items(&op, 8, "out_pid") < 0)
         goto done;
     {
-        const Py_ssize_t m = kb.len;
-        if (fb.len / 8 != m || pb.len / 8 != m || oa.len / 8 != m || ob.len / 8 != m || op.len / 8 != m) {
+        const Py_ssize_t m = kb.len, cap = oa.len / 8;
+        if (fb.len / 8 != m || pb.len / 8 != m || ob.len / 8 != cap || op.len / 8 != cap) {
             PyErr_SetString(PyExc_ValueError, "flow_links: columns differ in length");
             goto done;
         }
@@ -343,6 +344,10 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
         Py_ssize_t begins = 0;
         for (Py_ssize_t i = 0; i < m; i++)
             begins += kind[i] == k_begin;
+        if (m - begins > cap) {
+            PyErr_SetString(PyExc_ValueError, "flow_links: the outputs do not hold a link per step and end");
+            goto done;
+        }
         int oom = 0;
         Py_ssize_t links = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
         Py_BEGIN_ALLOW_THREADS
@@ -413,8 +418,8 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
             result = Py_BuildValue("nnnnn", links, ambiguous, no_start, without, duplicate);
     }
 done:
-    free(first.slots);
-    free(others.slots);
+    PyMem_RawFree(first.slots);
+    PyMem_RawFree(others.slots);
     PyBuffer_Release(&kb);
     PyBuffer_Release(&fb);
     PyBuffer_Release(&pb);
@@ -463,7 +468,7 @@ static inline KeySlot *key_find(const KeyTable *t, uint64_t cid, int32_t cat, in
 
 static int key_table_init(KeyTable *t, size_t cap)
 {
-    t->slots = calloc(cap, sizeof(KeySlot));
+    t->slots = PyMem_RawCalloc(cap, sizeof(KeySlot));
     t->cap = cap;
     t->count = 0;
     return t->slots ? 0 : -1;
@@ -481,7 +486,7 @@ static int key_table_grow(KeyTable *t)
             *key_find(&bigger, s->cid, s->cat, s->name) = *s;
     }
     bigger.count = t->count;
-    free(t->slots);
+    PyMem_RawFree(t->slots);
     *t = bigger;
     return 0;
 }
@@ -562,7 +567,7 @@ static PyObject *async_pair(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "async_pair: outputs do not hold the begins, ends and instants");
             goto done;
         }
-        below = malloc(sizeof(int32_t) * (size_t)(nbeg ? nbeg : 1));
+        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(nbeg ? nbeg : 1));
         if (!below || key_table_init(&keys, 1024) < 0) {
             PyErr_NoMemory();
             goto done;
@@ -623,8 +628,8 @@ static PyObject *async_pair(PyObject *self, PyObject *args)
             result = PyLong_FromSsize_t(nu);
     }
 done:
-    free(keys.slots);
-    free(below);
+    PyMem_RawFree(keys.slots);
+    PyMem_RawFree(below);
     PyBuffer_Release(&kb);
     PyBuffer_Release(&rb);
     PyBuffer_Release(&cb);

@@ -217,6 +217,8 @@ def test_kernels_refuse_bad_buffers():
     f = np.zeros(2, np.uint64)
     with pytest.raises(ValueError):
         KERNELS.flow_links(k, f, f[:1], 8, 9, 10, *(np.zeros(2, np.int64),) * 2, np.zeros(2, np.uint64))
+    with pytest.raises(ValueError):  # no room for the end's link
+        KERNELS.flow_links(k, f, f, 8, 9, 10, *(np.zeros(0, np.int64),) * 2, np.zeros(0, np.uint64))
     with pytest.raises(TypeError):  # outputs must be writable
         ro = np.zeros(2, np.int64)
         ro.setflags(write=False)
