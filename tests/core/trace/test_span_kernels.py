@@ -7,7 +7,10 @@ reading out of bounds."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +38,15 @@ def test_extension_is_built():
     flows are built at the numpy fallback's speed."""
     assert KERNELS is not None, "fxscope.core.trace.span_kernels was not built: pip install -e . with gcc"
     assert callable(KERNELS.bind_to_slices) and callable(KERNELS.flow_links)
+
+
+def test_env_forces_the_numpy_paths():
+    """``FXSCOPE_NO_COMPILED=1`` (as for the reader's loops) leaves the kernels out: what a comparison of the
+    two paths runs."""
+    code = "from fxscope.core.trace.compiled_spans import span_kernels; print(span_kernels is None)"
+    env = {**os.environ, "FXSCOPE_NO_COMPILED": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
 
 
 def _with(kernels, build):
