@@ -129,7 +129,8 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
         int64_t *o = (int64_t *)out.buf;
         int status = ST_OK;
         int64_t tmin = 0, tmax = -1;
-        /* the threads' value range, and every slice's event row in range (GIL held: nothing allocated yet) */
+        /* the threads' value range, and every slice's event row in range */
+        Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) {
             if (s_ev[i] < 0 || s_ev[i] >= nth)
                 status = ST_FALLBACK;
@@ -143,9 +144,11 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
             if (status)
                 break;
         }
-        Py_ssize_t span = n ? (Py_ssize_t)(tmax - tmin + 1) : 0;
-        if (!status && span > (Py_ssize_t)1 << 24)
+        Py_END_ALLOW_THREADS
+        /* (the difference in unsigned arithmetic: defined for any two int64) */
+        if (!status && n && (uint64_t)tmax - (uint64_t)tmin >= (uint64_t)1 << 24)
             status = ST_FALLBACK;
+        Py_ssize_t span = n && !status ? (Py_ssize_t)((uint64_t)tmax - (uint64_t)tmin) + 1 : 0;
         if (!status && span) {
             lo = PyMem_Calloc((size_t)span, sizeof(Py_ssize_t));
             hi = PyMem_Calloc((size_t)span, sizeof(Py_ssize_t));

@@ -343,3 +343,14 @@ def test_async_kernel_matches_a_stack_replay(keys):
     b_end, level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
     assert outs[0].tolist() == b_end and outs[1].tolist() == level
     assert outs[2][:nu].tolist() == unmatched and outs[3].tolist() == opened
+
+
+def test_bind_kernel_declines_threads_of_too_wide_a_range():
+    """Thread values spanning more than the per-thread table the kernel makes (int64 extremes included:
+    no overflow): the numpy path answers."""
+    assert KERNELS is not None
+    ts, dur, event, parent = _slice_columns(2)
+    for th in (np.array([0, 1 << 30], np.int64), np.array([-(1 << 63), (1 << 63) - 1], np.int64)):
+        out = np.zeros(1, np.int64)
+        q = (np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
+        assert KERNELS.bind_to_slices(ts, dur, event, parent, th, 8, *q, 8, out) == 1
