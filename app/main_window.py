@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
@@ -112,6 +113,9 @@ class MainWindow(QMainWindow):
         self.loaders: list = []
         self.links: dict = {}  # trace path -> the ViewLink it was opened with (applied when its tab opens)
         self._stopping: list = []  # cancelled loads whose threads have not ended yet
+        # a window deleted without closing (its owner gone) cancels its loads: what they would still
+        # deliver is dropped (their signals check the cancel first), their threads unwind at their next block
+        self.destroyed.connect(lambda *_, loads=self.loaders: [loader.cancel() for loader in loads])
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(240)
@@ -249,18 +253,21 @@ class MainWindow(QMainWindow):
     def load_in_background(self, path: str):
         """Read and model a trace in a thread; the tab appears when it is ready. Returns the loader."""
         from fxscope.app.loading import TraceLoader
+        from fxscope.app.worker_threads import start_worker
 
-        loader = TraceLoader(path, self)
+        # no parent: a QThread that is the window's child would be destroyed with it while it runs, which
+        # aborts the process; start_worker keeps it alive until it ends (and stops it when the app quits)
+        loader = TraceLoader(path)
         self.loaders.append(loader)
         loader.progressed.connect(lambda f, ld=loader: None if ld.cancel_requested() else self._show_progress(f))
         loader.loaded.connect(lambda model, p=path, ld=loader: None if ld.cancel_requested() else self._model_loaded(p, model))
         loader.failed.connect(lambda message, p=path, ld=loader: None if ld.cancel_requested() else self._load_failed(p, message))
-        loader.finished.connect(lambda ld=loader: self._load_done(ld))
+        loader.finished.connect(lambda ld=loader: self._load_done(ld) if shiboken6.isValid(self) else None)
         self.progress.setValue(0)
         self.progress.show()
         self.cancel_button.show()
         self.statusBar().showMessage(f"Loading {path}…")
-        loader.start()
+        start_worker(loader)
         return loader
 
     def closeEvent(self, event) -> None:

@@ -13,6 +13,8 @@ again (P3). Provider 0, generation 0, is current from the start of the file (P1)
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from fxscope.formats.fxt.columns import Provider
@@ -28,6 +30,10 @@ class ProviderTables:
     def __init__(self) -> None:
         self.strings: list[str] = [""]
         self._string_ids: dict[str, int] = {"": 0}
+        # after the read, readers of arguments intern inline strings from several threads (a search's
+        # index build, the UI's details): the id and the append must be one step, or two new texts
+        # interned at once could both take the same id and one of them would name the other's text
+        self._intern_lock = threading.Lock()
         self.providers: list[Provider] = [Provider(0, "")]
         self._provider_index: dict[int, int] = {0: 0}
         self.gen_provider: list[int] = [0]  # generation -> index in providers
@@ -54,9 +60,12 @@ class ProviderTables:
     def intern(self, text: str) -> int:
         gid = self._string_ids.get(text)
         if gid is None:
-            gid = len(self.strings)
-            self.strings.append(text)
-            self._string_ids[text] = gid
+            with self._intern_lock:
+                gid = self._string_ids.get(text)  # (another thread may have interned it meanwhile)
+                if gid is None:
+                    gid = len(self.strings)
+                    self.strings.append(text)
+                    self._string_ids[text] = gid
         return gid
 
     def string_id(self, text: str) -> int | None:

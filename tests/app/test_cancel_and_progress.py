@@ -123,6 +123,37 @@ def test_closing_the_window_during_a_load_ends_it_cleanly(trace_file) -> None:
     assert "Destroyed while thread" not in result.stderr
 
 
+def test_deleting_the_window_during_a_load_cancels_it_without_aborting(trace_file) -> None:
+    """A window deleted without closing (its owner dropped it) must not take a running loader thread down
+    with it (a QThread destroyed while running aborts the process): the load is cancelled, and its thread
+    ends before the application does."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys, time\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "import shiboken6\n"
+        "from fxscope.app.gui import application\n"
+        "from fxscope.app.main_window import MainWindow\n"
+        "app = application()\n"
+        "win = MainWindow()\n"
+        "loader = win.load_in_background(sys.argv[1])\n"
+        "app.processEvents()\n"
+        "shiboken6.delete(win)\n"
+        "print('deleted', loader.cancel_requested(), flush=True)\n"
+        "loader.wait(60000)\n"
+        "app.processEvents()\n"
+        "print('ended', loader.isFinished(), flush=True)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(trace_file)], capture_output=True, text=True,
+                            timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "deleted True" in result.stdout and "ended True" in result.stdout, result.stdout
+    assert "Destroyed while thread" not in result.stderr
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+
+
 def test_prepare_checks_inside_its_big_steps(trace_file) -> None:
     """The pyramids check between levels, flows between stages, the search index between its passes."""
     from fxscope.core.trace.lod import SlicePyramid
