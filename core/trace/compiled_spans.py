@@ -9,18 +9,13 @@ numpy paths, as for the reader's loops (:mod:`fxscope.formats.fxt.compiled`); te
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 
 import numpy as np
 
-span_kernels: ModuleType | None
-try:
-    from fxscope.core.trace import span_kernels
-except ImportError:  # not built here: the numpy paths
-    span_kernels = None
-if os.environ.get("FXSCOPE_NO_COMPILED"):
-    span_kernels = None
+from fxscope.formats.fxt.compiled import optional_extension
+
+span_kernels: ModuleType | None = optional_extension("fxscope.core.trace.span_kernels")
 
 
 def plain(a: np.ndarray, dtype=None) -> np.ndarray:
