@@ -159,10 +159,11 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
         del thread, k
         a, b, key_pid, dropped = linked
         # the numpy path's links come by key (process, id), then time: the same order for equal sources
-        ties = [b, fid[b], key_pid]
+        # (these come by time: ordered by key where their sources are equal, then as they come)
+        keys = (fid[b], key_pid)
         del fid, key_pid
         check()
-        return _table(cols, slices, sel, bound, a, b, ties, unbound, dropped)
+        return _table(cols, slices, sel, bound, a, b, keys, unbound, dropped)
     key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k)
     del thread
     dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
@@ -178,19 +179,20 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     a, b = idx[a], idx[b]
     del idx
     check()
-    return _table(cols, slices, sel, bound, a, b, [], unbound, dropped)
+    return _table(cols, slices, sel, bound, a, b, None, unbound, dropped)
 
 
 def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndarray, a: np.ndarray,
-           b: np.ndarray, ties: list[np.ndarray], unbound: int, dropped: dict[str, int]) -> FlowTable:  # fmt: skip
+           b: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None, unbound: int,
+           dropped: dict[str, int]) -> FlowTable:  # fmt: skip
     """The links (source and destination positions ``a``, ``b`` among the bound flow events ``sel``) as a
     table: each pointing from the earlier slice to the later one, sorted by (source slice, source time),
-    then by the ``ties`` keys (np.lexsort's order: least significant first), then as given."""
+    then by their key (``keys``: each link's flow id and key process, when given), then as given."""
     s_slice, d_slice = bound[a], bound[b]
     swap = slices.ts[s_slice] > slices.ts[d_slice]
     a, b = np.where(swap, b, a), np.where(swap, a, b)
     del swap, s_slice, d_slice
-    order = lexsort((*ties, cols.ev_ts[sel[a]], bound[a]))
+    order = _link_order(bound[a], cols.ev_ts[sel[a]], keys, len(slices))
     a, b = a[order], b[order]
     src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
     return FlowTable(
@@ -204,6 +206,24 @@ def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndar
         unbound=unbound,
         dropped=dropped,
     )
+
+
+def _link_order(src_slice: np.ndarray, src_ts: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None,
+                n_slices: int) -> np.ndarray:  # fmt: skip
+    """The stable order of links by (source slice, source time), then by ``keys`` (flow id, key process)
+    when given: by the compiled kernel (a counting sort by slice) when it is built and takes them, else by
+    :func:`lexsort`."""
+    if keys is None:
+        return lexsort((src_ts, src_slice))
+    fid, key_pid = keys
+    kernels = compiled_spans.span_kernels
+    if kernels is not None and len(src_slice):
+        order = np.empty(len(src_slice), np.int64)
+        status = kernels.order_links(plain(src_slice, np.int32), plain(src_ts, np.int64), plain(key_pid, np.uint64),
+                                     plain(fid, np.uint64), n_slices, order)  # fmt: skip
+        if status == 0:
+            return order
+    return lexsort((fid, key_pid, src_ts, src_slice))
 
 
 def _links_compiled(

@@ -432,6 +432,90 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(order_links_doc,
+"order_links(src_slice, src_ts, key_pid, fid, n_slices, order) -> status\n\n"
+"The stable order of links by (src_slice int32, src_ts int64, key_pid uint64, fid uint64), ties in row\n"
+"order, as np.lexsort((fid, key_pid, src_ts, src_slice)) gives it, written to order (int64): a counting\n"
+"sort by source slice (0 <= src_slice < n_slices), then each slice's few links by insertion. Returns 0, or\n"
+"1 (order unspecified: the caller sorts with numpy) when a source slice is out of range or has more than\n"
+"64 links (an insertion sort of those would be quadratic).");
+
+static inline int link_before(const int64_t *ts, const uint64_t *kp, const uint64_t *fid, int64_t x, int64_t y)
+{
+    if (ts[x] != ts[y])
+        return ts[x] < ts[y];
+    if (kp[x] != kp[y])
+        return kp[x] < kp[y];
+    return fid[x] < fid[y];
+}
+
+static PyObject *order_links(PyObject *self, PyObject *args)
+{
+    Py_buffer sb, tb, kb_, fb, ob;
+    Py_ssize_t n_slices;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nw*", &sb, &tb, &kb_, &fb, &n_slices, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *start = NULL;
+    if (check_items(&sb, 4, "src_slice") < 0 || check_items(&tb, 8, "src_ts") < 0 ||
+        check_items(&kb_, 8, "key_pid") < 0 || check_items(&fb, 8, "fid") < 0 || check_items(&ob, 8, "order") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = sb.len / 4;
+        if (tb.len / 8 != n || kb_.len / 8 != n || fb.len / 8 != n || ob.len / 8 != n || n_slices < 0) {
+            PyErr_SetString(PyExc_ValueError, "order_links: columns differ in length");
+            goto done;
+        }
+        start = PyMem_RawCalloc((size_t)n_slices + 1, sizeof(int64_t));
+        if (!start) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const int32_t *slice = (const int32_t *)sb.buf;
+        const int64_t *ts = (const int64_t *)tb.buf;
+        const uint64_t *kp = (const uint64_t *)kb_.buf, *fid = (const uint64_t *)fb.buf;
+        int64_t *order = (int64_t *)ob.buf;
+        int status = ST_OK;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n && !status; i++) {
+            if (slice[i] < 0 || slice[i] >= n_slices || ++start[slice[i] + 1] > 64)
+                status = ST_FALLBACK;
+        }
+        if (!status) {
+            for (Py_ssize_t k = 0; k < n_slices; k++)
+                start[k + 1] += start[k];
+            for (Py_ssize_t i = 0; i < n; i++) /* stable: rows ascending within a slice */
+                order[start[slice[i]]++] = i;
+            /* (start[k] is now slice k's end) each slice's links by (ts, key_pid, fid), ties kept in order */
+            int64_t a = 0;
+            for (Py_ssize_t k = 0; k < n_slices; k++) {
+                const int64_t b = start[k];
+                for (int64_t j = a + 1; j < b; j++) {
+                    const int64_t x = order[j];
+                    int64_t q = j;
+                    while (q > a && link_before(ts, kp, fid, x, order[q - 1])) {
+                        order[q] = order[q - 1];
+                        q--;
+                    }
+                    order[q] = x;
+                }
+                a = b;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_RawFree(start);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&kb_);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 /* ----------------------------------------------------------------------------------------- async spans */
 
 /* One key (category, name, correlation id) of async events with open begins: its stack of open begins
@@ -648,6 +732,7 @@ done:
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
+    {"order_links", order_links, METH_VARARGS, order_links_doc},
     {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -354,3 +354,62 @@ def test_bind_kernel_declines_threads_of_too_wide_a_range():
         out = np.zeros(1, np.int64)
         q = (np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
         assert KERNELS.bind_to_slices(ts, dur, event, parent, th, 8, *q, 8, out) == 1
+
+
+@pytest.mark.parametrize("n_slices", [1, 7, 1000])
+def test_link_order_kernel_is_lexsort(n_slices):
+    """The links' order (counting sort by slice, insertion within one) is np.lexsort's, ties in row order;
+    a slice with more than 64 links, or one out of range, is declined (status 1)."""
+    assert KERNELS is not None
+    rng = np.random.default_rng(n_slices)
+    n = min(60 * n_slices, 20_000)
+    src = rng.integers(0, n_slices, n).astype(np.int32)
+    ts, kp, fid = rng.integers(0, 4, n), rng.integers(0, 3, n).astype(np.uint64), rng.integers(0, 3, n).astype(np.uint64)
+    order = np.empty(n, np.int64)
+    status = KERNELS.order_links(src, ts, kp, fid, n_slices, order)
+    if int(np.bincount(src).max()) > 64:
+        assert status == 1
+    else:
+        assert status == 0 and order.tolist() == np.lexsort((fid, kp, ts, src)).tolist()
+    bad = src.copy()
+    bad[-1] = n_slices
+    assert KERNELS.order_links(bad, ts, kp, fid, n_slices, order) == 1
+
+
+def test_same_flows_of_a_slice_with_many_links():
+    """A slice that many flows leave (more than the link-order kernel sorts by insertion): the numpy
+    sort takes over, the same table."""
+    p = (1, 10)
+    events = [(K.DURATION_BEGIN, 0, p, "a", 0, "cat")]
+    events += [(K.FLOW_BEGIN, 5 + i % 3, p, "f", 100 - i, "cat") for i in range(90)]
+    events += [(K.DURATION_END, 10, p, "a", 0, "cat"), (K.DURATION_BEGIN, 20, p, "b", 0, "cat")]
+    events += [(K.FLOW_END, 25 + i % 5, p, "f", i + 11, "cat") for i in range(90)]
+    events += [(K.DURATION_END, 40, p, "b", 0, "cat")]
+    cols = _columns(events)
+    assert_same_flows(cols)
+    assert len(build_flows(cols, build_slices(cols))) == 90
+
+
+def test_same_order_of_links_of_two_processes_leaving_one_slice():
+    """Two links leave one slice at one time, one keyed by its own process, one joining a flow begun in
+    another process: by key process first, then id (the numpy path's key order), not by id alone."""
+    p1, p2 = (1, 10), (2, 20)
+    events = [
+        (K.DURATION_BEGIN, 0, p2, "p2", 0, "cat"),
+        (K.FLOW_BEGIN, 1, p2, "f", 3, "cat"),
+        (K.DURATION_END, 2, p2, "p2", 0, "cat"),
+        (K.DURATION_BEGIN, 4, p1, "S", 0, "cat"),
+        (K.FLOW_BEGIN, 5, p1, "f", 9, "cat"),
+        (K.FLOW_STEP, 5, p1, "f", 3, "cat"),  # joins process 2's flow 3
+        (K.DURATION_END, 10, p1, "S", 0, "cat"),
+        (K.DURATION_BEGIN, 20, p1, "T", 0, "cat"),
+        (K.FLOW_END, 50, p1, "f", 3, "cat"),
+        (K.FLOW_END, 60, p1, "f", 9, "cat"),
+        (K.DURATION_END, 70, p1, "T", 0, "cat"),
+    ]
+    cols = _columns(events)
+    assert_same_flows(cols)
+    slices = build_slices(cols)
+    flows = build_flows(cols, slices)
+    s_row = int(np.flatnonzero(np.asarray(slices.ts) == 4)[0])
+    assert np.asarray(flows.id)[flows.outgoing(s_row)].tolist() == [9, 3]
