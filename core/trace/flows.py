@@ -233,7 +233,7 @@ def _links_compiled(
     table): (source positions, destination positions ascending, each link's key process, the dropped
     counts), as :func:`_key_process` and :func:`_links` find them; None when it is not built."""
     kernels = compiled_spans.span_kernels
-    if kernels is None or len(k) >= 1 << 32:
+    if kernels is None or len(k) >= 1 << 31:
         return None
     m = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (links end at a step or an end)
     a, b, key_pid = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64)

@@ -226,21 +226,31 @@ done:
 
 /* ------------------------------------------------------------------------------------------ flow keys */
 
-/* One slot of an open-addressing table: keyed by fid (the flows' ids table: pid is the first process that
-   began the id, a value) or by (fid, pid) (the other processes' flows of an id). The state of the flow
-   keyed by it: active, and the position of its link source. */
+/* One slot of an open-addressing table: keyed by fid (the flows' ids table: the process whose begin made
+   the slot is the first process that began the id) or by (fid, process) (the other processes' flows of an
+   id). 16 bytes: the process is not stored but read at `first`, the position of the begin that made the
+   slot (+ 1; 0: the slot is empty), as is usually just read; the flags are the positions' top bits (the
+   positions are below 2**31). The state of the flow keyed by it: active, and its link source `src`. */
 typedef struct {
     uint64_t fid;
-    uint64_t pid;
-    uint32_t src;
-    uint8_t used, active, second;
+    uint32_t src;   /* bit 31: the flow is active */
+    uint32_t first; /* bit 31: another process began the id (the ids table) */
 } Slot;
+
+#define FLAG_BIT 0x80000000u
+#define POS_MASK 0x7FFFFFFFu
 
 typedef struct {
     Slot *slots;
-    size_t cap, count; /* cap: a power of two */
-    int by_pid;        /* the key includes pid */
+    size_t cap, count;   /* cap: a power of two */
+    int by_pid;          /* the key includes the process */
+    const uint64_t *pid; /* the events' processes */
 } Table;
+
+static inline uint64_t slot_pid(const Table *t, const Slot *s)
+{
+    return t->pid[(s->first & POS_MASK) - 1];
+}
 
 static inline size_t slot_hash(uint64_t fid, uint64_t pid, int by_pid)
 {
@@ -250,7 +260,7 @@ static inline size_t slot_hash(uint64_t fid, uint64_t pid, int by_pid)
     return (size_t)(h ^ (h >> 29));
 }
 
-static int table_init(Table *t, size_t want, int by_pid)
+static int table_init(Table *t, size_t want, int by_pid, const uint64_t *pid)
 {
     size_t cap = 1024;
     while (cap < 2 * want)
@@ -259,6 +269,7 @@ static int table_init(Table *t, size_t want, int by_pid)
     t->cap = cap;
     t->count = 0;
     t->by_pid = by_pid;
+    t->pid = pid;
     return t->slots ? 0 : -1;
 }
 
@@ -268,7 +279,7 @@ static inline Slot *table_find(const Table *t, uint64_t fid, uint64_t pid)
     size_t mask = t->cap - 1, i = slot_hash(fid, pid, t->by_pid) & mask;
     for (;;) {
         Slot *s = &t->slots[i];
-        if (!s->used || (s->fid == fid && (!t->by_pid || s->pid == pid)))
+        if (!s->first || (s->fid == fid && (!t->by_pid || slot_pid(t, s) == pid)))
             return s;
         i = (i + 1) & mask;
     }
@@ -277,31 +288,32 @@ static inline Slot *table_find(const Table *t, uint64_t fid, uint64_t pid)
 static int table_grow(Table *t)
 {
     Table bigger;
-    if (table_init(&bigger, t->cap, t->by_pid) < 0)
+    if (table_init(&bigger, t->cap, t->by_pid, t->pid) < 0)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].used)
-            *table_find(&bigger, t->slots[i].fid, t->slots[i].pid) = t->slots[i];
+        if (t->slots[i].first)
+            *table_find(&bigger, t->slots[i].fid, slot_pid(t, &t->slots[i])) = t->slots[i];
     bigger.count = t->count;
     PyMem_RawFree(t->slots);
     *t = bigger;
     return 0;
 }
 
-/* The slot of (fid, pid), inserted (with pid, state inactive) when absent; NULL when out of memory. */
-static inline Slot *table_add(Table *t, uint64_t fid, uint64_t pid)
+/* The slot of (fid, the process of the begin at position i), inserted (made by that begin, inactive) when
+   absent; NULL when out of memory. */
+static inline Slot *table_add(Table *t, uint64_t fid, Py_ssize_t i)
 {
-    Slot *s = table_find(t, fid, pid);
-    if (s->used)
+    Slot *s = table_find(t, fid, t->pid[i]);
+    if (s->first)
         return s;
     if (2 * (t->count + 1) > t->cap) {
         if (table_grow(t) < 0)
             return NULL;
-        s = table_find(t, fid, pid);
+        s = table_find(t, fid, t->pid[i]);
     }
-    s->used = 1;
     s->fid = fid;
-    s->pid = pid;
+    s->first = (uint32_t)i + 1;
+    s->src = 0;
     t->count++;
     return s;
 }
@@ -336,8 +348,8 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "flow_links: columns differ in length");
             goto done;
         }
-        if (m >= (Py_ssize_t)1 << 32) {
-            PyErr_SetString(PyExc_ValueError, "flow_links: 2**32 flow events or more");
+        if (m >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "flow_links: 2**31 flow events or more");
             goto done;
         }
         const uint8_t *kind = (const uint8_t *)kb.buf;
@@ -354,65 +366,64 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
         int oom = 0;
         Py_ssize_t links = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
         Py_BEGIN_ALLOW_THREADS
-        oom = table_init(&first, (size_t)begins, 0) < 0 || table_init(&others, 16, 1) < 0;
+        oom = table_init(&first, (size_t)begins, 0, pid) < 0 || table_init(&others, 16, 1, pid) < 0;
         for (Py_ssize_t i = 0; i < m && !oom; i++) {
             const uint64_t f = fid[i], p = pid[i];
             const int k = kind[i];
             Slot *s;
+            Table *owner = &first;
             if (k == k_begin) {
-                Slot *e = table_add(&first, f, p); /* (inserted: p is the first process of f) */
+                Slot *e = table_add(&first, f, i); /* (made here: this process is the id's first) */
                 if (!e) {
                     oom = 1;
                     break;
                 }
-                if (e->pid == p)
+                if (slot_pid(&first, e) == p)
                     s = e;
                 else {
-                    e->second = 1;
-                    if (!(s = table_add(&others, f, p))) {
+                    e->first |= FLAG_BIT;
+                    owner = &others;
+                    if (!(s = table_add(&others, f, i))) {
                         oom = 1;
                         break;
                     }
                 }
-                if (s->active)
+                if (s->src & FLAG_BIT)
                     duplicate++;
-                else {
-                    s->active = 1;
-                    s->src = (uint32_t)i;
-                }
+                else
+                    s->src = (uint32_t)i | FLAG_BIT;
                 continue;
             }
             if (k != k_step && k != k_end)
                 continue;
             Slot *e = table_find(&first, f, 0);
-            if (!e->used) {
+            if (!e->first) {
                 no_start++;
                 continue;
             }
-            if (e->pid == p)
+            if (slot_pid(&first, e) == p)
                 s = e;
             else {
                 s = others.count ? table_find(&others, f, p) : NULL;
-                if (!s || !s->used) {
-                    if (e->second) {
+                if (s && s->first)
+                    owner = &others;
+                else {
+                    if (e->first & FLAG_BIT) {
                         ambiguous++;
                         continue;
                     }
                     s = e;
                 }
             }
-            if (!s->active) {
+            if (!(s->src & FLAG_BIT)) {
                 without++;
                 continue;
             }
-            out_a[links] = s->src;
+            out_a[links] = s->src & POS_MASK;
             out_b[links] = i;
-            out_pid[links] = s->pid;
+            out_pid[links] = slot_pid(owner, s);
             links++;
-            if (k == k_step)
-                s->src = (uint32_t)i;
-            else
-                s->active = 0;
+            s->src = k == k_step ? (uint32_t)i | FLAG_BIT : 0;
         }
         Py_END_ALLOW_THREADS
         if (oom)

@@ -413,3 +413,31 @@ def test_same_order_of_links_of_two_processes_leaving_one_slice():
     flows = build_flows(cols, slices)
     s_row = int(np.flatnonzero(np.asarray(slices.ts) == 4)[0])
     assert np.asarray(flows.id)[flows.outgoing(s_row)].tolist() == [9, 3]
+
+
+@pytest.mark.parametrize(("ids", "processes"), [(5, 2), (300, 40), (20_000, 3000)])
+def test_flow_links_kernel_is_the_numpy_chaining(ids, processes):
+    """Flow events of many ids and processes (the kernel's table of other processes' flows grows), against
+    the numpy keying and chaining (flows._key_process, flows._links): the same links, keys and counts."""
+    from fxscope.core.trace import flows
+    from fxscope.core.trace.sorting import lexsort
+
+    rng = np.random.default_rng(ids)
+    n = 40_000
+    k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), n, p=[0.4, 0.2, 0.4])
+    fid = rng.integers(0, ids, n).astype(np.uint64)
+    pid = rng.integers(1, processes + 1, n).astype(np.uint64)
+    with_kernels = _with(KERNELS, lambda: flows._links_compiled(k, fid, pid))
+    assert with_kernels is not None
+    a, b, key_pid, dropped = with_kernels
+    kp, ambiguous, no_start = flows._key_process(pid.copy(), fid, k)
+    expected = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
+    idx = np.flatnonzero(~(ambiguous | no_start))
+    idx = idx[lexsort((idx, fid[idx], kp[idx]))]
+    ea, eb = flows._links([kp[idx], fid[idx], k[idx]], expected)
+    ea, eb = idx[ea], idx[eb]
+    assert dropped == expected
+    by_b = np.argsort(eb)
+    assert a.tolist() == ea[by_b].tolist() and b.tolist() == eb[by_b].tolist()
+    assert key_pid.tolist() == kp[eb[by_b]].tolist()
+    assert len(a) > 100
