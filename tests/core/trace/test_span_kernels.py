@@ -441,3 +441,19 @@ def test_flow_links_kernel_is_the_numpy_chaining(ids, processes):
     assert a.tolist() == ea[by_b].tolist() and b.tolist() == eb[by_b].tolist()
     assert key_pid.tolist() == kp[eb[by_b]].tolist()
     assert len(a) > 100
+
+
+def test_kernels_take_a_generated_trace():
+    """On an ordinary trace the kernels answer (a kernel that declined everything would pass the
+    comparisons above at numpy's speed)."""
+    from fxscope.core.trace import async_spans, flows
+
+    cols = read_fxt_bytes(generate_trace(5_000, seed=4))
+    slices = build_slices(cols)
+    sel = np.flatnonzero((np.asarray(cols.ev_kind) >= K.FLOW_BEGIN) & (np.asarray(cols.ev_kind) <= K.FLOW_END))
+    sel = sel.astype(np.int32)
+    bound = flows._bind_compiled(slices, cols.ev_thread[sel], cols.ev_ts[sel], sel)
+    assert bound is not None and (bound >= 0).any()
+    rows = np.flatnonzero((np.asarray(cols.ev_kind) >= K.ASYNC_BEGIN) & (np.asarray(cols.ev_kind) <= K.ASYNC_END))
+    paired = async_spans._pair_compiled(cols, rows.astype(np.int32), 0, 1 << 40)
+    assert paired is not None and paired[-1] is not None
