@@ -394,19 +394,35 @@ def _bind_instants(
     if len(loose) and len(span_start):
         span[loose] = _single_cover(span_id, span_start, span_end, q.cid[loose], q.ts[loose])
     bound = span >= 0
-    o = lexsort((q.ts[bound], span[bound]))
+    b_span, b_ts = span[bound], q.ts[bound]
+    o = _instant_order(b_span, b_ts, len(span_start)) if time_ordered else lexsort((b_ts, b_span))
     if time_ordered:
         b_ev, b_cid = q.ev[bound], q.cid[bound]
-        _order_ties(o, (span[bound], q.ts[bound]),
+        _order_ties(o, (b_span, b_ts),
                     lambda rows: [b_ev[rows], b_cid[rows], cols.ev_name[b_ev[rows]], cols.ev_category[b_ev[rows]]])  # fmt: skip
     event = q.ev[bound][o].astype(np.int32)
     out = AsyncInstants(
         ts=Gathered(cols.ev_ts, event),
-        span=span[bound][o].astype(np.int32),
+        span=b_span[o].astype(np.int32),
         event=event,
         name=Gathered(cols.ev_name, event),
     )
     return out, int((~bound).sum())
+
+
+def _instant_order(span: np.ndarray, ts: np.ndarray, n_spans: int) -> np.ndarray:
+    """The stable order of instants (given in time order) by (span, time): by the compiled kernel (a
+    counting sort by span, the few instants of a span by insertion) when it takes them, else by lexsort."""
+    kernels = compiled_spans.span_kernels
+    if kernels is not None and len(span) and n_spans < 1 << 31:
+        order = np.empty(len(span), np.int64)
+        if kernels.group_order(plain(span, np.int32), plain(ts, np.int64), _NO_KEYS, _NO_KEYS, n_spans, order) == 0:
+            return order
+    return lexsort((ts, span))
+
+
+#: (no keys after the time for :func:`_instant_order`'s kernel)
+_NO_KEYS = np.zeros(0, np.uint64)
 
 
 def _single_cover(

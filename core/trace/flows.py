@@ -219,7 +219,7 @@ def _link_order(src_slice: np.ndarray, src_ts: np.ndarray, keys: tuple[np.ndarra
     kernels = compiled_spans.span_kernels
     if kernels is not None and len(src_slice):
         order = np.empty(len(src_slice), np.int64)
-        status = kernels.order_links(plain(src_slice, np.int32), plain(src_ts, np.int64), plain(key_pid, np.uint64),
+        status = kernels.group_order(plain(src_slice, np.int32), plain(src_ts, np.int64), plain(key_pid, np.uint64),
                                      plain(fid, np.uint64), n_slices, order)  # fmt: skip
         if status == 0:
             return order

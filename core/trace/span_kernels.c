@@ -443,69 +443,73 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(order_links_doc,
-"order_links(src_slice, src_ts, key_pid, fid, n_slices, order) -> status\n\n"
-"The stable order of links by (src_slice int32, src_ts int64, key_pid uint64, fid uint64), ties in row\n"
-"order, as np.lexsort((fid, key_pid, src_ts, src_slice)) gives it, written to order (int64): a counting\n"
-"sort by source slice (0 <= src_slice < n_slices), then each slice's few links by insertion. Returns 0, or\n"
-"1 (order unspecified: the caller sorts with numpy) when a source slice is out of range or has more than\n"
-"64 links (an insertion sort of those would be quadratic).");
+PyDoc_STRVAR(group_order_doc,
+"group_order(group, ts, key1, key2, n_groups, order) -> status\n\n"
+"The stable order of rows by (group int32, ts int64, key1 uint64, key2 uint64), ties in row order, as\n"
+"np.lexsort((key2, key1, ts, group)) gives it, written to order (int64): a counting sort by group\n"
+"(0 <= group < n_groups), then each group's few rows by insertion (key1 and key2 may be empty: no keys).\n"
+"For rows with few per group: the flow links by source slice, the async instants by span. Returns 0, or\n"
+"1 (order unspecified: the caller sorts with numpy) when a group is out of range or has more than 64 rows\n"
+"(an insertion sort of those would be quadratic).");
 
-static inline int link_before(const int64_t *ts, const uint64_t *kp, const uint64_t *fid, int64_t x, int64_t y)
+static inline int row_before(const int64_t *ts, const uint64_t *k1, const uint64_t *k2, int64_t x, int64_t y)
 {
     if (ts[x] != ts[y])
         return ts[x] < ts[y];
-    if (kp[x] != kp[y])
-        return kp[x] < kp[y];
-    return fid[x] < fid[y];
+    if (!k1)
+        return 0;
+    if (k1[x] != k1[y])
+        return k1[x] < k1[y];
+    return k2[x] < k2[y];
 }
 
-static PyObject *order_links(PyObject *self, PyObject *args)
+static PyObject *group_order(PyObject *self, PyObject *args)
 {
     Py_buffer sb, tb, kb_, fb, ob;
-    Py_ssize_t n_slices;
+    Py_ssize_t n_groups;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*nw*", &sb, &tb, &kb_, &fb, &n_slices, &ob))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nw*", &sb, &tb, &kb_, &fb, &n_groups, &ob))
         return NULL;
     PyObject *result = NULL;
     int64_t *start = NULL;
-    if (check_items(&sb, 4, "src_slice") < 0 || check_items(&tb, 8, "src_ts") < 0 ||
-        check_items(&kb_, 8, "key_pid") < 0 || check_items(&fb, 8, "fid") < 0 || check_items(&ob, 8, "order") < 0)
+    if (check_items(&sb, 4, "group") < 0 || check_items(&tb, 8, "ts") < 0 || check_items(&kb_, 8, "key1") < 0 ||
+        check_items(&fb, 8, "key2") < 0 || check_items(&ob, 8, "order") < 0)
         goto done;
     {
         const Py_ssize_t n = sb.len / 4;
-        if (tb.len / 8 != n || kb_.len / 8 != n || fb.len / 8 != n || ob.len / 8 != n || n_slices < 0) {
-            PyErr_SetString(PyExc_ValueError, "order_links: columns differ in length");
+        const int keys = kb_.len != 0 || fb.len != 0;
+        if (tb.len / 8 != n || (keys && (kb_.len / 8 != n || fb.len / 8 != n)) || ob.len / 8 != n || n_groups < 0) {
+            PyErr_SetString(PyExc_ValueError, "group_order: columns differ in length");
             goto done;
         }
-        start = PyMem_RawCalloc((size_t)n_slices + 1, sizeof(int64_t));
+        start = PyMem_RawCalloc((size_t)n_groups + 1, sizeof(int64_t));
         if (!start) {
             PyErr_NoMemory();
             goto done;
         }
-        const int32_t *slice = (const int32_t *)sb.buf;
+        const int32_t *group = (const int32_t *)sb.buf;
         const int64_t *ts = (const int64_t *)tb.buf;
-        const uint64_t *kp = (const uint64_t *)kb_.buf, *fid = (const uint64_t *)fb.buf;
+        const uint64_t *kp = keys ? (const uint64_t *)kb_.buf : NULL, *fid = keys ? (const uint64_t *)fb.buf : NULL;
         int64_t *order = (int64_t *)ob.buf;
         int status = ST_OK;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n && !status; i++) {
-            if (slice[i] < 0 || slice[i] >= n_slices || ++start[slice[i] + 1] > 64)
+            if (group[i] < 0 || group[i] >= n_groups || ++start[group[i] + 1] > 64)
                 status = ST_FALLBACK;
         }
         if (!status) {
-            for (Py_ssize_t k = 0; k < n_slices; k++)
+            for (Py_ssize_t k = 0; k < n_groups; k++)
                 start[k + 1] += start[k];
             for (Py_ssize_t i = 0; i < n; i++) /* stable: rows ascending within a slice */
-                order[start[slice[i]]++] = i;
-            /* (start[k] is now slice k's end) each slice's links by (ts, key_pid, fid), ties kept in order */
+                order[start[group[i]]++] = i;
+            /* (start[k] is now group k's end) each group's rows by (ts, key1, key2), ties kept in order */
             int64_t a = 0;
-            for (Py_ssize_t k = 0; k < n_slices; k++) {
+            for (Py_ssize_t k = 0; k < n_groups; k++) {
                 const int64_t b = start[k];
                 for (int64_t j = a + 1; j < b; j++) {
                     const int64_t x = order[j];
                     int64_t q = j;
-                    while (q > a && link_before(ts, kp, fid, x, order[q - 1])) {
+                    while (q > a && row_before(ts, kp, fid, x, order[q - 1])) {
                         order[q] = order[q - 1];
                         q--;
                     }
@@ -743,7 +747,7 @@ done:
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
-    {"order_links", order_links, METH_VARARGS, order_links_doc},
+    {"group_order", group_order, METH_VARARGS, group_order_doc},
     {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -366,14 +366,32 @@ def test_link_order_kernel_is_lexsort(n_slices):
     src = rng.integers(0, n_slices, n).astype(np.int32)
     ts, kp, fid = rng.integers(0, 4, n), rng.integers(0, 3, n).astype(np.uint64), rng.integers(0, 3, n).astype(np.uint64)
     order = np.empty(n, np.int64)
-    status = KERNELS.order_links(src, ts, kp, fid, n_slices, order)
+    status = KERNELS.group_order(src, ts, kp, fid, n_slices, order)
     if int(np.bincount(src).max()) > 64:
         assert status == 1
     else:
         assert status == 0 and order.tolist() == np.lexsort((fid, kp, ts, src)).tolist()
     bad = src.copy()
     bad[-1] = n_slices
-    assert KERNELS.order_links(bad, ts, kp, fid, n_slices, order) == 1
+    assert KERNELS.group_order(bad, ts, kp, fid, n_slices, order) == 1
+    # without the keys (the async instants): by (group, time), ties in row order
+    none = np.zeros(0, np.uint64)
+    status = KERNELS.group_order(src, ts, none, none, n_slices, order)
+    assert status == 1 or order.tolist() == np.lexsort((ts, src)).tolist()
+    with pytest.raises(ValueError):  # one key without the other
+        KERNELS.group_order(src, ts, kp, none, n_slices, order)
+
+
+def test_same_async_of_a_span_with_many_instants():
+    """A span with more instants than the order kernel sorts by insertion: lexsort takes over, the same
+    table."""
+    p = (1, 10)
+    events = [(K.ASYNC_BEGIN, 0, p, "s", 1, "cat")]
+    events += [(K.ASYNC_INSTANT, 10 + i % 7, p, "i", 1, "cat" if i % 3 else "dog") for i in range(100)]
+    events += [(K.ASYNC_END, 50, p, "s", 1, "cat")]
+    cols = _columns(events)
+    assert_same_async(cols)
+    assert len(build_async(cols).instants) == 100
 
 
 def test_same_flows_of_a_slice_with_many_links():
