@@ -148,7 +148,7 @@ def build_async(
     check()
     o1 = lexsort((s_event, -(s_end - s_start), s_start, pid))
     lane = np.empty(len(o1), np.int32)
-    lane[o1] = assign_lanes(pid[o1], s_start[o1], s_end[o1])
+    lane[o1] = _lanes(pid[o1], s_start[o1], s_end[o1])
     del o1
     check()
     final = lexsort((s_start, lane, pid))
@@ -448,6 +448,17 @@ def _single_cover(
     best = pos_of_rank[val - group * (m + 1)]
     last = np.maximum(started - 1, 0)
     return np.where(covering == 1, by_start[best[last]], -1)
+
+
+def _lanes(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """:func:`assign_lanes`'s lanes, by the compiled kernel (one walk, the busy and free lanes in heaps)
+    when it is built and takes the spans, else by :func:`assign_lanes`."""
+    kernels = compiled_spans.span_kernels
+    if kernels is not None and len(start) < 1 << 31:
+        lane = np.empty(len(start), np.int32)
+        if kernels.first_fit_lanes(plain(group, np.uint64), plain(start, np.int64), plain(end, np.int64), lane) == 0:
+            return lane
+    return assign_lanes(group, start, end)
 
 
 def assign_lanes(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:

@@ -744,17 +744,167 @@ done:
     return result;
 }
 
+/* ----------------------------------------------------------------------------------------- async lanes */
+
+typedef struct {
+    int64_t end;
+    int32_t lane;
+} Busy;
+
+static inline void busy_push(Busy *h, Py_ssize_t *n, int64_t end, int32_t lane)
+{
+    Py_ssize_t i = (*n)++;
+    while (i > 0) {
+        Py_ssize_t up = (i - 1) / 2;
+        if (h[up].end <= end)
+            break;
+        h[i] = h[up];
+        i = up;
+    }
+    h[i].end = end;
+    h[i].lane = lane;
+}
+
+static inline void busy_pop(Busy *h, Py_ssize_t *n)
+{
+    Busy last = h[--(*n)];
+    Py_ssize_t i = 0, m = *n;
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && h[c + 1].end < h[c].end)
+            c++;
+        if (last.end <= h[c].end)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m)
+        h[i] = last;
+}
+
+static inline void lane_push(int32_t *h, Py_ssize_t *n, int32_t lane)
+{
+    Py_ssize_t i = (*n)++;
+    while (i > 0) {
+        Py_ssize_t up = (i - 1) / 2;
+        if (h[up] <= lane)
+            break;
+        h[i] = h[up];
+        i = up;
+    }
+    h[i] = lane;
+}
+
+static inline int32_t lane_pop(int32_t *h, Py_ssize_t *n)
+{
+    int32_t top = h[0], last = h[--(*n)];
+    Py_ssize_t i = 0, m = *n;
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && h[c + 1] < h[c])
+            c++;
+        if (last <= h[c])
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m)
+        h[i] = last;
+    return top;
+}
+
+PyDoc_STRVAR(first_fit_lanes_doc,
+"first_fit_lanes(group, start, end, lane) -> status\n\n"
+"Greedy first-fit lanes for spans sorted by (group uint64, start int64): per group, each span takes the\n"
+"lowest lane whose last span has ended by its start (end int64 <= start; touching spans share a lane),\n"
+"written to lane (int32), as fxscope.core.trace.async_spans.assign_lanes lays them out: the busy lanes in a\n"
+"heap by end, the free ones in a heap by number. Returns 0, or 1 (lane unspecified: the caller takes its\n"
+"numpy path) when the spans are not sorted.");
+
+static PyObject *first_fit_lanes(PyObject *self, PyObject *args)
+{
+    Py_buffer gb, sb, eb, lb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &gb, &sb, &eb, &lb))
+        return NULL;
+    PyObject *result = NULL;
+    Busy *busy = NULL;
+    int32_t *free_ = NULL;
+    if (check_items(&gb, 8, "group") < 0 || check_items(&sb, 8, "start") < 0 || check_items(&eb, 8, "end") < 0 ||
+        check_items(&lb, 4, "lane") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = gb.len / 8;
+        if (sb.len / 8 != n || eb.len / 8 != n || lb.len / 4 != n) {
+            PyErr_SetString(PyExc_ValueError, "first_fit_lanes: columns differ in length");
+            goto done;
+        }
+        if (n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "first_fit_lanes: 2**31 spans or more");
+            goto done;
+        }
+        busy = PyMem_RawMalloc(sizeof(Busy) * (size_t)(n ? n : 1));
+        free_ = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+        if (!busy || !free_) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const uint64_t *group = (const uint64_t *)gb.buf;
+        const int64_t *start = (const int64_t *)sb.buf, *end = (const int64_t *)eb.buf;
+        int32_t *lane = (int32_t *)lb.buf;
+        int status = ST_OK;
+        Py_BEGIN_ALLOW_THREADS
+        Py_ssize_t nbusy = 0, nfree = 0;
+        int32_t used = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (i == 0 || group[i] != group[i - 1]) {
+                if (i && group[i] < group[i - 1]) {
+                    status = ST_FALLBACK;
+                    break;
+                }
+                nbusy = nfree = 0;
+                used = 0;
+            } else if (start[i] < start[i - 1]) {
+                status = ST_FALLBACK;
+                break;
+            }
+            while (nbusy && busy[0].end <= start[i]) {
+                lane_push(free_, &nfree, busy[0].lane);
+                busy_pop(busy, &nbusy);
+            }
+            const int32_t l = nfree ? lane_pop(free_, &nfree) : used++;
+            lane[i] = l;
+            busy_push(busy, &nbusy, end[i], l);
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_RawFree(busy);
+    PyMem_RawFree(free_);
+    PyBuffer_Release(&gb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&lb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
     {"group_order", group_order, METH_VARARGS, group_order_doc},
     {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
+    {"first_fit_lanes", first_fit_lanes, METH_VARARGS, first_fit_lanes_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "span_kernels",
-    "The model's per-event state machines (flow binding and chaining, async pairing), compiled.", -1, methods,
+    "The model's per-event state machines (flow binding and chaining, async pairing and lanes), compiled.", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit_span_kernels(void)

@@ -475,3 +475,33 @@ def test_kernels_take_a_generated_trace():
     rows = np.flatnonzero((np.asarray(cols.ev_kind) >= K.ASYNC_BEGIN) & (np.asarray(cols.ev_kind) <= K.ASYNC_END))
     paired = async_spans._pair_compiled(cols, rows.astype(np.int32), 0, 1 << 40)
     assert paired is not None and paired[-1] is not None
+
+
+@pytest.mark.parametrize(("length", "grid"), [(3000, 1), (30, 1), (40_000, 1), (3, 4), (0, 8)])
+def test_lanes_kernel_is_first_fit(length, grid):
+    """The lanes kernel lays spans out as assign_lanes (the numpy path) and a plain loop do: overlapping,
+    touching, zero-length spans, hundreds of lanes, several groups; unsorted spans are declined."""
+    from fxscope.core.trace.async_spans import assign_lanes
+
+    assert KERNELS is not None
+    rng = np.random.default_rng(length + grid)
+    n = 4000
+    group = np.sort(rng.integers(0, 4, n)).astype(np.uint64)
+    start = rng.integers(0, 100_000, n)
+    start -= start % grid
+    end = start + (rng.integers(0, length, n) if length else 0)
+    o = np.lexsort((-(end - start), start, group))
+    group, start, end = group[o], start[o], end[o]
+    lane = np.empty(n, np.int32)
+    assert KERNELS.first_fit_lanes(group, start, end, lane) == 0
+    assert lane.tolist() == assign_lanes(group, start, end).tolist()
+    ends: dict = {}
+    for g, s, e, ln in zip(group.tolist(), start.tolist(), end.tolist(), lane.tolist(), strict=True):
+        lanes = ends.setdefault(g, [])
+        free = [i for i, x in enumerate(lanes) if x <= s]
+        assert ln == (free[0] if free else len(lanes))
+        if ln == len(lanes):
+            lanes.append(e)
+        lanes[ln] = e
+    assert KERNELS.first_fit_lanes(group, start[::-1].copy(), end, lane) == 1  # starts descending
+    assert KERNELS.first_fit_lanes(group[::-1].copy(), start, end, lane) == 1  # groups descending
