@@ -136,7 +136,7 @@ def build_async(
     if len(sel) == 0:
         return _empty(cols)
     check()
-    paired = _pair_compiled(cols, sel, trace_start, trace_end)
+    paired = _pair_compiled(cols, sel, trace_start, trace_end, check)
     if paired is None:
         paired = _pair_numpy(cols, sel, trace_start, trace_end, check)
     del sel
@@ -210,7 +210,7 @@ def _spans(ts: np.ndarray, ev: np.ndarray, b_idx: np.ndarray, e_idx: np.ndarray,
     return s_start, s_end, s_flags, s_event, s_end_event
 
 
-def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int) -> tuple | None:
+def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple | None:
     """:func:`_pair_numpy`'s spans by the compiled kernel (the events in time order, one walk with each
     key's stack in a hash table), or None when it is not built or the columns do not fit it. The spans and
     instants come in time order, not by key: the returned tie keys (:func:`_tie_keys`) let the sorts
@@ -227,6 +227,7 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     del order
     k = cols.ev_kind[sel]
     cid = cols.ev_data[sel]
+    check()
     b_idx = np.flatnonzero(k == EventKind.ASYNC_BEGIN)
     i_idx = np.flatnonzero(k == EventKind.ASYNC_INSTANT)
     n_ends = int(np.count_nonzero(k == EventKind.ASYNC_END))

@@ -154,6 +154,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     del keep, ts  # (gathered again for the links only: one column fewer alive while the keys are made)
     k = kind[sel]
     fid = cols.ev_data[sel]
+    check()
     linked = _links_compiled(k, fid, thread_pids(cols, thread))
     if linked is not None:  # (compiled: links in time order, each with its key's process)
         del thread, k

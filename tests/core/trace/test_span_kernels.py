@@ -473,7 +473,7 @@ def test_kernels_take_a_generated_trace():
     bound = flows._bind_compiled(slices, cols.ev_thread[sel], cols.ev_ts[sel], sel)
     assert bound is not None and (bound >= 0).any()
     rows = np.flatnonzero((np.asarray(cols.ev_kind) >= K.ASYNC_BEGIN) & (np.asarray(cols.ev_kind) <= K.ASYNC_END))
-    paired = async_spans._pair_compiled(cols, rows.astype(np.int32), 0, 1 << 40)
+    paired = async_spans._pair_compiled(cols, rows.astype(np.int32), 0, 1 << 40, lambda: None)
     assert paired is not None and paired[-1] is not None
 
 
