@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fxscope.core.trace import compiled_spans
-from fxscope.core.trace.compiled_spans import plain
+from fxscope.core.trace import compiled
+from fxscope.core.trace.compiled import contiguous
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
@@ -215,7 +215,7 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     key's stack in a hash table), or None when it is not built or the columns do not fit it. The spans and
     instants come in time order, not by key: the returned tie keys (:func:`_tie_keys`) let the sorts
     after it order equal rows as the numpy path's order does."""
-    kernels = compiled_spans.span_kernels
+    kernels = compiled.span_kernels
     cat, name = cols.ev_category, cols.ev_name
     if kernels is None or not all(
         isinstance(c, np.ndarray) and c.dtype.kind == "i" and c.dtype.itemsize <= 4 for c in (cat, name)
@@ -236,8 +236,8 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     u_idx = np.empty(n_ends, np.int64)
     i_open = np.empty(len(i_idx), np.int64)
     n_unmatched = kernels.async_pair(
-        plain(k, np.uint8), plain(sel), sel.dtype.itemsize, plain(cat), cat.dtype.itemsize, plain(name),
-        name.dtype.itemsize, plain(cid, np.uint64), int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT),
+        contiguous(k, np.uint8), contiguous(sel), sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
+        name.dtype.itemsize, contiguous(cid, np.uint64), int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT),
         int(EventKind.ASYNC_END), e_idx, level, u_idx, i_open,
     )  # fmt: skip
     del k
@@ -414,10 +414,10 @@ def _bind_instants(
 def _instant_order(span: np.ndarray, ts: np.ndarray, n_spans: int) -> np.ndarray:
     """The stable order of instants (given in time order) by (span, time): by the compiled kernel (a
     counting sort by span, the few instants of a span by insertion) when it takes them, else by lexsort."""
-    kernels = compiled_spans.span_kernels
+    kernels = compiled.span_kernels
     if kernels is not None and len(span) and n_spans < 1 << 31:
         order = np.empty(len(span), np.int64)
-        if kernels.group_order(plain(span, np.int32), plain(ts, np.int64), _NO_KEYS, _NO_KEYS, n_spans, order) == 0:
+        if kernels.group_order(contiguous(span, np.int32), contiguous(ts, np.int64), _NO_KEYS, _NO_KEYS, n_spans, order) == 0:
             return order
     return lexsort((ts, span))
 
@@ -454,10 +454,10 @@ def _single_cover(
 def _lanes(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """:func:`assign_lanes`'s lanes, by the compiled kernel (one walk, the busy and free lanes in heaps)
     when it is built and takes the spans, else by :func:`assign_lanes`."""
-    kernels = compiled_spans.span_kernels
+    kernels = compiled.span_kernels
     if kernels is not None and len(start) < 1 << 31:
         lane = np.empty(len(start), np.int32)
-        if kernels.first_fit_lanes(plain(group, np.uint64), plain(start, np.int64), plain(end, np.int64), lane) == 0:
+        if kernels.first_fit_lanes(contiguous(group, np.uint64), contiguous(start, np.int64), contiguous(end, np.int64), lane) == 0:
             return lane
     return assign_lanes(group, start, end)
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fxscope.core.trace import compiled_spans
-from fxscope.core.trace.compiled_spans import plain
+from fxscope.core.trace import compiled
+from fxscope.core.trace.compiled import contiguous
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
@@ -114,7 +114,7 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
 def _bind_compiled(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event: np.ndarray) -> np.ndarray | None:
     """:func:`bind_to_slices` by the compiled kernel (one walk in time order, a cursor per thread), or None
     when it is not built or declines the input (the numpy path then answers)."""
-    kernels = compiled_spans.span_kernels
+    kernels = compiled.span_kernels
     th = slices.thread
     if kernels is None or not isinstance(th, Gathered) or th.missing is not None or th.index is not slices.event:
         return None
@@ -127,9 +127,9 @@ def _bind_compiled(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
         return None
     out = np.empty(len(ts), np.int64)
     status = kernels.bind_to_slices(
-        plain(slices.ts, np.int64), plain(slices.dur, np.int64), plain(slices.event, np.int32),
-        plain(slices.parent, np.int32), plain(source), source.dtype.itemsize, plain(thread),
-        plain(ts, np.int64), plain(event), event.dtype.itemsize, out,
+        contiguous(slices.ts, np.int64), contiguous(slices.dur, np.int64), contiguous(slices.event, np.int32),
+        contiguous(slices.parent, np.int32), contiguous(source), source.dtype.itemsize, contiguous(thread),
+        contiguous(ts, np.int64), contiguous(event), event.dtype.itemsize, out,
     )  # fmt: skip
     return out if status == 0 else None
 
@@ -217,11 +217,11 @@ def _link_order(src_slice: np.ndarray, src_ts: np.ndarray, keys: tuple[np.ndarra
     if keys is None:
         return lexsort((src_ts, src_slice))
     fid, key_pid = keys
-    kernels = compiled_spans.span_kernels
+    kernels = compiled.span_kernels
     if kernels is not None and len(src_slice):
         order = np.empty(len(src_slice), np.int64)
-        status = kernels.group_order(plain(src_slice, np.int32), plain(src_ts, np.int64), plain(key_pid, np.uint64),
-                                     plain(fid, np.uint64), n_slices, order)  # fmt: skip
+        status = kernels.group_order(contiguous(src_slice, np.int32), contiguous(src_ts, np.int64), contiguous(key_pid, np.uint64),
+                                     contiguous(fid, np.uint64), n_slices, order)  # fmt: skip
         if status == 0:
             return order
     return lexsort((fid, key_pid, src_ts, src_slice))
@@ -233,13 +233,13 @@ def _links_compiled(
     """The flow events' links by the compiled kernel (one walk in time order, the active flows in a hash
     table): (source positions, destination positions ascending, each link's key process, the dropped
     counts), as :func:`_key_process` and :func:`_links` find them; None when it is not built."""
-    kernels = compiled_spans.span_kernels
+    kernels = compiled.span_kernels
     if kernels is None or len(k) >= 1 << 31:
         return None
     m = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (links end at a step or an end)
     a, b, key_pid = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64)
     n, ambiguous, no_start, without, duplicate = kernels.flow_links(
-        plain(k, np.uint8), plain(fid, np.uint64), plain(pid, np.uint64),
+        contiguous(k, np.uint8), contiguous(fid, np.uint64), contiguous(pid, np.uint64),
         int(EventKind.FLOW_BEGIN), int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), a, b, key_pid,
     )  # fmt: skip
     dropped = {"ambiguous": ambiguous, "without_start": no_start + without, "duplicate_begin": duplicate}

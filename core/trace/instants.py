@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxscope.core.trace import compiled
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import key_rows
 from fxscope.core.trace.sorting import lexsort
@@ -75,14 +76,19 @@ class InstantTable:
 
 
 def build_instants(cols: FxtColumns) -> InstantTable:
-    rows = np.flatnonzero(cols.ev_kind == EventKind.INSTANT)
-    thread = cols.ev_thread[rows]
-    ts = cols.ev_ts[rows]
-    event = rows[lexsort((rows, ts, thread))].astype(np.int32)
-    thread = cols.ev_thread[event].astype(np.int32)
+    by_thread = _by_thread_time_compiled(cols)
+    if by_thread is not None:
+        event, ts, thread = by_thread
+    else:
+        rows = np.flatnonzero(cols.ev_kind == EventKind.INSTANT)
+        thread = cols.ev_thread[rows]
+        ts = cols.ev_ts[rows]
+        event = rows[lexsort((rows, ts, thread))].astype(np.int32)
+        thread = cols.ev_thread[event].astype(np.int32)
+        ts = cols.ev_ts[event]
     scope = Gathered(cols.ev_data, event)  # an instant's data word is its scope (FxtColumns.ev_scope)
     return InstantTable(
-        ts=cols.ev_ts[event],
+        ts=ts,
         thread=thread,
         pid=Gathered(cols.threads_pid, thread, missing=0),
         name=Gathered(cols.ev_name, event),
@@ -90,3 +96,26 @@ def build_instants(cols: FxtColumns) -> InstantTable:
         scope=scope,
         event=event,
     )
+
+
+#: thread values told apart by the compiled grouping, at most (a counting sort: one slot a value)
+COMPILED_THREAD_SPAN = 1 << 24
+
+
+def _by_thread_time_compiled(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The instants' (event, ts, thread) by (thread, time, row) from the compiled loops (slice_kernels.c: a
+    counting sort by thread writing the three columns in one pass, then each thread's run sorted by time
+    only when it is not already), or None when they are not built or do not take these columns."""
+    kernels = compiled.slice_kernels
+    kind, ts, thread = cols.ev_kind, cols.ev_ts, cols.ev_thread
+    if kernels is None or not (compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64)
+                               and compiled.plain(thread, np.int16, np.int32) and len(kind) < 1 << 31):  # fmt: skip
+        return None
+    wide = thread.dtype == np.int32
+    n, _, lo, hi = kernels.duration_threads(kind, thread, wide, int(EventKind.INSTANT), int(EventKind.INSTANT))
+    if hi - lo >= COMPILED_THREAD_SPAN:
+        return None
+    event, ts_out, thread_out = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
+    kernels.group_by_thread_time(kind, ts, thread, wide, int(EventKind.INSTANT), lo, max(hi - lo + 1, 0),
+                                 event, ts_out, thread_out)  # fmt: skip
+    return event, ts_out, thread_out

@@ -16,11 +16,14 @@ slice at least a bucket long is always its bucket's longest: every slice a pixel
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
+from fxscope.core.trace import compiled
+from fxscope.core.trace.gathered import Difference
 from fxscope.core.trace.segments import segmented_running_max
 from fxscope.core.trace.sorting import lexsort
 
@@ -120,6 +123,12 @@ class SlicePyramid:
         if order is None:
             order = lexsort((ts, lane))  # lanes, then start: buckets of a lane are non-decreasing in it
         shifts = list(range(finest, coarsest + 1, LEVEL_STEP))
+        if _takes_compiled(ts, dur, lane, order):
+            try:
+                self.levels = _compiled_levels(order, ts, dur, lane, n_lanes, origin, shifts, check)
+                return
+            except ValueError:  # lanes out of range or not ascending in ``order``: the numpy path's results
+                pass
         parts: list[list[_LanesLevel]] = [[] for _ in shifts]
         lane_end = np.cumsum(np.bincount(lane, minlength=n_lanes))
         targets = np.arange(BATCH_SLICES, len(order), BATCH_SLICES)
@@ -241,16 +250,8 @@ def _lane_levels(rows, lane_o, ts_o, dur_o, origin: int, shifts: list[int], chec
 
 def _lanes_level(summary: _Summary, rows, long, lane_o, ts_o, dur_o) -> _LanesLevel:
     """The :class:`_LanesLevel` of a summary; ``long``: positions of the slices kept apart at this level."""
-    long_rows: dict[int, np.ndarray] = {}
-    long_end_max: dict[int, np.ndarray] = {}
-    if len(long):
-        l_lane = lane_o[long]
-        cuts = np.flatnonzero(np.r_[True, l_lane[1:] != l_lane[:-1], True])
-        lrows = rows[long]
-        end_max = segmented_running_max(ts_o[long] + dur_o[long], cuts[:-1])
-        for a, z, key in zip(cuts[:-1].tolist(), cuts[1:].tolist(), l_lane[cuts[:-1]].tolist(), strict=True):
-            long_rows[key] = lrows[a:z].copy()
-            long_end_max[key] = end_max[a:z].copy()
+    long_rows, long_end_max = _long_lists(long, lane_o, ts_o, dur_o)
+    long_rows = {key: rows[positions] for key, positions in long_rows.items()}
     # rows fit 31 bits and buckets too (the finest level has 2**16 buckets across the trace): 12 bytes an
     # entry instead of 24 (each entry's lane is implied by the level's lane_ptr: not stored); the counts
     # of a batch's entries 16 bits when they fit (the fine levels, most entries: 10 bytes an entry)
@@ -275,3 +276,98 @@ def _level(shift: int, parts: list[_LanesLevel], n_lanes: int) -> Level:
         return getattr(parts[0], name) if len(parts) == 1 else np.concatenate([getattr(p, name) for p in parts])
 
     return Level(shift, cat("bucket"), cat("row"), cat("count"), lane_ptr, long_rows, long_end_max)
+
+
+#: slices summarised by one call of the compiled loops, about (whole lanes; ``check()`` between calls)
+COMPILED_CHUNK = 1 << 21
+#: the compiled loops' state per level (slice_kernels.c's pyramid_pass): entries, long slices, largest
+#: count, next lane of lane_ptr; the offsets of the level's entries, of its counts, count width, long slices
+_STATE = 8
+
+
+def _takes_compiled(ts, dur, lane, order) -> bool:
+    """Whether the compiled loops take these columns (int64 starts and durations, or a
+    :class:`~fxscope.core.trace.gathered.Difference` of int64 columns, int32 lanes, int32/int64 order)."""
+    if compiled.slice_kernels is None or len(ts) >= 1 << 31:
+        return False
+    durs = (dur.minuend, dur.subtrahend) if isinstance(dur, Difference) else (dur,)
+    return (compiled.plain(ts, np.int64) and all(compiled.plain(d, np.int64) for d in durs)
+            and compiled.plain(lane, np.int32) and compiled.plain(order, np.int32, np.int64))  # fmt: skip
+
+
+def _compiled_levels(order, ts, dur, lane, n_lanes: int, origin: int, shifts: list[int], check) -> list[Level]:
+    """Every level by the compiled loops: one pass over the slices in lane order counts each level's
+    entries, long slices and largest count, a second fills the levels' columns, allocated at their final
+    sizes (no per-batch parts to concatenate). The same levels as the numpy path's (:func:`_lane_levels`:
+    grouping the short slices of each run of equal (lane, bucket) directly gives what it builds from the finer
+    level's entries)."""
+    kernels = compiled.slice_kernels
+    assert kernels is not None
+    dur_a, dur_b = (dur.minuend, dur.subtrahend) if isinstance(dur, Difference) else (dur, None)
+    n_levels = len(shifts)
+    shift_a = np.array(shifts, np.int64)
+    wide = order.dtype == np.int64
+    cuts = _lane_cuts(order, lane, COMPILED_CHUNK)
+    state = np.zeros((n_levels, _STATE), np.int64)
+    args = (order, wide, ts, dur_a, dur_b, lane, n_lanes, origin & _U64, shift_a)
+    for a, b in itertools.pairwise(cuts):
+        check()
+        kernels.pyramid(*args, a, b, state)
+    entries, longs = state[:, 0].copy(), state[:, 1].copy()
+    wide_count = state[:, 2] >= 1 << 16  # (the levels whose counts do not fit 16 bits: int32 counts)
+    state[:, 4] = np.cumsum(entries) - entries
+    narrow_entries = np.where(wide_count, 0, entries)
+    wide_entries = np.where(wide_count, entries, 0)
+    state[:, 5] = np.where(wide_count, np.cumsum(wide_entries) - wide_entries, np.cumsum(narrow_entries) - narrow_entries)
+    state[:, 6] = wide_count
+    state[:, 7] = np.cumsum(longs) - longs
+    state[:, [0, 1, 3]] = 0
+    bucket = np.empty(int(entries.sum()), np.int32)
+    row = np.empty(len(bucket), np.int32)
+    count16 = np.empty(int(narrow_entries.sum()), np.uint16)
+    count32 = np.empty(int(wide_entries.sum()), np.int32)
+    longpos = np.empty(int(longs.sum()), np.int64)
+    lane_ptr = np.empty((n_levels, n_lanes + 1), np.int64)
+    for a, b in itertools.pairwise(cuts):
+        check()
+        kernels.pyramid(*args, a, b, state, bucket, row, count16, count32, longpos, lane_ptr)
+    levels = []
+    for k, shift in enumerate(shifts):
+        lane_ptr[k, state[k, 3] :] = entries[k]
+        e0, n, c0 = int(state[k, 4]), int(entries[k]), int(state[k, 5])
+        count = count32[c0 : c0 + n] if wide_count[k] else count16[c0 : c0 + n]
+        pos = longpos[int(state[k, 7]) : int(state[k, 7]) + int(longs[k])]
+        long_rows, long_end_max = _long_lists(order[pos].astype(np.int64), lane, ts, dur)
+        levels.append(Level(shift, bucket[e0 : e0 + n], row[e0 : e0 + n], count, lane_ptr[k], long_rows, long_end_max))
+    return levels
+
+
+def _lane_cuts(order: np.ndarray, lane: np.ndarray, step: int) -> list[int]:
+    """Positions in ``order`` (rows by lane) about ``step`` apart, each at a lane's end: a binary search of
+    the lanes along ``order`` from each multiple of ``step`` (no pass over every slice)."""
+    n = len(order)
+    cuts = [0]
+    for target in range(step, n, step):
+        if target <= cuts[-1]:
+            continue
+        at = int(lane[order[target - 1]])
+        end = bisect.bisect_right(range(n), at, lo=target, key=lambda i: int(lane[order[i]]))
+        if end < n:
+            cuts.append(end)
+    if cuts[-1] != n:
+        cuts.append(n)
+    return cuts
+
+
+def _long_lists(rows: np.ndarray, lane, ts, dur) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Per lane, the long slices ``rows`` (by lane, then start) and the running maximum of their ends."""
+    long_rows: dict[int, np.ndarray] = {}
+    long_end_max: dict[int, np.ndarray] = {}
+    if len(rows):
+        l_lane = lane[rows]
+        cuts = np.flatnonzero(np.r_[True, l_lane[1:] != l_lane[:-1], True])
+        end_max = segmented_running_max(ts[rows] + dur[rows], cuts[:-1])
+        for a, z, key in zip(cuts[:-1].tolist(), cuts[1:].tolist(), l_lane[cuts[:-1]].tolist(), strict=True):
+            long_rows[key] = rows[a:z].copy()
+            long_end_max[key] = end_max[a:z].copy()
+    return long_rows, long_end_max

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fxscope.core.trace import compiled
 from fxscope.core.trace.built_once import BuiltOnce, once_property
 from fxscope.core.trace.complete_ends import CompleteEnds
-from fxscope.core.trace.gathered import Difference
+from fxscope.core.trace.gathered import Difference, Gathered
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
 from fxscope.core.trace.segments import segment_starts, segmented_running_max
@@ -90,19 +91,26 @@ class _Lanes:
 
     def __init__(self, s: SliceTable) -> None:
         self._slices = s
-        by_lane = lexsort((s.depth, s.thread))  # a thread's rows are by start: its lanes keep that order
-        self.rows = by_lane.astype(np.int32)  # int32 rows: half the index memory
-        del by_lane  # (the temporaries here are per slice: each freed once used)
-        thread, depth = s.thread[self.rows], s.depth[self.rows]
-        key = thread.astype(np.int64)
-        key *= 65536
-        key += depth
-        #: where each lane's rows start in :attr:`rows` (a few per thread)
-        self.starts = segment_starts(key)
-        del key
+        compiled_lanes = _lane_rows_compiled(s)
+        if compiled_lanes is not None:
+            self.rows, self.starts = compiled_lanes
+            first = self.rows[self.starts]
+            lane_thread, lane_depth = s.thread[first].tolist(), s.depth[first].tolist()
+            del first
+        else:
+            by_lane = lexsort((s.depth, s.thread))  # a thread's rows are by start: its lanes keep that order
+            self.rows = by_lane.astype(np.int32)  # int32 rows: half the index memory
+            del by_lane  # (the temporaries here are per slice: each freed once used)
+            thread, depth = s.thread[self.rows], s.depth[self.rows]
+            key = thread.astype(np.int64)
+            key *= 65536
+            key += depth
+            #: where each lane's rows start in :attr:`rows` (a few per thread)
+            self.starts = segment_starts(key)
+            del key
+            lane_thread, lane_depth = thread[self.starts].tolist(), depth[self.starts].tolist()
+            del thread, depth
         bounds = np.r_[self.starts, len(self.rows)].tolist()
-        lane_thread, lane_depth = thread[self.starts].tolist(), depth[self.starts].tolist()
-        del thread, depth
         #: per thread with slices: its lanes' (first, end) positions in :attr:`rows`, one per depth 0..max
         #: (an empty range for a depth without slices)
         self._bounds: dict[int, list[tuple[int, int]]] = {}
@@ -133,6 +141,25 @@ class _Lanes:
         end_max = segmented_running_max(ends, self.starts)
         del ends
         return {t: [end_max[a:b] if b > a else end_max[:0] for a, b in spans] for t, spans in self._bounds.items()}
+
+
+def _lane_rows_compiled(s: SliceTable) -> tuple[np.ndarray, np.ndarray] | None:
+    """:class:`_Lanes`' rows and lane starts by the compiled loops (slice_kernels.c: a counting sort by depth
+    of each thread's rows, one pass, no per-slice gather of the threads), or None when they are not built or
+    do not take these columns (the numpy path's lexsort then)."""
+    kernels = compiled.slice_kernels
+    ev_thread = s.thread.source if isinstance(s.thread, Gathered) else None
+    if (kernels is None or ev_thread is None or s.thread.index is not s.event or s.thread.missing is not None
+            or not compiled.plain(ev_thread, np.int16, np.int32) or not compiled.plain(s.event, np.int32)
+            or not compiled.plain(s.depth, np.uint16)):  # fmt: skip
+        return None
+    rows = np.empty(len(s), np.int32)
+    starts = np.empty(len(s), np.int64)  # (the pages past the lanes' few are never touched)
+    try:
+        n_lanes = kernels.lane_rows(ev_thread, ev_thread.dtype == np.int32, s.event, s.depth, rows, starts)
+    except ValueError:  # threads not ascending (not a model's table): the numpy path
+        return None
+    return rows, starts[:n_lanes].copy()
 
 
 class LaneIndex:
@@ -331,6 +358,10 @@ class TraceModel:
         span = max(self.end_ns - self.start_ns, 1)
         ts = self.cols.ev_ts
         counts = np.zeros(bins, np.int64)
+        kernels = compiled.slice_kernels
+        if kernels is not None and compiled.plain(ts, np.int64) and bins >= 1:  # one pass, no temporaries
+            kernels.density(ts, self.start_ns, bins / span, counts)
+            return counts
         for a in range(0, len(ts), 1 << 20):  # in blocks: no full-size temporaries, short GIL-holding calls
             # in float: a corrupt timestamp can make the span ~2**63 ns, and (ts - start) * bins overflow
             part = ((ts[a : a + (1 << 20)] - self.start_ns) * (bins / span)).astype(np.int64).clip(0, bins - 1)
@@ -391,7 +422,8 @@ class TraceModel:
         order = []  # the rows by (lane, start): each track's rows by (depth, start), tracks in lane order
         for track in self.tracks:
             track.lane_base = base
-            lane[track.lo : track.hi] = base + s.depth[track.lo : track.hi]
+            lane[track.lo : track.hi] = s.depth[track.lo : track.hi]
+            lane[track.lo : track.hi] += base  # (in int32: past 65,536 lanes a uint16 sum would wrap or raise)
             base += track.max_depth + 1
             order.append(self.lanes.get().thread_rows[track.thread])
         lanes = self.lanes.get()

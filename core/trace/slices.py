@@ -17,6 +17,7 @@ and within one (thread, level) begins and ends alternate, so pairing is a stable
 
 from __future__ import annotations
 
+import bisect
 import collections
 import itertools
 import os
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fxscope.core.trace import compiled
 from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import segment_ids, segment_starts, stack_depths
@@ -117,19 +119,29 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
     has read them already (the model, for its time extent).
     """
     kind = cols.ev_kind
-    sel = np.flatnonzero((kind >= EventKind.DURATION_BEGIN) & (kind <= EventKind.DURATION_COMPLETE))
-    if len(sel) == 0:
+    counted = _count_compiled(cols)  # (the compiled loops' count of the duration events, when they take these columns)
+    if counted is not None and counted[0] == 0:
         return _empty(cols)
+    if counted is None:
+        sel = np.flatnonzero((kind >= EventKind.DURATION_BEGIN) & (kind <= EventKind.DURATION_COMPLETE))
+        if len(sel) == 0:
+            return _empty(cols)
     if complete is None:
         complete = CompleteEnds(cols)
     if trace_end is None:
         end_max = complete.latest()
         trace_end = max(int(cols.ev_ts.max()), -1 if end_max is None else end_max)
+    if counted is not None:
+        return _table_of(cols, *_match_compiled(cols, complete, *counted, trace_end, check))
     # every begin and complete event is a slice (and every unmatched end, which only grows the table)
     table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
     _match_batches(cols, complete, sel, trace_end, check, table.add)
     del sel
-    ts, dur, depth, event, flags, parent = table.columns()
+    return _table_of(cols, *table.columns())
+
+
+def _table_of(cols: FxtColumns, ts, dur, depth, event, flags, parent) -> SliceTable:
+    """The :class:`SliceTable` of the matched columns (the thread, name and category read through ``event``)."""
     return SliceTable(
         ts=ts,
         dur=dur,
@@ -141,6 +153,57 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
         flags=flags,
         parent=parent,
     )
+
+
+#: thread values told apart by the compiled grouping, at most (a counting sort: one slot a value)
+COMPILED_THREAD_SPAN = 1 << 24
+
+
+def _count_compiled(cols: FxtColumns) -> tuple[int, int, int, int] | None:
+    """(duration events, their ends, lowest and highest thread value) by the compiled loops, or None when
+    they are not built or do not take these columns (the numpy path then)."""
+    kernels = compiled.slice_kernels
+    kind, ts, thread = cols.ev_kind, cols.ev_ts, cols.ev_thread
+    if kernels is None or not (compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64)
+                               and compiled.plain(thread, np.int16, np.int32) and len(kind) < 1 << 31):  # fmt: skip
+        return None
+    n_sel, n_end, lo, hi = kernels.duration_threads(kind, thread, thread.dtype == np.int32)
+    return None if n_sel and hi - lo >= COMPILED_THREAD_SPAN else (n_sel, n_end, lo, hi)
+
+
+def _match_compiled(cols: FxtColumns, complete: CompleteEnds, n_sel: int, n_end: int, lo: int, hi: int,
+                    trace_end: int, check) -> list[np.ndarray]:  # fmt: skip
+    """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops (slice_kernels.c): the
+    duration events grouped by thread in one pass over the file (rows, times, kinds and complete events'
+    ends copied out per thread: 21 bytes a duration event while the table is built), then each thread's
+    markers replayed on a stack in one pass, written straight into the table, in steps of whole threads of
+    about :data:`IN_FLIGHT_EVENTS` events (``check()`` before each: ~20 ms of work at most, a large thread
+    alone excepted). The same rules and results as the numpy
+    path (:func:`_match`)."""
+    kernels = compiled.slice_kernels
+    assert kernels is not None
+    n_keys = hi - lo + 1
+    order, ts_g, kind_g = np.empty(n_sel, np.int32), np.empty(n_sel, np.int64), np.empty(n_sel, np.uint8)
+    ptr, cptr = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64)
+    cend_g = np.empty(len(complete), np.int64)
+    kernels.group_threads(cols.ev_kind, cols.ev_ts, cols.ev_thread, cols.ev_thread.dtype == np.int32, lo,
+                          complete.rows, np.ascontiguousarray(complete.ends, np.int64), order, ptr, ts_g, kind_g,
+                          cend_g, cptr)  # fmt: skip
+    grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
+    capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
+    out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
+    n_out, key = 0, 0
+    bounds = ptr.tolist()
+    while key < n_keys:
+        if check is not None:
+            check()
+        step = 4 * BATCH_EVENTS  # (IN_FLIGHT_EVENTS, read here: a test's smaller batches check more often)
+        stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + step) - 1))
+        n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out)
+        if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
+            capacity = max(2 * capacity, n_out + need)
+            out = [np.concatenate([c[:n_out], np.empty(capacity - n_out, c.dtype)]) for c in out]
+    return out if n_out == capacity else [c[:n_out].copy() for c in out]
 
 
 #: batches matched at once, at most (each holds its temporaries, ~100 bytes an event of the batch)

@@ -8,12 +8,21 @@ header is read from the mapped file when asked) plus 7 bytes per record while re
 (:mod:`~fxscope.formats.fxt.records_control`), events (:mod:`~fxscope.formats.fxt.records_events`), logs
 (:mod:`~fxscope.formats.fxt.records_log`), scheduling (:mod:`~fxscope.formats.fxt.records_sched`), and the shared
 vectorised steps (:mod:`~fxscope.formats.fxt.bulk_resolve`).
+
+Two cores: a large file's read keeps the main thread on what must run in file order (control records,
+string and thread resolution, the columns' stores) and gives the rest to worker threads, none of which
+changes what is read: every other framing super-chunk framed from a guessed start
+(:class:`~fxscope.formats.fxt.framing._Speculation`), the next event block prepared (its compiled pass, fields,
+times and data words, its warnings given in order later: ``EventRecords._events_ahead``), and the pages
+about to be touched faulted in (:mod:`~fxscope.formats.fxt.page_ahead`).
 """
 
 from __future__ import annotations
 
+import itertools
 import mmap
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar
 
 import numpy as np
@@ -26,6 +35,7 @@ from fxscope.formats.fxt.event_data import EventData
 from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, record_size
 from fxscope.formats.fxt.framing import PADDING, split_records
 from fxscope.formats.fxt.lazy_args import ArgDecoder
+from fxscope.formats.fxt.page_ahead import PageAhead
 from fxscope.formats.fxt.records_control import ControlRecords
 from fxscope.formats.fxt.records_events import EventRecords
 from fxscope.formats.fxt.records_log import LogRecords
@@ -69,6 +79,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self.nargs_cut: list[tuple[np.ndarray, np.ndarray]] = []
         self._unresolved_str: set[tuple[int, int]] = set()
         self._unresolved_thr: set[tuple[int, int]] = set()
+        self.pages = PageAhead(None, enabled=False)  # (run's, once it knows the map)
+        self.parallel = False
 
     # ------------------------------------------------------------------ framing
     def _frame(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -78,7 +90,8 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         # Framing reads the headers while each super-chunk's pages are fresh, and drops those pages as it
         # goes: file pages and per-record arrays never add up.
         ev, other, types, bad_at = split_records(
-            w, tick=lambda f: self.progress(0.05 * f), done=self._release, ahead=self._populate
+            w, tick=lambda f: self.progress(0.05 * f), done=self._block_done, ahead=self._frame_ahead,
+            fill_ahead=self.pages.fill, parallel=self.parallel,
         )
         if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
             ev, other = ev.astype(np.int64, copy=False), other.astype(np.int64, copy=False)
@@ -146,12 +159,63 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
 
     _can_populate = True
 
+    def _frame_ahead(self, first_word: int, end_word: int) -> None:
+        """Before framing words ``[first_word, end_word)`` (a super-chunk): the file pages of the next
+        :data:`AHEAD_BLOCKS` super-chunks mapped on the page worker meanwhile, queued every that many
+        super-chunks (a wake of the worker costs the reader's thread too); without it this one's now."""
+        if not self.pages.enabled:
+            self._populate(first_word, end_word)
+            return
+        span = end_word - first_word
+        k = first_word // span if span else 1
+        if k % self.AHEAD_BLOCKS == 0:
+            batch = self.AHEAD_BLOCKS * span
+            if k == 0:
+                self.pages.map_file(0, batch * 8)
+            self.pages.map_file((first_word + batch) * 8, (first_word + 2 * batch) * 8)
+
+    #: blocks (and framing super-chunks) whose pages are queued to the page worker at once
+    AHEAD_BLOCKS = 8
+
+    def _block_ahead(self, starts: np.ndarray, a: int, b: int, out: dict[str, np.ndarray], rows: slice) -> None:
+        """The file pages of the records ``starts[a:b]`` (blocks ahead of the one decoded) and the output
+        ``rows`` of the columns ``out`` queued to the page worker, so that their first touch costs the
+        other core (see :mod:`~fxscope.formats.fxt.page_ahead`)."""
+        if not self.pages.enabled:
+            return
+        if b > a:
+            self.pages.map_file(int(starts[a]) * 8, (int(starts[b - 1]) + 1) * 8)
+        for col in out.values():
+            self.pages.fill(col[rows])
+
+    def _block_done(self, first_word: int, end_word: int) -> None:
+        """A block's file pages are done with: released (and no longer mapped ahead)."""
+        self.pages.passed(end_word * 8)
+        self._release(first_word, end_word)
+
     def _release(self, first_word: int, end_word: int) -> None:
         """Drop mapped file pages we are done with from our resident set (they stay in the page cache)."""
         if self.mm is not None and not _drop_pages(self.mm, self.nbytes, first_word, end_word):
             self.mm = None
 
     def run(self) -> FxtColumns:
+        # A file of more than a few blocks is read on two cores: its pages are faulted in ahead on a worker
+        # thread (see _block_ahead), every other framing super-chunk and the next event block are framed and
+        # prepared on others (see _frame, _run)
+        self.parallel = self.n >= self.PAGE_AHEAD_WORDS
+        self.pages = PageAhead(self.raw if self.mm is not None else None, enabled=self.parallel)
+        self._scans: ThreadPoolExecutor | None = None
+        try:
+            return self._run()
+        finally:
+            self.pages.close()
+            if self._scans is not None:  # (a Cancel: the scan under way ends, the queued one is dropped)
+                self._scans.shutdown(cancel_futures=True)
+
+    #: files from this many words on are read with worker threads (8 MiB)
+    PAGE_AHEAD_WORDS = 1 << 20
+
+    def _run(self) -> FxtColumns:
         # progress (and with it a Cancel) between blocks of every phase, from the start: a 10M-event
         # trace's framing alone takes seconds
         self.progress(0.0)
@@ -168,6 +232,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self.progress(0.07)
         # Each page fault maps its neighbours too (fault-around, 64 KiB): the scattered control records
         # made most of the file resident again. Drop it; the blocks below fault in and release in turn.
+        self.pages.clear()
         self._release(0, self.n)
         t = self.t
         self._freeze_segments()
@@ -194,11 +259,30 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         odd_vals: list[np.ndarray] = []
         complete_end: list[np.ndarray] = []  # FxtColumns.ev_complete_end, a block at a time
         self.progress(0.1)
+        batch = self.AHEAD_BLOCKS * step  # (the starts' own pages are the framing's)
+        self._block_ahead(ev_pos, 0, min(batch, n_ev), {k: ev[k] for k in ev_dtypes}, slice(0, batch))
+        # The next block is prepared on a worker thread (the compiled pass and what follows from the words
+        # and the frozen tables: EventRecords._events_ahead) while this one's strings and threads are
+        # resolved and its columns stored; its starts are copied before this block's are compacted over them.
+        scans = ThreadPoolExecutor(1, "fxscope-event-scan") if n_ev > step and self.parallel else None
+        self._scans = scans
+        nxt_sel = ev_pos[:step].astype(np.int64)
+        scanned = scans.submit(self._events_ahead, nxt_sel) if scans is not None else None
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
-            sel = ev_pos[b0 : b0 + step].astype(np.int64)  # a copy: the column is rewritten at fill <= b0
-            self._populate(int(sel[0]), int(sel[-1]) + 1)
-            block = self._events(sel)
+            sel = nxt_sel  # a copy: the column is rewritten at fill <= b0
+            this_scan = scanned.result() if scanned is not None else None
+            if b0 + step < n_ev:
+                nxt_sel = ev_pos[b0 + step : b0 + 2 * step].astype(np.int64)
+                scanned = scans.submit(self._events_ahead, nxt_sel) if scans is not None else None
+            if b0 % batch == 0:  # the batch after this one, while this one decodes
+                nxt = b0 + batch
+                self._block_ahead(ev_pos, nxt, min(nxt + batch, n_ev), {k: ev[k] for k in ev_dtypes},
+                                  slice(nxt, nxt + batch))  # fmt: skip
+            if not self.pages.enabled:
+                self._populate(int(sel[0]), int(sel[-1]) + 1)
+            block = self._events(sel, this_scan)
+            del this_scan
             m = len(block["pos"])
             if ev["name"].dtype == np.int16 and not self._codes_fit_int16():  # (rare: many inline strings
                 for key in _CODE_KEYS:  # or threads) the codes so far in int32, and the rest
@@ -212,7 +296,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
             complete_end.append(block["complete_end"])
             fill += m
             del block
-            self._release(int(sel[0]), int(sel[-1]) + 1)
+            self._block_done(int(sel[0]), int(sel[-1]) + 1)
+        if scans is not None:
+            scans.shutdown()
         lg = self._columns(log_starts, self._logs, LOG_COLUMNS)
         sc = narrow_sched_columns(self._columns(sched_starts, self._sched, SCHED_COLUMNS), self.nbytes)
         if fill < n_ev:
@@ -287,19 +373,26 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         if not len(starts):
             return out
         cuts = np.searchsorted(starts, np.arange(int(starts[0]), int(starts[-1]) + 1, self.SPAN_WORDS)[1:])
-        bounds = np.union1d(np.r_[0, cuts, len(starts)], np.arange(0, len(starts), self.BLOCK_RECORDS))
+        bounds = np.union1d(np.r_[0, cuts, len(starts)], np.arange(0, len(starts), self.BLOCK_RECORDS)).tolist()
+        self.pages.clear()  # (another pass over the file)
+        k, last = self.AHEAD_BLOCKS, len(bounds) - 1
+        self._block_ahead(starts, 0, bounds[min(k, last)], out, slice(0, bounds[min(k, last)]))
         fill = 0
-        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        for i, (a, b) in enumerate(itertools.pairwise(bounds)):
             if b > a:
                 sel = starts[a:b].astype(np.int64)
-                self._populate(int(sel[0]), int(sel[-1]) + 1)
+                if i % k == 0 and i + k < last:  # the batch after this one, while this one decodes
+                    nxt, end = bounds[i + k], bounds[min(i + 2 * k, last)]
+                    self._block_ahead(starts, nxt, end, out, slice(nxt, end))
+                if not self.pages.enabled:
+                    self._populate(int(sel[0]), int(sel[-1]) + 1)
                 block = decode(sel)
                 m = len(block["ts"])
                 for key in dtypes:
                     out[key][fill : fill + m] = block[key]
                 fill += m
                 del block
-                self._release(int(sel[0]), int(sel[-1]) + 1)
+                self._block_done(int(sel[0]), int(sel[-1]) + 1)
         if fill < len(starts):  # records dropped (warned)
             out = {key: v[:fill].copy() for key, v in out.items()}
         return out

@@ -258,10 +258,12 @@ class BulkResolve:
             self._warn_walk(status, pos, ok)
         return after, nargs_eff.astype(nargs.dtype, copy=False), []
 
-    def _warn_walk(self, status: np.ndarray, pos: np.ndarray, ok: np.ndarray) -> None:
+    def _warn_walk(self, status: np.ndarray, pos: np.ndarray, ok: np.ndarray, warn=None) -> None:
         """The warnings of a compiled argument walk (``status``: 16 * reason + argument index per row, see
-        record_scan.walk_args) in the numpy walk's order, by argument, size-0 ones first; records whose
-        arguments run past them are marked not ``ok``."""
+        record_scan.walk_args) in the numpy walk's order, by argument, size-0 ones first, to ``warn(kind,
+        offsets, message)`` (default: the reader's diagnostics); records whose arguments run past them are
+        marked not ``ok``."""
+        warn = warn or self.diag.warn_many
         rows = np.flatnonzero(status)
         st = status[rows]
         for k in np.unique(st & np.uint8(15)).tolist():
@@ -269,10 +271,10 @@ class BulkResolve:
             reason = status[at_k] >> np.uint8(4)
             zero, past = at_k[reason == 1], at_k[reason == 2]
             if len(zero):
-                self.diag.warn_many("argument size 0", pos[zero] * 8, "argument of size 0: later arguments dropped")
+                warn("argument size 0", pos[zero] * 8, "argument of size 0: later arguments dropped")
             if len(past):
                 ok[past] = False
-                self.diag.warn_many("short record", pos[past] * 8, "record dropped: arguments run past the record")
+                warn("short record", pos[past] * 8, "record dropped: arguments run past the record")
 
     def _walk_args_few(self, k0, act, a, nargs, nargs_eff, end, ok, pos, found) -> None:
         """:meth:`_walk_args` from argument ``k0`` on for the few records ``act`` left, in Python (the same

@@ -181,11 +181,16 @@ def split_records(
     tick: Callable[[float], None] | None = None,
     done: Callable[[int, int], None] | None = None,
     ahead: Callable[[int, int], None] | None = None,
+    fill_ahead: Callable[[np.ndarray], None] | None = None,
+    parallel: bool = False,
 ) -> SplitRecords:
     """Frame ``words`` (as :func:`frame_records`) and sort the records as it goes: the event records (the
     bulk of a trace) apart from the rest, with the size-0 rules applied: a zero word is one word of padding
     (type :data:`PADDING`), any other header of size 0 ends the framing (``bad_at``). The last record may
-    run past the end of ``words`` (the caller drops it)."""
+    run past the end of ``words`` (the caller drops it). ``fill_ahead(part)``, when given, is called by the
+    compiled walk with the part of the event starts' buffer that the next super-chunks are likely to fill
+    (the caller faults it in ahead), before the part it was given last is half used. ``parallel``: every
+    other super-chunk is framed ahead on a worker thread (see :class:`_Speculation`)."""
     scan = compiled.record_scan if compiled.contiguous_words(words) else None
     if scan is None:
         return _split(words, *frame_records(words, tick, done, ahead))
@@ -196,17 +201,135 @@ def split_records(
     ne = no = 0
     p, bad = 0, 0
     sup = max(int(SUPER_WORDS), 1)
-    for s0 in range(0, n, sup):
-        s1 = min(s0 + sup, n)
-        if tick is not None:
-            tick(s0 / n)
-        if p < s1 and not bad:
-            if ahead is not None:
-                ahead(s0, s1)
-            ne, no, p, bad = scan.frame_split(words, p, s1, ev, ne, other, types, no, dtype is np.int64)
-        if done is not None:
-            done(s0, s1)
+    filled = 0  # where the last part given to fill_ahead ends
+    spec = _Speculation(scan, words, sup, dtype) if parallel and n > 2 * sup else None
+    try:
+        for k, s0 in enumerate(range(0, n, sup)):
+            s1 = min(s0 + sup, n)
+            if tick is not None:
+                tick(s0 / n)
+            if spec is not None and k % 2 == 0 and not bad and s1 < n:
+                spec.start(s1, min(s1 + sup, n))  # the next super-chunk, while this one is framed
+            taken = spec.take() if spec is not None and k % 2 == 1 else None
+            if p < s1 and not bad:
+                if ahead is not None:
+                    ahead(s0, s1)
+                if fill_ahead is not None and ne + sup // 4 > filled:  # (an event record is ~4 words: a part
+                    filled = ne + sup  # lasts a few super-chunks; at the end, at most one part is not used)
+                    fill_ahead(ev[ne:filled])
+                tail = None
+                if taken is not None:  # the true chain until it meets the guessed one (a few steps)
+                    for _ in range(_MEET_STEPS):
+                        tail = taken.tail_from(p)
+                        meet = taken.next_start(p)
+                        if tail is not None or bad or meet >= s1:
+                            break
+                        ne, no, p, bad = scan.frame_split(words, p, meet, ev, ne, other, types, no, dtype is np.int64)
+                if tail is not None:
+                    e, o, ty, p, bad = tail
+                    ev[ne : ne + len(e)] = e
+                    other[no : no + len(o)] = o
+                    types[no : no + len(o)] = ty
+                    ne, no = ne + len(e), no + len(o)
+                elif p < s1 and not bad:
+                    ne, no, p, bad = scan.frame_split(words, p, s1, ev, ne, other, types, no, dtype is np.int64)
+            if done is not None:
+                done(s0, s1)
+    finally:
+        if spec is not None:
+            spec.close()
     return SplitRecords(ev[:ne], other[:no], types[:no], p if bad else -1)
+
+
+class _Framed(NamedTuple):
+    """One super-chunk framed from a guessed start (see :class:`_Speculation`)."""
+
+    ev: np.ndarray
+    other: np.ndarray
+    types: np.ndarray
+    exit: int
+    bad: int
+    #: the guessed start (the chain's first record)
+    start: int
+
+    def tail_from(self, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
+        """What framing from the true record start ``p`` gives (event starts, other starts, their types,
+        where the chain leaves, whether a bad header ended it), when the guessed chain passed ``p``; None
+        when it did not (the caller frames the super-chunk itself)."""
+        i = int(np.searchsorted(self.ev, p))
+        j = int(np.searchsorted(self.other, p))
+        if not ((i < len(self.ev) and self.ev[i] == p) or (j < len(self.other) and self.other[j] == p)):
+            return None
+        return self.ev[i:], self.other[j:], self.types[j:], self.exit, self.bad
+
+    def next_start(self, p: int) -> int:
+        """The guessed chain's first record start after ``p`` (its exit when none is)."""
+        i = int(np.searchsorted(self.ev, p, side="right"))
+        j = int(np.searchsorted(self.other, p, side="right"))
+        return min(int(self.ev[i]) if i < len(self.ev) else self.exit, int(self.other[j]) if j < len(self.other) else self.exit)
+
+
+#: walks of the true chain up to the guessed chain's next start before the super-chunk is framed again
+_MEET_STEPS = 64
+#: words read to guess where a record starts, candidates tried, and plausible records in a row wanted
+_GUESS_WORDS, _GUESS_CANDIDATES, _GUESS_RECORDS = 8192, 64, 24
+
+
+def _guessed_start(words: np.ndarray, s0: int, s1: int) -> int:
+    """A word among the first of ``[s0, s1)`` from which :data:`_GUESS_RECORDS` records in a row have
+    plausible headers (:func:`plausible_headers`) in the fewest words (a chain from inside a record tends
+    to take a long jump first; ``s0`` when none has): most likely a true record start. Only how far
+    :class:`_Speculation`'s caller walks to meet the guessed chain depends on it."""
+    win = words[s0 : min(s0 + _GUESS_WORDS, s1)]
+    ok = _plausible(win).tolist()
+    heads = win.tolist()
+    best, best_end = 0, len(heads)
+    for c in range(min(_GUESS_CANDIDATES, len(heads))):
+        q = c
+        for _ in range(_GUESS_RECORDS):
+            if q >= best_end or not ok[q]:  # (no better than the best, or not a record)
+                break
+            q += _size_of(heads[q])
+        else:
+            if q < best_end:
+                best, best_end = c, q
+    return s0 + best
+
+
+class _Speculation:
+    """Frames the next super-chunk on a worker thread while the caller frames this one, from a guessed
+    start (:func:`_guessed_start`: from a word inside a record the chain reads garbage sizes, and may stay
+    out of step with the true chain for long where records have regular sizes; once on a true record start
+    it *is* the true chain). When the true chain's entry, known once
+    the super-chunk before is framed, is one of the guessed chain's starts, the rest of that chain is the
+    true framing (the walk from a start depends on nothing before it); else the caller frames the
+    super-chunk itself (rare). ``frame_split`` releases the GIL, so the two walks run on two cores."""
+
+    def __init__(self, scan, words: np.ndarray, sup: int, dtype) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._scan, self._words, self._wide = scan, words, dtype is np.int64
+        # one super-chunk in flight: its buffers are read (copied out) before the next one starts
+        self._ev, self._other, self._types = np.empty(sup, dtype), np.empty(sup, dtype), np.empty(sup, np.uint8)
+        self._pool = ThreadPoolExecutor(1, "fxscope-framing")
+        self._running = None
+
+    def start(self, s0: int, s1: int) -> None:
+        self._running = self._pool.submit(self._frame, s0, s1)
+
+    def _frame(self, s0: int, s1: int) -> _Framed:
+        start = _guessed_start(self._words, s0, s1)
+        ne, no, p, bad = self._scan.frame_split(self._words, start, s1, self._ev, 0, self._other, self._types, 0,
+                                                self._wide)  # fmt: skip
+        return _Framed(self._ev[:ne], self._other[:no], self._types[:no], p, bad, start)
+
+    def take(self) -> _Framed | None:
+        """The super-chunk started last (waiting for it), or None when none was."""
+        running, self._running = self._running, None
+        return running.result() if running is not None else None
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _split(words: np.ndarray, starts: np.ndarray, low: np.ndarray) -> SplitRecords:

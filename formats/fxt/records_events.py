@@ -45,14 +45,65 @@ class EventRecords:
             column(h, F.EVENT_NAME_REF).astype(np.uint16),
         )
 
-    def _events(self, pos: np.ndarray) -> dict[str, np.ndarray]:
+    def _scan_events(self, pos: np.ndarray) -> tuple | None:
+        """The compiled pass over the event records at ``pos`` (int64): header, time and last word of each
+        record, and the argument walk (``record_scan.event_block``); None without the compiled loops. It
+        only reads the words (the GIL released), so the reader runs it for the next block on a worker
+        thread while this one's columns are built."""
         scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
+        if scan is None:
+            return None
+        m = len(pos)
+        h, ticks, last = np.empty(m, np.uint64), np.empty(m, np.uint64), np.empty(m, np.uint64)
+        walked = (np.empty(m, np.int64), np.empty(m, np.uint8), np.empty(m, np.uint8))
+        flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
+        return h, ticks, last, walked, flagged
+
+    def _events_ahead(self, pos: np.ndarray) -> tuple[dict, list] | None:
+        """:meth:`_prepare_events` of the event records at ``pos`` with the compiled pass, its warnings
+        kept as (kind, offsets, message) to be given in order later: what a worker thread does for the next
+        block (it reads the words and the frozen tables only). None without the compiled loops."""
+        scanned = self._scan_events(pos)
+        if scanned is None:
+            return None
+        deferred: list[tuple[str, np.ndarray, str]] = []
+        return self._prepare_events(pos, scanned, lambda *w: deferred.append(w)), deferred
+
+    def _events(self, pos: np.ndarray, ahead: tuple[dict, list] | None = None) -> dict[str, np.ndarray]:
+        """The columns of the event records at ``pos`` (int64, ascending); ``ahead``: their
+        :meth:`_events_ahead`, when already done."""
+        if ahead is None:
+            b = self._prepare_events(pos, self._scan_events(pos), self.diag.warn_many)
+        else:
+            b, deferred = ahead
+            for w in deferred:
+                self.diag.warn_many(*w)
+        pos, nargs, nargs_eff, inl, c_word, n_word = (b[k] for k in ("pos", "nargs", "nargs_eff", "inl", "c_word", "n_word"))
+        cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
+        if len(cut):
+            self.nargs_cut.append((pos[cut].astype(np.int64), nargs_eff[cut].astype(np.uint8)))
+        gen = b["gen"]
+        return {
+            "pos": pos,
+            "ts": b["ts"],
+            "kind": b["kind"],
+            "provider": b["provider"],
+            "category": self._strings(b["cref"], lambda rows: c_word[np.searchsorted(inl, rows)], gen, pos),
+            "name": self._strings(b["nref"], lambda rows: n_word[np.searchsorted(inl, rows)], gen, pos),
+            "thread": self._thread_codes(b["tref"], gen, pos, b["inl_t"], pos + 2),
+            "odd_rows": b["odd_rows"],
+            "odd_vals": b["odd_vals"],
+            "complete_end": b["complete_end"],
+        }
+
+    def _prepare_events(self, pos: np.ndarray, scanned: tuple | None, warn) -> dict[str, np.ndarray]:
+        """What the columns of the event records at ``pos`` need that follows from the words and the frozen
+        provider tables alone (nothing that interns strings or threads): the records kept, their fields,
+        times and data words, and the rows left for :meth:`_events` to resolve; ``scanned``: their
+        :meth:`_scan_events` (None: the numpy paths); warnings go to ``warn(kind, offsets, message)``."""
         walked = None
-        if scan is not None:  # header, time and last word of each record, and the argument walk: one pass
-            m = len(pos)
-            h, ticks, last = np.empty(m, np.uint64), np.empty(m, np.uint64), np.empty(m, np.uint64)
-            walked = (np.empty(m, np.int64), np.empty(m, np.uint8), np.empty(m, np.uint8))
-            flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
+        if scanned is not None:  # header, time and last word of each record, and the argument walk: one pass
+            h, ticks, last, walked, flagged = scanned
         else:
             h, last = self.w[pos], None
         size16, b2, b3, cref, nref = self._header_fields(h)
@@ -64,9 +115,7 @@ class EventRecords:
         unknown = kind > 10
         if unknown.any():
             for k in np.unique(kind[unknown]).tolist():
-                self.diag.warn_many(
-                    f"event type {k}", pos[kind == k] * 8, f"skipping event of unknown type {k}"
-                )
+                warn(f"event type {k}", pos[kind == k] * 8, f"skipping event of unknown type {k}")
             ok &= ~unknown
         if walked is None:
             ticks = self._gather(pos + 1)
@@ -83,22 +132,20 @@ class EventRecords:
             args_word[inl] = a_word
             short = inl[ok[inl] & (a_word > end[inl])]
             if len(short):
-                self.diag.warn_many(
-                    "short record", pos[short] * 8, "record dropped: event fields run past the record"
-                )
+                warn("short record", pos[short] * 8, "record dropped: event fields run past the record")
                 ok[short] = False
         if walked is None:
             after, nargs_eff, _ = self._walk_args(args_word, nargs, end, ok, pos, False)
         else:  # (the compiled walk skipped the records found not ok above, as the numpy walk does)
             after, nargs_eff = walked[0], walked[1]
             if flagged:
-                self._warn_walk(walked[2], pos, ok)
+                self._warn_walk(walked[2], pos, ok, warn)
         has_data = (kind == 1) | (kind >= 4)
         full_args = nargs_eff == nargs
         room = after < end
         missing = ok & has_data & ~room & full_args
         if missing.any():
-            self.diag.warn_many("short record", pos[missing] * 8, "record dropped: event data word missing")
+            warn("short record", pos[missing] * 8, "record dropped: event data word missing")
             ok &= ~missing
         data_ok = room & full_args
         # The data word is not stored (FxtColumns.ev_data reads a record's last word when asked): keep the
@@ -109,9 +156,7 @@ class EventRecords:
             sv = self._gather(after[scope_m])
             bad = sv > 2
             if bad.any():
-                self.diag.warn_many(
-                    "scope", pos[scope_m][bad] * 8, "instant event scope out of range: thread scope used"
-                )
+                warn("scope", pos[scope_m][bad] * 8, "instant event scope out of range: thread scope used")
             odd[np.flatnonzero(scope_m)[(sv != 0) & ~bad]] = True
         odd &= ok
         odd_rows = np.flatnonzero(odd)
@@ -127,9 +172,6 @@ class EventRecords:
                 last = last[keep]
             kept = ok[inl]
             inl, c_word, n_word = np.searchsorted(keep, inl[kept]), c_word[kept], n_word[kept]
-        cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
-        if len(cut):
-            self.nargs_cut.append((pos[cut].astype(np.int64), nargs_eff[cut].astype(np.uint8)))
         gen, provider, tps = self._segments(pos)
         odd_complete = np.flatnonzero(kind[odd_rows] == 4)
         if len(odd_complete):  # a complete event's end, in ns
@@ -138,17 +180,11 @@ class EventRecords:
             odd_vals[odd_complete] = ticks_at_rates(odd_vals[odd_complete], self._seg_tps[seg]).view(np.uint64)
         complete_end = self._complete_ends(pos, end, kind, odd_rows[odd_complete], odd_vals[odd_complete], last)
         return {
-            "pos": pos,
-            "ts": ticks_to_ns(ticks, tps),
-            "kind": kind,
-            "provider": provider,
-            "category": self._strings(cref, lambda rows: c_word[np.searchsorted(inl, rows)], gen, pos),
-            "name": self._strings(nref, lambda rows: n_word[np.searchsorted(inl, rows)], gen, pos),
-            "thread": self._thread_codes(tref, gen, pos, inl_t, pos + 2),
-            "odd_rows": odd_rows,
-            "odd_vals": odd_vals,
+            "pos": pos, "ts": ticks_to_ns(ticks, tps), "kind": kind, "provider": provider, "gen": gen,
+            "nargs": nargs, "nargs_eff": nargs_eff, "cref": cref, "nref": nref, "tref": tref, "inl_t": inl_t,
+            "inl": inl, "c_word": c_word, "n_word": n_word, "odd_rows": odd_rows, "odd_vals": odd_vals,
             "complete_end": complete_end,
-        }
+        }  # fmt: skip
 
     def _complete_ends(self, pos: np.ndarray, end: np.ndarray, kind: np.ndarray, odd_rows: np.ndarray,
                        odd_ends: np.ndarray, last: np.ndarray | None = None) -> np.ndarray:  # fmt: skip

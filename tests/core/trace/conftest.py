@@ -39,3 +39,19 @@ def fxt() -> Callable[..., FxtColumns]:
 def fxt_testdata(testdata: Path) -> Path:
     """``tests/data/fxt`` (third-party traces and their MANIFEST)."""
     return testdata / "fxt"
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def slice_loops(request, monkeypatch) -> str:
+    """Run the test once with the model build's compiled loops (core/trace/slice_kernels.c) and once with
+    the numpy paths an install without a C compiler takes."""
+    from fxscope.core.trace import compiled
+
+    if request.param == "numpy":
+        monkeypatch.setattr(compiled, "slice_kernels", None)
+    elif compiled.slice_kernels is None:
+        raise RuntimeError(
+            "fxscope.core.trace.slice_kernels was not built (no C compiler at install time?): "
+            "reinstall with `pip install -e .` on a machine with gcc and the Python headers"
+        )
+    return request.param

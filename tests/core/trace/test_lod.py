@@ -82,11 +82,13 @@ def _summary_by_hand(ts, dur, lane, origin, shift):
 
 @pytest.mark.parametrize("batch", [None, 700])
 @pytest.mark.parametrize("before_origin", [False, True])
-def test_every_level_is_the_summary_of_its_slices(before_origin: bool, batch, monkeypatch) -> None:
-    """Coarser levels are built from finer ones: the same as summarizing the slices at each level; lanes
-    summarised in batches (``batch`` slices, whole lanes) give the same levels."""
+def test_every_level_is_the_summary_of_its_slices(before_origin: bool, batch, monkeypatch, slice_loops) -> None:
+    """Coarser levels are built from finer ones (numpy) or in one pass over the slices (the compiled
+    loops): the same as summarizing the slices at each level; lanes summarised in batches (``batch``
+    slices, whole lanes) give the same levels."""
     if batch is not None:
         monkeypatch.setattr(lod, "BATCH_SLICES", batch)
+        monkeypatch.setattr(lod, "COMPILED_CHUNK", batch // 3)  # (several lanes a chunk, and a lane past one)
     rng = np.random.default_rng(5)
     n, lanes, span, origin = 3000, 5, 10**9, 10**6
     ts = rng.integers(origin - (span // 10 if before_origin else 0), origin + span, n)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fxscope.core.synthetic_trace import generate_trace
-from fxscope.core.trace import slices
+from fxscope.core.trace import compiled, slices
 from fxscope.core.trace.slices import FLAG_UNCLOSED, FLAG_UNMATCHED_END, build_slices
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
@@ -37,7 +37,7 @@ def _rows(cols, table) -> list[tuple]:
     ]
 
 
-def test_nesting_depth_and_self_time() -> None:
+def test_nesting_depth_and_self_time(slice_loops) -> None:
     cols = read_fxt_bytes(
         _trace(
             [
@@ -63,7 +63,7 @@ def test_nesting_depth_and_self_time() -> None:
     assert table.parent.tolist() == [-1, 0, 1, -1]
 
 
-def test_unmatched_end_and_unclosed_begin_are_kept_and_flagged() -> None:
+def test_unmatched_end_and_unclosed_begin_are_kept_and_flagged(slice_loops) -> None:
     cols = read_fxt_bytes(
         _trace(
             [
@@ -143,6 +143,7 @@ def _assert_matches_reference(cols, table) -> None:
 def _general_table(cols):
     """``build_slices`` with every fast path off: each marker and slice sorted, parents by lane searches."""
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(compiled, "slice_kernels", None)  # (the numpy path's general sorts are the reference)
         mp.setattr(slices, "_merged_order", lambda ts, end_ts: None)
         mp.setattr(slices, "_nested_in_order", lambda thread, ts, depth: False)
         mp.setattr(slices, "_group_order", lambda level, thread: slices.lexsort((level, thread)[: 1 + (thread is not None)]))
@@ -167,9 +168,9 @@ EVENTS = st.lists(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(EVENTS)
-def test_matches_a_plain_stack_walk(spec: list[tuple[int, int, int, int]]) -> None:
+def test_matches_a_plain_stack_walk(slice_loops, spec: list[tuple[int, int, int, int]]) -> None:
     events = []
     for order, (thread, ts, kind, length) in enumerate(spec):
         end = ts + length if kind == K.DURATION_COMPLETE else None
@@ -184,7 +185,7 @@ def test_matches_a_plain_stack_walk(spec: list[tuple[int, int, int, int]]) -> No
     assert np.all(table.end[has] <= table.end[p[has]])
 
 
-def test_real_trace_that_starts_mid_stack(testdata: Path) -> None:
+def test_real_trace_that_starts_mid_stack(testdata: Path, slice_loops) -> None:
     cols = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
     table = build_slices(cols)
     matched = int(np.count_nonzero(table.flags == 0))
@@ -199,9 +200,9 @@ def test_real_trace_that_starts_mid_stack(testdata: Path) -> None:
     assert np.all(table.self_dur <= table.dur)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(EVENTS, st.booleans())
-def test_threads_in_time_order_match_the_stack_walk_and_the_sorted_path(spec, one_thread) -> None:
+def test_threads_in_time_order_match_the_stack_walk_and_the_sorted_path(slice_loops, spec, one_thread) -> None:
     """A thread's events written in time order (the usual file) take the merge of the complete events'
     ends instead of the sort of every marker, a one-thread batch a radix sort of its levels, and slices of
     few depths their parents level by level: the same table (parents and event rows too) as the general
@@ -218,7 +219,7 @@ def test_threads_in_time_order_match_the_stack_walk_and_the_sorted_path(spec, on
     _assert_matches_reference(cols, table)
 
 
-def test_generated_trace_same_table_as_the_sorted_path() -> None:
+def test_generated_trace_same_table_as_the_sorted_path(slice_loops) -> None:
     """Thousands of slices per thread, a batch per thread (the fast paths' radix and merge at a real size):
     the same table as the general sort of every marker and slice."""
     cols = read_fxt_bytes(generate_trace(60_000))
@@ -238,7 +239,7 @@ def test_generated_trace_same_table_as_the_sorted_path() -> None:
 
 @pytest.mark.parametrize("batch_events", [1000, 5000])
 @pytest.mark.parametrize("few_batches", [0, 1 << 20])
-def test_batches_picked_by_a_pass_or_by_a_sort_give_the_same_table(batch_events, few_batches) -> None:
+def test_batches_picked_by_a_pass_or_by_a_sort_give_the_same_table(batch_events, few_batches, slice_loops) -> None:
     """Batches of one thread and of several (their events then in file order, not by thread), picked by a
     comparison pass per batch or cut from a sort of the thread keys: the table of the general sort."""
     cols = read_fxt_bytes(generate_trace(60_000))

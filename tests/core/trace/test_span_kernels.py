@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fxscope.core.synthetic_trace import generate_trace
-from fxscope.core.trace import compiled_spans
+from fxscope.core.trace import compiled
 from fxscope.core.trace.async_spans import build_async
 from fxscope.core.trace.flows import bind_to_slices, build_flows
 from fxscope.core.trace.gathered import Gathered
@@ -30,7 +30,7 @@ from fxscope.formats.fxt.reader import read_fxt_bytes
 from fxscope.formats.fxt.writer import FxtWriter
 
 DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
-KERNELS = compiled_spans.span_kernels
+KERNELS = compiled.span_kernels
 
 
 def test_extension_is_built():
@@ -43,19 +43,19 @@ def test_extension_is_built():
 def test_env_forces_the_numpy_paths():
     """``FXSCOPE_NO_COMPILED=1`` (as for the reader's loops) leaves the kernels out: what a comparison of the
     two paths runs."""
-    code = "from fxscope.core.trace.compiled_spans import span_kernels; print(span_kernels is None)"
+    code = "from fxscope.core.trace.compiled import span_kernels; print(span_kernels is None)"
     env = {**os.environ, "FXSCOPE_NO_COMPILED": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
 
 
 def _with(kernels, build):
-    saved = compiled_spans.span_kernels
-    compiled_spans.span_kernels = kernels
+    saved = compiled.span_kernels
+    compiled.span_kernels = kernels
     try:
         return build()
     finally:
-        compiled_spans.span_kernels = saved
+        compiled.span_kernels = saved
 
 
 def _plain(value):
@@ -77,17 +77,17 @@ def assert_same_tables(a, b) -> None:
 def assert_same_flows(cols) -> None:
     assert KERNELS is not None
     slices = build_slices(cols)
-    compiled = _with(KERNELS, lambda: build_flows(cols, slices))
+    fast = _with(KERNELS, lambda: build_flows(cols, slices))
     numpy = _with(None, lambda: build_flows(cols, slices))
-    assert_same_tables(compiled, numpy)
+    assert_same_tables(fast, numpy)
 
 
 def assert_same_async(cols) -> None:
     assert KERNELS is not None
-    compiled = _with(KERNELS, lambda: build_async(cols))
+    fast = _with(KERNELS, lambda: build_async(cols))
     numpy = _with(None, lambda: build_async(cols))
-    assert_same_tables(compiled, numpy)
-    assert_same_tables(compiled.instants, numpy.instants)
+    assert_same_tables(fast, numpy)
+    assert_same_tables(fast.instants, numpy.instants)
 
 
 def assert_same_tables_of(cols) -> None:
@@ -159,9 +159,9 @@ def test_same_binding_of_any_queries(events, data):
     thread = np.array(data.draw(st.lists(st.integers(-1, 5), min_size=n, max_size=n)), cols.ev_thread.dtype)
     ts = np.array(data.draw(st.lists(st.integers(-5, 50), min_size=n, max_size=n)), np.int64)
     event = np.array(data.draw(st.lists(st.integers(-1, 100), min_size=n, max_size=n)), np.int32)
-    compiled = _with(KERNELS, lambda: bind_to_slices(slices, thread, ts, event))
+    fast = _with(KERNELS, lambda: bind_to_slices(slices, thread, ts, event))
     numpy = _with(None, lambda: bind_to_slices(slices, thread, ts, event))
-    assert compiled.dtype == numpy.dtype and np.array_equal(compiled, numpy)
+    assert fast.dtype == numpy.dtype and np.array_equal(fast, numpy)
 
 
 def test_same_tables_of_mutated_traces():

@@ -1,0 +1,38 @@
+"""The model build's compiled loops (``slice_kernels``, built from slice_kernels.c) and span kernels
+(``span_kernels``, from span_kernels.c: flows, async spans), each a module or None: one place decides.
+
+The extensions are optional (an install without a C compiler still works): every caller keeps its numpy
+path and takes it when its module is None, or when its columns are not what the loops take
+(:func:`plain`), or when a kernel reports that its input is outside what it handles (the numpy path then
+decides what the result is). Setting ``FXSCOPE_NO_COMPILED=1`` forces the numpy paths (to compare the two;
+:func:`fxscope.formats.fxt.compiled.optional_extension`); tests switch by assigning the module attributes.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+
+from fxscope.formats.fxt.compiled import optional_extension
+
+slice_kernels: ModuleType | None = optional_extension("fxscope.core.trace.slice_kernels")
+span_kernels: ModuleType | None = optional_extension("fxscope.core.trace.span_kernels")
+
+
+def plain(array, *dtypes) -> bool:
+    """Whether ``array`` can be handed to the compiled loops as is: an ndarray of one of ``dtypes``, native
+    order, C-contiguous and aligned (anything else, a lazily gathered column say, takes the numpy path)."""
+    return (
+        isinstance(array, np.ndarray)
+        and any(array.dtype == np.dtype(d) for d in dtypes)
+        and array.dtype.isnative
+        and array.flags.c_contiguous
+        and array.flags.aligned
+    )
+
+
+def contiguous(a: np.ndarray, dtype=None) -> np.ndarray:
+    """``a`` as a C-contiguous, aligned, native-order array (of ``dtype`` when given), what the span kernels
+    read: a copy only when ``a`` is not one already."""
+    return np.ascontiguousarray(a, dtype=dtype or a.dtype.newbyteorder("="))

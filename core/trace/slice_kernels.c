@@ -1,0 +1,1307 @@
+/*
+ * The model build's sequential loops, compiled: matching each thread's duration events into slices with a
+ * stack (core/trace/slices.py), the LOD pyramid's per-bucket reductions (core/trace/lod.py) and the
+ * overview's density histogram (core/trace/model.py).
+ *
+ * Why C: numpy does each of these in many passes over every event (a stable sort of the markers by
+ * (thread, level), gathers, cumulative sums, reduceat per level), each pass allocating an event-sized
+ * temporary. A stack replay is one pass with a few bytes a stack entry; a pyramid level is one pass over
+ * the slices in lane order. The GIL is released while they run.
+ *
+ * The numpy paths stay the reference (FXSCOPE_NO_COMPILED=1 forces them; the tests compare both on
+ * whole tables). Every index read from a buffer is bounds-checked: an out-of-range row, lane or thread
+ * raises ValueError (the callers then take the numpy path), never a read outside a buffer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_BEGIN = 2, K_END = 3, K_COMPLETE = 4 };
+enum { FLAG_UNMATCHED_END = 1, FLAG_UNCLOSED = 2 };
+
+static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, const char *what)
+{
+    if (b->len % itemsize != 0 || ((uintptr_t)b->buf) % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: buffer length or alignment does not fit %zd-byte items", what,
+                     itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+/* A thread value of a 2- or 4-byte thread column. */
+static inline int64_t thread_at(const void *thread, int wide, int64_t i)
+{
+    return wide ? (int64_t)((const int32_t *)thread)[i] : (int64_t)((const int16_t *)thread)[i];
+}
+
+/* ------------------------------------------------------------------ grouping duration events by thread */
+
+PyDoc_STRVAR(duration_threads_doc,
+"duration_threads(kind, thread, wide[, k_lo, k_hi]) -> (n_sel, n_end, lo, hi)\n\n"
+"The duration events (kinds k_lo..k_hi, by default 2..4: begin, end, complete) of the uint8 kind column:\n"
+"their number, the number of ends (kind 3) among them, and the smallest and largest thread value among them\n"
+"(int16 threads, int32 when wide; lo > hi when there are none).");
+
+static PyObject *duration_threads(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tb;
+    int wide, k_lo = K_BEGIN, k_hi = K_COMPLETE;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*p|ii", &kb, &tb, &wide, &k_lo, &k_hi))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t tsz = wide ? 4 : 2;
+    if (check_buffer(&tb, tsz, "thread") < 0)
+        goto done;
+    if (tb.len / tsz != kb.len) {
+        PyErr_SetString(PyExc_ValueError, "duration_threads: kind and thread lengths differ");
+        goto done;
+    }
+    {
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const int64_t n = kb.len;
+        int64_t n_sel = 0, n_end = 0, lo = INT64_MAX, hi = INT64_MIN;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n; i++) {
+            const uint8_t k = kind[i];
+            if (k < k_lo || k > k_hi)
+                continue;
+            n_sel++;
+            n_end += k == K_END;
+            const int64_t t = thread_at(tb.buf, wide, i);
+            if (t < lo)
+                lo = t;
+            if (t > hi)
+                hi = t;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_BuildValue("LLLL", (long long)n_sel, (long long)n_end, (long long)lo, (long long)hi);
+    }
+done:
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tb);
+    return result;
+}
+
+PyDoc_STRVAR(group_threads_doc,
+"group_threads(kind, ts, thread, wide, lo, crow, cend, order, ptr, ts_g, kind_g, cend_g, cptr) -> None\n\n"
+"The duration events grouped by thread (a stable counting sort: file order within a thread): thread value\n"
+"lo + k's events are at ptr[k]:ptr[k + 1] of order (their rows, int32), ts_g (int64 times) and kind_g (uint8\n"
+"kinds), its complete events' ends (cend[j] of the complete event of row crow[j], int32 ascending) at\n"
+"cptr[k]:cptr[k + 1] of cend_g (int64). The outputs hold exactly the duration (and complete) events; ptr and\n"
+"cptr one more than the thread values lo..hi. One pass over the columns in file order, so that the\n"
+"matching then reads each thread's events from contiguous memory (a thread's events spread over the file:\n"
+"read through their rows, each thread's pass would read most of the file's cache lines).");
+
+static PyObject *group_threads(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tsb, tb, crb, ceb, ob, pb, tgb, kgb, cgb, cpb;
+    int wide;
+    long long lo;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*pLy*y*w*w*w*w*w*w*", &kb, &tsb, &tb, &wide, &lo, &crb, &ceb, &ob, &pb, &tgb,
+                          &kgb, &cgb, &cpb))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t tsz = wide ? 4 : 2;
+    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&tb, tsz, "thread") < 0 || check_buffer(&crb, 4, "crow") < 0 ||
+        check_buffer(&ceb, 8, "cend") < 0 || check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 ||
+        check_buffer(&tgb, 8, "ts_g") < 0 || check_buffer(&cgb, 8, "cend_g") < 0 || check_buffer(&cpb, 8, "cptr") < 0)
+        goto done;
+    if (tb.len / tsz != kb.len || tsb.len / 8 != kb.len || kb.len > INT32_MAX || pb.len / 8 < 1 ||
+        cpb.len != pb.len || crb.len / 4 != ceb.len / 8 || tgb.len / 8 != ob.len / 4 || kgb.len != ob.len / 4) {
+        PyErr_SetString(PyExc_ValueError, "group_threads: bad column lengths");
+        goto done;
+    }
+    {
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const int64_t *ts = (const int64_t *)tsb.buf, *cend = (const int64_t *)ceb.buf;
+        const int32_t *crow = (const int32_t *)crb.buf;
+        const int64_t n = kb.len, n_keys = pb.len / 8 - 1, n_order = ob.len / 4, nc = crb.len / 4;
+        const int64_t n_cg = cgb.len / 8;
+        int32_t *order = (int32_t *)ob.buf;
+        int64_t *ptr = (int64_t *)pb.buf, *cptr = (int64_t *)cpb.buf, *ts_g = (int64_t *)tgb.buf;
+        int64_t *cend_g = (int64_t *)cgb.buf;
+        uint8_t *kind_g = (uint8_t *)kgb.buf;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        memset(ptr, 0, (size_t)(n_keys + 1) * 8);
+        memset(cptr, 0, (size_t)(n_keys + 1) * 8);
+        for (int64_t i = 0; i < n && !bad; i++) {
+            const uint8_t k = kind[i];
+            if (k < K_BEGIN || k > K_COMPLETE)
+                continue;
+            const int64_t key = thread_at(tb.buf, wide, i) - lo;
+            if (key < 0 || key >= n_keys)
+                bad = 1;
+            else {
+                ptr[key + 1]++;
+                cptr[key + 1] += k == K_COMPLETE;
+            }
+        }
+        for (int64_t k = 0; k < n_keys && !bad; k++) {
+            ptr[k + 1] += ptr[k];
+            cptr[k + 1] += cptr[k];
+        }
+        if (!bad && (ptr[n_keys] != n_order || cptr[n_keys] != n_cg || n_cg != nc))
+            bad = 1;
+        /* scatter: ptr[k] / cptr[k] are the next free slots of key k (shifted back afterwards) */
+        int64_t j = 0; /* the complete events seen: the j-th in file order is crow[j] */
+        for (int64_t i = 0; i < n && !bad; i++) {
+            const uint8_t k = kind[i];
+            if (k < K_BEGIN || k > K_COMPLETE)
+                continue;
+            const int64_t key = thread_at(tb.buf, wide, i) - lo, at = ptr[key]++;
+            order[at] = (int32_t)i;
+            ts_g[at] = ts[i];
+            kind_g[at] = k;
+            if (k == K_COMPLETE) {
+                if (j >= nc || crow[j] != i) {
+                    bad = 1;
+                    break;
+                }
+                cend_g[cptr[key]++] = cend[j++];
+            }
+        }
+        if (!bad) {
+            for (int64_t k = n_keys; k > 0; k--) {
+                ptr[k] = ptr[k - 1];
+                cptr[k] = cptr[k - 1];
+            }
+            ptr[0] = cptr[0] = 0;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_ValueError,
+                            "group_threads: thread out of range, outputs of the wrong size or complete ends not "
+                            "those of the complete events");
+        else
+            result = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&crb);
+    PyBuffer_Release(&ceb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&tgb);
+    PyBuffer_Release(&kgb);
+    PyBuffer_Release(&cgb);
+    PyBuffer_Release(&cpb);
+    return result;
+}
+
+/* ------------------------------------------------------------------ stable merge sorts of int32 indexes */
+
+/* Sort idx[0:n] stably by key1[idx] (int64), then key2[idx] (int32, may be NULL); tmp holds n. */
+static void merge_sort(int32_t *idx, int32_t *tmp, int64_t n, const int64_t *key1, const int32_t *key2)
+{
+    /* bottom-up: runs of width w merged pairwise, ping-ponging between idx and tmp */
+    int32_t *src = idx, *dst = tmp;
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t a = 0; a < n; a += 2 * w) {
+            int64_t m = a + w < n ? a + w : n, e = a + 2 * w < n ? a + 2 * w : n;
+            int64_t i = a, j = m, o = a;
+            while (i < m && j < e) {
+                const int32_t x = src[i], y = src[j];
+                int take_right = key1[y] < key1[x] || (key2 && key1[y] == key1[x] && key2[y] < key2[x]);
+                dst[o++] = take_right ? src[j++] : src[i++];
+            }
+            while (i < m)
+                dst[o++] = src[i++];
+            while (j < e)
+                dst[o++] = src[j++];
+        }
+        int32_t *s = src;
+        src = dst;
+        dst = s;
+    }
+    if (src != idx)
+        memcpy(idx, src, (size_t)n * 4);
+}
+
+/* ------------------------------------------------------------------ matching one thread's slices */
+
+typedef struct {
+    int64_t end;
+    int32_t row;
+} Pending; /* a complete event's end marker, waiting in a min-heap by (end, row) */
+
+static inline int pending_less(Pending a, Pending b)
+{
+    return a.end < b.end || (a.end == b.end && a.row < b.row);
+}
+
+static void heap_push(Pending *h, int64_t *n, Pending v)
+{
+    int64_t i = (*n)++;
+    while (i > 0) {
+        int64_t p = (i - 1) / 2;
+        if (!pending_less(v, h[p]))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = v;
+}
+
+static Pending heap_pop(Pending *h, int64_t *n)
+{
+    Pending top = h[0], v = h[--(*n)];
+    int64_t i = 0, m = *n;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && pending_less(h[c + 1], h[c]))
+            c++;
+        if (!pending_less(h[c], v))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m)
+        h[i] = v;
+    return top;
+}
+
+typedef struct {
+    /* the thread's events (grouped by group_threads): rows, times, kinds, complete events' ends */
+    const int32_t *row;
+    const int64_t *ts;
+    const uint8_t *kind;
+    const int64_t *cend;
+    int64_t unclosed_end; /* max(trace_end, 0) */
+    /* outputs (capacity cap rows) */
+    int64_t *o_ts, *o_dur;
+    uint16_t *o_depth;
+    int32_t *o_event;
+    uint8_t *o_flags;
+    int32_t *o_parent;
+    int64_t cap;
+    /* scratch, sized for the largest thread */
+    int32_t *ev, *sort_tmp, *stack, *level, *perm, *cpos;
+    int64_t *col_tmp;
+    Pending *heap;
+    int32_t *best_row; /* per level: the parent candidate (a slice of the thread) */
+    int64_t *best_ts, *best_end;
+    int64_t best_cap;
+} Ctx;
+
+/* One replay of the thread's markers (its events ev[0:e], positions in the thread's group, in time order;
+   the complete events' ends merged in); with u_total the number of ends that find the stack empty (0 on
+   the first replay: found by it), writing the begins' slices at base + 0.. and the unmatched ends' at
+   base + n_begins + ... Returns the number of unmatched ends. */
+static int64_t replay(Ctx *c, int64_t e, int64_t base, int64_t n_begins, int64_t u_total)
+{
+    const int32_t *ev = c->ev;
+    int64_t depth = 0, u = 0, k = 0, nh = 0;
+    const int64_t first_ts = c->ts[ev[0]];
+    int64_t *o_ts = c->o_ts + base, *o_end = c->o_dur + base;
+    int32_t *o_event = c->o_event + base, *level = c->level;
+    uint8_t *o_flags = c->o_flags + base;
+#define END_MARKER(T, ROW)                                                                                         \
+    do {                                                                                                           \
+        if (depth == 0) {                                                                                          \
+            if (u_total) {                                                                                         \
+                int64_t s = n_begins + u;                                                                          \
+                o_ts[s] = first_ts;                                                                                \
+                o_end[s] = (T);                                                                                    \
+                level[s] = (int32_t)(u_total - 1 - u);                                                             \
+                o_event[s] = (ROW);                                                                                \
+                o_flags[s] = FLAG_UNMATCHED_END;                                                                   \
+            }                                                                                                      \
+            u++;                                                                                                   \
+        } else {                                                                                                   \
+            int32_t s = c->stack[--depth];                                                                         \
+            o_end[s] = (T);                                                                                        \
+            o_flags[s] = 0;                                                                                        \
+        }                                                                                                          \
+    } while (0)
+    for (int64_t i = 0; i < e; i++) {
+        const int32_t p = ev[i], row = c->row[p];
+        const int64_t t = c->ts[p];
+        while (nh && c->heap[0].end <= t) {
+            Pending q = heap_pop(c->heap, &nh);
+            END_MARKER(q.end, q.row);
+        }
+        const uint8_t kd = c->kind[p];
+        if (kd == K_END) {
+            END_MARKER(t, row);
+            continue;
+        }
+        int opens = 1;
+        if (kd == K_COMPLETE) {
+            const int64_t ce = c->cend[c->cpos[p]];
+            if (ce > t)
+                heap_push(c->heap, &nh, (Pending){ce, row});
+            else
+                opens = 0;
+        }
+        /* a begin (or complete event) opens a slice at the stack's level; one of zero length closes itself */
+        o_ts[k] = t;
+        o_end[k] = t;
+        level[k] = (int32_t)(depth + (u_total - u));
+        o_event[k] = row;
+        o_flags[k] = opens ? FLAG_UNCLOSED : 0;
+        if (opens)
+            c->stack[depth++] = (int32_t)k;
+        k++;
+    }
+    while (nh) {
+        Pending q = heap_pop(c->heap, &nh);
+        END_MARKER(q.end, q.row);
+    }
+#undef END_MARKER
+    while (depth)
+        o_end[c->stack[--depth]] = c->unclosed_end;
+    for (int64_t s = 0; s < n_begins; s++)
+        if (o_end[s] < o_ts[s])
+            o_end[s] = o_ts[s];
+    return u;
+}
+
+/* Permute the thread's rows (and their levels) by perm (old index of each new position). */
+#define PERMUTE(TYPE, COL)                                                                                          \
+    do {                                                                                                           \
+        TYPE *tmp_ = (TYPE *)c->col_tmp;                                                                           \
+        for (int64_t i = 0; i < s; i++)                                                                            \
+            tmp_[i] = (COL)[perm[i]];                                                                              \
+        memcpy((COL), tmp_, (size_t)s * sizeof(TYPE));                                                             \
+    } while (0)
+
+/* The thread whose e events are c->row/ts/kind[0:e] (its n_complete complete events' ends c->cend[0:]):
+   0 done (*need: its slices); 1: the output needs *need rows of capacity from base; -1: its kinds or
+   complete events do not add up; -2: no memory. */
+static int match_thread(Ctx *c, int64_t e, int64_t n_complete, int64_t base, int64_t *need)
+{
+    int64_t n_begins = 0, nc = 0;
+    int in_order = 1;
+    for (int64_t i = 0; i < e; i++) {
+        const uint8_t kd = c->kind[i];
+        if (kd < K_BEGIN || kd > K_COMPLETE)
+            return -1;
+        n_begins += kd != K_END;
+        c->cpos[i] = (int32_t)nc; /* (a complete event's end is cend[cpos]) */
+        nc += kd == K_COMPLETE;
+        c->ev[i] = (int32_t)i;
+        if (i && c->ts[i] < c->ts[i - 1])
+            in_order = 0;
+    }
+    if (nc != n_complete)
+        return -1;
+    if (base + n_begins > c->cap) {
+        *need = n_begins;
+        return 1;
+    }
+    if (!in_order)
+        merge_sort(c->ev, c->sort_tmp, e, c->ts, NULL);
+    int64_t u = replay(c, e, base, n_begins, 0);
+    if (u) {
+        if (base + n_begins + u > c->cap) {
+            *need = n_begins + u;
+            return 1;
+        }
+        replay(c, e, base, n_begins, u);
+    }
+    const int64_t s = n_begins + u;
+    int64_t *o_ts = c->o_ts + base, *o_end = c->o_dur + base;
+    int32_t *level = c->level;
+    /* rows by (start, level), ties in this order: the begins in marker order are by start; resorted only
+       when unmatched ends were added or a shallower slice follows a deeper one of the same start */
+    int sort = u != 0;
+    for (int64_t i = 1; i < s && !sort; i++)
+        sort = o_ts[i] == o_ts[i - 1] && level[i] < level[i - 1];
+    if (sort) {
+        int32_t *perm = c->perm;
+        for (int64_t i = 0; i < s; i++)
+            perm[i] = (int32_t)i;
+        merge_sort(perm, c->sort_tmp, s, o_ts, level);
+        PERMUTE(int64_t, o_ts);
+        PERMUTE(int64_t, o_end);
+        PERMUTE(int32_t, c->o_event + base);
+        PERMUTE(uint8_t, c->o_flags + base);
+        PERMUTE(int32_t, level);
+    }
+    /* parents: per level, the last slice so far (the longest of those starting with it, the last on a tie) */
+    int64_t top = 0;
+    for (int64_t i = 0; i < s; i++)
+        if (level[i] > top)
+            top = level[i];
+    if (top + 1 > c->best_cap) {
+        int64_t want = top + 1;
+        int32_t *r = realloc(c->best_row, (size_t)want * 4);
+        if (r)
+            c->best_row = r;
+        int64_t *bt = realloc(c->best_ts, (size_t)want * 8);
+        if (bt)
+            c->best_ts = bt;
+        int64_t *be = realloc(c->best_end, (size_t)want * 8);
+        if (be)
+            c->best_end = be;
+        if (!r || !bt || !be)
+            return -2;
+        c->best_cap = want;
+    }
+    for (int64_t d = 0; d <= top; d++)
+        c->best_row[d] = -1;
+    int32_t *o_parent = c->o_parent + base;
+    uint16_t *o_depth = c->o_depth + base;
+    int64_t *o_dur = c->o_dur + base;
+    for (int64_t i = 0; i < s; i++) {
+        const int32_t d = level[i];
+        const int64_t t = o_ts[i], en = o_end[i];
+        o_parent[i] = d > 0 && c->best_row[d - 1] >= 0 ? (int32_t)(base + c->best_row[d - 1]) : -1;
+        if (c->best_row[d] < 0 || c->best_ts[d] != t || en >= c->best_end[d]) {
+            c->best_row[d] = (int32_t)i;
+            c->best_ts[d] = t;
+            c->best_end[d] = en;
+        }
+        o_depth[i] = (uint16_t)d;
+        o_dur[i] = (int64_t)((uint64_t)en - (uint64_t)t);
+    }
+    *need = s;
+    return 0;
+}
+
+PyDoc_STRVAR(match_threads_doc,
+"match_threads(order, ptr, ts_g, kind_g, cend_g, cptr, key, key_end, trace_end, ts_out, dur_out, depth_out,\n"
+"              event_out, flags_out, parent_out, n_out) -> (n_out, key, need)\n\n"
+"Slices of the threads key..key_end - 1 (their duration events as group_threads grouped them), matched as\n"
+"core/trace/slices.py's numpy path does, written from row n_out of the outputs (int64 ts, int64 dur, uint16\n"
+"depth, int32 event, uint8 flags, int32 parent: rows of the outputs). Stops at the first thread whose slices\n"
+"do not fit the outputs: returns where it stopped and the rows that thread needs (need 0 when all were done).");
+
+static PyObject *match_threads(PyObject *self, PyObject *args)
+{
+    Py_buffer ob, pb, tgb, kgb, cgb, cpb, o1, o2, o3, o4, o5, o6;
+    long long key, key_end, trace_end, n_out;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*LLLw*w*w*w*w*w*L", &ob, &pb, &tgb, &kgb, &cgb, &cpb, &key, &key_end,
+                          &trace_end, &o1, &o2, &o3, &o4, &o5, &o6, &n_out))
+        return NULL;
+    PyObject *result = NULL;
+    Ctx c;
+    memset(&c, 0, sizeof c);
+    if (check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 || check_buffer(&tgb, 8, "ts_g") < 0 ||
+        check_buffer(&cgb, 8, "cend_g") < 0 || check_buffer(&cpb, 8, "cptr") < 0 || check_buffer(&o1, 8, "ts_out") < 0 ||
+        check_buffer(&o2, 8, "dur_out") < 0 || check_buffer(&o3, 2, "depth_out") < 0 ||
+        check_buffer(&o4, 4, "event_out") < 0 || check_buffer(&o6, 4, "parent_out") < 0)
+        goto done;
+    {
+        const int64_t n_order = ob.len / 4, n_keys = pb.len / 8 - 1, n_cg = cgb.len / 8;
+        const int64_t cap = o1.len / 8;
+        if (tgb.len / 8 != n_order || kgb.len != n_order || cpb.len != pb.len || o2.len / 8 != cap ||
+            o3.len / 2 != cap || o4.len / 4 != cap || o5.len != cap || o6.len / 4 != cap || cap > INT32_MAX ||
+            key < 0 || key_end > n_keys || key > key_end || n_out < 0 || n_out > cap) {
+            PyErr_SetString(PyExc_ValueError, "match_threads: bad buffer sizes or ranges");
+            goto done;
+        }
+        const int64_t *ptr = (const int64_t *)pb.buf, *cptr = (const int64_t *)cpb.buf;
+        /* the threads' extents checked before anything is read through them */
+        int64_t largest = 0;
+        for (int64_t k = key; k < key_end; k++) {
+            if (ptr[k] < 0 || ptr[k + 1] < ptr[k] || ptr[k + 1] > n_order || cptr[k] < 0 || cptr[k + 1] < cptr[k] ||
+                cptr[k + 1] > n_cg) {
+                PyErr_SetString(PyExc_ValueError, "match_threads: ptr or cptr out of range");
+                goto done;
+            }
+            if (ptr[k + 1] - ptr[k] > largest)
+                largest = ptr[k + 1] - ptr[k];
+        }
+        c.unclosed_end = trace_end > 0 ? trace_end : 0;
+        c.o_ts = (int64_t *)o1.buf;
+        c.o_dur = (int64_t *)o2.buf;
+        c.o_depth = (uint16_t *)o3.buf;
+        c.o_event = (int32_t *)o4.buf;
+        c.o_flags = (uint8_t *)o5.buf;
+        c.o_parent = (int32_t *)o6.buf;
+        c.cap = cap;
+        /* a thread of e events makes at most 2e slices (a complete event and its unmatched end) */
+        const size_t e1 = (size_t)(largest ? largest : 1), e2 = 2 * e1;
+        c.ev = malloc(e1 * 4);
+        c.cpos = malloc(e1 * 4);
+        c.sort_tmp = malloc(e2 * 4);
+        c.stack = malloc(e1 * 4);
+        c.level = malloc(e2 * 4);
+        c.perm = malloc(e2 * 4);
+        c.col_tmp = malloc(e2 * 8);
+        c.heap = malloc(e1 * sizeof(Pending));
+        if (!c.ev || !c.cpos || !c.sort_tmp || !c.stack || !c.level || !c.perm || !c.col_tmp || !c.heap) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int status = 0;
+        int64_t need = 0, out = n_out, k = key;
+        Py_BEGIN_ALLOW_THREADS
+        for (; k < key_end; k++) {
+            const int64_t a = ptr[k], e = ptr[k + 1] - a;
+            if (!e)
+                continue;
+            c.row = (const int32_t *)ob.buf + a;
+            c.ts = (const int64_t *)tgb.buf + a;
+            c.kind = (const uint8_t *)kgb.buf + a;
+            c.cend = (const int64_t *)cgb.buf + cptr[k];
+            status = match_thread(&c, e, cptr[k + 1] - cptr[k], out, &need);
+            if (status)
+                break;
+            out += need;
+            need = 0;
+        }
+        Py_END_ALLOW_THREADS
+        if (status == -1)
+            PyErr_SetString(PyExc_ValueError, "match_threads: a kind that is not a duration event, or complete "
+                                              "events not those of cptr");
+        else if (status == -2)
+            PyErr_NoMemory();
+        else
+            result = Py_BuildValue("LLL", (long long)out, (long long)k, (long long)(status == 1 ? need : 0));
+    }
+done:
+    free(c.ev);
+    free(c.cpos);
+    free(c.sort_tmp);
+    free(c.stack);
+    free(c.level);
+    free(c.perm);
+    free(c.col_tmp);
+    free(c.heap);
+    free(c.best_row);
+    free(c.best_ts);
+    free(c.best_end);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&tgb);
+    PyBuffer_Release(&kgb);
+    PyBuffer_Release(&cgb);
+    PyBuffer_Release(&cpb);
+    PyBuffer_Release(&o1);
+    PyBuffer_Release(&o2);
+    PyBuffer_Release(&o3);
+    PyBuffer_Release(&o4);
+    PyBuffer_Release(&o5);
+    PyBuffer_Release(&o6);
+    return result;
+}
+
+/* ------------------------------------------------------------------ instant events by thread and time */
+
+PyDoc_STRVAR(group_by_thread_time_doc,
+"group_by_thread_time(kind, ts, thread, wide, kind_value, lo, n_keys, event, ts_out, thread_out) -> None\n\n"
+"The events of kind kind_value (uint8 kind column) sorted by (thread, time), ties in file order (a counting\n"
+"sort by thread value - lo, n_keys values, then each thread's run sorted by time unless it is already): their\n"
+"rows into event (int32), times into ts_out (int64), threads into thread_out (int32). The outputs hold\n"
+"exactly those events. Raises ValueError for a thread out of range or outputs of the wrong size.");
+
+static PyObject *group_by_thread_time(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tsb, tb, eb, ob, hb;
+    int wide, kind_value;
+    long long lo, n_keys;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*piLLw*w*w*", &kb, &tsb, &tb, &wide, &kind_value, &lo, &n_keys, &eb, &ob, &hb))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *ptr = NULL;
+    int32_t *perm = NULL, *tmp = NULL;
+    int64_t *col = NULL;
+    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&tb, wide ? 4 : 2, "thread") < 0 ||
+        check_buffer(&eb, 4, "event") < 0 || check_buffer(&ob, 8, "ts_out") < 0 || check_buffer(&hb, 4, "thread_out") < 0)
+        goto done;
+    {
+        const int64_t n = kb.len, m = eb.len / 4;
+        if (tsb.len / 8 != n || tb.len / (wide ? 4 : 2) != n || n > INT32_MAX || ob.len / 8 != m || hb.len / 4 != m ||
+            n_keys < 0 || n_keys > (1LL << 30)) {
+            PyErr_SetString(PyExc_ValueError, "group_by_thread_time: bad buffer sizes");
+            goto done;
+        }
+        ptr = calloc((size_t)n_keys + 1, sizeof(int64_t));
+        if (!ptr) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const int64_t *ts = (const int64_t *)tsb.buf;
+        int32_t *event = (int32_t *)eb.buf, *thread_out = (int32_t *)hb.buf;
+        int64_t *ts_out = (int64_t *)ob.buf;
+        int bad = 0, nomem = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n && !bad; i++) {
+            if (kind[i] != kind_value)
+                continue;
+            const int64_t key = thread_at(tb.buf, wide, i) - lo;
+            if (key < 0 || key >= n_keys)
+                bad = 1;
+            else
+                ptr[key + 1]++;
+        }
+        for (int64_t k = 0; k < n_keys && !bad; k++)
+            ptr[k + 1] += ptr[k];
+        if (!bad && ptr[n_keys] != m)
+            bad = 1;
+        for (int64_t i = 0; i < n && !bad; i++) {
+            if (kind[i] != kind_value)
+                continue;
+            const int64_t t = thread_at(tb.buf, wide, i), at = ptr[t - lo]++;
+            event[at] = (int32_t)i;
+            ts_out[at] = ts[i];
+            thread_out[at] = (int32_t)t;
+        }
+        /* each thread's run (now ptr[k - 1]..ptr[k]) by time, stably, unless it is in order already */
+        int64_t largest = 0;
+        for (int64_t k = 0; k < n_keys && !bad; k++) {
+            const int64_t a = k ? ptr[k - 1] : 0, len = ptr[k] - a;
+            int sorted = 1;
+            for (int64_t j = a + 1; j < a + len && sorted; j++)
+                sorted = ts_out[j - 1] <= ts_out[j];
+            if (sorted)
+                continue;
+            if (len > largest) {
+                free(perm);
+                free(tmp);
+                free(col);
+                perm = malloc((size_t)len * 4);
+                tmp = malloc((size_t)len * 4);
+                col = malloc((size_t)len * 8);
+                largest = len;
+                if (!perm || !tmp || !col) {
+                    nomem = 1;
+                    break;
+                }
+            }
+            for (int64_t j = 0; j < len; j++)
+                perm[j] = (int32_t)j;
+            merge_sort(perm, tmp, len, ts_out + a, NULL);
+            for (int64_t j = 0; j < len; j++)
+                col[j] = ts_out[a + perm[j]];
+            memcpy(ts_out + a, col, (size_t)len * 8);
+            int32_t *c32 = (int32_t *)col;
+            for (int64_t j = 0; j < len; j++)
+                c32[j] = event[a + perm[j]];
+            memcpy(event + a, c32, (size_t)len * 4);
+            /* (a run's threads are all one value: nothing to permute) */
+        }
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, "group_by_thread_time: a thread out of range or outputs of the wrong size");
+        else if (nomem)
+            PyErr_NoMemory();
+        else
+            result = Py_NewRef(Py_None);
+    }
+done:
+    free(ptr);
+    free(perm);
+    free(tmp);
+    free(col);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&hb);
+    return result;
+}
+
+/* ------------------------------------------------------------------ the slices' lanes */
+
+PyDoc_STRVAR(lane_rows_doc,
+"lane_rows(ev_thread, wide, event, depth, rows, starts) -> n_lanes\n\n"
+"The slice rows by (thread, depth), each lane's rows in row order (a stable counting sort by depth of each\n"
+"thread's rows: the slices are by thread), into rows (int32), and where each lane starts in them into\n"
+"starts (int64, as many as the slices at most). A slice's thread is ev_thread[event[row]] (int16, int32 when\n"
+"wide); depth is uint16. Raises ValueError for an event out of range or threads not ascending.");
+
+static PyObject *lane_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer tb, eb, db, rb, sb;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*y*w*w*", &tb, &wide, &eb, &db, &rb, &sb))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *count = NULL;
+    if (check_buffer(&tb, wide ? 4 : 2, "ev_thread") < 0 || check_buffer(&eb, 4, "event") < 0 ||
+        check_buffer(&db, 2, "depth") < 0 || check_buffer(&rb, 4, "rows") < 0 || check_buffer(&sb, 8, "starts") < 0)
+        goto done;
+    {
+        const int64_t n = eb.len / 4, n_ev = tb.len / (wide ? 4 : 2);
+        if (db.len / 2 != n || rb.len / 4 != n || sb.len / 8 < n || n > INT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "lane_rows: bad buffer sizes");
+            goto done;
+        }
+        count = malloc((65536 + 1) * sizeof(int64_t));
+        if (!count) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const int32_t *event = (const int32_t *)eb.buf;
+        const uint16_t *depth = (const uint16_t *)db.buf;
+        int32_t *rows = (int32_t *)rb.buf;
+        int64_t *starts = (int64_t *)sb.buf;
+        int64_t n_lanes = 0;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        int64_t a = 0, prev_thread = INT64_MIN;
+        while (a < n && !bad) {
+            if (event[a] < 0 || event[a] >= n_ev) {
+                bad = 1;
+                break;
+            }
+            const int64_t t = thread_at(tb.buf, wide, event[a]);
+            if (t < prev_thread) {
+                bad = 1;
+                break;
+            }
+            prev_thread = t;
+            int64_t b = a + 1, top = depth[a];
+            while (b < n) {
+                if (event[b] < 0 || event[b] >= n_ev) {
+                    bad = 1;
+                    break;
+                }
+                if (thread_at(tb.buf, wide, event[b]) != t)
+                    break;
+                if (depth[b] > top)
+                    top = depth[b];
+                b++;
+            }
+            if (bad)
+                break;
+            memset(count, 0, (size_t)(top + 1) * sizeof(int64_t));
+            for (int64_t i = a; i < b; i++)
+                count[depth[i]]++;
+            int64_t at = a;
+            for (int64_t d = 0; d <= top; d++) {
+                const int64_t c = count[d];
+                count[d] = at;
+                if (c)
+                    starts[n_lanes++] = at;
+                at += c;
+            }
+            for (int64_t i = a; i < b; i++)
+                rows[count[depth[i]]++] = (int32_t)i;
+            a = b;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, "lane_rows: an event out of range or threads not ascending");
+        else
+            result = PyLong_FromLongLong((long long)n_lanes);
+    }
+done:
+    free(count);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&sb);
+    return result;
+}
+
+/* ------------------------------------------------------------------ the LOD pyramid's bucket summaries */
+
+#define MAX_LEVELS 64
+#define LONG_BUCKETS 64
+
+typedef struct {
+    const void *order;
+    int order_wide;
+    const int64_t *ts, *dur_a, *dur_b; /* dur = dur_a[row] - dur_b[row] when dur_b, else dur_a[row] */
+    const int32_t *lane;
+    int64_t n_rows, n_lanes;
+    uint64_t origin;
+    int n_levels;
+    int64_t shift[MAX_LEVELS];
+} PyrIn;
+
+static inline int64_t order_at(const PyrIn *p, int64_t i)
+{
+    return p->order_wide ? ((const int64_t *)p->order)[i] : (int64_t)((const int32_t *)p->order)[i];
+}
+
+/* Per level, one entry per run of equal (lane, bucket) among the slices shorter than LONG_BUCKETS buckets,
+   in order: its number of slices, and its first longest slice. State per level (STATE int64s): entries and
+   long slices so far, the largest count, the next lane of lane_ptr to set, and for filling the offsets of
+   the level's entries in bucket/row, of its counts in count16 or count32 (wide: 1), of its long slices in
+   longpos. Counting (o NULL) updates the first three; filling writes the outputs, each write bounds-checked.
+   Returns -1 for a row or lane out of range, lanes not ascending or an output overrun. */
+enum { S_ENTRIES, S_LONGS, S_MAXCOUNT, S_NEXT_LANE, S_ENTRY_OFF, S_COUNT_OFF, S_WIDE, S_LONG_OFF, STATE };
+
+typedef struct {
+    int32_t *bucket, *row, *count32;
+    uint16_t *count16;
+    int64_t *longpos, *lane_ptr; /* lane_ptr: n_levels * (n_lanes + 1) */
+    int64_t n_entries, n16, n32, n_long;
+} PyrOut;
+
+/* Each level's counters and output offsets, in locals while a pass runs (no store through `state` a slice):
+   loaded from state, written back at the end. */
+typedef struct {
+    int64_t thresh[MAX_LEVELS], n_ent[MAX_LEVELS], n_long[MAX_LEVELS], max_count[MAX_LEVELS];
+    int64_t next_lane[MAX_LEVELS], e_off[MAX_LEVELS], c_off[MAX_LEVELS], l_off[MAX_LEVELS], c_cap[MAX_LEVELS];
+    int wide[MAX_LEVELS], never_long[MAX_LEVELS];
+} Levels;
+
+static void levels_load(Levels *v, const PyrIn *p, const int64_t *state, const PyrOut *o)
+{
+    for (int l = 0; l < p->n_levels; l++) {
+        const int64_t *st = state + STATE * l;
+        v->never_long[l] = p->shift[l] >= 57; /* LONG_BUCKETS << shift passes int64: no duration reaches it */
+        v->thresh[l] = v->never_long[l] ? INT64_MAX : ((int64_t)LONG_BUCKETS << p->shift[l]);
+        v->n_ent[l] = st[S_ENTRIES];
+        v->n_long[l] = st[S_LONGS];
+        v->max_count[l] = st[S_MAXCOUNT];
+        v->next_lane[l] = st[S_NEXT_LANE];
+        v->e_off[l] = st[S_ENTRY_OFF];
+        v->c_off[l] = st[S_COUNT_OFF];
+        v->l_off[l] = st[S_LONG_OFF];
+        v->wide[l] = st[S_WIDE] != 0;
+        v->c_cap[l] = o ? (v->wide[l] ? o->n32 : o->n16) : 0;
+    }
+}
+
+static void levels_store(const Levels *v, const PyrIn *p, int64_t *state)
+{
+    for (int l = 0; l < p->n_levels; l++) {
+        int64_t *st = state + STATE * l;
+        st[S_ENTRIES] = v->n_ent[l];
+        st[S_LONGS] = v->n_long[l];
+        st[S_MAXCOUNT] = v->max_count[l];
+        st[S_NEXT_LANE] = v->next_lane[l];
+    }
+}
+
+/* A long slice at level l: its position recorded (filling); 0, or -1 past the outputs. */
+static inline int record_long(Levels *v, int l, int64_t i, const PyrOut *o)
+{
+    if (o) {
+        const int64_t at = v->l_off[l] + v->n_long[l];
+        if (at < 0 || at >= o->n_long)
+            return -1;
+        o->longpos[at] = i;
+    }
+    v->n_long[l]++;
+    return 0;
+}
+
+/* A new entry of level l for a slice of lane `lane` in bucket bk: its bucket and lane_ptr written (filling);
+   its entry and count positions in *e / *ce; 0, or -1 past the outputs. */
+static inline int open_entry(Levels *v, int l, int64_t lane, int64_t bk, const PyrIn *p, const PyrOut *o, int64_t *e,
+                             int64_t *ce)
+{
+    *e = v->e_off[l] + v->n_ent[l];
+    *ce = v->c_off[l] + v->n_ent[l];
+    if (o) {
+        if (*e < 0 || *e >= o->n_entries || *ce < 0 || *ce >= v->c_cap[l] || v->next_lane[l] < 0)
+            return -1;
+        o->bucket[*e] = (int32_t)bk;
+        int64_t *ptr = o->lane_ptr + l * (p->n_lanes + 1);
+        while (v->next_lane[l] <= lane)
+            ptr[v->next_lane[l]++] = v->n_ent[l];
+    }
+    v->n_ent[l]++;
+    return 0;
+}
+
+static int pyramid_pass(const PyrIn *p, int64_t a, int64_t b, int64_t *state, const PyrOut *o)
+{
+    Levels v;
+    levels_load(&v, p, state, o);
+    int64_t cur_lane[MAX_LEVELS], cur_b[MAX_LEVELS], cur_long[MAX_LEVELS], cur_count[MAX_LEVELS];
+    int64_t cur_e[MAX_LEVELS], cur_c[MAX_LEVELS];
+    const int n_levels = p->n_levels;
+    for (int l = 0; l < n_levels; l++) {
+        cur_lane[l] = -1;
+        cur_b[l] = cur_long[l] = cur_count[l] = 0;
+        cur_e[l] = cur_c[l] = -1;
+    }
+    int64_t prev_lane = -1;
+    for (int64_t i = a; i < b; i++) {
+        const int64_t row = order_at(p, i);
+        if (row < 0 || row >= p->n_rows)
+            return -1;
+        const int64_t lane = p->lane[row];
+        if (lane < 0 || lane >= p->n_lanes || lane < prev_lane)
+            return -1;
+        prev_lane = lane;
+        const int64_t d = p->dur_b ? (int64_t)((uint64_t)p->dur_a[row] - (uint64_t)p->dur_b[row]) : p->dur_a[row];
+        const uint64_t rel = (uint64_t)p->ts[row] - p->origin;
+        for (int l = 0; l < n_levels; l++) {
+            if (!v.never_long[l] && d >= v.thresh[l]) {
+                if (record_long(&v, l, i, o) < 0)
+                    return -1;
+                continue;
+            }
+            const int64_t bk = (int64_t)(rel >> p->shift[l]);
+            if (lane == cur_lane[l] && bk == cur_b[l]) {
+                const int64_t c = ++cur_count[l];
+                if (o) {
+                    if (d > cur_long[l])
+                        o->row[cur_e[l]] = (int32_t)row;
+                    if (v.wide[l])
+                        o->count32[cur_c[l]] = (int32_t)c;
+                    else
+                        o->count16[cur_c[l]] = (uint16_t)c;
+                }
+                if (d > cur_long[l])
+                    cur_long[l] = d;
+                continue;
+            }
+            if (cur_count[l] > v.max_count[l])
+                v.max_count[l] = cur_count[l];
+            cur_lane[l] = lane;
+            cur_b[l] = bk;
+            cur_long[l] = d;
+            cur_count[l] = 1;
+            if (open_entry(&v, l, lane, bk, p, o, &cur_e[l], &cur_c[l]) < 0)
+                return -1;
+            if (o) {
+                o->row[cur_e[l]] = (int32_t)row;
+                if (v.wide[l])
+                    o->count32[cur_c[l]] = 1;
+                else
+                    o->count16[cur_c[l]] = 1;
+            }
+        }
+    }
+    for (int l = 0; l < n_levels; l++)
+        if (cur_count[l] > v.max_count[l])
+            v.max_count[l] = cur_count[l];
+    levels_store(&v, p, state);
+    return 0;
+}
+
+/* pyramid_pass's results with less work a slice, where each lane's starts are ascending (then a bucket of
+   level l + 1 is a run of whole buckets of level l, since the shifts ascend): each level keeps one open
+   entry, and a slice is added to the finest level where it is short only (long slices are recorded at the
+   levels where they are long); a level's entry, when it closes, is merged into the next level's open one
+   (its parent: that bucket holds it). A slice that joins its finest short level's open entry costs one
+   level; one that starts new buckets closes the open entries below the level whose entry it joins (no
+   later slice can join them: starts ascend) and opens the new ones. Counts add up, and the longest slice
+   is the first of the longest by position, as pyramid_pass finds it. Returns 1, having written nothing to
+   state, when a lane's starts are not ascending (the caller then runs pyramid_pass). */
+static int pyramid_pass_nested(const PyrIn *p, int64_t a, int64_t b, int64_t *state, const PyrOut *o)
+{
+    const int L = p->n_levels;
+    Levels v;
+    levels_load(&v, p, state, o);
+    /* the open entry of each level (the open levels are always m..L-1 for some m) */
+    int open[MAX_LEVELS];
+    int64_t o_lane[MAX_LEVELS], o_b[MAX_LEVELS], o_count[MAX_LEVELS], o_long[MAX_LEVELS], o_pick[MAX_LEVELS];
+    int64_t o_e[MAX_LEVELS], o_c[MAX_LEVELS];
+    int32_t o_row[MAX_LEVELS];
+    for (int l = 0; l < L; l++) {
+        open[l] = 0;
+        o_lane[l] = o_b[l] = o_count[l] = o_long[l] = o_pick[l] = o_e[l] = o_c[l] = 0;
+        o_row[l] = 0;
+    }
+#define CLOSE(l)                                                                                                   \
+    do {                                                                                                           \
+        const int l_ = (l);                                                                                        \
+        if (o_count[l_] > v.max_count[l_])                                                                         \
+            v.max_count[l_] = o_count[l_];                                                                         \
+        if (o) {                                                                                                   \
+            o->row[o_e[l_]] = o_row[l_];                                                                           \
+            if (v.wide[l_])                                                                                        \
+                o->count32[o_c[l_]] = (int32_t)o_count[l_];                                                        \
+            else                                                                                                   \
+                o->count16[o_c[l_]] = (uint16_t)o_count[l_];                                                       \
+        }                                                                                                          \
+        if (l_ + 1 < L && o_count[l_]) {                                                                           \
+            const int q_ = l_ + 1;                                                                                 \
+            if (!o_count[q_] || o_long[l_] > o_long[q_] || (o_long[l_] == o_long[q_] && o_pick[l_] < o_pick[q_])) { \
+                o_long[q_] = o_long[l_];                                                                           \
+                o_pick[q_] = o_pick[l_];                                                                           \
+                o_row[q_] = o_row[l_];                                                                             \
+            }                                                                                                      \
+            o_count[q_] += o_count[l_];                                                                            \
+        }                                                                                                          \
+        open[l_] = 0;                                                                                              \
+    } while (0)
+    int64_t prev_lane = -1;
+    uint64_t prev_rel = 0;
+    for (int64_t i = a; i < b; i++) {
+        const int64_t row = order_at(p, i);
+        if (row < 0 || row >= p->n_rows)
+            return -1;
+        const int64_t lane = p->lane[row];
+        if (lane < 0 || lane >= p->n_lanes || lane < prev_lane)
+            return -1;
+        const int64_t d = p->dur_b ? (int64_t)((uint64_t)p->dur_a[row] - (uint64_t)p->dur_b[row]) : p->dur_a[row];
+        const uint64_t rel = (uint64_t)p->ts[row] - p->origin;
+        if (lane == prev_lane && rel < prev_rel)
+            return 1; /* not nested: pyramid_pass */
+        prev_lane = lane;
+        prev_rel = rel;
+        int j = 0;
+        for (; j < L && !v.never_long[j] && d >= v.thresh[j]; j++)
+            if (record_long(&v, j, i, o) < 0)
+                return -1;
+        if (j == L)
+            continue;
+        int k = j;
+        while (k < L && !(open[k] && o_lane[k] == lane && o_b[k] == (int64_t)(rel >> p->shift[k])))
+            k++;
+        if (k == j) { /* joins its finest short level's entry (it comes after every slice there: ties keep theirs) */
+            if (!o_count[j] || d > o_long[j]) {
+                o_long[j] = d;
+                o_pick[j] = i;
+                o_row[j] = (int32_t)row;
+            }
+            o_count[j]++;
+            continue;
+        }
+        for (int l = 0; l < k; l++)
+            if (open[l])
+                CLOSE(l);
+        for (int l = j; l < k; l++) {
+            const int64_t bk = (int64_t)(rel >> p->shift[l]);
+            if (open_entry(&v, l, lane, bk, p, o, &o_e[l], &o_c[l]) < 0)
+                return -1;
+            open[l] = 1;
+            o_lane[l] = lane;
+            o_b[l] = bk;
+            o_count[l] = 0;
+        }
+        o_count[j] = 1;
+        o_long[j] = d;
+        o_pick[j] = i;
+        o_row[j] = (int32_t)row;
+    }
+    for (int l = 0; l < L; l++)
+        if (open[l])
+            CLOSE(l);
+#undef CLOSE
+    levels_store(&v, p, state);
+    return 0;
+}
+
+PyDoc_STRVAR(pyramid_doc,
+"pyramid(order, order_wide, ts, dur_a, dur_b, lane, n_lanes, origin, shifts, a, b, state[, bucket, row,\n"
+"        count16, count32, longpos, lane_ptr]) -> None\n\n"
+"The bucket summaries of core/trace/lod.py at every level (shifts: int64), over the slices order[a:b] (rows,\n"
+"int32 or int64 when order_wide; by lane, then start; each lane whole). dur is dur_a[row] - dur_b[row], or\n"
+"dur_a[row] when dur_b is None. state: int64, 8 per level (see pyramid_pass). Without the outputs it counts;\n"
+"with them it fills each level's bucket/row (int32) and counts (uint16 count16 or int32 count32) from its\n"
+"offsets, longpos (int64 positions in order of the long slices) and lane_ptr (n_levels rows of n_lanes + 1:\n"
+"a lane's first entry, from the level's start; the caller sets those past the last lane). Raises ValueError\n"
+"for a row or lane out of range, lanes not ascending or outputs too small.");
+
+static PyObject *pyramid(PyObject *self, PyObject *args)
+{
+    Py_buffer ob, tsb, dab, db = {0}, lb, sb, stb;
+    Py_buffer bb = {0}, rb = {0}, c16 = {0}, c32 = {0}, lpb = {0}, ptb = {0};
+    PyObject *dur_b_obj;
+    int order_wide;
+    long long n_lanes, a, b;
+    unsigned long long origin;
+    (void)self;
+    const int fill = PyTuple_GET_SIZE(args) > 12;
+    if (!PyArg_ParseTuple(args, "y*py*y*Oy*LKy*LLw*|w*w*w*w*w*w*", &ob, &order_wide, &tsb, &dab, &dur_b_obj, &lb,
+                          &n_lanes, &origin, &sb, &a, &b, &stb, &bb, &rb, &c16, &c32, &lpb, &ptb))
+        return NULL;
+    PyObject *result = NULL;
+    int have_db = 0;
+    if (dur_b_obj != Py_None) {
+        if (PyObject_GetBuffer(dur_b_obj, &db, PyBUF_SIMPLE) < 0)
+            goto done;
+        have_db = 1;
+    }
+    if (check_buffer(&ob, order_wide ? 8 : 4, "order") < 0 || check_buffer(&tsb, 8, "ts") < 0 ||
+        check_buffer(&dab, 8, "dur_a") < 0 || (have_db && check_buffer(&db, 8, "dur_b") < 0) ||
+        check_buffer(&lb, 4, "lane") < 0 || check_buffer(&sb, 8, "shifts") < 0 || check_buffer(&stb, 8, "state") < 0)
+        goto done;
+    PyrIn p;
+    p.order = ob.buf;
+    p.order_wide = order_wide;
+    p.ts = (const int64_t *)tsb.buf;
+    p.dur_a = (const int64_t *)dab.buf;
+    p.dur_b = have_db ? (const int64_t *)db.buf : NULL;
+    p.lane = (const int32_t *)lb.buf;
+    p.n_rows = tsb.len / 8;
+    p.n_lanes = n_lanes;
+    p.origin = (uint64_t)origin;
+    p.n_levels = (int)(sb.len / 8);
+    const int64_t n_order = ob.len / (order_wide ? 8 : 4);
+    if (dab.len / 8 != p.n_rows || (have_db && db.len / 8 != p.n_rows) || lb.len / 4 != p.n_rows ||
+        p.n_rows > INT32_MAX || p.n_levels > MAX_LEVELS || stb.len / 8 != STATE * p.n_levels || a < 0 || b < a ||
+        b > n_order || n_lanes < 0) {
+        PyErr_SetString(PyExc_ValueError, "pyramid: bad buffer sizes or ranges");
+        goto done;
+    }
+    for (int l = 0; l < p.n_levels; l++) {
+        p.shift[l] = ((const int64_t *)sb.buf)[l];
+        if (p.shift[l] < 0 || p.shift[l] > 63) {
+            PyErr_SetString(PyExc_ValueError, "pyramid: shift out of range");
+            goto done;
+        }
+    }
+    int64_t *state = (int64_t *)stb.buf;
+    PyrOut o, *out = NULL;
+    if (fill) {
+        if (PyTuple_GET_SIZE(args) != 18 || check_buffer(&bb, 4, "bucket") < 0 || check_buffer(&rb, 4, "row") < 0 ||
+            check_buffer(&c16, 2, "count16") < 0 || check_buffer(&c32, 4, "count32") < 0 ||
+            check_buffer(&lpb, 8, "longpos") < 0 || check_buffer(&ptb, 8, "lane_ptr") < 0)
+            goto done;
+        if (rb.len != bb.len || ptb.len / 8 != p.n_levels * (n_lanes + 1)) {
+            PyErr_SetString(PyExc_ValueError, "pyramid: bad output sizes");
+            goto done;
+        }
+        for (int l = 0; l < p.n_levels; l++) {
+            const int64_t next = state[STATE * l + S_NEXT_LANE];
+            if (next < 0 || next > n_lanes + 1) {
+                PyErr_SetString(PyExc_ValueError, "pyramid: bad state");
+                goto done;
+            }
+        }
+        o.bucket = (int32_t *)bb.buf;
+        o.row = (int32_t *)rb.buf;
+        o.count16 = (uint16_t *)c16.buf;
+        o.count32 = (int32_t *)c32.buf;
+        o.longpos = (int64_t *)lpb.buf;
+        o.lane_ptr = (int64_t *)ptb.buf;
+        o.n_entries = bb.len / 4;
+        o.n16 = c16.len / 2;
+        o.n32 = c32.len / 4;
+        o.n_long = lpb.len / 8;
+        out = &o;
+    }
+    {
+        int status, ascending = 1;
+        for (int l = 1; l < p.n_levels; l++)
+            ascending &= p.shift[l] > p.shift[l - 1];
+        Py_BEGIN_ALLOW_THREADS
+        status = ascending ? pyramid_pass_nested(&p, a, b, state, out) : 1;
+        if (status == 1)
+            status = pyramid_pass(&p, a, b, state, out);
+        Py_END_ALLOW_THREADS
+        if (status < 0)
+            PyErr_SetString(PyExc_ValueError,
+                            "pyramid: a row or lane out of range, lanes not ascending, or outputs too small");
+        else
+            result = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&dab);
+    if (have_db)
+        PyBuffer_Release(&db);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&stb);
+    if (fill) {
+        PyBuffer_Release(&bb);
+        PyBuffer_Release(&rb);
+        PyBuffer_Release(&c16);
+        PyBuffer_Release(&c32);
+        PyBuffer_Release(&lpb);
+        PyBuffer_Release(&ptb);
+    }
+    return result;
+}
+
+/* ------------------------------------------------------------------ the overview's density */
+
+#define DENSITY_BLOCK 64
+
+/* The bin of time t: int64((t - start) * scale) clipped to 0..bins - 1, t - start wrapping as numpy's int64
+   does; -1 for a float out of int64's range (NaN too), which numpy's astype on x86 reads as the most negative
+   int64: bin 0 (the caller's). */
+static inline int64_t density_bin(int64_t t, int64_t start, double scale, int64_t bins)
+{
+    const double x = (double)(int64_t)((uint64_t)t - (uint64_t)start) * scale;
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+        return -1;
+    const int64_t bin = (int64_t)x;
+    return bin < 0 ? 0 : (bin > bins - 1 ? bins - 1 : bin);
+}
+
+PyDoc_STRVAR(density_doc,
+"density(ts, start, scale, counts) -> None\n\n"
+"counts[bin] += 1 per int64 timestamp, bin = int64((ts - start) * scale) clipped to the counts (ts - start\n"
+"wrapping as numpy's int64 does, the float conversion of a value out of int64's range reading as the most\n"
+"negative int64, as numpy's astype does on x86): core/trace/model.py's _density, one pass.");
+
+static PyObject *density(PyObject *self, PyObject *args)
+{
+    Py_buffer tsb, cb;
+    long long start;
+    double scale;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*Ldw*", &tsb, &start, &scale, &cb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&cb, 8, "counts") < 0)
+        goto done;
+    {
+        const int64_t *ts = (const int64_t *)tsb.buf;
+        int64_t *counts = (int64_t *)cb.buf;
+        const int64_t n = tsb.len / 8, bins = cb.len / 8;
+        if (bins < 1) {
+            PyErr_SetString(PyExc_ValueError, "density: no bins");
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        /* events come mostly in time order, and the bin is monotonic in the time where ts - start does not
+           wrap and the float stays in int64's range: a block of ascending times whose first and last share
+           a bin is all in it (counted at once) */
+        int64_t i = 0;
+        while (i < n) {
+            const int64_t e = i + DENSITY_BLOCK;
+            if (e <= n) {
+                int sorted = 1;
+                for (int64_t j = i + 1; j < e; j++)
+                    sorted &= ts[j - 1] <= ts[j];
+                int64_t d0, d1;
+                if (sorted && !__builtin_sub_overflow(ts[i], start, &d0) &&
+                    !__builtin_sub_overflow(ts[e - 1], start, &d1) && d0 >= 0) {
+                    const int64_t b0 = density_bin(ts[i], start, scale, bins);
+                    if (b0 >= 0 && b0 == density_bin(ts[e - 1], start, scale, bins)) {
+                        counts[b0] += DENSITY_BLOCK;
+                        i = e;
+                        continue;
+                    }
+                }
+            }
+            const int64_t stop = e < n ? e : n;
+            for (; i < stop; i++) {
+                const int64_t b = density_bin(ts[i], start, scale, bins);
+                counts[b < 0 ? 0 : b]++;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&cb);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
+    {"group_threads", group_threads, METH_VARARGS, group_threads_doc},
+    {"match_threads", match_threads, METH_VARARGS, match_threads_doc},
+    {"group_by_thread_time", group_by_thread_time, METH_VARARGS, group_by_thread_time_doc},
+    {"lane_rows", lane_rows, METH_VARARGS, lane_rows_doc},
+    {"pyramid", pyramid, METH_VARARGS, pyramid_doc},
+    {"density", density, METH_VARARGS, density_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "slice_kernels",
+    "The model build's sequential loops (slice matching, pyramid summaries, density), compiled.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit_slice_kernels(void)
+{
+    return PyModule_Create(&module);
+}
