@@ -10,6 +10,9 @@ from fxscope.core.trace.async_spans import FLAG_UNCLOSED, FLAG_UNMATCHED_END, as
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt_bytes
 
+#: every test here runs with the span kernels and with the numpy paths
+pytestmark = pytest.mark.usefixtures("span_paths")
+
 A = (1, 10)
 A2 = (1, 11)
 B = (2, 20)
