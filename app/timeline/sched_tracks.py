@@ -3,6 +3,8 @@ blocked...), drawn from the model's sched pyramid zoomed out."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QPainter
@@ -101,12 +103,12 @@ class StateTrackItem(SchedLaneItem):
         """The thread's wakeups as small dark wedges on the strip's top edge (one per pixel at most): the
         moments it became runnable; selecting the state or the CPU slice after one draws who woke it."""
         t0, t1, sx, dx, sy, dy = f
-        ts = self.model.sched.wakeups.ts[self.model.sched.wakeups.rows_in(t0, t1, tid=self.tid)]
-        if not len(ts):
+        wakeups = self.model.sched.wakeups
+        rows = wakeups.rows_in(t0, t1, tid=self.tid)
+        if not len(rows):
             return
-        px = np.floor(self.px(ts, sx, dx))
-        px = px[run_starts(px)]  # one per pixel (the rows are by time: a run test, not np.unique's sort)
-        if len(px) * 12 > (t1 - t0) / 1e9 * sx:  # closer than 12 px apart on average: clutter, not marks
+        px = self._wakeup_pixels(wakeups.ts, rows, sx, dx, (t1 - t0) / 1e9 * sx / 12)
+        if px is None:  # closer than 12 px apart on average: clutter, not marks
             self.last_wakeups = 0  # (the runnable stretches of the strip show them at this zoom)
             return
         top = self.y0 * sy + dy
@@ -118,3 +120,35 @@ class StateTrackItem(SchedLaneItem):
             painter.drawPolygon([QPointF(x - 3.0, top - 1.0), QPointF(x + 3.0, top - 1.0), QPointF(x, top + 4.0)])
         self.last_wakeups = len(px)
         painter.restore()
+
+    #: wakeups read at once at first (each chunk after it twice the one before)
+    WAKEUP_CHUNK = 1024
+
+    def _wakeup_pixels(self, ts: np.ndarray, rows: np.ndarray, sx: float, dx: float, most: float):
+        """The device pixels of the wakeups ``rows`` (by time), one per pixel, or None when there are more
+        than ``most``. Zoomed out over a large trace a thread has millions of wakeups in view, and reading
+        them all each paint was most of a frame's time: an evenly spaced sample of them is read first (more
+        than ``most`` pixels among some of them is clutter for all), then, unless it decided, chunks of
+        growing size that stop once past ``most``."""
+        sample_step = len(rows) // (4 * max(math.ceil(most), 1))
+        if sample_step > 1:
+            px = np.floor(self.px(ts[rows[::sample_step]], sx, dx))
+            if np.count_nonzero(run_starts(px)) > most:
+                return None
+        chunk = self.WAKEUP_CHUNK
+        out: list[np.ndarray] = []
+        n, last, a = 0, None, 0
+        while a < len(rows):
+            px = np.floor(self.px(ts[rows[a : a + chunk]], sx, dx))
+            px = px[run_starts(px)]  # one per pixel (the rows are by time: a run test, not np.unique's sort)
+            if last is not None and len(px) and px[0] == last:
+                px = px[1:]  # (the pixel the last chunk ended in)
+            if len(px):
+                last = px[-1]
+            n += len(px)
+            if n > most:
+                return None
+            out.append(px)
+            a += chunk
+            chunk *= 2
+        return np.concatenate(out)

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxscope.core.trace import compiled
+from fxscope.core.trace.compiled import contiguous
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
@@ -134,45 +136,31 @@ def build_async(
     if len(sel) == 0:
         return _empty(cols)
     check()
-    m = _KeyMarkers(cols, sel)
+    paired = _pair_compiled(cols, sel, trace_start, trace_end, check)
+    if paired is None:
+        paired = _pair_numpy(cols, sel, trace_start, trace_end, check)
     del sel
-    check()
-    b_idx, closed, e_idx, u_idx = _pair(m)
-    m.is_begin = m.is_end = m.unmatched = m.starts = None  # type: ignore[assignment]  # (paired: done with)
-    check()
-    queries = _InstantQueries(m, b_idx)  # what binding the instants needs of the markers
-    s_marker = np.r_[b_idx, u_idx]
-    s_id = m.cid_of(s_marker)
-    m.keep_times_and_rows()  # (the markers' other columns, ~30 bytes an async event, are done with)
-    s_start = np.r_[m.ts[b_idx], np.full(len(u_idx), trace_start, np.int64)]
-    s_end = np.r_[np.where(closed, m.ts[np.maximum(e_idx, 0)], max(trace_end, 0)), m.ts[u_idx]]
-    s_start = np.minimum(s_start, s_end)
-    s_end = np.maximum(s_end, s_start)
-    s_flags = np.r_[np.where(closed, 0, FLAG_UNCLOSED), np.full(len(u_idx), FLAG_UNMATCHED_END)].astype(
-        np.uint8
-    )
-    s_event = m.ev[s_marker]
-    s_end_event = np.r_[np.where(closed, m.ev[np.maximum(e_idx, 0)], -1), m.ev[u_idx]]
-    n_begins = len(b_idx)
-    # the markers (~40 bytes an async event) are dropped before the lanes and sorts below add theirs
-    del s_marker, closed, e_idx, u_idx, m, b_idx
+    s_start, s_end, s_flags, s_event, s_end_event, s_id, n_begins, queries, tie_keys = paired
+    del paired
     pid = thread_pids(cols, cols.ev_thread[s_event])
 
     # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
     check()
     o1 = lexsort((s_event, -(s_end - s_start), s_start, pid))
     lane = np.empty(len(o1), np.int32)
-    lane[o1] = assign_lanes(pid[o1], s_start[o1], s_end[o1])
+    lane[o1] = _lanes(pid[o1], s_start[o1], s_end[o1])
     del o1
     check()
     final = lexsort((s_start, lane, pid))
+    if tie_keys is not None:  # (spans not in the numpy path's order: equal rows put in that order)
+        _order_ties(final, (pid, lane, s_start), lambda rows: tie_keys(rows, s_event, s_id))
     del pid
     inv = np.empty(len(final), np.int64)  # span -> its row
     inv[final] = np.arange(len(final))
     start, end = s_start[final], s_end[final]
     del s_start, s_end
     check()
-    instants, unbound = _bind_instants(cols, queries, inv[:n_begins], start, end, s_id[final])
+    instants, unbound = _bind_instants(cols, queries, inv[:n_begins], start, end, s_id[final], tie_keys is not None)
     event = s_event[final].astype(np.int32)
     return AsyncTable(
         start=start,
@@ -188,6 +176,110 @@ def build_async(
         instants=instants,
         unbound_instants=unbound,
     )
+
+
+def _pair_numpy(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple:
+    """The spans of the async events ``sel`` (see :func:`_spans`), matched with numpy: the events sorted by
+    key, then time, each key's stack replayed by running sums."""
+    m = _KeyMarkers(cols, sel)
+    check()
+    b_idx, _closed, e_idx, u_idx = _pair(m)
+    m.is_begin = m.is_end = m.unmatched = m.starts = None  # type: ignore[assignment]  # (paired: done with)
+    check()
+    queries = _InstantQueries.of_markers(m, b_idx)  # what binding the instants needs of the markers
+    s_id = m.cid_of(np.r_[b_idx, u_idx])
+    m.keep_times_and_rows()  # (the markers' other columns, ~30 bytes an async event, are done with)
+    return (*_spans(m.ts, m.ev, b_idx, e_idx, u_idx, trace_start, trace_end), s_id, len(b_idx), queries, None)
+
+
+def _spans(ts: np.ndarray, ev: np.ndarray, b_idx: np.ndarray, e_idx: np.ndarray, u_idx: np.ndarray,
+           trace_start: int, trace_end: int) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """(start, end, flags, event row, end's event row) of the spans of the begins at positions ``b_idx``
+    (of the events ``ev`` at times ``ts``), closed by the ends at ``e_idx`` (-1: unclosed), then of the
+    unmatched ends at ``u_idx``."""
+    closed = e_idx >= 0
+    s_start = np.r_[ts[b_idx], np.full(len(u_idx), trace_start, np.int64)]
+    s_end = np.r_[np.where(closed, ts[np.maximum(e_idx, 0)], max(trace_end, 0)), ts[u_idx]]
+    s_start = np.minimum(s_start, s_end)
+    s_end = np.maximum(s_end, s_start)
+    s_flags = np.r_[np.where(closed, 0, FLAG_UNCLOSED), np.full(len(u_idx), FLAG_UNMATCHED_END)].astype(
+        np.uint8
+    )
+    s_event = ev[np.r_[b_idx, u_idx]]
+    s_end_event = np.r_[np.where(closed, ev[np.maximum(e_idx, 0)], -1), ev[u_idx]]
+    return s_start, s_end, s_flags, s_event, s_end_event
+
+
+def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple | None:
+    """:func:`_pair_numpy`'s spans by the compiled kernel (the events in time order, one walk with each
+    key's stack in a hash table), or None when it is not built or the columns do not fit it. The spans and
+    instants come in time order, not by key: the returned tie keys (:func:`_tie_keys`) let the sorts
+    after it order equal rows as the numpy path's order does."""
+    kernels = compiled.span_kernels
+    cat, name = cols.ev_category, cols.ev_name
+    if kernels is None or not all(
+        isinstance(c, np.ndarray) and c.dtype.kind == "i" and c.dtype.itemsize <= 4 for c in (cat, name)
+    ):
+        return None
+    ts = cols.ev_ts[sel]
+    order = lexsort((sel, ts))  # timestamp order, ties in file order
+    sel, ts = sel[order], ts[order]
+    del order
+    k = cols.ev_kind[sel]
+    cid = cols.ev_data[sel]
+    check()
+    b_idx = np.flatnonzero(k == EventKind.ASYNC_BEGIN)
+    i_idx = np.flatnonzero(k == EventKind.ASYNC_INSTANT)
+    n_ends = int(np.count_nonzero(k == EventKind.ASYNC_END))
+    e_idx = np.empty(len(b_idx), np.int64)
+    level = np.empty(len(b_idx), np.int32)
+    u_idx = np.empty(n_ends, np.int64)
+    i_open = np.empty(len(i_idx), np.int64)
+    n_unmatched = kernels.async_pair(
+        contiguous(k, np.uint8), contiguous(sel), sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
+        name.dtype.itemsize, contiguous(cid, np.uint64), int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT),
+        int(EventKind.ASYNC_END), e_idx, level, u_idx, i_open,
+    )  # fmt: skip
+    del k
+    u_idx = u_idx[:n_unmatched].copy()
+    queries = _InstantQueries(sel[i_idx], ts[i_idx], cid[i_idx], i_open)
+    del i_idx, i_open
+    s_id = cid[np.r_[b_idx, u_idx]]
+    del cid
+    spans = _spans(ts, sel, b_idx, e_idx, u_idx, trace_start, trace_end)
+    n_begins = len(b_idx)
+    s_level = np.r_[level, np.zeros(len(u_idx), np.int32)]
+
+    def tie_keys(rows: np.ndarray, s_event: np.ndarray, s_id: np.ndarray) -> list[np.ndarray]:
+        # the numpy path's order of spans: the begins by (category, name, id, stack level, time, row), then
+        # the unmatched ends by (category, name, id, time, row) (np.lexsort's order: least significant first)
+        ev = s_event[rows]
+        return [ev, cols.ev_ts[ev], s_level[rows], s_id[rows], cols.ev_name[ev], cols.ev_category[ev],
+                rows >= n_begins]  # fmt: skip
+
+    return (*spans, s_id, n_begins, queries, tie_keys)
+
+
+def _order_ties(order: np.ndarray, primary: tuple[np.ndarray, ...], extra) -> None:
+    """Reorder, in place, the runs of ``order`` (a stable order by the ``primary`` columns) equal in all of
+    them by the keys ``extra(rows)`` gives for their rows (np.lexsort's order: least significant first)."""
+    n = len(order)
+    if n < 2:
+        return
+    same = np.ones(n - 1, bool)
+    for key in primary:
+        ks = np.asarray(key)[order]
+        same &= ks[1:] == ks[:-1]
+        del ks
+    if not same.any():
+        return
+    in_run = np.zeros(n, bool)
+    in_run[:-1] = same
+    in_run[1:] |= same
+    at = np.flatnonzero(in_run)
+    run = np.cumsum(np.r_[True, ~same[at[1:] - 1]])
+    rows = order[at]
+    order[at] = rows[np.lexsort([*extra(rows), run])]
 
 
 class _KeyMarkers:
@@ -258,14 +350,18 @@ def _pair(m: _KeyMarkers) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
 
 
 class _InstantQueries:
-    """The async instants' event rows, times and ids, and for each the position (among the begins grouped by
-    (key, stack level they open), ``begins``) of the innermost span of its key open at its timestamp, or
-    -1: what :func:`_bind_instants` needs of the markers, taken before they are dropped."""
+    """The async instants' event rows, times and ids, and for each the position (among the begins of the
+    spans, ``begins``) of the innermost span of its key open at its timestamp, or -1: what
+    :func:`_bind_instants` needs of the markers, taken before they are dropped."""
 
-    def __init__(self, m: _KeyMarkers, begins: np.ndarray) -> None:
+    def __init__(self, ev: np.ndarray, ts: np.ndarray, cid: np.ndarray, pos: np.ndarray) -> None:
+        self.ev, self.ts, self.cid, self.pos = ev, ts, cid, pos
+
+    @classmethod
+    def of_markers(cls, m: _KeyMarkers, begins: np.ndarray) -> _InstantQueries:
+        """The instants of markers ``m``, ``begins`` grouped by (key, stack level they open)."""
         inst = np.flatnonzero(m.k == EventKind.ASYNC_INSTANT)
-        self.ev, self.ts, self.cid = m.ev[inst], m.ts[inst], m.cid_of(inst)
-        self.pos = np.full(len(inst), -1, np.int64)
+        pos = np.full(len(inst), -1, np.int64)
         # Innermost open span of the key = the latest begin before the instant at stack level after - 1.
         after = m.after
         open_ = after[inst] > 0
@@ -274,7 +370,8 @@ class _InstantQueries:
             lane_key = m.seg[begins].astype(np.int64) * levels + after[begins] - 1  # (key, level), ascending
             q = inst[open_]
             q_key = m.seg[q].astype(np.int64) * levels + after[q] - 1
-            self.pos[open_] = np.maximum(pair_searchsorted(lane_key, begins, q_key, q, "right") - 1, 0)
+            pos[open_] = np.maximum(pair_searchsorted(lane_key, begins, q_key, q, "right") - 1, 0)
+        return cls(m.ev[inst], m.ts[inst], m.cid_of(inst), pos)
 
 
 def _bind_instants(
@@ -284,10 +381,13 @@ def _bind_instants(
     span_start: np.ndarray,
     span_end: np.ndarray,
     span_id: np.ndarray,
+    time_ordered: bool = False,
 ) -> tuple[AsyncInstants, int]:
     """Span row of every async instant: the innermost open span of its key, else the single span of its id.
 
-    ``begin_row``: the spans' rows of the begins that ``q.pos`` indexes.
+    ``begin_row``: the spans' rows of the begins that ``q.pos`` indexes. ``time_ordered``: the queries come
+    in time order, not by key (the compiled pairing's): instants of one span at one time are then put in
+    the numpy path's order, by (category, name, id, row).
     """
     span = np.where(q.pos >= 0, begin_row[np.maximum(q.pos, 0)], -1) if len(begin_row) else q.pos.copy()
     # Fallback: exactly one span with the same id covers the instant's timestamp.
@@ -295,15 +395,35 @@ def _bind_instants(
     if len(loose) and len(span_start):
         span[loose] = _single_cover(span_id, span_start, span_end, q.cid[loose], q.ts[loose])
     bound = span >= 0
-    o = lexsort((q.ts[bound], span[bound]))
+    b_span, b_ts = span[bound], q.ts[bound]
+    o = _instant_order(b_span, b_ts, len(span_start)) if time_ordered else lexsort((b_ts, b_span))
+    if time_ordered:
+        b_ev, b_cid = q.ev[bound], q.cid[bound]
+        _order_ties(o, (b_span, b_ts),
+                    lambda rows: [b_ev[rows], b_cid[rows], cols.ev_name[b_ev[rows]], cols.ev_category[b_ev[rows]]])  # fmt: skip
     event = q.ev[bound][o].astype(np.int32)
     out = AsyncInstants(
         ts=Gathered(cols.ev_ts, event),
-        span=span[bound][o].astype(np.int32),
+        span=b_span[o].astype(np.int32),
         event=event,
         name=Gathered(cols.ev_name, event),
     )
     return out, int((~bound).sum())
+
+
+def _instant_order(span: np.ndarray, ts: np.ndarray, n_spans: int) -> np.ndarray:
+    """The stable order of instants (given in time order) by (span, time): by the compiled kernel (a
+    counting sort by span, the few instants of a span by insertion) when it takes them, else by lexsort."""
+    kernels = compiled.span_kernels
+    if kernels is not None and len(span) and n_spans < 1 << 31:
+        order = np.empty(len(span), np.int64)
+        if kernels.group_order(contiguous(span, np.int32), contiguous(ts, np.int64), _NO_KEYS, _NO_KEYS, n_spans, order) == 0:
+            return order
+    return lexsort((ts, span))
+
+
+#: (no keys after the time for :func:`_instant_order`'s kernel)
+_NO_KEYS = np.zeros(0, np.uint64)
 
 
 def _single_cover(
@@ -329,6 +449,17 @@ def _single_cover(
     best = pos_of_rank[val - group * (m + 1)]
     last = np.maximum(started - 1, 0)
     return np.where(covering == 1, by_start[best[last]], -1)
+
+
+def _lanes(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """:func:`assign_lanes`'s lanes, by the compiled kernel (one walk, the busy and free lanes in heaps)
+    when it is built and takes the spans, else by :func:`assign_lanes`."""
+    kernels = compiled.span_kernels
+    if kernels is not None and len(start) < 1 << 31:
+        lane = np.empty(len(start), np.int32)
+        if kernels.first_fit_lanes(contiguous(group, np.uint64), contiguous(start, np.int64), contiguous(end, np.int64), lane) == 0:
+            return lane
+    return assign_lanes(group, start, end)
 
 
 def assign_lanes(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:

@@ -1,27 +1,24 @@
-"""The model build's compiled loops (``slice_kernels``, built from slice_kernels.c) or None: one place decides.
+"""The model build's compiled loops (``slice_kernels``, built from slice_kernels.c) and span kernels
+(``span_kernels``, from span_kernels.c: flows, async spans), each a module or None: one place decides.
 
-The extension is optional (an install without a C compiler still works): every caller keeps its numpy
-path and takes it when :data:`slice_kernels` is None, or when its columns are not what the loops take
-(:func:`plain`). Setting ``FXSCOPE_NO_COMPILED=1`` forces the numpy paths (to compare the two); tests
-switch by assigning :data:`slice_kernels`.
+The extensions are optional (an install without a C compiler still works): every caller keeps its numpy
+path and takes it when its module is None, or when its columns are not what the loops take
+(:func:`plain`), or when a kernel reports that its input is outside what it handles (the numpy path then
+decides what the result is). Setting ``FXSCOPE_NO_COMPILED=1`` forces the numpy paths (to compare the two;
+:func:`fxscope.formats.fxt.compiled.optional_extension`); tests switch by assigning the module attributes.
 """
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 
 import numpy as np
 
 from fxscope.formats.fxt.column_view import ColumnView
+from fxscope.formats.fxt.compiled import optional_extension
 
-slice_kernels: ModuleType | None
-try:
-    from fxscope.core.trace import slice_kernels
-except ImportError:  # not built here: the numpy paths
-    slice_kernels = None
-if os.environ.get("FXSCOPE_NO_COMPILED"):
-    slice_kernels = None
+slice_kernels: ModuleType | None = optional_extension("fxscope.core.trace.slice_kernels")
+span_kernels: ModuleType | None = optional_extension("fxscope.core.trace.span_kernels")
 
 
 def plain(array, *dtypes) -> bool:
@@ -34,6 +31,12 @@ def plain(array, *dtypes) -> bool:
         and array.flags.c_contiguous
         and array.flags.aligned
     )
+
+
+def contiguous(a: np.ndarray, dtype=None) -> np.ndarray:
+    """``a`` as a C-contiguous, aligned, native-order array (of ``dtype`` when given), what the span kernels
+    read: a copy only when ``a`` is not one already."""
+    return np.ascontiguousarray(a, dtype=dtype or a.dtype.newbyteorder("="))
 
 
 def values(column, *dtypes) -> np.ndarray | None:

@@ -117,13 +117,7 @@ class CounterSet:
             stop = np.searchsorted(rel, edges[1:], "left")
         first = np.maximum(carry, 0)
         valid = stop > first
-        # one reduceat over (first, stop) pairs: the even results reduce first[k]:stop[k] (the odd ones, the
-        # gaps between buckets, are dropped); a dummy sample makes ``stop == len(v)`` a valid index
-        pairs = np.empty(2 * n_px, np.int64)
-        pairs[0::2], pairs[1::2] = first, stop
-        padded = np.append(v, 0.0)
-        vmin = np.minimum.reduceat(padded, pairs)[0::2]
-        vmax = np.maximum.reduceat(padded, pairs)[0::2]
+        vmin, vmax = _bucket_min_max(v, first, stop)
         # the value in force at each bucket's end: the last sample before it
         last = v[np.maximum(stop - 1, 0)]
         px = np.flatnonzero(valid)
@@ -218,3 +212,29 @@ def build_counters(cols: FxtColumns, check=None) -> CounterSet:
     ]
     series.sort(key=lambda c: (c.pid, c.name, c.counter_id, c.arg_name))
     return CounterSet(series, non_numeric)
+
+
+def _bucket_min_max(v: np.ndarray, first: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The min and max of ``v[first[k]:stop[k]]`` for each bucket k (``stop`` non-decreasing, at most
+    ``len(v)``; a bucket with ``stop <= first`` gets any value: the caller drops it).
+
+    One reduceat over (first, stop) pairs: the even results reduce first[k]:stop[k] (the odd ones, the gaps
+    between buckets, are dropped). ``stop == len(v)`` is no valid index: the first bucket j that runs to the
+    last sample is the reduceat's last index (which reduces to the end), and the buckets after it hold the
+    last sample alone (all samples are before their start). No copy of the samples (a padded copy was
+    ~0.3 ms a frame per counter zoomed out at 100M events)."""
+    n_px, n = len(first), len(v)
+    j = int(np.searchsorted(stop, n, "left"))  # buckets j.. run to the last sample
+    head = min(j, n_px)
+    idx = np.empty(2 * head + (1 if j < n_px else 0), np.int64)
+    idx[0 : 2 * head : 2], idx[1 : 2 * head : 2] = first[:head], stop[:head]
+    if j < n_px:
+        idx[-1] = first[j]
+    vmin, vmax = np.empty(n_px), np.empty(n_px)
+    for out, ufunc in ((vmin, np.minimum), (vmax, np.maximum)):
+        red = ufunc.reduceat(v, idx)
+        out[:head] = red[0 : 2 * head : 2]
+        if j < n_px:
+            out[j] = red[-1]
+            out[j + 1 :] = v[-1]
+    return vmin, vmax

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxscope.core.trace import compiled
+from fxscope.core.trace.compiled import contiguous
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
@@ -85,6 +87,9 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
     n = len(ts)
     if n == 0 or len(slices) == 0:
         return np.full(n, -1, np.int64)
+    bound = _bind_compiled(slices, thread, ts, event)
+    if bound is not None:
+        return bound
     cand = pair_searchsorted(slices.thread, slices.ts, thread, ts, "right") - 1
     s_thread, s_ts, s_event = slices.thread, slices.ts, slices.event
     # same timestamp, but the slice's begin record comes later in the file: not open yet
@@ -104,6 +109,29 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
         cand[todo] = slices.parent[cand[todo]]
         todo = todo[cand[todo] >= 0]
     return cand
+
+
+def _bind_compiled(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event: np.ndarray) -> np.ndarray | None:
+    """:func:`bind_to_slices` by the compiled kernel (one walk in time order, a cursor per thread), or None
+    when it is not built or declines the input (the numpy path then answers)."""
+    kernels = compiled.span_kernels
+    th = slices.thread
+    if kernels is None or not isinstance(th, Gathered) or th.missing is not None or th.index is not slices.event:
+        return None
+    source = th.source
+    thread = np.asarray(thread)
+    if source.dtype.kind != "i" or thread.dtype != source.dtype or not source.dtype.isnative:
+        return None
+    event = np.asarray(event)
+    if event.dtype not in (np.int32, np.int64):  # (the rows of kind_rows)
+        return None
+    out = np.empty(len(ts), np.int64)
+    status = kernels.bind_to_slices(
+        contiguous(slices.ts, np.int64), contiguous(slices.dur, np.int64), contiguous(slices.event, np.int32),
+        contiguous(slices.parent, np.int32), contiguous(source), source.dtype.itemsize, contiguous(thread),
+        contiguous(ts, np.int64), contiguous(event), event.dtype.itemsize, out,
+    )  # fmt: skip
+    return out if status == 0 else None
 
 
 def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
@@ -126,6 +154,17 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     del keep, ts  # (gathered again for the links only: one column fewer alive while the keys are made)
     k = kind[sel]
     fid = cols.ev_data[sel]
+    check()
+    linked = _links_compiled(k, fid, thread_pids(cols, thread))
+    if linked is not None:  # (compiled: links in time order, each with its key's process)
+        del thread, k
+        a, b, key_pid, dropped = linked
+        # the numpy path's links come by key (process, id), then time: the same order for equal sources
+        # (these come by time: ordered by key where their sources are equal, then as they come)
+        keys = (fid[b], key_pid)
+        del fid, key_pid
+        check()
+        return _table(cols, slices, sel, bound, a, b, keys, unbound, dropped)
     key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k)
     del thread
     dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
@@ -140,12 +179,21 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     a, b = _links(by_key, dropped)  # (it empties ``by_key``: the keys are freed once their runs are found)
     a, b = idx[a], idx[b]
     del idx
-
     check()
+    return _table(cols, slices, sel, bound, a, b, None, unbound, dropped)
+
+
+def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndarray, a: np.ndarray,
+           b: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None, unbound: int,
+           dropped: dict[str, int]) -> FlowTable:  # fmt: skip
+    """The links (source and destination positions ``a``, ``b`` among the bound flow events ``sel``) as a
+    table: each pointing from the earlier slice to the later one, sorted by (source slice, source time),
+    then by their key (``keys``: each link's flow id and key process, when given), then as given."""
     s_slice, d_slice = bound[a], bound[b]
     swap = slices.ts[s_slice] > slices.ts[d_slice]
     a, b = np.where(swap, b, a), np.where(swap, a, b)
-    order = lexsort((cols.ev_ts[sel[a]], bound[a]))
+    del swap, s_slice, d_slice
+    order = _link_order(bound[a], cols.ev_ts[sel[a]], keys, len(slices))
     a, b = a[order], b[order]
     src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
     return FlowTable(
@@ -159,6 +207,43 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
         unbound=unbound,
         dropped=dropped,
     )
+
+
+def _link_order(src_slice: np.ndarray, src_ts: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None,
+                n_slices: int) -> np.ndarray:  # fmt: skip
+    """The stable order of links by (source slice, source time), then by ``keys`` (flow id, key process)
+    when given: by the compiled kernel (a counting sort by slice) when it is built and takes them, else by
+    :func:`lexsort`."""
+    if keys is None:
+        return lexsort((src_ts, src_slice))
+    fid, key_pid = keys
+    kernels = compiled.span_kernels
+    if kernels is not None and len(src_slice):
+        order = np.empty(len(src_slice), np.int64)
+        status = kernels.group_order(contiguous(src_slice, np.int32), contiguous(src_ts, np.int64), contiguous(key_pid, np.uint64),
+                                     contiguous(fid, np.uint64), n_slices, order)  # fmt: skip
+        if status == 0:
+            return order
+    return lexsort((fid, key_pid, src_ts, src_slice))
+
+
+def _links_compiled(
+    k: np.ndarray, fid: np.ndarray, pid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]] | None:
+    """The flow events' links by the compiled kernel (one walk in time order, the active flows in a hash
+    table): (source positions, destination positions ascending, each link's key process, the dropped
+    counts), as :func:`_key_process` and :func:`_links` find them; None when it is not built."""
+    kernels = compiled.span_kernels
+    if kernels is None or len(k) >= 1 << 31:
+        return None
+    m = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (links end at a step or an end)
+    a, b, key_pid = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64)
+    n, ambiguous, no_start, without, duplicate = kernels.flow_links(
+        contiguous(k, np.uint8), contiguous(fid, np.uint64), contiguous(pid, np.uint64),
+        int(EventKind.FLOW_BEGIN), int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), a, b, key_pid,
+    )  # fmt: skip
+    dropped = {"ambiguous": ambiguous, "without_start": no_start + without, "duplicate_begin": duplicate}
+    return a[:n], b[:n], key_pid[:n], dropped
 
 
 def _links(by_key: list[np.ndarray], dropped: dict[str, int]) -> tuple[np.ndarray, ...]:

@@ -298,10 +298,10 @@ class TraceModel:
         for pid, lanes in t.tracks():
             bases[pid] = base
             base += lanes
-        pids = t.pid.astype(np.int64)
-        uniq, inv = np.unique(pids, return_inverse=True)
-        lut = np.array([bases[int(p)] for p in uniq.tolist()], np.int64)
-        lane = (lut[inv.reshape(-1)] + t.lane).astype(np.int32) if len(t) else np.zeros(0, np.int32)
+        # the table is sorted by pid, each process's rows one run: its base added run by run (no sort of the
+        # pids, nor a gather of them)
+        base_of_run = np.array([bases[int(p)] for p in t.pids.tolist()], np.int32)
+        lane = t.lane + np.repeat(base_of_run, np.diff(t.pid_start)) if len(t) else np.zeros(0, np.int32)
         pyramid = SlicePyramid(t.start, Difference(t.end, t.start), lane, base, self.start_ns,
                                self.end_ns - self.start_ns, check=self._check)  # fmt: skip
         return pyramid, bases

@@ -137,7 +137,7 @@ class Wakeups:
         rows = group[lo:hi]
         if tid is not None and cpu is not None:
             rows = rows[self.cpu[rows] == cpu]
-        return rows.astype(np.int64)
+        return rows.astype(np.int64, copy=False)  # (a view of the group's rows: no copy per frame)
 
 
 @dataclass

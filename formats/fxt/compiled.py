@@ -7,16 +7,23 @@ paths (to compare the two); tests switch by assigning :data:`record_scan`.
 
 from __future__ import annotations
 
+import importlib
 import os
 from types import ModuleType
 
-record_scan: ModuleType | None
-try:
-    from fxscope.formats.fxt import record_scan
-except ImportError:  # not built here: the numpy paths
-    record_scan = None
-if os.environ.get("FXSCOPE_NO_COMPILED"):
-    record_scan = None
+
+def optional_extension(name: str) -> ModuleType | None:
+    """The compiled extension module ``name``, or None when it was not built here or
+    ``FXSCOPE_NO_COMPILED`` is set (its callers then take their numpy paths)."""
+    if os.environ.get("FXSCOPE_NO_COMPILED"):
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:  # not built here: the numpy paths
+        return None
+
+
+record_scan: ModuleType | None = optional_extension("fxscope.formats.fxt.record_scan")
 
 
 def contiguous_words(words) -> bool:

@@ -333,6 +333,51 @@ def test_clicking_a_cpu_slice_shows_its_wakeup_and_links_to_the_thread_state(win
     assert strip.last_wakeups >= 1
 
 
+def test_state_strip_wakeup_marks_read_in_chunks_match_reading_them_all(window, qtbot) -> None:
+    """The strip reads its wakeups in chunks and stops once they are clutter: the pixels it marks, and
+    whether it marks any, are those of reading every wakeup in view (a first chunk of 5 here: across the
+    joins; and the sample read first decides only when it is clutter)."""
+    from fxscope.app.timeline.lane_item import run_starts
+
+    tab = window.current_tab()
+    timeline, model = tab.timeline, tab.model
+    wakeups = model.sched.wakeups
+    strip = max((lane.item for lane in timeline.lanes() if lane.key[0] == "state"),
+                key=lambda item: len(wakeups.rows_in(model.start_ns, model.end_ns + 1, tid=item.tid)))  # fmt: skip
+    rows = wakeups.rows_in(model.start_ns, model.end_ns + 1, tid=strip.tid)
+    assert len(rows) > 20
+    strip.WAKEUP_CHUNK = 5
+    joined = 0
+    for sx in (10.0, 100.0, 1e3, 1e5, 1e9):  # pixels a second: wakeups sharing pixels, then each its own
+        every = np.floor(strip.px(wakeups.ts[rows], sx, 3.0))
+        every = every[run_starts(every)]
+        for most in (1.0, len(every) - 1.0, float(len(every)), 1e9):
+            got = strip._wakeup_pixels(wakeups.ts, rows, sx, 3.0, most)
+            if len(every) > most:
+                assert got is None
+            else:
+                assert got is not None and got.tolist() == every.tolist()
+                joined += len(rows) > 5  # (read in more than one chunk)
+    assert joined
+
+
+def test_box_colours_from_the_colour_table_are_those_of_searching_the_name_ids(window) -> None:
+    """CPU lanes and state strips colour their boxes from a table of their name ids' colours: every id,
+    between, below and above the names, gets the colour that searching the sorted ids gives."""
+    timeline = window.current_tab().timeline
+    items = [lane.item for lane in timeline.lanes() if lane.key[0] in ("cpu", "state")]
+    assert {item.kind for item in items} == {"cpu", "state"}
+    for item in items:
+        ids = item._name_ids
+        names = np.r_[ids, ids - 1, ids + 1, ids.min() - 1000, ids.max() + 1000, -(2**62), 2**62].astype(np.int64)
+        searched = item._name_colours[np.searchsorted(ids, names).clip(0, len(ids) - 1)]
+        assert item._colour_table() is not None
+        assert item._colours_of(names).tolist() == searched.tolist()
+        item.COLOUR_TABLE_SPAN = 0  # (the search itself, as for ids spread over a wide range)
+        item._colour_table_of = None
+        assert item._colour_table() is None and item._colours_of(names).tolist() == searched.tolist()
+
+
 def test_clicking_a_counter_selects_the_sample_in_force_and_hovering_names_what_is_under_the_pointer(window, qtbot) -> None:
     from fxscope.core.trace.details import counter_row
 

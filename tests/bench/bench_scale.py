@@ -1,7 +1,8 @@
 """Scale benchmark (issue 18): how reading and modelling a trace grow with its size, in time and memory.
 
-Run: ``.venv/bin/python tests/bench/bench_scale.py [--sizes 10m,30m] [--frame]`` (``--sizes 100m`` for the
-largest; 100M events is a ~3 GB file and needs ~3 GB free to generate). Not a unit test: it takes minutes.
+Run: ``.venv/bin/python tests/bench/bench_scale.py [--sizes 10m,30m] [--frame] [--window-only] [--during]``
+(``--sizes 100m`` for the largest; 100M events is a ~3 GB file and needs ~3 GB free to generate). Not a unit
+test: it takes minutes.
 
 Generates (once, cached under tests/bench/.cache/) traces with scheduling records
 (``python -m fxscope generate --events N --scheduling``), then measures each size in a fresh subprocess:
@@ -29,7 +30,14 @@ track kinds a large trace's window builds after its first frame are all drawn), 
 the peak RSS of that process; with the search, ``frame.first_search_*``: a search typed in that window 0.5 s
 after its first frame, the time until a count shows (``_count_s``: without the argument index, whose build
 runs in the background, the count says "N+ matches, indexing arguments…"), until every match is counted
-(``_s``), and the UI thread's longest stall meanwhile.
+(``_s``), and the UI thread's longest stall meanwhile. Then, once the search index's background build is done
+too (``frame.index_done_s``), the window's frames as ``bench_timeline.py`` draws them (its code, imported:
+the full view cold and repainted, the jump to a 1 ms window and it cold, 60 pan/zoom steps):
+``frame.p50_ms`` / ``frame.p95_ms`` over the full, 1 ms and pan/zoom frames (issue 18's goal at 100M: 16 /
+33 ms) and the longest frame (``frame.max_ms``, the jump's too: a stall the p95 hides), the same per level,
+and the UI thread's CPU time per frame (``cpu_``: less inflated than the wall clock on a loaded machine).
+``--during`` also draws pan/zoom frames while the background build runs (``frame.during_build.*``; they
+lengthen ``frame.background_done_s``); ``--window-only`` runs the window's child alone (no load child).
 
 The load child also times the search without the argument index (``search.names_only_s``), the index's build
 (``search.index_build_s``) and a search with it (``search.indexed_s``), and the analysis panel of the whole
@@ -50,7 +58,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (run as a script: its sibling benchmarks)
 import itertools
 
-from bench_timeline import WINDOW_WITH_GAP_TIMER
+from bench_timeline import FRAME_STEPS, WINDOW_WITH_GAP_TIMER, percentile
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -248,9 +256,18 @@ if window.tabs.count():
         time.sleep(0.005)
 tracks_s = time.perf_counter() - t0
 deferred = getattr(window.tabs.widget(0), "deferred", None) if window.tabs.count() else None
+widget = window.tabs.widget(0).timeline
+""" + FRAME_STEPS + r"""
+during = sys.argv[3] == "during"  # pan/zoom frames while the build runs (else the build runs alone)
+i, during_ms = 0, []
 while deferred is not None and deferred.pending() and time.perf_counter() - t0 < 900:
-    app.processEvents()  # the rest of the background build (flows, statistics): the peak memory includes it
-    time.sleep(0.005)
+    if during:  # (a navigation step, one frame, as bench_timeline's during_build)
+        step(i)
+        during_ms.append(frame(redraw=False, level="during_build"))
+        i += 1
+    else:
+        app.processEvents()  # the rest of the background build (flows, statistics): the peak memory includes it
+        time.sleep(0.005)
 later_s = time.perf_counter() - t0
 frame_gap = max(gaps) if gaps else 0.0
 search = {}
@@ -272,8 +289,21 @@ if sys.argv[2] == "search":  # the first search typed right after: the UI's long
               "search_first_status": said, "search_status": timeline.search_status.text(),
               "search_first_count_s": done if first_count is None else first_count,
               "search_first_count_status": first_count_status or timeline.search_status.text()}
+# the frames of the loaded trace, as bench_timeline's: once the search index's background build (started
+# when the later tables are in, or by the search above) is done too
+sampler.mark("frames")
+indexing = widget.search_indexing
+while not indexing.ready() and not (indexing.worker is not None and indexing.worker.isFinished()) \
+        and time.perf_counter() - t0 < 1800:  # (its start is queued after the later tables' end)
+    app.processEvents()
+    time.sleep(0.005)
+index_s = time.perf_counter() - t0
+app.processEvents()
+levels = {"during_build": during_ms, **navigation_levels()} if during_ms else navigation_levels()
 end = sampler.stop()
-print(json.dumps({"tab_s": (tab_at or float("nan")) - t0, "first_frame_s": (Painted.at or float("nan")) - t0,
+print(json.dumps({"levels": levels, "cpu": cpu, "paints_per_frame": [min(paints), max(paints)] if paints else [],
+                  "index_done_s": index_s, "load_avg": os.getloadavg()[0],
+                  "tab_s": (tab_at or float("nan")) - t0, "first_frame_s": (Painted.at or float("nan")) - t0,
                   "first_frame_cpu_s": (Painted.cpu or float("nan")) - cpu0, "all_tracks_s": tracks_s, "later_s": later_s, **search,
                   "max_gap_ms": frame_gap, "peak_hwm": end["VmHWM"],
                   "peak_anon": sampler.peak_anon, "peak_anon_phase": sampler.peak_anon_phase, "base_anon": base_anon,
@@ -301,9 +331,8 @@ def _child(code: str, path: Path, *args: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(events: int, frame: bool, search: bool) -> dict:
-    """The figures of one size (see the module docstring), each from a fresh process."""
-    path = trace_path(events)
+def _load_figures(path: Path, search: bool) -> dict:
+    """The load child's figures of one trace (read, model build, memory, search, analysis)."""
     r = _child(_CHILD_LOAD, path, "search" if search else "no-search")
     size = path.stat().st_size
     fig: dict[str, float] = {"events": r["events"], "file_mb": size / 1e6, "read_s": r["read_s"],
@@ -336,8 +365,18 @@ def measure(events: int, frame: bool, search: bool) -> dict:
     fig["load_avg_1min"] = r["load_avg"]  # (the machine's, at the end of the load child: figures are noisy)
     for phase, anon in r["phase_anon"].items():
         fig[f"anon_in.{phase}_mb"] = anon / 1e6
-    if frame:
-        f = _child(_CHILD_FRAME, path, "search" if search else "no-search")
+    return fig
+
+
+def measure(events: int, frame: bool, search: bool, during: bool = False, window_only: bool = False) -> dict:
+    """The figures of one size (see the module docstring), each from a fresh process. ``window_only``: the
+    window's child alone (``--frame`` without the load child's figures); ``during``: its navigation frames
+    also while the background build runs."""
+    path = trace_path(events)
+    size = path.stat().st_size
+    fig = {"file_mb": size / 1e6} if window_only else _load_figures(path, search)
+    if frame or window_only:
+        f = _child(_CHILD_FRAME, path, "search" if search else "no-search", "during" if during else "after")
         fig["first_frame_s"] = f["first_frame_s"]
         fig["first_frame_cpu_s"] = f["first_frame_cpu_s"]  # all threads' CPU time until then (less noisy under load)
         fig["frame.tab_s"] = f["tab_s"]
@@ -355,6 +394,29 @@ def measure(events: int, frame: bool, search: bool) -> dict:
             fig["frame.first_search_count_status"] = repr(f["search_first_count_status"])
             fig["frame.first_search_max_ui_gap_ms"] = f["search_max_gap_ms"]
             fig["frame.first_search_status"] = f"{f['search_first_status']!r} then {f['search_status']!r}"
+        fig.update(_frame_times(f))
+    return fig
+
+
+def _frame_times(f: dict) -> dict:
+    """The window child's navigation frames (bench_timeline's levels, drawn once the background build and the
+    search index are done): wall p50/p95 of every frame (full, 1ms, pan_zoom; as bench_timeline's overall
+    figure) and per level, with the UI thread's CPU per frame (less inflated on a loaded machine)."""
+    fig: dict = {"frame.index_done_s": f["index_done_s"]}
+    apart = ("full_repaint", "during_build", "1ms_jump")  # (as bench_timeline's overall figures)
+    every = [ms for level, frames in f["levels"].items() if level not in apart for ms in frames]
+    every_cpu = [ms for level, c in f["cpu"].items() if level not in apart for ms in c]
+    fig["frame.p50_ms"], fig["frame.p95_ms"] = percentile(every, 0.5), percentile(every, 0.95)
+    fig["frame.cpu_p50_ms"], fig["frame.cpu_p95_ms"] = percentile(every_cpu, 0.5), percentile(every_cpu, 0.95)
+    # the longest frame after the build, the jump to the 1 ms window included: a stall the p95 hides
+    fig["frame.max_ms"] = max(ms for level, v in f["levels"].items() if level != "during_build" for ms in v)
+    fig["frame.cpu_max_ms"] = max(ms for level, c in f["cpu"].items() if level != "during_build" for ms in c)
+    for level, frames in f["levels"].items():
+        c = f["cpu"][level]
+        fig[f"frame.{level}.p50_ms"], fig[f"frame.{level}.p95_ms"] = percentile(frames, 0.5), percentile(frames, 0.95)
+        fig[f"frame.{level}.cpu_p50_ms"], fig[f"frame.{level}.cpu_p95_ms"] = percentile(c, 0.5), percentile(c, 0.95)
+    fig["frame.paints_per_frame"] = "..".join(map(str, f["paints_per_frame"]))  # (of the timeline view: 1)
+    fig["frame.load_avg_1min"] = f["load_avg"]  # (the machine's, after the frames)
     return fig
 
 
@@ -388,6 +450,11 @@ def main() -> None:
     parser.add_argument("--search", choices=("auto", "yes", "no"), default="auto",
                         help="time the first search after the load (builds the search index; auto: below 100M "
                         "events, as it needs ~25 more bytes an event)")  # fmt: skip
+    parser.add_argument("--window-only", action="store_true",
+                        help="only the window's child (--frame's figures, without the load child's)")
+    parser.add_argument("--during", action="store_true",
+                        help="with --frame: pan/zoom frames also while the window's background build runs "
+                        "(frame.during_build.*; it lengthens frame.background_done_s)")  # fmt: skip
     args = parser.parse_args()
     names = [s.strip().lower() for s in args.sizes.split(",") if s.strip()]
     for n in names:
@@ -398,7 +465,7 @@ def main() -> None:
     figs = []
     for n in names:
         search = args.search == "yes" or (args.search == "auto" and SIZES[n] < 100_000_000)
-        figs.append(measure(SIZES[n], args.frame, search))
+        figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only))
         print(f"{n}: done", file=sys.stderr, flush=True)
     print_table(names, figs)
     if args.json:

@@ -13,6 +13,8 @@ built in a background thread once the view is up: ``background_build_s`` is how 
 ``frame_ms_p50[during_build]`` the pan/zoom frames drawn while it runs (the build and the UI thread share
 the interpreter's lock: those frames wait for it). They are reported apart; the overall figures are the
 frames of a loaded trace, after the build.
+``frame_ms_p50[1ms_jump]`` is the one frame of the jump from the full view to the 1 ms window (what the
+views build on first use zoomed in is built in it; not in the overall figures).
 The full and 1 ms levels are cold frames: every track draws from the model again (the pictures the
 tracks keep between frames dropped); ``full_repaint`` is the full view painted again unchanged (what a
 tooltip or the pointer over a counter costs; not in the overall figures); pan/zoom steps use the pictures
@@ -40,48 +42,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(__file__).resolve().parent / ".cache"
 
-_CHILD = r"""
-import json, os, statistics, sys, time
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-import numpy as np
-from fxscope.app.gui import application
-app = application()
-from fxscope.core.trace.model import TraceModel
-from fxscope.core.trace.prepare import defers_later_steps, prepare_model
-from fxscope.app.deferred_tables import DeferredTables
-from fxscope.formats.fxt.reader import read_fxt
-from fxscope.app.timeline.widget import TimelineWidget
-
-path, events = sys.argv[1], int(sys.argv[2])
-t0 = time.perf_counter()
-cols = read_fxt(path)
-t1 = time.perf_counter()
-model = TraceModel(cols)
-# the tables the first frame needs, as the app's loader builds them; a large trace's later tables (flows,
-# statistics) and the search index follow in the background once the window is up (below)
-prepare_model(model, first_frame_only=defers_later_steps(model))
-t2 = time.perf_counter()
-
-def nbytes(obj, seen):
-    if id(obj) in seen:
-        return 0
-    seen.add(id(obj))
-    if isinstance(obj, np.ndarray):  # owned memory only: views, and arrays over the mapped file, are not
-        return obj.nbytes if obj.flags.owndata else 0
-    if isinstance(obj, (list, tuple)):
-        return sum(nbytes(o, seen) for o in obj)
-    if isinstance(obj, dict):
-        return sum(nbytes(v, seen) for v in obj.values())
-    if hasattr(obj, "__dict__"):
-        return sum(nbytes(v, seen) for k, v in vars(obj).items() if k not in ("cols",))
-    return 0
-
-
-widget = TimelineWidget(model)
-widget.resize(1920, 1080)
-widget.show()
-app.processEvents()
-
+#: the frame timing shared with bench_scale.py (``widget``: a shown TimelineWidget): ``frame()`` draws one
+#: frame as the app does and returns its wall time in ms (the UI thread's CPU time per level in ``cpu``, the
+#: paints of the view per frame in ``paints``), ``step(i)`` is the i-th of the pan/zoom navigation steps
+FRAME_STEPS = r"""
 from PySide6.QtCore import QEvent, QObject
 
 class PaintCounter(QObject):
@@ -133,6 +97,72 @@ def step(i):
     else:
         widget.pan(-0.1)
 
+def navigation_levels():
+    # the frames of a loaded trace, by level: the full view drawn cold (5) and repainted unchanged (5), the
+    # jump to a 1 ms window in the middle (1) and that window drawn cold (5), then 60 pan/zoom steps from the
+    # full view
+    levels = {}
+    widget.fit_all(); app.processEvents()  # settle (not measured)
+    levels["full"] = [frame(cold=True, level="full") for _ in range(5)]
+    levels["full_repaint"] = [frame(level="full_repaint") for _ in range(5)]
+    mid = (widget.model.start_ns + widget.model.end_ns) // 2
+    widget.set_range_ns(mid, mid + 1_000_000)
+    # the first frame of that window (not in the overall figures): what the views build on first use past the
+    # pyramid's finest level is built in it
+    levels["1ms_jump"] = [frame(redraw=False, level="1ms_jump")]
+    levels["1ms"] = [frame(cold=True, level="1ms") for _ in range(5)]
+    steps = []
+    for i in range(60):
+        step(i)
+        steps.append(frame(redraw=False, level="pan_zoom"))
+    levels["pan_zoom"] = steps
+    return levels
+
+"""
+
+_CHILD = r"""
+import json, os, statistics, sys, time
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import numpy as np
+from fxscope.app.gui import application
+app = application()
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import defers_later_steps, prepare_model
+from fxscope.app.deferred_tables import DeferredTables
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.app.timeline.widget import TimelineWidget
+
+path, events = sys.argv[1], int(sys.argv[2])
+t0 = time.perf_counter()
+cols = read_fxt(path)
+t1 = time.perf_counter()
+model = TraceModel(cols)
+# the tables the first frame needs, as the app's loader builds them; a large trace's later tables (flows,
+# statistics) and the search index follow in the background once the window is up (below)
+prepare_model(model, first_frame_only=defers_later_steps(model))
+t2 = time.perf_counter()
+
+def nbytes(obj, seen):
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):  # owned memory only: views, and arrays over the mapped file, are not
+        return obj.nbytes if obj.flags.owndata else 0
+    if isinstance(obj, (list, tuple)):
+        return sum(nbytes(o, seen) for o in obj)
+    if isinstance(obj, dict):
+        return sum(nbytes(v, seen) for v in obj.values())
+    if hasattr(obj, "__dict__"):
+        return sum(nbytes(v, seen) for k, v in vars(obj).items() if k not in ("cols",))
+    return 0
+
+
+widget = TimelineWidget(model)
+widget.resize(1920, 1080)
+widget.show()
+app.processEvents()
+
+""" + FRAME_STEPS + r"""
 # the window's background builds after its first frame, as a large trace's tab runs them (the later tables,
 # then the search index): navigation frames while they run are measured apart, and how long they take
 levels = {}
@@ -162,17 +192,7 @@ app.processEvents()
 background_s = time.perf_counter() - b0
 paused_s = sum(getattr(w, "paused_s", 0.0) for w in (deferred and deferred.worker, indexing.worker) if w is not None)
 levels["during_build"] = during
-widget.fit_all(); app.processEvents()  # settle (not measured)
-levels["full"] = [frame(cold=True, level="full") for _ in range(5)]
-levels["full_repaint"] = [frame(level="full_repaint") for _ in range(5)]
-mid = (model.start_ns + model.end_ns) // 2
-widget.set_range_ns(mid, mid + 1_000_000); app.processEvents()  # settle
-levels["1ms"] = [frame(cold=True, level="1ms") for _ in range(5)]
-steps = []
-for i in range(60):
-    step(i)
-    steps.append(frame(redraw=False, level="pan_zoom"))
-levels["pan_zoom"] = steps
+levels.update(navigation_levels())
 # the peer: the full view again with level-of-detail merging off (every slice becomes a box)
 lod = model.visible
 model.visible = lambda track, a, b, ns_per_px: lod(track, a, b, 1e-3)
@@ -287,7 +307,7 @@ def _trace(events: int) -> Path:
     return path
 
 
-def _pct(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
@@ -309,20 +329,20 @@ def main() -> None:
     print(f"model_bytes_per_event: {r['model_bytes'] / r['events']:.1f}  (reader columns + model tables and indexes after the frames, owned memory)")
     every = []
     for level, frames in r["levels"].items():
-        every += frames if level not in ("full_repaint", "during_build") else []
+        every += frames if level not in ("full_repaint", "during_build", "1ms_jump") else []
         c = r["cpu"][level]
-        print(f"frame_ms_p50[{level}]: {_pct(frames, 0.5):.1f}  p95: {_pct(frames, 0.95):.1f}"
-              f"  (UI thread CPU p50 {_pct(c, 0.5):.1f} p95 {_pct(c, 0.95):.1f})"
+        print(f"frame_ms_p50[{level}]: {percentile(frames, 0.5):.1f}  p95: {percentile(frames, 0.95):.1f}"
+              f"  (UI thread CPU p50 {percentile(c, 0.5):.1f} p95 {percentile(c, 0.95):.1f})"
               + (f"  ({len(frames)} pan/zoom frames while the background build ran)" if level == "during_build" else ""))
     print(f"background_build_s: {r['background_s']:.2f}  (the later tables and the search index, built in the"
           f" background after the first frame; it paused {r['paused_s']:.2f} s in all for the UI, whose"
           f" {len(r['levels']['during_build'])} frames of navigation took its first {r['during_s']:.2f} s)")
-    print(f"frame_ms_p50: {_pct(every, 0.5):.1f}  (every frame after the background build: full, 1ms, pan_zoom)")
-    print(f"frame_ms_p95: {_pct(every, 0.95):.1f}")
-    full, peer = _pct(r["levels"]["full"], 0.5), _pct(r["peer_full"], 0.5)
+    print(f"frame_ms_p50: {percentile(every, 0.5):.1f}  (every frame after the background build: full, 1ms, pan_zoom)")
+    print(f"frame_ms_p95: {percentile(every, 0.95):.1f}")
+    full, peer = percentile(r["levels"]["full"], 0.5), percentile(r["peer_full"], 0.5)
     print(f"paints_per_frame: {r['paints_per_frame'][0]}..{r['paints_per_frame'][1]}  (of the timeline view; must be 1)")
     print(f"peer_frame_ms_full_without_lod: {peer:.1f}  (ratio {peer / max(full, 1e-9):.1f}x; both cold frames;"
-          f" UI thread CPU ratio {_pct(r['cpu']['peer'], 0.5) / max(_pct(r['cpu']['full'], 0.5), 1e-9):.1f}x)")
+          f" UI thread CPU ratio {percentile(r['cpu']['peer'], 0.5) / max(percentile(r['cpu']['full'], 0.5), 1e-9):.1f}x)")
     print(f"machine load: {os.getloadavg()[0]:.1f} (1 min average; {os.cpu_count()} CPUs)")
     load = subprocess.run([sys.executable, "-c", _CHILD_LOAD, str(path)], capture_output=True, text=True,
                           env=env, cwd=ROOT)  # fmt: skip

@@ -36,6 +36,7 @@ def test_bundle_builds_and_starts(tmp_path: Path) -> None:
     assert not [p for p in internal.rglob("*") if p.name in ("pytest", "_pytest", "hypothesis", "tkinter")]
     assert list(internal.rglob("record_scan*.so")), "the FXT reader's compiled loops are not in the bundle"
     assert list(internal.rglob("slice_kernels*.so")), "the model build's compiled loops are not in the bundle"
+    assert list(internal.rglob("span_kernels*.so")), "the model's compiled span kernels are not in the bundle"
     assert (internal / "fxscope" / "resources" / "demo" / ".build-id" / "5c"
             / "7743dceebb74fe9bb07feedcededf0da0e852d.debug").is_file()
 

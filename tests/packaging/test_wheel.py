@@ -60,6 +60,8 @@ def test_wheel_holds_every_resource_file(dist: Path) -> None:
     # core/trace/slice_kernels.c
     assert [m for m in members if m.startswith("fxscope/formats/fxt/record_scan.") and m.endswith(".so")]
     assert [m for m in members if m.startswith("fxscope/core/trace/slice_kernels.") and m.endswith(".so")]
+    # the model's compiled span kernels, built from core/trace/span_kernels.c
+    assert [m for m in members if m.startswith("fxscope/core/trace/span_kernels.") and m.endswith(".so")]
 
 
 def test_wheel_installs_one_top_level_package(dist: Path) -> None:
@@ -76,7 +78,7 @@ def test_sdist_carries_packaging_and_tests(dist: Path) -> None:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     for path in ("packaging/linux/install.sh", "packaging/linux/fxscope.xml", "packaging/fxscope.spec",
                  "packaging/build-bundle.sh", "resources/icons/fxscope.svg", "tests/conftest.py",
-                 "formats/fxt/record_scan.c", "core/trace/slice_kernels.c"):
+                 "formats/fxt/record_scan.c", "core/trace/slice_kernels.c", "core/trace/span_kernels.c"):
         assert path in names
 
 
@@ -104,14 +106,14 @@ def test_installed_fxscope_runs_without_the_source_tree(venv: Path, tmp_path: Pa
     where = _run(venv, str(venv / "bin" / "python"), "-c",
                  "from fxscope import app, core, formats, resources; "
                  "from fxscope.formats.fxt.compiled import record_scan; "
-                 "from fxscope.core.trace.compiled import slice_kernels; "
+                 "from fxscope.core.trace.compiled import slice_kernels, span_kernels; "
                  "print(app.__file__, core.__file__, formats.__file__, resources.DEMO_TRACE, resources.DEMO_CRASH_LOG, "
-                 "record_scan.__file__, slice_kernels.__file__)",
+                 "record_scan.__file__, slice_kernels.__file__, span_kernels.__file__)",
                  cwd=tmp_path)
     assert where.returncode == 0, where.stderr
     paths = [Path(p) for p in where.stdout.split()]
     assert all(p.is_relative_to(venv) and p.exists() for p in paths), paths
-    demo_trace, crash_log = paths[3], paths[4]  # (paths[5], [6]: the compiled record and model loops, from the wheel)
+    demo_trace, crash_log = paths[3], paths[4]  # (paths[5:]: the compiled record and model loops, from the wheel)
 
     version = _run(venv, fxscope, "--version", cwd=tmp_path)
     assert version.stdout.strip() == "fxscope 0.1.0", version.stderr

@@ -55,3 +55,19 @@ def slice_loops(request, monkeypatch) -> str:
             "reinstall with `pip install -e .` on a machine with gcc and the Python headers"
         )
     return request.param
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def span_paths(request, monkeypatch) -> str:
+    """Run the test once with the span kernels (core/trace/span_kernels.c: flows, async spans) and once
+    with the numpy paths an install without a C compiler takes."""
+    from fxscope.core.trace import compiled
+
+    if request.param == "numpy":
+        monkeypatch.setattr(compiled, "span_kernels", None)
+    elif compiled.span_kernels is None:
+        raise RuntimeError(
+            "fxscope.core.trace.span_kernels was not built (no C compiler at install time?): "
+            "reinstall with `pip install -e .` on a machine with gcc and the Python headers"
+        )
+    return request.param

@@ -10,6 +10,9 @@ from fxscope.core.trace.async_spans import FLAG_UNCLOSED, FLAG_UNMATCHED_END, as
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt_bytes
 
+#: every test here runs with the span kernels and with the numpy paths
+pytestmark = pytest.mark.usefixtures("span_paths")
+
 A = (1, 10)
 A2 = (1, 11)
 B = (2, 20)
@@ -165,3 +168,22 @@ def test_generated_trace_spans_chain_across_units() -> None:
     inst = table.instants
     assert ((inst.ts >= table.start[inst.span]) & (inst.ts <= table.end[inst.span])).all()
 
+
+
+def test_async_pyramid_lanes_are_each_process_base_plus_its_lane() -> None:
+    """The pyramid's lane of a span is its process's first lane (processes by pid) plus its lane there:
+    every span is found in its lane at the finest level, and in no other."""
+    from fxscope.core.trace.model import TraceModel
+
+    model = TraceModel(read_fxt_bytes(generate_trace(3_000, seed=3)))
+    t = model.async_spans
+    pyramid, bases = model.async_pyramid
+    assert len(bases) > 1 and list(bases) == sorted(bases)
+    level = pyramid.levels[0]
+    found = np.full(len(t), -1)
+    for pid, lanes in t.tracks():
+        for lane in range(lanes):
+            rows = pyramid.query(level, bases[pid] + lane, model.start_ns, model.end_ns + 1)[0]
+            assert (np.asarray(t.pid)[rows] == pid).all() and (t.lane[rows] == lane).all()
+            found[rows] = bases[pid] + lane
+    assert (found >= 0).all()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.core.trace.flows import build_flows
 from fxscope.core.trace.slices import build_slices
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt_bytes
+
+#: every test here runs with the span kernels and with the numpy paths
+pytestmark = pytest.mark.usefixtures("span_paths")
 
 P1A = (1, 10)
 P1B = (1, 11)

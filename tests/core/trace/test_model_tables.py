@@ -80,6 +80,7 @@ def test_first_frame_prepare_leaves_flows_and_stats_to_later() -> None:
         prepare_later(model, cancel)
     assert not model.flows_ready and not model.stats_ready
     prepare_later(model, lambda: None)
+    assert model.lanes.get()._end_max.built  # (what a frame zoomed in past the pyramid reads: not built there)
     assert model.flows_ready and model.stats_ready and len(model.flows)
     assert model.flows is model.flows  # built once
     assert any(s.section == "Flows" and s.name == "links" and s.value == len(model.flows) for s in model.stats)

@@ -1,0 +1,913 @@
+/*
+ * The model's per-event state machines over flow events, compiled: binding each flow event to the slice
+ * enclosing it, and chaining the flow events of a key into links.
+ *
+ * Why C: in numpy each is a dozen passes over the events (a pair search, a walk up the ancestors one level
+ * at a time, sorts by key, forward and backward fills per key) where one walk in time order with a cursor
+ * per thread, or a hash table of the active flows, does it. The GIL is released while they run.
+ *
+ * Every kernel reads only the buffers it is given, every index it reads is bounds checked, and a kernel
+ * that finds its input outside what it handles (a table not sorted as promised, a parent row out of range,
+ * a cycle) returns a status that sends the caller to its numpy path, which stays the reference for what
+ * the result is (core/trace/flows.py). No rule about what a flow means lives here.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* status codes returned to Python (0: done) */
+#define ST_OK 0
+#define ST_FALLBACK 1 /* the input is outside what the kernel handles: take the numpy path */
+
+static int check_items(Py_buffer *b, Py_ssize_t itemsize, const char *what)
+{
+    if (b->len % itemsize != 0 || ((uintptr_t)b->buf) % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: buffer length or alignment does not fit %zd-byte items", what,
+                     itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+/* A signed integer of a 1-, 2-, 4- or 8-byte column. */
+static inline int64_t int_at(const void *buf, int isz, Py_ssize_t i)
+{
+    switch (isz) {
+    case 1:
+        return ((const int8_t *)buf)[i];
+    case 2:
+        return ((const int16_t *)buf)[i];
+    case 4:
+        return ((const int32_t *)buf)[i];
+    default:
+        return ((const int64_t *)buf)[i];
+    }
+}
+
+static int int_size_ok(Py_buffer *b, int isz, const char *what)
+{
+    if (isz != 1 && isz != 2 && isz != 4 && isz != 8) {
+        PyErr_Format(PyExc_ValueError, "%s: item size %d is not 1, 2, 4 or 8", what, isz);
+        return -1;
+    }
+    return check_items(b, isz, what);
+}
+
+/* First index in [lo, hi) of sorted v whose value is > key (hi if none), galloping from hint (the answer
+   of the thread's previous query: queries in time order find it a few steps away). */
+static Py_ssize_t upper_gallop(const int64_t *v, Py_ssize_t lo, Py_ssize_t hi, int64_t key, Py_ssize_t hint)
+{
+    Py_ssize_t a, b, step = 1;
+    if (hint < lo)
+        hint = lo;
+    if (hint > hi)
+        hint = hi;
+    if (hint == lo || v[hint - 1] <= key) { /* the answer is >= hint */
+        a = b = hint;
+        while (b < hi && v[b] <= key) {
+            a = b + 1;
+            b = (hi - b > step) ? b + step : hi;
+            step <<= 1;
+        }
+    } else { /* v[hint - 1] > key: the answer is < hint */
+        b = hint - 1;
+        a = b;
+        while (a > lo && v[a - 1] > key) {
+            b = a - 1;
+            a = (a - lo > step) ? a - step : lo;
+            step <<= 1;
+        }
+    }
+    while (a < b) { /* v[a - 1] <= key (or a == lo), and b == hi or v[b] > key */
+        Py_ssize_t mid = a + (b - a) / 2;
+        if (v[mid] <= key)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+PyDoc_STRVAR(bind_to_slices_doc,
+"bind_to_slices(s_ts, s_dur, s_event, s_parent, th, th_size, q_thread, q_ts, q_event, q_size, out) -> status\n\n"
+"Slice row of the innermost slice open on each query's thread at its timestamp, or -1: what\n"
+"fxscope.core.trace.flows.bind_to_slices computes with numpy. The slices (s_ts, s_dur int64, s_event,\n"
+"s_parent int32) are sorted by (thread, ts), a slice's thread being th[s_event[i]] (th: integers of th_size\n"
+"bytes, the reader's ev_thread); the queries are (q_thread of th_size bytes, q_ts int64, q_event of q_size\n"
+"bytes); out is int64. Per query: the last slice of its thread starting at or before it (not one starting\n"
+"at the same time whose event row is later), then up the parents while that one ended before it. Returns\n"
+"0, or 1 when the slices are not sorted, an event or parent row is out of range, a parent chain does not\n"
+"end, or the threads span too wide a range (the caller then takes its numpy path).");
+
+static PyObject *bind_to_slices(PyObject *self, PyObject *args)
+{
+    Py_buffer sts, sdur, sev, spar, th, qth, qts, qev, out;
+    int th_size, q_size;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*iy*y*y*iw*", &sts, &sdur, &sev, &spar, &th, &th_size, &qth, &qts,
+                          &qev, &q_size, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t *lo = NULL, *hi = NULL, *cur = NULL;
+    if (check_items(&sts, 8, "s_ts") < 0 || check_items(&sdur, 8, "s_dur") < 0 ||
+        check_items(&sev, 4, "s_event") < 0 || check_items(&spar, 4, "s_parent") < 0 ||
+        int_size_ok(&th, th_size, "th") < 0 || int_size_ok(&qth, th_size, "q_thread") < 0 ||
+        check_items(&qts, 8, "q_ts") < 0 || int_size_ok(&qev, q_size, "q_event") < 0 ||
+        check_items(&out, 8, "out") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = sts.len / 8, m = qts.len / 8, nth = th.len / th_size;
+        if (sdur.len / 8 != n || sev.len / 4 != n || spar.len / 4 != n || qth.len / th_size != m ||
+            qev.len / q_size != m || out.len / 8 != m) {
+            PyErr_SetString(PyExc_ValueError, "bind_to_slices: columns differ in length");
+            goto done;
+        }
+        const int64_t *s_ts = (const int64_t *)sts.buf, *s_dur = (const int64_t *)sdur.buf;
+        const int32_t *s_ev = (const int32_t *)sev.buf, *s_par = (const int32_t *)spar.buf;
+        int64_t *o = (int64_t *)out.buf;
+        int status = ST_OK;
+        int64_t tmin = 0, tmax = -1;
+        /* the threads' value range, and every slice's event row in range */
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (s_ev[i] < 0 || s_ev[i] >= nth)
+                status = ST_FALLBACK;
+            else {
+                int64_t t = int_at(th.buf, th_size, s_ev[i]);
+                if (i == 0 || t < tmin)
+                    tmin = t;
+                if (i == 0 || t > tmax)
+                    tmax = t;
+            }
+            if (status)
+                break;
+        }
+        Py_END_ALLOW_THREADS
+        /* (the difference in unsigned arithmetic: defined for any two int64) */
+        if (!status && n && (uint64_t)tmax - (uint64_t)tmin >= (uint64_t)1 << 24)
+            status = ST_FALLBACK;
+        Py_ssize_t span = n && !status ? (Py_ssize_t)((uint64_t)tmax - (uint64_t)tmin) + 1 : 0;
+        if (!status && span) {
+            lo = PyMem_Calloc((size_t)span, sizeof(Py_ssize_t));
+            hi = PyMem_Calloc((size_t)span, sizeof(Py_ssize_t));
+            cur = PyMem_Calloc((size_t)span, sizeof(Py_ssize_t));
+            if (!lo || !hi || !cur) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        if (status) {
+            result = PyLong_FromLong(status);
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        /* each thread's row range, the order checked: (thread, ts) non-decreasing, each thread one run */
+        int64_t prev_t = 0;
+        for (Py_ssize_t i = 0; i < n && !status; i++) {
+            int64_t t = int_at(th.buf, th_size, s_ev[i]);
+            Py_ssize_t k = (Py_ssize_t)(t - tmin);
+            if (i == 0 || t != prev_t) {
+                if ((i && t < prev_t) || hi[k] != 0)
+                    status = ST_FALLBACK;
+                lo[k] = cur[k] = i;
+            } else if (s_ts[i] < s_ts[i - 1])
+                status = ST_FALLBACK;
+            hi[k] = i + 1;
+            int32_t p = s_par[i];
+            if (p >= n)
+                status = ST_FALLBACK;
+            prev_t = t;
+        }
+        for (Py_ssize_t q = 0; q < m && !status; q++) {
+            int64_t t = int_at(qth.buf, th_size, q), ts = ((const int64_t *)qts.buf)[q];
+            int64_t ev = int_at(qev.buf, q_size, q);
+            int64_t cand = -1;
+            if (t >= tmin && t <= tmax && hi[t - tmin] > 0) {
+                Py_ssize_t k = (Py_ssize_t)(t - tmin), a = lo[k];
+                Py_ssize_t ub = upper_gallop(s_ts, a, hi[k], ts, cur[k]);
+                cur[k] = ub;
+                Py_ssize_t c = ub - 1;
+                /* same timestamp, but the slice's begin record comes later in the file: not open yet */
+                while (c >= a && s_ts[c] == ts && (int64_t)s_ev[c] > ev)
+                    c--;
+                cand = c >= a ? c : -1;
+                /* up the parents while the candidate ended before the query (a chain is at most n long) */
+                Py_ssize_t steps = 0;
+                while (cand >= 0 && (int64_t)((uint64_t)s_ts[cand] + (uint64_t)s_dur[cand]) < ts) {
+                    cand = s_par[cand];
+                    if (++steps > n) {
+                        status = ST_FALLBACK;
+                        break;
+                    }
+                }
+            }
+            o[q] = cand;
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_Free(lo);
+    PyMem_Free(hi);
+    PyMem_Free(cur);
+    PyBuffer_Release(&sts);
+    PyBuffer_Release(&sdur);
+    PyBuffer_Release(&sev);
+    PyBuffer_Release(&spar);
+    PyBuffer_Release(&th);
+    PyBuffer_Release(&qth);
+    PyBuffer_Release(&qts);
+    PyBuffer_Release(&qev);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------ flow keys */
+
+/* One slot of an open-addressing table: keyed by fid (the flows' ids table: the process whose begin made
+   the slot is the first process that began the id) or by (fid, process) (the other processes' flows of an
+   id). 16 bytes: the process is not stored but read at `first`, the position of the begin that made the
+   slot (+ 1; 0: the slot is empty), as is usually just read; the flags are the positions' top bits (the
+   positions are below 2**31). The state of the flow keyed by it: active, and its link source `src`. */
+typedef struct {
+    uint64_t fid;
+    uint32_t src;   /* bit 31: the flow is active */
+    uint32_t first; /* bit 31: another process began the id (the ids table) */
+} Slot;
+
+#define FLAG_BIT 0x80000000u
+#define POS_MASK 0x7FFFFFFFu
+
+typedef struct {
+    Slot *slots;
+    size_t cap, count;   /* cap: a power of two */
+    int by_pid;          /* the key includes the process */
+    const uint64_t *pid; /* the events' processes */
+} Table;
+
+static inline uint64_t slot_pid(const Table *t, const Slot *s)
+{
+    return t->pid[(s->first & POS_MASK) - 1];
+}
+
+static inline size_t slot_hash(uint64_t fid, uint64_t pid, int by_pid)
+{
+    uint64_t h = fid * 0x9E3779B97F4A7C15ull;
+    if (by_pid)
+        h ^= (pid + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int table_init(Table *t, size_t want, int by_pid, const uint64_t *pid)
+{
+    size_t cap = 1024;
+    while (cap < 2 * want)
+        cap <<= 1;
+    t->slots = PyMem_RawCalloc(cap, sizeof(Slot));
+    t->cap = cap;
+    t->count = 0;
+    t->by_pid = by_pid;
+    t->pid = pid;
+    return t->slots ? 0 : -1;
+}
+
+/* The slot of (fid, pid), or the empty slot where it goes. */
+static inline Slot *table_find(const Table *t, uint64_t fid, uint64_t pid)
+{
+    size_t mask = t->cap - 1, i = slot_hash(fid, pid, t->by_pid) & mask;
+    for (;;) {
+        Slot *s = &t->slots[i];
+        if (!s->first || (s->fid == fid && (!t->by_pid || slot_pid(t, s) == pid)))
+            return s;
+        i = (i + 1) & mask;
+    }
+}
+
+static int table_grow(Table *t)
+{
+    Table bigger;
+    if (table_init(&bigger, t->cap, t->by_pid, t->pid) < 0)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].first)
+            *table_find(&bigger, t->slots[i].fid, slot_pid(t, &t->slots[i])) = t->slots[i];
+    bigger.count = t->count;
+    PyMem_RawFree(t->slots);
+    *t = bigger;
+    return 0;
+}
+
+/* The slot of (fid, the process of the begin at position i), inserted (made by that begin, inactive) when
+   absent; NULL when out of memory. */
+static inline Slot *table_add(Table *t, uint64_t fid, Py_ssize_t i)
+{
+    Slot *s = table_find(t, fid, t->pid[i]);
+    if (s->first)
+        return s;
+    if (2 * (t->count + 1) > t->cap) {
+        if (table_grow(t) < 0)
+            return NULL;
+        s = table_find(t, fid, t->pid[i]);
+    }
+    s->fid = fid;
+    s->first = (uint32_t)i + 1;
+    s->src = 0;
+    t->count++;
+    return s;
+}
+
+PyDoc_STRVAR(flow_links_doc,
+"flow_links(kind, fid, pid, begin, step, end, out_a, out_b, out_pid) -> (links, ambiguous, no_start, without_start, duplicate_begin)\n\n"
+"Chain flow events (kind uint8, fid and pid uint64: the flow id and the event's process), given in time\n"
+"order, into links, as fxscope.core.trace.flows._key_process and _links do with numpy: a step or end takes\n"
+"the key (its process, id) when its process began a flow of that id before it, else (the process that\n"
+"did, id) when exactly one did (several: ambiguous; none: no start); per key, a begin starts a flow when\n"
+"none is active (else it is a duplicate), a step links the flow's source to it and becomes the source,\n"
+"an end links and ends the flow (a step or end with no active flow: without start). Writes each link's\n"
+"source and destination positions (int64 out_a, out_b, by destination) and its key's process (uint64\n"
+"out_pid; the outputs hold at least one link per step and end); returns the counts. Raises ValueError for\n"
+"outputs too short, MemoryError when its tables cannot be allocated.");
+
+static PyObject *flow_links(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, fb, pb, oa, ob, op;
+    int k_begin, k_step, k_end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*iiiw*w*w*", &kb, &fb, &pb, &k_begin, &k_step, &k_end, &oa, &ob, &op))
+        return NULL;
+    PyObject *result = NULL;
+    Table first = {0}, others = {0};
+    if (check_items(&fb, 8, "fid") < 0 || check_items(&pb, 8, "pid") < 0 || check_items(&oa, 8, "out_a") < 0 ||
+        check_items(&ob, 8, "out_b") < 0 || check_items(&op, 8, "out_pid") < 0)
+        goto done;
+    {
+        const Py_ssize_t m = kb.len, cap = oa.len / 8;
+        if (fb.len / 8 != m || pb.len / 8 != m || ob.len / 8 != cap || op.len / 8 != cap) {
+            PyErr_SetString(PyExc_ValueError, "flow_links: columns differ in length");
+            goto done;
+        }
+        if (m >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "flow_links: 2**31 flow events or more");
+            goto done;
+        }
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const uint64_t *fid = (const uint64_t *)fb.buf, *pid = (const uint64_t *)pb.buf;
+        int64_t *out_a = (int64_t *)oa.buf, *out_b = (int64_t *)ob.buf;
+        uint64_t *out_pid = (uint64_t *)op.buf;
+        Py_ssize_t begins = 0;
+        for (Py_ssize_t i = 0; i < m; i++)
+            begins += kind[i] == k_begin;
+        if (m - begins > cap) {
+            PyErr_SetString(PyExc_ValueError, "flow_links: the outputs do not hold a link per step and end");
+            goto done;
+        }
+        int oom = 0;
+        Py_ssize_t links = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
+        Py_BEGIN_ALLOW_THREADS
+        oom = table_init(&first, (size_t)begins, 0, pid) < 0 || table_init(&others, 16, 1, pid) < 0;
+        for (Py_ssize_t i = 0; i < m && !oom; i++) {
+            const uint64_t f = fid[i], p = pid[i];
+            const int k = kind[i];
+            Slot *s;
+            Table *owner = &first;
+            if (k == k_begin) {
+                Slot *e = table_add(&first, f, i); /* (made here: this process is the id's first) */
+                if (!e) {
+                    oom = 1;
+                    break;
+                }
+                if (slot_pid(&first, e) == p)
+                    s = e;
+                else {
+                    e->first |= FLAG_BIT;
+                    owner = &others;
+                    if (!(s = table_add(&others, f, i))) {
+                        oom = 1;
+                        break;
+                    }
+                }
+                if (s->src & FLAG_BIT)
+                    duplicate++;
+                else
+                    s->src = (uint32_t)i | FLAG_BIT;
+                continue;
+            }
+            if (k != k_step && k != k_end)
+                continue;
+            Slot *e = table_find(&first, f, 0);
+            if (!e->first) {
+                no_start++;
+                continue;
+            }
+            if (slot_pid(&first, e) == p)
+                s = e;
+            else {
+                s = others.count ? table_find(&others, f, p) : NULL;
+                if (s && s->first)
+                    owner = &others;
+                else {
+                    if (e->first & FLAG_BIT) {
+                        ambiguous++;
+                        continue;
+                    }
+                    s = e;
+                }
+            }
+            if (!(s->src & FLAG_BIT)) {
+                without++;
+                continue;
+            }
+            out_a[links] = s->src & POS_MASK;
+            out_b[links] = i;
+            out_pid[links] = slot_pid(owner, s);
+            links++;
+            s->src = k == k_step ? (uint32_t)i | FLAG_BIT : 0;
+        }
+        Py_END_ALLOW_THREADS
+        if (oom)
+            PyErr_NoMemory();
+        else
+            result = Py_BuildValue("nnnnn", links, ambiguous, no_start, without, duplicate);
+    }
+done:
+    PyMem_RawFree(first.slots);
+    PyMem_RawFree(others.slots);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&oa);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&op);
+    return result;
+}
+
+PyDoc_STRVAR(group_order_doc,
+"group_order(group, ts, key1, key2, n_groups, order) -> status\n\n"
+"The stable order of rows by (group int32, ts int64, key1 uint64, key2 uint64), ties in row order, as\n"
+"np.lexsort((key2, key1, ts, group)) gives it, written to order (int64): a counting sort by group\n"
+"(0 <= group < n_groups), then each group's few rows by insertion (key1 and key2 may be empty: no keys).\n"
+"For rows with few per group: the flow links by source slice, the async instants by span. Returns 0, or\n"
+"1 (order unspecified: the caller sorts with numpy) when a group is out of range or has more than 64 rows\n"
+"(an insertion sort of those would be quadratic).");
+
+static inline int row_before(const int64_t *ts, const uint64_t *k1, const uint64_t *k2, int64_t x, int64_t y)
+{
+    if (ts[x] != ts[y])
+        return ts[x] < ts[y];
+    if (!k1)
+        return 0;
+    if (k1[x] != k1[y])
+        return k1[x] < k1[y];
+    return k2[x] < k2[y];
+}
+
+static PyObject *group_order(PyObject *self, PyObject *args)
+{
+    Py_buffer sb, tb, kb_, fb, ob;
+    Py_ssize_t n_groups;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nw*", &sb, &tb, &kb_, &fb, &n_groups, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *start = NULL;
+    if (check_items(&sb, 4, "group") < 0 || check_items(&tb, 8, "ts") < 0 || check_items(&kb_, 8, "key1") < 0 ||
+        check_items(&fb, 8, "key2") < 0 || check_items(&ob, 8, "order") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = sb.len / 4;
+        const int keys = kb_.len != 0 || fb.len != 0;
+        if (tb.len / 8 != n || (keys && (kb_.len / 8 != n || fb.len / 8 != n)) || ob.len / 8 != n || n_groups < 0) {
+            PyErr_SetString(PyExc_ValueError, "group_order: columns differ in length");
+            goto done;
+        }
+        start = PyMem_RawCalloc((size_t)n_groups + 1, sizeof(int64_t));
+        if (!start) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const int32_t *group = (const int32_t *)sb.buf;
+        const int64_t *ts = (const int64_t *)tb.buf;
+        const uint64_t *kp = keys ? (const uint64_t *)kb_.buf : NULL, *fid = keys ? (const uint64_t *)fb.buf : NULL;
+        int64_t *order = (int64_t *)ob.buf;
+        int status = ST_OK;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n && !status; i++) {
+            if (group[i] < 0 || group[i] >= n_groups || ++start[group[i] + 1] > 64)
+                status = ST_FALLBACK;
+        }
+        if (!status) {
+            for (Py_ssize_t k = 0; k < n_groups; k++)
+                start[k + 1] += start[k];
+            for (Py_ssize_t i = 0; i < n; i++) /* stable: rows ascending within a slice */
+                order[start[group[i]]++] = i;
+            /* (start[k] is now group k's end) each group's rows by (ts, key1, key2), ties kept in order */
+            int64_t a = 0;
+            for (Py_ssize_t k = 0; k < n_groups; k++) {
+                const int64_t b = start[k];
+                for (int64_t j = a + 1; j < b; j++) {
+                    const int64_t x = order[j];
+                    int64_t q = j;
+                    while (q > a && row_before(ts, kp, fid, x, order[q - 1])) {
+                        order[q] = order[q - 1];
+                        q--;
+                    }
+                    order[q] = x;
+                }
+                a = b;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_RawFree(start);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&kb_);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
+/* ----------------------------------------------------------------------------------------- async spans */
+
+/* One key (category, name, correlation id) of async events with open begins: its stack of open begins
+   (top: the begin's number, the ones below it in `below`) and its depth. The table holds only the keys
+   with open begins (a key whose stack empties is deleted: a key of depth 0 has no state), so it stays the
+   size of what is open at once, not of the trace: its probes hit the cache. */
+typedef struct {
+    uint64_t cid;
+    int32_t cat, name;
+    int32_t top;
+    uint32_t depth; /* 0: the slot is empty */
+} KeySlot;
+
+typedef struct {
+    KeySlot *slots;
+    size_t cap, count; /* cap: a power of two */
+} KeyTable;
+
+static inline size_t key_home(const KeyTable *t, uint64_t cid, int32_t cat, int32_t name)
+{
+    uint64_t h = cid * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)(uint32_t)cat << 32 | (uint32_t)name) * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h ^ (h >> 29)) & (t->cap - 1);
+}
+
+/* The slot of the key, or the empty slot where it goes. */
+static inline KeySlot *key_find(const KeyTable *t, uint64_t cid, int32_t cat, int32_t name)
+{
+    size_t mask = t->cap - 1, i = key_home(t, cid, cat, name);
+    for (;;) {
+        KeySlot *s = &t->slots[i];
+        if (!s->depth || (s->cid == cid && s->cat == cat && s->name == name))
+            return s;
+        i = (i + 1) & mask;
+    }
+}
+
+static int key_table_init(KeyTable *t, size_t cap)
+{
+    t->slots = PyMem_RawCalloc(cap, sizeof(KeySlot));
+    t->cap = cap;
+    t->count = 0;
+    return t->slots ? 0 : -1;
+}
+
+/* Twice the slots, the keys moved over; -1 when out of memory (the table is unchanged). */
+static int key_table_grow(KeyTable *t)
+{
+    KeyTable bigger;
+    if (key_table_init(&bigger, t->cap * 2) < 0)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++) {
+        KeySlot *s = &t->slots[i];
+        if (s->depth)
+            *key_find(&bigger, s->cid, s->cat, s->name) = *s;
+    }
+    bigger.count = t->count;
+    PyMem_RawFree(t->slots);
+    *t = bigger;
+    return 0;
+}
+
+/* Empty slot s, moving back the keys after it that its emptiness would cut from their home (linear
+   probing's deletion without tombstones). */
+static void key_delete(KeyTable *t, KeySlot *s)
+{
+    size_t mask = t->cap - 1, i = (size_t)(s - t->slots), j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        KeySlot *n = &t->slots[j];
+        if (!n->depth)
+            break;
+        size_t k = key_home(t, n->cid, n->cat, n->name);
+        /* n stays when its home k lies cyclically in (i, j] */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        t->slots[i] = *n;
+        i = j;
+    }
+    t->slots[i].depth = 0;
+    t->count--;
+}
+
+PyDoc_STRVAR(async_pair_doc,
+"async_pair(kind, rows, rows_size, cat, cat_size, name, name_size, cid, begin, instant, end, b_end, b_level, u_pos, i_open) -> int\n\n"
+"Match async events given in time order (kind uint8; rows: their event rows, of rows_size bytes; the key of\n"
+"event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name, of their item sizes,\n"
+"and the uint64 ids), as fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy: per key a stack\n"
+"of open begins; an end closes the top one, or is unmatched when the stack is empty. For the j-th begin:\n"
+"b_end[j] (int64) the position of the end closing it, -1 if none, b_level[j] (int32) the depth of its key's\n"
+"stack before it; u_pos (int64) the positions of the unmatched ends; for the j-th instant, i_open[j] (int64)\n"
+"the number of the begin open on top of its key's stack, -1 if none. The outputs hold the number of begins,\n"
+"ends and instants. Returns the number of unmatched ends. Raises IndexError for a row outside cat or name,\n"
+"ValueError for outputs of the wrong size or keys wider than 32 bits, MemoryError.");
+
+static PyObject *async_pair(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, rb, cb, nb_, ib, obe, obl, oup, oio;
+    int r_size, c_size, n_size, k_begin, k_instant, k_end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*iiiw*w*w*w*", &kb, &rb, &r_size, &cb, &c_size, &nb_, &n_size, &ib,
+                          &k_begin, &k_instant, &k_end, &obe, &obl, &oup, &oio))
+        return NULL;
+    PyObject *result = NULL;
+    KeyTable keys = {0};
+    int32_t *below = NULL;
+    if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
+        int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 ||
+        check_items(&obe, 8, "b_end") < 0 || check_items(&obl, 4, "b_level") < 0 ||
+        check_items(&oup, 8, "u_pos") < 0 || check_items(&oio, 8, "i_open") < 0)
+        goto done;
+    if (c_size > 4 || n_size > 4) {
+        PyErr_SetString(PyExc_ValueError, "async_pair: category and name columns wider than 32 bits");
+        goto done;
+    }
+    {
+        const Py_ssize_t n = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
+        const Py_ssize_t nbeg = obe.len / 8, nend = oup.len / 8, ninst = oio.len / 8;
+        if (rb.len / r_size != n || ib.len / 8 != n || obl.len / 4 != nbeg) {
+            PyErr_SetString(PyExc_ValueError, "async_pair: columns differ in length");
+            goto done;
+        }
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        Py_ssize_t cb_ = 0, ce = 0, ci = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t r = int_at(rb.buf, r_size, i);
+            if (r < 0 || r >= ncat || r >= nname) {
+                PyErr_SetString(PyExc_IndexError, "async_pair: event row out of range");
+                goto done;
+            }
+            cb_ += kind[i] == k_begin;
+            ce += kind[i] == k_end;
+            ci += kind[i] == k_instant;
+        }
+        if (cb_ != nbeg || ce != nend || ci != ninst || nbeg >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_pair: outputs do not hold the begins, ends and instants");
+            goto done;
+        }
+        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(nbeg ? nbeg : 1));
+        if (!below || key_table_init(&keys, 1024) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const uint64_t *cid = (const uint64_t *)ib.buf;
+        int64_t *b_end = (int64_t *)obe.buf, *u_pos = (int64_t *)oup.buf, *i_open = (int64_t *)oio.buf;
+        int32_t *b_level = (int32_t *)obl.buf;
+        Py_ssize_t nu = 0;
+        int oom = 0;
+        Py_BEGIN_ALLOW_THREADS
+        int32_t jb = 0;
+        Py_ssize_t ji = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const int k = kind[i];
+            if (k != k_begin && k != k_end && k != k_instant)
+                continue;
+            const int64_t r = int_at(rb.buf, r_size, i);
+            const int32_t cat = (int32_t)int_at(cb.buf, c_size, r), name = (int32_t)int_at(nb_.buf, n_size, r);
+            KeySlot *s = key_find(&keys, cid[i], cat, name);
+            const uint32_t depth = s->depth;
+            if (k == k_begin) {
+                if (!depth) { /* a key opening: a slot more */
+                    if (2 * (keys.count + 1) > keys.cap) {
+                        if (key_table_grow(&keys) < 0) {
+                            oom = 1;
+                            break;
+                        }
+                        s = key_find(&keys, cid[i], cat, name);
+                    }
+                    keys.count++;
+                    s->cid = cid[i];
+                    s->cat = cat;
+                    s->name = name;
+                }
+                b_level[jb] = (int32_t)depth;
+                b_end[jb] = -1;
+                below[jb] = depth ? s->top : -1;
+                s->top = jb++;
+                s->depth = depth + 1;
+            } else if (k == k_end) {
+                if (!depth)
+                    u_pos[nu++] = i;
+                else {
+                    b_end[s->top] = i;
+                    s->top = below[s->top];
+                    if (depth == 1)
+                        key_delete(&keys, s);
+                    else
+                        s->depth = depth - 1;
+                }
+            } else
+                i_open[ji++] = depth ? s->top : -1;
+        }
+        Py_END_ALLOW_THREADS
+        if (oom)
+            PyErr_NoMemory();
+        else
+            result = PyLong_FromSsize_t(nu);
+    }
+done:
+    PyMem_RawFree(keys.slots);
+    PyMem_RawFree(below);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&nb_);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&obe);
+    PyBuffer_Release(&obl);
+    PyBuffer_Release(&oup);
+    PyBuffer_Release(&oio);
+    return result;
+}
+
+/* ----------------------------------------------------------------------------------------- async lanes */
+
+typedef struct {
+    int64_t end;
+    int32_t lane;
+} Busy;
+
+static inline void busy_push(Busy *h, Py_ssize_t *n, int64_t end, int32_t lane)
+{
+    Py_ssize_t i = (*n)++;
+    while (i > 0) {
+        Py_ssize_t up = (i - 1) / 2;
+        if (h[up].end <= end)
+            break;
+        h[i] = h[up];
+        i = up;
+    }
+    h[i].end = end;
+    h[i].lane = lane;
+}
+
+static inline void busy_pop(Busy *h, Py_ssize_t *n)
+{
+    Busy last = h[--(*n)];
+    Py_ssize_t i = 0, m = *n;
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && h[c + 1].end < h[c].end)
+            c++;
+        if (last.end <= h[c].end)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m)
+        h[i] = last;
+}
+
+static inline void lane_push(int32_t *h, Py_ssize_t *n, int32_t lane)
+{
+    Py_ssize_t i = (*n)++;
+    while (i > 0) {
+        Py_ssize_t up = (i - 1) / 2;
+        if (h[up] <= lane)
+            break;
+        h[i] = h[up];
+        i = up;
+    }
+    h[i] = lane;
+}
+
+static inline int32_t lane_pop(int32_t *h, Py_ssize_t *n)
+{
+    int32_t top = h[0], last = h[--(*n)];
+    Py_ssize_t i = 0, m = *n;
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && h[c + 1] < h[c])
+            c++;
+        if (last <= h[c])
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m)
+        h[i] = last;
+    return top;
+}
+
+PyDoc_STRVAR(first_fit_lanes_doc,
+"first_fit_lanes(group, start, end, lane) -> status\n\n"
+"Greedy first-fit lanes for spans sorted by (group uint64, start int64): per group, each span takes the\n"
+"lowest lane whose last span has ended by its start (end int64 <= start; touching spans share a lane),\n"
+"written to lane (int32), as fxscope.core.trace.async_spans.assign_lanes lays them out: the busy lanes in a\n"
+"heap by end, the free ones in a heap by number. Returns 0, or 1 (lane unspecified: the caller takes its\n"
+"numpy path) when the spans are not sorted.");
+
+static PyObject *first_fit_lanes(PyObject *self, PyObject *args)
+{
+    Py_buffer gb, sb, eb, lb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &gb, &sb, &eb, &lb))
+        return NULL;
+    PyObject *result = NULL;
+    Busy *busy = NULL;
+    int32_t *free_ = NULL;
+    if (check_items(&gb, 8, "group") < 0 || check_items(&sb, 8, "start") < 0 || check_items(&eb, 8, "end") < 0 ||
+        check_items(&lb, 4, "lane") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = gb.len / 8;
+        if (sb.len / 8 != n || eb.len / 8 != n || lb.len / 4 != n) {
+            PyErr_SetString(PyExc_ValueError, "first_fit_lanes: columns differ in length");
+            goto done;
+        }
+        if (n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "first_fit_lanes: 2**31 spans or more");
+            goto done;
+        }
+        busy = PyMem_RawMalloc(sizeof(Busy) * (size_t)(n ? n : 1));
+        free_ = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+        if (!busy || !free_) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const uint64_t *group = (const uint64_t *)gb.buf;
+        const int64_t *start = (const int64_t *)sb.buf, *end = (const int64_t *)eb.buf;
+        int32_t *lane = (int32_t *)lb.buf;
+        int status = ST_OK;
+        Py_BEGIN_ALLOW_THREADS
+        Py_ssize_t nbusy = 0, nfree = 0;
+        int32_t used = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (i == 0 || group[i] != group[i - 1]) {
+                if (i && group[i] < group[i - 1]) {
+                    status = ST_FALLBACK;
+                    break;
+                }
+                nbusy = nfree = 0;
+                used = 0;
+            } else if (start[i] < start[i - 1]) {
+                status = ST_FALLBACK;
+                break;
+            }
+            while (nbusy && busy[0].end <= start[i]) {
+                lane_push(free_, &nfree, busy[0].lane);
+                busy_pop(busy, &nbusy);
+            }
+            const int32_t l = nfree ? lane_pop(free_, &nfree) : used++;
+            lane[i] = l;
+            busy_push(busy, &nbusy, end[i], l);
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_RawFree(busy);
+    PyMem_RawFree(free_);
+    PyBuffer_Release(&gb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&lb);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
+    {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
+    {"group_order", group_order, METH_VARARGS, group_order_doc},
+    {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
+    {"first_fit_lanes", first_fit_lanes, METH_VARARGS, first_fit_lanes_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "span_kernels",
+    "The model's per-event state machines (flow binding and chaining, async pairing and lanes), compiled.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit_span_kernels(void)
+{
+    return PyModule_Create(&module);
+}

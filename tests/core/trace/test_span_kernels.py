@@ -1,0 +1,507 @@
+"""The compiled span kernels (core/trace/span_kernels.c) build exactly the tables the numpy paths build: the
+flow links on the third-party traces, the demo, generated traces and hypothesis-made hostile traces
+(unmatched begins and ends, duplicate ids, ties, several processes per id) and mutated files; and the
+kernels refuse bad buffers, and hand inputs they do not handle back to the numpy paths, instead of
+reading out of bounds."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace import compiled
+from fxscope.core.trace.async_spans import build_async
+from fxscope.core.trace.flows import bind_to_slices, build_flows
+from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.slices import build_slices
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.columns import EventKind as K
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
+
+DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
+KERNELS = compiled.span_kernels
+
+
+def test_extension_is_built():
+    """The install built the extension (CI and a developer machine have a C compiler): without it the
+    flows are built at the numpy fallback's speed."""
+    assert KERNELS is not None, "fxscope.core.trace.span_kernels was not built: pip install -e . with gcc"
+    assert callable(KERNELS.bind_to_slices) and callable(KERNELS.flow_links)
+
+
+def test_env_forces_the_numpy_paths():
+    """``FXSCOPE_NO_COMPILED=1`` (as for the reader's loops) leaves the kernels out: what a comparison of the
+    two paths runs."""
+    code = "from fxscope.core.trace.compiled import span_kernels; print(span_kernels is None)"
+    env = {**os.environ, "FXSCOPE_NO_COMPILED": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
+def _with(kernels, build):
+    saved = compiled.span_kernels
+    compiled.span_kernels = kernels
+    try:
+        return build()
+    finally:
+        compiled.span_kernels = saved
+
+
+def _plain(value):
+    if isinstance(value, Gathered):
+        return np.asarray(value)
+    return value
+
+
+def assert_same_tables(a, b) -> None:
+    """Every field of two dataclass tables equal: arrays in dtype and values, the rest by repr."""
+    for f in dataclasses.fields(a):
+        x, y = _plain(getattr(a, f.name)), _plain(getattr(b, f.name))
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and np.array_equal(x, y), f.name
+        else:
+            assert repr(x) == repr(y), f.name
+
+
+def assert_same_flows(cols) -> None:
+    assert KERNELS is not None
+    slices = build_slices(cols)
+    fast = _with(KERNELS, lambda: build_flows(cols, slices))
+    numpy = _with(None, lambda: build_flows(cols, slices))
+    assert_same_tables(fast, numpy)
+
+
+def assert_same_async(cols) -> None:
+    assert KERNELS is not None
+    fast = _with(KERNELS, lambda: build_async(cols))
+    numpy = _with(None, lambda: build_async(cols))
+    assert_same_tables(fast, numpy)
+    assert_same_tables(fast.instants, numpy.instants)
+
+
+def assert_same_tables_of(cols) -> None:
+    assert_same_flows(cols)
+    assert_same_async(cols)
+
+
+def _corpus(testdata: Path) -> list[bytes]:
+    files = sorted((testdata / "fxt").glob("*.fxt"))
+    assert files, "no FXT traces in the test corpus"
+    return [p.read_bytes() for p in files] + [DEMO.read_bytes()]
+
+
+def test_same_tables_of_real_traces(testdata):
+    for data in _corpus(testdata):
+        assert_same_tables_of(read_fxt_bytes(data))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_same_tables_of_generated_traces(seed):
+    cols = read_fxt_bytes(generate_trace(20_000, seed=seed, scheduling=seed == 2))
+    assert int(np.count_nonzero(np.asarray(cols.ev_kind) == K.FLOW_BEGIN)) > 100
+    assert int(np.count_nonzero(np.asarray(cols.ev_kind) == K.ASYNC_BEGIN)) > 100
+    assert_same_tables_of(cols)
+
+
+#: a few threads, two of them in one process and one tid in two processes (thread refs are (pid, tid))
+THREADS = [(1, 10), (1, 11), (2, 20), (3, 10)]
+_KINDS = [K.DURATION_BEGIN, K.DURATION_END, K.DURATION_COMPLETE, K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END,
+          K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END]  # fmt: skip
+_WITH_ID = (K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END)
+_event = st.tuples(
+    st.sampled_from(_KINDS),
+    st.integers(0, 40),  # (few timestamps: many ties)
+    st.sampled_from(THREADS),
+    st.sampled_from(["a", "b", "c"]),
+    st.integers(0, 5),  # flow and async ids (and a complete event's end)
+    st.sampled_from(["cat", "dog"]),
+)
+
+
+def _columns(events: list[tuple]):
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for kind, ts, thread, name, data, category in events:
+        if kind == K.DURATION_COMPLETE:
+            data = ts + data * 7
+        elif kind not in _WITH_ID:
+            data = None
+        w.event(kind, ts, thread, category, name, (), data=data)
+    return read_fxt_bytes(w.getvalue())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_event, max_size=80))
+def test_same_tables_of_hostile_traces(events):
+    """Unmatched and nested begins/ends, flows begun twice, steps and ends without a begin, one id in
+    several processes and keys, all at a handful of timestamps: the same links, spans, instants, counts."""
+    assert_same_tables_of(_columns(events))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_event, min_size=1, max_size=60), st.data())
+def test_same_binding_of_any_queries(events, data):
+    """bind_to_slices of queries the flows never make (threads with no slices, any time, any event row)."""
+    cols = _columns(events)
+    slices = build_slices(cols)
+    n = data.draw(st.integers(0, 40))
+    thread = np.array(data.draw(st.lists(st.integers(-1, 5), min_size=n, max_size=n)), cols.ev_thread.dtype)
+    ts = np.array(data.draw(st.lists(st.integers(-5, 50), min_size=n, max_size=n)), np.int64)
+    event = np.array(data.draw(st.lists(st.integers(-1, 100), min_size=n, max_size=n)), np.int32)
+    fast = _with(KERNELS, lambda: bind_to_slices(slices, thread, ts, event))
+    numpy = _with(None, lambda: bind_to_slices(slices, thread, ts, event))
+    assert fast.dtype == numpy.dtype and np.array_equal(fast, numpy)
+
+
+def test_same_tables_of_mutated_traces():
+    """Bytes of a generated trace flipped at random: whatever the reader makes of them, both paths build
+    the same flows and async spans."""
+    rng = random.Random(18)
+    base = bytearray(generate_trace(600, seed=5))
+    built = 0
+    for _ in range(150):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 12)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            cols = read_fxt_bytes(bytes(data))
+        except FormatError:
+            continue
+        assert_same_tables_of(cols)
+        built += 1
+    assert built > 50
+
+
+def _slice_columns(n: int):
+    ts = np.arange(n, dtype=np.int64) * 10
+    return ts, np.full(n, 5, np.int64), np.arange(n, dtype=np.int32), np.full(n, -1, np.int32)
+
+
+def test_bind_kernel_declines_what_it_does_not_handle():
+    """Slices out of (thread, start) order, a parent or event row out of range, a parent cycle: status 1
+    (the numpy path answers), never a read out of bounds or a hang."""
+    assert KERNELS is not None
+    th = np.zeros(4, np.int32)
+    q = (np.zeros(2, np.int32), np.array([12, 33], np.int64), np.array([9, 9], np.int64))
+
+    def run(ts, dur, event, parent, threads=th):
+        out = np.full(2, 99, np.int64)
+        status = KERNELS.bind_to_slices(ts, dur, event, parent, threads, 4, q[0], q[1], q[2], 8, out)
+        return status, out.tolist()
+
+    ts, dur, event, parent = _slice_columns(4)
+    assert run(ts, dur, event, parent) == (0, [1, 3])
+    assert run(ts[::-1].copy(), dur, event, parent)[0] == 1  # starts out of order
+    assert run(ts, dur, np.array([0, 1, 2, 4], np.int32), parent)[0] == 1  # event row past ``th``
+    assert run(ts, dur, np.array([0, -1, 2, 3], np.int32), parent)[0] == 1
+    assert run(ts, dur, event, np.array([-1, 0, 1, 4], np.int32))[0] == 1  # parent past the table
+    assert run(ts, dur, event, parent, np.array([0, 1, 0, 1], np.int32))[0] == 1  # a thread in two runs
+    cycle = np.array([1, 0, 1, 2], np.int32)  # 0 <-> 1: the walk up from slice 1 would not end
+    assert run(ts, np.zeros(4, np.int64), event, cycle)[0] == 1
+    # a negative parent other than -1 ends the walk and is the answer, as in numpy
+    assert run(ts, np.zeros(4, np.int64), event, np.full(4, -7, np.int32)) == (0, [-7, -7])
+
+
+def test_kernels_refuse_bad_buffers():
+    assert KERNELS is not None
+    ts, dur, event, parent = _slice_columns(4)
+    th = np.zeros(4, np.int32)
+    out = np.zeros(2, np.int64)
+    q = (np.zeros(2, np.int32), np.zeros(2, np.int64), np.zeros(2, np.int64))
+    with pytest.raises(ValueError):
+        KERNELS.bind_to_slices(ts, dur[:3], event, parent, th, 4, *q, 8, out)  # lengths differ
+    with pytest.raises(ValueError):
+        KERNELS.bind_to_slices(ts, dur, event, parent, th, 3, *q, 8, out)  # no such item size
+    with pytest.raises(ValueError):
+        KERNELS.bind_to_slices(ts, dur, event, parent, th, 4, *q, 8, np.zeros(3, np.int64))
+    k = np.array([K.FLOW_BEGIN, K.FLOW_END], np.uint8)
+    f = np.zeros(2, np.uint64)
+    with pytest.raises(ValueError):
+        KERNELS.flow_links(k, f, f[:1], 8, 9, 10, *(np.zeros(2, np.int64),) * 2, np.zeros(2, np.uint64))
+    with pytest.raises(ValueError):  # no room for the end's link
+        KERNELS.flow_links(k, f, f, 8, 9, 10, *(np.zeros(0, np.int64),) * 2, np.zeros(0, np.uint64))
+    with pytest.raises(TypeError):  # outputs must be writable
+        ro = np.zeros(2, np.int64)
+        ro.setflags(write=False)
+        KERNELS.flow_links(k, f, f, 8, 9, 10, ro, np.zeros(2, np.int64), np.zeros(2, np.uint64))
+
+
+def test_same_order_of_links_leaving_one_slice_at_one_time():
+    """Links from one slice at one timestamp come by key (process, id), then time, as the numpy path
+    orders them (its links come grouped by key), not by when they end."""
+    p = (1, 10)
+    events = [
+        (K.DURATION_BEGIN, 0, p, "a", 0, "cat"),
+        (K.FLOW_BEGIN, 5, p, "f", 5, "cat"),
+        (K.FLOW_BEGIN, 5, p, "f", 3, "cat"),
+        (K.FLOW_BEGIN, 5, (2, 20), "f", 4, "cat"),
+        (K.DURATION_END, 8, p, "a", 0, "cat"),
+        (K.DURATION_BEGIN, 10, p, "b", 0, "cat"),
+        (K.FLOW_END, 12, p, "f", 5, "cat"),
+        (K.FLOW_END, 13, (2, 20), "f", 4, "cat"),
+        (K.DURATION_END, 20, p, "b", 0, "cat"),
+        (K.DURATION_BEGIN, 30, p, "c", 0, "cat"),
+        (K.FLOW_END, 31, p, "f", 3, "cat"),
+        (K.DURATION_END, 40, p, "c", 0, "cat"),
+        (K.DURATION_BEGIN, 2, (2, 20), "d", 0, "cat"),
+        (K.DURATION_END, 50, (2, 20), "d", 0, "cat"),
+    ]
+    cols = _columns(events)
+    assert_same_flows(cols)
+    flows = build_flows(cols, build_slices(cols))
+    assert np.asarray(flows.id).tolist() == [3, 5, 4]
+
+
+def test_same_order_of_instants_of_one_span_at_one_time():
+    """Instants bound to one span at one time (through its id: other keys) come by key, as the numpy path
+    orders them, not in file order."""
+    p = (1, 10)
+    events = [
+        (K.DURATION_BEGIN, 0, p, "d", 0, "y"),  # ("y" is string 1 or so: before "z")
+        (K.ASYNC_BEGIN, 0, p, "s", 1, "x"),
+        (K.ASYNC_INSTANT, 50, p, "i", 1, "z"),
+        (K.ASYNC_INSTANT, 50, p, "i", 1, "y"),
+        (K.ASYNC_END, 100, p, "s", 1, "x"),
+        (K.DURATION_END, 200, p, "d", 0, "y"),
+    ]
+    cols = _columns(events)
+    assert_same_async(cols)
+    instants = build_async(cols).instants
+    assert [cols.strings[int(cols.ev_category[e])] for e in instants.event] == ["y", "z"]
+
+
+def test_async_kernel_refuses_bad_input():
+    """A row outside the category or name column, outputs that do not hold the begins, ends and instants,
+    keys wider than 32 bits: an error, never a read or write out of bounds."""
+    assert KERNELS is not None
+    kind = np.array([K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, K.ASYNC_END], np.uint8)
+    cid = np.ones(4, np.uint64)
+    col = np.zeros(4, np.int16)
+
+    def run(rows, b=1, e=2, i=1, cat=col):
+        outs = (np.zeros(b, np.int64), np.zeros(b, np.int32), np.zeros(e, np.int64), np.zeros(i, np.int64))
+        n = KERNELS.async_pair(kind, rows, rows.itemsize, cat, cat.itemsize, col, 2, cid, 5, 6, 7, *outs)
+        return n, [o.tolist() for o in outs]
+
+    assert run(np.arange(4, dtype=np.int32)) == (1, [[2], [0], [3, 0], [0]])
+    with pytest.raises(IndexError):
+        run(np.array([0, 1, 2, 4], np.int32))
+    with pytest.raises(IndexError):
+        run(np.array([0, -1, 2, 3], np.int64))
+    with pytest.raises(ValueError):
+        run(np.arange(4, dtype=np.int32), e=1)  # no room for both ends
+    with pytest.raises(ValueError):
+        run(np.arange(4, dtype=np.int32), cat=np.zeros(4, np.int64))
+
+
+def _async_reference(kind, key):
+    """The async kernel's outputs by a plain Python replay of each key's stack."""
+    stacks: dict = {}
+    b_end, level, unmatched, opened = [], [], [], []
+    for i, (k, kk) in enumerate(zip(kind.tolist(), key, strict=True)):
+        stack = stacks.setdefault(kk, [])
+        if k == K.ASYNC_BEGIN:
+            level.append(len(stack))
+            b_end.append(-1)
+            stack.append(len(b_end) - 1)
+        elif k == K.ASYNC_END:
+            if stack:
+                b_end[stack.pop()] = i
+            else:
+                unmatched.append(i)
+        else:
+            opened.append(stack[-1] if stack else -1)
+    return b_end, level, unmatched, opened
+
+
+@pytest.mark.parametrize("keys", [3, 40, 5000])
+def test_async_kernel_matches_a_stack_replay(keys):
+    """Thousands of keys open at once (the kernel's table grows, and deletes each key whose stack empties),
+    against a plain replay."""
+    assert KERNELS is not None
+    rng = np.random.default_rng(keys)
+    n = 30_000
+    kind = rng.choice(np.array([K.ASYNC_BEGIN, K.ASYNC_END, K.ASYNC_INSTANT], np.uint8), n, p=[0.45, 0.4, 0.15])
+    cat = rng.integers(-3, 3, n).astype(np.int16)
+    name = rng.integers(0, 2, n).astype(np.int32)
+    cid = rng.integers(0, keys, n).astype(np.uint64) * np.uint64(0x10000000001)  # (far apart: hashed)
+    rows = np.arange(n, dtype=np.int64)
+    outs = (np.zeros(int((kind == K.ASYNC_BEGIN).sum()), np.int64), np.zeros(int((kind == K.ASYNC_BEGIN).sum()), np.int32),
+            np.zeros(int((kind == K.ASYNC_END).sum()), np.int64), np.zeros(int((kind == K.ASYNC_INSTANT).sum()), np.int64))  # fmt: skip
+    nu = KERNELS.async_pair(kind, rows, 8, cat, 2, name, 4, cid, 5, 6, 7, *outs)
+    b_end, level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
+    assert outs[0].tolist() == b_end and outs[1].tolist() == level
+    assert outs[2][:nu].tolist() == unmatched and outs[3].tolist() == opened
+
+
+def test_bind_kernel_declines_threads_of_too_wide_a_range():
+    """Thread values spanning more than the per-thread table the kernel makes (int64 extremes included:
+    no overflow): the numpy path answers."""
+    assert KERNELS is not None
+    ts, dur, event, parent = _slice_columns(2)
+    for th in (np.array([0, 1 << 30], np.int64), np.array([-(1 << 63), (1 << 63) - 1], np.int64)):
+        out = np.zeros(1, np.int64)
+        q = (np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
+        assert KERNELS.bind_to_slices(ts, dur, event, parent, th, 8, *q, 8, out) == 1
+
+
+@pytest.mark.parametrize("n_slices", [1, 7, 1000])
+def test_link_order_kernel_is_lexsort(n_slices):
+    """The links' order (counting sort by slice, insertion within one) is np.lexsort's, ties in row order;
+    a slice with more than 64 links, or one out of range, is declined (status 1)."""
+    assert KERNELS is not None
+    rng = np.random.default_rng(n_slices)
+    n = min(60 * n_slices, 20_000)
+    src = rng.integers(0, n_slices, n).astype(np.int32)
+    ts, kp, fid = rng.integers(0, 4, n), rng.integers(0, 3, n).astype(np.uint64), rng.integers(0, 3, n).astype(np.uint64)
+    order = np.empty(n, np.int64)
+    status = KERNELS.group_order(src, ts, kp, fid, n_slices, order)
+    if int(np.bincount(src).max()) > 64:
+        assert status == 1
+    else:
+        assert status == 0 and order.tolist() == np.lexsort((fid, kp, ts, src)).tolist()
+    bad = src.copy()
+    bad[-1] = n_slices
+    assert KERNELS.group_order(bad, ts, kp, fid, n_slices, order) == 1
+    # without the keys (the async instants): by (group, time), ties in row order
+    none = np.zeros(0, np.uint64)
+    status = KERNELS.group_order(src, ts, none, none, n_slices, order)
+    assert status == 1 or order.tolist() == np.lexsort((ts, src)).tolist()
+    with pytest.raises(ValueError):  # one key without the other
+        KERNELS.group_order(src, ts, kp, none, n_slices, order)
+
+
+def test_same_async_of_a_span_with_many_instants():
+    """A span with more instants than the order kernel sorts by insertion: lexsort takes over, the same
+    table."""
+    p = (1, 10)
+    events = [(K.ASYNC_BEGIN, 0, p, "s", 1, "cat")]
+    events += [(K.ASYNC_INSTANT, 10 + i % 7, p, "i", 1, "cat" if i % 3 else "dog") for i in range(100)]
+    events += [(K.ASYNC_END, 50, p, "s", 1, "cat")]
+    cols = _columns(events)
+    assert_same_async(cols)
+    assert len(build_async(cols).instants) == 100
+
+
+def test_same_flows_of_a_slice_with_many_links():
+    """A slice that many flows leave (more than the link-order kernel sorts by insertion): the numpy
+    sort takes over, the same table."""
+    p = (1, 10)
+    events = [(K.DURATION_BEGIN, 0, p, "a", 0, "cat")]
+    events += [(K.FLOW_BEGIN, 5 + i % 3, p, "f", 100 - i, "cat") for i in range(90)]
+    events += [(K.DURATION_END, 10, p, "a", 0, "cat"), (K.DURATION_BEGIN, 20, p, "b", 0, "cat")]
+    events += [(K.FLOW_END, 25 + i % 5, p, "f", i + 11, "cat") for i in range(90)]
+    events += [(K.DURATION_END, 40, p, "b", 0, "cat")]
+    cols = _columns(events)
+    assert_same_flows(cols)
+    assert len(build_flows(cols, build_slices(cols))) == 90
+
+
+def test_same_order_of_links_of_two_processes_leaving_one_slice():
+    """Two links leave one slice at one time, one keyed by its own process, one joining a flow begun in
+    another process: by key process first, then id (the numpy path's key order), not by id alone."""
+    p1, p2 = (1, 10), (2, 20)
+    events = [
+        (K.DURATION_BEGIN, 0, p2, "p2", 0, "cat"),
+        (K.FLOW_BEGIN, 1, p2, "f", 3, "cat"),
+        (K.DURATION_END, 2, p2, "p2", 0, "cat"),
+        (K.DURATION_BEGIN, 4, p1, "S", 0, "cat"),
+        (K.FLOW_BEGIN, 5, p1, "f", 9, "cat"),
+        (K.FLOW_STEP, 5, p1, "f", 3, "cat"),  # joins process 2's flow 3
+        (K.DURATION_END, 10, p1, "S", 0, "cat"),
+        (K.DURATION_BEGIN, 20, p1, "T", 0, "cat"),
+        (K.FLOW_END, 50, p1, "f", 3, "cat"),
+        (K.FLOW_END, 60, p1, "f", 9, "cat"),
+        (K.DURATION_END, 70, p1, "T", 0, "cat"),
+    ]
+    cols = _columns(events)
+    assert_same_flows(cols)
+    slices = build_slices(cols)
+    flows = build_flows(cols, slices)
+    s_row = int(np.flatnonzero(np.asarray(slices.ts) == 4)[0])
+    assert np.asarray(flows.id)[flows.outgoing(s_row)].tolist() == [9, 3]
+
+
+@pytest.mark.parametrize(("ids", "processes"), [(5, 2), (300, 40), (20_000, 3000)])
+def test_flow_links_kernel_is_the_numpy_chaining(ids, processes):
+    """Flow events of many ids and processes (the kernel's table of other processes' flows grows), against
+    the numpy keying and chaining (flows._key_process, flows._links): the same links, keys and counts."""
+    from fxscope.core.trace import flows
+    from fxscope.core.trace.sorting import lexsort
+
+    rng = np.random.default_rng(ids)
+    n = 40_000
+    k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), n, p=[0.4, 0.2, 0.4])
+    fid = rng.integers(0, ids, n).astype(np.uint64)
+    pid = rng.integers(1, processes + 1, n).astype(np.uint64)
+    with_kernels = _with(KERNELS, lambda: flows._links_compiled(k, fid, pid))
+    assert with_kernels is not None
+    a, b, key_pid, dropped = with_kernels
+    kp, ambiguous, no_start = flows._key_process(pid.copy(), fid, k)
+    expected = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
+    idx = np.flatnonzero(~(ambiguous | no_start))
+    idx = idx[lexsort((idx, fid[idx], kp[idx]))]
+    ea, eb = flows._links([kp[idx], fid[idx], k[idx]], expected)
+    ea, eb = idx[ea], idx[eb]
+    assert dropped == expected
+    by_b = np.argsort(eb)
+    assert a.tolist() == ea[by_b].tolist() and b.tolist() == eb[by_b].tolist()
+    assert key_pid.tolist() == kp[eb[by_b]].tolist()
+    assert len(a) > 100
+
+
+def test_kernels_take_a_generated_trace():
+    """On an ordinary trace the kernels answer (a kernel that declined everything would pass the
+    comparisons above at numpy's speed)."""
+    from fxscope.core.trace import async_spans, flows
+
+    cols = read_fxt_bytes(generate_trace(5_000, seed=4))
+    slices = build_slices(cols)
+    sel = np.flatnonzero((np.asarray(cols.ev_kind) >= K.FLOW_BEGIN) & (np.asarray(cols.ev_kind) <= K.FLOW_END))
+    sel = sel.astype(np.int32)
+    bound = flows._bind_compiled(slices, cols.ev_thread[sel], cols.ev_ts[sel], sel)
+    assert bound is not None and (bound >= 0).any()
+    rows = np.flatnonzero((np.asarray(cols.ev_kind) >= K.ASYNC_BEGIN) & (np.asarray(cols.ev_kind) <= K.ASYNC_END))
+    paired = async_spans._pair_compiled(cols, rows.astype(np.int32), 0, 1 << 40, lambda: None)
+    assert paired is not None and paired[-1] is not None
+
+
+@pytest.mark.parametrize(("length", "grid"), [(3000, 1), (30, 1), (40_000, 1), (3, 4), (0, 8)])
+def test_lanes_kernel_is_first_fit(length, grid):
+    """The lanes kernel lays spans out as assign_lanes (the numpy path) and a plain loop do: overlapping,
+    touching, zero-length spans, hundreds of lanes, several groups; unsorted spans are declined."""
+    from fxscope.core.trace.async_spans import assign_lanes
+
+    assert KERNELS is not None
+    rng = np.random.default_rng(length + grid)
+    n = 4000
+    group = np.sort(rng.integers(0, 4, n)).astype(np.uint64)
+    start = rng.integers(0, 100_000, n)
+    start -= start % grid
+    end = start + (rng.integers(0, length, n) if length else 0)
+    o = np.lexsort((-(end - start), start, group))
+    group, start, end = group[o], start[o], end[o]
+    lane = np.empty(n, np.int32)
+    assert KERNELS.first_fit_lanes(group, start, end, lane) == 0
+    assert lane.tolist() == assign_lanes(group, start, end).tolist()
+    ends: dict = {}
+    for g, s, e, ln in zip(group.tolist(), start.tolist(), end.tolist(), lane.tolist(), strict=True):
+        lanes = ends.setdefault(g, [])
+        free = [i for i, x in enumerate(lanes) if x <= s]
+        assert ln == (free[0] if free else len(lanes))
+        if ln == len(lanes):
+            lanes.append(e)
+        lanes[ln] = e
+    assert KERNELS.first_fit_lanes(group, start[::-1].copy(), end, lane) == 1  # starts descending
+    assert KERNELS.first_fit_lanes(group[::-1].copy(), start, end, lane) == 1  # groups descending
