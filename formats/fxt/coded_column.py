@@ -73,6 +73,8 @@ def coded(codes: np.ndarray) -> np.ndarray | CodedColumn:
     counts = np.zeros(1 << 16, np.int64)
     for a in range(0, len(codes), _BLOCK):
         counts += np.bincount(codes[a : a + _BLOCK].view(np.uint16), minlength=1 << 16)
+        if np.count_nonzero(counts) > MAX_VALUES:  # (a trace's names: known after the first block, as a rule)
+            return codes
     present = np.flatnonzero(counts)  # as uint16 bit patterns: negative int16 values sort last here
     if len(present) > MAX_VALUES:
         return codes
