@@ -16,6 +16,7 @@ from fxscope.core.trace import compiled
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import key_rows
 from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 SCOPE_THREAD = 0
@@ -108,6 +109,12 @@ def _by_thread_time_compiled(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, 
     only when it is not already), or None when they are not built or do not take these columns."""
     kernels = compiled.slice_kernels
     kind, ts, thread = cols.ev_kind, cols.ev_ts, cols.ev_thread
+    rows = None
+    if kernels is not None and compiled.plain(kind, np.uint8) and len(kind) < 1 << 31 and not (
+        compiled.plain(ts, np.int64) and compiled.plain(thread, np.int16, np.int32)
+    ) and isinstance(ts, ColumnView):  # times read from the file: the loops take the instants' rows only
+        rows = np.flatnonzero(kind == EventKind.INSTANT).astype(np.int32)
+        kind, ts, thread = kind[rows], ts[rows], compiled.values(thread[rows], np.int16, np.int32)
     if kernels is None or not (compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64)
                                and compiled.plain(thread, np.int16, np.int32) and len(kind) < 1 << 31):  # fmt: skip
         return None
@@ -118,4 +125,6 @@ def _by_thread_time_compiled(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, 
     event, ts_out, thread_out = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
     kernels.group_by_thread_time(kind, ts, thread, wide, int(EventKind.INSTANT), lo, max(hi - lo + 1, 0),
                                  event, ts_out, thread_out)  # fmt: skip
+    if rows is not None:  # (positions among the instants' rows, ascending: the same order of ties)
+        event = rows[event]
     return event, ts_out, thread_out
