@@ -98,60 +98,54 @@ def test_loader_emits_its_first_progress_from_the_reader(qtbot, trace_file) -> N
     assert seen and seen[0] == 0.0 and len([f for f in seen if f < 0.08]) >= 2
 
 
-def test_closing_the_window_during_a_load_ends_it_cleanly(trace_file) -> None:
-    """A QThread destroyed while running aborts the process: closing the window cancels and waits."""
+#: the start of the scripts below: an offscreen application with a main window loading argv[1]
+_WINDOW_LOADING = (
+    "import os, sys\n"
+    "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+    "import shiboken6\n"
+    "from fxscope.app.gui import application\n"
+    "from fxscope.app.main_window import MainWindow\n"
+    "app = application()\n"
+    "win = MainWindow()\n"
+    "win.show()\n"
+    "loader = win.load_in_background(sys.argv[1])\n"
+    "app.processEvents()\n"
+)
+
+
+def _run_window_script(lines: str, trace_file) -> str:
+    """Run the window-loading script followed by ``lines`` in a fresh interpreter (a QThread destroyed while
+    it runs aborts the process, which must not take the test run with it); returns its output, after
+    checking it exited cleanly."""
     import subprocess
     import sys
 
-    script = (
-        "import os, sys\n"
-        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
-        "from fxscope.app.gui import application\n"
-        "from fxscope.app.main_window import MainWindow\n"
-        "app = application()\n"
-        "win = MainWindow()\n"
-        "win.show()\n"
-        "win.load_in_background(sys.argv[1])\n"
-        "app.processEvents()\n"
-        "win.close()\n"
-        "del win\n"
-        "print('closed')\n"
-    )
-    result = subprocess.run([sys.executable, "-c", script, str(trace_file)], capture_output=True, text=True,
-                            timeout=120)  # fmt: skip
-    assert result.returncode == 0 and "closed" in result.stdout, result.stderr[-2000:]
+    result = subprocess.run([sys.executable, "-c", _WINDOW_LOADING + lines, str(trace_file)], capture_output=True,
+                            text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
     assert "Destroyed while thread" not in result.stderr
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    return result.stdout
+
+
+def test_closing_the_window_during_a_load_ends_it_cleanly(trace_file) -> None:
+    """A QThread destroyed while running aborts the process: closing the window cancels and waits."""
+    assert "closed" in _run_window_script("win.close()\ndel win\nprint('closed')\n", trace_file)
 
 
 def test_deleting_the_window_during_a_load_cancels_it_without_aborting(trace_file) -> None:
     """A window deleted without closing (its owner dropped it) must not take a running loader thread down
     with it (a QThread destroyed while running aborts the process): the load is cancelled, and its thread
     ends before the application does."""
-    import subprocess
-    import sys
-
-    script = (
-        "import os, sys, time\n"
-        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
-        "import shiboken6\n"
-        "from fxscope.app.gui import application\n"
-        "from fxscope.app.main_window import MainWindow\n"
-        "app = application()\n"
-        "win = MainWindow()\n"
-        "loader = win.load_in_background(sys.argv[1])\n"
-        "app.processEvents()\n"
+    out = _run_window_script(
         "shiboken6.delete(win)\n"
         "print('deleted', loader.cancel_requested(), flush=True)\n"
         "loader.wait(60000)\n"
         "app.processEvents()\n"
-        "print('ended', loader.isFinished(), flush=True)\n"
+        "print('ended', loader.isFinished(), flush=True)\n",
+        trace_file,
     )
-    result = subprocess.run([sys.executable, "-c", script, str(trace_file)], capture_output=True, text=True,
-                            timeout=120)  # fmt: skip
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert "deleted True" in result.stdout and "ended True" in result.stdout, result.stdout
-    assert "Destroyed while thread" not in result.stderr
-    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "deleted True" in out and "ended True" in out, out
 
 
 def test_prepare_checks_inside_its_big_steps(trace_file) -> None:
