@@ -19,7 +19,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.mapped_column import RELEASE_ROWS, MappedColumn
 from fxscope.formats.fxt.ticks import ticks_at_rates
 
@@ -52,39 +51,68 @@ class EventData(MappedColumn):
         """Bytes this column owns (the exceptions; the rest is the file and other columns)."""
         return self.exc_rows.nbytes + self.exc_vals.nbytes
 
+    def _compiled_into(self, rows: np.ndarray | None, start: int, out: np.ndarray) -> bool:
+        """One compiled pass: each row's kind, header, last word, a complete event's rate (record_scan.c)."""
+        scan = self._scan()
+        kind = self.kind
+        if scan is None or not (
+            isinstance(kind, np.ndarray) and kind.dtype == np.uint8 and kind.flags.c_contiguous
+        ):  # (kind is a plain uint8 column as the reader builds it; anything else: the numpy path)
+            return False
+        rec = self.record_word
+        scan.event_data(self.words, rec, rec.dtype == np.int64, kind, rows, start, self.seg_pos, self.seg_tps, out)
+        self._released_after(rows, start, len(out))
+        self._put_exceptions(rows, start, out)
+        return True
+
+    def _of_run(self, start: int, stop: int) -> np.ndarray:
+        out = np.empty(max(stop - start, 0), np.uint64)
+        if self._compiled_into(None, start, out):
+            return out
+        return self._of_rows(np.arange(start, stop, dtype=np.int64))
+
     def _of_rows(self, rows: np.ndarray) -> np.ndarray:
+        out = np.empty(len(rows), np.uint64)
+        if self._compiled_into(np.ascontiguousarray(rows, np.int64), 0, out):
+            return out
         kind = self.kind[rows]
-        out = np.zeros(len(rows), np.uint64)
+        out[:] = 0
         sel = np.flatnonzero((kind == 1) | (kind >= 4))  # counters, complete, async and flow events
         if len(sel):
-            scan = compiled.record_scan
-            rec = self.record_word
-            if scan is not None and compiled.contiguous_words(self.words) and rec.flags.c_contiguous and (
-                rec.dtype in (np.uint32, np.int64)
-            ):  # one compiled pass: header, size, last word
-                picked = np.ascontiguousarray(rows[sel], np.int64)
-                vals = np.empty(len(picked), np.uint64)
-                scan.last_words(self.words, rec, rec.dtype == np.int64, picked, vals)
-                out[sel] = vals
-                word = None
-                if len(sel) >= RELEASE_ROWS:
-                    self._release_rows(int(picked.min()), int(picked.max()))
-            else:
-                word = rec[rows[sel]].astype(np.int64)
-                size = (self.words[word] >> np.uint64(4)) & np.uint64(0xFFF)
-                last = word + size.astype(np.int64) - 1
-                out[sel] = self.words[np.clip(last, 0, len(self.words) - 1)]
-                if len(sel) >= RELEASE_ROWS:
-                    self._release_words(int(word.min()), int(last.max()) + 1)
+            word = self.record_word[rows[sel]].astype(np.int64)
+            size = (self.words[word] >> np.uint64(4)) & np.uint64(0xFFF)
+            last = word + size.astype(np.int64) - 1
+            out[sel] = self.words[np.clip(last, 0, len(self.words) - 1)]
+            if len(sel) >= RELEASE_ROWS:
+                self._release_words(int(word.min()), int(last.max()) + 1)
             complete = np.flatnonzero(kind[sel] == 4)
             if len(complete):
                 at = sel[complete]
-                cword = word[complete] if word is not None else rec[rows[at]].astype(np.int64)
-                seg = np.searchsorted(self.seg_pos, cword, side="right") - 1
+                seg = np.searchsorted(self.seg_pos, word[complete], side="right") - 1
                 out[at] = ticks_at_rates(out[at], self.seg_tps[np.maximum(seg, 0)]).view(np.uint64)
-        if len(self.exc_rows) and len(rows):
-            at = np.minimum(np.searchsorted(self.exc_rows, rows), len(self.exc_rows) - 1)
-            hit = self.exc_rows[at] == rows
-            out[hit] = self.exc_vals[at[hit]]
+        self._put_exceptions(rows, 0, out)
         return out
 
+    def _put_exceptions(self, rows: np.ndarray | None, start: int, out: np.ndarray) -> None:
+        """Overwrite the values of the stored exceptions among ``rows`` (None: the run of ``len(out)`` rows
+        from ``start``). The exceptions are few: ascending rows (as a rule) look them up among the rows, not
+        every row among them."""
+        exc = self.exc_rows
+        if not len(exc) or not len(out):
+            return
+        if rows is None:
+            lo, hi = np.searchsorted(exc, [start, start + len(out)]).tolist()
+            out[exc[lo:hi] - start] = self.exc_vals[lo:hi]
+            return
+        if len(rows) > 1 and not bool((rows[1:] > rows[:-1]).all()):  # (unordered or repeated rows)
+            at = np.minimum(np.searchsorted(exc, rows), len(exc) - 1)
+            hit = exc[at] == rows
+            out[hit] = self.exc_vals[at[hit]]
+            return
+        lo = int(np.searchsorted(exc, rows[0]))
+        hi = int(np.searchsorted(exc, rows[-1], side="right"))
+        if hi > lo:
+            cand = exc[lo:hi]
+            at = np.minimum(np.searchsorted(rows, cand), len(rows) - 1)
+            hit = rows[at] == cand
+            out[at[hit]] = self.exc_vals[lo:hi][hit]

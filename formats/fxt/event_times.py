@@ -47,9 +47,22 @@ class EventTimes(MappedColumn):
         self._seg_rate[self.seg_tps == NS_RATE] = -1
         self._ns_only = not self._rates
 
+    def _compiled_into(self, rows: np.ndarray | None, start: int, out: np.ndarray) -> bool:
+        """One compiled pass: each row's record word, the word after it, its segment's rate (record_scan.c)."""
+        scan = self._scan()
+        if scan is None:
+            return False
+        rec = self.record_word
+        scan.event_times(self.words, rec, rec.dtype == np.int64, rows, start, self.seg_pos, self.seg_tps, out)
+        self._released_after(rows, start, len(out))
+        return True
+
     def _of_rows(self, rows: np.ndarray) -> np.ndarray:
         if not len(rows):
             return np.zeros(0, np.int64)
+        out = np.empty(len(rows), np.int64)
+        if self._compiled_into(np.ascontiguousarray(rows, np.int64), 0, out):
+            return out
         word = np.take(self.record_word, rows).astype(np.int64)
         word += 1
         ticks = np.take(self.words, word)
@@ -65,6 +78,9 @@ class EventTimes(MappedColumn):
         """Rows ``start..stop-1``: their records ascend, so each provider segment is one run of them."""
         if stop <= start:
             return np.zeros(0, np.int64)
+        out = np.empty(stop - start, np.int64)
+        if self._compiled_into(None, start, out):
+            return out
         word = self.record_word[start:stop].astype(np.int64)
         word += 1
         ticks = np.take(self.words, word)

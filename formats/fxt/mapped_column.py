@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.column_view import ColumnView
 
 #: rows read at once (bounds the temporaries of a whole-column read)
@@ -140,12 +141,14 @@ class MappedColumn(ColumnView):
         return self._minmax
 
     def _run(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start..stop-1``, a block at a time (:meth:`_of_run` of each)."""
+        """Rows ``start..stop-1``, a block at a time (:meth:`_of_run` of each, or the compiled read)."""
         if stop - start <= BLOCK:
             return self._of_run(start, stop)
         out = np.empty(stop - start, self.dtype)
         for a in range(start, stop, BLOCK):
-            out[a - start : a - start + BLOCK] = self._of_run(a, min(a + BLOCK, stop))
+            part = out[a - start : min(a + BLOCK, stop) - start]
+            if not self._compiled_into(None, a, part):
+                part[:] = self._of_run(a, min(a + BLOCK, stop))
         return out
 
     def _of_run(self, start: int, stop: int) -> np.ndarray:
@@ -157,8 +160,36 @@ class MappedColumn(ColumnView):
             return self._of_rows(rows)
         out = np.empty(len(rows), self.dtype)
         for a in range(0, len(rows), BLOCK):
-            out[a : a + BLOCK] = self._of_rows(rows[a : a + BLOCK])
+            part = out[a : a + BLOCK]
+            if not self._compiled_into(rows[a : a + BLOCK], 0, part):
+                part[:] = self._of_rows(rows[a : a + BLOCK])
         return out
+
+    def _scan(self):
+        """The compiled loops (:mod:`~fxscope.formats.fxt.compiled`) when they can read these columns as they
+        are (the words one native uint64 buffer, ``record_word`` contiguous uint32 or int64), else None."""
+        scan = compiled.record_scan
+        rec = self.record_word
+        if scan is None or not compiled.contiguous_words(self.words):
+            return None
+        if not (isinstance(rec, np.ndarray) and rec.flags.c_contiguous and rec.dtype in (np.uint32, np.int64)):
+            return None
+        return scan
+
+    def _compiled_into(self, rows: np.ndarray | None, start: int, out: np.ndarray) -> bool:
+        """Write the values of ``rows`` (int64, in range; None: the run of ``len(out)`` rows from ``start``)
+        into ``out`` with the compiled loops and return True, or return False (not built here, or this column
+        has no compiled read: the caller takes the numpy path). The base class has none."""
+        return False
+
+    def _released_after(self, rows: np.ndarray | None, start: int, count: int) -> None:
+        """After a compiled read of ``count`` rows (``rows``, or the run from ``start``): drop their pages as
+        the numpy reads do (from :data:`RELEASE_ROWS` rows)."""
+        if count >= RELEASE_ROWS:
+            if rows is None:
+                self._release_rows(start, start + count - 1)
+            else:
+                self._release_rows(int(rows.min()), int(rows.max()))
 
     def _release_rows(self, first_row: int, last_row: int) -> None:
         """Drop the mapped pages of the records of rows ``first_row..last_row`` (record words ascend with the

@@ -254,58 +254,6 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(last_words_doc,
-"last_words(words, record_word, wide, rows, out) -> None\n\n"
-"out[i] (uint64) = the last word of the record at word record_word[rows[i]] (record_word: uint32, or\n"
-"int64 when wide; rows: int64, each a valid index of record_word), its size read from its header (12-bit\n"
-"field; 0 reads the header itself), every read clipped to the file as numpy's take(mode='clip') does: an\n"
-"event's data word in one pass, for FxtColumns.ev_data.");
-
-static PyObject *last_words(PyObject *self, PyObject *args)
-{
-    Py_buffer w, rw, ro, ou;
-    int wide;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*py*w*", &w, &rw, &wide, &ro, &ou))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t isz = wide ? 8 : 4;
-    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
-        check_buffer(&ro, 8, "rows") < 0 || check_buffer(&ou, 8, "out") < 0)
-        goto done;
-    Py_ssize_t m = ro.len / 8, nrec = rw.len / isz;
-    if (ou.len / 8 != m) {
-        PyErr_SetString(PyExc_ValueError, "last_words: rows and out differ in length");
-        goto done;
-    }
-    {
-        const int64_t *rows = (const int64_t *)ro.buf;
-        for (Py_ssize_t i = 0; i < m; i++)
-            if (rows[i] < 0 || rows[i] >= nrec) {
-                PyErr_SetString(PyExc_IndexError, "last_words: row out of range");
-                goto done;
-            }
-        const uint64_t *words = (const uint64_t *)w.buf;
-        const int64_t n = (int64_t)(w.len / 8);
-        uint64_t *out = (uint64_t *)ou.buf;
-        Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < m; i++) {
-            const int64_t at = wide ? ((const int64_t *)rw.buf)[rows[i]] : (int64_t)((const uint32_t *)rw.buf)[rows[i]];
-            const uint64_t h = word_at(words, n, at);
-            out[i] = word_at(words, n, at + (int64_t)((h >> 4) & 0xFFF) - 1);
-        }
-        Py_END_ALLOW_THREADS
-        result = Py_None;
-        Py_INCREF(result);
-    }
-done:
-    PyBuffer_Release(&w);
-    PyBuffer_Release(&rw);
-    PyBuffer_Release(&ro);
-    PyBuffer_Release(&ou);
-    return result;
-}
-
 PyDoc_STRVAR(arg_columns_doc,
 "arg_columns(words, pos, end, nargs, act, index, ref, stream, type, raw, value_at) -> int\n\n"
 "The arguments of records as columns, record by record and in argument order: record i's arguments start\n"
@@ -519,14 +467,227 @@ done:
     return result;
 }
 
+/* Nanoseconds from ticks at `rate` ticks per second (> 0), exactly as fxscope.formats.fxt.ticks.convert_rate:
+   in uint64 arithmetic below 2**33 ticks per second (wrapping as numpy's does), else exact and clamped. */
+static inline int64_t ticks_ns(uint64_t t, int64_t rate)
+{
+    if (rate == 1000000000)
+        return (int64_t)t;
+    const uint64_t r = (uint64_t)rate;
+    if (r < (1ull << 33))
+        return (int64_t)((t / r) * 1000000000ull + ((t % r) * 1000000000ull) / r);
+    const unsigned __int128 v = (unsigned __int128)t * 1000000000u / r;
+    return v > (unsigned __int128)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* The provider segment of record word w: the last segment starting at or before it (the first when none
+   does), as numpy's searchsorted(seg_pos, w, side="right") - 1 clamped to 0; `s` (the previous row's answer)
+   is tried first, so ascending rows cost one comparison or two. */
+static inline Py_ssize_t segment_of(const int64_t *sp, Py_ssize_t ns, int64_t w, Py_ssize_t s)
+{
+    if (s < ns && sp[s] <= w && (s + 1 == ns || sp[s + 1] > w))
+        return s;
+    Py_ssize_t lo = 0, hi = ns;
+    while (lo < hi) {
+        const Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (sp[mid] <= w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 ? lo - 1 : 0;
+}
+
+/* The shared checks of event_times and event_data: the rows (a buffer, each in [0, nrec), or None: the run
+   start..start+m-1, inside [0, nrec)) and the provider segments (as many positions as rates, each rate > 0). */
+static int check_rows_segments(PyObject *rows_obj, Py_buffer *ro, Py_ssize_t start, Py_ssize_t m, Py_ssize_t nrec,
+                               Py_buffer *sp, Py_buffer *st, const char *what)
+{
+    if (check_buffer(sp, 8, "seg_pos") < 0 || check_buffer(st, 8, "seg_tps") < 0)
+        return -1;
+    if (sp->len != st->len) {
+        PyErr_Format(PyExc_ValueError, "%s: seg_pos and seg_tps differ in length", what);
+        return -1;
+    }
+    const int64_t *tps = (const int64_t *)st->buf;
+    for (Py_ssize_t i = 0; i < st->len / 8; i++)
+        if (tps[i] <= 0) {
+            PyErr_Format(PyExc_ValueError, "%s: a tick rate is not positive", what);
+            return -1;
+        }
+    if (rows_obj == Py_None) {
+        if (start < 0 || start > nrec || m > nrec - start) {
+            PyErr_Format(PyExc_IndexError, "%s: run out of range", what);
+            return -1;
+        }
+        return 0;
+    }
+    if (check_buffer(ro, 8, "rows") < 0)
+        return -1;
+    if (ro->len / 8 != m) {
+        PyErr_Format(PyExc_ValueError, "%s: rows and out differ in length", what);
+        return -1;
+    }
+    const int64_t *rows = (const int64_t *)ro->buf;
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (rows[i] < 0 || rows[i] >= nrec) {
+            PyErr_Format(PyExc_IndexError, "%s: row out of range", what);
+            return -1;
+        }
+    return 0;
+}
+
+static inline int64_t record_at(const void *rw, int wide, int64_t row)
+{
+    return wide ? ((const int64_t *)rw)[row] : (int64_t)((const uint32_t *)rw)[row];
+}
+
+PyDoc_STRVAR(event_times_doc,
+"event_times(words, record_word, wide, rows, start, seg_pos, seg_tps, out) -> None\n\n"
+"out[i] (int64) = the time of event row r (rows[i], int64, or start + i when rows is None): the word after\n"
+"its record's first word record_word[r] (uint32, or int64 when wide), read clipped to the file, converted\n"
+"to nanoseconds at the tick rate of the provider segment the record is in (seg_pos: each segment's first\n"
+"word, ascending; seg_tps: its ticks per second; none: nanoseconds), as ticks.convert_rate does: the\n"
+"compiled read of fxscope.formats.fxt.event_times.EventTimes.");
+
+static PyObject *event_times(PyObject *self, PyObject *args)
+{
+    Py_buffer w, rw, ro = {0}, sp, st, ou;
+    PyObject *rows_obj;
+    Py_ssize_t start;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*pOny*y*w*", &w, &rw, &wide, &rows_obj, &start, &sp, &st, &ou))
+        return NULL;
+    PyObject *result = NULL;
+    if (rows_obj != Py_None && PyObject_GetBuffer(rows_obj, &ro, PyBUF_SIMPLE) < 0)
+        goto release;
+    Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
+        check_buffer(&ou, 8, "out") < 0)
+        goto done;
+    Py_ssize_t m = ou.len / 8;
+    if (check_rows_segments(rows_obj, &ro, start, m, rw.len / isz, &sp, &st, "event_times") < 0)
+        goto done;
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *rows = rows_obj == Py_None ? NULL : (const int64_t *)ro.buf;
+        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
+        const Py_ssize_t ns = sp.len / 8;
+        int64_t *out = (int64_t *)ou.buf;
+        Py_ssize_t s = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t at = record_at(rw.buf, wide, rows ? rows[i] : start + i);
+            const uint64_t t = word_at(words, n, at + 1);
+            if (ns == 0)
+                out[i] = (int64_t)t;
+            else {
+                s = segment_of(seg_pos, ns, at, s);
+                out[i] = ticks_ns(t, seg_tps[s]);
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    if (rows_obj != Py_None)
+        PyBuffer_Release(&ro);
+release:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&rw);
+    PyBuffer_Release(&sp);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ou);
+    return result;
+}
+
+PyDoc_STRVAR(event_data_doc,
+"event_data(words, record_word, wide, kind, rows, start, seg_pos, seg_tps, out) -> None\n\n"
+"out[i] (uint64) = the data word of event row r (rows[i], int64, or start + i when rows is None): for an\n"
+"event of kind[r] (uint8, one a record) 1 (counter) or >= 4 (complete, async, flow) the last word of its\n"
+"record (record_word as in event_times; size from the header's 12-bit field, reads clipped to the file),\n"
+"a complete event's (kind 4) converted from ticks to nanoseconds at its segment's rate; 0 for the other\n"
+"kinds. The exceptions (EventData.exc_rows) are the caller's: the compiled read of\n"
+"fxscope.formats.fxt.event_data.EventData.");
+
+static PyObject *event_data(PyObject *self, PyObject *args)
+{
+    Py_buffer w, rw, kd, ro = {0}, sp, st, ou;
+    PyObject *rows_obj;
+    Py_ssize_t start;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*py*Ony*y*w*", &w, &rw, &wide, &kd, &rows_obj, &start, &sp, &st, &ou))
+        return NULL;
+    PyObject *result = NULL;
+    if (rows_obj != Py_None && PyObject_GetBuffer(rows_obj, &ro, PyBUF_SIMPLE) < 0)
+        goto release;
+    Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
+        check_buffer(&ou, 8, "out") < 0)
+        goto done;
+    Py_ssize_t m = ou.len / 8, nrec = rw.len / isz;
+    if (kd.len != nrec) {
+        PyErr_SetString(PyExc_ValueError, "event_data: kind and record_word differ in length");
+        goto done;
+    }
+    if (check_rows_segments(rows_obj, &ro, start, m, nrec, &sp, &st, "event_data") < 0)
+        goto done;
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const uint8_t *kind = (const uint8_t *)kd.buf;
+        const int64_t *rows = rows_obj == Py_None ? NULL : (const int64_t *)ro.buf;
+        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
+        const Py_ssize_t ns = sp.len / 8;
+        uint64_t *out = (uint64_t *)ou.buf;
+        Py_ssize_t s = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t r = rows ? rows[i] : start + i;
+            const unsigned k = kind[r];
+            if (k != 1 && k < 4) {
+                out[i] = 0;
+                continue;
+            }
+            const int64_t at = record_at(rw.buf, wide, r);
+            const uint64_t h = word_at(words, n, at);
+            uint64_t v = word_at(words, n, at + (int64_t)((h >> 4) & 0xFFF) - 1);
+            if (k == 4 && ns) {
+                s = segment_of(seg_pos, ns, at, s);
+                v = (uint64_t)ticks_ns(v, seg_tps[s]);
+            }
+            out[i] = v;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    if (rows_obj != Py_None)
+        PyBuffer_Release(&ro);
+release:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&rw);
+    PyBuffer_Release(&kd);
+    PyBuffer_Release(&sp);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ou);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
     {"event_block", event_block, METH_VARARGS, event_block_doc},
-    {"last_words", last_words, METH_VARARGS, last_words_doc},
     {"arg_columns", arg_columns, METH_VARARGS, arg_columns_doc},
     {"gather4", gather4, METH_VARARGS, gather4_doc},
     {"typed_args", typed_args, METH_VARARGS, typed_args_doc},
+    {"event_times", event_times, METH_VARARGS, event_times_doc},
+    {"event_data", event_data, METH_VARARGS, event_data_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -52,7 +52,7 @@ def _trace(big_endian: bool = False) -> tuple[bytes, list[int]]:
 
 
 @pytest.mark.parametrize("big_endian", [False, True])
-def test_data_words_of_every_kind(big_endian):
+def test_data_words_of_every_kind(big_endian, fxt_loops):
     data, want = _trace(big_endian)
     cols = read_fxt_bytes(data)
     assert isinstance(cols.ev_data, EventData)
@@ -75,7 +75,7 @@ def test_an_argument_of_size_zero_leaves_no_data_word():
     assert np.asarray(cols.ev_data).tolist() == [0]  # as the reader decided: the data word is not read
 
 
-def test_every_way_of_indexing():
+def test_every_way_of_indexing(fxt_loops):
     data, want = _trace()
     col = read_fxt_bytes(data).ev_data
     ref = np.array(want, np.uint64)
@@ -90,13 +90,15 @@ def test_every_way_of_indexing():
     assert len(col[np.zeros(0, np.int64)]) == 0
     assert col.tolist() == want and np.array_equal(col.view(np.int64), ref.view(np.int64))
     assert np.array_equal(Gathered(col, np.array([4, 0]))[:], ref[[4, 0]])
+    for rows in (np.array([4, 5, 9, 11]), np.array([5, 6, 7]), np.array([9, 9, 4, 11]), np.array([0, 10])):
+        assert np.array_equal(col[rows], ref[rows]), rows  # (the exceptions: rows 4, 5, 9, 11; ascending or not)
     with pytest.raises(IndexError):
         col[len(ref)]
     with pytest.raises(IndexError):
         col[np.array([0, len(ref)])]
 
 
-def test_a_generated_trace_matches_its_records(tmp_path):
+def test_a_generated_trace_matches_its_records(tmp_path, fxt_loops):
     """Against a per-record reference walk: each counter/async/flow/complete event's data is its last word."""
     from fxscope.core.synthetic_trace import generate_trace
 

@@ -63,7 +63,7 @@ def test_times_at_every_rate(big_endian, numpy_only):
     assert cols.n_events == len(want)
 
 
-def test_every_way_of_indexing():
+def test_every_way_of_indexing(fxt_loops):
     data, want = _trace()
     col = read_fxt_bytes(data).ev_ts
     ref = np.array(want, np.int64)

@@ -67,7 +67,7 @@ def assert_same_read(data: bytes) -> None:
         numpy_read = b.ev_data[rows]
     finally:
         compiled.record_scan = saved
-    assert np.array_equal(a.ev_data[rows], numpy_read)  # (the compiled last_words)
+    assert np.array_equal(a.ev_data[rows], numpy_read)  # (the compiled event_data)
 
 
 def _corpus(testdata: Path) -> list[bytes]:
@@ -187,15 +187,70 @@ def test_unaligned_words_take_the_numpy_path():
     assert np.array_equal(framing.record_starts(odd), framing.record_starts(np.frombuffer(data, "<u8")))
 
 
-def test_last_words_refuses_rows_out_of_range_and_clips_reads():
+def test_event_data_refuses_rows_out_of_range_and_clips_reads():
     scan = compiled.record_scan
     assert scan is not None
     words = np.array([(3 << 4) | 4, 7, 9, (0xFFF << 4) | 4], np.uint64)  # a 3-word record, a huge one at the end
     rec = np.array([0, 3], np.uint32)
+    kind = np.array([1, 4], np.uint8)  # a counter; a complete event (its end converted at its segment's rate)
+    seg_pos, seg_tps = np.array([0, 3], np.int64), np.array([10**9, 2 * 10**9], np.int64)
     out = np.empty(2, np.uint64)
-    scan.last_words(words, rec, False, np.array([0, 1], np.int64), out)
-    assert out.tolist() == [9, int(words[3])]  # the second record's end is past the file: its last word clipped
+    scan.event_data(words, rec, False, kind, np.array([0, 1], np.int64), 0, seg_pos, seg_tps, out)
+    assert out.tolist() == [9, int(words[3]) // 2]  # the second record's end is past the file: its last word clipped
+    scan.event_data(words, rec, False, kind, None, 1, seg_pos, seg_tps, out[:1])  # (a run from row 1)
+    assert out[0] == int(words[3]) // 2
+    scan.event_data(words, rec, False, np.array([2, 3], np.uint8), None, 0, seg_pos, seg_tps, out)
+    assert out.tolist() == [0, 0]  # (kinds without a data word)
+    bad = [
+        (IndexError, (kind, np.array([2], np.int64), 0, seg_pos, seg_tps, np.empty(1, np.uint64))),
+        (IndexError, (kind, np.array([-1], np.int64), 0, seg_pos, seg_tps, np.empty(1, np.uint64))),
+        (IndexError, (kind, None, 1, seg_pos, seg_tps, np.empty(2, np.uint64))),  # a run past the rows
+        (IndexError, (kind, None, -1, seg_pos, seg_tps, np.empty(1, np.uint64))),
+        (ValueError, (kind, np.array([0, 1], np.int64), 0, seg_pos, seg_tps, np.empty(1, np.uint64))),
+        (ValueError, (kind[:1], None, 0, seg_pos, seg_tps, np.empty(1, np.uint64))),  # kind shorter than the rows
+        (ValueError, (kind, None, 0, seg_pos, seg_tps[:1], np.empty(1, np.uint64))),
+        (ValueError, (kind, None, 0, seg_pos, np.array([10**9, 0], np.int64), np.empty(1, np.uint64))),
+    ]
+    for error, args in bad:
+        with pytest.raises(error):
+            scan.event_data(words, rec, False, *args)
+
+
+def test_event_times_refuses_rows_out_of_range_and_converts_as_numpy():
+    """Every tick rate's conversion (below and above 2**33 ticks a second, the clamp at 2**63 - 1) equals
+    ticks.convert_rate's; rows and runs are bounds-checked, the word after a record at the file's end clipped."""
+    from fxscope.formats.fxt.ticks import convert_rate
+
+    scan = compiled.record_scan
+    assert scan is not None
+    rng = np.random.default_rng(3)
+    ticks = np.concatenate([rng.integers(0, 1 << 63, 500, dtype=np.int64).view(np.uint64),
+                            np.array([0, 1, (1 << 64) - 1, 1 << 63, 999_999_999], np.uint64)])  # fmt: skip
+    words = np.zeros(2 * len(ticks), np.uint64)
+    words[1::2] = ticks
+    rec = np.arange(0, len(words), 2, dtype=np.int64)
+    for rate in (1, 3, 10**9, 2 * 10**9, 24_000_000, (1 << 33) - 1, 1 << 33, 10**12, (1 << 63) - 1):
+        out = np.empty(len(ticks), np.int64)
+        scan.event_times(words, rec, True, None, 0, np.array([0], np.int64), np.array([rate], np.int64), out)
+        assert np.array_equal(out, convert_rate(ticks, rate)), rate
+    # two segments (the second from word 6: rows 3..), rows in any order, repeated
+    seg_pos, seg_tps = np.array([0, 6], np.int64), np.array([10**9, 3], np.int64)
+    rows = np.array([5, 0, 3, 3, 2, 400], np.int64)
+    out = np.empty(len(rows), np.int64)
+    scan.event_times(words, rec, True, rows, 0, seg_pos, seg_tps, out)
+    assert np.array_equal(out, np.where(rows < 3, ticks[rows].view(np.int64), convert_rate(ticks[rows], 3)))
+    out = np.empty(1, np.int64)
+    scan.event_times(words[:1], np.array([0], np.uint32), False, None, 0, seg_pos[:0], seg_tps[:0], out)
+    assert out[0] == 0  # (the time word past the file's end: the last word, clipped; no segments: ns)
     with pytest.raises(IndexError):
-        scan.last_words(words, rec, False, np.array([2], np.int64), np.empty(1, np.uint64))
+        scan.event_times(words, rec, True, np.array([len(rec)], np.int64), 0, seg_pos, seg_tps, out)
+    with pytest.raises(IndexError):
+        scan.event_times(words, rec, True, None, len(rec), seg_pos, seg_tps, out)
     with pytest.raises(ValueError):
-        scan.last_words(words, rec, False, np.array([0, 1], np.int64), np.empty(1, np.uint64))
+        scan.event_times(words, rec, True, np.array([0, 1], np.int64), 0, seg_pos, seg_tps, out)
+    with pytest.raises(ValueError):
+        scan.event_times(words, rec, True, None, 0, seg_pos, seg_tps[:1], out)
+    with pytest.raises(ValueError):
+        scan.event_times(words, rec, True, None, 0, seg_pos, -seg_tps, out)
+    with pytest.raises(ValueError):
+        scan.event_times(words, rec.astype(np.uint32)[:-1].view(np.uint8)[1:], False, None, 0, seg_pos, seg_tps, out)
