@@ -70,10 +70,7 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
     rows = np.asarray(rows, np.int64)
     dec = cols.arg_decoder
     w = dec.w
-    record = cols.ev_word[rows].astype(np.int64)
-    pos = record + cols.args_skip_of(rows)
-    end = record + ((w[record] >> _U(4)) & _U(0xFFF)).astype(np.int64) if len(rows) else record
-    nargs = cols.nargs_of(rows)
+    record, pos, end, nargs = cols.arg_blocks_of(rows)
     scan = compiled.record_scan
     if scan is not None and compiled.contiguous_words(w):  # one compiled pass, already in record order
         if check is not None:

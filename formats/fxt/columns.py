@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.args import Arg
 from fxscope.formats.fxt.fields import column
@@ -211,13 +212,39 @@ class FxtColumns:
         """uint8 argument count of event ``rows``: the header's, or fewer where an argument of size 0
         ended the block (the reader warned; later arguments are not decoded)."""
         words = self.ev_word[np.asarray(rows, np.int64)]
-        out = _header_nargs(self.arg_decoder.w[words])
+        return self._cut_nargs(words, _header_nargs(self.arg_decoder.w[words]))
+
+    def _cut_nargs(self, words: np.ndarray, nargs: np.ndarray) -> np.ndarray:
+        """``nargs`` (the headers' counts of the records at ``words``) with the reader's cuts applied."""
         cut_words, cut_nargs = self.ev_nargs_cut
         if len(cut_words) and len(words):
             at = np.minimum(np.searchsorted(cut_words, words), len(cut_words) - 1)
             hit = cut_words[at] == words
-            out[hit] = cut_nargs[at[hit]]
-        return out
+            nargs[hit] = cut_nargs[at[hit]]
+        return nargs
+
+    def arg_blocks_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(record word, first argument word, end word: int64; argument count: uint8, :meth:`nargs_of`) of
+        event ``rows``: the header read once a row (compiled: one pass; else from :meth:`args_skip_of` and
+        :meth:`nargs_of`)."""
+        rows = np.ascontiguousarray(rows, np.int64)
+        w, rec = self.arg_decoder.w, self.ev_word
+        scan = compiled.record_scan
+        if (
+            scan is not None
+            and compiled.contiguous_words(w)
+            and isinstance(rec, np.ndarray)
+            and rec.flags.c_contiguous
+            and rec.dtype in (np.uint32, np.int64)
+        ):
+            record, pos, end = (np.empty(len(rows), np.int64) for _ in range(3))
+            nargs = np.empty(len(rows), np.uint8)
+            scan.arg_blocks(w, rec, rec.dtype == np.int64, rows, record, pos, end, nargs)
+            return record, pos, end, self._cut_nargs(record, nargs)
+        record = rec[rows].astype(np.int64)
+        pos = record + self.args_skip_of(rows)
+        end = record + ((w[record] >> np.uint64(4)) & np.uint64(0xFFF)).astype(np.int64) if len(rows) else record
+        return record, pos, end, self.nargs_of(rows)
 
     def args_skip_of(self, rows: np.ndarray) -> np.ndarray:
         """uint16 words from the record start of event ``rows`` to their first argument header (after the

@@ -679,6 +679,74 @@ release:
     return result;
 }
 
+PyDoc_STRVAR(arg_blocks_doc,
+"arg_blocks(words, record_word, wide, rows, record, pos, end, nargs) -> None\n\n"
+"The argument block of each event row rows[i] (int64, each a valid index of record_word: uint32, or int64\n"
+"when wide), from its header (read clipped to the file): record[i] its record's first word, pos[i] its\n"
+"first argument's word (after the header, the time, an inline thread and inline category and name: the\n"
+"header's fields, as columns._header_args_skip), end[i] the word after the record (12-bit size field)\n"
+"(int64 each), nargs[i] (uint8) the header's argument count (the caller applies the reader's cuts): what\n"
+"arg_columns.event_arg_columns gathers before its walk, in one pass.");
+
+static PyObject *arg_blocks(PyObject *self, PyObject *args)
+{
+    Py_buffer w, rw, ro, o_rec, o_pos, o_end, o_na;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*py*w*w*w*w*", &w, &rw, &wide, &ro, &o_rec, &o_pos, &o_end, &o_na))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
+        check_buffer(&ro, 8, "rows") < 0 || check_buffer(&o_rec, 8, "record") < 0 ||
+        check_buffer(&o_pos, 8, "pos") < 0 || check_buffer(&o_end, 8, "end") < 0)
+        goto done;
+    Py_ssize_t m = ro.len / 8, nrec = rw.len / isz;
+    if (o_rec.len / 8 != m || o_pos.len / 8 != m || o_end.len / 8 != m || o_na.len != m) {
+        PyErr_SetString(PyExc_ValueError, "arg_blocks: rows and the outputs differ in length");
+        goto done;
+    }
+    {
+        const int64_t *rows = (const int64_t *)ro.buf;
+        for (Py_ssize_t i = 0; i < m; i++)
+            if (rows[i] < 0 || rows[i] >= nrec) {
+                PyErr_SetString(PyExc_IndexError, "arg_blocks: row out of range");
+                goto done;
+            }
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        int64_t *rec = (int64_t *)o_rec.buf, *pos = (int64_t *)o_pos.buf, *end = (int64_t *)o_end.buf;
+        uint8_t *nargs = (uint8_t *)o_na.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t at = record_at(rw.buf, wide, rows[i]);
+            const uint64_t h = word_at(words, n, at);
+            const unsigned tref = (h >> 24) & 0xFF, cref = (h >> 32) & 0xFFFF, nref = (unsigned)(h >> 48);
+            int64_t skip = 2 + (tref == 0 ? 2 : 0);
+            if (cref & 0x8000)
+                skip += ((int64_t)(cref & 0x7FFF) + 7) >> 3;
+            if (nref & 0x8000)
+                skip += ((int64_t)(nref & 0x7FFF) + 7) >> 3;
+            rec[i] = at;
+            pos[i] = at + skip;
+            end[i] = at + (int64_t)((h >> 4) & 0xFFF);
+            nargs[i] = (uint8_t)((h >> 20) & 0xF);
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&rw);
+    PyBuffer_Release(&ro);
+    PyBuffer_Release(&o_rec);
+    PyBuffer_Release(&o_pos);
+    PyBuffer_Release(&o_end);
+    PyBuffer_Release(&o_na);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
@@ -688,6 +756,7 @@ static PyMethodDef methods[] = {
     {"typed_args", typed_args, METH_VARARGS, typed_args_doc},
     {"event_times", event_times, METH_VARARGS, event_times_doc},
     {"event_data", event_data, METH_VARARGS, event_data_doc},
+    {"arg_blocks", arg_blocks, METH_VARARGS, arg_blocks_doc},
     {NULL, NULL, 0, NULL},
 };
 
