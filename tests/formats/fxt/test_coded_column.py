@@ -19,7 +19,7 @@ def _ref() -> np.ndarray:
     return values[rng.integers(0, len(values), 5000)]
 
 
-def test_few_values_are_coded_and_read_back():
+def test_few_values_are_coded_and_read_back(fxt_loops):
     ref = _ref()
     col = coded(ref.copy())
     assert isinstance(col, CodedColumn)
@@ -32,7 +32,7 @@ def test_few_values_are_coded_and_read_back():
     assert (col.min(), col.max()) == (ref.min(), ref.max())
 
 
-def test_every_way_of_indexing():
+def test_every_way_of_indexing(fxt_loops):
     ref = _ref()
     col = coded(ref.copy())
     assert col[0] == ref[0] and col[-1] == ref[-1] and isinstance(col[3], np.int16)
@@ -40,6 +40,8 @@ def test_every_way_of_indexing():
         assert np.array_equal(col[key], ref[key]), key
     mask = ref > 0
     assert np.array_equal(col[mask], ref[mask])
+    many = np.random.default_rng(1).integers(-len(ref), len(ref), 3000)  # (enough rows for the compiled loop)
+    assert np.array_equal(col[many], ref[many]) and np.array_equal(col[::-1], ref[::-1])
     rows = np.array([4999, 0, 17, 17, -3])
     assert np.array_equal(col[rows], ref[rows]) and np.array_equal(col[rows.astype(np.int32)], ref[rows])
     assert np.array_equal(col[[[1, 2], [3, 4]]], ref[[[1, 2], [3, 4]]])
@@ -87,3 +89,25 @@ def test_the_reader_codes_the_columns_with_few_values():
            for t, c, n in zip(thread.tolist(), np.asarray(cols.ev_category).tolist(), cols.ev_name.tolist(),
                               strict=True)]  # fmt: skip
     assert got == want
+
+
+def test_the_compiled_decoding_refuses_indexes_past_the_values():
+    from fxscope.formats.fxt import compiled
+
+    scan = compiled.record_scan
+    assert scan is not None
+    values = np.array([5, -7, 9], np.int16)
+    out = np.empty(4, np.int16)
+    scan.decode_codes(np.array([2, 0, 1, 2], np.uint8), values, out)
+    assert out.tolist() == [9, 5, -7, 9]
+    wide = np.empty(4, np.int32)
+    scan.decode_codes(np.array([2, 0, 1, 2], np.uint8), values.astype(np.int32), wide)
+    assert wide.tolist() == [9, 5, -7, 9]
+    with pytest.raises(IndexError):
+        scan.decode_codes(np.array([0, 3, 0, 0], np.uint8), values, out)
+    with pytest.raises(ValueError):
+        scan.decode_codes(np.array([0, 1, 0], np.uint8), values, out)  # out is not one item an index
+    with pytest.raises(ValueError):
+        scan.decode_codes(np.zeros(4, np.uint8), np.zeros(257, np.int16), out)  # more values than a byte names
+    with pytest.raises(ValueError):
+        scan.decode_codes(np.zeros(2, np.uint8), values, np.empty(2, np.int64))  # 8-byte items
