@@ -57,6 +57,31 @@ static int check_buffer(Py_buffer *b, Py_ssize_t itemsize, const char *what)
     return 0;
 }
 
+/* Every row of `rows` (int64) a valid index of nrec records: else IndexError (checked before any read). */
+static int check_rows(const Py_buffer *rows_buf, Py_ssize_t nrec, const char *what)
+{
+    const int64_t *rows = (const int64_t *)rows_buf->buf;
+    for (Py_ssize_t i = 0; i < rows_buf->len / 8; i++)
+        if (rows[i] < 0 || rows[i] >= nrec) {
+            PyErr_Format(PyExc_IndexError, "%s: row out of range", what);
+            return -1;
+        }
+    return 0;
+}
+
+/* Words from an event record's start to its first argument, from its header: header and time, an inline
+   thread (two words, thread ref 0), an inline category and name (their streams' words). */
+static inline int64_t args_skip(uint64_t h)
+{
+    const unsigned tref = (h >> 24) & 0xFF, cref = (h >> 32) & 0xFFFF, nref = (unsigned)(h >> 48);
+    int64_t skip = 2 + (tref == 0 ? 2 : 0);
+    if (cref & 0x8000)
+        skip += ((int64_t)(cref & 0x7FFF) + 7) >> 3;
+    if (nref & 0x8000)
+        skip += ((int64_t)(nref & 0x7FFF) + 7) >> 3;
+    return skip;
+}
+
 PyDoc_STRVAR(frame_split_doc,
 "frame_split(words, p, stop, ev, ev_count, other, other_types, other_count, wide) -> (ev_count, other_count, p, bad)\n\n"
 "Walk the record chain from word p while p < stop (each header gives its record's size: the 12-bit field, the\n"
@@ -227,15 +252,10 @@ static PyObject *event_block(PyObject *self, PyObject *args)
             const uint64_t h = word_at(words, n, p);
             const int64_t size = (int64_t)((h >> 4) & 0xFFF), end = p + size;
             const unsigned kind = (h >> 16) & 0xF, nargs = (h >> 20) & 0xF;
-            const unsigned tref = (h >> 24) & 0xFF, cref = (h >> 32) & 0xFFFF, nref = (unsigned)(h >> 48);
             head[i] = h;
             ticks[i] = word_at(words, n, p + 1);
             last[i] = word_at(words, n, end - 1);
-            int64_t a = p + 2 + (tref == 0 ? 2 : 0);
-            if (cref & 0x8000)
-                a += ((int64_t)(cref & 0x7FFF) + 7) >> 3;
-            if (nref & 0x8000)
-                a += ((int64_t)(nref & 0x7FFF) + 7) >> 3;
+            const int64_t a = p + args_skip(h);
             const int ok = size >= 2 && kind <= 10 && a <= end;
             flagged += walk_one(words, n, a, ok ? nargs : 0, (uint8_t)nargs, end, &after[i], &neff[i], &status[i]);
         }
@@ -421,12 +441,9 @@ static PyObject *typed_args(PyObject *self, PyObject *args)
         goto done;
     }
     {
+        if (check_rows(&ro, nrec, "typed_args") < 0)
+            goto done;
         const int64_t *rows = (const int64_t *)ro.buf;
-        for (Py_ssize_t i = 0; i < m; i++)
-            if (rows[i] < 0 || rows[i] >= nrec) {
-                PyErr_SetString(PyExc_IndexError, "typed_args: row out of range");
-                goto done;
-            }
         const uint64_t *words = (const uint64_t *)w.buf;
         const int64_t n = (int64_t)(w.len / 8);
         const int64_t *first = (const int64_t *)fi.buf;
@@ -528,13 +545,7 @@ static int check_rows_segments(PyObject *rows_obj, Py_buffer *ro, Py_ssize_t sta
         PyErr_Format(PyExc_ValueError, "%s: rows and out differ in length", what);
         return -1;
     }
-    const int64_t *rows = (const int64_t *)ro->buf;
-    for (Py_ssize_t i = 0; i < m; i++)
-        if (rows[i] < 0 || rows[i] >= nrec) {
-            PyErr_Format(PyExc_IndexError, "%s: row out of range", what);
-            return -1;
-        }
-    return 0;
+    return check_rows(ro, nrec, what);
 }
 
 static inline int64_t record_at(const void *rw, int wide, int64_t row)
@@ -707,12 +718,9 @@ static PyObject *arg_blocks(PyObject *self, PyObject *args)
         goto done;
     }
     {
+        if (check_rows(&ro, nrec, "arg_blocks") < 0)
+            goto done;
         const int64_t *rows = (const int64_t *)ro.buf;
-        for (Py_ssize_t i = 0; i < m; i++)
-            if (rows[i] < 0 || rows[i] >= nrec) {
-                PyErr_SetString(PyExc_IndexError, "arg_blocks: row out of range");
-                goto done;
-            }
         const uint64_t *words = (const uint64_t *)w.buf;
         const int64_t n = (int64_t)(w.len / 8);
         int64_t *rec = (int64_t *)o_rec.buf, *pos = (int64_t *)o_pos.buf, *end = (int64_t *)o_end.buf;
@@ -721,14 +729,8 @@ static PyObject *arg_blocks(PyObject *self, PyObject *args)
         for (Py_ssize_t i = 0; i < m; i++) {
             const int64_t at = record_at(rw.buf, wide, rows[i]);
             const uint64_t h = word_at(words, n, at);
-            const unsigned tref = (h >> 24) & 0xFF, cref = (h >> 32) & 0xFFFF, nref = (unsigned)(h >> 48);
-            int64_t skip = 2 + (tref == 0 ? 2 : 0);
-            if (cref & 0x8000)
-                skip += ((int64_t)(cref & 0x7FFF) + 7) >> 3;
-            if (nref & 0x8000)
-                skip += ((int64_t)(nref & 0x7FFF) + 7) >> 3;
             rec[i] = at;
-            pos[i] = at + skip;
+            pos[i] = at + args_skip(h);
             end[i] = at + (int64_t)((h >> 4) & 0xFFF);
             nargs[i] = (uint8_t)((h >> 20) & 0xF);
         }
