@@ -10,6 +10,7 @@ import pytest
 from fxscope.formats.fxt.columns import FxtColumns
 from fxscope.formats.fxt.reader import read_fxt_bytes
 from fxscope.formats.fxt.writer import FxtWriter
+from tests.compiled_loops import choose_loops
 
 
 def build_columns(events: Sequence[tuple], setup: Callable[[FxtWriter], None] | None = None) -> FxtColumns:
@@ -47,14 +48,7 @@ def slice_loops(request, monkeypatch) -> str:
     the numpy paths an install without a C compiler takes."""
     from fxscope.core.trace import compiled
 
-    if request.param == "numpy":
-        monkeypatch.setattr(compiled, "slice_kernels", None)
-    elif compiled.slice_kernels is None:
-        raise RuntimeError(
-            "fxscope.core.trace.slice_kernels was not built (no C compiler at install time?): "
-            "reinstall with `pip install -e .` on a machine with gcc and the Python headers"
-        )
-    return request.param
+    return choose_loops(request.param, monkeypatch, compiled, "slice_kernels")
 
 
 @pytest.fixture(params=["compiled", "numpy"])
@@ -63,11 +57,4 @@ def span_paths(request, monkeypatch) -> str:
     with the numpy paths an install without a C compiler takes."""
     from fxscope.core.trace import compiled
 
-    if request.param == "numpy":
-        monkeypatch.setattr(compiled, "span_kernels", None)
-    elif compiled.span_kernels is None:
-        raise RuntimeError(
-            "fxscope.core.trace.span_kernels was not built (no C compiler at install time?): "
-            "reinstall with `pip install -e .` on a machine with gcc and the Python headers"
-        )
-    return request.param
+    return choose_loops(request.param, monkeypatch, compiled, "span_kernels")
