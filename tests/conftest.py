@@ -147,6 +147,23 @@ def _mutate_fxt(data: bytes, rng) -> bytes:
     return bytes(b)
 
 
+def _cut_and_flip(data: bytes, rng, flips: int, shortest: int = 0) -> bytes:
+    """A damaged copy of a trace: cut at a random length from ``shortest`` bytes to whole, then up to
+    ``flips - 1`` bytes overwritten anywhere (the magic too: headerless and wrong-order files included)."""
+    d = bytearray(data[: rng.randrange(shortest, len(data) + 1)])
+    for _ in range(rng.randrange(flips)):
+        if d:
+            d[rng.randrange(len(d))] = rng.randrange(256)
+    return bytes(d)
+
+
+@pytest.fixture(scope="session")
+def cut_and_flip():
+    """``cut_and_flip(data, rng, flips, shortest=0)``: a cut, byte-flipped copy of a trace (see
+    :func:`_cut_and_flip`); the hostile variants the compiled-against-numpy tests read."""
+    return _cut_and_flip
+
+
 @pytest.fixture(scope="session")
 def mutate_fxt():
     """``mutate_fxt(data, rng)``: a damaged copy of an FXT trace (see :func:`_mutate_fxt`)."""

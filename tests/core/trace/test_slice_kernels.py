@@ -119,19 +119,15 @@ def test_same_model_of_generated_traces():
         assert m is not None and len(m.slices) > 4_000 and int(m.slices.depth.max()) >= 1
 
 
-def test_same_model_of_truncated_and_mutated_traces(testdata):
+def test_same_model_of_truncated_and_mutated_traces(testdata, cut_and_flip):
     """Hostile variants (cut anywhere, bytes overwritten: kinds, timestamps, threads): 300+ models."""
     rng = random.Random(18)
     cases = 0
     sources = [*_corpus(testdata)[-2:], generate_trace(400, seed=3), generate_trace(400, seed=5, scheduling=True)]
     for data in sources:
         for _ in range(80):
-            d = bytearray(data[: rng.randrange(len(data) // 2, len(data) + 1)])
-            for _ in range(rng.randrange(6)):
-                if d:
-                    d[rng.randrange(len(d))] = rng.randrange(256)
             try:
-                cols = read_fxt_bytes(bytes(d))
+                cols = read_fxt_bytes(cut_and_flip(data, rng, 6, len(data) // 2))
             except FormatError:
                 continue
             assert_same_model(cols)

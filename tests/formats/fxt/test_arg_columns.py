@@ -68,7 +68,7 @@ def test_real_trace_pointer_and_string_arguments(testdata, fxt_loops) -> None:
     assert _check_against_event_args(cols, rows[::7]) > 4000
 
 
-def test_compiled_walk_equals_numpy_walk_on_hostile_traces(testdata) -> None:
+def test_compiled_walk_equals_numpy_walk_on_hostile_traces(testdata, cut_and_flip) -> None:
     """Truncated and mutated traces (argument sizes, inline name lengths, counts): the compiled walk keeps
     the same arguments, with the same fields, as the numpy walk (400 traces)."""
     scan = compiled.record_scan
@@ -78,12 +78,8 @@ def test_compiled_walk_equals_numpy_walk_on_hostile_traces(testdata) -> None:
     compared = 0
     for data in sources:
         for _ in range(100):
-            d = bytearray(data[: rng.randrange(len(data) + 1)])
-            for _ in range(rng.randrange(6)):
-                if d:
-                    d[rng.randrange(len(d))] = rng.randrange(256)
             try:
-                cols = read_fxt_bytes(bytes(d))
+                cols = read_fxt_bytes(cut_and_flip(data, rng, 6))
             except FormatError:
                 continue
             rows = np.arange(len(cols.ev_ts))

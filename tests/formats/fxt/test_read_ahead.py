@@ -81,16 +81,13 @@ def test_reads_ahead_alike(testdata, tmp_path, monkeypatch, small_ahead, fxt_loo
         assert _read(data, tmp_path, ahead=True) == _plain(data, tmp_path, monkeypatch)
 
 
-def test_truncated_and_mutated_traces_read_ahead_alike(testdata, tmp_path, monkeypatch, small_ahead):
+def test_truncated_and_mutated_traces_read_ahead_alike(testdata, tmp_path, monkeypatch, small_ahead, cut_and_flip):
     rng = random.Random(19)
     cases = 0
     for data in _traces(testdata):
         for _ in range(40):
-            d = bytearray(data[: rng.randrange(len(data) + 1)])
-            for _ in range(rng.randrange(6)):
-                if d:
-                    d[rng.randrange(len(d))] = rng.randrange(256)
-            assert _read(bytes(d), tmp_path, ahead=True) == _plain(bytes(d), tmp_path, monkeypatch)
+            d = cut_and_flip(data, rng, 6)
+            assert _read(d, tmp_path, ahead=True) == _plain(d, tmp_path, monkeypatch)
             cases += 1
     assert cases >= 200
 
