@@ -21,6 +21,7 @@ import bisect
 import collections
 import itertools
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -111,13 +112,17 @@ BATCH_EVENTS = 1 << 18
 
 
 def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
-                 complete: CompleteEnds | None = None) -> SliceTable:  # fmt: skip
+                 complete: CompleteEnds | None = None,
+                 times_seen: Callable[[np.ndarray], None] | None = None) -> SliceTable:  # fmt: skip
     """Match duration events of every thread into slices (see the module docstring for the rules).
 
     Threads are independent: they are matched in batches of whole threads (:data:`BATCH_EVENTS`), whose
     slices, each batch sorted, are the table's rows in thread order. ``check()``, when given, is called
     between batches (a Cancel raises from it). ``complete``: the complete events' ends, when the caller
-    has read them already (the model, for its time extent).
+    has read them already (the model, for its time extent). ``times_seen(ts)``, when given, is called with
+    every event's time (int64, all rows) when the build reads them all at once (the compiled path), so that
+    the caller can count them while they are in memory (the model's density strip) instead of reading the
+    whole column from the file again.
     """
     kind = cols.ev_kind
     counted = _count_compiled(cols)  # (the compiled loops' count of the duration events, when they take these columns)
@@ -133,7 +138,7 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
         end_max = complete.latest()
         trace_end = max(int(cols.ev_ts.max()), -1 if end_max is None else end_max)
     if counted is not None:
-        return _table_of(cols, *_match_compiled(cols, complete, *counted, trace_end, check))
+        return _table_of(cols, *_match_compiled(cols, complete, *counted, trace_end, check, times_seen))
     # every begin and complete event is a slice (and every unmatched end, which only grows the table)
     table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
     _match_batches(cols, complete, sel, trace_end, check, table.add)
@@ -160,9 +165,11 @@ def _table_of(cols: FxtColumns, ts, dur, depth, event, flags, parent) -> SliceTa
 COMPILED_THREAD_SPAN = 1 << 24
 
 
-def _count_compiled(cols: FxtColumns) -> tuple[int, int, int, int] | None:
-    """(duration events, their ends, lowest and highest thread value) by the compiled loops, or None when
-    they are not built or do not take these columns (the numpy path then)."""
+def _count_compiled(cols: FxtColumns) -> tuple[int, int, int, int, np.ndarray] | None:
+    """(duration events, their ends, lowest and highest thread value, the thread column as the loops take
+    it) by the compiled loops, or None when they are not built or do not take these columns (the numpy path
+    then). The thread column is handed on to :func:`_match_compiled`: a one-byte code column is expanded to
+    its values once (2 bytes an event, ~10 ms at 10M events), not once for each loop."""
     kernels = compiled.slice_kernels
     kind, ts = cols.ev_kind, cols.ev_ts
     if kernels is None or not (compiled.plain(kind, np.uint8) and len(kind) < 1 << 31
@@ -172,29 +179,33 @@ def _count_compiled(cols: FxtColumns) -> tuple[int, int, int, int] | None:
     if thread is None:
         return None
     n_sel, n_end, lo, hi = kernels.duration_threads(kind, thread, thread.dtype == np.int32)
-    return None if n_sel and hi - lo >= COMPILED_THREAD_SPAN else (n_sel, n_end, lo, hi)
+    return None if n_sel and hi - lo >= COMPILED_THREAD_SPAN else (n_sel, n_end, lo, hi, thread)
 
 
 def _match_compiled(cols: FxtColumns, complete: CompleteEnds, n_sel: int, n_end: int, lo: int, hi: int,
-                    trace_end: int, check) -> list[np.ndarray]:  # fmt: skip
+                    thread: np.ndarray, trace_end: int, check,
+                    times_seen: Callable[[np.ndarray], None] | None = None) -> list[np.ndarray]:  # fmt: skip
     """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops (slice_kernels.c): the
     duration events grouped by thread in one pass over the file (rows, times, kinds and complete events'
     ends copied out per thread: 21 bytes a duration event while the table is built), then each thread's
     markers replayed on a stack in one pass, written straight into the table, in steps of whole threads of
     about :data:`IN_FLIGHT_EVENTS` events (``check()`` before each: ~20 ms of work at most, a large thread
     alone excepted). The same rules and results as the numpy
-    path (:func:`_match`)."""
+    path (:func:`_match`). ``thread``: :func:`_count_compiled`'s; ``times_seen``: see :func:`build_slices`."""
     kernels = compiled.slice_kernels
     assert kernels is not None
     n_keys = hi - lo + 1
     order, ts_g, kind_g = np.empty(n_sel, np.int32), np.empty(n_sel, np.int64), np.empty(n_sel, np.uint8)
     ptr, cptr = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64)
     cend_g = np.empty(len(complete), np.int64)
-    thread = compiled.values(cols.ev_thread, np.int16, np.int32)
-    kernels.group_threads(cols.ev_kind, compiled.values(cols.ev_ts, np.int64), thread, thread.dtype == np.int32,
+    ts = compiled.values(cols.ev_ts, np.int64)
+    kernels.group_threads(cols.ev_kind, ts, thread, thread.dtype == np.int32,
                           lo, complete.rows, np.ascontiguousarray(complete.ends, np.int64), order, ptr, ts_g,
                           kind_g, cend_g, cptr)  # fmt: skip
     del thread
+    if times_seen is not None:
+        times_seen(ts)
+    del ts
     grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
     capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
     out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
