@@ -222,12 +222,11 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
         isinstance(c, np.ndarray) and c.dtype.kind == "i" and c.dtype.itemsize <= 4 for c in (cat, name)
     ):
         return None
-    ts = cols.ev_ts[sel]
+    ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
     order = lexsort((sel, ts))  # timestamp order, ties in file order
-    sel, ts = sel[order], ts[order]
+    sel, ts, cid = sel[order], ts[order], cid[order]
     del order
     k = cols.ev_kind[sel]
-    cid = cols.ev_data[sel]
     check()
     b_idx = np.flatnonzero(k == EventKind.ASYNC_BEGIN)
     i_idx = np.flatnonzero(k == EventKind.ASYNC_INSTANT)
@@ -289,10 +288,9 @@ class _KeyMarkers:
     that found their key's stack empty (all False when none did)."""
 
     def __init__(self, cols: FxtColumns, sel: np.ndarray) -> None:
-        ts = cols.ev_ts[sel]
+        ts, cid = cols.times_and_data(sel)
         cat = cols.ev_category[sel]
         name = cols.ev_name[sel]
-        cid = cols.ev_data[sel]
         order = lexsort((sel, ts, cid, name, cat))  # (file order and time: in order as a rule, not sorted)
         # gathered one column at a time, each unsorted one dropped as its sorted copy is made
         self.ev = sel[order]

@@ -169,8 +169,7 @@ def build_counters(cols: FxtColumns, check=None) -> CounterSet:
     check()
     pid = thread_pids(cols, cols.ev_thread[ev])
     name = cols.ev_name[ev]
-    cid = cols.ev_data[ev]
-    ts = cols.ev_ts[ev]
+    ts, cid = cols.times_and_data(ev)
     check()
     order = lexsort((ev, ts, arg_name, cid, name, pid))
     # one column at a time: each unsorted one freed as its sorted copy is made (not all seven at once)

@@ -140,9 +140,9 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     check = check or (lambda: None)
     kind = cols.ev_kind
     sel = kind_rows(kind, EventKind.FLOW_BEGIN, EventKind.FLOW_END)  # int32 rows below 2**31 events
-    ts = cols.ev_ts[sel]
+    ts, fid = cols.times_and_data(sel)  # (one pass over the records for both)
     order = lexsort((sel, ts))  # timestamp order, ties in file order
-    sel, ts = sel[order], ts[order]
+    sel, ts, fid = sel[order], ts[order], fid[order]
     del order
     thread = cols.ev_thread[sel]
     check()
@@ -151,10 +151,9 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     unbound = int((bound < 0).sum())
     keep = np.flatnonzero(bound >= 0)
     # (the times kept for the links' order: read again from the mapped file, they cost ~40 ms at 10M events)
-    sel, thread, bound, ts = sel[keep], thread[keep], bound[keep], ts[keep]
+    sel, thread, bound, ts, fid = sel[keep], thread[keep], bound[keep], ts[keep], fid[keep]
     del keep
     k = kind[sel]
-    fid = cols.ev_data[sel]
     check()
     linked = _links_compiled(k, fid, thread_pids(cols, thread))
     if linked is not None:  # (compiled: links in time order, each with its key's process)

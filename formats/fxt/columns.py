@@ -29,6 +29,7 @@ import numpy as np
 from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.args import Arg
+from fxscope.formats.fxt.event_data import times_and_data
 from fxscope.formats.fxt.fields import column
 
 
@@ -192,6 +193,11 @@ class FxtColumns:
         the block (the last one, when several threads hold) ends, then the map's pages are dropped at once:
         for a build that reads the columns several times (see :mod:`~fxscope.formats.fxt.mapped_column`)."""
         return self.page_hold if self.page_hold is not None else contextlib.nullcontext()
+
+    def times_and_data(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(ev_ts[rows], ev_data[rows])``, read from the mapped file in one pass when both are mapped
+        (:func:`~fxscope.formats.fxt.event_data.times_and_data`): for the builds that need both of one row set."""
+        return times_and_data(self.ev_ts, self.ev_data, rows)
 
     def take_complete_ends(self) -> np.ndarray | None:
         """:attr:`ev_complete_end`, once: the column is dropped from here (a later caller reads ``ev_data``)."""

@@ -19,7 +19,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fxscope.formats.fxt.mapped_column import RELEASE_ROWS, MappedColumn
+from fxscope.formats.fxt.event_times import EventTimes
+from fxscope.formats.fxt.mapped_column import BLOCK, RELEASE_ROWS, MappedColumn
 from fxscope.formats.fxt.ticks import ticks_at_rates
 
 
@@ -131,3 +132,41 @@ class EventData(MappedColumn):
             at = np.minimum(np.searchsorted(rows, cand), len(rows) - 1)
             hit = rows[at] == cand
             out[at[hit]] = self.exc_vals[lo:hi][hit]
+
+
+def times_and_data(times, data, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(times[rows], data[rows])`` (``ev_ts``, ``ev_data``): when both are the mapped columns of one file
+    and the compiled loops are built, read in one pass over the rows' records (record_scan.event_times_data:
+    each record's words fetched once, its file pages faulted in once; the async spans, flows and counters
+    each need both columns of one row set), a block at a time; else each column indexed as usual (the
+    reference the tests compare it with)."""
+    rows = np.asarray(rows)
+    n = len(data)
+    if (
+        isinstance(times, EventTimes)
+        and isinstance(data, EventData)
+        and rows.ndim == 1
+        and rows.dtype.kind in "iu"
+        and len(rows)
+        and times.words is data.words
+        and times.record_word is data.record_word
+        and np.array_equal(times.seg_pos, data.seg_pos)
+        and np.array_equal(times.seg_tps, data.seg_tps)
+        and isinstance(data.kind, np.ndarray)
+        and data.kind.dtype == np.uint8
+        and data.kind.flags.c_contiguous
+        and (scan := data._scan()) is not None
+        and int(rows.min()) >= 0
+        and int(rows.max()) < n
+    ):
+        rows = np.ascontiguousarray(rows, np.int64)
+        rec = data.record_word
+        out_ts, out_data = np.empty(len(rows), np.int64), np.empty(len(rows), np.uint64)
+        for a in range(0, len(rows), BLOCK):
+            part = rows[a : a + BLOCK]
+            scan.event_times_data(data.words, rec, rec.dtype == np.int64, data.kind, part, data.seg_pos,
+                                  data.seg_tps, out_ts[a : a + BLOCK], out_data[a : a + BLOCK])  # fmt: skip
+            data._released_after(part, 0, len(part))
+        data._put_exceptions(rows, 0, out_data)
+        return out_ts, out_data
+    return times[rows], data[rows]

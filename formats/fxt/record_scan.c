@@ -553,6 +553,32 @@ static inline int64_t record_at(const void *rw, int wide, int64_t row)
     return wide ? ((const int64_t *)rw)[row] : (int64_t)((const uint32_t *)rw)[row];
 }
 
+/* The time of the event record at word `at` (its second word) in nanoseconds; `*s` its provider segment
+   (segment_of, from the previous row's), updated: what event_times reads a row. */
+static inline int64_t time_at(const uint64_t *words, int64_t n, int64_t at, const int64_t *seg_pos,
+                              const int64_t *seg_tps, Py_ssize_t ns, Py_ssize_t *s)
+{
+    const uint64_t t = word_at(words, n, at + 1);
+    if (ns == 0)
+        return (int64_t)t;
+    *s = segment_of(seg_pos, ns, at, *s);
+    return ticks_ns(t, seg_tps[*s]);
+}
+
+/* The data word of an event of kind k whose record starts at word `at` (see event_data); `*s` as time_at's. */
+static inline uint64_t data_at(const uint64_t *words, int64_t n, int64_t at, unsigned k, const int64_t *seg_pos,
+                               const int64_t *seg_tps, Py_ssize_t ns, Py_ssize_t *s)
+{
+    if (k != 1 && k < 4)
+        return 0;
+    const uint64_t h = word_at(words, n, at);
+    const uint64_t v = word_at(words, n, at + (int64_t)((h >> 4) & 0xFFF) - 1);
+    if (k != 4 || !ns)
+        return v;
+    *s = segment_of(seg_pos, ns, at, *s);
+    return (uint64_t)ticks_ns(v, seg_tps[*s]);
+}
+
 PyDoc_STRVAR(event_times_doc,
 "event_times(words, record_word, wide, rows, start, seg_pos, seg_tps, out) -> None\n\n"
 "out[i] (int64) = the time of event row r (rows[i], int64, or start + i when rows is None): the word after\n"
@@ -589,16 +615,8 @@ static PyObject *event_times(PyObject *self, PyObject *args)
         int64_t *out = (int64_t *)ou.buf;
         Py_ssize_t s = 0;
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < m; i++) {
-            const int64_t at = record_at(rw.buf, wide, rows ? rows[i] : start + i);
-            const uint64_t t = word_at(words, n, at + 1);
-            if (ns == 0)
-                out[i] = (int64_t)t;
-            else {
-                s = segment_of(seg_pos, ns, at, s);
-                out[i] = ticks_ns(t, seg_tps[s]);
-            }
-        }
+        for (Py_ssize_t i = 0; i < m; i++)
+            out[i] = time_at(words, n, record_at(rw.buf, wide, rows ? rows[i] : start + i), seg_pos, seg_tps, ns, &s);
         Py_END_ALLOW_THREADS
         result = Py_None;
         Py_INCREF(result);
@@ -660,18 +678,7 @@ static PyObject *event_data(PyObject *self, PyObject *args)
         for (Py_ssize_t i = 0; i < m; i++) {
             const int64_t r = rows ? rows[i] : start + i;
             const unsigned k = kind[r];
-            if (k != 1 && k < 4) {
-                out[i] = 0;
-                continue;
-            }
-            const int64_t at = record_at(rw.buf, wide, r);
-            const uint64_t h = word_at(words, n, at);
-            uint64_t v = word_at(words, n, at + (int64_t)((h >> 4) & 0xFFF) - 1);
-            if (k == 4 && ns) {
-                s = segment_of(seg_pos, ns, at, s);
-                v = (uint64_t)ticks_ns(v, seg_tps[s]);
-            }
-            out[i] = v;
+            out[i] = k != 1 && k < 4 ? 0 : data_at(words, n, record_at(rw.buf, wide, r), k, seg_pos, seg_tps, ns, &s);
         }
         Py_END_ALLOW_THREADS
         result = Py_None;
@@ -687,6 +694,68 @@ release:
     PyBuffer_Release(&sp);
     PyBuffer_Release(&st);
     PyBuffer_Release(&ou);
+    return result;
+}
+
+PyDoc_STRVAR(event_times_data_doc,
+"event_times_data(words, record_word, wide, kind, rows, seg_pos, seg_tps, out_ts, out_data) -> None\n\n"
+"event_times and event_data of the same rows (int64, each a valid row) in one pass: each record's header\n"
+"and words read once (a build that needs both columns of a row set read the file twice). out_ts int64,\n"
+"out_data uint64, as long as rows; the data's exceptions (EventData.exc_rows) are the caller's.");
+
+static PyObject *event_times_data(PyObject *self, PyObject *args)
+{
+    Py_buffer w, rw, kd, ro, sp, st, ot, od;
+    PyObject *rows_obj;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*py*Oy*y*w*w*", &w, &rw, &wide, &kd, &rows_obj, &sp, &st, &ot, &od))
+        return NULL;
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(rows_obj, &ro, PyBUF_SIMPLE) < 0)
+        goto release;
+    Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
+        check_buffer(&ot, 8, "out_ts") < 0 || check_buffer(&od, 8, "out_data") < 0)
+        goto done;
+    Py_ssize_t m = ot.len / 8, nrec = rw.len / isz;
+    if (kd.len != nrec || od.len != ot.len) {
+        PyErr_SetString(PyExc_ValueError, "event_times_data: kind and record_word, or the outputs, differ in length");
+        goto done;
+    }
+    if (check_rows_segments(rows_obj, &ro, 0, m, nrec, &sp, &st, "event_times_data") < 0)
+        goto done;
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const uint8_t *kind = (const uint8_t *)kd.buf;
+        const int64_t *rows = (const int64_t *)ro.buf;
+        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
+        const Py_ssize_t ns = sp.len / 8;
+        int64_t *out_ts = (int64_t *)ot.buf;
+        uint64_t *out_data = (uint64_t *)od.buf;
+        Py_ssize_t s = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t r = rows[i], at = record_at(rw.buf, wide, r);
+            const unsigned k = kind[r];
+            out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &s);
+            out_data[i] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &s);
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyBuffer_Release(&ro);
+release:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&rw);
+    PyBuffer_Release(&kd);
+    PyBuffer_Release(&sp);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ot);
+    PyBuffer_Release(&od);
     return result;
 }
 
@@ -819,6 +888,7 @@ static PyMethodDef methods[] = {
     {"typed_args", typed_args, METH_VARARGS, typed_args_doc},
     {"event_times", event_times, METH_VARARGS, event_times_doc},
     {"event_data", event_data, METH_VARARGS, event_data_doc},
+    {"event_times_data", event_times_data, METH_VARARGS, event_times_data_doc},
     {"arg_blocks", arg_blocks, METH_VARARGS, arg_blocks_doc},
     {"decode_codes", decode_codes, METH_VARARGS, decode_codes_doc},
     {NULL, NULL, 0, NULL},

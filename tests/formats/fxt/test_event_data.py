@@ -3,10 +3,15 @@ it, including the records where it is not the record's last word (kept by the re
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
 from fxscope.core.trace.gathered import Gathered
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt import compiled
+from fxscope.formats.fxt import event_data as fxscope_event_data
 from fxscope.formats.fxt.args import ArgType as A
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.event_data import EventData
@@ -190,3 +195,59 @@ def test_unordered_rows_find_exceptions_past_the_low_bits_filter(tmp_path):
     for _ in range(20):
         rows = rng.permutation(np.r_[aliases, rng.integers(0, n, 200), aliases[:3]])
         assert np.array_equal(col[rows], ref[rows])
+
+
+class _Counting:
+    """record_scan with its calls of one function counted (the one-pass read must be the one taken)."""
+
+    def __init__(self, scan, name: str) -> None:
+        self._scan, self._name, self.calls = scan, name, 0
+
+    def __getattr__(self, attr):
+        if attr == self._name:
+            self.calls += 1
+        return getattr(self._scan, attr)
+
+
+def test_times_and_data_in_one_pass_are_each_column_read_alone(tmp_path, monkeypatch, cut_and_flip):
+    """``cols.times_and_data(rows)`` (record_scan.event_times_data: both words of each row's record in one
+    pass) is ``(ev_ts[rows], ev_data[rows])`` as the numpy reads give them: on a generated trace with several
+    tick rates, complete events and exceptions, and on cut, byte-flipped copies of it (records cut at the
+    file's end, sizes that point past it); rows ascending, shuffled, repeated, and more than a block."""
+    from fxscope.core.synthetic_trace import generate_trace
+    from fxscope.formats.fxt import mapped_column
+
+    monkeypatch.setattr(mapped_column, "BLOCK", 1000)  # (several blocks, and a block's rows split)
+    monkeypatch.setattr(fxscope_event_data, "BLOCK", 1000)
+    scan = compiled.record_scan
+    if scan is None:
+        pytest.skip("record_scan is not built (or FXSCOPE_NO_COMPILED is set)")
+    data = generate_trace(4000, seed=5, scheduling=True)
+    rng, nrng = random.Random(6), np.random.default_rng(6)
+    compared = 0
+    for i in range(80):
+        try:
+            cols = read_fxt_bytes(data if i == 0 else cut_and_flip(data, rng, 6))
+        except FormatError:
+            continue
+        n = len(cols.ev_ts)
+        if n == 0:
+            continue
+        if i == 0:
+            assert len(set(cols.ticks_per_second)) > 1 and len(cols.ev_data.exc_rows)
+        for rows in (np.arange(n), nrng.permutation(n), nrng.integers(0, n, 3 * n), np.arange(n)[::-3].copy()):
+            counting = _Counting(scan, "event_times_data")
+            monkeypatch.setattr(compiled, "record_scan", counting)
+            ts, dat = cols.times_and_data(rows)
+            assert counting.calls > 0
+            monkeypatch.setattr(compiled, "record_scan", None)
+            assert ts.dtype == np.int64 and dat.dtype == np.uint64
+            assert np.array_equal(ts, cols.ev_ts[rows]) and np.array_equal(dat, cols.ev_data[rows])
+            compared += 1
+    assert compared > 100
+    monkeypatch.setattr(compiled, "record_scan", scan)
+    cols = read_fxt_bytes(data)
+    with pytest.raises(IndexError):  # (out of range: as each column's own indexing)
+        cols.times_and_data(np.array([0, len(cols.ev_ts)]))
+    ts, dat = cols.times_and_data(np.zeros(0, np.int64))
+    assert len(ts) == len(dat) == 0
