@@ -216,10 +216,10 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     instants come in time order, not by key: the returned tie keys (:func:`_tie_keys`) let the sorts
     after it order equal rows as the numpy path's order does."""
     kernels = compiled.span_kernels
-    # (a one-byte code column as its int16 values for the call: the kernel reads the rows of ``sel``)
-    cat, name = (compiled.values(c, np.int16, np.int32) for c in (cols.ev_category, cols.ev_name))
+    # (the kernel reads the rows of ``sel`` and only tells the values apart: a one-byte code column's index)
+    cat, name = (compiled.key_values(c) for c in (cols.ev_category, cols.ev_name))
     if kernels is None or not all(
-        isinstance(c, np.ndarray) and c.dtype.kind == "i" and c.dtype.itemsize <= 4 for c in (cat, name)
+        isinstance(c, np.ndarray) and c.dtype.kind in "iu" and c.dtype.itemsize <= 4 for c in (cat, name)
     ):
         return None
     ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)

@@ -49,3 +49,14 @@ def values(column, *dtypes) -> np.ndarray | None:
     if isinstance(column, ColumnView) and any(column.dtype == np.dtype(d) for d in dtypes):
         return np.ascontiguousarray(np.asarray(column))
     return None
+
+
+def key_values(column) -> np.ndarray | None:
+    """``column`` for a loop that only tells its values apart (hash keys, equality: never orders or prints
+    them): a one-byte code column (:class:`~fxscope.formats.fxt.coded_column.CodedColumn`) as its uint8 index
+    as it is (one index a value, one value an index: the same keys), not expanded to its values (2 bytes an
+    event built, ~10 ms at 10M events); else :func:`values` as int16 or int32."""
+    index = getattr(column, "index", None)
+    if isinstance(column, ColumnView) and plain(index, np.uint8) and len(index) == len(column):
+        return index
+    return values(column, np.int16, np.int32)

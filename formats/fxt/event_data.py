@@ -159,13 +159,14 @@ def times_and_data(times, data, rows: np.ndarray) -> tuple[np.ndarray, np.ndarra
         and int(rows.min()) >= 0
         and int(rows.max()) < n
     ):
-        rows = np.ascontiguousarray(rows, np.int64)
+        # (int32 rows as they are: the row sets of kind_rows, no int64 copy)
+        rows = np.ascontiguousarray(rows, np.int32 if rows.dtype == np.int32 else np.int64)
         rec = data.record_word
         out_ts, out_data = np.empty(len(rows), np.int64), np.empty(len(rows), np.uint64)
         for a in range(0, len(rows), BLOCK):
             part = rows[a : a + BLOCK]
-            scan.event_times_data(data.words, rec, rec.dtype == np.int64, data.kind, part, data.seg_pos,
-                                  data.seg_tps, out_ts[a : a + BLOCK], out_data[a : a + BLOCK])  # fmt: skip
+            scan.event_times_data(data.words, rec, rec.dtype == np.int64, data.kind, part, rows.dtype == np.int64,
+                                  data.seg_pos, data.seg_tps, out_ts[a : a + BLOCK], out_data[a : a + BLOCK])  # fmt: skip
             data._released_after(part, 0, len(part))
         data._put_exceptions(rows, 0, out_data)
         return out_ts, out_data

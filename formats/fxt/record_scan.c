@@ -698,38 +698,44 @@ release:
 }
 
 PyDoc_STRVAR(event_times_data_doc,
-"event_times_data(words, record_word, wide, kind, rows, seg_pos, seg_tps, out_ts, out_data) -> None\n\n"
-"event_times and event_data of the same rows (int64, each a valid row) in one pass: each record's header\n"
+"event_times_data(words, record_word, wide, kind, rows, rows_wide, seg_pos, seg_tps, out_ts, out_data) -> None\n\n"
+"event_times and event_data of the same rows (int64 when rows_wide, else int32; each a valid row) in one\n"
+"pass: each record's header\n"
 "and words read once (a build that needs both columns of a row set read the file twice). out_ts int64,\n"
 "out_data uint64, as long as rows; the data's exceptions (EventData.exc_rows) are the caller's.");
 
 static PyObject *event_times_data(PyObject *self, PyObject *args)
 {
     Py_buffer w, rw, kd, ro, sp, st, ot, od;
-    PyObject *rows_obj;
-    int wide;
+    int wide, rows_wide;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*py*Oy*y*w*w*", &w, &rw, &wide, &kd, &rows_obj, &sp, &st, &ot, &od))
+    if (!PyArg_ParseTuple(args, "y*y*py*y*py*y*w*w*", &w, &rw, &wide, &kd, &ro, &rows_wide, &sp, &st, &ot, &od))
         return NULL;
     PyObject *result = NULL;
-    if (PyObject_GetBuffer(rows_obj, &ro, PyBUF_SIMPLE) < 0)
-        goto release;
-    Py_ssize_t isz = wide ? 8 : 4;
+    Py_ssize_t isz = wide ? 8 : 4, rsz = rows_wide ? 8 : 4;
     if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
-        check_buffer(&ot, 8, "out_ts") < 0 || check_buffer(&od, 8, "out_data") < 0)
+        check_buffer(&ro, rsz, "rows") < 0 || check_buffer(&ot, 8, "out_ts") < 0 ||
+        check_buffer(&od, 8, "out_data") < 0)
         goto done;
     Py_ssize_t m = ot.len / 8, nrec = rw.len / isz;
-    if (kd.len != nrec || od.len != ot.len) {
-        PyErr_SetString(PyExc_ValueError, "event_times_data: kind and record_word, or the outputs, differ in length");
+    if (kd.len != nrec || od.len != ot.len || ro.len / rsz != m) {
+        PyErr_SetString(PyExc_ValueError, "event_times_data: kind and record_word, or rows and the outputs, differ in length");
         goto done;
     }
-    if (check_rows_segments(rows_obj, &ro, 0, m, nrec, &sp, &st, "event_times_data") < 0)
+    /* (the segments' checks; the run of no rows asked for there is always in range) */
+    if (check_rows_segments(Py_None, NULL, 0, 0, nrec, &sp, &st, "event_times_data") < 0)
         goto done;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const int64_t r = rows_wide ? ((const int64_t *)ro.buf)[i] : ((const int32_t *)ro.buf)[i];
+        if (r < 0 || r >= nrec) {
+            PyErr_SetString(PyExc_IndexError, "event_times_data: row out of range");
+            goto done;
+        }
+    }
     {
         const uint64_t *words = (const uint64_t *)w.buf;
         const int64_t n = (int64_t)(w.len / 8);
         const uint8_t *kind = (const uint8_t *)kd.buf;
-        const int64_t *rows = (const int64_t *)ro.buf;
         const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
         const Py_ssize_t ns = sp.len / 8;
         int64_t *out_ts = (int64_t *)ot.buf;
@@ -737,7 +743,8 @@ static PyObject *event_times_data(PyObject *self, PyObject *args)
         Py_ssize_t s = 0;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < m; i++) {
-            const int64_t r = rows[i], at = record_at(rw.buf, wide, r);
+            const int64_t r = rows_wide ? ((const int64_t *)ro.buf)[i] : ((const int32_t *)ro.buf)[i];
+            const int64_t at = record_at(rw.buf, wide, r);
             const unsigned k = kind[r];
             out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &s);
             out_data[i] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &s);
@@ -747,11 +754,10 @@ static PyObject *event_times_data(PyObject *self, PyObject *args)
         Py_INCREF(result);
     }
 done:
-    PyBuffer_Release(&ro);
-release:
     PyBuffer_Release(&w);
     PyBuffer_Release(&rw);
     PyBuffer_Release(&kd);
+    PyBuffer_Release(&ro);
     PyBuffer_Release(&sp);
     PyBuffer_Release(&st);
     PyBuffer_Release(&ot);

@@ -213,7 +213,8 @@ def test_times_and_data_in_one_pass_are_each_column_read_alone(tmp_path, monkeyp
     """``cols.times_and_data(rows)`` (record_scan.event_times_data: both words of each row's record in one
     pass) is ``(ev_ts[rows], ev_data[rows])`` as the numpy reads give them: on a generated trace with several
     tick rates, complete events and exceptions, and on cut, byte-flipped copies of it (records cut at the
-    file's end, sizes that point past it); rows ascending, shuffled, repeated, and more than a block."""
+    file's end, sizes that point past it); rows (int64 or int32) ascending, shuffled, repeated, and more than
+    a block."""
     from fxscope.core.synthetic_trace import generate_trace
     from fxscope.formats.fxt import mapped_column
 
@@ -235,7 +236,8 @@ def test_times_and_data_in_one_pass_are_each_column_read_alone(tmp_path, monkeyp
             continue
         if i == 0:
             assert len(set(cols.ticks_per_second)) > 1 and len(cols.ev_data.exc_rows)
-        for rows in (np.arange(n), nrng.permutation(n), nrng.integers(0, n, 3 * n), np.arange(n)[::-3].copy()):
+        int64_sets = (np.arange(n), nrng.permutation(n), nrng.integers(0, n, 3 * n), np.arange(n)[::-3].copy())
+        for rows in (*int64_sets, *(r.astype(np.int32) for r in int64_sets)):  # (int32: kind_rows' row sets)
             counting = _Counting(scan, "event_times_data")
             monkeypatch.setattr(compiled, "record_scan", counting)
             ts, dat = cols.times_and_data(rows)
