@@ -184,3 +184,30 @@ def test_third_party_trace_stats_match_their_recorded_counts(testdata: Path) -> 
             # a well-formed begin/end trace: every begin is one slice, nothing left unmatched
             assert table[("Slices", "total")].value == begins, name
             assert table[("Slices", "unmatched ends")].value == 0, name
+
+
+def test_a_code_column_of_threads_counts_as_its_values_do() -> None:
+    """A one-byte code column of threads (counted by its index, not expanded) gives the same referenced
+    threads, processes and unresolved-thread count as the same values in a plain column, -1 included."""
+    from fxscope.core.trace.stats import _referenced_threads, _thread_values, _unresolved_thread_events
+    from fxscope.formats.fxt.coded_column import CodedColumn, coded
+
+    cols = read_fxt(DEMO_TRACE)
+    plain = np.array(cols.ev_thread, np.int16)
+    rng = np.random.default_rng(3)
+    for unresolved in (0, 1, 57):
+        values = plain.copy()
+        values[rng.choice(len(values), unresolved, replace=False)] = -1
+        cols.ev_thread = coded(values)
+        assert isinstance(cols.ev_thread, CodedColumn)
+        by_code = _thread_values(cols)
+        assert by_code[1] is not None and by_code[1].sum() == len(values)
+        cols.ev_thread = values
+        by_value = _thread_values(cols)
+        assert by_value[1] is None
+        assert np.array_equal(_referenced_threads(cols, by_code), _referenced_threads(cols, by_value))
+        assert _unresolved_thread_events(by_code) == _unresolved_thread_events(by_value) == unresolved
+        cols.ev_thread = coded(values)
+        coded_info = summarize(cols)
+        cols.ev_thread = values
+        assert coded_info == summarize(cols)
