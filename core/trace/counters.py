@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.sorting import lexsort
 from fxscope.core.trace.threads import thread_pids
 from fxscope.formats.fxt.arg_columns import event_arg_columns
@@ -163,7 +164,7 @@ def build_counters(cols: FxtColumns, check=None) -> CounterSet:
     """Every counter series of ``cols`` (see the module docstring). ``check()``, when given, is called
     between the passes (a Cancel raises from it)."""
     check = check or (lambda: None)
-    rows = np.flatnonzero(cols.ev_kind == EventKind.COUNTER)
+    rows = kind_rows(cols.ev_kind, EventKind.COUNTER, EventKind.COUNTER)  # (int32, a block at a time)
     ev, arg_name, value, non_numeric = _numeric_args(cols, rows, check)
     del rows
     check()

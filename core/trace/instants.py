@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fxscope.core.trace import compiled
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import key_rows
 from fxscope.core.trace.sorting import lexsort
@@ -113,7 +114,7 @@ def _by_thread_time_compiled(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, 
     if kernels is not None and compiled.plain(kind, np.uint8) and len(kind) < 1 << 31 and not (
         compiled.plain(ts, np.int64) and compiled.plain(thread, np.int16, np.int32)
     ) and isinstance(ts, ColumnView):  # times read from the file: the loops take the instants' rows only
-        rows = np.flatnonzero(kind == EventKind.INSTANT).astype(np.int32)
+        rows = kind_rows(kind, EventKind.INSTANT, EventKind.INSTANT)  # (int32, a block at a time)
         kind, ts, thread = kind[rows], ts[rows], compiled.values(thread[rows], np.int16, np.int32)
     if kernels is None or not (compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64)
                                and compiled.plain(thread, np.int16, np.int32) and len(kind) < 1 << 31):  # fmt: skip
