@@ -700,9 +700,9 @@ release:
 PyDoc_STRVAR(event_times_data_doc,
 "event_times_data(words, record_word, wide, kind, rows, rows_wide, seg_pos, seg_tps, out_ts, out_data) -> None\n\n"
 "event_times and event_data of the same rows (int64 when rows_wide, else int32; each a valid row) in one\n"
-"pass: each record's header\n"
-"and words read once (a build that needs both columns of a row set read the file twice). out_ts int64,\n"
-"out_data uint64, as long as rows; the data's exceptions (EventData.exc_rows) are the caller's.");
+"pass: each record's header and words read once (a build that needs both columns of a row set read the\n"
+"file twice). out_ts int64, out_data uint64, as long as rows; the data's exceptions (EventData.exc_rows)\n"
+"are the caller's.");
 
 static PyObject *event_times_data(PyObject *self, PyObject *args)
 {
