@@ -37,7 +37,7 @@ from fxscope.core.trace.segments import (
     segmented_running_max,
     stack_depths,
 )
-from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
@@ -223,8 +223,9 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     ):
         return None
     ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
-    order = lexsort((sel, ts))  # timestamp order, ties in file order
-    sel, ts, cid = sel[order], ts[order], cid[order]
+    order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
+    if order is not None:
+        sel, ts, cid = sel[order], ts[order], cid[order]
     del order
     k = cols.ev_kind[sel]
     check()

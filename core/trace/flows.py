@@ -30,7 +30,7 @@ from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from fxscope.core.trace.slices import SliceTable
-from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
@@ -141,8 +141,9 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     kind = cols.ev_kind
     sel = kind_rows(kind, EventKind.FLOW_BEGIN, EventKind.FLOW_END)  # int32 rows below 2**31 events
     ts, fid = cols.times_and_data(sel)  # (one pass over the records for both)
-    order = lexsort((sel, ts))  # timestamp order, ties in file order
-    sel, ts, fid = sel[order], ts[order], fid[order]
+    order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
+    if order is not None:
+        sel, ts, fid = sel[order], ts[order], fid[order]
     del order
     thread = cols.ev_thread[sel]
     check()

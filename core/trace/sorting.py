@@ -37,6 +37,14 @@ _FEW_DESCENTS = 64
 
 def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
     """The int64 row order of ``np.lexsort(keys)``: by ``keys[-1]``, then ``keys[-2]``, ..., then row."""
+    order = lexsort_unless_sorted(keys)
+    return np.arange(len(keys[0])) if order is None else order
+
+
+def lexsort_unless_sorted(keys: Sequence[np.ndarray]) -> np.ndarray | None:
+    """:func:`lexsort`, or None when every key is non-decreasing in row order (the rows are in that order
+    already: the caller's gathers by the order would be copies, ~10 ms for each column of 2.5M async events
+    at 10M events; their times come in file order as a rule)."""
     keys = [np.asarray(k) for k in keys]
     n = len(keys[0]) if keys else 0
     if n < _SMALL:
@@ -47,7 +55,7 @@ def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
     while in_order < len(keys) and not np.any(keys[in_order][1:] < keys[in_order][:-1]):
         in_order += 1
     if in_order == len(keys):
-        return np.arange(n)
+        return None
     keys = keys[in_order:]
     major = keys[::-1]  # primary first
     ranges = _packable_ranges(major)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fxscope.core.trace.segments import pair_searchsorted, segmented_running_max, stack_depths
-from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 
 INT_TYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 
@@ -41,6 +41,8 @@ def test_lexsort_is_numpys(seed: int) -> None:
         got = lexsort(keys)
         assert got.dtype == expect.dtype
         assert np.array_equal(got, expect)
+        unless = lexsort_unless_sorted(keys)  # None only for rows in that order already
+        assert np.array_equal(expect, np.arange(n)) if unless is None else np.array_equal(unless, expect)
 
 
 def test_lexsort_on_thread_time_keys() -> None:
@@ -117,3 +119,5 @@ def test_lexsort_with_trailing_keys_in_row_order() -> None:
     cat, name = rng.integers(-1, 3, n).astype(np.int16), rng.integers(0, 3, n).astype(np.int16)
     for keys in [(pos, ts, cid, name, cat), (pos, ts), (pos,), (ts, cid), (pos, ts[::-1].copy(), cid)]:
         assert np.array_equal(lexsort(keys), np.lexsort(keys))
+    assert lexsort_unless_sorted((pos, ts)) is None and lexsort_unless_sorted((pos,)) is None  # (in order)
+    assert np.array_equal(lexsort_unless_sorted((pos, ts[::-1].copy())), np.lexsort((pos, ts[::-1])))
