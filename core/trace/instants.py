@@ -42,6 +42,8 @@ class InstantTable:
     event: np.ndarray  # int32 event row
     #: :meth:`scoped` per scope, once computed (the timeline's groups ask on the UI thread when a tab opens)
     _scoped: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    #: :meth:`scope_counts`, once counted
+    _scope_counts: list[int] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -79,6 +81,21 @@ class InstantTable:
             if s is not None and s not in self._scoped:
                 found = np.flatnonzero(scopes == s)
                 self._scoped[s] = found[np.argsort(self.ts[found], kind="stable")]
+        if self._scope_counts is None:
+            self._scope_counts = _counts_of_scopes(scopes)
+
+    def scope_counts(self) -> list[int]:
+        """How many instants have the thread, process and global scope (the Info tab's rows): counted when
+        the scopes were read for :meth:`scoped`, else from one read of them."""
+        if self._scope_counts is None:
+            self._scope_counts = _counts_of_scopes(np.asarray(self.scope))
+        return self._scope_counts
+
+
+def _counts_of_scopes(scopes: np.ndarray) -> list[int]:
+    """Rows of each scope value 0..2 (a value past them, from a damaged record, counts in none; no bincount
+    as long as the largest value)."""
+    return [int(np.count_nonzero(scopes == s)) for s in (SCOPE_THREAD, SCOPE_PROCESS, SCOPE_GLOBAL)]
 
 
 def build_instants(cols: FxtColumns) -> InstantTable:

@@ -238,7 +238,7 @@ def trace_stats(model: TraceTables) -> list[Stat]:
                  "not numbers (not plotted)"))  # fmt: skip
 
     inst = model.instants
-    scope = np.bincount(np.asarray(inst.scope), minlength=3) if len(inst) else np.zeros(3, np.int64)
+    scope = inst.scope_counts() if len(inst) else [0, 0, 0]
     add("Instants", ("total", len(inst)), ("thread scope", int(scope[0])), ("process scope", int(scope[1])),
         ("global scope", int(scope[2])))  # fmt: skip
 

@@ -211,3 +211,20 @@ def test_a_code_column_of_threads_counts_as_its_values_do() -> None:
         coded_info = summarize(cols)
         cols.ev_thread = values
         assert coded_info == summarize(cols)
+
+
+def test_instant_scope_counts_are_counted_once_and_bounded() -> None:
+    """The Info tab's scope counts are the scopes' counts, whether the build counted them with the times
+    (the compiled path) or a later read did; a damaged scope word (huge) counts in no scope and allocates
+    nothing its size (a bincount would)."""
+    from fxscope.core.trace.instants import InstantTable
+
+    model = TraceModel(read_fxt(DEMO_TRACE))
+    inst = model.instants
+    assert len(inst) and inst.scope_counts() == np.bincount(np.asarray(inst.scope), minlength=3)[:3].tolist()
+    z = np.zeros(4, np.int32)
+    damaged = InstantTable(ts=np.arange(4), thread=z, pid=z, name=z, category=z,
+                           scope=np.array([0, 1, 2, 1 << 60], np.uint64), event=z)  # fmt: skip
+    assert damaged.scope_counts() == [1, 1, 1]
+    stats = {(s.section, s.name): s.value for s in trace_stats(model)}
+    assert [stats[("Instants", f"{k} scope")] for k in ("thread", "process", "global")] == inst.scope_counts()
