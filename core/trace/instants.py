@@ -75,8 +75,8 @@ class InstantTable:
         return rows
 
     def find_scoped(self, scopes: np.ndarray, scope: int | None = None) -> None:
-        """:meth:`scoped`'s rows of the process and global scopes (and of ``scope``), from ``scopes``: every
-        row's scope (the build passes them when it read them with the instants' times)."""
+        """:meth:`scoped`'s rows of the process and global scopes (and of ``scope``), and the counts of
+        :meth:`scope_counts`, from ``scopes``: every row's scope."""
         for s in (SCOPE_PROCESS, SCOPE_GLOBAL, scope):  # (the thread scope: most rows, asked for by no view)
             if s is not None and s not in self._scoped:
                 found = np.flatnonzero(scopes == s)
@@ -100,9 +100,8 @@ def _counts_of_scopes(scopes: np.ndarray) -> list[int]:
 
 def build_instants(cols: FxtColumns) -> InstantTable:
     by_thread = _by_thread_time_compiled(cols)
-    scopes = None
     if by_thread is not None:
-        event, ts, thread, scopes = by_thread
+        event, ts, thread = by_thread
     else:
         rows = np.flatnonzero(cols.ev_kind == EventKind.INSTANT)
         thread = cols.ev_thread[rows]
@@ -111,7 +110,7 @@ def build_instants(cols: FxtColumns) -> InstantTable:
         thread = cols.ev_thread[event].astype(np.int32)
         ts = cols.ev_ts[event]
     scope = Gathered(cols.ev_data, event)  # an instant's data word is its scope (FxtColumns.ev_scope)
-    table = InstantTable(
+    return InstantTable(
         ts=ts,
         thread=thread,
         pid=Gathered(cols.threads_pid, thread, missing=0),
@@ -120,31 +119,26 @@ def build_instants(cols: FxtColumns) -> InstantTable:
         scope=scope,
         event=event,
     )
-    if scopes is not None:  # (read with the times: the scoped rows now, not a second pass over the file)
-        table.find_scoped(scopes)
-    return table
 
 
 #: thread values told apart by the compiled grouping, at most (a counting sort: one slot a value)
 COMPILED_THREAD_SPAN = 1 << 24
 
 
-def _by_thread_time_compiled(
-    cols: FxtColumns,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None:
-    """The instants' (event, ts, thread, scope or None) by (thread, time, row) from the compiled loops
-    (slice_kernels.c: a counting sort by thread writing the three columns in one pass, then each thread's run
-    sorted by time only when it is not already), or None when they are not built or do not take these
-    columns. Times read from the mapped file come with the scopes (the data words), read in the same pass."""
+def _by_thread_time_compiled(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The instants' (event, ts, thread) by (thread, time, row) from the compiled loops (slice_kernels.c: a
+    counting sort by thread writing the three columns in one pass, then each thread's run sorted by time
+    only when it is not already), or None when they are not built or do not take these columns. (Their
+    times are read alone: an instant's data word, its scope, is an exception of the reader's, few, or 0
+    without a read of the file; a read of both cost more at 30M events, in the scopes' array.)"""
     kernels = compiled.slice_kernels
     kind, ts, thread = cols.ev_kind, cols.ev_ts, cols.ev_thread
-    rows = data = None
+    rows = None
     if kernels is not None and compiled.plain(kind, np.uint8) and len(kind) < 1 << 31 and not (
         compiled.plain(ts, np.int64) and compiled.plain(thread, np.int16, np.int32)
     ) and isinstance(ts, ColumnView):  # times read from the file: the loops take the instants' rows only
         rows = kind_rows(kind, EventKind.INSTANT, EventKind.INSTANT)  # (int32, a block at a time)
-        ts, data = cols.times_and_data(rows)
-        kind, thread = kind[rows], compiled.values(thread[rows], np.int16, np.int32)
+        kind, ts, thread = kind[rows], ts[rows], compiled.values(thread[rows], np.int16, np.int32)
     if kernels is None or not (compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64)
                                and compiled.plain(thread, np.int16, np.int32) and len(kind) < 1 << 31):  # fmt: skip
         return None
@@ -155,8 +149,6 @@ def _by_thread_time_compiled(
     event, ts_out, thread_out = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
     kernels.group_by_thread_time(kind, ts, thread, wide, int(EventKind.INSTANT), lo, max(hi - lo + 1, 0),
                                  event, ts_out, thread_out)  # fmt: skip
-    scopes = None
     if rows is not None:  # (positions among the instants' rows, ascending: the same order of ties)
-        scopes = data[event]
         event = rows[event]
-    return event, ts_out, thread_out, scopes
+    return event, ts_out, thread_out
