@@ -82,6 +82,9 @@ static inline int64_t args_skip(uint64_t h)
     return skip;
 }
 
+/* words ahead of the chain that frame_split prefetches (512 bytes: ~18 records of a usual trace) */
+#define PREFETCH_WORDS 64
+
 PyDoc_STRVAR(frame_split_doc,
 "frame_split(words, p, stop, ev, ev_count, other, other_types, other_count, wide) -> (ev_count, other_count, p, bad)\n\n"
 "Walk the record chain from word p while p < stop (each header gives its record's size: the 12-bit field, the\n"
@@ -120,6 +123,10 @@ static PyObject *frame_split(PyObject *self, PyObject *args)
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS
         while (q < end) {
+            /* the chain's loads depend on each other: fetch the lines a few hundred bytes ahead, where the
+               chain will be in a few dozen records (a hint: it never faults, and is skipped near the end) */
+            if (q + PREFETCH_WORDS < end)
+                __builtin_prefetch(words + q + PREFETCH_WORDS);
             const uint64_t h = words[q];
             const unsigned type = (unsigned)(h & 0xF);
             uint64_t size = type == 15 ? (h >> 4) & 0xFFFFFFFFu : (h >> 4) & 0xFFF;
@@ -810,6 +817,212 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(event_fields_doc,
+"event_fields(words, pos, seg_pos, seg_tps, kind, nargs, tref, cref, nref, complete_end, odd_rows, odd_vals)\n"
+"    -> (n_complete, n_odd, tmin, tmax) or None\n\n"
+"The fields of the event records at pos (int64, ascending, inside the words) in one pass, for a block where\n"
+"nothing needs a warning: header fields kind and nargs (uint8: bits 16..19, 20..23), tref (uint8), cref and\n"
+"nref (uint16); the argument walk of event_block; each complete event's (kind 4) end in complete_end[:n] (int64\n"
+"ns at its provider segment's rate, seg_pos/seg_tps as in event_times: its record's last word, or its data\n"
+"word where that is not the last); the rows whose data word is not their record's last word, or an instant's\n"
+"scope other than 0, in odd_rows/odd_vals[:n_odd] (int64 row, uint64 value: a complete event's in ns); the\n"
+"earliest and latest event time (ns). None (the outputs half written) when some record of the block needs\n"
+"the reader's checks: size below 2, an unknown type, inline fields past the record, an argument of size 0 or\n"
+"past the record, no room for the data word, an instant's scope above 2 (records_events' numpy path then\n"
+"reads the block, with its warnings). Every output holds len(pos) items.");
+
+static PyObject *event_fields(PyObject *self, PyObject *args)
+{
+    Py_buffer w, po, sp, st, o_kind, o_nargs, o_tref, o_cref, o_nref, o_ce, o_or, o_ov;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*w*w*w*w*w*", &w, &po, &sp, &st, &o_kind, &o_nargs, &o_tref, &o_cref,
+                          &o_nref, &o_ce, &o_or, &o_ov))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&po, 8, "pos") < 0 || check_buffer(&o_cref, 2, "cref") < 0 ||
+        check_buffer(&o_nref, 2, "nref") < 0 || check_buffer(&o_ce, 8, "complete_end") < 0 ||
+        check_buffer(&o_or, 8, "odd_rows") < 0 || check_buffer(&o_ov, 8, "odd_vals") < 0 ||
+        check_buffer(&sp, 8, "seg_pos") < 0 || check_buffer(&st, 8, "seg_tps") < 0)
+        goto done;
+    Py_ssize_t m = po.len / 8;
+    if (o_kind.len != m || o_nargs.len != m || o_tref.len != m || o_cref.len / 2 != m || o_nref.len / 2 != m ||
+        o_ce.len / 8 != m || o_or.len / 8 != m || o_ov.len / 8 != m) {
+        PyErr_SetString(PyExc_ValueError, "event_fields: the row buffers differ in length");
+        goto done;
+    }
+    if (sp.len != st.len) {
+        PyErr_SetString(PyExc_ValueError, "event_fields: seg_pos and seg_tps differ in length");
+        goto done;
+    }
+    {
+        const int64_t *tps = (const int64_t *)st.buf;
+        for (Py_ssize_t i = 0; i < st.len / 8; i++)
+            if (tps[i] <= 0) {
+                PyErr_SetString(PyExc_ValueError, "event_fields: a tick rate is not positive");
+                goto done;
+            }
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *pos = (const int64_t *)po.buf;
+        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
+        const Py_ssize_t ns = sp.len / 8;
+        uint8_t *kind = (uint8_t *)o_kind.buf, *nargs = (uint8_t *)o_nargs.buf, *tref = (uint8_t *)o_tref.buf;
+        uint16_t *cref = (uint16_t *)o_cref.buf, *nref = (uint16_t *)o_nref.buf;
+        int64_t *cend = (int64_t *)o_ce.buf, *odd_rows = (int64_t *)o_or.buf;
+        uint64_t *odd_vals = (uint64_t *)o_ov.buf;
+        Py_ssize_t nc = 0, no = 0, s = 0;
+        int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+        int clean = 1;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t p = pos[i];
+            const uint64_t h = word_at(words, n, p);
+            const int64_t size = (int64_t)((h >> 4) & 0xFFF), end = p + size;
+            const unsigned k = (h >> 16) & 0xF, na = (h >> 20) & 0xF;
+            kind[i] = (uint8_t)k;
+            nargs[i] = (uint8_t)na;
+            tref[i] = (uint8_t)(h >> 24);
+            cref[i] = (uint16_t)(h >> 32);
+            nref[i] = (uint16_t)(h >> 48);
+            int64_t a = p + args_skip(h);
+            if (size < 2 || k > 10 || a > end) {
+                clean = 0;
+                break;
+            }
+            for (unsigned j = 0; j < na; j++) {
+                const int64_t asz = (int64_t)((word_at(words, n, a) >> 4) & 0xFFF);
+                if (asz == 0 || a + asz > end) {
+                    clean = 0;
+                    break;
+                }
+                a += asz;
+            }
+            if (!clean)
+                break;
+            if (ns)
+                s = segment_of(seg_pos, ns, p, s);
+            const int64_t rate = ns ? seg_tps[s] : 1000000000;
+            const int64_t t = ticks_ns(word_at(words, n, p + 1), rate);
+            if (t < tmin)
+                tmin = t;
+            if (t > tmax)
+                tmax = t;
+            /* here a <= end: the data word (counters, complete, async, flow events; an instant's scope) is
+               the word at a when a < end */
+            if (k == 1 || k >= 4) {
+                if (a >= end) {
+                    clean = 0;
+                    break;
+                }
+                uint64_t v = word_at(words, n, a);
+                if (k == 4)
+                    v = (uint64_t)ticks_ns(v, rate);
+                if (a != end - 1) {
+                    odd_rows[no] = i;
+                    odd_vals[no++] = v;
+                }
+                if (k == 4)
+                    cend[nc++] = (int64_t)v;
+            } else if (k == 0 && a < end) {
+                const uint64_t scope = word_at(words, n, a);
+                if (scope > 2) {
+                    clean = 0;
+                    break;
+                }
+                if (scope) {
+                    odd_rows[no] = i;
+                    odd_vals[no++] = scope;
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (clean)
+            result = Py_BuildValue("nnLL", nc, no, (long long)tmin, (long long)tmax);
+        else {
+            result = Py_None;
+            Py_INCREF(result);
+        }
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&po);
+    PyBuffer_Release(&sp);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&o_kind);
+    PyBuffer_Release(&o_nargs);
+    PyBuffer_Release(&o_tref);
+    PyBuffer_Release(&o_cref);
+    PyBuffer_Release(&o_nref);
+    PyBuffer_Release(&o_ce);
+    PyBuffer_Release(&o_or);
+    PyBuffer_Release(&o_ov);
+    return result;
+}
+
+PyDoc_STRVAR(code_index_doc,
+"code_index(codes, index, values) -> int\n\n"
+"When codes (int16) hold at most 256 distinct values: values[:k] (int16, 256 items) their distinct values\n"
+"ascending, index[i] (uint8, one a code) the position of codes[i] among them, and k is returned; else -1\n"
+"(index untouched): fxscope.formats.fxt.coded_column.coded in two passes over the column.");
+
+static PyObject *code_index(PyObject *self, PyObject *args)
+{
+    Py_buffer co, ix, va;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*w*w*", &co, &ix, &va))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&co, 2, "codes") < 0 || check_buffer(&va, 2, "values") < 0)
+        goto done;
+    Py_ssize_t m = co.len / 2;
+    if (ix.len != m || va.len / 2 != 256) {
+        PyErr_SetString(PyExc_ValueError, "code_index: index must hold one byte a code, values 256 int16 items");
+        goto done;
+    }
+    {
+        const uint16_t *codes = (const uint16_t *)co.buf;
+        uint8_t *index = (uint8_t *)ix.buf;
+        int16_t *values = (int16_t *)va.buf;
+        Py_ssize_t k = 0;
+        uint8_t *seen = (uint8_t *)PyMem_RawCalloc(1 << 16, 1);
+        if (seen == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m && k <= 256; i++) {
+            const uint16_t c = codes[i];
+            if (!seen[c]) {
+                seen[c] = 1;
+                k++;
+            }
+        }
+        if (k <= 256) {
+            /* ascending as int16: the negative ones (bit patterns 0x8000..0xFFFF) first */
+            Py_ssize_t j = 0;
+            for (unsigned u = 0; u < (1u << 16); u++) {
+                const uint16_t c = (uint16_t)(u ^ 0x8000u);
+                if (seen[c]) {
+                    seen[c] = (uint8_t)j;
+                    values[j++] = (int16_t)c;
+                }
+            }
+            for (Py_ssize_t i = 0; i < m; i++)
+                index[i] = seen[codes[i]];
+        }
+        Py_END_ALLOW_THREADS
+        PyMem_RawFree(seen);
+        result = PyLong_FromSsize_t(k <= 256 ? k : -1);
+    }
+done:
+    PyBuffer_Release(&co);
+    PyBuffer_Release(&ix);
+    PyBuffer_Release(&va);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
@@ -821,6 +1034,8 @@ static PyMethodDef methods[] = {
     {"event_data", event_data, METH_VARARGS, event_data_doc},
     {"arg_blocks", arg_blocks, METH_VARARGS, arg_blocks_doc},
     {"decode_codes", decode_codes, METH_VARARGS, decode_codes_doc},
+    {"event_fields", event_fields, METH_VARARGS, event_fields_doc},
+    {"code_index", code_index, METH_VARARGS, code_index_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,6 +8,8 @@ their extent is kept (arguments are decoded lazily, :mod:`fxscope.formats.fxt.la
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from fxscope.formats.fxt import compiled
@@ -53,7 +55,18 @@ class EventRecords:
         scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
         if scan is None:
             return None
+        pos = np.ascontiguousarray(pos, np.int64)
         m = len(pos)
+        if m:  # the usual block: its fields and what follows from them in one pass (record_scan.event_fields)
+            out = CleanBlock(*(np.empty(m, dt) for dt in (np.uint8, np.uint8, np.uint8, np.uint16, np.uint16)),
+                             np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64), None)  # fmt: skip
+            got = scan.event_fields(self.w, pos, self._seg_pos, self._seg_tps, *out[:8])
+            if got is not None:
+                n_complete, n_odd, tmin, tmax = got
+                return out._replace(
+                    complete_end=out.complete_end[:n_complete].copy(), odd_rows=out.odd_rows[:n_odd].copy(),
+                    odd_vals=out.odd_vals[:n_odd].copy(), times=(tmin, tmax),
+                )  # fmt: skip
         h, ticks, last = np.empty(m, np.uint64), np.empty(m, np.uint64), np.empty(m, np.uint64)
         walked = (np.empty(m, np.int64), np.empty(m, np.uint8), np.empty(m, np.uint8))
         flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
@@ -101,6 +114,8 @@ class EventRecords:
         provider tables alone (nothing that interns strings or threads): the records kept, their fields,
         times and data words, and the rows left for :meth:`_events` to resolve; ``scanned``: their
         :meth:`_scan_events` (None: the numpy paths); warnings go to ``warn(kind, offsets, message)``."""
+        if isinstance(scanned, CleanBlock):
+            return self._clean_events(pos, scanned)
         walked = None
         if scanned is not None:  # header, time and last word of each record, and the argument walk: one pass
             h, ticks, last, walked, flagged = scanned
@@ -124,9 +139,7 @@ class EventRecords:
         n_inl = nref >= F.INLINE_STRING
         # Inline thread and strings push the arguments further: computed for those records only (few)
         args_word = pos + 2
-        inl = np.flatnonzero(inl_t | c_inl | n_inl)
-        c_word = pos[inl] + 2 + 2 * inl_t[inl]  # where each one's inline category, name would start
-        n_word = c_word + np.where(c_inl[inl], ((cref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+        inl, c_word, n_word = _inline_words(pos, inl_t, c_inl, n_inl, cref)
         if len(inl):
             a_word = n_word + np.where(n_inl[inl], ((nref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
             args_word[inl] = a_word
@@ -186,6 +199,19 @@ class EventRecords:
             "complete_end": complete_end,
         }  # fmt: skip
 
+    def _clean_events(self, pos: np.ndarray, f: CleanBlock) -> dict[str, np.ndarray]:
+        """:meth:`_prepare_events` of a block that ``record_scan.event_fields`` read whole (no record needed a
+        warning: every record kept, every argument counted): the same dict from its outputs."""
+        inl_t = f.tref == 0
+        inl, c_word, n_word = _inline_words(pos, inl_t, f.cref >= F.INLINE_STRING, f.nref >= F.INLINE_STRING, f.cref)
+        gen, provider, _ = self._segments(pos)
+        return {
+            "pos": pos, "times": f.times, "kind": f.kind, "provider": provider, "gen": gen, "nargs": f.nargs,
+            "nargs_eff": f.nargs, "cref": f.cref, "nref": f.nref, "tref": f.tref, "inl_t": inl_t, "inl": inl,
+            "c_word": c_word, "n_word": n_word, "odd_rows": f.odd_rows, "odd_vals": f.odd_vals,
+            "complete_end": f.complete_end,
+        }  # fmt: skip
+
     def _complete_ends(self, pos: np.ndarray, end: np.ndarray, kind: np.ndarray, odd_rows: np.ndarray,
                        odd_ends: np.ndarray, last: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """int64 ns end of each complete event of the block (rows of kept records ``pos``/``end``), read
@@ -199,6 +225,33 @@ class EventRecords:
         if len(odd_rows):
             out[np.searchsorted(rows, odd_rows)] = odd_ends.view(np.int64)
         return out
+
+
+class CleanBlock(NamedTuple):
+    """What ``record_scan.event_fields`` reads of a block of event records that needs no warning (see
+    :meth:`EventRecords._clean_events`): header fields (uint8 kind, argument count and thread ref; uint16
+    category and name refs), the complete events' ends (int64 ns), the rows whose data word is not their
+    record's last or whose instant scope is not 0 and those values, and the block's earliest and latest time."""
+
+    kind: np.ndarray
+    nargs: np.ndarray
+    tref: np.ndarray
+    cref: np.ndarray
+    nref: np.ndarray
+    complete_end: np.ndarray
+    odd_rows: np.ndarray
+    odd_vals: np.ndarray
+    times: tuple[int, int] | None
+
+
+def _inline_words(pos: np.ndarray, inl_t: np.ndarray, c_inl: np.ndarray, n_inl: np.ndarray,
+                  cref: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The rows with an inline thread, category or name (few), where each one's inline category and its
+    inline name would start (int64 words)."""
+    inl = np.flatnonzero(inl_t | c_inl | n_inl)
+    c_word = pos[inl] + 2 + 2 * inl_t[inl]
+    n_word = c_word + np.where(c_inl[inl], ((cref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+    return inl, c_word, n_word
 
 
 def _extremes(times: np.ndarray) -> tuple[int, int] | None:
