@@ -425,14 +425,21 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         return out
 
     def _note_providers(self, provider: np.ndarray, pos: np.ndarray) -> None:
-        """Remember the first event record of each provider (for :meth:`_warn_missing_init`)."""
-        if provider.strides == (0,) and len(provider):  # one provider (a broadcast, see _segments)
+        """Remember the first event record of each provider (for :meth:`_warn_missing_init`): the first row
+        of each provider segment the block's records ``pos`` fall in (``provider`` is theirs, from
+        :meth:`_segments`), a few segments a block rather than a count over its rows."""
+        if not len(pos):
+            return
+        if provider.strides == (0,):  # one provider (a broadcast, see _segments)
             self._first_event_of.setdefault(int(provider[0]), int(pos[0]))
             return
-        counts = np.bincount(provider, minlength=len(self.t.providers))
-        for pindex in np.flatnonzero(counts).tolist():
-            if pindex not in self._first_event_of:
-                self._first_event_of[pindex] = int(pos[np.argmax(provider == pindex)])
+        sp = self._seg_pos
+        lo = int(np.searchsorted(sp, pos[0], side="right")) - 1
+        hi = int(np.searchsorted(sp, pos[-1], side="right"))
+        bounds = [0, *np.searchsorted(pos, sp[lo + 1 : hi], side="left").tolist(), len(pos)]
+        for i, pindex in enumerate(self._seg_prov[lo:hi].tolist()):
+            if bounds[i + 1] > bounds[i] and pindex not in self._first_event_of:
+                self._first_event_of[pindex] = int(pos[bounds[i]])
 
     def _warn_missing_init(self) -> None:
         with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}

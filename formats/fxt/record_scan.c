@@ -1023,6 +1023,70 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(generation_refs_doc,
+"generation_refs(value, first, width, gen, refs, pos, check_first, out) -> int\n\n"
+"The dense table's answer for each ref of a block (fxscope.formats.fxt.tables.Lookup.of_generations): key =\n"
+"gen[i] * width + refs[i] (gen int64, one a row or a single one for every row; refs uint8 or uint16 as the\n"
+"item size of refs over the rows says), out[i] (int32) = value[key] (int32), -1 for a key outside the table,\n"
+"and, when check_first, -1 where value[key] >= 0 and pos[i] (int64) <= first[key] (int64: the registration\n"
+"comes later). Returns how many rows got -2 (keys registered several times: the caller searches those).");
+
+static PyObject *generation_refs(PyObject *self, PyObject *args)
+{
+    Py_buffer va, fi, ge, re, po, ou;
+    Py_ssize_t width;
+    int check_first;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*pw*", &va, &fi, &width, &ge, &re, &po, &check_first, &ou))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&va, 4, "value") < 0 || check_buffer(&fi, 8, "first") < 0 || check_buffer(&ge, 8, "gen") < 0 ||
+        check_buffer(&po, 8, "pos") < 0 || check_buffer(&ou, 4, "out") < 0)
+        goto done;
+    Py_ssize_t m = ou.len / 4, nkeys = va.len / 4, ng = ge.len / 8;
+    if (po.len / 8 != m || (ng != m && ng != 1) || (re.len != m && re.len != 2 * m) || fi.len / 8 != nkeys ||
+        width < 0) {
+        PyErr_SetString(PyExc_ValueError, "generation_refs: buffer lengths do not match");
+        goto done;
+    }
+    if (re.len == 2 * m && m && ((uintptr_t)re.buf) % 2) {
+        PyErr_SetString(PyExc_ValueError, "generation_refs: refs are not aligned");
+        goto done;
+    }
+    {
+        const int32_t *value = (const int32_t *)va.buf;
+        const int64_t *first = (const int64_t *)fi.buf, *gen = (const int64_t *)ge.buf, *pos = (const int64_t *)po.buf;
+        const int wide = m && re.len == 2 * m;
+        const uint8_t *r8 = (const uint8_t *)re.buf;
+        const uint16_t *r16 = (const uint16_t *)re.buf;
+        int32_t *out = (int32_t *)ou.buf;
+        Py_ssize_t multi = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t g = gen[ng == 1 ? 0 : i];
+            const int64_t key = g * (int64_t)width + (int64_t)(wide ? r16[i] : r8[i]);
+            int32_t v = -1;
+            if (g >= 0 && key >= 0 && key < nkeys) {
+                v = value[key];
+                if (check_first && v >= 0 && pos[i] <= first[key])
+                    v = -1;
+            }
+            multi += v == -2;
+            out[i] = v;
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(multi);
+    }
+done:
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&fi);
+    PyBuffer_Release(&ge);
+    PyBuffer_Release(&re);
+    PyBuffer_Release(&po);
+    PyBuffer_Release(&ou);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
@@ -1036,6 +1100,7 @@ static PyMethodDef methods[] = {
     {"decode_codes", decode_codes, METH_VARARGS, decode_codes_doc},
     {"event_fields", event_fields, METH_VARARGS, event_fields_doc},
     {"code_index", code_index, METH_VARARGS, code_index_doc},
+    {"generation_refs", generation_refs, METH_VARARGS, generation_refs_doc},
     {NULL, NULL, 0, NULL},
 };
 
