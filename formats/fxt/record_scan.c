@@ -18,7 +18,7 @@
 
 /* A word of the file; a position outside it reads the nearest word, as numpy's clipped gather does (the
    record is cut there anyway, and the same warnings follow). */
-static inline uint64_t word_at(const uint64_t *words, int64_t n, int64_t a)
+static inline __attribute__((always_inline)) uint64_t word_at(const uint64_t *words, int64_t n, int64_t a)
 {
     return n ? words[a < 0 ? 0 : (a >= n ? n - 1 : a)] : 0;
 }
@@ -493,7 +493,7 @@ done:
 
 /* Nanoseconds from ticks at `rate` ticks per second (> 0), exactly as fxscope.formats.fxt.ticks.convert_rate:
    in uint64 arithmetic below 2**33 ticks per second (wrapping as numpy's does), else exact and clamped. */
-static inline int64_t ticks_ns(uint64_t t, int64_t rate)
+static inline __attribute__((always_inline)) int64_t ticks_ns(uint64_t t, int64_t rate)
 {
     if (rate == 1000000000)
         return (int64_t)t;
@@ -507,7 +507,7 @@ static inline int64_t ticks_ns(uint64_t t, int64_t rate)
 /* The provider segment of record word w: the last segment starting at or before it (the first when none
    does), as numpy's searchsorted(seg_pos, w, side="right") - 1 clamped to 0; `s` (the previous row's answer)
    is tried first, so ascending rows cost one comparison or two. */
-static inline Py_ssize_t segment_of(const int64_t *sp, Py_ssize_t ns, int64_t w, Py_ssize_t s)
+static inline __attribute__((always_inline)) Py_ssize_t segment_of(const int64_t *sp, Py_ssize_t ns, int64_t w, Py_ssize_t s)
 {
     if (s < ns && sp[s] <= w && (s + 1 == ns || sp[s + 1] > w))
         return s;
@@ -817,6 +817,9 @@ done:
     return result;
 }
 
+/* rows ahead whose record event_fields prefetches */
+#define ROWS_AHEAD 16
+
 PyDoc_STRVAR(event_fields_doc,
 "event_fields(words, pos, seg_pos, seg_tps, kind, nargs, tref, cref, nref, complete_end, odd_rows, odd_vals)\n"
 "    -> (n_complete, n_odd, tmin, tmax) or None\n\n"
@@ -878,6 +881,11 @@ static PyObject *event_fields(PyObject *self, PyObject *args)
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < m; i++) {
             const int64_t p = pos[i];
+            if (i + ROWS_AHEAD < m) { /* the record a few rows on (a hint: never faults) */
+                const int64_t q = pos[i + ROWS_AHEAD];
+                if (q >= 0 && q < n)
+                    __builtin_prefetch(words + q);
+            }
             const uint64_t h = word_at(words, n, p);
             const int64_t size = (int64_t)((h >> 4) & 0xFFF), end = p + size;
             const unsigned k = (h >> 16) & 0xF, na = (h >> 20) & 0xF;
@@ -1062,18 +1070,30 @@ static PyObject *generation_refs(PyObject *self, PyObject *args)
         int32_t *out = (int32_t *)ou.buf;
         Py_ssize_t multi = 0;
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < m; i++) {
-            const int64_t g = gen[ng == 1 ? 0 : i];
-            const int64_t key = g * (int64_t)width + (int64_t)(wide ? r16[i] : r8[i]);
-            int32_t v = -1;
-            if (g >= 0 && key >= 0 && key < nkeys) {
-                v = value[key];
-                if (check_first && v >= 0 && pos[i] <= first[key])
-                    v = -1;
-            }
-            multi += v == -2;
-            out[i] = v;
+/* one loop per kind of refs and gen (the branches out of the loop: -O2 does not unswitch it) */
+#define GENERATION_REFS_LOOP(REF, GEN)                                                                           \
+        for (Py_ssize_t i = 0; i < m; i++) {                                                                     \
+            const int64_t g = (GEN);                                                                             \
+            const int64_t key = g * (int64_t)width + (int64_t)(REF);                                             \
+            int32_t v = -1;                                                                                      \
+            if (g >= 0 && key >= 0 && key < nkeys) {                                                             \
+                v = value[key];                                                                                  \
+                if (check_first && v >= 0 && pos[i] <= first[key])                                              \
+                    v = -1;                                                                                      \
+            }                                                                                                    \
+            out[i] = v;                                                                                          \
         }
+        if (wide && ng == 1)
+            GENERATION_REFS_LOOP(r16[i], gen[0])
+        else if (wide)
+            GENERATION_REFS_LOOP(r16[i], gen[i])
+        else if (ng == 1)
+            GENERATION_REFS_LOOP(r8[i], gen[0])
+        else
+            GENERATION_REFS_LOOP(r8[i], gen[i])
+#undef GENERATION_REFS_LOOP
+        for (Py_ssize_t i = 0; i < m; i++) /* (apart: a count kept through the loop above went to memory) */
+            multi += out[i] == -2;
         Py_END_ALLOW_THREADS
         result = PyLong_FromSsize_t(multi);
     }
