@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import mmap
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import ClassVar
 
 import numpy as np
@@ -277,7 +277,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
             sel = nxt_sel  # a copy: the column is rewritten at fill <= b0
-            this_scan = scanned.result() if scanned is not None else None
+            this_scan = _done_ahead(scanned)
             if b0 + step < n_ev:
                 nxt_sel = ev_pos[b0 + step : b0 + 2 * step].astype(np.int64)
                 scanned = scans.submit(self._events_ahead, nxt_sel) if scans is not None else None
@@ -477,6 +477,16 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         return np.ascontiguousarray(uniq["p"]).astype(np.uint64), np.ascontiguousarray(uniq["t"]).astype(
             np.uint64
         )
+
+
+def _done_ahead(job: Future | None):
+    """What a worker prepared ahead (waiting for it while it runs), or None when there was no job or the
+    worker has not started it yet: then the caller does the work itself rather than wait (the worker is
+    behind when another process holds the second core; the read then runs at the one core's pace, never
+    slower)."""
+    if job is None or job.cancel():
+        return None
+    return job.result()
 
 
 #: the event code columns (int16 while the tables allow, see Decoder._codes_fit_int16)
