@@ -13,9 +13,11 @@ vectorised steps (:mod:`~fxscope.formats.fxt.bulk_resolve`).
 Two cores: a large file's read keeps the main thread on what must run in file order (control records,
 string and thread resolution, the columns' stores) and gives the rest to worker threads, none of which
 changes what is read: every other framing super-chunk framed from a guessed start
-(:class:`~fxscope.formats.fxt.framing._Speculation`), the next event block prepared (its compiled pass, fields,
-times and data words, its warnings given in order later: ``EventRecords._events_ahead``), and the pages
-about to be touched faulted in (:mod:`~fxscope.formats.fxt.page_ahead`).
+(:class:`~fxscope.formats.fxt.framing._Speculation`), the next event block's compiled pass (its fields, times
+and data words: ``EventRecords._events_ahead``, one call with the GIL released, so that the two threads do not
+pass the GIL back and forth), and the pages about to be touched faulted in
+(:mod:`~fxscope.formats.fxt.page_ahead`). A worker that has not started a job by the time the main thread
+needs it (another process holds the second core) is not waited for: the main thread does it itself.
 """
 
 from __future__ import annotations
@@ -267,9 +269,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self.progress(0.1)
         batch = self.AHEAD_BLOCKS * step  # (the starts' own pages are the framing's)
         self._block_ahead(ev_pos, 0, min(batch, n_ev), {k: ev[k] for k in ev_dtypes}, slice(0, batch))
-        # The next block is prepared on a worker thread (the compiled pass and what follows from the words
-        # and the frozen tables: EventRecords._events_ahead) while this one's strings and threads are
-        # resolved and its columns stored; its starts are copied before this block's are compacted over them.
+        # The next block's compiled pass runs on a worker thread (EventRecords._events_ahead) while this one's
+        # strings and threads are resolved and its columns stored; its starts are copied before this block's
+        # are compacted over them.
         scans = ThreadPoolExecutor(1, "fxscope-event-scan") if n_ev > step and self.parallel else None
         self._scans = scans
         nxt_sel = ev_pos[:step].astype(np.int64)

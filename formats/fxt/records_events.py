@@ -47,50 +47,58 @@ class EventRecords:
             column(h, F.EVENT_NAME_REF).astype(np.uint16),
         )
 
-    def _scan_events(self, pos: np.ndarray) -> tuple | None:
-        """The compiled pass over the event records at ``pos`` (int64): header, time and last word of each
-        record, and the argument walk (``record_scan.event_block``); None without the compiled loops. It
-        only reads the words (the GIL released), so the reader runs it for the next block on a worker
-        thread while this one's columns are built."""
+    def _scan_events(self, pos: np.ndarray, fields: bool = True) -> CleanBlock | tuple | None:
+        """The compiled pass over the event records at ``pos`` (int64): :meth:`_event_fields` when the block
+        needs no checks (``fields``: try it), else header, time and last word of each record and the argument
+        walk (``record_scan.event_block``); None without the compiled loops."""
         scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
         if scan is None:
             return None
         pos = np.ascontiguousarray(pos, np.int64)
-        m = len(pos)
-        if m:  # the usual block: its fields and what follows from them in one pass (record_scan.event_fields)
-            out = CleanBlock(*(np.empty(m, dt) for dt in (np.uint8, np.uint8, np.uint8, np.uint16, np.uint16)),
-                             np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64), None)  # fmt: skip
-            got = scan.event_fields(self.w, pos, self._seg_pos, self._seg_tps, *out[:8])
+        if fields:
+            got = self._event_fields(scan, pos)
             if got is not None:
-                n_complete, n_odd, tmin, tmax = got
-                return out._replace(
-                    complete_end=out.complete_end[:n_complete].copy(), odd_rows=out.odd_rows[:n_odd].copy(),
-                    odd_vals=out.odd_vals[:n_odd].copy(), times=(tmin, tmax),
-                )  # fmt: skip
+                return got
+        m = len(pos)
         h, ticks, last = np.empty(m, np.uint64), np.empty(m, np.uint64), np.empty(m, np.uint64)
         walked = (np.empty(m, np.int64), np.empty(m, np.uint8), np.empty(m, np.uint8))
-        flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
+        flagged = scan.event_block(self.w, pos, h, ticks, last, *walked)
         return h, ticks, last, walked, flagged
 
-    def _events_ahead(self, pos: np.ndarray) -> tuple[dict, list] | None:
-        """:meth:`_prepare_events` of the event records at ``pos`` with the compiled pass, its warnings
-        kept as (kind, offsets, message) to be given in order later: what a worker thread does for the next
-        block (it reads the words and the frozen tables only). None without the compiled loops."""
-        scanned = self._scan_events(pos)
-        if scanned is None:
+    def _event_fields(self, scan, pos: np.ndarray) -> CleanBlock | None:
+        """``record_scan.event_fields`` of the event records at ``pos`` (int64, contiguous): the usual block's
+        fields and what follows from them in one pass; None when some record needs the reader's checks."""
+        m = len(pos)
+        if not m:
             return None
-        deferred: list[tuple[str, np.ndarray, str]] = []
-        return self._prepare_events(pos, scanned, lambda *w: deferred.append(w)), deferred
+        out = CleanBlock(*(np.empty(m, dt) for dt in (np.uint8, np.uint8, np.uint8, np.uint16, np.uint16)),
+                         np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64), None)  # fmt: skip
+        got = scan.event_fields(self.w, pos, self._seg_pos, self._seg_tps, *out[:8])
+        if got is None:
+            return None
+        n_complete, n_odd, tmin, tmax = got
+        return out._replace(
+            complete_end=out.complete_end[:n_complete].copy(), odd_rows=out.odd_rows[:n_odd].copy(),
+            odd_vals=out.odd_vals[:n_odd].copy(), times=(tmin, tmax),
+        )  # fmt: skip
 
-    def _events(self, pos: np.ndarray, ahead: tuple[dict, list] | None = None) -> dict[str, np.ndarray]:
+    def _events_ahead(self, pos: np.ndarray) -> CleanBlock | object | None:
+        """What a worker thread does for the next block: :meth:`_event_fields` of the event records at ``pos``
+        (int64), one compiled call with the GIL released (the thread takes the GIL only around it, so the
+        reader's thread is not made to wait for it); :data:`NEEDS_CHECKS` when some record needs the reader's
+        checks and warnings (the reader reads that block itself, in order); None without the compiled loops."""
+        scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
+        if scan is None:
+            return None
+        return self._event_fields(scan, np.ascontiguousarray(pos, np.int64)) or NEEDS_CHECKS
+
+    def _events(self, pos: np.ndarray, ahead: CleanBlock | object | None = None) -> dict[str, np.ndarray]:
         """The columns of the event records at ``pos`` (int64, ascending); ``ahead``: their
-        :meth:`_events_ahead`, when already done."""
-        if ahead is None:
-            b = self._prepare_events(pos, self._scan_events(pos), self.diag.warn_many)
+        :meth:`_events_ahead`, when a worker did it."""
+        if isinstance(ahead, CleanBlock):
+            b = self._clean_events(pos, ahead)
         else:
-            b, deferred = ahead
-            for w in deferred:
-                self.diag.warn_many(*w)
+            b = self._prepare_events(pos, self._scan_events(pos, ahead is not NEEDS_CHECKS), self.diag.warn_many)
         pos, nargs, nargs_eff, inl, c_word, n_word = (b[k] for k in ("pos", "nargs", "nargs_eff", "inl", "c_word", "n_word"))
         cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
         if len(cut):
@@ -225,6 +233,10 @@ class EventRecords:
         if len(odd_rows):
             out[np.searchsorted(rows, odd_rows)] = odd_ends.view(np.int64)
         return out
+
+
+#: :meth:`EventRecords._events_ahead`'s answer for a block that needs the reader's checks
+NEEDS_CHECKS = object()
 
 
 class CleanBlock(NamedTuple):
