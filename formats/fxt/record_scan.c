@@ -522,10 +522,8 @@ static inline __attribute__((always_inline)) Py_ssize_t segment_of(const int64_t
     return lo > 0 ? lo - 1 : 0;
 }
 
-/* The shared checks of event_times and event_data: the rows (a buffer, each in [0, nrec), or None: the run
-   start..start+m-1, inside [0, nrec)) and the provider segments (as many positions as rates, each rate > 0). */
-static int check_rows_segments(PyObject *rows_obj, Py_buffer *ro, Py_ssize_t start, Py_ssize_t m, Py_ssize_t nrec,
-                               Py_buffer *sp, Py_buffer *st, const char *what)
+/* Provider segments: as many first words (seg_pos, int64) as tick rates (seg_tps, int64), each rate > 0. */
+static int check_segments(Py_buffer *sp, Py_buffer *st, const char *what)
 {
     if (check_buffer(sp, 8, "seg_pos") < 0 || check_buffer(st, 8, "seg_tps") < 0)
         return -1;
@@ -539,6 +537,16 @@ static int check_rows_segments(PyObject *rows_obj, Py_buffer *ro, Py_ssize_t sta
             PyErr_Format(PyExc_ValueError, "%s: a tick rate is not positive", what);
             return -1;
         }
+    return 0;
+}
+
+/* The shared checks of event_times and event_data: the rows (a buffer, each in [0, nrec), or None: the run
+   start..start+m-1, inside [0, nrec)) and the provider segments (as many positions as rates, each rate > 0). */
+static int check_rows_segments(PyObject *rows_obj, Py_buffer *ro, Py_ssize_t start, Py_ssize_t m, Py_ssize_t nrec,
+                               Py_buffer *sp, Py_buffer *st, const char *what)
+{
+    if (check_segments(sp, st, what) < 0)
+        return -1;
     if (rows_obj == Py_None) {
         if (start < 0 || start > nrec || m > nrec - start) {
             PyErr_Format(PyExc_IndexError, "%s: run out of range", what);
@@ -845,25 +853,13 @@ static PyObject *event_fields(PyObject *self, PyObject *args)
     if (check_buffer(&w, 8, "words") < 0 || check_buffer(&po, 8, "pos") < 0 || check_buffer(&o_cref, 2, "cref") < 0 ||
         check_buffer(&o_nref, 2, "nref") < 0 || check_buffer(&o_ce, 8, "complete_end") < 0 ||
         check_buffer(&o_or, 8, "odd_rows") < 0 || check_buffer(&o_ov, 8, "odd_vals") < 0 ||
-        check_buffer(&sp, 8, "seg_pos") < 0 || check_buffer(&st, 8, "seg_tps") < 0)
+        check_segments(&sp, &st, "event_fields") < 0)
         goto done;
     Py_ssize_t m = po.len / 8;
     if (o_kind.len != m || o_nargs.len != m || o_tref.len != m || o_cref.len / 2 != m || o_nref.len / 2 != m ||
         o_ce.len / 8 != m || o_or.len / 8 != m || o_ov.len / 8 != m) {
         PyErr_SetString(PyExc_ValueError, "event_fields: the row buffers differ in length");
         goto done;
-    }
-    if (sp.len != st.len) {
-        PyErr_SetString(PyExc_ValueError, "event_fields: seg_pos and seg_tps differ in length");
-        goto done;
-    }
-    {
-        const int64_t *tps = (const int64_t *)st.buf;
-        for (Py_ssize_t i = 0; i < st.len / 8; i++)
-            if (tps[i] <= 0) {
-                PyErr_SetString(PyExc_ValueError, "event_fields: a tick rate is not positive");
-                goto done;
-            }
     }
     {
         const uint64_t *words = (const uint64_t *)w.buf;
