@@ -1,0 +1,222 @@
+"""The trace file's memory map, guarded against the file changing on disk while it is open.
+
+Why: the reader keeps the file mapped and the columns read event times, data words and arguments from the
+map on demand. When another program truncates the file in place (a tracer re-run with the same output path
+opens it with O_TRUNC, then writes), a read of a page past the new end raises SIGBUS: the process would die.
+
+- With the compiled guard (:mod:`mapping_guard`, built from mapping_guard.c) the map's address range is
+  registered with a SIGBUS handler that maps a zero page over a faulting page of it: the read sees zeros and
+  the fault is counted. Nothing is checked per read (no cost on the hot paths).
+- Without it (not built, or ``FXSCOPE_NO_COMPILED``), :meth:`MappedFile.check_before_read` (the mapped columns
+  call it before each read) compares the file's size with the map's and, when shorter, maps zero pages over
+  the part past the new end (``mmap(MAP_FIXED)`` through ctypes, Linux), so later reads see zeros. A read
+  racing the truncation can still fault: the compiled guard is the one that closes every path.
+
+Either way :meth:`MappedFile.change` tells what happened (truncated, grew, replaced, deleted, rewritten) and
+:meth:`FileChange.message` says it in one line for the window and the commands. A file replaced by a rename
+(an atomic write) keeps the old inode mapped: nothing faults, the change is only reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import mmap
+import os
+import sys
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from fxscope.formats.fxt.compiled import optional_extension
+
+mapping_guard = optional_extension("fxscope.formats.fxt.mapping_guard")
+
+#: every map made here that is still open (the commands report their changes when they end)
+_open: weakref.WeakSet[MappedFile] = weakref.WeakSet()
+#: changes of maps already closed, reported by :func:`changes_seen` (a command's model may be gone by then)
+_closed_changes: list[FileChange] = []
+_closed_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class FileIdentity:
+    """What says a file is the one that was opened, unchanged."""
+
+    size: int
+    mtime_ns: int
+    inode: int
+    device: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> FileIdentity:
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """How the mapped file differs from when it was opened. ``kind``: "truncated", "grew", "rewritten"
+    (same size, new modification time), "replaced" (the path names another file now), "deleted"."""
+
+    path: str
+    kind: str
+    old_size: int
+    new_size: int
+    #: pages read as zeros because they were gone from the file (the compiled guard's count)
+    zeroed_pages: int = 0
+
+    def message(self) -> str:
+        """One line for a user: what happened and what to do."""
+        what = {
+            "truncated": f"truncated from {self.old_size} to {self.new_size} bytes",
+            "grew": f"grew from {self.old_size} to {self.new_size} bytes",
+            "rewritten": "rewritten in place",
+            "replaced": "replaced by another file",
+            "deleted": "deleted",
+        }[self.kind]
+        if self.zeroed_pages:
+            what += f"; {self.zeroed_pages} page{'s' if self.zeroed_pages != 1 else ''} read as zeros"
+        if self.kind == "grew" and not self.zeroed_pages:
+            tail = "what is shown is the file as it was when opened — reload it to see the rest"
+        elif self.kind in ("replaced", "deleted") and not self.zeroed_pages:
+            tail = "what is shown is the file as it was when opened — reload it to see the new one"
+        else:
+            tail = "what is shown may be incomplete — reload it"
+        return f"the trace file {self.path} changed on disk while open ({what}); {tail}"
+
+
+class MappedFile:
+    """A read-only map of one open file and what is known about the file since it was mapped."""
+
+    def __init__(self, path: str, fileno: int) -> None:
+        """Map the file open as ``fileno`` (all of it) and guard the map. Raises OSError when the file
+        cannot be mapped (:func:`map_error_message` words it)."""
+        self.path: str | None = path  #: the path checked for a replacement (None: not checked)
+        self.shown_path = path  #: the path a message names
+        st = os.fstat(fileno)
+        self.opened = FileIdentity.of(st)
+        self.map = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+        self._fd = os.dup(fileno)  # fstat after the path changed; the size check without a path lookup
+        self._address = int(np.frombuffer(self.map, np.uint8, count=1).__array_interface__["data"][0])
+        self._zeroed_from: int | None = None  # (fallback) first byte mapped to zeros so far
+        self._patch_lock = threading.Lock()
+        self.slot = mapping_guard.register(self.map) if mapping_guard is not None else -1
+        #: whether a fault anywhere in the map reads zeros (else :meth:`check_before_read` patches)
+        self.guarded = self.slot >= 0
+        weakref.finalize(self.map, _closed, self.slot, self._fd, self.path, self.shown_path, self.opened)
+        _open.add(self)
+
+    def faults(self) -> int:
+        """Pages of the map the guard replaced by zeros so far."""
+        return _faults(self.slot)
+
+    def change(self) -> FileChange | None:
+        """What changed on disk since the map was made, or None (also zero-maps a truncated end when not
+        guarded, as :meth:`check_before_read` does)."""
+        if not self.guarded:
+            self.check_before_read()
+        return _change_of(self.slot, self._fd, self.path, self.shown_path, self.opened)
+
+    def check_before_read(self) -> None:
+        """(Without the compiled guard.) When the file is now shorter than the map, map zeros over the
+        map's pages past the file's end, so reads there see zeros rather than raise SIGBUS."""
+        try:
+            size = os.fstat(self._fd).st_size
+        except OSError:
+            return
+        if size < self.opened.size and (self._zeroed_from is None or size < self._zeroed_from):
+            self._zero_from(size)
+
+    def _zero_from(self, size: int) -> None:
+        with self._patch_lock:
+            page = mmap.PAGESIZE
+            first = -(-size // page) * page  # the page holding the new end stays mapped (it reads zeros past it)
+            end = -(-self.opened.size // page) * page
+            if first < end and _map_zeros(self._address + first, end - first):
+                self._zeroed_from = size
+
+
+def _faults(slot: int) -> int:
+    return int(mapping_guard.faults(slot)) if slot >= 0 and mapping_guard is not None else 0
+
+
+def _change_of(slot: int, fd: int, path: str | None, shown: str, opened: FileIdentity) -> FileChange | None:
+    zeroed = _faults(slot)
+    try:
+        now = FileIdentity.of(os.fstat(fd))
+    except OSError:
+        now = opened
+    kind = None
+    if now.size < opened.size:
+        kind = "truncated"
+    elif now.size > opened.size:
+        kind = "grew"
+    elif now.mtime_ns != opened.mtime_ns or zeroed:
+        kind = "rewritten"
+    if kind is None and path is not None:
+        try:
+            there = os.stat(path)
+        except OSError:
+            kind = "deleted"
+        else:
+            if (there.st_ino, there.st_dev) != (opened.inode, opened.device):
+                kind = "replaced"
+    if kind is None:
+        return None
+    return FileChange(shown, kind, opened.size, now.size, zeroed)
+
+
+def _closed(slot: int, fd: int, path: str | None, shown: str, opened: FileIdentity) -> None:
+    """When a map goes: note its change (for :func:`changes_seen`), stop guarding it, close its descriptor."""
+    found = _change_of(slot, fd, path, shown, opened)
+    if found is not None:
+        with _closed_lock:
+            _closed_changes.append(found)
+    if slot >= 0 and mapping_guard is not None:
+        mapping_guard.unregister(slot)
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+def changes_seen() -> list[FileChange]:
+    """The changes of every map made in this process (open or since closed), once each: a command reports
+    them when it ends."""
+    with _closed_lock:
+        found = list(_closed_changes)
+        _closed_changes.clear()
+    for mapped in list(_open):
+        change = mapped.change()
+        if change is not None:
+            found.append(change)
+    return found
+
+
+def map_error_message(exc: OSError) -> str:
+    """The one-line reason a file could not be mapped (ENODEV: its filesystem cannot map files)."""
+    import errno
+
+    if exc.errno in (errno.ENODEV, errno.EINVAL, errno.EOPNOTSUPP):
+        return (
+            f"cannot memory-map it: its filesystem does not support mapping files ({exc.strerror or exc}); "
+            "copy it to a local disk"
+        )
+    return f"cannot read: {exc.strerror or exc}"
+
+
+_libc = None
+
+
+def _map_zeros(address: int, length: int) -> bool:
+    """Map private zero pages over ``[address, address + length)`` (page-aligned), Linux only."""
+    global _libc
+    if not sys.platform.startswith("linux"):
+        return False
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.mmap.restype = ctypes.c_void_p
+        _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    map_fixed = 0x10
+    got = _libc.mmap(address, length, mmap.PROT_READ, map_fixed | mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    return got == address
