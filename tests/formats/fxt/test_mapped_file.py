@@ -1,0 +1,192 @@
+"""The trace's memory map survives the file changing on disk while open (mapped_file.py, mapping_guard.c).
+
+Each case runs in a child process: without the guard, a read of a page a truncation took away kills the
+process with SIGBUS (exit 135 / -7), which a test in this process could not report. Both the compiled guard
+and the pure-Python fallback (``FXSCOPE_NO_COMPILED=1``) are run.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt import mapped_file
+from fxscope.formats.fxt.mapped_file import FileChange, map_error_message
+from fxscope.formats.fxt.reader import read_fxt
+
+ROOT = Path(__file__).resolve().parents[3]
+DEMO = ROOT / "resources" / "demo" / "demo.fxt"
+
+#: the child's preamble: a copy of the demo trace at sys.argv[1], read
+PREAMBLE = """
+import os, sys
+import numpy as np
+from fxscope.core.trace.reading import read_trace
+from fxscope.core.trace.file_change import trace_file_change, changed_trace_warnings
+path = sys.argv[1]
+"""
+
+MODES = [
+    pytest.param({}, id="compiled"),
+    pytest.param({"FXSCOPE_NO_COMPILED": "1"}, id="fallback"),
+]
+
+
+def _run(tmp_path: Path, body: str, env_extra: dict, faulthandler: bool = False) -> subprocess.CompletedProcess:
+    trace = tmp_path / "trace.fxt"
+    shutil.copy(DEMO, trace)
+    script = tmp_path / "child.py"
+    script.write_text(PREAMBLE + textwrap.dedent(body))
+    env = {key: value for key, value in os.environ.items() if key != "FXSCOPE_NO_COMPILED"} | env_extra
+    flags = ["-X", "faulthandler"] if faulthandler else []
+    return subprocess.run([sys.executable, *flags, str(script), str(trace)], env=env, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+
+
+@pytest.mark.parametrize("env", MODES)
+def test_reads_after_truncation_see_zeros_and_say_so(tmp_path, env):
+    """The reported crash: read, truncate to 4 KB, read the last event's time (was: exit 135)."""
+    got = _run(tmp_path, """
+        cols = read_trace(path)
+        os.truncate(path, 4096)
+        print("last", int(cols.ev_ts[-1]), int(cols.ev_data[-1]))
+        print("all", int(np.asarray(cols.ev_ts)[-100:].max()))
+        print(trace_file_change(cols).message())
+    """, env)
+    assert got.returncode == 0, got.stderr
+    assert "last 0 0" in got.stdout
+    assert "all 0" in got.stdout
+    size = DEMO.stat().st_size
+    assert f"changed on disk while open (truncated from {size} to 4096 bytes" in got.stdout
+    assert "may be incomplete — reload it" in got.stdout
+
+
+@pytest.mark.parametrize("env", MODES)
+def test_model_build_search_and_export_after_truncation(tmp_path, env):
+    """Zeros are valid-looking FXT words: the model's whole build, a search, the statistics and the
+    chrome export (every event's arguments decoded) run on them without a traceback or a hang."""
+    got = _run(tmp_path, """
+        from fxscope.core.trace.model import TraceModel
+        from fxscope.core.trace.prepare import prepare_model
+        from fxscope.core.trace.query import search
+        from fxscope.core.trace.export_chrome import export_chrome_json
+        cols = read_trace(path)
+        os.truncate(path, 64 * 1024)
+        model = TraceModel(cols)
+        prepare_model(model)
+        print("hits", len(search(model, "a")))
+        export_chrome_json(model, path + ".json")
+        print("\\n".join(changed_trace_warnings()))
+    """, env)
+    assert got.returncode == 0, got.stderr
+    assert "hits" in got.stdout
+    assert "warning: the trace file" in got.stdout and "truncated from" in got.stdout
+
+
+def test_truncated_while_being_read(tmp_path):
+    """The file cut to 4 KB in the middle of the read (from its progress callback): the reader frames
+    zero words (compiled guard) and ends with a partial result."""
+    got = _run(tmp_path, """
+        from fxscope.core.trace.model import TraceModel
+        from fxscope.core.trace.prepare import prepare_model
+        cut = []
+        def progress(fraction):
+            if not cut:
+                cut.append(fraction)
+                os.truncate(path, 4096)
+        cols = read_trace(path, progress=progress)
+        prepare_model(TraceModel(cols))
+        print("events", len(cols.ev_ts), trace_file_change(cols).kind)
+    """, {})
+    assert got.returncode == 0, got.stderr
+    assert "truncated" in got.stdout
+
+
+def test_guard_wins_over_faulthandler_and_passes_other_sigbus_on(tmp_path):
+    """With faulthandler enabled before the trace is opened (as pytest does), a guarded fault reads zeros;
+    a SIGBUS that is not a fault in a guarded map still ends the process (faulthandler's dump, then the
+    default action), once, not in a loop."""
+    got = _run(tmp_path, """
+        import signal
+        cols = read_trace(path)
+        os.truncate(path, 4096)
+        print("last", int(cols.ev_ts[-1]), flush=True)
+        os.kill(os.getpid(), signal.SIGBUS)
+        print("survived", flush=True)
+    """, {}, faulthandler=True)
+    assert "last 0" in got.stdout
+    assert "survived" not in got.stdout
+    assert got.returncode == -signal.SIGBUS
+    assert got.stderr.count("Bus error") == 1  # faulthandler's dump, once
+
+
+@pytest.mark.parametrize("env", MODES)
+def test_grown_replaced_and_deleted_files_are_reported(tmp_path, env):
+    """Appending, replacing by rename (an atomic write) and deleting fault nothing: the shown trace stays the
+    opened file's, and the change is reported."""
+    got = _run(tmp_path, """
+        cols = read_trace(path)
+        n = len(cols.ev_ts)
+        with open(path, "ab") as f:
+            f.write(bytes(8192))
+        print(trace_file_change(cols).message())
+        with open(path + ".new", "wb") as f:
+            f.write(b"x" * 100)
+        os.replace(path + ".new", path)
+        print(trace_file_change(cols).kind, int(cols.ev_ts[n - 1]) > 0)
+        os.unlink(path)
+        print(trace_file_change(cols).kind)
+    """, env)
+    assert got.returncode == 0, got.stderr
+    lines = got.stdout.splitlines()
+    size = DEMO.stat().st_size
+    assert f"(grew from {size} to {size + 8192} bytes); what is shown is the file as it was when opened" in lines[0]
+    # the old inode is still mapped: it grew, and its data is intact (the path names another file now)
+    assert lines[1] in ("grew True", "replaced True")
+    assert lines[2] in ("grew", "deleted")
+
+
+def test_unchanged_file_reports_nothing(tmp_path):
+    trace = tmp_path / "t.fxt"
+    shutil.copy(DEMO, trace)
+    cols = read_fxt(trace)
+    assert cols.mapped_file.change() is None
+    assert cols.mapped_file.guarded == (mapped_file.mapping_guard is not None)
+
+
+def test_a_file_that_cannot_be_mapped_is_a_clear_error(monkeypatch, tmp_path):
+    """A filesystem without mmap support (ENODEV): one line that says so, not a traceback."""
+    trace = tmp_path / "t.fxt"
+    shutil.copy(DEMO, trace)
+
+    def no_mmap(*_args, **_kwargs):
+        raise OSError(errno.ENODEV, os.strerror(errno.ENODEV))
+
+    monkeypatch.setattr(mapped_file.mmap, "mmap", no_mmap)
+    with pytest.raises(FormatError, match="cannot memory-map it: its filesystem does not support mapping files"):
+        read_fxt(trace)
+    assert "cannot read" in map_error_message(OSError(errno.EACCES, "Permission denied"))
+
+
+@pytest.mark.skipif(not Path("/sys/kernel/mm/transparent_hugepage/enabled").exists(), reason="no sysfs file")
+def test_a_sysfs_file_is_a_clear_error():
+    """A real file whose filesystem cannot map it (sysfs attributes)."""
+    with pytest.raises(FormatError, match="cannot memory-map it"):
+        read_fxt("/sys/kernel/mm/transparent_hugepage/enabled", force=True)
+
+
+def test_message_wording():
+    change = FileChange("/t/a.fxt", "truncated", 1000, 10, zeroed_pages=1)
+    assert change.message() == (
+        "the trace file /t/a.fxt changed on disk while open (truncated from 1000 to 10 bytes; 1 page read as "
+        "zeros); what is shown may be incomplete — reload it"
+    )
