@@ -63,14 +63,18 @@ class FileChange:
     path: str
     kind: str
     old_size: int
+    #: the smallest size seen since opened (the size after a truncation: what was lost is past it)
     new_size: int
     #: pages read as zeros because they were gone from the file (the compiled guard's count)
     zeroed_pages: int = 0
+    #: the size now, when it differs from ``new_size`` (truncated, then written again: a re-run tracer)
+    size_now: int | None = None
 
     def message(self) -> str:
         """One line for a user: what happened and what to do."""
         what = {
-            "truncated": f"truncated from {self.old_size} to {self.new_size} bytes",
+            "truncated": f"truncated from {self.old_size} to {self.new_size} bytes"
+            + (f", now {self.size_now} bytes" if self.size_now is not None else ""),
             "grew": f"grew from {self.old_size} to {self.new_size} bytes",
             "rewritten": "rewritten in place",
             "replaced": "replaced by another file",
@@ -101,11 +105,15 @@ class MappedFile:
         self._fd = os.dup(fileno)  # fstat after the path changed; the size check without a path lookup
         self._address = int(np.frombuffer(self.map, np.uint8, count=1).__array_interface__["data"][0])
         self._zeroed_from: int | None = None  # (fallback) first byte mapped to zeros so far
+        #: [the smallest size seen]: a truncation stays reported after the file is written again (a list:
+        #: shared with the finalizer, which must not hold ``self``)
+        self._smallest = [st.st_size]
         self._patch_lock = threading.Lock()
         self.slot = mapping_guard.register(self.map) if mapping_guard is not None else -1
         #: whether a fault anywhere in the map reads zeros (else :meth:`check_before_read` patches)
         self.guarded = self.slot >= 0
-        weakref.finalize(self.map, _closed, self.slot, self._fd, self.path, self.shown_path, self.opened)
+        weakref.finalize(self.map, _closed, self.slot, self._fd, self.path, self.shown_path, self.opened,
+                         self._smallest)  # fmt: skip
         _open.add(self)
 
     def faults(self) -> int:
@@ -117,7 +125,7 @@ class MappedFile:
         guarded, as :meth:`check_before_read` does)."""
         if not self.guarded:
             self.check_before_read()
-        return _change_of(self.slot, self._fd, self.path, self.shown_path, self.opened)
+        return _change_of(self.slot, self._fd, self.path, self.shown_path, self.opened, self._smallest)
 
     def check_before_read(self) -> None:
         """(Without the compiled guard.) When the file is now shorter than the map, map zeros over the
@@ -142,14 +150,17 @@ def _faults(slot: int) -> int:
     return int(mapping_guard.faults(slot)) if slot >= 0 and mapping_guard is not None else 0
 
 
-def _change_of(slot: int, fd: int, path: str | None, shown: str, opened: FileIdentity) -> FileChange | None:
+def _change_of(
+    slot: int, fd: int, path: str | None, shown: str, opened: FileIdentity, smallest: list[int]
+) -> FileChange | None:
     zeroed = _faults(slot)
     try:
         now = FileIdentity.of(os.fstat(fd))
     except OSError:
         now = opened
+    smallest[0] = min(smallest[0], now.size)
     kind = None
-    if now.size < opened.size:
+    if smallest[0] < opened.size:
         kind = "truncated"
     elif now.size > opened.size:
         kind = "grew"
@@ -165,12 +176,16 @@ def _change_of(slot: int, fd: int, path: str | None, shown: str, opened: FileIde
                 kind = "replaced"
     if kind is None:
         return None
+    if kind == "truncated":
+        return FileChange(shown, kind, opened.size, smallest[0], zeroed, now.size if now.size != smallest[0] else None)
     return FileChange(shown, kind, opened.size, now.size, zeroed)
 
 
-def _closed(slot: int, fd: int, path: str | None, shown: str, opened: FileIdentity) -> None:
+def _closed(
+    slot: int, fd: int, path: str | None, shown: str, opened: FileIdentity, smallest: list[int]
+) -> None:
     """When a map goes: note its change (for :func:`changes_seen`), stop guarding it, close its descriptor."""
-    found = _change_of(slot, fd, path, shown, opened)
+    found = _change_of(slot, fd, path, shown, opened, smallest)
     if found is not None:
         with _closed_lock:
             _closed_changes.append(found)

@@ -190,3 +190,19 @@ def test_message_wording():
         "the trace file /t/a.fxt changed on disk while open (truncated from 1000 to 10 bytes; 1 page read as "
         "zeros); what is shown may be incomplete — reload it"
     )
+
+
+def test_truncation_stays_reported_after_the_file_is_written_again(tmp_path):
+    """A tracer re-run: O_TRUNC, then it writes a longer file. The map's pages now hold other data: the
+    truncation is still what is reported (not "grew")."""
+    trace = tmp_path / "t.fxt"
+    shutil.copy(DEMO, trace)
+    cols = read_fxt(trace)
+    size = DEMO.stat().st_size
+    with open(trace, "r+b") as f:
+        f.truncate(0)
+        assert cols.mapped_file.change().kind == "truncated"
+        f.write(bytes(size + 100))
+    change = cols.mapped_file.change()
+    assert (change.kind, change.old_size, change.new_size, change.size_now) == ("truncated", size, 0, size + 100)
+    assert f"(truncated from {size} to 0 bytes, now {size + 100} bytes)" in change.message()
