@@ -5,14 +5,14 @@ map on demand. When another program truncates the file in place (a tracer re-run
 opens it with O_TRUNC, then writes), a read of a page past the new end raises SIGBUS: the process would die.
 
 - With the compiled guard (:mod:`mapping_guard`, built from mapping_guard.c) the map's address range is
-  registered with a SIGBUS handler that maps a zero page over a faulting page of it: the read sees zeros and
-  the fault is counted. Nothing is checked per read (no cost on the hot paths).
+  registered with a SIGBUS handler that maps zero pages over the map from a faulting page to its end: the
+  read sees zeros and the fault is counted. Nothing is checked per read (no cost on the hot paths).
 - Without it (not built, or ``FXSCOPE_NO_COMPILED``), :meth:`MappedFile.check_before_read` (the mapped columns
   call it before each read) compares the file's size with the map's and, when shorter, maps zero pages over
   the part past the new end (``mmap(MAP_FIXED)`` through ctypes, Linux), so later reads see zeros. A read
   racing the truncation can still fault: the compiled guard is the one that closes every path.
 
-Either way :meth:`MappedFile.change` tells what happened (truncated, grew, replaced, deleted, rewritten) and
+Either way :meth:`MappedFile.change` tells what happened (truncated, grew, replaced, deleted, rewritten, unreadable) and
 :meth:`FileChange.message` says it in one line for the window and the commands. A file replaced by a rename
 (an atomic write) keeps the old inode mapped: nothing faults, the change is only reported.
 """
@@ -58,15 +58,16 @@ class FileIdentity:
 @dataclass(frozen=True)
 class FileChange:
     """How the mapped file differs from when it was opened. ``kind``: "truncated", "grew", "rewritten"
-    (same size, new modification time), "replaced" (the path names another file now), "deleted"."""
+    (same size, new modification time), "replaced" (the path names another file now), "deleted",
+    "unreadable" (reads faulted with the file unchanged: an I/O error)."""
 
     path: str
     kind: str
     old_size: int
     #: the smallest size seen since opened (the size after a truncation: what was lost is past it)
     new_size: int
-    #: pages read as zeros because they were gone from the file (the compiled guard's count)
-    zeroed_pages: int = 0
+    #: reads that found their page gone from the file and read zeros (the compiled guard's count of faults)
+    zeroed_reads: int = 0
     #: the size now, when it differs from ``new_size`` (truncated, then written again: a re-run tracer)
     size_now: int | None = None
 
@@ -79,12 +80,13 @@ class FileChange:
             "rewritten": "rewritten in place",
             "replaced": "replaced by another file",
             "deleted": "deleted",
+            "unreadable": "part of it could not be read",
         }[self.kind]
-        if self.zeroed_pages:
-            what += f"; {self.zeroed_pages} page{'s' if self.zeroed_pages != 1 else ''} read as zeros"
-        if self.kind == "grew" and not self.zeroed_pages:
+        if self.zeroed_reads:
+            what += "; what was past its new end reads as zeros"
+        if self.kind == "grew" and not self.zeroed_reads:
             tail = "what is shown is the file as it was when opened — reload it to see the rest"
-        elif self.kind in ("replaced", "deleted") and not self.zeroed_pages:
+        elif self.kind in ("replaced", "deleted") and not self.zeroed_reads:
             tail = "what is shown is the file as it was when opened — reload it to see the new one"
         else:
             tail = "what is shown may be incomplete — reload it"
@@ -117,7 +119,7 @@ class MappedFile:
         _open.add(self)
 
     def faults(self) -> int:
-        """Pages of the map the guard replaced by zeros so far."""
+        """Reads of the map the guard turned into zeros so far (faults: each zero-maps the rest of the map)."""
         return _faults(self.slot)
 
     def change(self) -> FileChange | None:
@@ -164,8 +166,10 @@ def _change_of(
         kind = "truncated"
     elif now.size > opened.size:
         kind = "grew"
-    elif now.mtime_ns != opened.mtime_ns or zeroed:
+    elif now.mtime_ns != opened.mtime_ns:
         kind = "rewritten"
+    elif zeroed:
+        kind = "unreadable"  # faults with the file as it was: an I/O error (a failing disk, a network filesystem)
     if kind is None and path is not None:
         try:
             there = os.stat(path)

@@ -3,9 +3,10 @@
  * Why: the trace's event times, data words and arguments are read from the file's memory map on demand. When
  * another program truncates the file in place while it is mapped (a tracer re-run with the same output path
  * opens it with O_TRUNC), a read of a page past the new end raises SIGBUS and the process dies. This module
- * installs a SIGBUS handler that, for a fault inside a registered mapping, maps an anonymous zero page over the
- * faulting page (mmap MAP_FIXED, a system call, async-signal-safe on Linux in practice), counts the fault and
- * returns: the faulting read retries and reads zeros. The reads themselves cost nothing more.
+ * installs a SIGBUS handler that, for a fault inside a registered mapping, maps anonymous zero pages over the
+ * map from the faulting page to its end (mmap MAP_FIXED, a system call, async-signal-safe on Linux in
+ * practice), counts the fault and returns: the faulting read retries and reads zeros. The reads themselves
+ * cost nothing more.
  *
  * Any other SIGBUS (outside the registered ranges, or one sent with kill/raise) is passed on once to the handler
  * that was installed before (Python's faulthandler, when enabled), with the disposition handed back to it; a
@@ -43,9 +44,12 @@ static void on_sigbus(int sig, siginfo_t *info, void *context) {
             uintptr_t end = atomic_load(&slot_end[i]);
             uintptr_t start = atomic_load(&slot_start[i]);
             if (end != 0 && addr >= start && addr < end) {
-                void *page = (void *)(addr & page_mask);
-                void *got = mmap(page, (size_t)(~page_mask + 1), PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS,
-                                 -1, 0);
+                /* the file ends before this page: every page of the map from here on is past its end too
+                 * (one system call for the rest, not a fault a page: a whole-column read of a large file cut
+                 * to nothing would fault ~250,000 times a GB) */
+                uintptr_t page = addr & page_mask;
+                void *got = mmap((void *)page, (size_t)(end - page), PROT_READ,
+                                 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
                 if (got != MAP_FAILED) {
                     atomic_fetch_add(&slot_faults[i], 1);
                     return; /* the read retries and sees zeros */
@@ -162,7 +166,7 @@ static PyMethodDef methods[] = {
     {"register", guard_register, METH_VARARGS,
      "register(buffer) -> slot: guard the mapping under ``buffer`` (installs the handler); -1 when not guarded"},
     {"unregister", guard_unregister, METH_VARARGS, "unregister(slot): stop guarding (before the map is closed)"},
-    {"faults", guard_faults, METH_VARARGS, "faults(slot) -> pages of that mapping replaced by zeros so far"},
+    {"faults", guard_faults, METH_VARARGS, "faults(slot) -> faults of that mapping turned into zeros so far"},
     {"installed", guard_installed, METH_NOARGS, "installed() -> whether the handler is SIGBUS's current one"},
     {NULL, NULL, 0, NULL},
 };

@@ -185,10 +185,14 @@ def test_a_sysfs_file_is_a_clear_error():
 
 
 def test_message_wording():
-    change = FileChange("/t/a.fxt", "truncated", 1000, 10, zeroed_pages=1)
+    change = FileChange("/t/a.fxt", "truncated", 1000, 10, zeroed_reads=1)
     assert change.message() == (
-        "the trace file /t/a.fxt changed on disk while open (truncated from 1000 to 10 bytes; 1 page read as "
-        "zeros); what is shown may be incomplete — reload it"
+        "the trace file /t/a.fxt changed on disk while open (truncated from 1000 to 10 bytes; what was past its "
+        "new end reads as zeros); what is shown may be incomplete — reload it"
+    )
+    assert FileChange("/t/a.fxt", "grew", 1000, 2000).message() == (
+        "the trace file /t/a.fxt changed on disk while open (grew from 1000 to 2000 bytes); what is shown is "
+        "the file as it was when opened — reload it to see the rest"
     )
 
 
