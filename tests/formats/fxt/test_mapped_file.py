@@ -210,3 +210,17 @@ def test_truncation_stays_reported_after_the_file_is_written_again(tmp_path):
     change = cols.mapped_file.change()
     assert (change.kind, change.old_size, change.new_size, change.size_now) == ("truncated", size, 0, size + 100)
     assert f"(truncated from {size} to 0 bytes, now {size + 100} bytes)" in change.message()
+
+
+def test_a_compressed_trace_is_not_reported_as_deleted(tmp_path):
+    """A .fxt.gz is read from a decompressed temporary file, removed at once: that is no change."""
+    import gzip
+
+    from fxscope.core.trace.file_change import trace_file_change
+    from fxscope.core.trace.reading import read_trace
+
+    packed = tmp_path / "t.fxt.gz"
+    packed.write_bytes(gzip.compress(DEMO.read_bytes()))
+    cols = read_trace(packed)
+    assert cols.mapped_file.path is None and cols.mapped_file.shown_path == str(packed)
+    assert trace_file_change(cols) is None
