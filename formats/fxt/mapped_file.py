@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import mmap
 import os
 import sys
@@ -103,7 +104,10 @@ class MappedFile:
         self.shown_path = path  #: the path a message names
         st = os.fstat(fileno)
         self.opened = FileIdentity.of(st)
-        self.map = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+        try:
+            self.map = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+        except ValueError as exc:  # (emptied since the caller looked at its size)
+            raise OSError(errno.ENODATA, "the file is empty") from exc
         self._fd = os.dup(fileno)  # fstat after the path changed; the size check without a path lookup
         self._address = int(np.frombuffer(self.map, np.uint8, count=1).__array_interface__["data"][0])
         self._zeroed_from: int | None = None  # (fallback) first byte mapped to zeros so far
@@ -111,7 +115,10 @@ class MappedFile:
         #: shared with the finalizer, which must not hold ``self``)
         self._smallest = [st.st_size]
         self._patch_lock = threading.Lock()
-        self.slot = mapping_guard.register(self.map) if mapping_guard is not None else -1
+        self.slot = -1
+        if mapping_guard is not None:
+            with contextlib.suppress(OSError):  # (sigaction refused: unguarded, checked before reads instead)
+                self.slot = mapping_guard.register(self.map)
         #: whether a fault anywhere in the map reads zeros (else :meth:`check_before_read` patches)
         self.guarded = self.slot >= 0
         weakref.finalize(self.map, _closed, self.slot, self._fd, self.path, self.shown_path, self.opened,
@@ -127,6 +134,9 @@ class MappedFile:
         guarded, as :meth:`check_before_read` does)."""
         if not self.guarded:
             self.check_before_read()
+        else:  # a SIGBUS handler installed since (faulthandler.enable()) would come first: ours again
+            with contextlib.suppress(OSError):
+                mapping_guard.install()
         return _change_of(self.slot, self._fd, self.path, self.shown_path, self.opened, self._smallest)
 
     def check_before_read(self) -> None:
@@ -214,9 +224,7 @@ def changes_seen() -> list[FileChange]:
 
 def map_error_message(exc: OSError) -> str:
     """The one-line reason a file could not be mapped (ENODEV: its filesystem cannot map files)."""
-    import errno
-
-    if exc.errno in (errno.ENODEV, errno.EINVAL, errno.EOPNOTSUPP):
+    if exc.errno in (errno.ENODEV, errno.EOPNOTSUPP):
         return (
             f"cannot memory-map it: its filesystem does not support mapping files ({exc.strerror or exc}); "
             "copy it to a local disk"

@@ -155,6 +155,12 @@ static PyObject *guard_faults(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLong(atomic_load(&slot_faults[slot]));
 }
 
+static PyObject *guard_install(PyObject *self, PyObject *unused) {
+    if (install() != 0)
+        return PyErr_SetFromErrno(PyExc_OSError);
+    Py_RETURN_NONE;
+}
+
 static PyObject *guard_installed(PyObject *self, PyObject *unused) {
     struct sigaction current;
     if (sigaction(SIGBUS, NULL, &current) != 0)
@@ -167,6 +173,8 @@ static PyMethodDef methods[] = {
      "register(buffer) -> slot: guard the mapping under ``buffer`` (installs the handler); -1 when not guarded"},
     {"unregister", guard_unregister, METH_VARARGS, "unregister(slot): stop guarding (before the map is closed)"},
     {"faults", guard_faults, METH_VARARGS, "faults(slot) -> faults of that mapping turned into zeros so far"},
+    {"install", guard_install, METH_NOARGS,
+     "install(): make the handler SIGBUS's current one again (one installed since is passed on to)"},
     {"installed", guard_installed, METH_NOARGS, "installed() -> whether the handler is SIGBUS's current one"},
     {NULL, NULL, 0, NULL},
 };

@@ -129,6 +129,46 @@ def test_guard_wins_over_faulthandler_and_passes_other_sigbus_on(tmp_path):
     assert got.stderr.count("Bus error") == 1  # faulthandler's dump, once
 
 
+def test_a_fault_in_another_map_is_not_swallowed(tmp_path):
+    """Only the trace's map is guarded: a truncated file mapped by someone else still faults (faulthandler's
+    dump once, then the default action), neither read as zeros nor retried forever."""
+    got = _run(tmp_path, """
+        import mmap, shutil
+        cols = read_trace(path)
+        shutil.copy(path, path + ".other")
+        f = open(path + ".other", "rb")
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        os.truncate(path + ".other", 4096)
+        print("reading", flush=True)
+        print(m[300000], flush=True)
+    """, {}, faulthandler=True)
+    assert got.stdout == "reading\n"
+    assert got.returncode == -signal.SIGBUS
+    assert got.stderr.count("Bus error") == 1
+
+
+def test_guard_comes_first_again_after_faulthandler_is_enabled_later(tmp_path):
+    """faulthandler enabled after the trace was opened puts its handler first; the next check of the file
+    (the window's, a command's) puts the guard back in front, and a foreign SIGBUS still dies once."""
+    got = _run(tmp_path, """
+        import faulthandler, signal
+        from fxscope.formats.fxt.mapped_file import mapping_guard
+        cols = read_trace(path)
+        faulthandler.enable()
+        print("shadowed", not mapping_guard.installed())
+        trace_file_change(cols)
+        print("first again", mapping_guard.installed())
+        os.truncate(path, 4096)
+        print("last", int(cols.ev_ts[-1]), flush=True)
+        os.kill(os.getpid(), signal.SIGBUS)
+        print("survived", flush=True)
+    """, {})
+    assert "shadowed True\nfirst again True\nlast 0\n" in got.stdout
+    assert "survived" not in got.stdout
+    assert got.returncode == -signal.SIGBUS
+    assert got.stderr.count("Bus error") == 1
+
+
 @pytest.mark.parametrize("env", MODES)
 def test_grown_replaced_and_deleted_files_are_reported(tmp_path, env):
     """Appending, replacing by rename (an atomic write) and deleting fault nothing: the shown trace stays the
