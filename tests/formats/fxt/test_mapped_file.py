@@ -85,6 +85,12 @@ def test_model_build_search_and_export_after_truncation(tmp_path, env):
         prepare_model(model)
         print("hits", len(search(model, "a")))
         export_chrome_json(model, path + ".json")
+        from fxscope.core.sql.engine import TraceSQL
+        from fxscope.core.trace.details import event_args
+        sql = TraceSQL(model)
+        print("sql", [sql.query(f"SELECT count(*) FROM {t}").num_rows for t in ("slice", "args", "counter", "instant", "flow")])
+        for event in range(0, len(cols.ev_ts), 97):
+            event_args(model, event, 0)
         print("\\n".join(changed_trace_warnings()))
     """, env)
     assert got.returncode == 0, got.stderr
