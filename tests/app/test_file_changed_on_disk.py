@@ -13,21 +13,13 @@ from fxscope.app.main_window import MainWindow, TraceTab
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.formats.fxt import mapped_file
 from fxscope.resources import DEMO_TRACE
-
-
-def _window(qtbot) -> MainWindow:
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1100, 700)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+from tests.app.conftest import shown_window
 
 
 def _open_copy(qtbot, tmp_path: Path) -> tuple[MainWindow, Path]:
     path = tmp_path / "trace.fxt"
     shutil.copy(DEMO_TRACE, path)
-    win = _window(qtbot)
+    win = shown_window(qtbot, 1100)
     assert win.open_path(str(path))
     assert not win.file_change_bar.isVisible()
     return win, path
