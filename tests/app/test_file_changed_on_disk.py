@@ -76,3 +76,22 @@ def test_a_trace_replaced_by_rename_is_noticed_and_dismissed(qtbot, tmp_path: Pa
     win.check_trace_files()  # (the same change: stays dismissed)
     win._tab_changed(win.tabs.currentIndex())
     assert not win.file_change_bar.isVisible()
+
+
+def test_a_trace_that_grew_reloads_at_the_same_range(qtbot, tmp_path: Path) -> None:
+    """A trace still being written (appended to): the bar says it grew; Reload opens it at the same range."""
+    win, path = _open_copy(qtbot, tmp_path)
+    tab = win.current_tab()
+    tab.timeline.zoom(0.1)
+    shown = tab.timeline.visible_range_ns()
+    size = path.stat().st_size
+    with open(path, "ab") as f:
+        f.write(DEMO_TRACE.read_bytes()[8:4096])  # (more records after the magic's)
+    qtbot.waitUntil(win.file_change_bar.isVisible, timeout=5000)
+    assert f"(grew from {size} to {size + 4088} bytes)" in win.file_change_bar.label.text()
+    win.file_change_bar.reload_button.click()
+    qtbot.waitUntil(lambda: win.current_tab() not in (None, tab), timeout=30000)
+    new = win.current_tab()
+    assert new.model.cols.mapped_file.opened.size == size + 4088
+    start, end = new.timeline.visible_range_ns()
+    assert abs(start - shown[0]) <= 1000 and abs(end - shown[1]) <= 1000
