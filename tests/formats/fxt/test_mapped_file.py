@@ -282,3 +282,25 @@ def test_a_compressed_trace_is_not_reported_as_deleted(tmp_path):
     cols = read_trace(packed)
     assert cols.mapped_file.path is None and cols.mapped_file.shown_path == str(packed)
     assert trace_file_change(cols) is None
+
+
+@pytest.mark.skipif(mapped_file.mapping_guard is None, reason="the compiled guard is not built here")
+def test_slots_are_released_with_the_map_and_a_full_table_falls_back(tmp_path):
+    """A closed map gives its guard slot back (100 traces opened one after the other are all guarded); with
+    every slot taken, a map is still protected, by the size check before reads."""
+    import gc
+
+    from fxscope.core.synthetic_trace import generate_trace
+
+    trace = tmp_path / "t.fxt"
+    trace.write_bytes(generate_trace(50, seed=1))
+    for _ in range(100):
+        cols = read_fxt(trace)
+        assert cols.mapped_file.guarded
+        del cols
+        gc.collect()
+    held = [read_fxt(trace) for _ in range(70)]
+    unguarded = [cols for cols in held if not cols.mapped_file.guarded]
+    assert unguarded  # (64 slots)
+    assert all(cols.ev_ts.before_read == cols.mapped_file.check_before_read for cols in unguarded)
+    assert all(cols.ev_ts.before_read is None for cols in held if cols.mapped_file.guarded)
