@@ -27,6 +27,7 @@ import os
 import sys
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -148,6 +149,17 @@ class MappedFile:
             return
         if size < self.opened.size and (self._zeroed_from is None or size < self._zeroed_from):
             self._zero_from(size)
+
+    def checking(self, progress: Callable[[float], None] | None) -> Callable[[float], None]:
+        """(Without the compiled guard.) ``progress`` followed by :meth:`check_before_read`: the reader
+        calls it between blocks, so a truncation during the read zero-maps the lost part before the next."""
+
+        def checked(fraction: float) -> None:
+            if progress is not None:
+                progress(fraction)
+            self.check_before_read()
+
+        return checked
 
     def _zero_from(self, size: int) -> None:
         with self._patch_lock:

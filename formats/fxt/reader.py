@@ -79,7 +79,7 @@ def read_fxt(
                 raise FormatError(map_error_message(exc), path=spath) from exc
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror or exc}", path=spath) from exc
-    cols = _decode(mapped.map, spath, force, progress)
+    cols = _decode(mapped.map, spath, force, progress if mapped.guarded else mapped.checking(progress))
     cols.mapped_file = mapped
     if not mapped.guarded:  # no compiled guard: the mapped columns check the file's size before reading
         for column in (cols.ev_ts, cols.ev_data):
