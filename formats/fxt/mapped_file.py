@@ -95,40 +95,65 @@ class FileChange:
         return f"the trace file {self.path} changed on disk while open ({what}); {tail}"
 
 
+@dataclass
+class _Watched:
+    """What a map's change is found from: shared by its :class:`MappedFile` and the finalizer that reports
+    the change when the map goes (which must not hold the MappedFile)."""
+
+    path: str | None  # the path checked for a replacement (None: not checked)
+    shown_path: str  # the path a message names
+    opened: FileIdentity
+    fd: int  # a descriptor of the mapped file: its size after the path changed, without a path lookup
+    slot: int  # the guard's slot (-1: not guarded)
+    smallest: int  # the smallest size seen: a truncation stays reported after the file is written again
+
+
 class MappedFile:
     """A read-only map of one open file and what is known about the file since it was mapped."""
 
     def __init__(self, path: str, fileno: int) -> None:
         """Map the file open as ``fileno`` (all of it) and guard the map. Raises OSError when the file
         cannot be mapped (:func:`map_error_message` words it)."""
-        self.path: str | None = path  #: the path checked for a replacement (None: not checked)
-        self.shown_path = path  #: the path a message names
         st = os.fstat(fileno)
-        self.opened = FileIdentity.of(st)
         try:
             self.map = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
         except ValueError as exc:  # (emptied since the caller looked at its size)
             raise OSError(errno.ENODATA, "the file is empty") from exc
-        self._fd = os.dup(fileno)  # fstat after the path changed; the size check without a path lookup
-        self._address = int(np.frombuffer(self.map, np.uint8, count=1).__array_interface__["data"][0])
-        self._zeroed_from: int | None = None  # (fallback) first byte mapped to zeros so far
-        #: [the smallest size seen]: a truncation stays reported after the file is written again (a list:
-        #: shared with the finalizer, which must not hold ``self``)
-        self._smallest = [st.st_size]
-        self._patch_lock = threading.Lock()
-        self.slot = -1
+        slot = -1
         if mapping_guard is not None:
             with contextlib.suppress(OSError):  # (sigaction refused: unguarded, checked before reads instead)
-                self.slot = mapping_guard.register(self.map)
+                slot = mapping_guard.register(self.map)
+        self._watched = _Watched(path, path, FileIdentity.of(st), os.dup(fileno), slot, st.st_size)
+        self.opened = self._watched.opened
         #: whether a fault anywhere in the map reads zeros (else :meth:`check_before_read` patches)
-        self.guarded = self.slot >= 0
-        weakref.finalize(self.map, _closed, self.slot, self._fd, self.path, self.shown_path, self.opened,
-                         self._smallest)  # fmt: skip
+        self.guarded = slot >= 0
+        self._address = int(np.frombuffer(self.map, np.uint8, count=1).__array_interface__["data"][0])
+        self._zeroed_from: int | None = None  # (fallback) first byte mapped to zeros so far
+        self._patch_lock = threading.Lock()
+        weakref.finalize(self.map, _closed, self._watched)
         _open.add(self)
+
+    @property
+    def path(self) -> str | None:
+        """The path checked for a replacement (None: not checked, e.g. a removed decompressed copy)."""
+        return self._watched.path
+
+    @path.setter
+    def path(self, value: str | None) -> None:
+        self._watched.path = value
+
+    @property
+    def shown_path(self) -> str:
+        """The path a message names."""
+        return self._watched.shown_path
+
+    @shown_path.setter
+    def shown_path(self, value: str) -> None:
+        self._watched.shown_path = value
 
     def faults(self) -> int:
         """Reads of the map the guard turned into zeros so far (faults: each zero-maps the rest of the map)."""
-        return _faults(self.slot)
+        return _faults(self._watched.slot)
 
     def change(self) -> FileChange | None:
         """What changed on disk since the map was made, or None (also zero-maps a truncated end when not
@@ -138,13 +163,13 @@ class MappedFile:
         else:  # a SIGBUS handler installed since (faulthandler.enable()) would come first: ours again
             with contextlib.suppress(OSError):
                 mapping_guard.install()
-        return _change_of(self.slot, self._fd, self.path, self.shown_path, self.opened, self._smallest)
+        return _change_of(self._watched)
 
     def check_before_read(self) -> None:
         """(Without the compiled guard.) When the file is now shorter than the map, map zeros over the
         map's pages past the file's end, so reads there see zeros rather than raise SIGBUS."""
         try:
-            size = os.fstat(self._fd).st_size
+            size = os.fstat(self._watched.fd).st_size
         except OSError:
             return
         if size < self.opened.size and (self._zeroed_from is None or size < self._zeroed_from):
@@ -174,17 +199,16 @@ def _faults(slot: int) -> int:
     return int(mapping_guard.faults(slot)) if slot >= 0 and mapping_guard is not None else 0
 
 
-def _change_of(
-    slot: int, fd: int, path: str | None, shown: str, opened: FileIdentity, smallest: list[int]
-) -> FileChange | None:
-    zeroed = _faults(slot)
+def _change_of(watched: _Watched) -> FileChange | None:
+    opened, path, shown = watched.opened, watched.path, watched.shown_path
+    zeroed = _faults(watched.slot)
     try:
-        now = FileIdentity.of(os.fstat(fd))
+        now = FileIdentity.of(os.fstat(watched.fd))
     except OSError:
         now = opened
-    smallest[0] = min(smallest[0], now.size)
+    watched.smallest = smallest = min(watched.smallest, now.size)
     kind = None
-    if smallest[0] < opened.size:
+    if smallest < opened.size:
         kind = "truncated"
     elif now.size > opened.size:
         kind = "grew"
@@ -203,22 +227,20 @@ def _change_of(
     if kind is None:
         return None
     if kind == "truncated":
-        return FileChange(shown, kind, opened.size, smallest[0], zeroed, now.size if now.size != smallest[0] else None)
+        return FileChange(shown, kind, opened.size, smallest, zeroed, now.size if now.size != smallest else None)
     return FileChange(shown, kind, opened.size, now.size, zeroed)
 
 
-def _closed(
-    slot: int, fd: int, path: str | None, shown: str, opened: FileIdentity, smallest: list[int]
-) -> None:
+def _closed(watched: _Watched) -> None:
     """When a map goes: note its change (for :func:`changes_seen`), stop guarding it, close its descriptor."""
-    found = _change_of(slot, fd, path, shown, opened, smallest)
+    found = _change_of(watched)
     if found is not None:
         with _closed_lock:
             _closed_changes.append(found)
-    if slot >= 0 and mapping_guard is not None:
-        mapping_guard.unregister(slot)
+    if watched.slot >= 0 and mapping_guard is not None:
+        mapping_guard.unregister(watched.slot)
     with contextlib.suppress(OSError):
-        os.close(fd)
+        os.close(watched.fd)
 
 
 def changes_seen() -> list[FileChange]:

@@ -8,12 +8,14 @@ and the pure-Python fallback (``FXSCOPE_NO_COMPILED=1``) are run.
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import textwrap
+import weakref
 from pathlib import Path
 
 import pytest
@@ -284,14 +286,18 @@ def test_a_compressed_trace_is_not_reported_as_deleted(tmp_path):
     cols = read_trace(packed)
     assert cols.mapped_file.path is None and cols.mapped_file.shown_path == str(packed)
     assert trace_file_change(cols) is None
+    mapped_file.changes_seen()  # (what other tests left)
+    the_map = weakref.ref(cols.mapped_file.map)
+    del cols
+    gc.collect()  # the map goes: its finalizer does not report it as deleted either
+    assert the_map() is None
+    assert mapped_file.changes_seen() == []
 
 
 @pytest.mark.skipif(mapped_file.mapping_guard is None, reason="the compiled guard is not built here")
 def test_slots_are_released_with_the_map_and_a_full_table_falls_back(tmp_path):
     """A closed map gives its guard slot back (80 traces opened one after the other are all guarded); with
     every slot taken, a map is still protected, by the size check before reads."""
-    import gc
-
     from fxscope.core.synthetic_trace import generate_trace
 
     trace = tmp_path / "t.fxt"
