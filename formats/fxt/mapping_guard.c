@@ -179,7 +179,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "mapping_guard", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "mapping_guard", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit_mapping_guard(void) {
     long size = sysconf(_SC_PAGESIZE);
