@@ -183,7 +183,9 @@ class _Run:
 
     def _kept_apart(self, step: Step) -> bool:
         """Whether ``step`` may not start beside the steps running (either names the other ``apart``)."""
-        return bool(step.apart & self.running) or any(step.name in self.by_name[name].apart for name in self.running)
+        return bool(step.apart & self.running) or any(
+            step.name in self.by_name[name].apart for name in self.running
+        )
 
     def _work(self) -> None:
         """A worker: the caller's profile hook, a lower priority with ``nice``, then steps until told to stop."""

@@ -174,15 +174,21 @@ def build_steps(model: TraceModel, steps: list[tuple[str, Callable[[TraceModel],
     reads (:data:`STEP_AFTER`) are done, the statistics last (:func:`fxscope.core.concurrent_steps.run_steps`:
     ``check()`` before each start, ``done(name)`` after each, both on the calling thread)."""
     names = frozenset(name for name, _build in steps)
-    run_steps(
-        [
-            Step(name, lambda build=build: build_step(model, build),
-                 after=names - {name} if name == "stats" else STEP_AFTER.get(name, frozenset()),
-                 apart=STEP_APART.get(name, frozenset()))  # fmt: skip
-            for name, build in steps
-        ],
-        check=check, done=done, workers=workers, nice=nice, clock=clock,
-    )  # fmt: skip
+    run = [_step(model, name, build, names) for name, build in steps]
+    run_steps(run, check=check, done=done, workers=workers, nice=nice, clock=clock)
+
+
+def _step(model: TraceModel, name: str, build: Callable[[TraceModel], object], names: frozenset[str]) -> Step:
+    """Step ``name`` of a build of the steps ``names``: :func:`build_step`, with its dependencies and the
+    steps it is kept apart from."""
+    return Step(
+        name, lambda: build_step(model, build), _after(name, names), STEP_APART.get(name, frozenset())
+    )
+
+
+def _after(name: str, names: frozenset[str]) -> frozenset[str]:
+    """The steps among ``names`` that step ``name`` waits for: the statistics every other one."""
+    return names - {name} if name == "stats" else STEP_AFTER.get(name, frozenset())
 
 
 def build_step(model: TraceModel, build: Callable[[TraceModel], object]) -> None:
