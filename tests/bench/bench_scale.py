@@ -9,14 +9,19 @@ Generates (once, cached under tests/bench/.cache/) traces with scheduling record
 
 - ``read_s`` / ``read_mb_s``: :func:`fxscope.core.trace.reading.read_trace` (what the window's loader calls),
 - ``model_s``: the :class:`~fxscope.core.trace.model.TraceModel` constructor (slices, tracks), and
-  ``prep.<step>_s`` for each step of :data:`fxscope.core.trace.prepare.PREPARE_STEPS`; ``build_s`` is their
-  sum, the model's build to compare with ``read_s``; ``first_frame_build_s`` leaves out the
-  :data:`~fxscope.core.trace.prepare.LATER_STEPS` that a large trace's window builds after its first frame,
+  ``prep.<step>_s`` for each step of :data:`fxscope.core.trace.prepare.PREPARE_STEPS` (its own time, in the
+  thread that built it); ``build_s`` is the constructor's time plus the steps' *wall* time (they run two at
+  once, :mod:`fxscope.core.concurrent_steps`: ``build.steps_sum_s`` is the sum of their times), the model's
+  build to compare with ``read_s``; ``--build-threads 1`` builds one step after the other (then the two are
+  equal, as with an older checkout's interpreter); ``first_frame_build_s`` is the constructor and the sum of
+  the steps but the :data:`~fxscope.core.trace.prepare.LATER_STEPS` that a large trace's window builds after
+  its first frame,
 - memory, from ``/proc/self/status``: ``peak_hwm`` is the kernel's exact high-water mark of the resident
   set (VmHWM: anonymous memory *plus* mapped file pages); ``peak_anon`` / ``peak_file`` are the largest
   RssAnon / RssFile seen by a thread sampling every 2 ms (the anonymous memory is what the process owns;
   the file pages are clean pages of the memory-mapped trace, which the kernel drops under pressure and the
-  reader releases as it goes); ``peak_anon_phase`` says during which step the anonymous peak came;
+  reader releases as it goes); ``peak_anon_phase`` says during which steps (``a+b``: two at once) the
+  anonymous peak came;
   ``resident_anon`` / ``resident_file`` after the whole build. Ratios ``x_file`` are to the file's size,
   ``B/ev`` per event.
 

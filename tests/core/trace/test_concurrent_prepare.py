@@ -34,7 +34,7 @@ MEMO = ("density1000", "sched_pyramid_cpu", "sched_pyramid_state")
 def _walk(value, path: str, seen: set[int]) -> Iterator[tuple[str, object]]:
     """(path, comparable leaf) of everything ``value`` holds: arrays as their dtype, shape and bytes' digest,
     objects by their fields (the columns and the model they refer to are not walked again)."""
-    if isinstance(value, (FxtColumns, TraceModel)) or callable(value) and not hasattr(value, "__dict__"):
+    if isinstance(value, (FxtColumns, TraceModel)) or (callable(value) and not hasattr(value, "__dict__")):
         yield path, type(value).__name__
         return
     if isinstance(value, (str, int, float, bool, bytes, type(None), np.generic)):
