@@ -15,10 +15,11 @@ long-lived arrays land in the heap). :func:`hold_freed_memory` turns the trim on
 mmap threshold at its 32 MB maximum, so block-sized arrays come from the heap): freed memory stays for the
 next block, and the explicit :func:`return_freed_memory` after each step still gives it back.
 
-It also keeps every thread's allocations in one heap (``M_ARENA_MAX`` 1): the model's steps are built on two
-threads at once (:mod:`fxscope.core.concurrent_steps`), and glibc gave a thread of its own its own heap, whose
-tables and free holes interleaved so that the resident size after a 10M-event load was ~20 MB (5%) higher;
-the steps' allocations are few and large, so sharing the heap's lock costs nothing measurable.
+It also limits the heaps the threads allocate from (``M_ARENA_MAX`` 1: threads started after it share the
+heaps made before): the model's steps are built on two threads at once (:mod:`fxscope.core.concurrent_steps`),
+and with a heap of each thread's own the resident size after a 10M-event load was 366-394 MB instead of
+359 (their few large allocations share a heap's lock at no measurable cost); :func:`return_freed_memory`
+also trims the free top of the calling thread's heap.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ HELD_BYTES = 1 << 30
 #: arrays from this size on get their own mapping (glibc's largest mmap threshold on 64-bit systems)
 MMAP_THRESHOLD = 32 << 20
 
-#: what a thread's heap is trimmed with (:func:`return_thread_heap`): a block from the top of its heap
+#: the block freed to trim a thread's heap (:func:`_return_thread_heap_top`)
 _TOP_BLOCK = 1 << 20
 
 _trim = None
@@ -70,13 +71,13 @@ def return_freed_memory() -> bool:
 
 
 def _return_thread_heap_top() -> None:
-    """Give back the free top of the calling thread's own heap. glibc gives a thread that is not the process's
-    first a heap of its own (an "arena") when it first allocates (unless :func:`hold_freed_memory`'s limit
-    came first: then it shares one of those made before); ``malloc_trim`` gives back the free pages inside
-    every heap, but the free top of the first one only. Such a heap shrinks when a block next to its top is
-    freed while the trim threshold is low: the temporaries of a model step built on a worker thread
-    (:mod:`fxscope.core.concurrent_steps`) otherwise stayed at the top of its heap, through the next steps
-    (a 10M-event load's peak was ~60 MB higher, its resident size after ~10-35 MB)."""
+    """Give back the free top of the heap the calling thread allocates from: a block freed next to it while
+    the trim threshold is low makes glibc shrink that heap (each thread that is not the process's first
+    allocates from a heap of its own, an "arena", or shares one of those made before
+    :func:`hold_freed_memory`'s limit). Measured with the model's steps on worker threads
+    (:mod:`fxscope.core.concurrent_steps`), the resident size after a 10M-event load was 359-361 MB with
+    it, and 359-389 MB with ``malloc_trim`` alone, which left the free top of such a heap in some runs
+    (one small freed run is given back by either: it depends on where the long-lived tables landed)."""
     if _mallopt is None or _malloc is None or _free is None:
         return
     with _threshold_lock:  # (the threshold is the process's: lowered only for this free)

@@ -71,15 +71,17 @@ STEP_AFTER: dict[str, frozenset[str]] = {
     "sched_pyramid_state": frozenset({"sched"}),
 }
 #: the steps that do not run at the same time as the others named (either way): those whose temporaries
-#: are largest. At 10M events (302 MB; the goal: a peak within 1.5x the file) the async pyramid's are ~160 MB
-#: (16 bytes an event), the flows' ~130 MB, the counters' ~90 MB, the scheduling tables' ~70 MB, and the
-#: others' 50 MB at most; the load's peak is what the tables built so far hold plus the temporaries of the
-#: steps running. Measured: the async pyramid beside the flows 1.58x the file, the flows beside the counters
-#: or the scheduling tables 1.50-1.58x; beside the smaller steps each stays within 1.4x. So the largest come
-#: first (while the model holds least) one after the other, the smaller steps beside them.
+#: are largest. At 10M events (302 MB; the goal: a peak within 1.5x the file, 453 MB) the async pyramid's
+#: are ~160 MB (16 bytes an event), the flows' ~130 MB, the counters' ~90 MB, the scheduling tables' ~70 MB
+#: (with what they keep), the others' 50 MB at most; the load's peak is what the tables built so far hold
+#: plus the temporaries of the steps running: 405 MB one step after the other. Measured peaks on two
+#: threads: the async pyramid beside the flows 479 MB, the flows beside the counters 471-477, beside the
+#: scheduling tables 452-464, the counters beside them 409-441 (and once 460); with these four apart and
+#: the largest first (while the model holds least), 403-426 MB. The smaller steps run beside them.
 STEP_APART: dict[str, frozenset[str]] = {
     "async_pyramid": frozenset({"flows", "counters", "sched"}),
     "flows": frozenset({"counters", "sched"}),
+    "counters": frozenset({"sched"}),
 }
 #: how much lower than the UI thread's the OS priority of the window's background build is (a nice value):
 #: its two worker threads and the UI thread are three on a two-core machine, and a frame drawn meanwhile
