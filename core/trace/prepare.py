@@ -238,11 +238,11 @@ def prepare_tracks(model: TraceModel, check: Callable[[], None],
                 workers=workers, nice=nice)  # fmt: skip
 
 
-#: the background build's steps after the track steps: the flows (their build checks for a cancel between its
-#: stages; a cancelled table stays unbuilt), the running max of the slice lanes' ends (8 bytes a slice), which
-#: the first frame zoomed in past the pyramid's finest level reads (built there on first use, it stalled that
-#: frame 2.4 s at 100M events), then the statistics (after every other step: they count them)
 def _later_steps(check: Callable[[], None]) -> list[tuple[str, Callable[[TraceModel], object]]]:
+    """The background build's steps after the track steps: the flows (their build calls ``check()`` between
+    its stages; a cancelled table stays unbuilt), the running max of the slice lanes' ends (8 bytes a slice),
+    which the first frame zoomed in past the pyramid's finest level reads (built there on first use, it
+    stalled that frame 2.4 s at 100M events), then the statistics (after every other step: they count them)."""
     return [
         ("flows", lambda m: m.build_flow_table(check)),
         ("lane_ends", lambda m: m.lanes.get().end_max_of),
