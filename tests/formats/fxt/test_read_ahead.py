@@ -22,7 +22,7 @@ from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 
 DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
-_LAZY = {"arg_decoder", "ev_data", "path", "page_hold"}
+_LAZY = {"arg_decoder", "ev_data", "path", "page_hold", "mapped_file"}
 
 
 def _snapshot(cols) -> dict:
