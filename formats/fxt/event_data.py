@@ -159,6 +159,8 @@ def times_and_data(times, data, rows: np.ndarray) -> tuple[np.ndarray, np.ndarra
         and int(rows.min()) >= 0
         and int(rows.max()) < n
     ):
+        if data.before_read is not None:  # (no compiled SIGBUS guard: the file's size checked first)
+            data.before_read()
         # (int32 rows as they are: the row sets of kind_rows, no int64 copy)
         rows = np.ascontiguousarray(rows, np.int32 if rows.dtype == np.int32 else np.int64)
         rec = data.record_word
