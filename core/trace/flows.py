@@ -151,9 +151,8 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     check()
     unbound = int((bound < 0).sum())
     keep = np.flatnonzero(bound >= 0)
-    # (the times kept for the links' order: read again from the mapped file, they cost ~40 ms at 10M events)
-    sel, thread, bound, ts, fid = sel[keep], thread[keep], bound[keep], ts[keep], fid[keep]
-    del keep
+    sel, thread, bound, fid = sel[keep], thread[keep], bound[keep], fid[keep]
+    del keep, ts  # (read again for the links only: one column fewer alive while the keys are made, the step's peak)
     k = kind[sel]
     check()
     linked = _links_compiled(k, fid, thread_pids(cols, thread))
@@ -165,7 +164,7 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
         keys = (fid[b], key_pid)
         del fid, key_pid
         check()
-        return _table(cols, slices, sel, ts, bound, a, b, keys, unbound, dropped)
+        return _table(cols, slices, sel, bound, a, b, keys, unbound, dropped)
     key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k)
     del thread
     dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
@@ -181,21 +180,20 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     a, b = idx[a], idx[b]
     del idx
     check()
-    return _table(cols, slices, sel, ts, bound, a, b, None, unbound, dropped)
+    return _table(cols, slices, sel, bound, a, b, None, unbound, dropped)
 
 
-def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, ts: np.ndarray, bound: np.ndarray,
-           a: np.ndarray, b: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None, unbound: int,
+def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndarray, a: np.ndarray,
+           b: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None, unbound: int,
            dropped: dict[str, int]) -> FlowTable:  # fmt: skip
-    """The links (source and destination positions ``a``, ``b`` among the bound flow events ``sel``, at
-    times ``ts``) as a table: each pointing from the earlier slice to the later one, sorted by (source slice, source time),
+    """The links (source and destination positions ``a``, ``b`` among the bound flow events ``sel``) as a
+    table: each pointing from the earlier slice to the later one, sorted by (source slice, source time),
     then by their key (``keys``: each link's flow id and key process, when given), then as given."""
     s_slice, d_slice = bound[a], bound[b]
     swap = slices.ts[s_slice] > slices.ts[d_slice]
     a, b = np.where(swap, b, a), np.where(swap, a, b)
     del swap, s_slice, d_slice
-    order = _link_order(bound[a], ts[a], keys, len(slices))
-    del ts
+    order = _link_order(bound[a], cols.ev_ts[sel[a]], keys, len(slices))
     a, b = a[order], b[order]
     src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
     return FlowTable(
