@@ -10,14 +10,13 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTransform
 from fxscope.app.timeline.lane_item import (
     BRUSHES,
     LABEL_PEN,
-    MATCH_PEN,
     MERGED_BRUSH,
     ROW_FILL,
     STRING_COLOURS,
     LaneItem,
     colour_index,
-    draw_rects,
     merge_touching,
+    outline_rects,
     outline_selection,
     paint_rects,
     pixels_since,
@@ -226,10 +225,7 @@ class BoxTrackItem(LaneItem):
         self.last_matches = len(hit)
         if not len(hit):
             return
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(MATCH_PEN)
-        draw_rects(painter, left[hit], top[hit], width[hit], height)
-        painter.setPen(Qt.PenStyle.NoPen)
+        outline_rects(painter, left[hit], top[hit], width[hit], height)
 
     def _paint_labels(self, painter: QPainter, idx: np.ndarray, names, left, top, width, height: float) -> None:
         """The names of boxes ``idx``, elided to ``width`` (``left``, ``top``, ``width``: one per label).
