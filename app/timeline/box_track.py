@@ -199,7 +199,7 @@ class BoxTrackItem(LaneItem):
         for colour, rects in p.fills:
             painter.setBrush(MERGED_BRUSH if colour < 0 else BRUSHES[colour])
             paint_rects(painter, rects)
-        self._paint_matches(painter, p.rows, p.count, p.left, p.top, p.width, p.height)
+        self._paint_matches(painter, p)
         if self.selected_row >= 0:
             sel = np.flatnonzero(p.rows == self.selected_row)
             if len(sel):
@@ -215,17 +215,20 @@ class BoxTrackItem(LaneItem):
             self._paint_labels(painter, idx[keep], p.names, shown_left[keep], p.top[idx[keep]], shown[keep], p.height)
         painter.restore()
 
-    def _paint_matches(self, painter: QPainter, rows, count, left, top, width, height: float) -> None:
-        """Outline the drawn boxes that are search matches (a merged box: when the row it stands for is)."""
+    def _paint_matches(self, painter: QPainter, p: BoxPicture) -> None:
+        """Outline the picture's boxes that are search matches (a merged box: when the row it stands for
+        is). Which they are is found once per picture and mask (a repaint or a pan draws them again)."""
         mask = self.match_mask
         self.last_matches = 0
-        if mask is None or not len(rows):
+        if mask is None or not len(p.rows):
             return
-        hit = np.flatnonzero(mask[np.clip(rows, 0, len(mask) - 1)])
-        self.last_matches = len(hit)
-        if not len(hit):
-            return
-        outline_rects(painter, left[hit], top[hit], width[hit], height)
+        if p.match_of is not mask:
+            hit = np.flatnonzero(mask[np.clip(p.rows, 0, len(mask) - 1)])
+            p.match_of, p.match_boxes = mask, (p.left[hit], p.top[hit], p.width[hit])
+        left, top, width = p.match_boxes
+        self.last_matches = len(left)
+        if len(left):
+            outline_rects(painter, left, top, width, p.height)
 
     def _paint_labels(self, painter: QPainter, idx: np.ndarray, names, left, top, width, height: float) -> None:
         """The names of boxes ``idx``, elided to ``width`` (``left``, ``top``, ``width``: one per label).
@@ -272,6 +275,8 @@ class BoxPicture:
         self.fills: list[tuple[int, np.ndarray]] = []
         self.labelled = np.zeros(0, np.int64)
         self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
+        self.match_of: np.ndarray | None = None  # the match mask that match_boxes are of (BoxTrackItem._paint_matches)
+        self.match_boxes: tuple[np.ndarray, ...] = ()  # (left, top, width) of the boxes that are matches
 
     def covers(self, t0: int, t1: int, sx: float, sy: float) -> bool:
         """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""

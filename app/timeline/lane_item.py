@@ -90,7 +90,12 @@ def stroke_pixels(v: np.ndarray) -> np.ndarray:
     """The first pixel column (or row) at or after device coordinate ``v`` as Qt's raster engine fills a
     stroke's outline without antialiasing: coordinates snapped to 1/64 pixel, a pixel covered when its
     centre is past the outline's left (top) edge and not past its right (bottom) edge."""
-    return np.floor(np.round(v * 64.0) / 64.0 - 0.5) + 1.0
+    v = np.round(v * 64.0)
+    v /= 64.0
+    v -= 0.5
+    np.floor(v, out=v)
+    v += 1.0
+    return v
 
 
 def outline_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h) -> None:
@@ -108,13 +113,22 @@ def outline_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray
         draw_rects(painter, x, y, w, h)
         painter.setPen(Qt.PenStyle.NoPen)
         return
+    # the ring's pixel edges, all in one array (a few passes over it, not 8 small sets of them): outer
+    # [x0, x3), inner [x1, x2), the same in y (the pen reaches 1 pixel either side of the outline)
     x = np.asarray(x, np.float64) + tr.dx()
     y = np.asarray(y, np.float64) + tr.dy()
-    bottom = y + h
-    right = x + w
-    # the ring's pixel edges: outer [x0, x3), inner [x1, x2) (the pen reaches 1 pixel either side)
-    x0, x1, x2, x3 = stroke_pixels(x - 1.0), stroke_pixels(x + 1.0), stroke_pixels(right - 1.0), stroke_pixels(right + 1.0)
-    y0, y1, y2, y3 = stroke_pixels(y - 1.0), stroke_pixels(y + 1.0), stroke_pixels(bottom - 1.0), stroke_pixels(bottom + 1.0)
+    edges = np.empty((8, len(x)), np.float64)
+    np.subtract(x, 1.0, out=edges[0])
+    np.add(x, 1.0, out=edges[1])
+    np.add(x, w, out=edges[3])
+    np.subtract(edges[3], 1.0, out=edges[2])
+    edges[3] += 1.0
+    np.subtract(y, 1.0, out=edges[4])
+    np.add(y, 1.0, out=edges[5])
+    np.add(y, h, out=edges[7])
+    np.subtract(edges[7], 1.0, out=edges[6])
+    edges[7] += 1.0
+    x0, x1, x2, x3, y0, y1, y2, y3 = stroke_pixels(edges)
     solid = (x2 <= x1) | (y2 <= y1)
     painter.save()
     painter.resetTransform()
@@ -160,21 +174,26 @@ def merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndar
     if len(x) < 32:  # few boxes: merging costs more than it saves
         return x, y, w
     # the boxes usually come row by row, left to right (the model's order): then no sort is needed
-    dy = y[1:] - y[:-1]
-    if not np.all((dy > 0) | ((dy == 0) & (x[1:] >= x[:-1]))):
+    same_row = y[1:] == y[:-1]
+    if not (np.all(y[1:] >= y[:-1]) and np.all(x[1:][same_row] >= x[:-1][same_row])):
         order = np.lexsort((x, y))
         x, y, w = x[order], y[order], w[order]
-    new_row = run_starts(y)
-    # running right edge within each row: rows are shifted apart so that the running max never crosses
-    # from one row into the next (pixel coordinates are clipped to [-10, 1e7] by the caller)
-    offset = (np.cumsum(new_row) - 1) * 4e7
-    right = np.maximum.accumulate(x + w + offset) - offset
-    gap = np.empty(len(x), bool)  # (np.r_ costs ~20 us a call: this runs per colour per track per frame)
-    gap[0] = True
-    np.greater(x[1:], right[:-1] + 0.5, out=gap[1:])
-    first = np.flatnonzero(new_row | gap)
-    run_right = np.maximum.reduceat(x + w, first)
-    return x[first], y[first], run_right - x[first]
+        same_row = y[1:] == y[:-1]
+    right = x + w
+    first = np.empty(len(x), bool)  # a run starts at a new row, or past the running right edge of its row
+    first[0] = True
+    np.logical_not(same_row, out=first[1:])
+    if same_row.all():
+        run_right = np.maximum.accumulate(right)
+    else:  # rows shifted apart so that the running max never crosses from one row into the next (pixel
+        # coordinates are clipped to [-10, 1e7] by the caller)
+        offset = (np.cumsum(first) - 1) * 4e7
+        run_right = np.maximum.accumulate(right + offset)
+        run_right -= offset
+    np.greater(x[1:], run_right[:-1] + 0.5, out=first[1:], where=same_row)
+    starts = np.flatnonzero(first)
+    left = x[starts]
+    return left, y[starts], np.maximum.reduceat(right, starts) - left
 
 
 def pixels_since(ns: np.ndarray, since: int, sx: float, origin: int) -> np.ndarray:
