@@ -303,12 +303,15 @@ class BoxPicture:
         if not len(self.rows):
             return
         colours[self.count > 1] = -1
-        # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
-        order = np.argsort(colours, kind="stable")
-        sorted_colours = colours[order]
-        cuts = np.append(np.flatnonzero(run_starts(sorted_colours)), len(sorted_colours))
-        for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-            idx = order[a:z]
-            x, y, w = merge_touching(self.left[idx], self.top[idx], self.width[idx])
-            self.fills.append((int(sorted_colours[a]), rect_buffer(x, y, w, self.height)))
+        if colours.min() == colours.max():  # one colour (zoomed out, often every box merged): no grouping
+            groups = [(int(colours[0]), (self.left, self.top, self.width))]
+        else:  # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
+            order = np.argsort(colours, kind="stable")
+            sorted_colours = colours[order]
+            cuts = np.append(np.flatnonzero(run_starts(sorted_colours)), len(sorted_colours))
+            groups = [(int(sorted_colours[a]), (self.left[order[a:z]], self.top[order[a:z]], self.width[order[a:z]]))
+                      for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)]  # fmt: skip
+        for colour, (x, y, w) in groups:
+            x, y, w = merge_touching(x, y, w)
+            self.fills.append((colour, rect_buffer(x, y, w, self.height)))
         self.labelled = np.flatnonzero((self.width > 24) & (self.count == 1))
