@@ -29,6 +29,35 @@ def trace_tab(qtbot) -> Callable:
     return make
 
 
+@pytest.fixture(scope="module")
+def sched_model():
+    """The model of a generated trace of 60k events with a schedule, stamped two hours after boot: every kind
+    of box track (thread slices, async spans, CPU slices, thread states)."""
+    from fxscope.core.synthetic_trace import generate_trace
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.reader import read_fxt_bytes
+
+    return TraceModel(read_fxt_bytes(generate_trace(60_000, seed=4, scheduling=True, start_ns=2 * 3600 * 10**9)))
+
+
+@pytest.fixture
+def shown_timeline(qtbot) -> Callable:
+    """``shown_timeline(model, width=1200, height=900)``: a shown, exposed
+    :class:`~fxscope.app.timeline.widget.TimelineWidget` of ``model`` fitted to the whole trace."""
+    from fxscope.app.timeline.widget import TimelineWidget
+
+    def make(model, width: int = 1200, height: int = 900):
+        timeline = TimelineWidget(model)
+        qtbot.addWidget(timeline)
+        timeline.resize(width, height)
+        timeline.show()
+        qtbot.waitExposed(timeline)
+        timeline.fit_all()
+        return timeline
+
+    return make
+
+
 # A trace as a real system records it: stamped hours after boot, many processes and threads.
 #
 # Real Fuchsia traces count from boot, so their first timestamp is seconds to days, not the demo's

@@ -6,16 +6,11 @@ touching rings merge) and in."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter, QTransform
 
 from fxscope.app.timeline import box_track, marker_track, slice_track
 from fxscope.app.timeline.lane_item import MATCH_PEN, draw_rects, outline_rects
-from fxscope.app.timeline.widget import TimelineWidget
-from fxscope.core.synthetic_trace import generate_trace
-from fxscope.core.trace.model import TraceModel
-from fxscope.formats.fxt.reader import read_fxt_bytes
 
 
 def stroked(painter: QPainter, x, y, w, h) -> None:
@@ -58,18 +53,9 @@ def test_filled_outlines_are_the_pixels_of_the_stroke(qapp) -> None:
         np.testing.assert_array_equal(a, b, err_msg=f"trial {trial}")
 
 
-@pytest.fixture(scope="module")
-def model() -> TraceModel:
-    return TraceModel(read_fxt_bytes(generate_trace(60_000, seed=4, scheduling=True, start_ns=2 * 3600 * 10**9)))
-
-
-def test_the_timeline_with_matches_is_drawn_as_with_stroked_outlines(qtbot, model, monkeypatch) -> None:
-    timeline = TimelineWidget(model)
-    qtbot.addWidget(timeline)
-    timeline.resize(1200, 900)
-    timeline.show()
-    qtbot.waitExposed(timeline)
-    timeline.fit_all()
+def test_the_timeline_with_matches_is_drawn_as_with_stroked_outlines(qtbot, sched_model, shown_timeline,
+                                                                     monkeypatch) -> None:  # fmt: skip
+    timeline = shown_timeline(sched_model)
     timeline.search_box.setText("frame")
     qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=10_000)
     compared = 0
