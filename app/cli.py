@@ -107,7 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 0
-        return int(args.func(args) or 0)
+        try:
+            return int(args.func(args) or 0)
+        finally:
+            _warn_changed_traces()
     except CliError as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
@@ -122,6 +125,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, (FormatError, OSError)):
             return _fail(str(exc))
         return _fail(f"internal error: {type(exc).__name__}: {exc} (set FXSCOPE_DEBUG=1 for details)")
+
+
+def _warn_changed_traces() -> None:
+    """Say on stderr when a trace file the command read changed on disk while it was open (a truncated
+    one reads as zeros past its new end: the output may be incomplete)."""
+    if "fxscope.formats.fxt.mapped_file" not in sys.modules:  # no trace was read: nothing to import
+        return
+    from fxscope.core.trace.file_change import changed_trace_warnings
+
+    for line in changed_trace_warnings():
+        print(line, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import gc
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -16,11 +16,14 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from fxscope.app.analysis.notes_panel import apply_link
+from fxscope.app.file_change_notice import FileChangeBar, TraceFileWatch
 from fxscope.app.trace_tab import TraceTab
-from fxscope.core.analysis.notes import parse_link
+from fxscope.core.analysis.notes import ViewLink, parse_link
 from fxscope.core.trace.model import TraceModel
 
 
@@ -79,7 +82,17 @@ class MainWindow(QMainWindow):
         self.tabs.setTabsClosable(True)
         self.tabs.setDocumentMode(True)
         self.tabs.tabCloseRequested.connect(self.close_tab)
-        self.setCentralWidget(self.tabs)
+        # the bar that says the file of the trace in front changed on disk (app/file_change_notice.py)
+        self.file_change_bar = FileChangeBar()
+        self.file_change_bar.reloadRequested.connect(self.reload_current)
+        self.file_change_bar.dismiss_button.clicked.connect(self._change_dismissed)
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.file_change_bar)
+        column.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
         self.setAcceptDrops(True)
         from fxscope.app.preferences import load_settings
 
@@ -214,6 +227,7 @@ class MainWindow(QMainWindow):
         if self.loaders:
             return  # "Loading ..." stays while a load runs
         tab = self.tabs.widget(index)
+        self._show_file_change(tab)
         message = self.tab_messages.get(id(tab), "") if tab is not None else ""
         if message:
             self.statusBar().showMessage(message)
@@ -411,6 +425,9 @@ class MainWindow(QMainWindow):
 
         tab = TraceTab(model, resolver=resolver)
         tab.source_key = _file_key(path)
+        tab.source_path = path
+        tab.file_watch = TraceFileWatch(model.cols, tab)
+        tab.file_watch.changed.connect(lambda _change, t=tab: self._show_file_change(t) if t is self.current_tab() else None)
         tab.reportRequested.connect(lambda index: self.open_trace_report(tab, index, trace_dir, Path(path).name))
         tab.timeline.set_theme(self.theme)
         self._note_warnings(tab, Path(path).name, tab.info.warning_count)
@@ -445,6 +462,44 @@ class MainWindow(QMainWindow):
         index = self.tabs.addTab(tab, title)
         self.tabs.setCurrentIndex(index)
         tab.timeline.setFocus()
+
+    # ------------------------------------------------------------------ the trace file changed on disk
+    def _show_file_change(self, tab) -> None:
+        """The bar shows the change of ``tab``'s file (the tab in front), unless it was dismissed."""
+        watch = getattr(tab, "file_watch", None)
+        change = watch.last if watch is not None else None
+        self.file_change_bar.show_change(None if change is getattr(tab, "dismissed_change", None) else change)
+
+    def _change_dismissed(self) -> None:
+        tab = self.current_tab()
+        if tab is not None and getattr(tab, "file_watch", None) is not None:
+            tab.dismissed_change = tab.file_watch.last
+
+    def check_trace_files(self) -> None:
+        """Ask whether the file of the trace in front changed (the window was activated: a watcher may not
+        have said so, e.g. on a network filesystem)."""
+        tab = self.current_tab()
+        if tab is not None and getattr(tab, "file_watch", None) is not None:
+            tab.file_watch.check()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self.check_trace_files()
+        super().changeEvent(event)
+
+    def reload_current(self) -> None:
+        """Close the tab in front and open its file again (in the background; a file that grew at the same time
+        range)."""
+        tab = self.current_tab()
+        if tab is None or getattr(tab, "source_path", None) is None:
+            return
+        path = tab.source_path
+        change = tab.file_watch.last
+        if change is not None and change.kind == "grew":  # (appended to: the same times, and more)
+            self.links[path] = ViewLink(path, range=tab.timeline.visible_range_ns())
+        self.file_change_bar.hide()
+        self.close_tab(self.tabs.indexOf(tab))
+        self.open_path(path, background=True)
 
     def new_crash_view(self):
         """A crash view with the symbol settings; a dump that is a trace opens here as a new tab."""

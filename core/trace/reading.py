@@ -54,6 +54,9 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
             with contextlib.suppress(OSError):
                 os.unlink(plain)
         cols.path = spath
+        if cols.mapped_file is not None:  # the map is of the removed temporary file: no path to watch
+            cols.mapped_file.path = None
+            cols.mapped_file.shown_path = spath
     if found.kind == Kind.FXT_HEADERLESS:
         cols.warnings.insert(0, HEADERLESS_WARNING.format(order=found.byte_order))
     return cols

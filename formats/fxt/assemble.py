@@ -13,9 +13,11 @@ vectorised steps (:mod:`~fxscope.formats.fxt.bulk_resolve`).
 Two cores: a large file's read keeps the main thread on what must run in file order (control records,
 string and thread resolution, the columns' stores) and gives the rest to worker threads, none of which
 changes what is read: every other framing super-chunk framed from a guessed start
-(:class:`~fxscope.formats.fxt.framing._Speculation`), the next event block prepared (its compiled pass, fields,
-times and data words, its warnings given in order later: ``EventRecords._events_ahead``), and the pages
-about to be touched faulted in (:mod:`~fxscope.formats.fxt.page_ahead`).
+(:class:`~fxscope.formats.fxt.framing._Speculation`), the next event block's compiled pass (its fields, times
+and data words: ``EventRecords._events_ahead``, one call with the GIL released, so that the two threads do not
+pass the GIL back and forth), and the pages about to be touched faulted in
+(:mod:`~fxscope.formats.fxt.page_ahead`). A worker that has not started a job by the time the main thread
+needs it (another process holds the second core) is not waited for: the main thread does it itself.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import itertools
 import mmap
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import ClassVar
 
 import numpy as np
@@ -267,9 +269,9 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         self.progress(0.1)
         batch = self.AHEAD_BLOCKS * step  # (the starts' own pages are the framing's)
         self._block_ahead(ev_pos, 0, min(batch, n_ev), {k: ev[k] for k in ev_dtypes}, slice(0, batch))
-        # The next block is prepared on a worker thread (the compiled pass and what follows from the words
-        # and the frozen tables: EventRecords._events_ahead) while this one's strings and threads are
-        # resolved and its columns stored; its starts are copied before this block's are compacted over them.
+        # The next block's compiled pass runs on a worker thread (EventRecords._events_ahead) while this one's
+        # strings and threads are resolved and its columns stored; its starts are copied before this block's
+        # are compacted over them.
         scans = ThreadPoolExecutor(1, "fxscope-event-scan") if n_ev > step and self.parallel else None
         self._scans = scans
         nxt_sel = ev_pos[:step].astype(np.int64)
@@ -277,7 +279,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         for b0 in range(0, n_ev, step):
             self.progress(0.1 + 0.85 * b0 / max(n_ev, 1))
             sel = nxt_sel  # a copy: the column is rewritten at fill <= b0
-            this_scan = scanned.result() if scanned is not None else None
+            this_scan = _done_ahead(scanned)
             if b0 + step < n_ev:
                 nxt_sel = ev_pos[b0 + step : b0 + 2 * step].astype(np.int64)
                 scanned = scans.submit(self._events_ahead, nxt_sel) if scans is not None else None
@@ -425,14 +427,21 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         return out
 
     def _note_providers(self, provider: np.ndarray, pos: np.ndarray) -> None:
-        """Remember the first event record of each provider (for :meth:`_warn_missing_init`)."""
-        if provider.strides == (0,) and len(provider):  # one provider (a broadcast, see _segments)
+        """Remember the first event record of each provider (for :meth:`_warn_missing_init`): the first row
+        of each provider segment the block's records ``pos`` fall in (``provider`` is theirs, from
+        :meth:`_segments`), a few segments a block rather than a count over its rows."""
+        if not len(pos):
+            return
+        if provider.strides == (0,):  # one provider (a broadcast, see _segments)
             self._first_event_of.setdefault(int(provider[0]), int(pos[0]))
             return
-        counts = np.bincount(provider, minlength=len(self.t.providers))
-        for pindex in np.flatnonzero(counts).tolist():
-            if pindex not in self._first_event_of:
-                self._first_event_of[pindex] = int(pos[np.argmax(provider == pindex)])
+        sp = self._seg_pos
+        lo = int(np.searchsorted(sp, pos[0], side="right")) - 1
+        hi = int(np.searchsorted(sp, pos[-1], side="right"))
+        bounds = [0, *np.searchsorted(pos, sp[lo + 1 : hi], side="left").tolist(), len(pos)]
+        for i, pindex in enumerate(self._seg_prov[lo:hi].tolist()):
+            if bounds[i + 1] > bounds[i] and pindex not in self._first_event_of:
+                self._first_event_of[pindex] = int(pos[bounds[i]])
 
     def _warn_missing_init(self) -> None:
         with_init = {self.t.gen_provider[g] for g, has in enumerate(self.t.gen_has_init) if has}
@@ -470,6 +479,16 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         return np.ascontiguousarray(uniq["p"]).astype(np.uint64), np.ascontiguousarray(uniq["t"]).astype(
             np.uint64
         )
+
+
+def _done_ahead(job: Future | None):
+    """What a worker prepared ahead (waiting for it while it runs), or None when there was no job or the
+    worker has not started it yet: then the caller does the work itself rather than wait (the worker is
+    behind when another process holds the second core; the read then runs at the one core's pace, never
+    slower)."""
+    if job is None or job.cancel():
+        return None
+    return job.result()
 
 
 #: the event code columns (int16 while the tables allow, see Decoder._codes_fit_int16)

@@ -95,9 +95,15 @@ class CodedColumn(NDArrayOperatorsMixin, ColumnView):
 def coded(codes: np.ndarray) -> np.ndarray | CodedColumn:
     """``codes`` (int16: a narrowed code column) as a :class:`CodedColumn` when it holds at most
     :data:`MAX_VALUES` distinct values, else as it is. Counts the values a block at a time (a 65,536-bin
-    count over the int16 range), so nothing sorts or copies the whole column but the uint8 index built."""
+    count over the int16 range), so nothing sorts or copies the whole column but the uint8 index built; the
+    compiled ``record_scan.code_index`` does the same in two passes (numpy's count widens every code first)."""
     if codes.dtype != np.int16 or len(codes) == 0:
         return codes
+    scan = compiled.record_scan
+    if scan is not None and codes.flags.c_contiguous and codes.dtype.isnative:  # (two passes, no temporaries)
+        index, values = np.empty(len(codes), np.uint8), np.empty(MAX_VALUES, np.int16)
+        k = scan.code_index(codes, index, values)
+        return codes if k < 0 else CodedColumn(index, values[:k].copy())
     counts = np.zeros(1 << 16, np.int64)
     for a in range(0, len(codes), _BLOCK):
         counts += np.bincount(codes[a : a + _BLOCK].view(np.uint16), minlength=1 << 16)

@@ -324,9 +324,13 @@ class _Speculation:
         return _Framed(self._ev[:ne], self._other[:no], self._types[:no], p, bad, start)
 
     def take(self) -> _Framed | None:
-        """The super-chunk started last (waiting for it), or None when none was."""
+        """The super-chunk started last (waiting for it while it runs), or None when none was, or when the
+        worker has not started it yet (another process holds the second core): the caller frames it itself
+        rather than wait for the worker."""
         running, self._running = self._running, None
-        return running.result() if running is not None else None
+        if running is None or running.cancel():
+            return None
+        return running.result()
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -74,6 +74,9 @@ class MappedColumn(ColumnView):
         self.release = release  # release(first word, end word): drop those mapped pages (see RELEASE_ROWS)
         #: the reads keep their pages while this is held (shared by the columns of one file; None: never)
         self.hold: PageHold | None = None
+        #: called before each read when the map has no compiled SIGBUS guard (mapped_file.py: zero-maps the
+        #: pages a truncation took away); None with the guard: nothing per read
+        self.before_read: Callable[[], None] | None = None
 
     @property
     def nbytes(self) -> int:
@@ -84,6 +87,8 @@ class MappedColumn(ColumnView):
         return len(self.record_word)
 
     def __getitem__(self, key):
+        if self.before_read is not None:
+            self.before_read()
         n = len(self)
         if isinstance(key, (int, np.integer)):
             i = int(key) + (n if key < 0 else 0)
@@ -129,6 +134,8 @@ class MappedColumn(ColumnView):
         """(min, max) of the column, a block at a time, remembered (the column never changes; the model's
         extent, the statistics and the track builds each ask)."""
         if self._minmax is None:
+            if self.before_read is not None:
+                self.before_read()
             n = len(self)
             if n == 0:
                 raise ValueError("zero-size column has no minimum or maximum")

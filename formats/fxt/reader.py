@@ -35,6 +35,8 @@ from fxscope.formats.fxt.diagnostics import Diagnostics
 from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES
 from fxscope.formats.fxt.lazy_args import ArgDecoder
 from fxscope.formats.fxt.magic import MAGIC_BE, MAGIC_LE
+from fxscope.formats.fxt.mapped_column import MappedColumn
+from fxscope.formats.fxt.mapped_file import MappedFile, map_error_message
 
 __all__ = [
     "RECORD_COUNT_KEYS",
@@ -71,10 +73,19 @@ def read_fxt(
             size = os.fstat(f.fileno()).st_size
             if size < 8:
                 raise FormatError("not an FXT trace (shorter than one record)", path=spath, offset=0)
-            buf: object = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                mapped = MappedFile(spath, f.fileno())  # guarded against the file shrinking while open
+            except OSError as exc:
+                raise FormatError(map_error_message(exc), path=spath) from exc
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror or exc}", path=spath) from exc
-    return _decode(buf, spath, force, progress)
+    cols = _decode(mapped.map, spath, force, progress if mapped.guarded else mapped.checking(progress))
+    cols.mapped_file = mapped
+    if not mapped.guarded:  # no compiled guard: the mapped columns check the file's size before reading
+        for column in (cols.ev_ts, cols.ev_data):
+            if isinstance(column, MappedColumn):
+                column.before_read = mapped.check_before_read
+    return cols
 
 
 def read_fxt_bytes(data: bytes, path: str = "<bytes>", *, force: bool | str = False) -> FxtColumns:

@@ -18,7 +18,7 @@
 
 /* A word of the file; a position outside it reads the nearest word, as numpy's clipped gather does (the
    record is cut there anyway, and the same warnings follow). */
-static inline uint64_t word_at(const uint64_t *words, int64_t n, int64_t a)
+static inline __attribute__((always_inline)) uint64_t word_at(const uint64_t *words, int64_t n, int64_t a)
 {
     return n ? words[a < 0 ? 0 : (a >= n ? n - 1 : a)] : 0;
 }
@@ -82,6 +82,9 @@ static inline int64_t args_skip(uint64_t h)
     return skip;
 }
 
+/* words ahead of the chain that frame_split prefetches (512 bytes: ~18 records of a usual trace) */
+#define PREFETCH_WORDS 64
+
 PyDoc_STRVAR(frame_split_doc,
 "frame_split(words, p, stop, ev, ev_count, other, other_types, other_count, wide) -> (ev_count, other_count, p, bad)\n\n"
 "Walk the record chain from word p while p < stop (each header gives its record's size: the 12-bit field, the\n"
@@ -120,6 +123,10 @@ static PyObject *frame_split(PyObject *self, PyObject *args)
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS
         while (q < end) {
+            /* the chain's loads depend on each other: fetch the lines a few hundred bytes ahead, where the
+               chain will be in a few dozen records (a hint: it never faults, and is skipped near the end) */
+            if (q + PREFETCH_WORDS < end)
+                __builtin_prefetch(words + q + PREFETCH_WORDS);
             const uint64_t h = words[q];
             const unsigned type = (unsigned)(h & 0xF);
             uint64_t size = type == 15 ? (h >> 4) & 0xFFFFFFFFu : (h >> 4) & 0xFFF;
@@ -486,7 +493,7 @@ done:
 
 /* Nanoseconds from ticks at `rate` ticks per second (> 0), exactly as fxscope.formats.fxt.ticks.convert_rate:
    in uint64 arithmetic below 2**33 ticks per second (wrapping as numpy's does), else exact and clamped. */
-static inline int64_t ticks_ns(uint64_t t, int64_t rate)
+static inline __attribute__((always_inline)) int64_t ticks_ns(uint64_t t, int64_t rate)
 {
     if (rate == 1000000000)
         return (int64_t)t;
@@ -500,7 +507,7 @@ static inline int64_t ticks_ns(uint64_t t, int64_t rate)
 /* The provider segment of record word w: the last segment starting at or before it (the first when none
    does), as numpy's searchsorted(seg_pos, w, side="right") - 1 clamped to 0; `s` (the previous row's answer)
    is tried first, so ascending rows cost one comparison or two. */
-static inline Py_ssize_t segment_of(const int64_t *sp, Py_ssize_t ns, int64_t w, Py_ssize_t s)
+static inline __attribute__((always_inline)) Py_ssize_t segment_of(const int64_t *sp, Py_ssize_t ns, int64_t w, Py_ssize_t s)
 {
     if (s < ns && sp[s] <= w && (s + 1 == ns || sp[s + 1] > w))
         return s;
@@ -515,10 +522,8 @@ static inline Py_ssize_t segment_of(const int64_t *sp, Py_ssize_t ns, int64_t w,
     return lo > 0 ? lo - 1 : 0;
 }
 
-/* The shared checks of event_times and event_data: the rows (a buffer, each in [0, nrec), or None: the run
-   start..start+m-1, inside [0, nrec)) and the provider segments (as many positions as rates, each rate > 0). */
-static int check_rows_segments(PyObject *rows_obj, Py_buffer *ro, Py_ssize_t start, Py_ssize_t m, Py_ssize_t nrec,
-                               Py_buffer *sp, Py_buffer *st, const char *what)
+/* Provider segments: as many first words (seg_pos, int64) as tick rates (seg_tps, int64), each rate > 0. */
+static int check_segments(Py_buffer *sp, Py_buffer *st, const char *what)
 {
     if (check_buffer(sp, 8, "seg_pos") < 0 || check_buffer(st, 8, "seg_tps") < 0)
         return -1;
@@ -532,6 +537,16 @@ static int check_rows_segments(PyObject *rows_obj, Py_buffer *ro, Py_ssize_t sta
             PyErr_Format(PyExc_ValueError, "%s: a tick rate is not positive", what);
             return -1;
         }
+    return 0;
+}
+
+/* The shared checks of event_times and event_data: the rows (a buffer, each in [0, nrec), or None: the run
+   start..start+m-1, inside [0, nrec)) and the provider segments (as many positions as rates, each rate > 0). */
+static int check_rows_segments(PyObject *rows_obj, Py_buffer *ro, Py_ssize_t start, Py_ssize_t m, Py_ssize_t nrec,
+                               Py_buffer *sp, Py_buffer *st, const char *what)
+{
+    if (check_segments(sp, st, what) < 0)
+        return -1;
     if (rows_obj == Py_None) {
         if (start < 0 || start > nrec || m > nrec - start) {
             PyErr_Format(PyExc_IndexError, "%s: run out of range", what);
@@ -810,6 +825,284 @@ done:
     return result;
 }
 
+/* rows ahead whose record event_fields prefetches */
+#define ROWS_AHEAD 16
+
+PyDoc_STRVAR(event_fields_doc,
+"event_fields(words, pos, seg_pos, seg_tps, kind, nargs, tref, cref, nref, complete_end, odd_rows, odd_vals)\n"
+"    -> (n_complete, n_odd, tmin, tmax) or None\n\n"
+"The fields of the event records at pos (int64, ascending, inside the words) in one pass, for a block where\n"
+"nothing needs a warning: header fields kind and nargs (uint8: bits 16..19, 20..23), tref (uint8), cref and\n"
+"nref (uint16); the argument walk of event_block; each complete event's (kind 4) end in complete_end[:n] (int64\n"
+"ns at its provider segment's rate, seg_pos/seg_tps as in event_times: its record's last word, or its data\n"
+"word where that is not the last); the rows whose data word is not their record's last word, or an instant's\n"
+"scope other than 0, in odd_rows/odd_vals[:n_odd] (int64 row, uint64 value: a complete event's in ns); the\n"
+"earliest and latest event time (ns). None (the outputs half written) when some record of the block needs\n"
+"the reader's checks: size below 2, an unknown type, inline fields past the record, an argument of size 0 or\n"
+"past the record, no room for the data word, an instant's scope above 2 (records_events' numpy path then\n"
+"reads the block, with its warnings). Every output holds len(pos) items.");
+
+static PyObject *event_fields(PyObject *self, PyObject *args)
+{
+    Py_buffer w, po, sp, st, o_kind, o_nargs, o_tref, o_cref, o_nref, o_ce, o_or, o_ov;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*w*w*w*w*w*", &w, &po, &sp, &st, &o_kind, &o_nargs, &o_tref, &o_cref,
+                          &o_nref, &o_ce, &o_or, &o_ov))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&po, 8, "pos") < 0 || check_buffer(&o_cref, 2, "cref") < 0 ||
+        check_buffer(&o_nref, 2, "nref") < 0 || check_buffer(&o_ce, 8, "complete_end") < 0 ||
+        check_buffer(&o_or, 8, "odd_rows") < 0 || check_buffer(&o_ov, 8, "odd_vals") < 0 ||
+        check_segments(&sp, &st, "event_fields") < 0)
+        goto done;
+    Py_ssize_t m = po.len / 8;
+    if (o_kind.len != m || o_nargs.len != m || o_tref.len != m || o_cref.len / 2 != m || o_nref.len / 2 != m ||
+        o_ce.len / 8 != m || o_or.len / 8 != m || o_ov.len / 8 != m) {
+        PyErr_SetString(PyExc_ValueError, "event_fields: the row buffers differ in length");
+        goto done;
+    }
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *pos = (const int64_t *)po.buf;
+        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
+        const Py_ssize_t ns = sp.len / 8;
+        uint8_t *kind = (uint8_t *)o_kind.buf, *nargs = (uint8_t *)o_nargs.buf, *tref = (uint8_t *)o_tref.buf;
+        uint16_t *cref = (uint16_t *)o_cref.buf, *nref = (uint16_t *)o_nref.buf;
+        int64_t *cend = (int64_t *)o_ce.buf, *odd_rows = (int64_t *)o_or.buf;
+        uint64_t *odd_vals = (uint64_t *)o_ov.buf;
+        Py_ssize_t nc = 0, no = 0, s = 0;
+        int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+        int clean = 1;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t p = pos[i];
+            if (i + ROWS_AHEAD < m) { /* the record a few rows on (a hint: never faults) */
+                const int64_t q = pos[i + ROWS_AHEAD];
+                if (q >= 0 && q < n)
+                    __builtin_prefetch(words + q);
+            }
+            const uint64_t h = word_at(words, n, p);
+            const int64_t size = (int64_t)((h >> 4) & 0xFFF), end = p + size;
+            const unsigned k = (h >> 16) & 0xF, na = (h >> 20) & 0xF;
+            kind[i] = (uint8_t)k;
+            nargs[i] = (uint8_t)na;
+            tref[i] = (uint8_t)(h >> 24);
+            cref[i] = (uint16_t)(h >> 32);
+            nref[i] = (uint16_t)(h >> 48);
+            int64_t a = p + args_skip(h);
+            if (size < 2 || k > 10 || a > end) {
+                clean = 0;
+                break;
+            }
+            for (unsigned j = 0; j < na; j++) {
+                const int64_t asz = (int64_t)((word_at(words, n, a) >> 4) & 0xFFF);
+                if (asz == 0 || a + asz > end) {
+                    clean = 0;
+                    break;
+                }
+                a += asz;
+            }
+            if (!clean)
+                break;
+            if (ns)
+                s = segment_of(seg_pos, ns, p, s);
+            const int64_t rate = ns ? seg_tps[s] : 1000000000;
+            const int64_t t = ticks_ns(word_at(words, n, p + 1), rate);
+            if (t < tmin)
+                tmin = t;
+            if (t > tmax)
+                tmax = t;
+            /* here a <= end: the data word (counters, complete, async, flow events; an instant's scope) is
+               the word at a when a < end */
+            if (k == 1 || k >= 4) {
+                if (a >= end) {
+                    clean = 0;
+                    break;
+                }
+                uint64_t v = word_at(words, n, a);
+                if (k == 4)
+                    v = (uint64_t)ticks_ns(v, rate);
+                if (a != end - 1) {
+                    odd_rows[no] = i;
+                    odd_vals[no++] = v;
+                }
+                if (k == 4)
+                    cend[nc++] = (int64_t)v;
+            } else if (k == 0 && a < end) {
+                const uint64_t scope = word_at(words, n, a);
+                if (scope > 2) {
+                    clean = 0;
+                    break;
+                }
+                if (scope) {
+                    odd_rows[no] = i;
+                    odd_vals[no++] = scope;
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (clean)
+            result = Py_BuildValue("nnLL", nc, no, (long long)tmin, (long long)tmax);
+        else {
+            result = Py_None;
+            Py_INCREF(result);
+        }
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&po);
+    PyBuffer_Release(&sp);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&o_kind);
+    PyBuffer_Release(&o_nargs);
+    PyBuffer_Release(&o_tref);
+    PyBuffer_Release(&o_cref);
+    PyBuffer_Release(&o_nref);
+    PyBuffer_Release(&o_ce);
+    PyBuffer_Release(&o_or);
+    PyBuffer_Release(&o_ov);
+    return result;
+}
+
+PyDoc_STRVAR(code_index_doc,
+"code_index(codes, index, values) -> int\n\n"
+"When codes (int16) hold at most 256 distinct values: values[:k] (int16, 256 items) their distinct values\n"
+"ascending, index[i] (uint8, one a code) the position of codes[i] among them, and k is returned; else -1\n"
+"(index untouched): fxscope.formats.fxt.coded_column.coded in two passes over the column.");
+
+static PyObject *code_index(PyObject *self, PyObject *args)
+{
+    Py_buffer co, ix, va;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*w*w*", &co, &ix, &va))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&co, 2, "codes") < 0 || check_buffer(&va, 2, "values") < 0)
+        goto done;
+    Py_ssize_t m = co.len / 2;
+    if (ix.len != m || va.len / 2 != 256) {
+        PyErr_SetString(PyExc_ValueError, "code_index: index must hold one byte a code, values 256 int16 items");
+        goto done;
+    }
+    {
+        const uint16_t *codes = (const uint16_t *)co.buf;
+        uint8_t *index = (uint8_t *)ix.buf;
+        int16_t *values = (int16_t *)va.buf;
+        Py_ssize_t k = 0;
+        uint8_t *seen = (uint8_t *)PyMem_RawCalloc(1 << 16, 1);
+        if (seen == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m && k <= 256; i++) {
+            const uint16_t c = codes[i];
+            if (!seen[c]) {
+                seen[c] = 1;
+                k++;
+            }
+        }
+        if (k <= 256) {
+            /* ascending as int16: the negative ones (bit patterns 0x8000..0xFFFF) first */
+            Py_ssize_t j = 0;
+            for (unsigned u = 0; u < (1u << 16); u++) {
+                const uint16_t c = (uint16_t)(u ^ 0x8000u);
+                if (seen[c]) {
+                    seen[c] = (uint8_t)j;
+                    values[j++] = (int16_t)c;
+                }
+            }
+            for (Py_ssize_t i = 0; i < m; i++)
+                index[i] = seen[codes[i]];
+        }
+        Py_END_ALLOW_THREADS
+        PyMem_RawFree(seen);
+        result = PyLong_FromSsize_t(k <= 256 ? k : -1);
+    }
+done:
+    PyBuffer_Release(&co);
+    PyBuffer_Release(&ix);
+    PyBuffer_Release(&va);
+    return result;
+}
+
+PyDoc_STRVAR(generation_refs_doc,
+"generation_refs(value, first, width, gen, refs, pos, check_first, out) -> int\n\n"
+"The dense table's answer for each ref of a block (fxscope.formats.fxt.tables.Lookup.of_generations): key =\n"
+"gen[i] * width + refs[i] (gen int64, one a row or a single one for every row; refs uint8 or uint16 as the\n"
+"item size of refs over the rows says), out[i] (int32) = value[key] (int32), -1 for a key outside the table,\n"
+"and, when check_first, -1 where value[key] >= 0 and pos[i] (int64) <= first[key] (int64: the registration\n"
+"comes later). Returns how many rows got -2 (keys registered several times: the caller searches those).");
+
+static PyObject *generation_refs(PyObject *self, PyObject *args)
+{
+    Py_buffer va, fi, ge, re, po, ou;
+    Py_ssize_t width;
+    int check_first;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*pw*", &va, &fi, &width, &ge, &re, &po, &check_first, &ou))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&va, 4, "value") < 0 || check_buffer(&fi, 8, "first") < 0 || check_buffer(&ge, 8, "gen") < 0 ||
+        check_buffer(&po, 8, "pos") < 0 || check_buffer(&ou, 4, "out") < 0)
+        goto done;
+    Py_ssize_t m = ou.len / 4, nkeys = va.len / 4, ng = ge.len / 8;
+    if (po.len / 8 != m || (ng != m && ng != 1) || (re.len != m && re.len != 2 * m) || fi.len / 8 != nkeys ||
+        width < 0) {
+        PyErr_SetString(PyExc_ValueError, "generation_refs: buffer lengths do not match");
+        goto done;
+    }
+    if (re.len == 2 * m && m && ((uintptr_t)re.buf) % 2) {
+        PyErr_SetString(PyExc_ValueError, "generation_refs: refs are not aligned");
+        goto done;
+    }
+    {
+        const int32_t *value = (const int32_t *)va.buf;
+        const int64_t *first = (const int64_t *)fi.buf, *gen = (const int64_t *)ge.buf, *pos = (const int64_t *)po.buf;
+        const int wide = m && re.len == 2 * m;
+        const uint8_t *r8 = (const uint8_t *)re.buf;
+        const uint16_t *r16 = (const uint16_t *)re.buf;
+        int32_t *out = (int32_t *)ou.buf;
+        Py_ssize_t multi = 0;
+        Py_BEGIN_ALLOW_THREADS
+/* one loop per kind of refs and gen (the branches out of the loop: -O2 does not unswitch it) */
+#define GENERATION_REFS_LOOP(REF, GEN)                                                                           \
+        for (Py_ssize_t i = 0; i < m; i++) {                                                                     \
+            const int64_t g = (GEN);                                                                             \
+            const int64_t key = g * (int64_t)width + (int64_t)(REF);                                             \
+            int32_t v = -1;                                                                                      \
+            if (g >= 0 && key >= 0 && key < nkeys) {                                                             \
+                v = value[key];                                                                                  \
+                if (check_first && v >= 0 && pos[i] <= first[key])                                              \
+                    v = -1;                                                                                      \
+            }                                                                                                    \
+            out[i] = v;                                                                                          \
+        }
+        if (wide && ng == 1)
+            GENERATION_REFS_LOOP(r16[i], gen[0])
+        else if (wide)
+            GENERATION_REFS_LOOP(r16[i], gen[i])
+        else if (ng == 1)
+            GENERATION_REFS_LOOP(r8[i], gen[0])
+        else
+            GENERATION_REFS_LOOP(r8[i], gen[i])
+#undef GENERATION_REFS_LOOP
+        for (Py_ssize_t i = 0; i < m; i++) /* (apart: a count kept through the loop above went to memory) */
+            multi += out[i] == -2;
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(multi);
+    }
+done:
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&fi);
+    PyBuffer_Release(&ge);
+    PyBuffer_Release(&re);
+    PyBuffer_Release(&po);
+    PyBuffer_Release(&ou);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
@@ -821,6 +1114,9 @@ static PyMethodDef methods[] = {
     {"event_data", event_data, METH_VARARGS, event_data_doc},
     {"arg_blocks", arg_blocks, METH_VARARGS, arg_blocks_doc},
     {"decode_codes", decode_codes, METH_VARARGS, decode_codes_doc},
+    {"event_fields", event_fields, METH_VARARGS, event_fields_doc},
+    {"code_index", code_index, METH_VARARGS, code_index_doc},
+    {"generation_refs", generation_refs, METH_VARARGS, generation_refs_doc},
     {NULL, NULL, 0, NULL},
 };
 

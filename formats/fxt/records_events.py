@@ -8,6 +8,8 @@ their extent is kept (arguments are decoded lazily, :mod:`fxscope.formats.fxt.la
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from fxscope.formats.fxt import compiled
@@ -45,39 +47,58 @@ class EventRecords:
             column(h, F.EVENT_NAME_REF).astype(np.uint16),
         )
 
-    def _scan_events(self, pos: np.ndarray) -> tuple | None:
-        """The compiled pass over the event records at ``pos`` (int64): header, time and last word of each
-        record, and the argument walk (``record_scan.event_block``); None without the compiled loops. It
-        only reads the words (the GIL released), so the reader runs it for the next block on a worker
-        thread while this one's columns are built."""
+    def _scan_events(self, pos: np.ndarray, fields: bool = True) -> CleanBlock | tuple | None:
+        """The compiled pass over the event records at ``pos`` (int64): :meth:`_event_fields` when the block
+        needs no checks (``fields``: try it), else header, time and last word of each record and the argument
+        walk (``record_scan.event_block``); None without the compiled loops."""
         scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
         if scan is None:
             return None
+        pos = np.ascontiguousarray(pos, np.int64)
+        if fields:
+            got = self._event_fields(scan, pos)
+            if got is not None:
+                return got
         m = len(pos)
         h, ticks, last = np.empty(m, np.uint64), np.empty(m, np.uint64), np.empty(m, np.uint64)
         walked = (np.empty(m, np.int64), np.empty(m, np.uint8), np.empty(m, np.uint8))
-        flagged = scan.event_block(self.w, np.ascontiguousarray(pos, np.int64), h, ticks, last, *walked)
+        flagged = scan.event_block(self.w, pos, h, ticks, last, *walked)
         return h, ticks, last, walked, flagged
 
-    def _events_ahead(self, pos: np.ndarray) -> tuple[dict, list] | None:
-        """:meth:`_prepare_events` of the event records at ``pos`` with the compiled pass, its warnings
-        kept as (kind, offsets, message) to be given in order later: what a worker thread does for the next
-        block (it reads the words and the frozen tables only). None without the compiled loops."""
-        scanned = self._scan_events(pos)
-        if scanned is None:
+    def _event_fields(self, scan, pos: np.ndarray) -> CleanBlock | None:
+        """``record_scan.event_fields`` of the event records at ``pos`` (int64, contiguous): the usual block's
+        fields and what follows from them in one pass; None when some record needs the reader's checks."""
+        m = len(pos)
+        if not m:
             return None
-        deferred: list[tuple[str, np.ndarray, str]] = []
-        return self._prepare_events(pos, scanned, lambda *w: deferred.append(w)), deferred
+        out = CleanBlock(*(np.empty(m, dt) for dt in (np.uint8, np.uint8, np.uint8, np.uint16, np.uint16)),
+                         np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64), None)  # fmt: skip
+        got = scan.event_fields(self.w, pos, self._seg_pos, self._seg_tps, *out[:8])
+        if got is None:
+            return None
+        n_complete, n_odd, tmin, tmax = got
+        return out._replace(
+            complete_end=out.complete_end[:n_complete].copy(), odd_rows=out.odd_rows[:n_odd].copy(),
+            odd_vals=out.odd_vals[:n_odd].copy(), times=(tmin, tmax),
+        )  # fmt: skip
 
-    def _events(self, pos: np.ndarray, ahead: tuple[dict, list] | None = None) -> dict[str, np.ndarray]:
+    def _events_ahead(self, pos: np.ndarray) -> CleanBlock | object | None:
+        """What a worker thread does for the next block: :meth:`_event_fields` of the event records at ``pos``
+        (int64), one compiled call with the GIL released (the thread takes the GIL only around it, so the
+        reader's thread is not made to wait for it); :data:`NEEDS_CHECKS` when some record needs the reader's
+        checks and warnings (the reader reads that block itself, in order); None without the compiled loops."""
+        scan = compiled.record_scan if compiled.contiguous_words(self.w) else None
+        if scan is None:
+            return None
+        return self._event_fields(scan, np.ascontiguousarray(pos, np.int64)) or NEEDS_CHECKS
+
+    def _events(self, pos: np.ndarray, ahead: CleanBlock | object | None = None) -> dict[str, np.ndarray]:
         """The columns of the event records at ``pos`` (int64, ascending); ``ahead``: their
-        :meth:`_events_ahead`, when already done."""
-        if ahead is None:
-            b = self._prepare_events(pos, self._scan_events(pos), self.diag.warn_many)
+        :meth:`_events_ahead`, when a worker did it."""
+        if isinstance(ahead, CleanBlock):
+            b = self._clean_events(pos, ahead)
         else:
-            b, deferred = ahead
-            for w in deferred:
-                self.diag.warn_many(*w)
+            b = self._prepare_events(pos, self._scan_events(pos, ahead is not NEEDS_CHECKS), self.diag.warn_many)
         pos, nargs, nargs_eff, inl, c_word, n_word = (b[k] for k in ("pos", "nargs", "nargs_eff", "inl", "c_word", "n_word"))
         cut = np.flatnonzero(nargs_eff != nargs)  # an argument of size 0 ended the arguments (warned)
         if len(cut):
@@ -101,6 +122,8 @@ class EventRecords:
         provider tables alone (nothing that interns strings or threads): the records kept, their fields,
         times and data words, and the rows left for :meth:`_events` to resolve; ``scanned``: their
         :meth:`_scan_events` (None: the numpy paths); warnings go to ``warn(kind, offsets, message)``."""
+        if isinstance(scanned, CleanBlock):
+            return self._clean_events(pos, scanned)
         walked = None
         if scanned is not None:  # header, time and last word of each record, and the argument walk: one pass
             h, ticks, last, walked, flagged = scanned
@@ -124,9 +147,7 @@ class EventRecords:
         n_inl = nref >= F.INLINE_STRING
         # Inline thread and strings push the arguments further: computed for those records only (few)
         args_word = pos + 2
-        inl = np.flatnonzero(inl_t | c_inl | n_inl)
-        c_word = pos[inl] + 2 + 2 * inl_t[inl]  # where each one's inline category, name would start
-        n_word = c_word + np.where(c_inl[inl], ((cref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+        inl, c_word, n_word = _inline_words(pos, inl_t, c_inl, n_inl, cref)
         if len(inl):
             a_word = n_word + np.where(n_inl[inl], ((nref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
             args_word[inl] = a_word
@@ -186,6 +207,19 @@ class EventRecords:
             "complete_end": complete_end,
         }  # fmt: skip
 
+    def _clean_events(self, pos: np.ndarray, f: CleanBlock) -> dict[str, np.ndarray]:
+        """:meth:`_prepare_events` of a block that ``record_scan.event_fields`` read whole (no record needed a
+        warning: every record kept, every argument counted): the same dict from its outputs."""
+        inl_t = f.tref == 0
+        inl, c_word, n_word = _inline_words(pos, inl_t, f.cref >= F.INLINE_STRING, f.nref >= F.INLINE_STRING, f.cref)
+        gen, provider, _ = self._segments(pos)
+        return {
+            "pos": pos, "times": f.times, "kind": f.kind, "provider": provider, "gen": gen, "nargs": f.nargs,
+            "nargs_eff": f.nargs, "cref": f.cref, "nref": f.nref, "tref": f.tref, "inl_t": inl_t, "inl": inl,
+            "c_word": c_word, "n_word": n_word, "odd_rows": f.odd_rows, "odd_vals": f.odd_vals,
+            "complete_end": f.complete_end,
+        }  # fmt: skip
+
     def _complete_ends(self, pos: np.ndarray, end: np.ndarray, kind: np.ndarray, odd_rows: np.ndarray,
                        odd_ends: np.ndarray, last: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """int64 ns end of each complete event of the block (rows of kept records ``pos``/``end``), read
@@ -199,6 +233,37 @@ class EventRecords:
         if len(odd_rows):
             out[np.searchsorted(rows, odd_rows)] = odd_ends.view(np.int64)
         return out
+
+
+#: :meth:`EventRecords._events_ahead`'s answer for a block that needs the reader's checks
+NEEDS_CHECKS = object()
+
+
+class CleanBlock(NamedTuple):
+    """What ``record_scan.event_fields`` reads of a block of event records that needs no warning (see
+    :meth:`EventRecords._clean_events`): header fields (uint8 kind, argument count and thread ref; uint16
+    category and name refs), the complete events' ends (int64 ns), the rows whose data word is not their
+    record's last or whose instant scope is not 0 and those values, and the block's earliest and latest time."""
+
+    kind: np.ndarray
+    nargs: np.ndarray
+    tref: np.ndarray
+    cref: np.ndarray
+    nref: np.ndarray
+    complete_end: np.ndarray
+    odd_rows: np.ndarray
+    odd_vals: np.ndarray
+    times: tuple[int, int] | None
+
+
+def _inline_words(pos: np.ndarray, inl_t: np.ndarray, c_inl: np.ndarray, n_inl: np.ndarray,
+                  cref: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The rows with an inline thread, category or name (few), where each one's inline category and its
+    inline name would start (int64 words)."""
+    inl = np.flatnonzero(inl_t | c_inl | n_inl)
+    c_word = pos[inl] + 2 + 2 * inl_t[inl]
+    n_word = c_word + np.where(c_inl[inl], ((cref[inl] & F.INLINE_LENGTH_MASK).astype(np.int64) + 7) >> 3, 0)
+    return inl, c_word, n_word
 
 
 def _extremes(times: np.ndarray) -> tuple[int, int] | None:

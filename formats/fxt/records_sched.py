@@ -140,7 +140,7 @@ class SchedRecords:
                                 rows, apos, heads)  # fmt: skip
             found = [(rows[:c], apos[:c], heads[:c])]
         waker = self._waker(found, sub, gen, pos)
-        keep = np.flatnonzero(ok)
+        keep = slice(None) if ok.all() else np.flatnonzero(ok)  # (every record kept, as a rule: no gathers)
         return {
             "ts": ticks_to_ns(ts, tps)[keep],
             "kind": sub[keep].astype(np.uint8),

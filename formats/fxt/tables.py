@@ -17,6 +17,7 @@ import threading
 
 import numpy as np
 
+from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.columns import Provider
 
 DEFAULT_TPS = 1_000_000_000
@@ -203,6 +204,25 @@ class Lookup:
         if len(refs) == 0 or len(self.keys) == 0:
             return np.full(len(refs), -1, np.int32)
         first, value = self._dense
+        scan = compiled.record_scan
+        if (
+            scan is not None
+            and refs.dtype.itemsize <= 2
+            and refs.flags.c_contiguous
+            and pos.dtype == np.int64
+            and pos.flags.c_contiguous
+            and gen.dtype == np.int64
+            and (gen.strides == (0,) or gen.flags.c_contiguous)
+            and len(gen) == len(refs) == len(pos)
+        ):  # one pass, no int32 keys nor widened gathers (record_scan.generation_refs)
+            out = np.empty(len(refs), np.int32)
+            multi = scan.generation_refs(value, first, width, gen[:1] if gen.strides == (0,) else gen, refs, pos,
+                                         int(pos[0]) <= self._single_last, out)  # fmt: skip
+            if multi:
+                slow = np.flatnonzero(out == -2)
+                keys = gen[slow] * width + refs[slow].astype(np.int64)
+                out[slow] = self._searched(keys, pos[slow])
+            return out
         if gen.strides == (0,):  # one generation (a broadcast): its slice of the table, read at the refs
             base = int(gen[0]) * width
             out = value[base : base + width][refs]

@@ -158,3 +158,15 @@ def late_trace(tmp_path) -> Callable:
         return late_model(tmp_path, LATE_STARTS.get(start_ns, start_ns), processes, threads)
 
     return make
+
+
+def shown_window(qtbot, width: int = 1000, height: int = 700):
+    """A main window, shown and exposed (the tests that open files in it)."""
+    from fxscope.app.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(width, height)
+    win.show()
+    qtbot.waitExposed(win)
+    return win

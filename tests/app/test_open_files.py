@@ -18,17 +18,13 @@ from fxscope.app.cli import main
 from fxscope.app.main_window import MainWindow, TraceTab
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.resources import DEMO_TRACE
+from tests.app.conftest import shown_window
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _window(qtbot) -> MainWindow:
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1000, 700)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+    return shown_window(qtbot)
 
 
 def _messages(win) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 
 DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
-_LAZY = {"arg_decoder", "ev_data", "path", "page_hold"}
+_LAZY = {"arg_decoder", "ev_data", "path", "page_hold", "mapped_file"}
 
 
 def _snapshot(cols) -> dict:
@@ -191,3 +192,32 @@ def test_page_ahead_keeps_contents_and_stops_when_refused(monkeypatch):
             threading.Event().wait(0.01)
     assert not pages.enabled  # refused once: no further tries
     assert np.array_equal(a, np.arange(1 << 20))
+
+
+class _StalledPool:
+    """A worker pool whose worker never gets a core: every job stays queued (as when another process holds the
+    second core for the whole read)."""
+
+    submitted = 0
+
+    def __init__(self, *_args, **_kwargs) -> None:
+        pass
+
+    def submit(self, *_args, **_kwargs) -> Future:
+        _StalledPool.submitted += 1
+        return Future()
+
+    def shutdown(self, *_args, **_kwargs) -> None:
+        pass
+
+
+def test_a_stalled_worker_is_not_waited_for(testdata, tmp_path, monkeypatch, small_ahead):
+    """When the worker has not started the next block or super-chunk by the time the reader needs it, the
+    reader does that work itself (the same read, nothing waits for a worker that has no core)."""
+    import concurrent.futures
+
+    monkeypatch.setattr(assemble, "ThreadPoolExecutor", _StalledPool)
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", _StalledPool)  # (framing's, imported when used)
+    for data in _traces(testdata)[-2:]:
+        assert _read(data, tmp_path, ahead=True) == _plain(data, tmp_path, monkeypatch)
+    assert _StalledPool.submitted > 20

@@ -22,7 +22,7 @@ from fxscope.formats.fxt.writer import FxtWriter
 
 DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
 #: columns holding objects that read the file lazily (compared through what they answer)
-_LAZY = {"arg_decoder", "ev_data", "page_hold"}
+_LAZY = {"arg_decoder", "ev_data", "page_hold", "mapped_file"}
 
 
 def test_extension_is_built():
