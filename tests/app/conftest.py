@@ -18,15 +18,16 @@ def trace_tab(qtbot) -> Callable:
     ``model`` (its own top-level window, closed with the test)."""
     from fxscope.app.main_window import TraceTab
 
-    def make(model, width: int = 1200, height: int = 700):
-        tab = TraceTab(model)
-        qtbot.addWidget(tab)
-        tab.resize(width, height)
-        tab.show()
-        qtbot.waitExposed(tab)
-        return tab
+    return lambda model, width=1200, height=700: shown(qtbot, TraceTab(model), width, height)
 
-    return make
+
+def shown(qtbot, widget, width: int, height: int):
+    """``widget`` resized, shown and exposed (its own top-level window, closed with the test)."""
+    qtbot.addWidget(widget)
+    widget.resize(width, height)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +48,7 @@ def shown_timeline(qtbot) -> Callable:
     from fxscope.app.timeline.widget import TimelineWidget
 
     def make(model, width: int = 1200, height: int = 900):
-        timeline = TimelineWidget(model)
-        qtbot.addWidget(timeline)
-        timeline.resize(width, height)
-        timeline.show()
-        qtbot.waitExposed(timeline)
+        timeline = shown(qtbot, TimelineWidget(model), width, height)
         timeline.fit_all()
         return timeline
 

@@ -37,13 +37,13 @@ the full view cold and repainted, the jump to a 1 ms window and it cold, 60 pan/
 33 ms) and the longest frame (``frame.max_ms``, the jump's too: a stall the p95 hides), the same per level,
 and the UI thread's CPU time per frame (``cpu_``: less inflated than the wall clock on a loaded machine).
 The memory sampler is stopped before these frames (``--sample-frames`` keeps it running): a Python thread
-waking every 2 ms to read ``/proc/self/status`` (~25-55 us each time) must take the interpreter lock each
-time, and the UI thread, which releases it around every Qt call of a paint and takes it back for the
-track painters' Python, then waits for the sampler to run and drop it, and for the OS to schedule it again
-(on 2 busy cores: a time slice). Measured in one process, alternating with the sampler running and not, on
-a frame-like loop of small numpy calls: wall p50 +9% (32 -> 35 ms), the UI thread's CPU +1% (the wait is
-wall time; the window's frames were 2-3 ms longer each with it). Their memory still shows in ``frame.peak_hwm`` (the kernel's
-high-water mark) and in ``peak_anon`` through a reading after them.
+that wakes 500 times a second takes the interpreter lock each time, and the UI thread, which releases it
+around every Qt call of a paint and takes it back for the track painters' Python, then waits for the sampler
+to run and drop it, and for the OS to schedule it again (a time slice on 2 busy cores). Measured in one
+process, alternating with the sampler running and not, on a frame-like loop of small numpy calls (14 ms):
+wall p50 +6% with the sampler that parsed ``/proc/self/status`` (+9% on a busier machine), +2% with the one
+reading ``/proc/self/statm``, the UI thread's CPU +1-3% (the wait is wall time). The frames' memory still
+shows in ``frame.peak_hwm`` (the kernel's high-water mark) and in ``peak_anon`` through a reading after them.
 ``--during`` also draws pan/zoom frames while the background build runs (``frame.during_build.*``; they
 lengthen ``frame.background_done_s``); ``--window-only`` runs the window's child alone (no load child).
 
