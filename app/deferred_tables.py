@@ -10,6 +10,10 @@ wait ~12 s more for its first frame. The loader leaves them out for a trace of
 Info tab says "computing…" until the statistics are in; a click that asks for a slice's flows meanwhile
 waits for the build in progress (:class:`fxscope.core.trace.built_once.BuiltOnce`) rather than making its own.
 
+The build's steps run two at once on worker threads of a lower OS priority than the UI thread
+(:func:`fxscope.core.trace.prepare.prepare_later`): a kind of track comes in when its own table is done, in
+the order they finish.
+
 Lifetimes as :mod:`fxscope.app.timeline.search_indexing`: the thread holds the model only, and
 :class:`DeferredTables`, a child of the tab, receives its signals; its destruction (the tab closed) cancels
 the build, which checks the flag between the flows' stages.

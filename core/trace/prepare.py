@@ -5,7 +5,11 @@ labels, the logs) before it, the other track kinds' tables (:data:`TRACK_STEPS`,
 build (:func:`prepare_later`).
 
 The loader runs this off the UI thread, so that opening a tab and the Info tab do not wait for numpy work
-on the UI thread. It lives outside the model: it names the tables of the views (statistics) that the
+on the UI thread. The steps run two at once (:mod:`fxscope.core.concurrent_steps`): most of their work is in
+C kernels and numpy calls that release the interpreter's lock, and most read only the model's columns and
+write a table of their own; :data:`STEP_AFTER` says which read another's, :data:`STEP_APART` which must not
+run together (the load's peak memory). The window's background build runs its two threads at a lower OS
+priority than the UI thread (:data:`BACKGROUND_NICE`). It lives outside the model: it names the tables of the views (statistics) that the
 model itself has no reason to know the order of. The search index is not among them: it is built on the
 first search (:func:`fxscope.core.trace.query.search`), so that a load's peak memory does not hold its
 temporaries (~25 bytes an event at 10M events) on top of the model, for a search the user may never make.
@@ -17,6 +21,7 @@ import threading
 import weakref
 from collections.abc import Callable
 
+from fxscope.core.concurrent_steps import WORKERS, Step, StepClock, run_steps
 from fxscope.core.freed_memory import return_freed_memory
 from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from fxscope.core.trace.model import TraceModel
@@ -54,10 +59,37 @@ LATER_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("flows", lambda m: m.flows),
     ("stats", lambda m: m.stats),
 ]
-#: every step: what a load that does not defer builds, and what the benchmark times. The flows first, while
-#: the model holds least (their temporaries are ~65 bytes a flow event: ~110 MB at 10M events, which built
-#: last would add to every table's); the statistics last (they read every table)
-PREPARE_STEPS = [LATER_STEPS[0], *FIRST_FRAME_STEPS, LATER_STEPS[1]]
+#: every step: what a load that does not defer builds, and what the benchmark times. The async pyramid and
+#: the flows first, while the model holds least (their temporaries are the largest, :data:`STEP_APART`:
+#: built last they would add to every table's); the statistics last (they read every table)
+PREPARE_STEPS = [FIRST_FRAME_STEPS[0], LATER_STEPS[0], *FIRST_FRAME_STEPS[1:], LATER_STEPS[1]]
+#: what each step reads of the others' tables (the rest read only the model's columns and its constructor's
+#: tables, and write their own: any two of them can be built at once, :mod:`fxscope.core.concurrent_steps`).
+#: The statistics count every table, so they come after every other step of their build.
+STEP_AFTER: dict[str, frozenset[str]] = {
+    "sched_pyramid_cpu": frozenset({"sched"}),
+    "sched_pyramid_state": frozenset({"sched"}),
+}
+#: the steps that do not run at the same time as the others named (either way): those whose temporaries
+#: are largest. At 10M events (302 MB; the goal: a peak within 1.5x the file, 453 MB) the async pyramid's
+#: are ~160 MB (16 bytes an event), the flows' ~130 MB, the counters' ~90 MB, the scheduling tables' ~70 MB
+#: (with what they keep), the others' 50 MB at most; the load's peak is what the tables built so far hold
+#: plus the temporaries of the steps running: 405 MB one step after the other. Measured peaks on two
+#: threads: the async pyramid beside the flows 479 MB, the flows beside the counters 471-477, beside the
+#: scheduling tables 452-464, the counters beside them 409-441 (and once 460); with these four apart and
+#: the largest first (while the model holds least), 403-426 MB. The smaller steps run beside them.
+STEP_APART: dict[str, frozenset[str]] = {
+    "async_pyramid": frozenset({"flows", "counters", "sched"}),
+    "flows": frozenset({"counters", "sched"}),
+    "counters": frozenset({"sched"}),
+}
+#: how much lower than the UI thread's the OS priority of the window's background build is (a nice value):
+#: its two worker threads and the UI thread are three on a two-core machine, and a frame drawn meanwhile
+#: must not wait for a core. Measured at 10M events (bench_scale --frame --during, a loaded machine): pan/zoom
+#: frames during the build p50 65-114 ms sequential, 72 ms on two threads at the UI's priority, 17-26 ms
+#: niced (the build then waits while the UI draws: it ends later only while the user navigates)
+BACKGROUND_NICE = 10
+
 #: traces with at least this many events leave :data:`LATER_STEPS` until after the window's first frame
 #: (below it they take tens of milliseconds: the Info tab is complete when the tab opens)
 DEFER_EVENTS = 1_000_000
@@ -119,19 +151,52 @@ def defers_later_steps(model: TraceModel) -> bool:
 
 
 def prepare_model(
-    model: TraceModel, progress: Callable[[float], None] | None = None, first_frame_only: bool = False
+    model: TraceModel,
+    progress: Callable[[float], None] | None = None,
+    first_frame_only: bool = False,
+    workers: int = WORKERS,
+    clock: StepClock | None = None,
 ) -> None:
-    """Build ``model``'s tables (with ``first_frame_only``, those of :data:`FIRST_FRAME_STEPS`);
-    ``progress(fraction)`` after each (it may raise to cancel the load). The building's freed temporaries
-    are then given back to the system (:mod:`fxscope.core.freed_memory`)."""
+    """Build ``model``'s tables (with ``first_frame_only``, those of :data:`FIRST_FRAME_STEPS`) on ``workers``
+    threads (:func:`build_steps`); ``progress(fraction)`` after each (it may raise to cancel the load: the steps
+    running are waited for). The building's freed temporaries are then given back to the system
+    (:mod:`fxscope.core.freed_memory`). ``clock`` receives each step's time and the build's wall time."""
     steps = LARGE_FIRST_FRAME_STEPS if first_frame_only else PREPARE_STEPS
     if first_frame_only:
         hold_track_steps(model)
     return_freed_memory()  # what the reader and the model's constructor freed
-    for i, (_name, build) in enumerate(steps):
-        build_step(model, build)
+    finished: list[str] = []
+
+    def done(name: str) -> None:
+        finished.append(name)
         if progress is not None:
-            progress((i + 1) / len(steps))
+            progress(len(finished) / len(steps))
+
+    build_steps(model, steps, done=done, workers=workers, clock=clock)
+
+
+def build_steps(model: TraceModel, steps: list[tuple[str, Callable[[TraceModel], object]]],
+                check: Callable[[], None] | None = None, done: Callable[[str], None] | None = None,
+                workers: int = WORKERS, nice: int = 0, clock: StepClock | None = None) -> None:  # fmt: skip
+    """Build ``steps`` of ``model`` (each by :func:`build_step`) on ``workers`` threads, each once the steps it
+    reads (:data:`STEP_AFTER`) are done, the statistics last (:func:`fxscope.core.concurrent_steps.run_steps`:
+    ``check()`` before each start, ``done(name)`` after each, both on the calling thread)."""
+    names = frozenset(name for name, _build in steps)
+    run = [_step(model, name, build, names) for name, build in steps]
+    run_steps(run, check=check, done=done, workers=workers, nice=nice, clock=clock)
+
+
+def _step(model: TraceModel, name: str, build: Callable[[TraceModel], object], names: frozenset[str]) -> Step:
+    """Step ``name`` of a build of the steps ``names``: :func:`build_step`, with its dependencies and the
+    steps it is kept apart from."""
+    return Step(
+        name, lambda: build_step(model, build), _after(name, names), STEP_APART.get(name, frozenset())
+    )
+
+
+def _after(name: str, names: frozenset[str]) -> frozenset[str]:
+    """The steps among ``names`` that step ``name`` waits for: the statistics every other one."""
+    return names - {name} if name == "stats" else STEP_AFTER.get(name, frozenset())
 
 
 def build_step(model: TraceModel, build: Callable[[TraceModel], object]) -> None:
@@ -139,37 +204,58 @@ def build_step(model: TraceModel, build: Callable[[TraceModel], object]) -> None
     freed arrays below its mmap threshold in its heap, and the next step's tables are not always the size
     of those holes, so without it the load's peak carried every earlier step's leftovers too (~60 MB at
     10M events); a trim costs a few ms. The file pages the step's reads of the mapped columns (event times,
-    data words) map stay until it ends, then go at once (:meth:`~fxscope.formats.fxt.columns.FxtColumns.holding_pages`)."""
+    data words) map stay until it ends (and any other step holding them ends), then go at once
+    (:meth:`~fxscope.formats.fxt.columns.FxtColumns.holding_pages`)."""
     with model.cols.holding_pages():
         build(model)
     return_freed_memory()
 
 
+def _track_steps_pending(model: TraceModel) -> list[tuple[str, Callable[[TraceModel], object]]]:
+    return [(name, build) for name, build in TRACK_STEPS if table_pending(model, name)]
+
+
+def _track_step_done(model: TraceModel, step_done: Callable[[str], None] | None) -> Callable[[str], None]:
+    """The ``done`` of a background build: a track step's table is in (its tracks stop drawing "building…")."""
+    track_names = {name for name, _build in TRACK_STEPS}
+
+    def done(name: str) -> None:
+        if name in track_names:
+            _step_done(model, name)
+            if step_done is not None:
+                step_done(name)
+
+    return done
+
+
 def prepare_tracks(model: TraceModel, check: Callable[[], None],
-                   step_done: Callable[[str], None] | None = None) -> None:  # fmt: skip
-    """Build ``model``'s pending :data:`TRACK_STEPS` (in a background thread), ``step_done(name)`` after each
-    (the window repaints that kind of track); ``check()`` between them may raise to cancel."""
-    for name, build in TRACK_STEPS:
-        if not table_pending(model, name):
-            continue
-        check()
-        build_step(model, build)
-        _step_done(model, name)
-        if step_done is not None:
-            step_done(name)
+                   step_done: Callable[[str], None] | None = None, workers: int = WORKERS,
+                   nice: int = BACKGROUND_NICE) -> None:  # fmt: skip
+    """Build ``model``'s pending :data:`TRACK_STEPS` (in a background thread, on ``workers`` threads of
+    priority lowered by ``nice``), ``step_done(name)`` after each in the order they finish (the window
+    repaints that kind of track); ``check()`` before each may raise to cancel."""
+    build_steps(model, _track_steps_pending(model), check=check, done=_track_step_done(model, step_done),
+                workers=workers, nice=nice)  # fmt: skip
+
+
+def _later_steps(check: Callable[[], None]) -> list[tuple[str, Callable[[TraceModel], object]]]:
+    """The background build's steps after the track steps: the flows (their build calls ``check()`` between
+    its stages; a cancelled table stays unbuilt), the running max of the slice lanes' ends (8 bytes a slice),
+    which the first frame zoomed in past the pyramid's finest level reads (built there on first use, it
+    stalled that frame 2.4 s at 100M events), then the statistics (after every other step: they count them)."""
+    return [
+        ("flows", lambda m: m.build_flow_table(check)),
+        ("lane_ends", lambda m: m.lanes.get().end_max_of),
+        ("stats", lambda m: m.stats),
+    ]
 
 
 def prepare_later(model: TraceModel, check: Callable[[], None],
-                  step_done: Callable[[str], None] | None = None) -> None:  # fmt: skip
-    """Build ``model``'s pending :data:`TRACK_STEPS` (:func:`prepare_tracks`), then its :data:`LATER_STEPS`
-    (in a background thread: the flows' build calls ``check()`` between its stages, which may raise to
-    cancel it; a cancelled table stays unbuilt)."""
-    prepare_tracks(model, check, step_done)
-    with model.cols.holding_pages():
-        model.build_flow_table(check)
-    check()
-    # the running max of the slice lanes' ends (8 bytes a slice), which the first frame zoomed in past the
-    # pyramid's finest level reads: built there on first use, it stalled that frame 2.4 s at 100M events
-    _ = model.lanes.get().end_max_of
-    check()
-    build_step(model, lambda m: m.stats)
+                  step_done: Callable[[str], None] | None = None, workers: int = WORKERS,
+                  nice: int = BACKGROUND_NICE) -> None:  # fmt: skip
+    """Build ``model``'s pending :data:`TRACK_STEPS` (``step_done(name)`` after each, as
+    :func:`prepare_tracks`), then its :data:`LATER_STEPS` (in a background thread, all of them on ``workers``
+    threads of priority lowered by ``nice``: a later step starts when a worker is free of the track steps).
+    ``check()`` before each step may raise to cancel the build (the steps running are waited for)."""
+    build_steps(model, _track_steps_pending(model) + _later_steps(check), check=check,
+                done=_track_step_done(model, step_done), workers=workers, nice=nice)  # fmt: skip

@@ -9,14 +9,19 @@ Generates (once, cached under tests/bench/.cache/) traces with scheduling record
 
 - ``read_s`` / ``read_mb_s``: :func:`fxscope.core.trace.reading.read_trace` (what the window's loader calls),
 - ``model_s``: the :class:`~fxscope.core.trace.model.TraceModel` constructor (slices, tracks), and
-  ``prep.<step>_s`` for each step of :data:`fxscope.core.trace.prepare.PREPARE_STEPS`; ``build_s`` is their
-  sum, the model's build to compare with ``read_s``; ``first_frame_build_s`` leaves out the
-  :data:`~fxscope.core.trace.prepare.LATER_STEPS` that a large trace's window builds after its first frame,
+  ``prep.<step>_s`` for each step of :data:`fxscope.core.trace.prepare.PREPARE_STEPS` (its own time, in the
+  thread that built it); ``build_s`` is the constructor's time plus the steps' *wall* time (they run two at
+  once, :mod:`fxscope.core.concurrent_steps`: ``build.steps_sum_s`` is the sum of their times), the model's
+  build to compare with ``read_s``; ``--build-threads 1`` builds one step after the other (then the two are
+  equal, as with an older checkout's interpreter); ``first_frame_build_s`` is the constructor and the sum of
+  the steps but the :data:`~fxscope.core.trace.prepare.LATER_STEPS` that a large trace's window builds after
+  its first frame,
 - memory, from ``/proc/self/status``: ``peak_hwm`` is the kernel's exact high-water mark of the resident
   set (VmHWM: anonymous memory *plus* mapped file pages); ``peak_anon`` / ``peak_file`` are the largest
   RssAnon / RssFile seen by a thread sampling every 2 ms (the anonymous memory is what the process owns;
   the file pages are clean pages of the memory-mapped trace, which the kernel drops under pressure and the
-  reader releases as it goes); ``peak_anon_phase`` says during which step the anonymous peak came;
+  reader releases as it goes); ``peak_anon_phase`` says during which steps (``a+b``: two at once) the
+  anonymous peak came;
   ``resident_anon`` / ``resident_file`` after the whole build. Ratios ``x_file`` are to the file's size,
   ``B/ev`` per event.
 
@@ -103,6 +108,7 @@ class Sampler(threading.Thread):
     def __init__(self):
         super().__init__(daemon=True)
         self.phase = "start"
+        self.phase_of = None  # (when set: the phase, asked at each sample)
         self.peak_anon, self.peak_file, self.peak_anon_phase = 0, 0, ""
         self.phase_anon = {}
         self.running = True
@@ -111,7 +117,8 @@ class Sampler(threading.Thread):
     def run(self):
         while self.running:
             anon, file = _anon_file(self.shmem)
-            phase = self.phase
+            phase_of = self.phase_of
+            phase = self.phase if phase_of is None else phase_of()
             if anon > self.peak_anon:
                 self.peak_anon, self.peak_anon_phase = anon, phase
             self.peak_file = max(self.peak_file, file)
@@ -165,13 +172,29 @@ after_read = _status()
 sampler.mark("model")
 model = TraceModel(cols)
 t2 = time.perf_counter()
-return_freed_memory()  # as prepare_model starts
-steps = {}
-for name, build in PREPARE_STEPS:
-    sampler.mark(name)
+try:  # the steps on two threads (each step's own time, and the build's wall time)
+    from fxscope.core.concurrent_steps import StepClock
+    from fxscope.core.trace.prepare import prepare_model
+except ImportError:  # an older checkout: one step after the other
+    StepClock = None
+if StepClock is not None:
+    clock = StepClock()
+    sampler.mark("build")
+    sampler.phase_of = lambda: "+".join(sorted(clock.running)) or "build"  # (the steps running at a sample)
     t = time.perf_counter()
-    build_step(model, build)
-    steps[name] = time.perf_counter() - t
+    prepare_model(model, clock=clock)
+    build_wall = time.perf_counter() - t
+    sampler.phase_of = None
+    steps = dict(clock.seconds)
+else:
+    return_freed_memory()  # as prepare_model starts
+    steps = {}
+    for name, build in PREPARE_STEPS:
+        sampler.mark(name)
+        t = time.perf_counter()
+        build_step(model, build)
+        steps[name] = time.perf_counter() - t
+    build_wall = sum(steps.values())
 sampler.mark("trim")
 return_freed_memory()  # as prepare_model ends
 sampler.mark("done")
@@ -214,7 +237,7 @@ sampler.mark("end")
 after_search = sampler.stop()
 print(json.dumps({
     "events": len(cols.ev_ts), "sched": len(cols.sched_ts), "slices": len(model.slices),
-    "read_s": t1 - t0, "model_s": t2 - t1, "steps": steps, "later": [name for name, _ in LATER_STEPS],
+    "read_s": t1 - t0, "model_s": t2 - t1, "steps": steps, "build_wall_s": build_wall, "later": [name for name, _ in LATER_STEPS],
     "base_anon": base["RssAnon"], "after_read_anon": after_read["RssAnon"],
     "peak_hwm": end["VmHWM"], "peak_anon": load_peak[0], "peak_file": load_peak[1],
     "peak_anon_phase": load_peak[2], "phase_anon": sampler.phase_anon,
@@ -366,9 +389,11 @@ def _load_figures(path: Path, search: bool) -> dict:
                              "read_mb_s": size / 1e6 / r["read_s"], "model_s": r["model_s"]}  # fmt: skip
     for name, seconds in r["steps"].items():
         fig[f"prep.{name}_s"] = seconds
-    fig["build_s"] = r["model_s"] + sum(r["steps"].values())
+    # the model's build: its constructor, then its steps' wall time (two at once: less than their sum)
+    fig["build_s"] = r["model_s"] + r["build_wall_s"]
+    fig["build.steps_sum_s"] = sum(r["steps"].values())
     fig["build/read"] = fig["build_s"] / r["read_s"]
-    # what the window waits for before its first frame (the later steps are built after it)
+    # what the window waits for before its first frame (the later steps are built after it): a sum of steps
     fig["first_frame_build_s"] = r["model_s"] + sum(v for k, v in r["steps"].items() if k not in r["later"])
     fig["first_frame_build/read"] = fig["first_frame_build_s"] / r["read_s"]
     for key in ("peak_hwm", "peak_anon", "peak_file", "resident_anon", "resident_file"):
@@ -482,6 +507,9 @@ def main() -> None:
                         "events, as it needs ~25 more bytes an event)")  # fmt: skip
     parser.add_argument("--window-only", action="store_true",
                         help="only the window's child (--frame's figures, without the load child's)")
+    parser.add_argument("--build-threads", type=int, default=None,
+                        help="the threads the model's steps are built on (FXSCOPE_BUILD_THREADS; 1: one "
+                        "after the other)")  # fmt: skip
     parser.add_argument("--during", action="store_true",
                         help="with --frame: pan/zoom frames also while the window's background build runs "
                         "(frame.during_build.*; it lengthens frame.background_done_s)")  # fmt: skip
@@ -490,6 +518,8 @@ def main() -> None:
                         "it lengthens them, see the docstring)")  # fmt: skip
     args = parser.parse_args()
     names = [s.strip().lower() for s in args.sizes.split(",") if s.strip()]
+    if args.build_threads is not None:  # (read by the children's fxscope.core.concurrent_steps)
+        os.environ["FXSCOPE_BUILD_THREADS"] = str(args.build_threads)
     for n in names:
         if n not in SIZES:
             raise SystemExit(f"unknown size {n!r}: one of {', '.join(SIZES)}")

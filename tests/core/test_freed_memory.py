@@ -45,3 +45,47 @@ def test_hold_then_return():
     assert freed_memory.hold_freed_memory()
     assert freed_memory.hold_freed_memory()  # idempotent
     freed_memory.return_freed_memory()  # (whether anything was free to return depends on the process)
+
+
+#: a worker thread with a heap of its own (it allocates before the arena limit is set) makes a table, then
+#: frees 50 MB of 1 MB temporaries above it, then gives the freed memory back: the resident size returns to
+#: where it was (but for the table)
+_THREAD_HEAP = r"""
+import sys, threading
+import numpy as np
+from fxscope.core import freed_memory
+
+def anon():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("RssAnon"))
+
+out = []
+
+def work():
+    np.ones(1, np.uint8)  # (this thread's heap: made before the limit below)
+    assert freed_memory.hold_freed_memory()
+    before = anon()
+    table = np.ones(1 << 20, np.uint8)  # (kept: the heap is not all free, as after a model step)
+    arrays = [np.ones(1 << 20, np.uint8) for _ in range(50)]
+    del arrays
+    freed_memory.return_freed_memory()
+    out.append((anon() - before - table.nbytes) / 1e6)
+
+thread = threading.Thread(target=work)
+thread.start()
+thread.join()
+print(out[0])
+"""
+
+
+def _kept_mb() -> float:
+    out = subprocess.run([sys.executable, "-c", _THREAD_HEAP], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return float(out.stdout)
+
+
+@pytest.mark.skipif(freed_memory._mallopt is None, reason="not glibc: the allocator settings do not apply")
+def test_a_worker_threads_freed_memory_is_given_back():
+    """The model's steps run on worker threads (fxscope.core.concurrent_steps), each step's temporaries freed
+    in the heap that thread allocates from: the trim after the step gives them back."""
+    assert _kept_mb() < 10  # (of the 50 MB freed)
