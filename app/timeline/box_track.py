@@ -10,14 +10,13 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTransform
 from fxscope.app.timeline.lane_item import (
     BRUSHES,
     LABEL_PEN,
-    MATCH_PEN,
     MERGED_BRUSH,
     ROW_FILL,
     STRING_COLOURS,
     LaneItem,
     colour_index,
-    draw_rects,
     merge_touching,
+    outline_rects,
     outline_selection,
     paint_rects,
     pixels_since,
@@ -200,7 +199,7 @@ class BoxTrackItem(LaneItem):
         for colour, rects in p.fills:
             painter.setBrush(MERGED_BRUSH if colour < 0 else BRUSHES[colour])
             paint_rects(painter, rects)
-        self._paint_matches(painter, p.rows, p.count, p.left, p.top, p.width, p.height)
+        self._paint_matches(painter, p)
         if self.selected_row >= 0:
             sel = np.flatnonzero(p.rows == self.selected_row)
             if len(sel):
@@ -216,20 +215,20 @@ class BoxTrackItem(LaneItem):
             self._paint_labels(painter, idx[keep], p.names, shown_left[keep], p.top[idx[keep]], shown[keep], p.height)
         painter.restore()
 
-    def _paint_matches(self, painter: QPainter, rows, count, left, top, width, height: float) -> None:
-        """Outline the drawn boxes that are search matches (a merged box: when the row it stands for is)."""
+    def _paint_matches(self, painter: QPainter, p: BoxPicture) -> None:
+        """Outline the picture's boxes that are search matches (a merged box: when the row it stands for
+        is). Which they are is found once per picture and mask (a repaint or a pan draws them again)."""
         mask = self.match_mask
         self.last_matches = 0
-        if mask is None or not len(rows):
+        if mask is None or not len(p.rows):
             return
-        hit = np.flatnonzero(mask[np.clip(rows, 0, len(mask) - 1)])
-        self.last_matches = len(hit)
-        if not len(hit):
-            return
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(MATCH_PEN)
-        draw_rects(painter, left[hit], top[hit], width[hit], height)
-        painter.setPen(Qt.PenStyle.NoPen)
+        if p.match_of is not mask:
+            hit = np.flatnonzero(mask[np.clip(p.rows, 0, len(mask) - 1)])
+            p.match_of, p.match_boxes = mask, (p.left[hit], p.top[hit], p.width[hit])
+        left, top, width = p.match_boxes
+        self.last_matches = len(left)
+        if len(left):
+            outline_rects(painter, left, top, width, p.height)
 
     def _paint_labels(self, painter: QPainter, idx: np.ndarray, names, left, top, width, height: float) -> None:
         """The names of boxes ``idx``, elided to ``width`` (``left``, ``top``, ``width``: one per label).
@@ -276,6 +275,8 @@ class BoxPicture:
         self.fills: list[tuple[int, np.ndarray]] = []
         self.labelled = np.zeros(0, np.int64)
         self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
+        self.match_of: np.ndarray | None = None  # the match mask that match_boxes are of (BoxTrackItem._paint_matches)
+        self.match_boxes: tuple[np.ndarray, ...] = ()  # (left, top, width) of the boxes that are matches
 
     def covers(self, t0: int, t1: int, sx: float, sy: float) -> bool:
         """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""
@@ -302,12 +303,15 @@ class BoxPicture:
         if not len(self.rows):
             return
         colours[self.count > 1] = -1
-        # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
-        order = np.argsort(colours, kind="stable")
-        sorted_colours = colours[order]
-        cuts = np.append(np.flatnonzero(run_starts(sorted_colours)), len(sorted_colours))
-        for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-            idx = order[a:z]
-            x, y, w = merge_touching(self.left[idx], self.top[idx], self.width[idx])
-            self.fills.append((int(sorted_colours[a]), rect_buffer(x, y, w, self.height)))
+        if colours.min() == colours.max():  # one colour (zoomed out, often every box merged): no grouping
+            groups = [(int(colours[0]), (self.left, self.top, self.width))]
+        else:  # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
+            order = np.argsort(colours, kind="stable")
+            sorted_colours = colours[order]
+            cuts = np.append(np.flatnonzero(run_starts(sorted_colours)), len(sorted_colours))
+            groups = [(int(sorted_colours[a]), (self.left[order[a:z]], self.top[order[a:z]], self.width[order[a:z]]))
+                      for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)]  # fmt: skip
+        for colour, (x, y, w) in groups:
+            x, y, w = merge_touching(x, y, w)
+            self.fills.append((colour, rect_buffer(x, y, w, self.height)))
         self.labelled = np.flatnonzero((self.width > 24) & (self.count == 1))

@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 import shiboken6
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsObject
 
 from fxscope.core.timeline.layout import ROW_HEIGHT
@@ -38,6 +38,10 @@ LABEL_PEN = QPen(QColor("#ffffff"))
 WAKEUP_BRUSH = QBrush(QColor("#1b1b1b"))
 MATCH_PEN = QPen(QColor("#f5b400"), 2.0)  # search matches: an amber outline (a selection is near-black)
 MATCH_PEN.setCosmetic(True)
+#: square corners: the stroke is then exactly a ring of rectangles, which :func:`outline_rects` fills (the
+#: default bevel join cut corner pixels by rules of the stroker that no fill reproduces)
+MATCH_PEN.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+MATCH_BRUSH = QBrush(MATCH_PEN.color())
 ROW_FILL = 0.86  # fraction of a row a slice fills (a gap shows nesting)
 #: the selection's outline: near-black on the box's edge inside a near-white ring, so that it stands out on
 #: the light and the dark background alike (a near-black outline alone vanished in the dark theme)
@@ -82,6 +86,79 @@ def draw_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h
         paint_rects(painter, rect_buffer(x, y, w, h))
 
 
+def stroke_pixels(v: np.ndarray) -> np.ndarray:
+    """The first pixel column (or row) at or after device coordinate ``v`` as Qt's raster engine fills a
+    stroke's outline without antialiasing: coordinates snapped to 1/64 pixel, a pixel covered when its
+    centre is past the outline's left (top) edge and not past its right (bottom) edge."""
+    v = np.round(v * 64.0)
+    v /= 64.0
+    v -= 0.5
+    np.floor(v, out=v)
+    v += 1.0
+    return v
+
+
+def outline_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray, h) -> None:
+    """Outline rectangles (``x``, ``y``, ``w`` >= 1, ``h`` > 0: pixels in the painter's coordinates) with
+    :data:`MATCH_PEN`, drawn as the pixels its stroke covers, filled: the stroke of a 2-pixel pen runs Qt's
+    path stroker and polygon rasterizer per rectangle (~20 ms a frame for the thousands of outlines of a
+    search over a large trace), where filled pixel-aligned rectangles are a span fill each. The ring of each
+    outline is one rectangle where it has no inside (a box 1-2 pixels wide: most boxes zoomed out; touching
+    ones on a row merged into one) and four otherwise. Pixel-identical to the stroke (the tests compare them);
+    a painter that scales or rotates gets the stroke itself. Leaves the painter with no pen and no brush."""
+    tr = painter.transform()
+    if tr.type().value > QTransform.TransformationType.TxTranslate.value:
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(MATCH_PEN)
+        draw_rects(painter, x, y, w, h)
+        painter.setPen(Qt.PenStyle.NoPen)
+        return
+    # the ring's pixel edges, all in one array (a few passes over it, not 8 small sets of them): outer
+    # [x0, x3), inner [x1, x2), the same in y (the pen reaches 1 pixel either side of the outline)
+    x = np.asarray(x, np.float64) + tr.dx()
+    y = np.asarray(y, np.float64) + tr.dy()
+    edges = np.empty((8, len(x)), np.float64)
+    np.subtract(x, 1.0, out=edges[0])
+    np.add(x, 1.0, out=edges[1])
+    np.add(x, w, out=edges[3])
+    np.subtract(edges[3], 1.0, out=edges[2])
+    edges[3] += 1.0
+    np.subtract(y, 1.0, out=edges[4])
+    np.add(y, 1.0, out=edges[5])
+    np.add(y, h, out=edges[7])
+    np.subtract(edges[7], 1.0, out=edges[6])
+    edges[7] += 1.0
+    x0, x1, x2, x3, y0, y1, y2, y3 = stroke_pixels(edges)
+    solid = (x2 <= x1) | (y2 <= y1)
+    painter.save()
+    painter.resetTransform()
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(MATCH_BRUSH)
+    s = np.flatnonzero(solid)
+    if len(s):
+        sx0, sx3 = np.clip(x0[s], -1e6, 1e7), np.clip(x3[s], -1e6, 1e7)  # (as merge_touching needs them)
+        sy0, sw, heights = y0[s], sx3 - sx0, (y3 - y0)[s]
+        if len(s) > 1 and np.all(heights == heights[0]):  # touching rings on a row: one rectangle
+            sx0, sy0, sw = merge_touching(sx0, sy0, sw)
+            heights = heights[: len(sx0)]
+        paint_rects(painter, rect_buffer(sx0, sy0, sw, heights))
+    r = np.flatnonzero(~solid)
+    if len(r):
+        x0, x1, x2, x3, y0, y1, y2, y3 = (v[r] for v in (x0, x1, x2, x3, y0, y1, y2, y3))
+        n = len(r)
+        mem = np.empty((4 * n, 4), np.float64)
+        mem[:n, 0], mem[:n, 1], mem[:n, 2], mem[:n, 3] = x0, y0, x3 - x0, y1 - y0  # top
+        mem[n : 2 * n, 0], mem[n : 2 * n, 1], mem[n : 2 * n, 2], mem[n : 2 * n, 3] = x0, y2, x3 - x0, y3 - y2
+        mem[2 * n : 3 * n, 0], mem[2 * n : 3 * n, 1], mem[2 * n : 3 * n, 2] = x0, y1, x1 - x0  # left
+        mem[3 * n :, 0], mem[3 * n :, 1], mem[3 * n :, 2] = x2, y1, x3 - x2  # right
+        mem[2 * n :, 3] = np.tile(y2 - y1, 2)
+        np.fmin(np.fmax(mem, -1e6, out=mem), 1e7, out=mem)
+        paint_rects(painter, mem)
+    painter.restore()
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+
+
 def run_starts(values: np.ndarray) -> np.ndarray:
     """True where a value differs from the one before it (and at the first): the starts of runs."""
     out = np.empty(len(values), bool)
@@ -97,21 +174,26 @@ def merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndar
     if len(x) < 32:  # few boxes: merging costs more than it saves
         return x, y, w
     # the boxes usually come row by row, left to right (the model's order): then no sort is needed
-    dy = y[1:] - y[:-1]
-    if not np.all((dy > 0) | ((dy == 0) & (x[1:] >= x[:-1]))):
+    same_row = y[1:] == y[:-1]
+    if not (np.all(y[1:] >= y[:-1]) and np.all(x[1:][same_row] >= x[:-1][same_row])):
         order = np.lexsort((x, y))
         x, y, w = x[order], y[order], w[order]
-    new_row = run_starts(y)
-    # running right edge within each row: rows are shifted apart so that the running max never crosses
-    # from one row into the next (pixel coordinates are clipped to [-10, 1e7] by the caller)
-    offset = (np.cumsum(new_row) - 1) * 4e7
-    right = np.maximum.accumulate(x + w + offset) - offset
-    gap = np.empty(len(x), bool)  # (np.r_ costs ~20 us a call: this runs per colour per track per frame)
-    gap[0] = True
-    np.greater(x[1:], right[:-1] + 0.5, out=gap[1:])
-    first = np.flatnonzero(new_row | gap)
-    run_right = np.maximum.reduceat(x + w, first)
-    return x[first], y[first], run_right - x[first]
+        same_row = y[1:] == y[:-1]
+    right = x + w
+    first = np.empty(len(x), bool)  # a run starts at a new row, or past the running right edge of its row
+    first[0] = True
+    np.logical_not(same_row, out=first[1:])
+    if same_row.all():
+        run_right = np.maximum.accumulate(right)
+    else:  # rows shifted apart so that the running max never crosses from one row into the next (pixel
+        # coordinates are clipped to [-10, 1e7] by the caller)
+        offset = (np.cumsum(first) - 1) * 4e7
+        run_right = np.maximum.accumulate(right + offset)
+        run_right -= offset
+    np.greater(x[1:], run_right[:-1] + 0.5, out=first[1:], where=same_row)
+    starts = np.flatnonzero(first)
+    left = x[starts]
+    return left, y[starts], np.maximum.reduceat(right, starts) - left
 
 
 def pixels_since(ns: np.ndarray, since: int, sx: float, origin: int) -> np.ndarray:

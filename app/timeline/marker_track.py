@@ -7,10 +7,10 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter
 
 from fxscope.app.timeline.lane_item import (
-    MATCH_PEN,
     ROW_FILL,
     LaneItem,
     draw_rects,
+    outline_rects,
     outline_selection,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
@@ -60,10 +60,7 @@ class MarkerTrackItem(LaneItem):
             hit = self.match_mask[np.clip(self.point_rows[a:b], 0, len(self.match_mask) - 1)]
             mx = np.unique(np.floor(self.px(self.ts[a:b][hit], sx, dx)))
             self.last_matches = len(mx)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setPen(MATCH_PEN)
-            draw_rects(painter, mx - 2.0, np.full(len(mx), top - 1.0), np.full(len(mx), 5.0), height + 2.0)
-            painter.setPen(Qt.PenStyle.NoPen)
+            outline_rects(painter, mx - 2.0, np.full(len(mx), top - 1.0), np.full(len(mx), 5.0), height + 2.0)
         if self.selected_row >= 0:
             at = np.flatnonzero(self.point_rows == self.selected_row)
             if len(at):

@@ -12,9 +12,8 @@ from fxscope.app.timeline.box_track import BoxPicture, BoxTrackItem, names_of_si
 from fxscope.app.timeline.lane_item import (
     CRASH_BRUSH,
     INSTANT_BRUSH,
-    MATCH_PEN,
-    draw_rects,
     merge_touching,
+    outline_rects,
     outline_selection,
     paint_rects,
     pixels_since,
@@ -191,10 +190,7 @@ class SliceTrackItem(BoxTrackItem):
             self.last_instant_matches = len(hit)
             if len(hit):
                 mx = np.unique(np.floor(self.px(ts[a:b][hit], sx, dx)))
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.setPen(MATCH_PEN)
-                draw_rects(painter, mx - 3.0, np.full(len(mx), self.y0 * sy + dy - 2.0), np.full(len(mx), 6.0), 6.0)
-                painter.setPen(Qt.PenStyle.NoPen)
+                outline_rects(painter, mx - 3.0, np.full(len(mx), self.y0 * sy + dy - 2.0), np.full(len(mx), 6.0), 6.0)
         sel = self.selected_instant - self._instants_lo
         if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:
             xs = (int(ts[sel]) - self.origin) / 1e9 * sx + dx

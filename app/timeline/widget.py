@@ -18,6 +18,8 @@ changes of it; its methods are the timeline's public API (lanes, reveal, locate,
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
@@ -571,7 +573,9 @@ class TimelineWidget(QWidget):
 
     def _search_index_built(self) -> None:
         """The background build finished: search the box's text as it is now (the latest typed wins), and
-        again a text whose hits left the argument matches out."""
+        again a text whose hits left the argument matches out. The index's objects are long-lived: frozen
+        (as the load's), out of the collections that may run during frames."""
+        gc.freeze()
         text = self.search_box.text()
         if text.strip() and self.search_indexing.searching is None and (text != self.search.text or not self.hits.complete):
             self._search_changed(text)

@@ -176,6 +176,10 @@ class SlicePyramid:
             a, b = spans[0]
             idx = slice(a, b)
             lane = np.zeros(max(b - a, 0), np.int64)
+        elif all(span == (ptr[k], ptr[k + 1]) for k, span in enumerate(spans)):
+            # every entry of the lanes (a window over the whole trace: the full view): one run of them
+            idx = slice(ptr[0], ptr[n])
+            lane = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
         else:
             lens = np.array([max(b - a, 0) for a, b in spans], np.int64)
             starts = np.array([a for a, _ in spans], np.int64)

@@ -18,13 +18,39 @@ def trace_tab(qtbot) -> Callable:
     ``model`` (its own top-level window, closed with the test)."""
     from fxscope.app.main_window import TraceTab
 
-    def make(model, width: int = 1200, height: int = 700):
-        tab = TraceTab(model)
-        qtbot.addWidget(tab)
-        tab.resize(width, height)
-        tab.show()
-        qtbot.waitExposed(tab)
-        return tab
+    return lambda model, width=1200, height=700: shown(qtbot, TraceTab(model), width, height)
+
+
+def shown(qtbot, widget, width: int, height: int):
+    """``widget`` resized, shown and exposed (its own top-level window, closed with the test)."""
+    qtbot.addWidget(widget)
+    widget.resize(width, height)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+@pytest.fixture(scope="module")
+def sched_model():
+    """The model of a generated trace of 60k events with a schedule, stamped two hours after boot: every kind
+    of box track (thread slices, async spans, CPU slices, thread states)."""
+    from fxscope.core.synthetic_trace import generate_trace
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.reader import read_fxt_bytes
+
+    return TraceModel(read_fxt_bytes(generate_trace(60_000, seed=4, scheduling=True, start_ns=2 * 3600 * 10**9)))
+
+
+@pytest.fixture
+def shown_timeline(qtbot) -> Callable:
+    """``shown_timeline(model, width=1200, height=900)``: a shown, exposed
+    :class:`~fxscope.app.timeline.widget.TimelineWidget` of ``model`` fitted to the whole trace."""
+    from fxscope.app.timeline.widget import TimelineWidget
+
+    def make(model, width: int = 1200, height: int = 900):
+        timeline = shown(qtbot, TimelineWidget(model), width, height)
+        timeline.fit_all()
+        return timeline
 
     return make
 

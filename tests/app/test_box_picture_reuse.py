@@ -5,18 +5,8 @@ kind of box track (thread slices, async spans, CPU slices, thread states) of a t
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from fxscope.app.timeline.box_track import BoxPicture, BoxTrackItem
-from fxscope.app.timeline.widget import TimelineWidget
-from fxscope.core.synthetic_trace import generate_trace
-from fxscope.core.trace.model import TraceModel
-from fxscope.formats.fxt.reader import read_fxt_bytes
-
-
-@pytest.fixture(scope="module")
-def model() -> TraceModel:
-    return TraceModel(read_fxt_bytes(generate_trace(60_000, seed=4, scheduling=True, start_ns=2 * 3600 * 10**9)))
 
 
 def _fresh(item: BoxTrackItem, p: BoxPicture) -> BoxPicture:
@@ -26,13 +16,9 @@ def _fresh(item: BoxTrackItem, p: BoxPicture) -> BoxPicture:
     return q
 
 
-def test_a_zoom_in_at_the_same_level_reuses_the_boxes_a_query_would_give(qtbot, model, monkeypatch) -> None:
-    timeline = TimelineWidget(model)
-    qtbot.addWidget(timeline)
-    timeline.resize(1200, 900)
-    timeline.show()
-    qtbot.waitExposed(timeline)
-    timeline.fit_all()
+def test_a_zoom_in_at_the_same_level_reuses_the_boxes_a_query_would_give(qtbot, sched_model, shown_timeline,
+                                                                         monkeypatch) -> None:  # fmt: skip
+    timeline = shown_timeline(sched_model)
     qtbot.wait(10)
     queries = []
     real = BoxTrackItem.picture
