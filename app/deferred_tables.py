@@ -24,12 +24,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from fxscope.app.worker_threads import ModelBuild, start_worker
-from fxscope.core.timeline.track_order import build_groups
+from fxscope.core.timeline.track_order import build_groups, groups_change
 from fxscope.core.trace.prepare import defers_later_steps, pending_tables, prepare_later
-
-#: the track steps after which the track list stays as it was (the overview's density; the CPU lanes wait for
-#: their last step, the thread-state pyramid)
-UNGROUPED_STEPS = frozenset({"density", "sched", "sched_pyramid_cpu"})
 
 #: how long after the tab is made the build starts: after its first frame, whose painting it would otherwise
 #: compete with for the interpreter
@@ -70,7 +66,7 @@ class DeferredTables(QObject):
 
         def step_done(name: str) -> None:
             """(In the build's thread) the track list with this step's tracks, made there, not on the UI thread."""
-            worker.stepped.emit(name, None if name in UNGROUPED_STEPS else build_groups(model))
+            worker.stepped.emit(name, build_groups(model) if groups_change(model, name) else None)
 
         self.worker = worker = ModelBuild(lambda check: prepare_later(model, check, step_done), yields=True)
         worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed

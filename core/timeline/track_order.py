@@ -83,6 +83,19 @@ def _building_lane(step: str, label: str, pid: int, rows: int = 1) -> Lane:
     return Lane((BUILDING, step, pid), label, pid, rows=rows, source=step)
 
 
+#: the steps whose tables the CPU lanes and thread-state strips draw: their tracks come in when all three are
+#: built (the background build finishes them in any order)
+SCHED_STEPS = frozenset({"sched", "sched_pyramid_cpu", "sched_pyramid_state"})
+
+
+def groups_change(model: TraceModel, step: str) -> bool:
+    """Whether the track list changes now that step ``step`` of ``model``'s background build is done: not for
+    the overview's density, and for the scheduling steps only once the last of them is in."""
+    if step == "density":
+        return False
+    return step not in SCHED_STEPS or not (pending_tables(model) & SCHED_STEPS)
+
+
 def build_groups(model: TraceModel) -> list[Group]:
     """The timeline's groups of lanes, in display order, each lane with what the track filter matches. The
     tracks of a table that a background build is still making (:func:`fxscope.core.trace.prepare.pending_tables`)
@@ -90,7 +103,7 @@ def build_groups(model: TraceModel) -> list[Group]:
     such events); the widget builds its groups again when the tables are in."""
     pending = pending_tables(model)
     by_pid: dict[int, Group] = {}
-    sched_pending = bool(pending & {"sched", "sched_pyramid_cpu", "sched_pyramid_state"})
+    sched_pending = bool(pending & SCHED_STEPS)
     sched = None if sched_pending else model.sched
     state_tids = set(sched.state_tids()) if sched is not None else _switched_tids(model)
     for process in model.processes:

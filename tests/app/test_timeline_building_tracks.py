@@ -223,3 +223,24 @@ def test_a_search_while_tracks_build_runs_off_the_ui_thread(qtbot, trace, builds
         widget.search_box.setText("queue")
     assert builds and not any(ui for _, ui in builds), builds  # the search's thread built what it read
     qtbot.waitUntil(lambda: "match" in widget.search_status.text(), timeout=10_000)
+
+
+def test_the_cpu_lanes_come_in_whichever_scheduling_step_finishes_last(qtbot, trace, monkeypatch) -> None:
+    """The background build finishes its steps in any order (two at once): here the thread-state pyramid
+    before the CPU pyramid, which the track list waited for as the last one; the CPU lanes still come in."""
+    from fxscope.core.trace import prepare
+
+    after = dict(prepare.STEP_AFTER, sched_pyramid_cpu=frozenset({"sched", "sched_pyramid_state"}))
+    monkeypatch.setattr(prepare, "STEP_AFTER", after)
+    model = TraceModel(read_fxt_bytes(trace))
+    prepare_model(model, first_frame_only=True)
+    widget = _shown(qtbot, model)
+    finished: list[str] = []
+    deferred = DeferredTables(model, widget)
+    deferred.tablesBuilt.connect(lambda step, _groups: finished.append(step))
+    deferred.tablesBuilt.connect(widget.tables_built)
+    with qtbot.waitSignal(deferred.done, timeout=120_000):
+        deferred.start()
+    assert finished.index("sched_pyramid_state") < finished.index("sched_pyramid_cpu")
+    assert not any(lane.key[0] == BUILDING for lane in widget.lanes())
+    assert any(lane.key[0] == "cpu" for lane in widget.lanes())
