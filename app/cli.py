@@ -107,10 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 0
+        maps_before = _maps_made()
         try:
             return int(args.func(args) or 0)
         finally:
-            _warn_changed_traces()
+            _warn_changed_traces(maps_before)
     except CliError as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
@@ -127,14 +128,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"internal error: {type(exc).__name__}: {exc} (set FXSCOPE_DEBUG=1 for details)")
 
 
-def _warn_changed_traces() -> None:
+def _maps_made() -> int:
+    """How many trace files were mapped in this process before the command (none if nothing imported the
+    module that maps them: importing it for this would cost a command that reads no trace)."""
+    mapped_file = sys.modules.get("fxscope.formats.fxt.mapped_file")
+    return 0 if mapped_file is None else mapped_file.maps_made()
+
+
+def _warn_changed_traces(maps_before: int) -> None:
     """Say on stderr when a trace file the command read changed on disk while it was open (a truncated
-    one reads as zeros past its new end: the output may be incomplete)."""
+    one reads as zeros past its new end: the output may be incomplete); not the files of maps made before
+    the command (``maps_before``: :func:`main` called again in one process, as the tests do)."""
     if "fxscope.formats.fxt.mapped_file" not in sys.modules:  # no trace was read: nothing to import
         return
     from fxscope.core.trace.file_change import changed_trace_warnings
 
-    for line in changed_trace_warnings():
+    for line in changed_trace_warnings(maps_before):
         print(line, file=sys.stderr)
 
 

@@ -19,7 +19,8 @@ def trace_file_change(cols: FxtColumns) -> FileChange | None:
     return None if mapped is None else mapped.change()
 
 
-def changed_trace_warnings() -> list[str]:
-    """One line for every trace file read in this process that changed on disk while it was open (each
-    once): a command prints them when it ends, so a result computed from a truncated file says so."""
-    return [f"warning: {change.message()}" for change in changes_seen()]
+def changed_trace_warnings(since: int = 0) -> list[str]:
+    """One line for every trace file read in this process (its map's serial ``since`` or later,
+    :func:`~fxscope.formats.fxt.mapped_file.maps_made`) that changed on disk while it was open (each once): a
+    command prints them when it ends, so a result computed from a truncated file says so."""
+    return [f"warning: {change.message()}" for change in changes_seen(since)]

@@ -39,7 +39,10 @@ mapping_guard = optional_extension("fxscope.formats.fxt.mapping_guard")
 #: every map made here that is still open (the commands report their changes when they end)
 _open: weakref.WeakSet[MappedFile] = weakref.WeakSet()
 #: changes of maps already closed, reported by :func:`changes_seen` (a command's model may be gone by then)
-_closed_changes: list[FileChange] = []
+_closed_changes: list[tuple[int, FileChange]] = []  # (the map's serial, its change)
+#: how many maps were made: each map's serial number is the count before it (a command reports only the
+#: maps it made, :func:`maps_made`)
+_made = 0
 _closed_lock = threading.Lock()
 
 
@@ -106,6 +109,7 @@ class _Watched:
     fd: int  # a descriptor of the mapped file: its size after the path changed, without a path lookup
     slot: int  # the guard's slot (-1: not guarded)
     smallest: int  # the smallest size seen: a truncation stays reported after the file is written again
+    serial: int  # (:func:`maps_made`)
 
 
 class MappedFile:
@@ -123,7 +127,7 @@ class MappedFile:
         if mapping_guard is not None:
             with contextlib.suppress(OSError):  # (sigaction refused: unguarded, checked before reads instead)
                 slot = mapping_guard.register(self.map)
-        self._watched = _Watched(path, path, FileIdentity.of(st), os.dup(fileno), slot, st.st_size)
+        self._watched = _Watched(path, path, FileIdentity.of(st), os.dup(fileno), slot, st.st_size, _next_serial())
         self.opened = self._watched.opened
         #: whether a fault anywhere in the map reads zeros (else :meth:`check_before_read` patches)
         self.guarded = slot >= 0
@@ -236,21 +240,35 @@ def _closed(watched: _Watched) -> None:
     found = _change_of(watched)
     if found is not None:
         with _closed_lock:
-            _closed_changes.append(found)
+            _closed_changes.append((watched.serial, found))
     if watched.slot >= 0 and mapping_guard is not None:
         mapping_guard.unregister(watched.slot)
     with contextlib.suppress(OSError):
         os.close(watched.fd)
 
 
-def changes_seen() -> list[FileChange]:
-    """The changes of every map made in this process (open or since closed), once each: a command reports
-    them when it ends."""
+def maps_made() -> int:
+    """How many maps this process has made so far: :func:`changes_seen` from this number on reports only
+    the maps made after now (a command's own, not an earlier one's still alive in the same process)."""
     with _closed_lock:
-        found = list(_closed_changes)
-        _closed_changes.clear()
+        return _made
+
+
+def _next_serial() -> int:
+    global _made
+    with _closed_lock:
+        _made += 1
+        return _made - 1
+
+
+def changes_seen(since: int = 0) -> list[FileChange]:
+    """The changes of every map made in this process (open or since closed) whose serial is ``since`` or
+    later (:func:`maps_made`), once each: a command reports them when it ends."""
+    with _closed_lock:
+        found = [change for serial, change in _closed_changes if serial >= since]
+        _closed_changes[:] = [(serial, change) for serial, change in _closed_changes if serial < since]
     for mapped in list(_open):
-        change = mapped.change()
+        change = mapped.change() if mapped._watched.serial >= since else None
         if change is not None:
             found.append(change)
     return found

@@ -51,3 +51,24 @@ def test_unchanged_trace_prints_no_warning(tmp_path):
                          timeout=120)  # fmt: skip
     assert got.returncode == 0, got.stderr
     assert "changed on disk" not in got.stderr
+
+
+def test_a_command_reports_only_the_traces_it_read(tmp_path, capsys):
+    """:func:`cli.main` called again in one process (as tests and scripts do) does not report a trace that an
+    earlier caller read and that changed since: only the command's own."""
+    from fxscope.app import cli
+    from fxscope.formats.fxt.reader import read_fxt
+
+    earlier = tmp_path / "earlier.fxt"
+    shutil.copy(DEMO, earlier)
+    cols = read_fxt(str(earlier))  # still open (mapped) while the command runs
+    os.truncate(earlier, 4096)
+    trace = tmp_path / "trace.fxt"
+    shutil.copy(DEMO, trace)
+    assert cli.main(["stats", str(trace)]) == 0
+    assert "changed on disk" not in capsys.readouterr().err
+    mine = tmp_path / "mine.fxt"
+    shutil.copy(DEMO, mine)
+    assert cli.main(["stats", str(mine)]) == 0  # (the earlier one's change is still not this command's)
+    assert "changed on disk" not in capsys.readouterr().err
+    del cols
