@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         # background loads: a progress bar and a Cancel button in the status bar while any is running
         self.loaders: list = []
         self.links: dict = {}  # trace path -> the ViewLink it was opened with (applied when its tab opens)
+        self.reload_places: dict[str, int] = {}  # trace path -> the tab index its reload opens at
         self._stopping: list = []  # cancelled loads whose threads have not ended yet
         # a window deleted without closing (its owner gone) cancels its loads: what they would still
         # deliver is dropped (their signals check the cancel first), their threads unwind at their next block
@@ -345,6 +346,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().clearMessage()
 
     def _load_failed(self, path: str, message: str) -> None:
+        self.reload_places.pop(path, None)  # (a later open of it goes last, as any other)
         self.statusBar().showMessage(f"Cannot open {path}", 10000)
         box = QMessageBox(QMessageBox.Icon.Warning, "fxscope", f"Cannot open {path}:\n{message}", parent=self)
         box.setModal(False)
@@ -441,12 +443,13 @@ class MainWindow(QMainWindow):
 
         tab.attach_notes(path, note)
         apply_link(tab, self.links.pop(path, None))
+        place = self.reload_places.pop(path, None)
         if deferred:
             # a 1 ms timer, not 0: Qt runs a zero-delay single shot as a posted event, ahead of the timers
             # and input already due, which would join the two stalls again
-            QTimer.singleShot(1, self, lambda: self._show_tab(tab, Path(path).name))
+            QTimer.singleShot(1, self, lambda: self._show_tab(tab, Path(path).name, place))
         else:
-            self._show_tab(tab, Path(path).name)
+            self._show_tab(tab, Path(path).name, place)
 
     def _note_warnings(self, tab: TraceTab, name: str, n: int) -> None:
         """The status bar says how many warnings reading trace ``name`` of ``tab`` gave (when any)."""
@@ -458,8 +461,9 @@ class MainWindow(QMainWindow):
         if self.tabs.indexOf(tab) < 0 or self.tabs.currentWidget() is tab:
             self.statusBar().showMessage(self.tab_messages[id(tab)])
 
-    def _show_tab(self, tab: TraceTab, title: str) -> None:
-        index = self.tabs.addTab(tab, title)
+    def _show_tab(self, tab: TraceTab, title: str, place: int | None = None) -> None:
+        """Show ``tab`` in front, at tab index ``place`` (a reloaded trace's, where its old tab was) or last."""
+        index = self.tabs.addTab(tab, title) if place is None else self.tabs.insertTab(place, tab, title)
         self.tabs.setCurrentIndex(index)
         tab.timeline.setFocus()
 
@@ -498,6 +502,7 @@ class MainWindow(QMainWindow):
         if change is not None and change.kind == "grew":  # (appended to: the same times, and more)
             self.links[path] = ViewLink(path, range=tab.timeline.visible_range_ns())
         self.file_change_bar.hide()
+        self.reload_places[path] = self.tabs.indexOf(tab)  # (the new tab takes the old one's place)
         self.close_tab(self.tabs.indexOf(tab))
         self.open_path(path, background=True)
 

@@ -95,3 +95,22 @@ def test_a_trace_that_grew_reloads_at_the_same_range(qtbot, tmp_path: Path) -> N
     assert new.model.cols.mapped_file.opened.size == size + 4088
     start, end = new.timeline.visible_range_ns()
     assert abs(start - shown[0]) <= 1000 and abs(end - shown[1]) <= 1000
+
+
+def test_reload_puts_the_trace_back_in_its_tab_place(qtbot, tmp_path: Path) -> None:
+    """With two traces open, reloading the first opens it again as the first tab, not after the second."""
+    win, path = _open_copy(qtbot, tmp_path)
+    second = tmp_path / "second.fxt"
+    shutil.copy(DEMO_TRACE, second)
+    assert win.open_path(str(second))
+    win.tabs.setCurrentIndex(0)
+    first = win.current_tab()
+    os.truncate(path, 4096)
+    if mapped_file.mapping_guard is None:
+        win.check_trace_files()
+    qtbot.waitUntil(win.file_change_bar.isVisible, timeout=5000)
+    shutil.copy(DEMO_TRACE, path)  # (the tracer wrote it again)
+    win.file_change_bar.reload_button.click()
+    qtbot.waitUntil(lambda: win.tabs.count() == 2 and win.current_tab() not in (None, first), timeout=30000)
+    assert win.tabs.currentIndex() == 0
+    assert win.tabs.tabText(0) == "trace.fxt" and win.tabs.tabText(1) == "second.fxt"
