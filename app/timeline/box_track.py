@@ -7,6 +7,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTransform
 
+from fxscope.app.timeline.box_fills import colour_fills
 from fxscope.app.timeline.lane_item import (
     BRUSHES,
     LABEL_PEN,
@@ -15,13 +16,10 @@ from fxscope.app.timeline.lane_item import (
     STRING_COLOURS,
     LaneItem,
     colour_index,
-    merge_touching,
     outline_rects,
     outline_selection,
     paint_rects,
     pixels_since,
-    rect_buffer,
-    run_starts,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.lane_boxes import covering
@@ -303,15 +301,5 @@ class BoxPicture:
         if not len(self.rows):
             return
         colours[self.count > 1] = -1
-        if colours.min() == colours.max():  # one colour (zoomed out, often every box merged): no grouping
-            groups = [(int(colours[0]), (self.left, self.top, self.width))]
-        else:  # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
-            order = np.argsort(colours, kind="stable")
-            sorted_colours = colours[order]
-            cuts = np.append(np.flatnonzero(run_starts(sorted_colours)), len(sorted_colours))
-            groups = [(int(sorted_colours[a]), (self.left[order[a:z]], self.top[order[a:z]], self.width[order[a:z]]))
-                      for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)]  # fmt: skip
-        for colour, (x, y, w) in groups:
-            x, y, w = merge_touching(x, y, w)
-            self.fills.append((colour, rect_buffer(x, y, w, self.height)))
+        self.fills = colour_fills(self.left, self.top, self.width, colours, self.height)
         self.labelled = np.flatnonzero((self.width > 24) & (self.count == 1))

@@ -17,6 +17,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+
+/* boxes of one colour merged from this many (lane_item.merge_touching's threshold) */
+#define MERGE_FROM 32
 
 enum { K_BEGIN = 2, K_END = 3, K_COMPLETE = 4 };
 enum { FLAG_UNMATCHED_END = 1, FLAG_UNCLOSED = 2 };
@@ -1285,6 +1289,205 @@ done:
     return result;
 }
 
+
+/* ------------------------------------------------------------------ a timeline picture's rectangles */
+
+/* NaN-aware order of doubles as numpy sorts them (NaN after every number, NaNs equal). */
+static inline int cmp_double(double a, double b)
+{
+    if (a != a)
+        return b != b ? 0 : 1;
+    if (b != b)
+        return -1;
+    return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+/* The larger of two doubles as np.maximum gives it (a NaN in either is the result). */
+static inline double max_nan(double a, double b)
+{
+    if (a != a || b != b)
+        return a != a ? a : b;
+    return a > b ? a : b;
+}
+
+/* A stable merge sort of idx[0:n] (tmp: n scratch) by colour, or by (y, x) when colour is NULL. */
+static void box_sort(int64_t *idx, int64_t *tmp, int64_t n, const int64_t *colour, const double *y, const double *x)
+{
+    for (int64_t width = 1; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            const int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                int c;
+                if (colour)
+                    c = colour[idx[j]] < colour[idx[i]] ? -1 : 0;
+                else {
+                    c = cmp_double(y[idx[j]], y[idx[i]]);
+                    if (c == 0)
+                        c = cmp_double(x[idx[j]], x[idx[i]]);
+                }
+                tmp[k++] = c < 0 ? idx[j++] : idx[i++];  /* equal: the left (earlier) one first */
+            }
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, (size_t)n * sizeof(int64_t));
+    }
+}
+
+static inline double clip_rect(double v)
+{
+    return fmin(fmax(v, -1e6), 1e7);
+}
+
+static inline void put_rect(double *out, int64_t m, double x, double y, double w, double h)
+{
+    out[4 * m] = clip_rect(x);
+    out[4 * m + 1] = clip_rect(y);
+    out[4 * m + 2] = clip_rect(w);
+    out[4 * m + 3] = clip_rect(h);
+}
+
+/* One colour's boxes g[0:n] (indices into x, y, w) as rectangles from out[m]: touching ones on a row
+   merged as app/timeline/lane_item.py merge_touching does (from 32 boxes), clipped as rect_buffer does.
+   Returns the new m. */
+static int64_t merge_group(int64_t *g, int64_t *tmp, int64_t n, const double *x, const double *y, const double *w,
+                           double h, double *out, int64_t m, double *rr)
+{
+    if (n < MERGE_FROM) {
+        for (int64_t i = 0; i < n; i++)
+            put_rect(out, m++, x[g[i]], y[g[i]], w[g[i]], h);
+        return m;
+    }
+    int sorted = 1, one_row = 1;
+    for (int64_t i = 1; i < n && sorted; i++) {
+        const double ya = y[g[i - 1]], yb = y[g[i]];
+        if (!(yb >= ya) || (yb == ya && !(x[g[i]] >= x[g[i - 1]])))
+            sorted = 0;
+    }
+    if (!sorted)
+        box_sort(g, tmp, n, NULL, y, x);
+    for (int64_t i = 1; i < n; i++)
+        one_row &= y[g[i]] == y[g[i - 1]];
+    /* the running right edge (np.maximum.accumulate), on one row as it is, else over rows shifted 4e7 apart
+       and shifted back (the same float operations as the numpy path: the same merges) */
+    double k = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        const double right = x[g[i]] + w[g[i]];
+        if (one_row) {
+            rr[i] = i ? max_nan(rr[i - 1], right) : right;
+        } else {
+            if (i && !(y[g[i]] == y[g[i - 1]]))
+                k += 1.0;
+            const double off = k * 4e7;
+            const double shifted = right + off;
+            rr[i] = i ? max_nan(rr[i - 1], shifted) : shifted;
+        }
+    }
+    if (!one_row) {
+        k = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            if (i && !(y[g[i]] == y[g[i - 1]]))
+                k += 1.0;
+            const double off = k * 4e7;
+            rr[i] = rr[i] - off;
+        }
+    }
+    int64_t s = 0;
+    double run_max = x[g[0]] + w[g[0]];
+    for (int64_t i = 1; i <= n; i++) {
+        int first = 1;
+        if (i < n && y[g[i]] == y[g[i - 1]])
+            first = x[g[i]] > rr[i - 1] + 0.5;
+        if (first) {
+            const double left = x[g[s]];
+            put_rect(out, m++, left, y[g[s]], run_max - left, h);
+            if (i < n) {
+                s = i;
+                run_max = x[g[i]] + w[g[i]];
+            }
+        } else {
+            run_max = max_nan(run_max, x[g[i]] + w[g[i]]);
+        }
+    }
+    return m;
+}
+
+PyDoc_STRVAR(box_rects_doc,
+"box_rects(left, top, width, colour, height, rects, groups) -> (m, g)\n\n"
+"A box track picture's fills (app/timeline/box_track.py BoxPicture.build): the boxes (float64 left, top,\n"
+"width; int64 colour) grouped by colour (ascending, each group in the boxes' order), each group's touching\n"
+"boxes on a row merged as lane_item.merge_touching does, every rectangle clipped as rect_buffer does; written\n"
+"to rects (float64, 4 a box: x, y, w, h) and groups (int64, 2 a box: colour, end of its rectangles).\n"
+"Returns the number of rectangles and of groups.");
+
+static PyObject *box_rects(PyObject *self, PyObject *args)
+{
+    Py_buffer xb, yb, wb, cb, rb, gb;
+    double h;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*dw*w*", &xb, &yb, &wb, &cb, &h, &rb, &gb))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *idx = NULL, *tmp = NULL;
+    double *rr = NULL;
+    if (check_buffer(&xb, 8, "left") < 0 || check_buffer(&yb, 8, "top") < 0 || check_buffer(&wb, 8, "width") < 0 ||
+        check_buffer(&cb, 8, "colour") < 0 || check_buffer(&rb, 8, "rects") < 0 || check_buffer(&gb, 8, "groups") < 0)
+        goto done;
+    const int64_t n = xb.len / 8;
+    if (yb.len / 8 != n || wb.len / 8 != n || cb.len / 8 != n || rb.len / 32 < n || gb.len / 16 < n) {
+        PyErr_SetString(PyExc_ValueError, "box_rects: bad buffer sizes");
+        goto done;
+    }
+    idx = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    tmp = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    rr = malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!idx || !tmp || !rr) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t m = 0, g = 0;
+    {
+        const double *x = xb.buf, *y = yb.buf, *w = wb.buf;
+        const int64_t *colour = cb.buf;
+        double *out = rb.buf;
+        int64_t *groups = gb.buf;
+        Py_BEGIN_ALLOW_THREADS
+        int one = 1;
+        for (int64_t i = 0; i < n; i++) {
+            idx[i] = i;
+            one &= colour[i] == colour[0];
+        }
+        if (!one)
+            box_sort(idx, tmp, n, colour, NULL, NULL);
+        for (int64_t a = 0; a < n;) {
+            int64_t b = a + 1;
+            while (b < n && colour[idx[b]] == colour[idx[a]])
+                b++;
+            m = merge_group(idx + a, tmp, b - a, x, y, w, h, out, m, rr);
+            groups[2 * g] = colour[idx[a]];
+            groups[2 * g + 1] = m;
+            g++;
+            a = b;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_BuildValue("LL", (long long)m, (long long)g);
+done:
+    free(idx);
+    free(tmp);
+    free(rr);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&gb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"group_threads", group_threads, METH_VARARGS, group_threads_doc},
@@ -1293,6 +1496,7 @@ static PyMethodDef methods[] = {
     {"lane_rows", lane_rows, METH_VARARGS, lane_rows_doc},
     {"pyramid", pyramid, METH_VARARGS, pyramid_doc},
     {"density", density, METH_VARARGS, density_doc},
+    {"box_rects", box_rects, METH_VARARGS, box_rects_doc},
     {NULL, NULL, 0, NULL},
 };
 
