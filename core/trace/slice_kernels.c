@@ -1488,6 +1488,149 @@ done:
     return result;
 }
 
+
+/* ------------------------------------------------------------------ a frame's query of the pyramid */
+
+/* First position in keys[lo:hi] (ascending int32) whose key is > v (right) or >= v (left). */
+static inline int64_t search_i32(const int32_t *keys, int64_t lo, int64_t hi, int32_t v, int right)
+{
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (right ? keys[mid] <= v : keys[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+PyDoc_STRVAR(pyramid_query_doc,
+"pyramid_query(bucket, row, count, count_wide, lane_ptr, ts, dur_a, dur_b, origin, shift, lo_key, hi_key,\n"
+"              t0, t1, out) -> n\n\n"
+"The boxes of a pyramid level's lanes (core/trace/lod.py SlicePyramid.query_lanes, its bucket entries; not\n"
+"the long slices): lane_ptr (int64, n_lanes + 1) delimits each lane's entries of the level's int32 bucket\n"
+"and row columns and its counts (uint16, int32 when count_wide); each lane's entries with a bucket in\n"
+"[lo_key, hi_key] are read: a lone slice or one at least a bucket (2**shift ns) long as itself (its start\n"
+"ts[row], its duration dur_a[row] (- dur_b[row] when dur_b is not None)), else a box over its bucket (from\n"
+"origin + bucket << shift) reaching its longest slice's end; those overlapping [t0, t1) are written to out\n"
+"(int64, 5 rows: slice row, lane from 0, count, start, end), lane by lane. Without out (None), returns how\n"
+"many entries are read (out's row length must be at least that); with it, how many boxes were written.\n"
+"A row or lane_ptr out of range raises ValueError.");
+
+static PyObject *pyramid_query(PyObject *self, PyObject *args)
+{
+    Py_buffer bb, rb, cb, lpb, tsb, dab, db = {0}, ob = {0};
+    int count_wide, shift;
+    PyObject *dur_b_obj, *out_obj;
+    unsigned long long origin;
+    int lo_key, hi_key;
+    long long t0, t1;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*py*y*y*OKiiiLLO", &bb, &rb, &cb, &count_wide, &lpb, &tsb, &dab, &dur_b_obj,
+                          &origin, &shift, &lo_key, &hi_key, &t0, &t1, &out_obj))
+        return NULL;
+    PyObject *result = NULL;
+    int have_db = 0, have_out = 0;
+    if (dur_b_obj != Py_None) {
+        if (PyObject_GetBuffer(dur_b_obj, &db, PyBUF_SIMPLE) < 0)
+            goto done;
+        have_db = 1;
+    }
+    if (out_obj != Py_None) {
+        if (PyObject_GetBuffer(out_obj, &ob, PyBUF_WRITABLE) < 0)
+            goto done;
+        have_out = 1;
+    }
+    if (check_buffer(&bb, 4, "bucket") < 0 || check_buffer(&rb, 4, "row") < 0 ||
+        check_buffer(&cb, count_wide ? 4 : 2, "count") < 0 || check_buffer(&lpb, 8, "lane_ptr") < 0 ||
+        check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&dab, 8, "dur_a") < 0 ||
+        (have_db && check_buffer(&db, 8, "dur_b") < 0) || (have_out && check_buffer(&ob, 8, "out") < 0))
+        goto done;
+    const int64_t n_entries = bb.len / 4, n_rows = tsb.len / 8, n_ptr = lpb.len / 8;
+    if (rb.len / 4 != n_entries || cb.len / (count_wide ? 4 : 2) != n_entries || dab.len / 8 != n_rows ||
+        (have_db && db.len / 8 != n_rows) || n_ptr < 1 || shift < 0 || shift > 62) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query: bad buffer sizes");
+        goto done;
+    }
+    const int64_t *ptr = lpb.buf;
+    for (int64_t k = 0; k < n_ptr; k++) {
+        if (ptr[k] < 0 || ptr[k] > n_entries || (k && ptr[k] < ptr[k - 1])) {
+            PyErr_SetString(PyExc_ValueError, "pyramid_query: lane_ptr out of range");
+            goto done;
+        }
+    }
+    const int32_t *bucket = bb.buf, *row = rb.buf;
+    int64_t read = 0;
+    for (int64_t k = 0; k + 1 < n_ptr; k++) {
+        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)lo_key, 0);
+        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)hi_key, 1);
+        read += b > a ? b - a : 0;
+    }
+    if (!have_out) {
+        result = PyLong_FromLongLong(read);
+        goto done;
+    }
+    const int64_t cap = ob.len / 40;
+    if (cap < read) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query: out too small");
+        goto done;
+    }
+    int64_t *o_row = ob.buf, *o_lane = o_row + cap, *o_count = o_lane + cap, *o_start = o_count + cap,
+            *o_end = o_start + cap;
+    const int64_t *ts = tsb.buf, *da = dab.buf, *dbv = have_db ? db.buf : NULL;
+    const uint16_t *c16 = cb.buf;
+    const int32_t *c32 = cb.buf;
+    const int64_t size = (int64_t)1 << shift;
+    int64_t m = 0, bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t k = 0; k + 1 < n_ptr && !bad; k++) {
+        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)lo_key, 0);
+        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)hi_key, 1);
+        for (int64_t e = a; e < b; e++) {
+            const int64_t r = row[e];
+            if (r < 0 || r >= n_rows) {
+                bad = 1;
+                break;
+            }
+            const int64_t cnt = count_wide ? (int64_t)c32[e] : (int64_t)c16[e];
+            const int64_t s_ts = ts[r];
+            const int64_t s_dur = (int64_t)((uint64_t)da[r] - (dbv ? (uint64_t)dbv[r] : 0));
+            const int64_t s_end = (int64_t)((uint64_t)s_ts + (uint64_t)s_dur);
+            int64_t start, end, c;
+            if (cnt == 1 || s_dur >= size) {
+                start = s_ts, end = s_end, c = 1;
+            } else {
+                start = (int64_t)((uint64_t)origin + ((uint64_t)(int64_t)bucket[e] << shift));
+                const int64_t b_end = (int64_t)((uint64_t)start + (uint64_t)size);
+                end = b_end > s_end ? b_end : s_end;
+                c = cnt;
+            }
+            if (end > t0 && start < t1) {
+                o_row[m] = r, o_lane[m] = k, o_count[m] = c, o_start[m] = start, o_end[m] = end;
+                m++;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query: row out of range");
+        goto done;
+    }
+    result = PyLong_FromLongLong(m);
+done:
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&lpb);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&dab);
+    if (have_db)
+        PyBuffer_Release(&db);
+    if (have_out)
+        PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"group_threads", group_threads, METH_VARARGS, group_threads_doc},
@@ -1497,6 +1640,7 @@ static PyMethodDef methods[] = {
     {"pyramid", pyramid, METH_VARARGS, pyramid_doc},
     {"density", density, METH_VARARGS, density_doc},
     {"box_rects", box_rects, METH_VARARGS, box_rects_doc},
+    {"pyramid_query", pyramid_query, METH_VARARGS, pyramid_query_doc},
     {NULL, NULL, 0, NULL},
 };
 
