@@ -4,8 +4,9 @@ states): one drawRects per colour, merged sub-pixel boxes, names elided to fit, 
 from __future__ import annotations
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTransform
+from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QTransform
 
 from fxscope.app.timeline.box_fills import colour_fills
 from fxscope.app.timeline.lane_item import (
@@ -18,7 +19,6 @@ from fxscope.app.timeline.lane_item import (
     colour_index,
     outline_rects,
     outline_selection,
-    paint_rects,
     pixels_since,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
@@ -194,9 +194,9 @@ class BoxTrackItem(LaneItem):
         painter.save()
         painter.setTransform(QTransform.fromTranslate(shift, self.y0 * sy + dy))
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, rects in p.fills:
-            painter.setBrush(MERGED_BRUSH if colour < 0 else BRUSHES[colour])
-            paint_rects(painter, rects)
+        for brush, rects, n in p.fill_calls():
+            painter.setBrush(brush)
+            painter.drawRects(rects, n)
         self._paint_matches(painter, p)
         if self.selected_row >= 0:
             sel = np.flatnonzero(p.rows == self.selected_row)
@@ -271,10 +271,21 @@ class BoxPicture:
         self.row_level, self.start, self.end = level, start, end  # (kept: a zoom in may read them again)
         self.level: object = None  # the track's summary level the boxes come from (BoxTrackItem.summary_level)
         self.fills: list[tuple[int, np.ndarray]] = []
+        self._fill_calls: list[tuple[QBrush, QRectF, int]] | None = None
         self.labelled = np.zeros(0, np.int64)
         self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
         self.match_of: np.ndarray | None = None  # the match mask that match_boxes are of (BoxTrackItem._paint_matches)
         self.match_boxes: tuple[np.ndarray, ...] = ()  # (left, top, width) of the boxes that are matches
+
+    def fill_calls(self) -> list[tuple[QBrush, QRectF, int]]:
+        """(brush, rectangles as Qt reads them, count) of each colour's fill: a drawRects call each, their
+        wrappers made once per picture (a repaint or a pan draws them again: ~10 us a colour saved)."""
+        calls = self._fill_calls
+        if calls is None:
+            calls = self._fill_calls = [
+                (MERGED_BRUSH if colour < 0 else BRUSHES[colour], shiboken6.wrapInstance(rects.ctypes.data, QRectF),
+                 len(rects)) for colour, rects in self.fills if len(rects)]  # fmt: skip
+        return calls
 
     def covers(self, t0: int, t1: int, sx: float, sy: float) -> bool:
         """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""
