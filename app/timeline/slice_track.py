@@ -22,6 +22,7 @@ from fxscope.app.timeline.lane_item import (
 from fxscope.app.timeline.marker_track import nearest_point
 from fxscope.core.trace.model import ThreadTrack, TraceModel
 from fxscope.core.trace.prepare import table_pending
+from fxscope.core.trace.sorted_search import search_ascending
 
 _NO_TIMES = np.zeros(0, np.int64)
 
@@ -158,7 +159,7 @@ class SliceTrackItem(BoxTrackItem):
             edges = np.arange(p.t0, p.t1 + ns_per_px, ns_per_px)
             # searched as integers (ts >= e is ts >= ceil(e)): float edges make numpy copy every instant
             # of the thread to float64 first; kept below 2**63 for the conversion
-            idx = np.searchsorted(ts, np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
+            idx = search_ascending(ts, np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
             times = ts[idx[:-1][np.diff(idx) > 0]]
         else:
             times = ts[a:b]

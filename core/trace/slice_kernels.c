@@ -1631,6 +1631,171 @@ done:
     return result;
 }
 
+
+/* ------------------------------------------------------------------ searches of ascending keys */
+
+PyDoc_STRVAR(search_ascending_doc,
+"search_ascending(values, keys, out) -> None\n\n"
+"np.searchsorted(values, keys, side='left') of int64 values (ascending) into out (int64, one a key), for\n"
+"keys that mostly ascend (a frame's pixel edges): each search gallops from the previous key's position,\n"
+"a few reads near it instead of a binary search of the whole column (~20 cache misses a key on a column\n"
+"of millions); a key below the previous one searches from the start. The same result for any keys.");
+
+static PyObject *search_ascending(PyObject *self, PyObject *args)
+{
+    Py_buffer vb, kb, ob;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &vb, &kb, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&vb, 8, "values") < 0 || check_buffer(&kb, 8, "keys") < 0 || check_buffer(&ob, 8, "out") < 0)
+        goto done;
+    if (ob.len != kb.len) {
+        PyErr_SetString(PyExc_ValueError, "search_ascending: keys and out lengths differ");
+        goto done;
+    }
+    {
+        const int64_t *v = vb.buf, *key = kb.buf;
+        int64_t *out = ob.buf;
+        const int64_t n = vb.len / 8, m = kb.len / 8;
+        Py_BEGIN_ALLOW_THREADS
+        int64_t at = 0;  /* the previous key's position: every value before it is < that key */
+        for (int64_t j = 0; j < m; j++) {
+            const int64_t k = key[j];
+            if (j && k < key[j - 1])
+                at = 0;
+            /* gallop: the first step past at whose value is >= k bounds the search */
+            int64_t lo = at, step = 1, hi = at;
+            while (hi < n && v[hi] < k) {
+                lo = hi + 1;
+                hi += step;
+                step *= 2;
+            }
+            if (hi > n)
+                hi = n;
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (v[mid] < k)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            out[j] = at = lo;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
+
+/* ------------------------------------------------------------------ search matches' outlines */
+
+/* The first pixel at or after device coordinate v as Qt's raster engine fills a stroke's outline
+   (app/timeline/lane_item.py stroke_pixels: snapped to 1/64 pixel, rounding half to even as np.round). */
+static inline double stroke_pixel(double v)
+{
+    double r = nearbyint(v * 64.0);
+    r /= 64.0;
+    r -= 0.5;
+    return floor(r) + 1.0;
+}
+
+PyDoc_STRVAR(match_outlines_doc,
+"match_outlines(x, y, w, h, tx, ty, solid, rings) -> (n_solid, n_rings)\n\n"
+"app/timeline/lane_item.py outline_rects' rectangles for boxes (float64 x, y, w; height h) drawn translated\n"
+"by (tx, ty): the pixels of a 2-pixel stroke of each box's outline, as a solid rectangle where the ring has\n"
+"no inside (touching ones on a row merged when all are the same height) into solid (float64, 4 a box), and\n"
+"as four rectangles otherwise into rings (float64, 16 a box: every top, then every bottom, left, right).\n"
+"Returns the number of solid rectangles and of ring boxes (4 rectangles each).");
+
+static PyObject *match_outlines(PyObject *self, PyObject *args)
+{
+    Py_buffer xb, yb, wb, sb, rb;
+    double h, tx, ty;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*dddw*w*", &xb, &yb, &wb, &h, &tx, &ty, &sb, &rb))
+        return NULL;
+    PyObject *result = NULL;
+    double *sx = NULL, *sy = NULL, *sw = NULL, *sh = NULL, *rr = NULL;
+    int64_t *g = NULL, *tmp = NULL;
+    if (check_buffer(&xb, 8, "x") < 0 || check_buffer(&yb, 8, "y") < 0 || check_buffer(&wb, 8, "w") < 0 ||
+        check_buffer(&sb, 8, "solid") < 0 || check_buffer(&rb, 8, "rings") < 0)
+        goto done;
+    const int64_t n = xb.len / 8;
+    if (yb.len / 8 != n || wb.len / 8 != n || sb.len / 32 < n || rb.len / 128 < n) {
+        PyErr_SetString(PyExc_ValueError, "match_outlines: bad buffer sizes");
+        goto done;
+    }
+    const size_t cells = (size_t)(n ? n : 1);
+    sx = malloc(cells * sizeof(double)), sy = malloc(cells * sizeof(double)), sw = malloc(cells * sizeof(double));
+    sh = malloc(cells * sizeof(double)), rr = malloc(cells * sizeof(double));
+    g = malloc(cells * sizeof(int64_t)), tmp = malloc(cells * sizeof(int64_t));
+    if (!sx || !sy || !sw || !sh || !rr || !g || !tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t ns = 0, nr = 0;
+    {
+        const double *x = xb.buf, *y = yb.buf, *w = wb.buf;
+        double *solid = sb.buf, *rings = rb.buf;
+        Py_BEGIN_ALLOW_THREADS
+        /* ring boxes first counted: their four rectangles go to four runs of nr */
+        for (int64_t i = 0; i < n; i++) {
+            const double xd = x[i] + tx, yd = y[i] + ty;
+            const double e3 = xd + w[i], e7 = yd + h;
+            const double x1 = stroke_pixel(xd + 1.0), x2 = stroke_pixel(e3 - 1.0);
+            const double y1 = stroke_pixel(yd + 1.0), y2 = stroke_pixel(e7 - 1.0);
+            nr += !((x2 <= x1) || (y2 <= y1));
+        }
+        int64_t k = 0;
+        int same_height = 1;
+        for (int64_t i = 0; i < n; i++) {
+            const double xd = x[i] + tx, yd = y[i] + ty;
+            const double e3 = xd + w[i], e7 = yd + h;
+            const double x0 = stroke_pixel(xd - 1.0), x1 = stroke_pixel(xd + 1.0);
+            const double x2 = stroke_pixel(e3 - 1.0), x3 = stroke_pixel(e3 + 1.0);
+            const double y0 = stroke_pixel(yd - 1.0), y1 = stroke_pixel(yd + 1.0);
+            const double y2 = stroke_pixel(e7 - 1.0), y3 = stroke_pixel(e7 + 1.0);
+            if ((x2 <= x1) || (y2 <= y1)) {
+                const double a = x0 < -1e6 ? -1e6 : (x0 > 1e7 ? 1e7 : x0);  /* np.clip */
+                const double b = x3 < -1e6 ? -1e6 : (x3 > 1e7 ? 1e7 : x3);
+                sx[ns] = a, sy[ns] = y0, sw[ns] = b - a, sh[ns] = y3 - y0;
+                same_height &= sh[ns] == sh[0];
+                ns++;
+            } else {
+                put_rect(rings, k, x0, y0, x3 - x0, y1 - y0);
+                put_rect(rings, nr + k, x0, y2, x3 - x0, y3 - y2);
+                put_rect(rings, 2 * nr + k, x0, y1, x1 - x0, y2 - y1);
+                put_rect(rings, 3 * nr + k, x2, y1, x3 - x2, y2 - y1);
+                k++;
+            }
+        }
+        if (ns > 1 && same_height) {
+            for (int64_t i = 0; i < ns; i++)
+                g[i] = i;
+            ns = merge_group(g, tmp, ns, sx, sy, sw, sh[0], solid, 0, rr);
+        } else {
+            for (int64_t i = 0; i < ns; i++)
+                put_rect(solid, i, sx[i], sy[i], sw[i], sh[i]);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_BuildValue("LL", (long long)ns, (long long)nr);
+done:
+    free(sx), free(sy), free(sw), free(sh), free(rr), free(g), free(tmp);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&rb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"group_threads", group_threads, METH_VARARGS, group_threads_doc},
@@ -1641,6 +1806,8 @@ static PyMethodDef methods[] = {
     {"density", density, METH_VARARGS, density_doc},
     {"box_rects", box_rects, METH_VARARGS, box_rects_doc},
     {"pyramid_query", pyramid_query, METH_VARARGS, pyramid_query_doc},
+    {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
+    {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -83,3 +83,23 @@ def test_compiled_fills_on_every_box_track_at_many_zooms(qtbot, sched_model, sho
             _same(p.fills, colour_fills_numpy(p.left, p.top, p.width, colours, p.height))
             compared += len(p.rows)
     assert compared > 1000
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_compiled_match_outlines_are_the_numpy_ones(seed: int) -> None:
+    """outline_fill_rects by slice_kernels.match_outlines and by numpy: the same solid and ring rectangles
+    for boxes from a fraction of a pixel to hundreds wide (touching runs of solid rings: merged), rows at
+    fractional heights (solid rings of unequal heights: not merged), fractional translations."""
+    from fxscope.app.timeline.lane_item import outline_fill_rects, outline_fill_rects_numpy
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([0, 1, 2, 31, 40, 500, 4000]))
+    rows = int(rng.choice([1, 3]))
+    left, top, width, _ = _boxes(rng, n, rows, 1, shuffle=bool(rng.random() < 0.3))
+    width = np.where(rng.random(n) < 0.6, rng.uniform(0.2, 2.5, n), width)
+    top = top + (rng.uniform(0, 1, n) if rng.random() < 0.3 else 0.0)
+    h, tx, ty = float(rng.choice([6.0, 13.76, 0.5])), float(rng.uniform(-500, 500)), float(rng.uniform(-5, 300))
+    got = outline_fill_rects(left, top, width, h, tx, ty)
+    want = outline_fill_rects_numpy(left, top, width, h, tx, ty)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and np.array_equal(g, w)
