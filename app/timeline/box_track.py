@@ -274,6 +274,7 @@ class BoxPicture:
         self._fill_calls: list[tuple[QBrush, QRectF, int]] | None = None
         self.labelled = np.zeros(0, np.int64)
         self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
+        self.instant_matches: tuple | None = None  # (match mask, times of the matched instants): a thread's
         self.match_of: np.ndarray | None = None  # the match mask that match_boxes are of (BoxTrackItem._paint_matches)
         self.match_boxes: tuple[np.ndarray, ...] = ()  # (left, top, width) of the boxes that are matches
 

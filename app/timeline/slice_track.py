@@ -169,6 +169,21 @@ class SliceTrackItem(BoxTrackItem):
         x, y, w = merge_touching(x - 1.5, np.full(len(x), -1.0), np.full(len(x), 3.0))
         return rect_buffer(x, y, w, 4.0)
 
+    def _matched_instants(self, p: BoxPicture) -> np.ndarray:
+        """The times of this thread's matched instants in the picture's window (sorted), found once per
+        picture and match mask: a frame reads those in its view from them, not the mask of every instant
+        in the view (millions zoomed out on a large trace)."""
+        mask = self.instant_match_mask
+        kept = p.instant_matches
+        if kept is not None and kept[0] is mask:
+            return kept[1]
+        ts = self._instant_times()
+        a, b = np.searchsorted(ts, [p.t0, p.t1])
+        lo = self._instants_lo
+        hits = ts[a:b][np.flatnonzero(mask[lo + a : lo + b])] if mask is not None else ts[:0]
+        p.instant_matches = (mask, hits)
+        return hits
+
     def _paint_instants(self, painter: QPainter, f: tuple) -> None:
         """The thread's instant events as small marks on the top edge of the track (one per pixel, from the
         picture), matches outlined, the selected one ringed."""
@@ -177,7 +192,6 @@ class SliceTrackItem(BoxTrackItem):
         if not len(p.marks):
             return
         ts = self._instant_times()
-        a, b = np.searchsorted(ts, [t0, t1])
         painter.save()
         painter.setTransform(QTransform.fromTranslate((p.t0 - self.origin) / 1e9 * sx + dx, self.y0 * sy + dy))
         painter.setPen(Qt.PenStyle.NoPen)
@@ -186,11 +200,11 @@ class SliceTrackItem(BoxTrackItem):
         painter.resetTransform()
         self.last_instant_matches = 0
         if self.instant_match_mask is not None:  # matched instants: an amber outline
-            lo = self._instants_lo
-            hit = np.flatnonzero(self.instant_match_mask[lo + a : lo + b])
-            self.last_instant_matches = len(hit)
-            if len(hit):
-                mx = np.unique(np.floor(self.px(ts[a:b][hit], sx, dx)))
+            hits = self._matched_instants(p)
+            ha, hb = np.searchsorted(hits, [t0, t1])
+            self.last_instant_matches = int(hb - ha)
+            if hb > ha:
+                mx = np.unique(np.floor(self.px(hits[ha:hb], sx, dx)))
                 outline_rects(painter, mx - 3.0, np.full(len(mx), self.y0 * sy + dy - 2.0), np.full(len(mx), 6.0), 6.0)
         sel = self.selected_instant - self._instants_lo
         if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:
