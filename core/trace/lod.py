@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -44,6 +44,9 @@ class Level:
     lane_ptr: np.ndarray  # int64: entries of lane k are lane_ptr[k]:lane_ptr[k + 1]
     long_rows: dict[int, np.ndarray]  # lane -> long slice rows sorted by start
     long_end_max: dict[int, np.ndarray]  # lane -> running max of their ends
+    #: lane -> the starts of its long slices, read on the lane's first query (a frame searched them by
+    #: gathering every long slice's start of the lane: async spans are mostly long, thousands a lane)
+    long_start: dict[int, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -172,13 +175,17 @@ class SlicePyramid:
             long = level.long_rows.get(first + k)
             if long is None:
                 continue
+            starts = level.long_start.get(first + k)
+            if starts is None:
+                starts = level.long_start[first + k] = np.asarray(self.ts[long], np.int64)
             la = int(np.searchsorted(level.long_end_max[first + k], t0, side="right"))
-            lb = int(np.searchsorted(self.ts[long], t1, side="left"))
+            lb = int(np.searchsorted(starts, t1, side="left"))
             if lb > la:
-                lr = long[la:lb]
-                lr = lr[self.ts[lr] + self.dur[lr] > t0]
-                parts.append((lr, np.full(len(lr), k, np.int64), np.ones(len(lr), np.int64), self.ts[lr],
-                              self.ts[lr] + self.dur[lr]))  # fmt: skip
+                lr, st = long[la:lb], starts[la:lb]
+                en = st + self.dur[lr]
+                keep = en > t0
+                parts.append((lr[keep], np.full(int(keep.sum()), k, np.int64), np.ones(int(keep.sum()), np.int64),
+                              st[keep], en[keep]))  # fmt: skip
         if len(parts) == 1:
             return parts[0]
         out = tuple(np.concatenate([p[c] for p in parts]) for c in range(5))

@@ -203,3 +203,41 @@ def test_the_compiled_query_refuses_rows_out_of_range(monkeypatch) -> None:
                                                  0, 10**9, np.empty((5, len(level.row)), np.int64))  # fmt: skip
     with pytest.raises(IndexError):
         pyramid.query_lanes(level, 0, 1, 0, 10**9)
+
+
+def test_long_slices_of_a_query_are_those_overlapping_its_window() -> None:
+    """A lane's long slices (their starts read on its first query and kept in the level): every query, after
+    many others, gives the bucket entries' boxes then, lane by lane, exactly the long slices that overlap
+    its window, in start order (against a search of all of them by hand)."""
+    from fxscope.core.trace.gathered import Difference
+
+    rng = np.random.default_rng(8)
+    n, lanes, origin, span = 30_000, 4, 10**6, 10**9
+    start = np.sort(rng.integers(origin, origin + span, n))
+    lane = rng.integers(0, lanes, n).astype(np.int32)
+    end = start + rng.choice([10, 10**5, 10**7, 2 * 10**8], n)  # many slices long at every fine level
+    pyramid = SlicePyramid(start, Difference(end, start), lane, lanes, origin, span)
+    lefts = rng.integers(-span // 4, span, 30)
+    widths = rng.choice([span, span // 10, span // 1000], 30)
+    windows = [(origin + int(a), int(w)) for a, w in zip(lefts, widths, strict=True)]
+    long_seen = 0
+    for level in pyramid.levels:
+        for _ in range(2):  # (the second time, every lane's starts are kept)
+            for t0, w in windows:
+                t1 = t0 + w
+                got = pyramid.query_lanes(level, 0, lanes, t0, t1)
+                limit = (1 << 31) - 1
+                lo_key = np.int32(min(max(((t0 - origin) >> level.shift) - LONG_BUCKETS, -limit), limit))
+                hi_key = np.int32(min(max((t1 - origin) >> level.shift, -limit), limit))
+                parts = [pyramid._entries(level, 0, lanes, t0, t1, lo_key, hi_key)]
+                for k in range(lanes):
+                    long = level.long_rows.get(k, np.zeros(0, np.int64))
+                    hit = long[(start[long] < t1) & (end[long] > t0)]
+                    parts.append((hit, np.full(len(hit), k), np.ones(len(hit), np.int64), start[hit], end[hit]))
+                    long_seen += len(hit)
+                want = [np.concatenate([p[c] for p in parts]) for c in range(5)]
+                order = np.argsort(want[1], kind="stable")
+                for g, v in zip(got, want, strict=True):
+                    assert np.array_equal(g, v[order])
+        assert bool(level.long_start) == bool(level.long_rows)
+    assert long_seen > 1000
