@@ -38,6 +38,9 @@ class ArgColumns:
     #: word index where the value's payload starts (after an inline name): a 64-bit value or an inline
     #: string / blob stream
     value_word: np.ndarray
+    #: int64 position of each argument's record among the requested rows (``event`` is ``rows[record]``):
+    #: what a caller's per-record columns are gathered by, without searching the rows
+    record: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.event)
@@ -84,7 +87,8 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
             a[:c] for a in (act, index, ref, stream, atype, raw, value_at)
         )
         names = dec.string_ids(ref, stream, record[act])
-        return ArgColumns(event=rows[act], index=index, name=names, type=atype, raw=raw, value_word=value_at)
+        return ArgColumns(event=rows[act], index=index, name=names, type=atype, raw=raw, value_word=value_at,
+                          record=act)  # fmt: skip
     parts: list[tuple[np.ndarray, ...]] = []
     # the records still walking, with their position, end and argument count alongside (compressed with
     # them each step: cheaper than gathering pos[act], end[act] again several times a step)
@@ -120,7 +124,7 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
     if not parts:
         z = np.zeros(0, np.int64)
         return ArgColumns(
-            z, np.zeros(0, np.uint8), z.copy(), np.zeros(0, np.uint8), np.zeros(0, np.uint64), z.copy()
+            z, np.zeros(0, np.uint8), z.copy(), np.zeros(0, np.uint8), np.zeros(0, np.uint64), z.copy(), z.copy()
         )
     if len(parts) == 1:  # at most one argument a record: in record order already
         act, index, ref, stream, atype, raw, value_at = parts[0]
@@ -134,7 +138,8 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
         )
     names = dec.string_ids(ref, stream, record[act])
     return ArgColumns(
-        event=rows[act], index=index, name=names, type=atype, raw=raw.astype(np.uint64), value_word=value_at
+        event=rows[act], index=index, name=names, type=atype, raw=raw.astype(np.uint64), value_word=value_at,
+        record=act,
     )
 
 
