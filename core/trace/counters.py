@@ -23,9 +23,8 @@ import numpy as np
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.sorting import lexsort, offset_int64
 from fxscope.core.trace.threads import thread_pids
-from fxscope.formats.fxt.arg_columns import event_arg_columns
+from fxscope.formats.fxt.arg_columns import numeric_args
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
-from fxscope.formats.fxt.event_data import times_and_data
 
 
 @dataclass
@@ -156,9 +155,8 @@ class _Samples(NamedTuple):
 
 def _samples(cols: FxtColumns, rows: np.ndarray, check) -> tuple[_Samples, int]:
     """The numeric arguments of counter event ``rows`` (ascending) with their events' fields, and the number
-    of non-numeric arguments; :data:`ARG_BATCH` records at a time, each batch's times and counter ids read
-    right after its arguments (the records' words, just walked, are still cached: one trip through the file,
-    not two) and once a record (not once an argument)."""
+    of non-numeric arguments; :data:`ARG_BATCH` records at a time, each record's arguments, time and counter
+    id read in one pass (:func:`~fxscope.formats.fxt.arg_columns.numeric_args`), once a record."""
     non_numeric = 0
     rows_type = np.int32 if len(cols.ev_kind) < 1 << 31 else np.int64  # (4 bytes a sample, not 8)
     # the samples' columns, filled batch by batch (one argument a record as a rule: sized for that, grown
@@ -167,24 +165,17 @@ def _samples(cols: FxtColumns, rows: np.ndarray, check) -> tuple[_Samples, int]:
     n = 0
     for a in range(0, max(len(rows), 1), ARG_BATCH):
         r = rows[a : a + ARG_BATCH]
-        args = event_arg_columns(cols, r, check=check)
-        numeric = args.numeric
-        n_num = int(np.count_nonzero(numeric))
-        non_numeric += len(numeric) - n_num
-        every = n_num == len(numeric)  # (the usual: every argument a number)
-        ev = args.event if every else args.event[numeric]
-        at = args.record if every or args.record is None else args.record[numeric]
-        name = args.name if every else args.name[numeric]
-        value = args.values()
-        if not every:
-            value = value[numeric]
-        del args, numeric
-        ts, cid = times_and_data(cols.ev_ts, cols.ev_data, r) if len(r) else (np.zeros(0, np.int64),) * 2
+        args = numeric_args(cols, r, check=check, per_row=1.25 if not a else (n + non_numeric) / a)
+        non_numeric += args.non_numeric
+        at, name, value, ts, cid = args.record, args.name, args.value, args.ts, args.data
+        n_num = len(at)
+        del args
         ev_name, thread = cols.ev_name[r], cols.ev_thread[r]
-        if not (len(ev) == len(r) and np.array_equal(ev, r)):  # (not one argument a record: each its record's)
-            if at is None:
-                at = np.searchsorted(r, ev)
-            ts, cid, ev_name, thread = ts[at], cid[at], ev_name[at], thread[at]
+        if n_num == len(r) and (not n_num or (int(at[-1]) == n_num - 1 and bool(np.all(at[1:] != at[:-1])))):
+            # (one argument a record: the rows' own fields; positions ascend, so distinct ones up to n - 1 are 0..)
+            ev = r
+        else:  # (each argument its record's fields)
+            ev, ts, cid, ev_name, thread = r[at], ts[at], cid[at], ev_name[at], thread[at]
         del at
         part = (ev, name, value, ts, cid, thread_pids(cols, thread), ev_name)
         del ev, name, value, ts, cid, ev_name, thread
@@ -213,16 +204,16 @@ MAX_COMBINATIONS = 1 << 22
 
 
 def _dense_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(rank of each value among the distinct ones, ascending: int64; the distinct values) by one count
+    """(rank of each value among the distinct ones, ascending: int32; the distinct values) by one count
     over the values' range, or None when that range is too large to count (over :data:`MAX_COMBINATIONS`)."""
     if not len(values):
-        return np.zeros(0, np.int64), values[:0]
+        return np.zeros(0, np.int32), values[:0]
     lo, hi = values.min(), values.max()
     if int(hi) - int(lo) >= MAX_COMBINATIONS:
         return None
     off = offset_int64(values, int(lo))
     present = np.bincount(off, minlength=int(hi) - int(lo) + 1) > 0
-    rank = np.cumsum(present) - 1
+    rank = np.cumsum(present, dtype=np.int32) - 1  # (int32: the ranks, and the series keys made of them, fit)
     distinct = (np.flatnonzero(present) + int(lo)).astype(values.dtype)
     return rank[off], distinct
 
