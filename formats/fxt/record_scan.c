@@ -712,6 +712,20 @@ release:
     return result;
 }
 
+/* Every row of `rows` (int32, int64 when rows_wide) a valid index of nrec records: else IndexError. */
+static int check_rows_of_width(const Py_buffer *ro, int rows_wide, Py_ssize_t nrec, const char *what)
+{
+    const Py_ssize_t m = ro->len / (rows_wide ? 8 : 4);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const int64_t r = rows_wide ? ((const int64_t *)ro->buf)[i] : ((const int32_t *)ro->buf)[i];
+        if (r < 0 || r >= nrec) {
+            PyErr_Format(PyExc_IndexError, "%s: row out of range", what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(event_times_data_doc,
 "event_times_data(words, record_word, wide, kind, rows, rows_wide, seg_pos, seg_tps, out_ts, out_data) -> None\n\n"
 "event_times and event_data of the same rows (int64 when rows_wide, else int32; each a valid row) in one\n"
@@ -740,13 +754,8 @@ static PyObject *event_times_data(PyObject *self, PyObject *args)
     /* (the segments' checks; the run of no rows asked for there is always in range) */
     if (check_rows_segments(Py_None, NULL, 0, 0, nrec, &sp, &st, "event_times_data") < 0)
         goto done;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        const int64_t r = rows_wide ? ((const int64_t *)ro.buf)[i] : ((const int32_t *)ro.buf)[i];
-        if (r < 0 || r >= nrec) {
-            PyErr_SetString(PyExc_IndexError, "event_times_data: row out of range");
-            goto done;
-        }
-    }
+    if (check_rows_of_width(&ro, rows_wide, nrec, "event_times_data") < 0)
+        goto done;
     {
         const uint64_t *words = (const uint64_t *)w.buf;
         const int64_t n = (int64_t)(w.len / 8);
@@ -1218,13 +1227,8 @@ static PyObject *numeric_args(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "numeric_args: column lengths differ");
         goto done;
     }
-    for (Py_ssize_t i = 0; i < m; i++) {
-        const int64_t r = rows_wide ? ((const int64_t *)ro.buf)[i] : ((const int32_t *)ro.buf)[i];
-        if (r < 0 || r >= nrec) {
-            PyErr_SetString(PyExc_IndexError, "numeric_args: row out of range");
-            goto done;
-        }
-    }
+    if (check_rows_of_width(&ro, rows_wide, nrec, "numeric_args") < 0)
+        goto done;
     {
         const uint64_t *words = (const uint64_t *)w.buf;
         const int64_t n = (int64_t)(w.len / 8);

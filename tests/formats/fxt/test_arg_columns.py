@@ -68,31 +68,35 @@ def test_real_trace_pointer_and_string_arguments(testdata, fxt_loops) -> None:
     assert _check_against_event_args(cols, rows[::7]) > 4000
 
 
+def _mutated(testdata, cut_and_flip, rng: random.Random, generated: bytes):
+    """The readable ones of 100 truncated and mutated copies of each real trace and of ``generated``."""
+    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generated]
+    for data in sources:
+        for _ in range(100):
+            try:
+                yield read_fxt_bytes(cut_and_flip(data, rng, 6))
+            except FormatError:
+                continue
+
+
 def test_compiled_walk_equals_numpy_walk_on_hostile_traces(testdata, cut_and_flip) -> None:
     """Truncated and mutated traces (argument sizes, inline name lengths, counts): the compiled walk keeps
     the same arguments, with the same fields, as the numpy walk (400 traces)."""
     scan = compiled.record_scan
     assert scan is not None
-    rng = random.Random(5)
-    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generate_trace(500, seed=4)]
     compared = 0
-    for data in sources:
-        for _ in range(100):
-            try:
-                cols = read_fxt_bytes(cut_and_flip(data, rng, 6))
-            except FormatError:
-                continue
-            rows = np.arange(len(cols.ev_ts))
-            a = event_arg_columns(cols, rows)
-            compiled.record_scan = None
-            try:
-                b = event_arg_columns(cols, rows)
-            finally:
-                compiled.record_scan = scan
-            for f in dataclasses.fields(a):
-                x, y = getattr(a, f.name), getattr(b, f.name)
-                assert x.dtype == y.dtype and np.array_equal(x, y), f.name
-            compared += 1
+    for cols in _mutated(testdata, cut_and_flip, random.Random(5), generate_trace(500, seed=4)):
+        rows = np.arange(len(cols.ev_ts))
+        a = event_arg_columns(cols, rows)
+        compiled.record_scan = None
+        try:
+            b = event_arg_columns(cols, rows)
+        finally:
+            compiled.record_scan = scan
+        for f in dataclasses.fields(a):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            assert x.dtype == y.dtype and np.array_equal(x, y), f.name
+        compared += 1
     assert compared >= 300
 
 
@@ -192,17 +196,11 @@ def test_numeric_args_one_pass_equals_the_argument_walk(testdata, cut_and_flip) 
     real = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
     _assert_same_numeric(*_numeric_both(real, np.arange(len(real.ev_word))))
     rng = random.Random(12)
-    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generate_trace(500, seed=6)]
     compared = 0
-    for data in sources:
-        for _ in range(100):
-            try:
-                cols = read_fxt_bytes(cut_and_flip(data, rng, 6))
-            except FormatError:
-                continue
-            if len(cols.ev_word):
-                _assert_same_numeric(*_numeric_both(cols, np.arange(len(cols.ev_word)), rng.choice([0.0, 1.25])))
-                compared += 1
+    for cols in _mutated(testdata, cut_and_flip, rng, generate_trace(500, seed=6)):
+        if len(cols.ev_word):
+            _assert_same_numeric(*_numeric_both(cols, np.arange(len(cols.ev_word)), rng.choice([0.0, 1.25])))
+            compared += 1
     assert compared >= 200
 
 
