@@ -525,25 +525,56 @@ static int match_thread(Ctx *c, int64_t e, int64_t n_complete, int64_t base, int
     return 0;
 }
 
+/* Bytes of match_threads' scratch for threads of at most e1 events (each array 16-byte aligned). */
+static size_t match_scratch_bytes(size_t e1)
+{
+    return e1 * (4 + 4 + 4) + 2 * e1 * (4 + 4 + 4 + 8) + e1 * sizeof(Pending) + 8 * 16;
+}
+
+PyDoc_STRVAR(match_scratch_doc,
+"match_scratch(largest) -> int\n\n"
+"The bytes of a scratch buffer that match_threads takes for threads of at most largest events.");
+
+static PyObject *match_scratch(PyObject *self, PyObject *args)
+{
+    long long largest;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "L", &largest))
+        return NULL;
+    if (largest < 0 || largest > (1LL << 40)) {
+        PyErr_SetString(PyExc_ValueError, "match_scratch: largest out of range");
+        return NULL;
+    }
+    return PyLong_FromSize_t(match_scratch_bytes((size_t)(largest ? largest : 1)));
+}
+
 PyDoc_STRVAR(match_threads_doc,
 "match_threads(order, ptr, ts_g, kind_g, cend_g, cptr, key, key_end, trace_end, ts_out, dur_out, depth_out,\n"
-"              event_out, flags_out, parent_out, n_out) -> (n_out, key, need)\n\n"
+"              event_out, flags_out, parent_out, n_out[, scratch]) -> (n_out, key, need)\n\n"
 "Slices of the threads key..key_end - 1 (their duration events as scatter_threads grouped them), matched as\n"
 "core/trace/slices.py's numpy path does, written from row n_out of the outputs (int64 ts, int64 dur, uint16\n"
 "depth, int32 event, uint8 flags, int32 parent: rows of the outputs). Stops at the first thread whose slices\n"
-"do not fit the outputs: returns where it stopped and the rows that thread needs (need 0 when all were done).");
+"do not fit the outputs: returns where it stopped and the rows that thread needs (need 0 when all were done).\n"
+"scratch: a writable buffer of at least match_scratch(largest thread) bytes, reused across calls (else, or\n"
+"when smaller, the scratch is allocated for the call).");
 
 static PyObject *match_threads(PyObject *self, PyObject *args)
 {
-    Py_buffer ob, pb, tgb, kgb, cgb, cpb, o1, o2, o3, o4, o5, o6;
+    Py_buffer ob, pb, tgb, kgb, cgb, cpb, o1, o2, o3, o4, o5, o6, sb = {0};
     long long key, key_end, trace_end, n_out;
+    PyObject *scratch_obj = Py_None;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*LLLw*w*w*w*w*w*L", &ob, &pb, &tgb, &kgb, &cgb, &cpb, &key, &key_end,
-                          &trace_end, &o1, &o2, &o3, &o4, &o5, &o6, &n_out))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*LLLw*w*w*w*w*w*L|O", &ob, &pb, &tgb, &kgb, &cgb, &cpb, &key, &key_end,
+                          &trace_end, &o1, &o2, &o3, &o4, &o5, &o6, &n_out, &scratch_obj))
         return NULL;
     PyObject *result = NULL;
     Ctx c;
     memset(&c, 0, sizeof c);
+    int own_scratch = 1; /* (0: the scratch arrays are carved from the caller's buffer, not malloc'd) */
+    if (scratch_obj != Py_None && PyObject_GetBuffer(scratch_obj, &sb, PyBUF_WRITABLE) < 0) {
+        scratch_obj = Py_None;
+        goto done;
+    }
     if (check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 || check_buffer(&tgb, 8, "ts_g") < 0 ||
         check_buffer(&cgb, 8, "cend_g") < 0 || check_buffer(&cpb, 8, "cptr") < 0 || check_buffer(&o1, 8, "ts_out") < 0 ||
         check_buffer(&o2, 8, "dur_out") < 0 || check_buffer(&o3, 2, "depth_out") < 0 ||
@@ -580,14 +611,37 @@ static PyObject *match_threads(PyObject *self, PyObject *args)
         c.cap = cap;
         /* a thread of e events makes at most 2e slices (a complete event and its unmatched end) */
         const size_t e1 = (size_t)(largest ? largest : 1), e2 = 2 * e1;
-        c.ev = malloc(e1 * 4);
-        c.cpos = malloc(e1 * 4);
-        c.sort_tmp = malloc(e2 * 4);
-        c.stack = malloc(e1 * 4);
-        c.level = malloc(e2 * 4);
-        c.perm = malloc(e2 * 4);
-        c.col_tmp = malloc(e2 * 8);
-        c.heap = malloc(e1 * sizeof(Pending));
+        if (scratch_obj != Py_None && (size_t)sb.len >= match_scratch_bytes(e1)) {
+            /* the caller's buffer, reused from one call to the next: scratch of the largest thread's size
+               (~70 bytes an event) malloc'd at each call is a fresh mapping each time (past glibc's mmap
+               threshold), faulted in again page by page (at 100M events, 15 calls: ~2 s of system time) */
+            char *at = (char *)sb.buf;
+#define CARVE(PTR, BYTES)                                                                                          \
+    do {                                                                                                           \
+        at = (char *)(((uintptr_t)at + 15) & ~(uintptr_t)15);                                                      \
+        (PTR) = (void *)at;                                                                                        \
+        at += (BYTES);                                                                                             \
+    } while (0)
+            CARVE(c.ev, e1 * 4);
+            CARVE(c.cpos, e1 * 4);
+            CARVE(c.sort_tmp, e2 * 4);
+            CARVE(c.stack, e1 * 4);
+            CARVE(c.level, e2 * 4);
+            CARVE(c.perm, e2 * 4);
+            CARVE(c.col_tmp, e2 * 8);
+            CARVE(c.heap, e1 * sizeof(Pending));
+#undef CARVE
+            own_scratch = 0;
+        } else {
+            c.ev = malloc(e1 * 4);
+            c.cpos = malloc(e1 * 4);
+            c.sort_tmp = malloc(e2 * 4);
+            c.stack = malloc(e1 * 4);
+            c.level = malloc(e2 * 4);
+            c.perm = malloc(e2 * 4);
+            c.col_tmp = malloc(e2 * 8);
+            c.heap = malloc(e1 * sizeof(Pending));
+        }
         if (!c.ev || !c.cpos || !c.sort_tmp || !c.stack || !c.level || !c.perm || !c.col_tmp || !c.heap) {
             PyErr_NoMemory();
             goto done;
@@ -619,14 +673,18 @@ static PyObject *match_threads(PyObject *self, PyObject *args)
             result = Py_BuildValue("LLL", (long long)out, (long long)k, (long long)(status == 1 ? need : 0));
     }
 done:
-    free(c.ev);
-    free(c.cpos);
-    free(c.sort_tmp);
-    free(c.stack);
-    free(c.level);
-    free(c.perm);
-    free(c.col_tmp);
-    free(c.heap);
+    if (own_scratch) {
+        free(c.ev);
+        free(c.cpos);
+        free(c.sort_tmp);
+        free(c.stack);
+        free(c.level);
+        free(c.perm);
+        free(c.col_tmp);
+        free(c.heap);
+    }
+    if (scratch_obj != Py_None)
+        PyBuffer_Release(&sb);
     free(c.best_row);
     free(c.best_ts);
     free(c.best_end);
@@ -1346,6 +1404,7 @@ static PyMethodDef methods[] = {
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
     {"scatter_threads", scatter_threads, METH_VARARGS, scatter_threads_doc},
     {"match_threads", match_threads, METH_VARARGS, match_threads_doc},
+    {"match_scratch", match_scratch, METH_VARARGS, match_scratch_doc},
     {"group_by_thread_time", group_by_thread_time, METH_VARARGS, group_by_thread_time_doc},
     {"lane_rows", lane_rows, METH_VARARGS, lane_rows_doc},
     {"pyramid", pyramid, METH_VARARGS, pyramid_doc},

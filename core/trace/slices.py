@@ -256,12 +256,16 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
     n_out, key = 0, 0
     bounds = ptr.tolist()
+    # the matching's scratch (~70 bytes an event of the largest thread), one buffer for every step: allocated
+    # at each step it was a fresh mapping each time, faulted in again (~2 s of system time at 100M events)
+    largest = int(np.diff(ptr).max()) if n_keys else 0
+    scratch = np.empty(kernels.match_scratch(largest), np.uint8)
     while key < n_keys:
         if check is not None:
             check()
         step = 4 * BATCH_EVENTS  # (IN_FLIGHT_EVENTS, read here: a test's smaller batches check more often)
         stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + step) - 1))
-        n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out)
+        n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out, scratch)
         if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
             capacity = max(2 * capacity, n_out + need)
             out = [np.concatenate([c[:n_out], np.empty(capacity - n_out, c.dtype)]) for c in out]

@@ -358,6 +358,15 @@ def test_slice_kernels_refuse_rows_threads_and_sizes_out_of_range():
     assert cptr.tolist() == [0, 0, 1, 1, 1, 1, 1, 1, 1]
     out = [np.empty(3, t) for t in (np.int64, np.int64, np.uint16, np.int32, np.uint8, np.int32)]
     assert KERNELS.match_threads(*grouped, 0, 8, 10, *out, 0) == (3, 8, 0)
+    alone = [c.copy() for c in out]
+    for scratch in (np.empty(KERNELS.match_scratch(2), np.uint8), np.empty(1, np.uint8)):  # (too small: its own)
+        out = [np.zeros(3, t) for t in (np.int64, np.int64, np.uint16, np.int32, np.uint8, np.int32)]
+        assert KERNELS.match_threads(*grouped, 0, 8, 10, *out, 0, scratch) == (3, 8, 0)
+        assert all(np.array_equal(x, y) for x, y in zip(out, alone, strict=True))
+    with pytest.raises((TypeError, BufferError)):  # a read-only scratch
+        KERNELS.match_threads(*grouped, 0, 8, 10, *out, 0, b"x" * 1000)
+    with pytest.raises(ValueError):
+        KERNELS.match_scratch(-1)
     bad_kind = kind_g.copy()
     bad_kind[1] = 0  # an instant among the duration events
     with pytest.raises(ValueError):
