@@ -106,6 +106,7 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     if names is None:
         names = area_names(model, ar)
     self_clip, dense, ids = names.self_clip, names.dense, names.ids
+    sums = None if names.total is None else (names.total, names.self_total)  # (summed with the self times)
     if ar.all_hit:  # every row is in the range: the columns as they are (views for a run)
         clipped, dur = ar.clipped, ar.take(s.dur)
     else:
@@ -115,12 +116,14 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
         if not used.all():  # names of ancestors outside the range only: renumbered without them
             dense = (np.cumsum(used) - 1)[dense]
             ids = ids[used]
+            sums = None if sums is None else (sums[0][used], sums[1][used])
     k = len(ids)
     d, count = _sorted_by_name(dense, dur, k)
     first = np.r_[0, np.cumsum(count)[:-1]]
     # float sums are exact below 2**53 ns (104 days of slices of one name); in blocks: no float64 copy
-    total = grouped_sums(dense, clipped, k).astype(np.int64)
-    self_total = grouped_sums(dense, self_clip, k).astype(np.int64)
+    if sums is None:
+        sums = grouped_sums(dense, clipped, k), grouped_sums(dense, self_clip, k)
+    total, self_total = (x.astype(np.int64) for x in sums)
     pct = [d[first + nearest_rank(count, p)].astype(np.int64) for p in PERCENTILES]
     lo, hi = d[first].astype(np.int64), d[first + count - 1].astype(np.int64)
     name_id = ids
