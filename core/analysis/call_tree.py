@@ -286,7 +286,7 @@ def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: Area
     hit = b"" if ar.all_hit else ar.hit.view(np.uint8)
     try:
         out = kernels.call_nodes(par, par.dtype == np.int64, depth, dense, dense.dtype == np.int32, hit, clipped,
-                                 self_clip, node_of, wide)  # fmt: skip
+                                 self_clip, node_of, wide, len(names.ids))  # fmt: skip
     except ValueError:  # (a parent or name out of range)
         return None
     if out is None:

@@ -172,7 +172,13 @@ typedef struct {
     Py_ssize_t n, cap;
     int64_t *slots;  /* node number + 1, 0 empty */
     size_t mask;
+    /* while (nodes + 1) * names is at most DIRECT_KEYS: node number + 1 of (parent + 1) * names + name (a
+     * row per parent node, appended as nodes are: no hashing for the few nodes of a usual tree) */
+    int64_t *direct;
+    Py_ssize_t names;
 } Nodes;
+
+#define DIRECT_KEYS (1 << 20)
 
 static void nodes_free(Nodes *t)
 {
@@ -183,6 +189,7 @@ static void nodes_free(Nodes *t)
     free(t->total);
     free(t->self);
     free(t->slots);
+    free(t->direct);
 }
 
 static inline size_t key_hash(int64_t parent, int64_t name)
@@ -221,6 +228,18 @@ static int nodes_grow(Nodes *t)
     free(t->slots);
     t->slots = table;
     t->mask = slots - 1;
+    if (t->direct) {  /* rows for the new parents, or no direct table past DIRECT_KEYS */
+        if ((cap + 1) * t->names <= DIRECT_KEYS) {
+            int64_t *d = realloc(t->direct, (size_t)((cap + 1) * t->names) * sizeof(int64_t));
+            if (!d)
+                return -1;
+            memset(d + (t->cap + 1) * t->names, 0, (size_t)((cap - t->cap) * t->names) * sizeof(int64_t));
+            t->direct = d;
+        } else {
+            free(t->direct);
+            t->direct = NULL;
+        }
+    }
     t->cap = cap;
     return 0;
 }
@@ -228,6 +247,12 @@ static int nodes_grow(Nodes *t)
 /* The node of (parent node, name) at ``depth``, made when new; -1 when out of memory. */
 static inline int64_t node_of_key(Nodes *t, int64_t parent, int64_t name, int64_t depth)
 {
+    int64_t *cell = NULL;
+    if (t->direct && name < t->names) {
+        cell = &t->direct[(parent + 1) * t->names + name];
+        if (*cell)
+            return *cell - 1;
+    }
     size_t at = key_hash(parent, name) & t->mask;
     for (;;) {
         int64_t s = t->slots[at];
@@ -250,11 +275,13 @@ static inline int64_t node_of_key(Nodes *t, int64_t parent, int64_t name, int64_
     t->total[j] = 0;
     t->self[j] = 0;
     t->slots[at] = j + 1;
+    if (cell)
+        *cell = j + 1;
     return j;
 }
 
 PyDoc_STRVAR(call_nodes_doc,
-"call_nodes(parent, parent_wide, depth, dense, dense_wide, hit, clipped, self, node_of, node_wide)\n"
+"call_nodes(parent, parent_wide, depth, dense, dense_wide, hit, clipped, self, node_of, node_wide[, names])\n"
 "    -> (parent, name, depth, count, total, self) | None\n\n"
 "The top-down tree's nodes of the rows in one forward pass: a row at depth 0 (uint16 ``depth``), or with\n"
 "``parent`` -1, stands in the root node of its ``dense`` name; another in the node (its parent row's node,\n"
@@ -262,13 +289,16 @@ PyDoc_STRVAR(call_nodes_doc,
 "per node, over the rows ``hit`` marks (empty: every row), the count and the sums of ``clipped`` (int64)\n"
 "and ``self`` (float64) in row order. Returns the nodes' columns as bytes (int64 parent node, dense name,\n"
 "depth, count; float64 total, self), or None when a row's parent is not an earlier row one level up (the\n"
-"numpy path's levels then decide). ValueError for a parent or name out of range.");
+"numpy path's levels then decide). ValueError for a parent or name out of range. ``names``: how many dense\n"
+"names there are, when known (a few: the nodes are then found in a table of parent node x name, no hashing).");
 
 static PyObject *call_nodes(PyObject *self_, PyObject *args)
 {
     Py_buffer pb, deb, db, hb, cb, sb, nb;
     int pwide, dwide, nwide;
-    if (!PyArg_ParseTuple(args, "y*py*y*py*y*y*w*p", &pb, &pwide, &deb, &db, &dwide, &hb, &cb, &sb, &nb, &nwide))
+    Py_ssize_t names = 0;
+    if (!PyArg_ParseTuple(args, "y*py*y*py*y*y*w*p|n", &pb, &pwide, &deb, &db, &dwide, &hb, &cb, &sb, &nb, &nwide,
+                          &names))
         return NULL;
     PyObject *ret = NULL;
     Nodes t;
@@ -296,8 +326,17 @@ static PyObject *call_nodes(PyObject *self_, PyObject *args)
         int status = 0;  /* 1: out of range, 2: not one forward pass, 3: out of memory */
         Py_ssize_t at = -1;
         Py_BEGIN_ALLOW_THREADS
+        if (names > 0 && names <= DIRECT_KEYS / 1024 + 1) {  /* (the first 1024 nodes' rows) */
+            t.names = names;
+            t.direct = NULL;
+        }
         if (nodes_grow(&t))
             status = 3;
+        if (!status && t.names && (t.cap + 1) * t.names <= DIRECT_KEYS) {
+            t.direct = calloc((size_t)((t.cap + 1) * t.names), sizeof(int64_t));
+            if (!t.direct)
+                status = 3;
+        }
         for (Py_ssize_t i = 0; !status && i < n; i++) {
             int64_t p = int_at(par, pwide, i), d = depth[i], name = name_at(dense, dwide, i);
             if (p < -1 || p >= n || name < 0) {
