@@ -33,6 +33,7 @@ from fxscope.core.analysis.selection import (
     grouped_sums,
     name_text,
 )
+from fxscope.core.trace import compiled
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -83,14 +84,28 @@ def _sorted_by_name(dense: np.ndarray, dur: np.ndarray, k: int) -> tuple[np.ndar
     bits = int(dur.max()).bit_length() if len(dur) else 0
     if (k - 1) >> max(62 - bits, 0) == 0 and bits < 62:
         kind = np.int32 if ((k - 1) >> max(31 - bits, 0) == 0 and bits < 31) else np.int64
-        key = np.left_shift(dense, bits, dtype=kind, casting="unsafe")
-        np.bitwise_or(key, dur, out=key, casting="unsafe")  # (int64 durations cast in buffered chunks)
+        key = _compiled_keys(dense, dur, bits, kind)
+        if key is None:
+            key = np.left_shift(dense, bits, dtype=kind, casting="unsafe")
+            np.bitwise_or(key, dur, out=key, casting="unsafe")  # (int64 durations cast in buffered chunks)
         key.sort()
         first = np.searchsorted(key, np.left_shift(np.arange(k, dtype=kind), bits))  # (key's type: no copy of it)
         count = np.diff(np.append(first, len(key)))
         key &= (1 << bits) - 1
         return key, count
     return dur[np.lexsort((dur, dense))], grouped_sums(dense, None, k)
+
+
+def _compiled_keys(dense: np.ndarray, dur: np.ndarray, bits: int, kind: type) -> np.ndarray | None:
+    """:func:`_sorted_by_name`'s keys by the compiled loop (summary_kernels.c: one pass; numpy's cast of the
+    int64 durations to an int32 key goes in buffered chunks, ~0.3 s at 25M slices), or None when it is not
+    built or does not take these columns."""
+    kernels = compiled.summary_kernels
+    if kernels is None or not (compiled.plain(dense, np.int16, np.int32) and compiled.plain(dur, np.int64)):
+        return None
+    key = np.empty(len(dur), kind)
+    kernels.name_keys(dense, dense.dtype == np.int32, dur, bits, key, kind == np.int64)
+    return key
 
 
 def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,

@@ -450,7 +450,53 @@ done:
     return ret;
 }
 
+PyDoc_STRVAR(name_keys_doc,
+"name_keys(dense, dense_wide, dur, bits, key, key_wide)\n\n"
+"``key[i] = dense[i] << bits | dur[i]`` in the key's type (int32, int64 when key_wide; dense int16, int32\n"
+"when dense_wide; dur int64), as numpy computes it: the shift in the key's type, the duration cast to it\n"
+"(two's complement) before the or. One pass, where numpy casts the durations in buffered chunks.");
+
+static PyObject *name_keys(PyObject *self, PyObject *args)
+{
+    Py_buffer db, ub, kb;
+    int dwide, kwide, bits;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*iw*p", &db, &dwide, &ub, &bits, &kb, &kwide))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = ub.len / 8;
+    if (check_items(&ub, 8, -1, "dur") || check_items(&db, dwide ? 4 : 2, n, "dense")
+        || check_items(&kb, kwide ? 8 : 4, n, "key"))
+        goto done;
+    if (bits < 0 || bits >= (kwide ? 63 : 31)) {
+        PyErr_SetString(PyExc_ValueError, "bits: out of the key's range");
+        goto done;
+    }
+    {
+        const void *dense = db.buf;
+        const int64_t *dur = ub.buf;
+        Py_BEGIN_ALLOW_THREADS
+        if (kwide) {
+            int64_t *key = kb.buf;
+            for (Py_ssize_t i = 0; i < n; i++)
+                key[i] = (int64_t)((uint64_t)name_at(dense, dwide, i) << bits) | dur[i];
+        } else {
+            int32_t *key = kb.buf;
+            for (Py_ssize_t i = 0; i < n; i++)
+                key[i] = (int32_t)((uint32_t)name_at(dense, dwide, i) << bits) | (int32_t)(uint32_t)(uint64_t)dur[i];
+        }
+        Py_END_ALLOW_THREADS
+        ret = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&ub);
+    PyBuffer_Release(&kb);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
+    {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
     {"byte_counts", byte_counts, METH_VARARGS, byte_counts_doc},
     {"self_times", self_times, METH_VARARGS, self_times_doc},
     {"call_nodes", call_nodes, METH_VARARGS, call_nodes_doc},

@@ -135,3 +135,22 @@ def test_loops_check_their_inputs(kernels):
     assert node_of.tolist() == [4, -1, 2, 1, 0]
     with pytest.raises(ValueError):
         kernels.renumber(node_of, False, fresh, b"")  # (a -1 left: no node)
+
+
+@pytest.mark.parametrize("kind", [np.int32, np.int64])
+def test_name_keys_are_numpys(kernels, kind):
+    """The statistics' sort keys, also for durations past the key's bits or negative (hostile): numpy's
+    shift in the key's type and its cast of the durations, bit for bit."""
+    rng = np.random.default_rng(5)
+    for dense_type in (np.int16, np.int32):
+        dense = rng.integers(0, 6, 10_001).astype(dense_type)
+        dur = np.r_[rng.integers(0, 1 << 20, 10_000), -7].astype(np.int64)
+        dur[::97] = rng.integers(-(1 << 62), 1 << 62, len(dur[::97]))
+        for bits in (0, 5, 20, 27):
+            want = np.left_shift(dense, bits, dtype=kind, casting="unsafe")
+            np.bitwise_or(want, dur, out=want, casting="unsafe")
+            got = np.empty(len(dur), kind)
+            kernels.name_keys(dense, dense_type == np.int32, dur, bits, got, kind == np.int64)
+            assert np.array_equal(got, want), (dense_type, bits)
+    with pytest.raises(ValueError):
+        kernels.name_keys(dense, True, dur[:5], 3, np.empty(5, kind), kind == np.int64)  # lengths differ
