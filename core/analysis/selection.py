@@ -337,6 +337,26 @@ def _compiled_self(par: np.ndarray, clipped: np.ndarray, hit: np.ndarray | None 
     return out, total, self_total
 
 
+def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`dense_ids` of the area's names by the compiled loop (summary_kernels.c: the gather through the
+    events and the renumbering in one buffer, three passes), or None when it is not built or the names are
+    not a gathered plain column (the numpy path)."""
+    kernels = compiled.summary_kernels
+    col = model.slices.name
+    source, index = getattr(col, "source", None), getattr(col, "index", None)
+    if kernels is None or getattr(col, "missing", 0) is not None or not compiled.plain(source, np.int16, np.int32):
+        return None
+    rows = ar.take(index) if compiled.plain(index, np.int32, np.int64) else None
+    if rows is None or not compiled.plain(rows, np.int32, np.int64):
+        return None
+    out = np.empty(len(rows), source.dtype)
+    try:
+        ids = kernels.dense_names(source, source.dtype == np.int32, rows, rows.dtype == np.int64, out)
+    except ValueError:  # (a row or id out of range: the numpy path decides)
+        return None
+    return out, np.frombuffer(ids, np.int64).copy()
+
+
 def dense_ids(ids: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """String ids (>= -1) renumbered 0..k-1 in ascending order (in ``ids``' dtype, into ``out`` when given:
     ``ids`` itself works), and the k ids (int64): marks in a table of the ids, not a sort, in blocks of rows
@@ -378,9 +398,13 @@ class AreaNames:
 
 def area_names(model: TraceModel, ar: AreaRows) -> AreaNames:
     """The :class:`AreaNames` of ``ar`` (every row's, hit or not)."""
-    names = ar.take(model.slices.name)  # (a gather through the events: the area's own copy, renumbered in place)
-    owned = names.flags.owndata and names.flags.writeable
-    dense, ids = dense_ids(names, names if owned else None)
+    dense_of = _compiled_dense(model, ar)
+    if dense_of is not None:
+        dense, ids = dense_of
+    else:
+        names = ar.take(model.slices.name)  # (a gather through the events: the area's own copy, renumbered in place)
+        owned = names.flags.owndata and names.flags.writeable
+        dense, ids = dense_ids(names, names if owned else None)
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
     summed = _compiled_self(par, ar.clipped, None if ar.all_hit else ar.hit, dense, len(ids))
     if summed is not None:

@@ -495,7 +495,92 @@ done:
     return ret;
 }
 
+PyDoc_STRVAR(dense_names_doc,
+"dense_names(source, source_wide, index, index_wide, out) -> bytes\n\n"
+"The names of rows ``index`` (int32, int64 when index_wide) of the string-id column ``source`` (int16, int32\n"
+"when source_wide), renumbered 0..k-1 in ascending order of their ids, into ``out`` (the source's type);\n"
+"returns the k ids (int64, ascending) as bytes. selection.py's dense_ids of the gathered names, without the\n"
+"gathered copy's passes. ValueError for a row out of range or an id below -1.");
+
+static PyObject *dense_names(PyObject *self, PyObject *args)
+{
+    Py_buffer sb, ib, ob;
+    int swide, iwide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*pw*", &sb, &swide, &ib, &iwide, &ob))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = ib.len / (iwide ? 8 : 4), m = sb.len / (swide ? 4 : 2);
+    if (check_items(&sb, swide ? 4 : 2, -1, "source") || check_items(&ib, iwide ? 8 : 4, -1, "index")
+        || check_items(&ob, swide ? 4 : 2, n, "out"))
+        goto done;
+    {
+        const void *source = sb.buf, *index = ib.buf;
+        void *out = ob.buf;
+        int status = 0;  /* 1: out of range, 2: out of memory */
+        int64_t top = -1;
+        int64_t *map = NULL;
+        int64_t *ids = NULL;
+        Py_ssize_t k = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {  /* the gather, and the largest id */
+            int64_t r = int_at(index, iwide, i);
+            if (r < 0 || r >= m) {
+                status = 1;
+                break;
+            }
+            int64_t v = name_at(source, swide, r);
+            if (v < -1) {
+                status = 1;
+                break;
+            }
+            if (swide)
+                ((int32_t *)out)[i] = (int32_t)v;
+            else
+                ((int16_t *)out)[i] = (int16_t)v;
+            top = v > top ? v : top;
+        }
+        if (!status) {
+            map = calloc((size_t)(top + 2), sizeof(int64_t));  /* 1 + id -> used, then its dense number */
+            ids = malloc((size_t)(top + 2) * sizeof(int64_t));
+            if (!map || !ids)
+                status = 2;
+        }
+        if (!status) {
+            for (Py_ssize_t i = 0; i < n; i++)
+                map[name_at(out, swide, i) + 1] = 1;
+            for (int64_t v = 0; v < top + 2; v++)
+                if (map[v]) {
+                    ids[k] = v - 1;
+                    map[v] = k++;
+                }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                int64_t d = map[name_at(out, swide, i) + 1];
+                if (swide)
+                    ((int32_t *)out)[i] = (int32_t)d;
+                else
+                    ((int16_t *)out)[i] = (int16_t)d;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (status == 1)
+            PyErr_SetString(PyExc_ValueError, "a row past the source or a string id below -1");
+        else if (status == 2)
+            PyErr_NoMemory();
+        else
+            ret = PyBytes_FromStringAndSize((const char *)ids, (Py_ssize_t)(k * sizeof(int64_t)));
+        free(map);
+        free(ids);
+    }
+done:
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&ob);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
+    {"dense_names", dense_names, METH_VARARGS, dense_names_doc},
     {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
     {"byte_counts", byte_counts, METH_VARARGS, byte_counts_doc},
     {"self_times", self_times, METH_VARARGS, self_times_doc},

@@ -13,7 +13,7 @@ import pytest
 
 from fxscope.core.analysis import call_tree
 from fxscope.core.analysis.call_tree import top_down
-from fxscope.core.analysis.selection import Area, _compiled_self, area_names, area_rows
+from fxscope.core.analysis.selection import Area, _compiled_dense, _compiled_self, area_names, area_rows
 from fxscope.core.analysis.stats import KEYS, name_stats
 from fxscope.core.trace import compiled
 from fxscope.core.trace.model import TraceModel
@@ -47,9 +47,10 @@ def _analysis(model: TraceModel, area: Area):
     return name_stats(model, ar=ar, names=names), top_down(model, ar=ar, names=names), names
 
 
-def assert_same_analysis(model: TraceModel, monkeypatch, module) -> int:
-    """Compares both paths on every area of :func:`_areas`; returns how many took the compiled tree."""
-    taken = 0
+def assert_same_analysis(model: TraceModel, monkeypatch, module) -> tuple[int, int]:
+    """Compares both paths on every area of :func:`_areas`; returns how many areas took the compiled tree and
+    how many the compiled names."""
+    trees = names_taken = 0
     for area in _areas(model):
         monkeypatch.setattr(compiled, "summary_kernels", None)
         stats_n, tree_n, names_n = _analysis(model, area)
@@ -65,22 +66,23 @@ def assert_same_analysis(model: TraceModel, monkeypatch, module) -> int:
         ar = area_rows(model, area)
         if len(ar):
             par = ar.parent
-            taken += call_tree._compiled_tree(ar, par, ar.take(model.slices.depth), area_names(model, ar)) is not None
-    return taken
+            trees += call_tree._compiled_tree(ar, par, ar.take(model.slices.depth), area_names(model, ar)) is not None
+            names_taken += _compiled_dense(model, ar) is not None  # (the names gathered and renumbered in one)
+    return trees, names_taken
 
 
 def test_same_analysis_of_third_party_traces(fxt_testdata, kernels, monkeypatch):
-    taken = 0
+    taken = np.zeros(2, int)
     for path in sorted(fxt_testdata.glob("*.fxt")):
         taken += assert_same_analysis(TraceModel(read_fxt_bytes(path.read_bytes())), monkeypatch, kernels)
-    assert taken >= 6  # (the compiled tree was built, not only its fallback)
+    assert taken[0] >= 6 and taken[1] >= 3  # (the compiled loops ran, not only their fallbacks)
 
 
 def test_same_analysis_of_deep_random_trees(kernels, monkeypatch):
     for seed in range(4):
         model = TraceModel(read_fxt_bytes(nested_trace(seed, threads=4, roots=40)))
         assert int(model.slices.depth.max()) >= 4
-        assert assert_same_analysis(model, monkeypatch, kernels) >= 4
+        assert min(assert_same_analysis(model, monkeypatch, kernels)) >= 4
 
 
 def test_same_analysis_of_hostile_variants(fxt_testdata, kernels, monkeypatch, cut_and_flip):
@@ -130,6 +132,14 @@ def test_loops_check_their_inputs(kernels):
     with pytest.raises(ValueError):  # a name past the names summed
         kernels.self_times(r["par"], False, r["clipped"], np.full(5, 3, np.int16), False, b"", np.empty(5),
                            np.zeros(2), np.zeros(2))  # fmt: skip
+    source = np.array([4, -1, 9, 4], np.int16)
+    out = np.empty(3, np.int16)
+    ids = kernels.dense_names(source, False, np.array([3, 1, 2], np.int32), False, out)
+    assert out.tolist() == [1, 0, 2] and np.frombuffer(ids, np.int64).tolist() == [-1, 4, 9]
+    with pytest.raises(ValueError):  # a row past the source
+        kernels.dense_names(source, False, np.array([0, 4, 1], np.int32), False, out)
+    with pytest.raises(ValueError):  # an id below -1 (hostile)
+        kernels.dense_names(np.array([-5], np.int16), False, np.array([0, 0, 0], np.int32), False, out)
     fresh = np.arange(5, dtype=np.int64)[::-1].copy()
     kernels.renumber(node_of, False, fresh, np.array([1, 0, 1, 1, 1], np.uint8))
     assert node_of.tolist() == [4, -1, 2, 1, 0]
