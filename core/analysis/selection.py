@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fxscope.core.trace import compiled
+from fxscope.formats.fxt.coded_column import CodedColumn
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -344,6 +345,11 @@ def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.nda
     kernels = compiled.summary_kernels
     col = model.slices.name
     source, index = getattr(col, "source", None), getattr(col, "index", None)
+    codes = None
+    if isinstance(source, CodedColumn):  # (a one-byte code column: its codes and values)
+        codes, source = source.index, source.values
+        if not compiled.plain(codes, np.uint8):
+            return None
     if kernels is None or getattr(col, "missing", 0) is not None or not compiled.plain(source, np.int16, np.int32):
         return None
     rows = ar.take(index) if compiled.plain(index, np.int32, np.int64) else None
@@ -351,7 +357,8 @@ def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.nda
         return None
     out = np.empty(len(rows), source.dtype)
     try:
-        ids = kernels.dense_names(source, source.dtype == np.int32, rows, rows.dtype == np.int64, out)
+        ids = kernels.dense_names(source, source.dtype == np.int32, rows, rows.dtype == np.int64, out,
+                                  *(() if codes is None else (codes,)))  # fmt: skip
     except ValueError:  # (a row or id out of range: the numpy path decides)
         return None
     return out, np.frombuffer(ids, np.int64).copy()

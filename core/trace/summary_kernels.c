@@ -496,21 +496,23 @@ done:
 }
 
 PyDoc_STRVAR(dense_names_doc,
-"dense_names(source, source_wide, index, index_wide, out) -> bytes\n\n"
+"dense_names(source, source_wide, index, index_wide, out[, codes]) -> bytes\n\n"
 "The names of rows ``index`` (int32, int64 when index_wide) of the string-id column ``source`` (int16, int32\n"
 "when source_wide), renumbered 0..k-1 in ascending order of their ids, into ``out`` (the source's type);\n"
 "returns the k ids (int64, ascending) as bytes. selection.py's dense_ids of the gathered names, without the\n"
-"gathered copy's passes. ValueError for a row out of range or an id below -1.");
+"gathered copy's passes. With ``codes`` (uint8, a one-byte code column), the column is ``source[codes]``:\n"
+"``source`` holds its values. ValueError for a row or code out of range or an id below -1.");
 
 static PyObject *dense_names(PyObject *self, PyObject *args)
 {
-    Py_buffer sb, ib, ob;
+    Py_buffer sb, ib, ob, cb = {0};
     int swide, iwide;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*py*pw*", &sb, &swide, &ib, &iwide, &ob))
+    if (!PyArg_ParseTuple(args, "y*py*pw*|y*", &sb, &swide, &ib, &iwide, &ob, &cb))
         return NULL;
     PyObject *ret = NULL;
-    Py_ssize_t n = ib.len / (iwide ? 8 : 4), m = sb.len / (swide ? 4 : 2);
+    const uint8_t *codes = cb.buf;  /* (NULL: no code column) */
+    Py_ssize_t n = ib.len / (iwide ? 8 : 4), n_values = sb.len / (swide ? 4 : 2), m = codes ? cb.len : n_values;
     if (check_items(&sb, swide ? 4 : 2, -1, "source") || check_items(&ib, iwide ? 8 : 4, -1, "index")
         || check_items(&ob, swide ? 4 : 2, n, "out"))
         goto done;
@@ -528,6 +530,13 @@ static PyObject *dense_names(PyObject *self, PyObject *args)
             if (r < 0 || r >= m) {
                 status = 1;
                 break;
+            }
+            if (codes) {
+                r = codes[r];
+                if (r >= n_values) {
+                    status = 1;
+                    break;
+                }
             }
             int64_t v = name_at(source, swide, r);
             if (v < -1) {
@@ -576,6 +585,8 @@ done:
     PyBuffer_Release(&sb);
     PyBuffer_Release(&ib);
     PyBuffer_Release(&ob);
+    if (cb.obj)
+        PyBuffer_Release(&cb);
     return ret;
 }
 

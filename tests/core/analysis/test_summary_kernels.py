@@ -140,6 +140,11 @@ def test_loops_check_their_inputs(kernels):
         kernels.dense_names(source, False, np.array([0, 4, 1], np.int32), False, out)
     with pytest.raises(ValueError):  # an id below -1 (hostile)
         kernels.dense_names(np.array([-5], np.int16), False, np.array([0, 0, 0], np.int32), False, out)
+    codes = np.array([0, 2, 1, 3], np.uint8)  # a one-byte code column over the values [5, -1, 7]
+    ids = kernels.dense_names(np.array([5, -1, 7], np.int16), False, np.array([2, 0, 1], np.int32), False, out, codes)
+    assert out.tolist() == [0, 1, 2] and np.frombuffer(ids, np.int64).tolist() == [-1, 5, 7]
+    with pytest.raises(ValueError):  # a code past the values
+        kernels.dense_names(np.array([5, -1, 7], np.int16), False, np.array([3, 0, 1], np.int32), False, out, codes)
     fresh = np.arange(5, dtype=np.int64)[::-1].copy()
     kernels.renumber(node_of, False, fresh, np.array([1, 0, 1, 1, 1], np.uint8))
     assert node_of.tolist() == [4, -1, 2, 1, 0]
