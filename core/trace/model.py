@@ -20,7 +20,7 @@ from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
 from fxscope.core.trace.segments import segment_starts, segmented_running_max, sorted_run_starts
 from fxscope.core.trace.slices import SliceTable, build_slices
-from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.sorting import identity_if_sorted, lexsort
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import FxtColumns
 
@@ -489,7 +489,8 @@ class TraceModel:
                 np.cumsum(key[1:] != key[:-1], out=lane[1:])
             n_lanes = int(lane[-1]) + 1 if len(lane) else 0
             pyramid = SlicePyramid(table.start, Difference(table.end, table.start), lane, n_lanes, self.start_ns,
-                                   self.end_ns - self.start_ns, check=self._check)  # fmt: skip
+                                   self.end_ns - self.start_ns, check=self._check,
+                                   order=identity_if_sorted(lane, table.start))  # (sorted by key, start)  # fmt: skip
             return pyramid, RowLanes(segment_starts(key))
 
         return self._memoized(f"sched_pyramid_{which}", build)
