@@ -47,6 +47,12 @@ class Level:
     #: lane -> the starts of its long slices, read on the lane's first query (a frame searched them by
     #: gathering every long slice's start of the lane: async spans are mostly long, thousands a lane)
     long_start: dict[int, np.ndarray] = field(default_factory=dict)
+    #: a coarse level's box of each entry (int64 start, end pairs; see :data:`BOXED_FRACTION_LOG2`) and its
+    #: count (int32, 1 for a box that is its slice): what a query draws, read in one contiguous run instead of
+    #: each entry's slice's start and duration (a cache miss or two an entry in big columns: at 100M events
+    #: most of a zoomed-out frame's query), or None (the finer levels: the boxes are computed per query)
+    box: np.ndarray | None = None
+    box_count: np.ndarray | None = None
 
 
 @dataclass
@@ -93,6 +99,11 @@ class _Summary:
         return self.lane, self.bucket, self.count, self.longest, self.pick
 
 
+#: the levels with at most 1/2**this entries per slice keep their boxes (:attr:`Level.box`, 20 bytes an entry:
+#: the levels have ~4x fewer entries each, so all of them together at most ~1.7 bytes a slice); the finer
+#: levels are read for small windows, a few entries a lane, where the gathers cost little
+BOXED_FRACTION_LOG2 = 4
+
 #: slices summarised together, at most (whole lanes; one lane may be more): the build's temporaries, ~100
 #: bytes a slice, then stay a few tens of MB whatever the trace's size instead of a multiple of its slices
 BATCH_SLICES = 1 << 19
@@ -129,6 +140,7 @@ class SlicePyramid:
         if _takes_compiled(ts, dur, lane, order):
             try:
                 self.levels = _compiled_levels(order, ts, dur, lane, n_lanes, origin, shifts, check)
+                self._store_boxes(check)
                 return
             except ValueError:  # lanes out of range or not ascending in ``order``: the numpy path's results
                 pass
@@ -141,6 +153,16 @@ class SlicePyramid:
             for i, part in enumerate(_lane_levels(rows, lane[rows], ts[rows], dur[rows], origin, shifts, check)):
                 parts[i].append(part)
         self.levels = [_level(shift, p, n_lanes) for shift, p in zip(shifts, parts, strict=True)]
+        self._store_boxes(check)
+
+    def _store_boxes(self, check) -> None:
+        """The boxes of the coarse levels (:attr:`Level.box`), computed as a query computes them."""
+        for level in self.levels:
+            if len(level.bucket) and len(level.bucket) <= len(self.ts) >> BOXED_FRACTION_LOG2:
+                check()
+                _, count, start, end = self._boxes(level, slice(None))
+                level.box = np.stack([start, end], axis=1)
+                level.box_count = count.astype(np.int32)
 
     def level_for(self, ns_per_px: float) -> Level | None:
         """The coarsest level whose buckets are not wider than a pixel (None: zoomed in past the finest)."""
@@ -197,7 +219,6 @@ class SlicePyramid:
 
     def _entries(self, level: Level, first: int, n: int, t0: int, t1: int, lo_key, hi_key) -> tuple[np.ndarray, ...]:
         """The bucket entries' boxes of :meth:`query_lanes` (not the long slices), by numpy calls."""
-        size = 1 << level.shift
         ptr = level.lane_ptr[first : first + n + 1].tolist()
         spans = []
         for k in range(n):
@@ -219,6 +240,13 @@ class SlicePyramid:
             lane = np.repeat(np.arange(n, dtype=np.int64), lens)
             # entry positions lane by lane: each lane's run from its start
             idx = np.arange(len(lane), dtype=np.int64) + np.repeat(starts - (np.cumsum(lens) - lens), lens)
+        rows, count, start, end = self._boxes(level, idx)
+        keep = (end > t0) & (start < t1)
+        return rows[keep], lane[keep], count[keep], start[keep], end[keep]
+
+    def _boxes(self, level: Level, idx) -> tuple[np.ndarray, ...]:
+        """(rows, count, start, end) of the boxes of ``level``'s entries ``idx``, by numpy calls."""
+        size = 1 << level.shift
         rows = level.row[idx].astype(np.int64)
         count = level.count[idx].astype(np.int64)
         s_ts, s_dur = self.ts[rows], self.dur[rows]  # (each gathered once: random reads of big columns)
@@ -228,9 +256,7 @@ class SlicePyramid:
         b_start = (np.uint64(self.origin & _U64) + (level.bucket[idx].astype(np.uint64) << np.uint64(level.shift))).view(np.int64)
         start = np.where(real, s_ts, b_start)
         end = np.where(real, s_end, np.maximum(b_start + size, s_end))
-        count = np.where(real, 1, count)
-        keep = (end > t0) & (start < t1)
-        return rows[keep], lane[keep], count[keep], start[keep], end[keep]
+        return rows, np.where(real, 1, count), start, end
 
     def _entries_compiled(self, level: Level, first: int, n: int, t0: int, t1: int, lo_key,
                           hi_key) -> tuple[np.ndarray, ...] | None:  # fmt: skip
@@ -238,17 +264,25 @@ class SlicePyramid:
         gathers of the entries' slices and the boxes in one pass; ~25 numpy calls a track and a zoom step
         otherwise), or None when it is not built or does not take these columns (the numpy path then)."""
         kernels = compiled.slice_kernels
-        columns = self._query_columns()
-        if kernels is None or columns is None or level.shift > 62:
+        if kernels is None:
             return None
-        ts, dur_a, dur_b = columns
         ptr = level.lane_ptr[first : first + n + 1]
-        args = (level.bucket, level.row, level.count, level.count.dtype == np.int32, ptr, ts, dur_a, dur_b,
-                self.origin & _U64, level.shift, int(lo_key), int(hi_key), t0, t1)  # fmt: skip
+        if level.box is not None:  # the level's stored boxes: read in one run (no gathers of the slices)
+            query = kernels.pyramid_query_boxes
+            args = (level.bucket, level.row, level.box, level.box_count, ptr, len(self.ts), int(lo_key), int(hi_key),
+                    t0, t1)  # fmt: skip
+        else:
+            columns = self._query_columns()
+            if columns is None or level.shift > 62:
+                return None
+            ts, dur_a, dur_b = columns
+            query = kernels.pyramid_query
+            args = (level.bucket, level.row, level.count, level.count.dtype == np.int32, ptr, ts, dur_a, dur_b,
+                    self.origin & _U64, level.shift, int(lo_key), int(hi_key), t0, t1)  # fmt: skip
         try:
-            read = kernels.pyramid_query(*args, None)
+            read = query(*args, None)
             out = np.empty((5, read), np.int64)
-            m = kernels.pyramid_query(*args, out)
+            m = query(*args, out)
         except (ValueError, BufferError):  # a row or lane pointer out of range (a corrupt trace), a column
             # that is not one contiguous buffer: the numpy path decides
             return None

@@ -1760,6 +1760,101 @@ done:
 }
 
 
+PyDoc_STRVAR(pyramid_query_boxes_doc,
+"pyramid_query_boxes(bucket, row, box, box_count, lane_ptr, n_rows, lo_key, hi_key, t0, t1, out) -> n\n\n"
+"pyramid_query's boxes from a level's stored boxes (core/trace/lod.py Level.box: a coarse level's box of each\n"
+"entry, int64 start and end pairs, and box_count, int32: 1 for a box that is its slice), in the order of\n"
+"its entries: one contiguous read an entry instead of its slice's start and duration, far apart in big\n"
+"columns (a cache miss each: at 100M events most of a zoomed-out frame's query). The same arguments and out\n"
+"otherwise; a row outside [0, n_rows) or lane_ptr out of range raises ValueError.");
+
+static PyObject *pyramid_query_boxes(PyObject *self, PyObject *args)
+{
+    Py_buffer bb, rb, xb, cb, lpb, ob = {0};
+    long long n_rows, t0, t1;
+    int lo_key, hi_key;
+    PyObject *out_obj;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*LiiLLO", &bb, &rb, &xb, &cb, &lpb, &n_rows, &lo_key, &hi_key, &t0, &t1,
+                          &out_obj))
+        return NULL;
+    PyObject *result = NULL;
+    int have_out = 0;
+    if (out_obj != Py_None) {
+        if (PyObject_GetBuffer(out_obj, &ob, PyBUF_WRITABLE) < 0)
+            goto done;
+        have_out = 1;
+    }
+    if (check_buffer(&bb, 4, "bucket") < 0 || check_buffer(&rb, 4, "row") < 0 || check_buffer(&xb, 16, "box") < 0 ||
+        check_buffer(&cb, 4, "box_count") < 0 || check_buffer(&lpb, 8, "lane_ptr") < 0 ||
+        (have_out && check_buffer(&ob, 8, "out") < 0))
+        goto done;
+    const int64_t n_entries = bb.len / 4, n_ptr = lpb.len / 8;
+    if (rb.len / 4 != n_entries || xb.len / 16 != n_entries || cb.len / 4 != n_entries || n_ptr < 1) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query_boxes: bad buffer sizes");
+        goto done;
+    }
+    const int64_t *ptr = lpb.buf;
+    for (int64_t k = 0; k < n_ptr; k++) {
+        if (ptr[k] < 0 || ptr[k] > n_entries || (k && ptr[k] < ptr[k - 1])) {
+            PyErr_SetString(PyExc_ValueError, "pyramid_query_boxes: lane_ptr out of range");
+            goto done;
+        }
+    }
+    const int32_t *bucket = bb.buf, *row = rb.buf, *bcount = cb.buf;
+    const int64_t *box = xb.buf;
+    int64_t read = 0;
+    for (int64_t k = 0; k + 1 < n_ptr; k++) {
+        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)lo_key, 0);
+        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)hi_key, 1);
+        read += b > a ? b - a : 0;
+    }
+    if (!have_out) {
+        result = PyLong_FromLongLong(read);
+        goto done;
+    }
+    const int64_t cap = ob.len / 40;
+    if (cap < read) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query_boxes: out too small");
+        goto done;
+    }
+    int64_t *o_row = ob.buf, *o_lane = o_row + cap, *o_count = o_lane + cap, *o_start = o_count + cap,
+            *o_end = o_start + cap;
+    int64_t m = 0, bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t k = 0; k + 1 < n_ptr && !bad; k++) {
+        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)lo_key, 0);
+        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)hi_key, 1);
+        for (int64_t e = a; e < b; e++) {
+            const int64_t r = row[e];
+            if (r < 0 || r >= n_rows) {
+                bad = 1;
+                break;
+            }
+            const int64_t start = box[2 * e], end = box[2 * e + 1];
+            if (end > t0 && start < t1) {
+                o_row[m] = r, o_lane[m] = k, o_count[m] = bcount[e], o_start[m] = start, o_end[m] = end;
+                m++;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query_boxes: row out of range");
+        goto done;
+    }
+    result = PyLong_FromLongLong(m);
+done:
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&lpb);
+    if (have_out)
+        PyBuffer_Release(&ob);
+    return result;
+}
+
 /* ------------------------------------------------------------------ searches of ascending keys */
 
 PyDoc_STRVAR(search_ascending_doc,
@@ -1936,6 +2031,7 @@ static PyMethodDef methods[] = {
     {"density", density, METH_VARARGS, density_doc},
     {"box_rects", box_rects, METH_VARARGS, box_rects_doc},
     {"pyramid_query", pyramid_query, METH_VARARGS, pyramid_query_doc},
+    {"pyramid_query_boxes", pyramid_query_boxes, METH_VARARGS, pyramid_query_boxes_doc},
     {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {NULL, NULL, 0, NULL},

@@ -174,6 +174,9 @@ def test_the_compiled_query_gives_the_numpy_boxes(testdata, monkeypatch) -> None
                 width = max(int(span * scale), 1 << level.shift)
                 t0 = model.start_ns + int(rng.integers(-width, span))
                 windows.append((level, track.lane_base, track.max_depth + 1, t0, t0 + width))
+    # the coarse levels' queries read their stored boxes (slice_kernels.pyramid_query_boxes), the fine ones'
+    # the slices' columns (pyramid_query): both against numpy's boxes from the columns
+    assert {level.box is None for level in model.pyramid.levels} == {True, False}
     assert _queries_both_ways(model.pyramid, windows, monkeypatch) > 5000
     n, lanes, origin = 250_000, 6, 10**6
     start = rng.integers(origin - 10**8, origin + 10**9, n)
@@ -183,6 +186,7 @@ def test_the_compiled_query_gives_the_numpy_boxes(testdata, monkeypatch) -> None
 
     pyramid = SlicePyramid(start, Difference(end, start), lane, lanes, origin, 10**9)
     assert any(level.count.dtype == np.int32 for level in pyramid.levels)  # (a bucket of lane 0's coarsest)
+    assert {level.box is None for level in pyramid.levels} == {True, False}
     windows = [(level, first, k, t0, t0 + w) for level in pyramid.levels for first, k in ((0, lanes), (2, 1), (1, 3))
                for t0, w in ((origin - 2 * 10**8, 2 * 10**9), (origin + 10**8, 10**6), (origin, 1 << level.shift))]
     assert _queries_both_ways(pyramid, windows, monkeypatch) > 1000
@@ -203,6 +207,14 @@ def test_the_compiled_query_refuses_rows_out_of_range(monkeypatch) -> None:
                                                  0, 10**9, np.empty((5, len(level.row)), np.int64))  # fmt: skip
     with pytest.raises(IndexError):
         pyramid.query_lanes(level, 0, 1, 0, 10**9)
+    boxed = next(level for level in pyramid.levels if level.box is not None)  # (its boxes read, not the slices)
+    boxed.row[len(boxed.row) // 2] = 10**6
+    with pytest.raises(ValueError, match="row out of range"):
+        lod.compiled.slice_kernels.pyramid_query_boxes(boxed.bucket, boxed.row, boxed.box, boxed.box_count,
+                                                       boxed.lane_ptr, 5000, -10, 1 << 30, 0, 10**9,
+                                                       np.empty((5, len(boxed.row)), np.int64))  # fmt: skip
+    with pytest.raises(IndexError):
+        pyramid.query_lanes(boxed, 0, 1, 0, 10**9)
 
 
 def test_long_slices_of_a_query_are_those_overlapping_its_window() -> None:
