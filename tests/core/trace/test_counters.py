@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from fxscope.core.synthetic_trace import generate_trace
-from fxscope.core.trace.counters import build_counters
+from fxscope.core.trace import compiled
+from fxscope.core.trace.counters import _bucket_min_max, build_counters
 from fxscope.formats.fxt.args import ArgType as A
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt_bytes
@@ -83,7 +84,7 @@ def expand(start: np.ndarray, lo, hi, last, t0: int, t1: int, bucket: float):
     return out
 
 
-def test_lod_is_exactly_the_samples_in_force_per_pixel(fxt) -> None:
+def test_lod_is_exactly_the_samples_in_force_per_pixel(fxt, lod_paths) -> None:
     samples = [(0, 5.0), (10, 1.0), (15, 9.0), (19, 3.0), (25, 4.0), (40, 8.0)]
     cols = fxt([(K.COUNTER, t, P1, "c", 0, [("v", A.DOUBLE, v)]) for t, v in samples])
     cs = build_counters(cols)
@@ -96,8 +97,18 @@ def test_lod_is_exactly_the_samples_in_force_per_pixel(fxt) -> None:
     assert len(cs.lod(0, -20, -10, 1)[0]) == 0  # before the first sample: nothing
 
 
+@pytest.fixture(params=["compiled", "numpy"])
+def lod_paths(request, monkeypatch) -> str:
+    """Each lod test with the compiled loops (slice_kernels.range_min_max, search_ascending) and without."""
+    if request.param == "numpy":
+        monkeypatch.setattr(compiled, "slice_kernels", None)
+    elif compiled.slice_kernels is None:
+        pytest.skip("the compiled loops are not built")
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(6))
-def test_lod_matches_a_brute_force_computation(fxt, seed: int) -> None:
+def test_lod_matches_a_brute_force_computation(fxt, seed: int, lod_paths) -> None:
     rng = np.random.default_rng(seed)
     base = [0, 1 << 33, (1 << 62) + 12345][seed % 3]  # stamped from boot: hours, or 2**62 ns, after it
     n = int(rng.integers(1, 60))
@@ -117,7 +128,7 @@ def test_lod_matches_a_brute_force_computation(fxt, seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_lod_on_an_anchored_grid_is_exact_and_windows_join(fxt, seed: int) -> None:
+def test_lod_on_an_anchored_grid_is_exact_and_windows_join(fxt, seed: int, lod_paths) -> None:
     """With an anchor, windows that start and end on the anchor's grid give, pixel for pixel, the brute
     force over the whole grid; two adjacent windows together are the window that holds both (a timeline
     picture is extended strip by strip as the view pans)."""
@@ -222,3 +233,32 @@ def test_series_out_of_time_order_are_sorted_ties_in_event_order(fxt, monkeypatc
         (1, "mem:rss", [100, 100, 100, 300], [2.0, 4.0, 5.0, 1.0], [1, 3, 3, 0]),
         (2, "mem:rss", [50, 200], [6.0, 3.0], [4, 2]),
     ]
+
+
+@pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_compiled_bucket_min_max_is_numpys(monkeypatch) -> None:
+    """slice_kernels.range_min_max against the numpy reduceats: random samples with NaNs and signed zeros
+    cut at random pixel edges, runs that end at the last sample, empty runs (any value: only the others
+    compared); a run past the samples raises instead of reading outside them."""
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 17, 5000):
+        v = rng.normal(0, 10, n).round()
+        v[rng.random(n) < 0.02] = np.nan
+        v[rng.random(n) < 0.05] = -0.0
+        ts = np.sort(rng.integers(0, 1000, n))  # the runs as lod finds them: pixel edges searched in times
+        edges = np.sort(rng.integers(-50, 1100, 301))
+        first = np.maximum(np.searchsorted(ts, edges[:-1], "right") - 1, 0)
+        stop = np.searchsorted(ts, edges[1:], "left")
+        assert (stop == n).any() and (stop <= first).any()
+        got = _bucket_min_max(v, first, stop)
+        monkeypatch.setattr(compiled, "slice_kernels", None)
+        want = _bucket_min_max(v, first, stop)
+        monkeypatch.undo()
+        valid = stop > first
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g[valid], w[valid])
+    kernels = compiled.slice_kernels
+    for first, stop in (([0], [6]), ([-1], [2]), ([7], [3])):
+        with pytest.raises(ValueError, match="out of range"):
+            kernels.range_min_max(np.zeros(5), np.array(first, np.int64), np.array(stop, np.int64), np.empty(1),
+                                  np.empty(1))  # fmt: skip
