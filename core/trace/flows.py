@@ -52,10 +52,12 @@ class FlowTable:
     #: other dropped events: "without_start" (step/end with no active flow), "ambiguous" (the id was begun
     #: in several processes), "duplicate_begin" (begin of an active key, ignored)
     dropped: dict[str, int] = field(default_factory=dict)
-    _by_dst: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32), repr=False)
+    #: link rows by destination slice (stably): given by whoever sorted them already, else made here
+    _by_dst: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_dst = np.argsort(self.dst_slice, kind="stable").astype(np.int32)
+        if self._by_dst is None:
+            self._by_dst = np.argsort(self.dst_slice, kind="stable").astype(np.int32)
 
     def __len__(self) -> int:
         return len(self.src_slice)
@@ -140,6 +142,8 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     check = check or (lambda: None)
     kind = cols.ev_kind
     sel = kind_rows(kind, EventKind.FLOW_BEGIN, EventKind.FLOW_END)  # int32 rows below 2**31 events
+    if compiled.span_kernels is not None and sel.dtype == np.int32 and len(slices) < 1 << 31:
+        return _build_compiled(cols, slices, sel, check)
     ts = cols.ev_ts[sel]  # (the data words are read once the unbound events are dropped: a read of both
     # here held them through the binding, the step's peak: +70 MB at 30M events)
     order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
@@ -157,16 +161,6 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     k = kind[sel]
     fid = cols.ev_data[sel]
     check()
-    linked = _links_compiled(k, fid, thread_pids(cols, thread))
-    if linked is not None:  # (compiled: links in time order, each with its key's process)
-        del thread, k
-        a, b, key_pid, dropped = linked
-        # the numpy path's links come by key (process, id), then time: the same order for equal sources
-        # (these come by time: ordered by key where their sources are equal, then as they come)
-        keys = (fid[b], key_pid)
-        del fid, key_pid
-        check()
-        return _table(cols, slices, sel, bound, a, b, keys, unbound, dropped)
     key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k)
     del thread
     dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
@@ -182,20 +176,76 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     a, b = idx[a], idx[b]
     del idx
     check()
-    return _table(cols, slices, sel, bound, a, b, None, unbound, dropped)
+    return _table(cols, slices, sel, bound, a, b, unbound, dropped)
+
+
+def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check) -> FlowTable:
+    """:func:`build_flows` with the span kernels: the flow events' times and ids read in one pass over
+    their records, bound to their slices (:func:`bind_to_slices`), then keyed, chained, turned from the
+    earlier slice and sorted in one call (``span_kernels.flow_table``: a walk in time order with the active
+    flows in a hash table, counting sorts by slice), what the numpy stages below do in a dozen passes."""
+    ts, fid = cols.times_and_data(sel)
+    order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
+    if order is not None:
+        sel, ts, fid = sel[order], ts[order], fid[order]
+    del order
+    thread = cols.ev_thread[sel]
+    check()
+    bound = bind_to_slices(slices, thread, ts, sel)
+    check()
+    proc = _process_ranks(cols, thread)
+    del thread
+    k = np.ascontiguousarray(cols.ev_kind[sel], np.uint8)
+    room = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (a link ends at each step and end)
+    out = [np.empty(room, np.int32) for _ in range(5)]
+    n, unbound, ambiguous, without_start, duplicate = compiled.span_kernels.flow_table(
+        k, contiguous(fid, np.uint64), proc, contiguous(bound, np.int64), contiguous(ts, np.int64), sel,
+        contiguous(slices.ts, np.int64), int(EventKind.FLOW_BEGIN), int(EventKind.FLOW_STEP),
+        int(EventKind.FLOW_END), *out,
+    )  # fmt: skip
+    del k, fid, proc, bound, ts, sel
+    check()
+    # (views of the outputs unless most of their room went unused: the untouched pages cost nothing)
+    src_slice, dst_slice, src_event, dst_event, by_dst = (a[:n] if 2 * n >= room else a[:n].copy() for a in out)
+    dropped = {"ambiguous": ambiguous, "without_start": without_start, "duplicate_begin": duplicate}
+    return FlowTable(
+        src_slice=src_slice,
+        dst_slice=dst_slice,
+        id=Gathered(cols.ev_data, src_event),
+        src_ts=Gathered(cols.ev_ts, src_event),
+        dst_ts=Gathered(cols.ev_ts, dst_event),
+        src_event=src_event,
+        dst_event=dst_event,
+        unbound=unbound,
+        dropped=dropped,
+        _by_dst=by_dst,
+    )
+
+
+def _process_ranks(cols: FxtColumns, thread: np.ndarray) -> np.ndarray:
+    """int32 rank of each thread index's process koid among the trace's koids (0 for -1, an unresolved
+    thread reference, as :func:`thread_pids`' koid 0): the key's process for the kernel, in 4 bytes, ordered
+    as the koids (the links' order within a slice is by koid)."""
+    thread = np.asarray(thread)
+    if len(cols.threads_pid) == 0:
+        return np.zeros(len(thread), np.int32)
+    koids = np.r_[np.uint64(0), np.asarray(cols.threads_pid).astype(np.uint64)]  # (row 0: thread -1)
+    rank = np.unique(koids, return_inverse=True)[1].astype(np.int32)
+    at = thread.astype(np.int32) + 1
+    np.maximum(at, 0, out=at)
+    return rank[at]
 
 
 def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndarray, a: np.ndarray,
-           b: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None, unbound: int,
-           dropped: dict[str, int]) -> FlowTable:  # fmt: skip
-    """The links (source and destination positions ``a``, ``b`` among the bound flow events ``sel``) as a
-    table: each pointing from the earlier slice to the later one, sorted by (source slice, source time),
-    then by their key (``keys``: each link's flow id and key process, when given), then as given."""
+           b: np.ndarray, unbound: int, dropped: dict[str, int]) -> FlowTable:  # fmt: skip
+    """The links (source and destination positions ``a``, ``b`` among the bound flow events ``sel``, by key
+    then time) as a table: each pointing from the earlier slice to the later one, sorted by (source slice,
+    source time), then as given."""
     s_slice, d_slice = bound[a], bound[b]
     swap = slices.ts[s_slice] > slices.ts[d_slice]
     a, b = np.where(swap, b, a), np.where(swap, a, b)
     del swap, s_slice, d_slice
-    order = _link_order(bound[a], cols.ev_ts[sel[a]], keys, len(slices))
+    order = lexsort((cols.ev_ts[sel[a]], bound[a]))
     a, b = a[order], b[order]
     src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
     return FlowTable(
@@ -209,43 +259,6 @@ def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndar
         unbound=unbound,
         dropped=dropped,
     )
-
-
-def _link_order(src_slice: np.ndarray, src_ts: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None,
-                n_slices: int) -> np.ndarray:  # fmt: skip
-    """The stable order of links by (source slice, source time), then by ``keys`` (flow id, key process)
-    when given: by the compiled kernel (a counting sort by slice) when it is built and takes them, else by
-    :func:`lexsort`."""
-    if keys is None:
-        return lexsort((src_ts, src_slice))
-    fid, key_pid = keys
-    kernels = compiled.span_kernels
-    if kernels is not None and len(src_slice):
-        order = np.empty(len(src_slice), np.int64)
-        status = kernels.group_order(contiguous(src_slice, np.int32), contiguous(src_ts, np.int64), contiguous(key_pid, np.uint64),
-                                     contiguous(fid, np.uint64), n_slices, order)  # fmt: skip
-        if status == 0:
-            return order
-    return lexsort((fid, key_pid, src_ts, src_slice))
-
-
-def _links_compiled(
-    k: np.ndarray, fid: np.ndarray, pid: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]] | None:
-    """The flow events' links by the compiled kernel (one walk in time order, the active flows in a hash
-    table): (source positions, destination positions ascending, each link's key process, the dropped
-    counts), as :func:`_key_process` and :func:`_links` find them; None when it is not built."""
-    kernels = compiled.span_kernels
-    if kernels is None or len(k) >= 1 << 31:
-        return None
-    m = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (links end at a step or an end)
-    a, b, key_pid = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64)
-    n, ambiguous, no_start, without, duplicate = kernels.flow_links(
-        contiguous(k, np.uint8), contiguous(fid, np.uint64), contiguous(pid, np.uint64),
-        int(EventKind.FLOW_BEGIN), int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), a, b, key_pid,
-    )  # fmt: skip
-    dropped = {"ambiguous": ambiguous, "without_start": no_start + without, "duplicate_begin": duplicate}
-    return a[:n], b[:n], key_pid[:n], dropped
 
 
 def _links(by_key: list[np.ndarray], dropped: dict[str, int]) -> tuple[np.ndarray, ...]:

@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* status codes returned to Python (0: done) */
 #define ST_OK 0
@@ -224,17 +227,42 @@ done:
     return result;
 }
 
-/* ------------------------------------------------------------------------------------------ flow keys */
+/* ----------------------------------------------------------------------------------------- flow table */
 
-/* One slot of an open-addressing table: keyed by fid (the flows' ids table: the process whose begin made
-   the slot is the first process that began the id) or by (fid, process) (the other processes' flows of an
-   id). 16 bytes: the process is not stored but read at `first`, the position of the begin that made the
-   slot (+ 1; 0: the slot is empty), as is usually just read; the flags are the positions' top bits (the
-   positions are below 2**31). The state of the flow keyed by it: active, and its link source `src`. */
+/* An array of n items of `size` bytes (zeroed when asked), freed with free(): a large one aligned to 2 MB
+   and advised to the kernel as huge pages (its probes and scatters are random over tens of megabytes: with
+   4 KB pages nearly each one also missed the TLB; measured at 30M events, the walk's CPU 0.20 -> 0.12 s).
+   NULL when n * size overflows or memory is short. */
+static void *big_array(size_t n, size_t size, int zero)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (n == 0)
+        n = 1;
+    if (n > SIZE_MAX / size)
+        return NULL;
+    const size_t bytes = n * size;
+    if (bytes < huge)
+        return zero ? calloc(n, size) : malloc(bytes);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* (advice: without it, or refused, 4 KB pages) */
+#endif
+    if (zero)
+        memset(p, 0, bytes);
+    return p;
+}
+
+/* One slot of an open-addressing table: keyed by fid (the flows' ids table: the process in the slot is the
+   first process that began the id) or by (fid, process) (the other processes' flows of an id). 16 bytes,
+   the process in the slot itself (a rank, not its koid: no read elsewhere per probe); the flags are the
+   top bits (positions and ranks are below 2**31). The state of the flow keyed by it: active, and its link
+   source `src`. */
 typedef struct {
     uint64_t fid;
-    uint32_t src;   /* bit 31: the flow is active */
-    uint32_t first; /* bit 31: another process began the id (the ids table) */
+    uint32_t src;  /* bit 31: the flow is active */
+    uint32_t proc; /* process rank + 1 (0: the slot is empty); bit 31: another process began the id (ids table) */
 } Slot;
 
 #define FLAG_BIT 0x80000000u
@@ -242,44 +270,38 @@ typedef struct {
 
 typedef struct {
     Slot *slots;
-    size_t cap, count;   /* cap: a power of two */
-    int by_pid;          /* the key includes the process */
-    const uint64_t *pid; /* the events' processes */
+    size_t cap, count; /* cap: a power of two */
+    int by_proc;       /* the key includes the process */
 } Table;
 
-static inline uint64_t slot_pid(const Table *t, const Slot *s)
-{
-    return t->pid[(s->first & POS_MASK) - 1];
-}
-
-static inline size_t slot_hash(uint64_t fid, uint64_t pid, int by_pid)
+static inline size_t slot_hash(uint64_t fid, uint32_t proc, int by_proc)
 {
     uint64_t h = fid * 0x9E3779B97F4A7C15ull;
-    if (by_pid)
-        h ^= (pid + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    if (by_proc)
+        h ^= ((uint64_t)proc + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
     return (size_t)(h ^ (h >> 29));
 }
 
-static int table_init(Table *t, size_t want, int by_pid, const uint64_t *pid)
+/* A table for `want` keys at a load of 2/3 at most (linear probes stay within a cache line or two). */
+static int table_init(Table *t, size_t want, int by_proc)
 {
     size_t cap = 1024;
-    while (cap < 2 * want)
+    while (cap < want + want / 2)
         cap <<= 1;
-    t->slots = PyMem_RawCalloc(cap, sizeof(Slot));
+    t->slots = big_array(cap, sizeof(Slot), 1);
     t->cap = cap;
     t->count = 0;
-    t->by_pid = by_pid;
-    t->pid = pid;
+    t->by_proc = by_proc;
     return t->slots ? 0 : -1;
 }
 
-/* The slot of (fid, pid), or the empty slot where it goes. */
-static inline Slot *table_find(const Table *t, uint64_t fid, uint64_t pid)
+/* The slot of (fid, proc rank + 1 = `p1`), or the empty slot where it goes. */
+static inline Slot *table_find(const Table *t, uint64_t fid, uint32_t p1)
 {
-    size_t mask = t->cap - 1, i = slot_hash(fid, pid, t->by_pid) & mask;
+    size_t mask = t->cap - 1, i = slot_hash(fid, p1, t->by_proc) & mask;
     for (;;) {
         Slot *s = &t->slots[i];
-        if (!s->first || (s->fid == fid && (!t->by_pid || slot_pid(t, s) == pid)))
+        if (!s->proc || (s->fid == fid && (!t->by_proc || (s->proc & POS_MASK) == p1)))
             return s;
         i = (i + 1) & mask;
     }
@@ -288,102 +310,194 @@ static inline Slot *table_find(const Table *t, uint64_t fid, uint64_t pid)
 static int table_grow(Table *t)
 {
     Table bigger;
-    if (table_init(&bigger, t->cap, t->by_pid, t->pid) < 0)
+    if (table_init(&bigger, t->cap, t->by_proc) < 0)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].first)
-            *table_find(&bigger, t->slots[i].fid, slot_pid(t, &t->slots[i])) = t->slots[i];
+        if (t->slots[i].proc)
+            *table_find(&bigger, t->slots[i].fid, t->slots[i].proc & POS_MASK) = t->slots[i];
     bigger.count = t->count;
-    PyMem_RawFree(t->slots);
+    free(t->slots);
     *t = bigger;
     return 0;
 }
 
-/* The slot of (fid, the process of the begin at position i), inserted (made by that begin, inactive) when
-   absent; NULL when out of memory. */
-static inline Slot *table_add(Table *t, uint64_t fid, Py_ssize_t i)
+/* The slot of (fid, p1), inserted (inactive, made by process p1) when absent; NULL when out of memory. */
+static inline Slot *table_add(Table *t, uint64_t fid, uint32_t p1)
 {
-    Slot *s = table_find(t, fid, t->pid[i]);
-    if (s->first)
+    Slot *s = table_find(t, fid, p1);
+    if (s->proc)
         return s;
-    if (2 * (t->count + 1) > t->cap) {
+    if (3 * (t->count + 1) > 2 * t->cap) {
         if (table_grow(t) < 0)
             return NULL;
-        s = table_find(t, fid, t->pid[i]);
+        s = table_find(t, fid, p1);
     }
     s->fid = fid;
-    s->first = (uint32_t)i + 1;
+    s->proc = p1;
     s->src = 0;
     t->count++;
     return s;
 }
 
-PyDoc_STRVAR(flow_links_doc,
-"flow_links(kind, fid, pid, begin, step, end, out_a, out_b, out_pid) -> (links, ambiguous, no_start, without_start, duplicate_begin)\n\n"
-"Chain flow events (kind uint8, fid and pid uint64: the flow id and the event's process), given in time\n"
-"order, into links, as fxscope.core.trace.flows._key_process and _links do with numpy: a step or end takes\n"
-"the key (its process, id) when its process began a flow of that id before it, else (the process that\n"
-"did, id) when exactly one did (several: ambiguous; none: no start); per key, a begin starts a flow when\n"
-"none is active (else it is a duplicate), a step links the flow's source to it and becomes the source,\n"
-"an end links and ends the flow (a step or end with no active flow: without start). Writes each link's\n"
-"source and destination positions (int64 out_a, out_b, by destination) and its key's process (uint64\n"
-"out_pid; the outputs hold at least one link per step and end); returns the counts. Raises ValueError for\n"
-"outputs too short, MemoryError when its tables cannot be allocated.");
+/* The links' sort key within one source slice: (source time, key process, id), ties kept in link order. */
+typedef struct {
+    const int64_t *ts;
+    const uint64_t *fid;
+    const uint32_t *a, *b, *proc;
+} LinkKeys;
 
-static PyObject *flow_links(PyObject *self, PyObject *args)
+static inline int link_before(const LinkKeys *k, uint32_t x, uint32_t y)
 {
-    Py_buffer kb, fb, pb, oa, ob, op;
+    const int64_t tx = k->ts[k->a[x]], ty = k->ts[k->a[y]];
+    if (tx != ty)
+        return tx < ty;
+    if (k->proc[x] != k->proc[y])
+        return k->proc[x] < k->proc[y];
+    return k->fid[k->b[x]] < k->fid[k->b[y]];
+}
+
+/* Sort v[0..n) of link numbers by link_before, stably: by insertion when short, else by merging runs
+   through `tmp` (n items). */
+static void sort_links(const LinkKeys *k, uint32_t *v, size_t n, uint32_t *tmp)
+{
+    if (n <= 32 || !tmp) {
+        for (size_t j = 1; j < n; j++) {
+            const uint32_t x = v[j];
+            size_t q = j;
+            while (q > 0 && link_before(k, x, v[q - 1])) {
+                v[q] = v[q - 1];
+                q--;
+            }
+            v[q] = x;
+        }
+        return;
+    }
+    for (size_t a = 0; a < n; a += 16) /* runs of 16 by insertion, then merged pairwise */
+        sort_links(k, v + a, n - a < 16 ? n - a : 16, NULL);
+    uint32_t *src = v, *dst = tmp;
+    for (size_t w = 16; w < n; w *= 2) {
+        for (size_t a = 0; a < n; a += 2 * w) {
+            size_t m = a + w < n ? a + w : n, e = a + 2 * w < n ? a + 2 * w : n, i = a, j = m, o = a;
+            while (i < m && j < e)
+                dst[o++] = link_before(k, src[j], src[i]) ? src[j++] : src[i++];
+            while (i < m)
+                dst[o++] = src[i++];
+            while (j < e)
+                dst[o++] = src[j++];
+        }
+        uint32_t *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof(uint32_t));
+}
+
+PyDoc_STRVAR(flow_table_doc,
+"flow_table(kind, fid, proc, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst)\n"
+"    -> (links, unbound, ambiguous, without_start, duplicate_begin)\n\n"
+"The flow links of flow events given in time order, as fxscope.core.trace.flows builds them with numpy\n"
+"(_key_process, _links, _table) in one walk and two counting sorts. Per event: kind uint8, fid uint64 (the\n"
+"flow id), proc int32 (its process's rank among the processes' koids: the key's process, ordered as the\n"
+"koids), bound int64 (its slice row, -1: unbound, skipped and counted), ts int64, event int32 (its event\n"
+"row); slice_ts int64 the slices' starts. A step or end takes the key (its process, id) when its process\n"
+"began a flow of that id before it, else (the process that did, id) when exactly one did (several:\n"
+"ambiguous; none: without start); per key, a begin starts a flow when none is active (else it is a\n"
+"duplicate), a step links the flow's source to it and becomes the source, an end links and ends the flow.\n"
+"Each link points from the earlier slice (by start) to the later one; the links are written (int32 outputs,\n"
+"room for a link per bound step and end) sorted by (source slice, source time, key process, id), ties by\n"
+"destination, and by_dst = their stable order by destination slice. Raises ValueError for columns of\n"
+"different lengths, outputs too short, a slice row or process rank out of range; MemoryError.");
+
+static PyObject *flow_table(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, fb, pb, bb, tb, eb, sb, o1, o2, o3, o4, o5;
     int k_begin, k_step, k_end;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*iiiw*w*w*", &kb, &fb, &pb, &k_begin, &k_step, &k_end, &oa, &ob, &op))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*iiiw*w*w*w*w*", &kb, &fb, &pb, &bb, &tb, &eb, &sb, &k_begin, &k_step,
+                          &k_end, &o1, &o2, &o3, &o4, &o5))
         return NULL;
     PyObject *result = NULL;
     Table first = {0}, others = {0};
-    if (check_items(&fb, 8, "fid") < 0 || check_items(&pb, 8, "pid") < 0 || check_items(&oa, 8, "out_a") < 0 ||
-        check_items(&ob, 8, "out_b") < 0 || check_items(&op, 8, "out_pid") < 0)
+    uint32_t *la = NULL, *lb = NULL, *lp = NULL, *counts = NULL, *tmp = NULL;
+    if (check_items(&fb, 8, "fid") < 0 || check_items(&pb, 4, "proc") < 0 || check_items(&bb, 8, "bound") < 0 ||
+        check_items(&tb, 8, "ts") < 0 || check_items(&eb, 4, "event") < 0 || check_items(&sb, 8, "slice_ts") < 0 ||
+        check_items(&o1, 4, "src_slice") < 0 || check_items(&o2, 4, "dst_slice") < 0 ||
+        check_items(&o3, 4, "src_event") < 0 || check_items(&o4, 4, "dst_event") < 0 ||
+        check_items(&o5, 4, "by_dst") < 0)
         goto done;
     {
-        const Py_ssize_t m = kb.len, cap = oa.len / 8;
-        if (fb.len / 8 != m || pb.len / 8 != m || ob.len / 8 != cap || op.len / 8 != cap) {
-            PyErr_SetString(PyExc_ValueError, "flow_links: columns differ in length");
+        const Py_ssize_t m = kb.len, n_slices = sb.len / 8, cap = o1.len / 4;
+        if (fb.len / 8 != m || pb.len / 4 != m || bb.len / 8 != m || tb.len / 8 != m || eb.len / 4 != m ||
+            o2.len / 4 != cap || o3.len / 4 != cap || o4.len / 4 != cap || o5.len / 4 != cap) {
+            PyErr_SetString(PyExc_ValueError, "flow_table: columns differ in length");
             goto done;
         }
-        if (m >= (Py_ssize_t)1 << 31) {
-            PyErr_SetString(PyExc_ValueError, "flow_links: 2**31 flow events or more");
+        if (m >= (Py_ssize_t)1 << 31 || n_slices >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "flow_table: 2**31 flow events or slices or more");
             goto done;
         }
         const uint8_t *kind = (const uint8_t *)kb.buf;
-        const uint64_t *fid = (const uint64_t *)fb.buf, *pid = (const uint64_t *)pb.buf;
-        int64_t *out_a = (int64_t *)oa.buf, *out_b = (int64_t *)ob.buf;
-        uint64_t *out_pid = (uint64_t *)op.buf;
-        Py_ssize_t begins = 0;
-        for (Py_ssize_t i = 0; i < m; i++)
-            begins += kind[i] == k_begin;
-        if (m - begins > cap) {
-            PyErr_SetString(PyExc_ValueError, "flow_links: the outputs do not hold a link per step and end");
+        const uint64_t *fid = (const uint64_t *)fb.buf;
+        const int32_t *proc = (const int32_t *)pb.buf, *event = (const int32_t *)eb.buf;
+        const int64_t *bound = (const int64_t *)bb.buf, *ts = (const int64_t *)tb.buf, *s_ts = (const int64_t *)sb.buf;
+        int32_t *src_slice = (int32_t *)o1.buf, *dst_slice = (int32_t *)o2.buf;
+        int32_t *src_event = (int32_t *)o3.buf, *dst_event = (int32_t *)o4.buf, *by_dst = (int32_t *)o5.buf;
+        Py_ssize_t begins = 0, follows = 0;
+        const char *bad = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m && !bad; i++) {
+            if (bound[i] < -1 || bound[i] >= n_slices)
+                bad = "flow_table: a slice row is out of range";
+            else if (proc[i] < 0 || proc[i] >= (int32_t)POS_MASK)
+                bad = "flow_table: a process rank is out of range";
+            else if (bound[i] >= 0) {
+                begins += kind[i] == k_begin;
+                follows += kind[i] == k_step || kind[i] == k_end;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (!bad && follows > cap)
+            bad = "flow_table: the outputs do not hold a link per bound step and end";
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, bad);
             goto done;
         }
         int oom = 0;
-        Py_ssize_t links = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
+        Py_ssize_t links = 0, unbound = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
         Py_BEGIN_ALLOW_THREADS
-        oom = table_init(&first, (size_t)begins, 0, pid) < 0 || table_init(&others, 16, 1, pid) < 0;
+        la = big_array((size_t)follows, sizeof(uint32_t), 0);
+        lb = big_array((size_t)follows, sizeof(uint32_t), 0);
+        lp = big_array((size_t)follows, sizeof(uint32_t), 0);
+        counts = big_array((size_t)n_slices + 1, sizeof(uint32_t), 1);
+        oom = !la || !lb || !lp || !counts || table_init(&first, (size_t)begins, 0) < 0 ||
+              table_init(&others, 16, 1) < 0;
+        const size_t first_mask = oom ? 0 : first.cap - 1;
+        /* the walk: each flow event's key, each link (source, destination, key process) by destination */
         for (Py_ssize_t i = 0; i < m && !oom; i++) {
-            const uint64_t f = fid[i], p = pid[i];
+#if defined(__GNUC__)
+            if (i + 16 < m) /* the ids table is large and its probes random: fetch the slot ahead of time */
+                __builtin_prefetch(&first.slots[slot_hash(fid[i + 16], 0, 0) & first_mask]);
+#endif
+            if (bound[i] < 0) {
+                unbound++;
+                continue;
+            }
+            const uint64_t f = fid[i];
+            const uint32_t p1 = (uint32_t)proc[i] + 1;
             const int k = kind[i];
             Slot *s;
-            Table *owner = &first;
             if (k == k_begin) {
-                Slot *e = table_add(&first, f, i); /* (made here: this process is the id's first) */
+                Slot *e = table_add(&first, f, p1); /* (made here: this process is the id's first) */
                 if (!e) {
                     oom = 1;
                     break;
                 }
-                if (slot_pid(&first, e) == p)
+                if ((e->proc & POS_MASK) == p1)
                     s = e;
                 else {
-                    e->first |= FLAG_BIT;
-                    owner = &others;
-                    if (!(s = table_add(&others, f, i))) {
+                    e->proc |= FLAG_BIT;
+                    if (!(s = table_add(&others, f, p1))) {
                         oom = 1;
                         break;
                     }
@@ -397,18 +511,16 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
             if (k != k_step && k != k_end)
                 continue;
             Slot *e = table_find(&first, f, 0);
-            if (!e->first) {
+            if (!e->proc) {
                 no_start++;
                 continue;
             }
-            if (slot_pid(&first, e) == p)
+            if ((e->proc & POS_MASK) == p1)
                 s = e;
             else {
-                s = others.count ? table_find(&others, f, p) : NULL;
-                if (s && s->first)
-                    owner = &others;
-                else {
-                    if (e->first & FLAG_BIT) {
+                s = others.count ? table_find(&others, f, p1) : NULL;
+                if (!s || !s->proc) {
+                    if (e->proc & FLAG_BIT) {
                         ambiguous++;
                         continue;
                     }
@@ -419,27 +531,89 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
                 without++;
                 continue;
             }
-            out_a[links] = s->src & POS_MASK;
-            out_b[links] = i;
-            out_pid[links] = slot_pid(owner, s);
+            la[links] = s->src & POS_MASK;
+            lb[links] = (uint32_t)i;
+            lp[links] = (s->proc & POS_MASK) - 1;
             links++;
             s->src = k == k_step ? (uint32_t)i | FLAG_BIT : 0;
+        }
+        free(first.slots);
+        free(others.slots);
+        first.slots = others.slots = NULL;
+        if (!oom) {
+            /* each link from the earlier slice; counted by source slice */
+            for (Py_ssize_t l = 0; l < links; l++) {
+                if (s_ts[bound[la[l]]] > s_ts[bound[lb[l]]]) {
+                    const uint32_t x = la[l];
+                    la[l] = lb[l];
+                    lb[l] = x;
+                }
+                counts[bound[la[l]] + 1]++;
+            }
+            for (Py_ssize_t k = 0; k < n_slices; k++)
+                counts[k + 1] += counts[k];
+            uint32_t *order = (uint32_t *)by_dst; /* (scratch until the outputs are written) */
+            for (Py_ssize_t l = 0; l < links; l++) /* stable: links by destination within a slice */
+                order[counts[bound[la[l]]]++] = (uint32_t)l;
+            /* (counts[k] is now slice k's end) each slice's links by (time, key process, id) */
+            const LinkKeys keys = {ts, fid, la, lb, lp};
+            size_t a = 0, tmp_cap = 0;
+            for (Py_ssize_t k = 0; k < n_slices && !oom; k++) {
+                const size_t b = counts[k];
+                if (b - a > 32 && b - a > tmp_cap) {
+                    PyMem_RawFree(tmp);
+                    tmp_cap = b - a;
+                    if (!(tmp = PyMem_RawMalloc(tmp_cap * sizeof(uint32_t))))
+                        oom = 1;
+                }
+                if (!oom && b - a > 1)
+                    sort_links(&keys, order + a, b - a, tmp);
+                a = b;
+            }
+            if (!oom) {
+                for (Py_ssize_t i = 0; i < links; i++) {
+                    const uint32_t l = order[i];
+                    src_slice[i] = (int32_t)bound[la[l]];
+                    dst_slice[i] = (int32_t)bound[lb[l]];
+                    src_event[i] = event[la[l]];
+                    dst_event[i] = event[lb[l]];
+                }
+                /* the links by destination slice, stably (np.argsort(dst_slice, kind="stable")) */
+                memset(counts, 0, ((size_t)n_slices + 1) * sizeof(uint32_t));
+                for (Py_ssize_t i = 0; i < links; i++)
+                    counts[dst_slice[i] + 1]++;
+                for (Py_ssize_t k = 0; k < n_slices; k++)
+                    counts[k + 1] += counts[k];
+                for (Py_ssize_t i = 0; i < links; i++)
+                    by_dst[counts[dst_slice[i]]++] = (int32_t)i;
+            }
         }
         Py_END_ALLOW_THREADS
         if (oom)
             PyErr_NoMemory();
         else
-            result = Py_BuildValue("nnnnn", links, ambiguous, no_start, without, duplicate);
+            result = Py_BuildValue("nnnnn", links, unbound, ambiguous, no_start + without, duplicate);
     }
 done:
-    PyMem_RawFree(first.slots);
-    PyMem_RawFree(others.slots);
+    free(first.slots);
+    free(others.slots);
+    free(la);
+    free(lb);
+    free(lp);
+    free(counts);
+    PyMem_RawFree(tmp);
     PyBuffer_Release(&kb);
     PyBuffer_Release(&fb);
     PyBuffer_Release(&pb);
-    PyBuffer_Release(&oa);
-    PyBuffer_Release(&ob);
-    PyBuffer_Release(&op);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&o1);
+    PyBuffer_Release(&o2);
+    PyBuffer_Release(&o3);
+    PyBuffer_Release(&o4);
+    PyBuffer_Release(&o5);
     return result;
 }
 
@@ -588,7 +762,7 @@ static int key_table_grow(KeyTable *t)
             *key_find(&bigger, s->cid, s->cat, s->name) = *s;
     }
     bigger.count = t->count;
-    PyMem_RawFree(t->slots);
+    free(t->slots);
     *t = bigger;
     return 0;
 }
@@ -895,7 +1069,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
-    {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
+    {"flow_table", flow_table, METH_VARARGS, flow_table_doc},
     {"group_order", group_order, METH_VARARGS, group_order_doc},
     {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
     {"first_fit_lanes", first_fit_lanes, METH_VARARGS, first_fit_lanes_doc},

@@ -37,7 +37,7 @@ def test_extension_is_built():
     """The install built the extension (CI and a developer machine have a C compiler): without it the
     flows are built at the numpy fallback's speed."""
     assert KERNELS is not None, "fxscope.core.trace.span_kernels was not built: pip install -e . with gcc"
-    assert callable(KERNELS.bind_to_slices) and callable(KERNELS.flow_links)
+    assert callable(KERNELS.bind_to_slices) and callable(KERNELS.flow_table)
 
 
 def test_env_forces_the_numpy_paths():
@@ -225,16 +225,35 @@ def test_kernels_refuse_bad_buffers():
         KERNELS.bind_to_slices(ts, dur, event, parent, th, 3, *q, 8, out)  # no such item size
     with pytest.raises(ValueError):
         KERNELS.bind_to_slices(ts, dur, event, parent, th, 4, *q, 8, np.zeros(3, np.int64))
-    k = np.array([K.FLOW_BEGIN, K.FLOW_END], np.uint8)
-    f = np.zeros(2, np.uint64)
-    with pytest.raises(ValueError):
-        KERNELS.flow_links(k, f, f[:1], 8, 9, 10, *(np.zeros(2, np.int64),) * 2, np.zeros(2, np.uint64))
+    args = _flow_table_args(np.array([K.FLOW_BEGIN, K.FLOW_END], np.uint8), n_slices=2)
+    KERNELS.flow_table(*args)  # (as given: valid)
+    for i, bad in [
+        (1, np.zeros(1, np.uint64)),  # lengths differ
+        (3, np.array([0, 2], np.int64)),  # a slice row out of range
+        (3, np.array([0, -2], np.int64)),
+        (2, np.array([0, -1], np.int32)),  # a process rank out of range
+    ]:
+        with pytest.raises(ValueError):
+            KERNELS.flow_table(*args[:i], bad, *args[i + 1 :])
     with pytest.raises(ValueError):  # no room for the end's link
-        KERNELS.flow_links(k, f, f, 8, 9, 10, *(np.zeros(0, np.int64),) * 2, np.zeros(0, np.uint64))
+        KERNELS.flow_table(*args[:10], *(np.zeros(0, np.int32) for _ in range(5)))
     with pytest.raises(TypeError):  # outputs must be writable
-        ro = np.zeros(2, np.int64)
+        ro = np.zeros(1, np.int32)
         ro.setflags(write=False)
-        KERNELS.flow_links(k, f, f, 8, 9, 10, ro, np.zeros(2, np.int64), np.zeros(2, np.uint64))
+        KERNELS.flow_table(*args[:10], ro, *args[11:])
+
+
+def _flow_table_args(k, n_slices, fid=None, proc=None, bound=None, ts=None, slice_ts=None):
+    """flow_table's arguments for the flow events of kinds ``k`` (the rest made up unless given)."""
+    m = len(k)
+    fid = np.zeros(m, np.uint64) if fid is None else fid
+    proc = np.zeros(m, np.int32) if proc is None else proc
+    bound = np.arange(m, dtype=np.int64) % n_slices if bound is None else bound
+    ts = np.arange(m, dtype=np.int64) if ts is None else ts
+    slice_ts = np.arange(n_slices, dtype=np.int64) if slice_ts is None else slice_ts
+    room = m - int(np.count_nonzero(k == K.FLOW_BEGIN))
+    event = (np.arange(m) * 3 + 1).astype(np.int32)
+    return (k, fid, proc, bound, ts, event, slice_ts, 8, 9, 10, *(np.full(room, -9, np.int32) for _ in range(5)))
 
 
 def test_same_order_of_links_leaving_one_slice_at_one_time():
@@ -433,10 +452,12 @@ def test_same_order_of_links_of_two_processes_leaving_one_slice():
     assert np.asarray(flows.id)[flows.outgoing(s_row)].tolist() == [9, 3]
 
 
-@pytest.mark.parametrize(("ids", "processes"), [(5, 2), (300, 40), (20_000, 3000)])
-def test_flow_links_kernel_is_the_numpy_chaining(ids, processes):
-    """Flow events of many ids and processes (the kernel's table of other processes' flows grows), against
-    the numpy keying and chaining (flows._key_process, flows._links): the same links, keys and counts."""
+@pytest.mark.parametrize(("ids", "processes", "n_slices"), [(5, 2, 3), (300, 40, 1000), (20_000, 3000, 50_000)])
+def test_flow_table_kernel_is_the_numpy_chaining(ids, processes, n_slices):
+    """Flow events of many ids and processes (the kernel's table of other processes' flows grows), some
+    unbound, bound to slices with tied starts (few slices: hundreds of links leave one, sorted by merging),
+    against the numpy keying, chaining, turning and sort (flows._key_process, _links, _table): the same
+    links in the same order, the same order by destination and the same counts."""
     from fxscope.core.trace import flows
     from fxscope.core.trace.sorting import lexsort
 
@@ -444,21 +465,32 @@ def test_flow_links_kernel_is_the_numpy_chaining(ids, processes):
     n = 40_000
     k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), n, p=[0.4, 0.2, 0.4])
     fid = rng.integers(0, ids, n).astype(np.uint64)
-    pid = rng.integers(1, processes + 1, n).astype(np.uint64)
-    with_kernels = _with(KERNELS, lambda: flows._links_compiled(k, fid, pid))
-    assert with_kernels is not None
-    a, b, key_pid, dropped = with_kernels
-    kp, ambiguous, no_start = flows._key_process(pid.copy(), fid, k)
-    expected = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
-    idx = np.flatnonzero(~(ambiguous | no_start))
-    idx = idx[lexsort((idx, fid[idx], kp[idx]))]
-    ea, eb = flows._links([kp[idx], fid[idx], k[idx]], expected)
-    ea, eb = idx[ea], idx[eb]
-    assert dropped == expected
-    by_b = np.argsort(eb)
-    assert a.tolist() == ea[by_b].tolist() and b.tolist() == eb[by_b].tolist()
-    assert key_pid.tolist() == kp[eb[by_b]].tolist()
-    assert len(a) > 100
+    proc = rng.integers(0, processes, n).astype(np.int32)
+    bound = np.where(rng.random(n) < 0.05, -1, rng.integers(0, n_slices, n))
+    ts = np.sort(rng.integers(0, n // 4, n))  # (time order, with ties)
+    slice_ts = rng.integers(0, 50, n_slices)
+    args = _flow_table_args(k, n_slices, fid, proc, bound, ts, slice_ts)
+    links, unbound, ambiguous, without, duplicate = KERNELS.flow_table(*args)
+    src_slice, dst_slice, src_event, dst_event, by_dst = (a[:links] for a in args[10:])
+    # the numpy stages, as build_flows runs them on the bound events
+    keep = np.flatnonzero(bound >= 0)
+    kp, amb, no_start = flows._key_process(proc[keep].astype(np.uint64), fid[keep], k[keep])
+    expected = {"ambiguous": int(amb.sum()), "without_start": int(no_start.sum())}
+    idx = np.flatnonzero(~(amb | no_start))
+    idx = idx[lexsort((idx, fid[keep][idx], kp[idx]))]
+    ea, eb = flows._links([kp[idx], fid[keep][idx], k[keep][idx]], expected)
+    ea, eb = keep[idx[ea]], keep[idx[eb]]
+    swap = slice_ts[bound[ea]] > slice_ts[bound[eb]]
+    ea, eb = np.where(swap, eb, ea), np.where(swap, ea, eb)
+    order = lexsort((ts[ea], bound[ea]))
+    ea, eb = ea[order], eb[order]
+    assert (unbound, ambiguous, without, duplicate) == (
+        n - len(keep), expected["ambiguous"], expected["without_start"], expected["duplicate_begin"])
+    event = args[5]
+    assert src_slice.tolist() == bound[ea].tolist() and dst_slice.tolist() == bound[eb].tolist()
+    assert src_event.tolist() == event[ea].tolist() and dst_event.tolist() == event[eb].tolist()
+    assert by_dst.tolist() == np.argsort(dst_slice, kind="stable").tolist()
+    assert links > 100
 
 
 def test_kernels_take_a_generated_trace():
