@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fxscope.core.trace import compiled
-from fxscope.core.trace.compiled import contiguous
+from fxscope.core.trace.compiled import contiguous, plain
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from fxscope.core.trace.slices import SliceTable
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.coded_column import CodedColumn
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -92,6 +93,7 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
     bound = _bind_compiled(slices, thread, ts, event)
     if bound is not None:
         return bound
+    thread = np.asarray(thread)
     cand = pair_searchsorted(slices.thread, slices.ts, thread, ts, "right") - 1
     s_thread, s_ts, s_event = slices.thread, slices.ts, slices.event
     # same timestamp, but the slice's begin record comes later in the file: not open yet
@@ -113,14 +115,26 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
     return cand
 
 
-def _bind_compiled(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event: np.ndarray) -> np.ndarray | None:
+def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.ndarray,
+                   event: np.ndarray) -> np.ndarray | None:  # fmt: skip
     """:func:`bind_to_slices` by the compiled kernel (one walk in time order, a cursor per thread), or None
-    when it is not built or declines the input (the numpy path then answers)."""
+    when it is not built or declines the input (the numpy path then answers). Queries' threads given as a
+    :class:`CodedColumn` of the slices' thread column's codes are compared by their one-byte codes (as
+    int8: the kernel only tells threads apart), the column not decoded (2 bytes an event, and a walk over
+    a quarter of the bytes)."""
     kernels = compiled.span_kernels
     th = slices.thread
     if kernels is None or not isinstance(th, Gathered) or th.missing is not None or th.index is not slices.event:
         return None
     source = th.source
+    if (
+        isinstance(thread, CodedColumn)
+        and isinstance(source, CodedColumn)
+        and thread.values is source.values
+        and plain(source.index, np.uint8)
+        and len(source.index) == len(source)
+    ):
+        source, thread = source.index.view(np.int8), np.ascontiguousarray(thread.index).view(np.int8)
     thread = np.asarray(thread)
     if source.dtype.kind != "i" or thread.dtype != source.dtype or not source.dtype.isnative:
         return None
@@ -189,7 +203,7 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     if order is not None:
         sel, ts, fid = sel[order], ts[order], fid[order]
     del order
-    thread = cols.ev_thread[sel]
+    thread = _query_threads(cols.ev_thread, sel)
     check()
     bound = bind_to_slices(slices, thread, ts, sel)
     check()
@@ -222,16 +236,26 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     )
 
 
-def _process_ranks(cols: FxtColumns, thread: np.ndarray) -> np.ndarray:
+def _query_threads(ev_thread, rows: np.ndarray) -> np.ndarray | CodedColumn:
+    """``ev_thread[rows]``: as the codes of those rows (a :class:`CodedColumn`, 1 byte a row, not decoded)
+    when the column is one (what :func:`_bind_compiled` and :func:`_process_ranks` take), else decoded."""
+    if isinstance(ev_thread, CodedColumn) and plain(ev_thread.index, np.uint8):
+        return CodedColumn(ev_thread.index[rows], ev_thread.values)
+    return ev_thread[rows]
+
+
+def _process_ranks(cols: FxtColumns, thread: np.ndarray | CodedColumn) -> np.ndarray:
     """int32 rank of each thread index's process koid among the trace's koids (0 for -1, an unresolved
     thread reference, as :func:`thread_pids`' koid 0): the key's process for the kernel, in 4 bytes, ordered
-    as the koids (the links' order within a slice is by koid)."""
-    thread = np.asarray(thread)
+    as the koids (the links' order within a slice is by koid). Threads as codes: each code's rank once,
+    then one gather of the codes (no decoded thread column)."""
     if len(cols.threads_pid) == 0:
         return np.zeros(len(thread), np.int32)
     koids = np.r_[np.uint64(0), np.asarray(cols.threads_pid).astype(np.uint64)]  # (row 0: thread -1)
     rank = np.unique(koids, return_inverse=True)[1].astype(np.int32)
-    at = thread.astype(np.int32) + 1
+    if isinstance(thread, CodedColumn):
+        return np.asarray(CodedColumn(thread.index, _process_ranks(cols, thread.values)))
+    at = np.asarray(thread).astype(np.int32) + 1
     np.maximum(at, 0, out=at)
     return rank[at]
 
