@@ -80,8 +80,10 @@ class FlowTable:
         return slices.ts[src] + slices.dur[src], slices.ts[self.dst_slice.astype(np.int64)]
 
 
-def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event: np.ndarray) -> np.ndarray:
-    """Row of the innermost slice of ``thread`` open at ``ts`` for each query (event row ``event``), or -1.
+def bind_to_slices(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.ndarray, event: np.ndarray,
+                   dtype=np.int64) -> np.ndarray:  # fmt: skip
+    """Row of the innermost slice of ``thread`` open at ``ts`` for each query (event row ``event``), or -1,
+    as ``dtype`` (int64, or int32: 4 bytes a query fewer).
 
     The slice of the thread with the latest start <= ts is the innermost candidate; slices are properly
     nested, so if it ended before ts the answer is among its ancestors (walked up, vectorized, once per
@@ -89,8 +91,8 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
     """
     n = len(ts)
     if n == 0 or len(slices) == 0:
-        return np.full(n, -1, np.int64)
-    bound = _bind_compiled(slices, thread, ts, event)
+        return np.full(n, -1, dtype)
+    bound = _bind_compiled(slices, thread, ts, event, dtype)
     if bound is not None:
         return bound
     thread = np.asarray(thread)
@@ -112,11 +114,11 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
         todo = todo[ended]
         cand[todo] = slices.parent[cand[todo]]
         todo = todo[cand[todo] >= 0]
-    return cand
+    return cand.astype(dtype, copy=False)
 
 
-def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.ndarray,
-                   event: np.ndarray) -> np.ndarray | None:  # fmt: skip
+def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.ndarray, event: np.ndarray,
+                   dtype=np.int64) -> np.ndarray | None:  # fmt: skip
     """:func:`bind_to_slices` by the compiled kernel (one walk in time order, a cursor per thread), or None
     when it is not built or declines the input (the numpy path then answers). Queries' threads given as a
     :class:`CodedColumn` of the slices' thread column's codes are compared by their one-byte codes (as
@@ -141,7 +143,7 @@ def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.
     event = np.asarray(event)
     if event.dtype not in (np.int32, np.int64):  # (the rows of kind_rows)
         return None
-    out = np.empty(len(ts), np.int64)
+    out = np.empty(len(ts), dtype)
     status = kernels.bind_to_slices(
         contiguous(slices.ts, np.int64), contiguous(slices.dur, np.int64), contiguous(slices.event, np.int32),
         contiguous(slices.parent, np.int32), contiguous(source), source.dtype.itemsize, contiguous(thread),
@@ -205,17 +207,20 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     del order
     thread = _query_threads(cols.ev_thread, sel)
     check()
-    bound = bind_to_slices(slices, thread, ts, sel)
+    bound = bind_to_slices(slices, thread, ts, sel, np.int32)
     check()
-    proc = _process_ranks(cols, thread)
+    if isinstance(thread, CodedColumn):  # (each event's process rank as its thread's code: 1 byte an event)
+        proc, ranks = np.ascontiguousarray(thread.index), _process_ranks(cols, thread.values)
+    else:
+        proc, ranks = _process_ranks(cols, thread), np.zeros(0, np.int32)
     del thread
     k = np.ascontiguousarray(cols.ev_kind[sel], np.uint8)
     room = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (a link ends at each step and end)
     out = [np.empty(room, np.int32) for _ in range(5)]
     n, unbound, ambiguous, without_start, duplicate = compiled.span_kernels.flow_table(
-        k, contiguous(fid, np.uint64), proc, contiguous(bound, np.int64), contiguous(ts, np.int64), sel,
-        contiguous(slices.ts, np.int64), int(EventKind.FLOW_BEGIN), int(EventKind.FLOW_STEP),
-        int(EventKind.FLOW_END), *out,
+        k, contiguous(fid, np.uint64), proc, contiguous(ranks, np.int32), contiguous(bound, np.int32),
+        contiguous(ts, np.int64), sel, contiguous(slices.ts, np.int64), int(EventKind.FLOW_BEGIN),
+        int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out,
     )  # fmt: skip
     del k, fid, proc, bound, ts, sel
     check()
@@ -247,14 +252,11 @@ def _query_threads(ev_thread, rows: np.ndarray) -> np.ndarray | CodedColumn:
 def _process_ranks(cols: FxtColumns, thread: np.ndarray | CodedColumn) -> np.ndarray:
     """int32 rank of each thread index's process koid among the trace's koids (0 for -1, an unresolved
     thread reference, as :func:`thread_pids`' koid 0): the key's process for the kernel, in 4 bytes, ordered
-    as the koids (the links' order within a slice is by koid). Threads as codes: each code's rank once,
-    then one gather of the codes (no decoded thread column)."""
+    as the koids (the links' order within a slice is by koid)."""
     if len(cols.threads_pid) == 0:
         return np.zeros(len(thread), np.int32)
     koids = np.r_[np.uint64(0), np.asarray(cols.threads_pid).astype(np.uint64)]  # (row 0: thread -1)
     rank = np.unique(koids, return_inverse=True)[1].astype(np.int32)
-    if isinstance(thread, CodedColumn):
-        return np.asarray(CodedColumn(thread.index, _process_ranks(cols, thread.values)))
     at = np.asarray(thread).astype(np.int32) + 1
     np.maximum(at, 0, out=at)
     return rank[at]

@@ -99,7 +99,7 @@ PyDoc_STRVAR(bind_to_slices_doc,
 "fxscope.core.trace.flows.bind_to_slices computes with numpy. The slices (s_ts, s_dur int64, s_event,\n"
 "s_parent int32) are sorted by (thread, ts), a slice's thread being th[s_event[i]] (th: integers of th_size\n"
 "bytes, the reader's ev_thread); the queries are (q_thread of th_size bytes, q_ts int64, q_event of q_size\n"
-"bytes); out is int64. Per query: the last slice of its thread starting at or before it (not one starting\n"
+"bytes); out is int64 or int32. Per query: the last slice of its thread starting at or before it (not one starting\n"
 "at the same time whose event row is later), then up the parents while that one ended before it. Returns\n"
 "0, or 1 when the slices are not sorted, an event or parent row is out of range, a parent chain does not\n"
 "end, or the threads span too wide a range (the caller then takes its numpy path).");
@@ -118,18 +118,25 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
         check_items(&sev, 4, "s_event") < 0 || check_items(&spar, 4, "s_parent") < 0 ||
         int_size_ok(&th, th_size, "th") < 0 || int_size_ok(&qth, th_size, "q_thread") < 0 ||
         check_items(&qts, 8, "q_ts") < 0 || int_size_ok(&qev, q_size, "q_event") < 0 ||
-        check_items(&out, 8, "out") < 0)
+        check_items(&out, 4, "out") < 0)
         goto done;
     {
         const Py_ssize_t n = sts.len / 8, m = qts.len / 8, nth = th.len / th_size;
+        /* out: int64, or int32 (4 bytes a query fewer; the slices' rows are int32 anyway) */
+        const int wide_out = out.len != 4 * m;
         if (sdur.len / 8 != n || sev.len / 4 != n || spar.len / 4 != n || qth.len / th_size != m ||
-            qev.len / q_size != m || out.len / 8 != m) {
+            qev.len / q_size != m || (wide_out && out.len != 8 * m)) {
             PyErr_SetString(PyExc_ValueError, "bind_to_slices: columns differ in length");
+            goto done;
+        }
+        if (!wide_out && n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "bind_to_slices: int32 rows of 2**31 slices or more");
             goto done;
         }
         const int64_t *s_ts = (const int64_t *)sts.buf, *s_dur = (const int64_t *)sdur.buf;
         const int32_t *s_ev = (const int32_t *)sev.buf, *s_par = (const int32_t *)spar.buf;
-        int64_t *o = (int64_t *)out.buf;
+        int64_t *o = wide_out ? (int64_t *)out.buf : NULL;
+        int32_t *o32 = wide_out ? NULL : (int32_t *)out.buf;
         int status = ST_OK;
         int64_t tmin = 0, tmax = -1;
         /* the threads' value range, and every slice's event row in range */
@@ -206,7 +213,10 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
                     }
                 }
             }
-            o[q] = cand;
+            if (o)
+                o[q] = cand;
+            else
+                o32[q] = (int32_t)cand;
         }
         Py_END_ALLOW_THREADS
         result = PyLong_FromLong(status);
@@ -270,24 +280,31 @@ typedef struct {
 
 typedef struct {
     Slot *slots;
-    size_t cap, count; /* cap: a power of two */
+    size_t cap, count; /* (cap: any size, the hash mapped onto it by a multiply: no power of two's slack) */
     int by_proc;       /* the key includes the process */
 } Table;
 
-static inline size_t slot_hash(uint64_t fid, uint32_t proc, int by_proc)
+/* The home slot of (fid, proc) in a table of `cap` slots: a multiplicative hash's high bits, scaled. */
+static inline size_t slot_home(uint64_t fid, uint32_t proc, int by_proc, size_t cap)
 {
     uint64_t h = fid * 0x9E3779B97F4A7C15ull;
     if (by_proc)
         h ^= ((uint64_t)proc + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    return (size_t)(h ^ (h >> 29));
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+#if defined(__SIZEOF_INT128__)
+    return (size_t)(((unsigned __int128)h * cap) >> 64);
+#else
+    return (size_t)(h % cap);
+#endif
 }
 
 /* A table for `want` keys at a load of 2/3 at most (linear probes stay within a cache line or two). */
 static int table_init(Table *t, size_t want, int by_proc)
 {
-    size_t cap = 1024;
-    while (cap < want + want / 2)
-        cap <<= 1;
+    size_t cap = want + want / 2 + 1;
+    if (cap < 1024)
+        cap = 1024;
     t->slots = big_array(cap, sizeof(Slot), 1);
     t->cap = cap;
     t->count = 0;
@@ -298,12 +315,13 @@ static int table_init(Table *t, size_t want, int by_proc)
 /* The slot of (fid, proc rank + 1 = `p1`), or the empty slot where it goes. */
 static inline Slot *table_find(const Table *t, uint64_t fid, uint32_t p1)
 {
-    size_t mask = t->cap - 1, i = slot_hash(fid, p1, t->by_proc) & mask;
+    size_t i = slot_home(fid, p1, t->by_proc, t->cap);
     for (;;) {
         Slot *s = &t->slots[i];
         if (!s->proc || (s->fid == fid && (!t->by_proc || (s->proc & POS_MASK) == p1)))
             return s;
-        i = (i + 1) & mask;
+        if (++i == t->cap)
+            i = 0;
     }
 }
 
@@ -394,13 +412,13 @@ static void sort_links(const LinkKeys *k, uint32_t *v, size_t n, uint32_t *tmp)
 }
 
 PyDoc_STRVAR(flow_table_doc,
-"flow_table(kind, fid, proc, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst)\n"
+"flow_table(kind, fid, proc, ranks, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst)\n"
 "    -> (links, unbound, ambiguous, without_start, duplicate_begin)\n\n"
 "The flow links of flow events given in time order, as fxscope.core.trace.flows builds them with numpy\n"
 "(_key_process, _links, _table) in one walk and two counting sorts. Per event: kind uint8, fid uint64 (the\n"
 "flow id), proc int32 (its process's rank among the processes' koids: the key's process, ordered as the\n"
-"koids), bound int64 (its slice row, -1: unbound, skipped and counted), ts int64, event int32 (its event\n"
-"row); slice_ts int64 the slices' starts. A step or end takes the key (its process, id) when its process\n"
+"koids; or uint8, a code whose rank is ranks[code], ranks int32), bound int32 (its slice row, -1: unbound,\n"
+"skipped and counted), ts int64, event int32 (its event row); slice_ts int64 the slices' starts. A step or end takes the key (its process, id) when its process\n"
 "began a flow of that id before it, else (the process that did, id) when exactly one did (several:\n"
 "ambiguous; none: without start); per key, a begin starts a flow when none is active (else it is a\n"
 "duplicate), a step links the flow's source to it and becomes the source, an end links and ends the flow.\n"
@@ -411,24 +429,25 @@ PyDoc_STRVAR(flow_table_doc,
 
 static PyObject *flow_table(PyObject *self, PyObject *args)
 {
-    Py_buffer kb, fb, pb, bb, tb, eb, sb, o1, o2, o3, o4, o5;
+    Py_buffer kb, fb, pb, rb, bb, tb, eb, sb, o1, o2, o3, o4, o5;
     int k_begin, k_step, k_end;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*iiiw*w*w*w*w*", &kb, &fb, &pb, &bb, &tb, &eb, &sb, &k_begin, &k_step,
-                          &k_end, &o1, &o2, &o3, &o4, &o5))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iiiw*w*w*w*w*", &kb, &fb, &pb, &rb, &bb, &tb, &eb, &sb, &k_begin,
+                          &k_step, &k_end, &o1, &o2, &o3, &o4, &o5))
         return NULL;
     PyObject *result = NULL;
     Table first = {0}, others = {0};
     uint32_t *la = NULL, *lb = NULL, *lp = NULL, *counts = NULL, *tmp = NULL;
-    if (check_items(&fb, 8, "fid") < 0 || check_items(&pb, 4, "proc") < 0 || check_items(&bb, 8, "bound") < 0 ||
+    if (check_items(&fb, 8, "fid") < 0 || check_items(&rb, 4, "ranks") < 0 || check_items(&bb, 4, "bound") < 0 ||
         check_items(&tb, 8, "ts") < 0 || check_items(&eb, 4, "event") < 0 || check_items(&sb, 8, "slice_ts") < 0 ||
         check_items(&o1, 4, "src_slice") < 0 || check_items(&o2, 4, "dst_slice") < 0 ||
         check_items(&o3, 4, "src_event") < 0 || check_items(&o4, 4, "dst_event") < 0 ||
         check_items(&o5, 4, "by_dst") < 0)
         goto done;
     {
-        const Py_ssize_t m = kb.len, n_slices = sb.len / 8, cap = o1.len / 4;
-        if (fb.len / 8 != m || pb.len / 4 != m || bb.len / 8 != m || tb.len / 8 != m || eb.len / 4 != m ||
+        const Py_ssize_t m = kb.len, n_slices = sb.len / 8, cap = o1.len / 4, n_ranks = rb.len / 4;
+        const int coded = pb.len == m; /* (else int32 ranks: 4 bytes an event) */
+        if (fb.len / 8 != m || (!coded && pb.len != 4 * m) || bb.len / 4 != m || tb.len / 8 != m || eb.len / 4 != m ||
             o2.len / 4 != cap || o3.len / 4 != cap || o4.len / 4 != cap || o5.len / 4 != cap) {
             PyErr_SetString(PyExc_ValueError, "flow_table: columns differ in length");
             goto done;
@@ -439,17 +458,22 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         }
         const uint8_t *kind = (const uint8_t *)kb.buf;
         const uint64_t *fid = (const uint64_t *)fb.buf;
-        const int32_t *proc = (const int32_t *)pb.buf, *event = (const int32_t *)eb.buf;
-        const int64_t *bound = (const int64_t *)bb.buf, *ts = (const int64_t *)tb.buf, *s_ts = (const int64_t *)sb.buf;
+        const int32_t *event = (const int32_t *)eb.buf, *bound = (const int32_t *)bb.buf, *ranks = (const int32_t *)rb.buf;
+        const uint8_t *code = coded ? (const uint8_t *)pb.buf : NULL;
+        const int32_t *rank = coded ? NULL : (const int32_t *)pb.buf;
+        const int64_t *ts = (const int64_t *)tb.buf, *s_ts = (const int64_t *)sb.buf;
         int32_t *src_slice = (int32_t *)o1.buf, *dst_slice = (int32_t *)o2.buf;
         int32_t *src_event = (int32_t *)o3.buf, *dst_event = (int32_t *)o4.buf, *by_dst = (int32_t *)o5.buf;
         Py_ssize_t begins = 0, follows = 0;
         const char *bad = NULL;
         Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t r = 0; r < n_ranks && !bad; r++)
+            if (ranks[r] < 0 || ranks[r] >= (int32_t)POS_MASK)
+                bad = "flow_table: a process rank is out of range";
         for (Py_ssize_t i = 0; i < m && !bad; i++) {
             if (bound[i] < -1 || bound[i] >= n_slices)
                 bad = "flow_table: a slice row is out of range";
-            else if (proc[i] < 0 || proc[i] >= (int32_t)POS_MASK)
+            else if (coded ? code[i] >= n_ranks : rank[i] < 0 || rank[i] >= (int32_t)POS_MASK)
                 bad = "flow_table: a process rank is out of range";
             else if (bound[i] >= 0) {
                 begins += kind[i] == k_begin;
@@ -469,22 +493,20 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         la = big_array((size_t)follows, sizeof(uint32_t), 0);
         lb = big_array((size_t)follows, sizeof(uint32_t), 0);
         lp = big_array((size_t)follows, sizeof(uint32_t), 0);
-        counts = big_array((size_t)n_slices + 1, sizeof(uint32_t), 1);
-        oom = !la || !lb || !lp || !counts || table_init(&first, (size_t)begins, 0) < 0 ||
+        oom = !la || !lb || !lp || table_init(&first, (size_t)begins, 0) < 0 ||
               table_init(&others, 16, 1) < 0;
-        const size_t first_mask = oom ? 0 : first.cap - 1;
         /* the walk: each flow event's key, each link (source, destination, key process) by destination */
         for (Py_ssize_t i = 0; i < m && !oom; i++) {
 #if defined(__GNUC__)
             if (i + 16 < m) /* the ids table is large and its probes random: fetch the slot ahead of time */
-                __builtin_prefetch(&first.slots[slot_hash(fid[i + 16], 0, 0) & first_mask]);
+                __builtin_prefetch(&first.slots[slot_home(fid[i + 16], 0, 0, first.cap)]);
 #endif
             if (bound[i] < 0) {
                 unbound++;
                 continue;
             }
             const uint64_t f = fid[i];
-            const uint32_t p1 = (uint32_t)proc[i] + 1;
+            const uint32_t p1 = (uint32_t)(coded ? ranks[code[i]] : rank[i]) + 1;
             const int k = kind[i];
             Slot *s;
             if (k == k_begin) {
@@ -540,6 +562,9 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         free(first.slots);
         free(others.slots);
         first.slots = others.slots = NULL;
+        /* (allocated once the tables are gone: the step's peak holds one or the other) */
+        if (!oom && !(counts = big_array((size_t)n_slices + 1, sizeof(uint32_t), 1)))
+            oom = 1;
         if (!oom) {
             /* each link from the earlier slice; counted by source slice */
             for (Py_ssize_t l = 0; l < links; l++) {
@@ -573,8 +598,8 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             if (!oom) {
                 for (Py_ssize_t i = 0; i < links; i++) {
                     const uint32_t l = order[i];
-                    src_slice[i] = (int32_t)bound[la[l]];
-                    dst_slice[i] = (int32_t)bound[lb[l]];
+                    src_slice[i] = bound[la[l]];
+                    dst_slice[i] = bound[lb[l]];
                     src_event[i] = event[la[l]];
                     dst_event[i] = event[lb[l]];
                 }
@@ -605,6 +630,7 @@ done:
     PyBuffer_Release(&kb);
     PyBuffer_Release(&fb);
     PyBuffer_Release(&pb);
+    PyBuffer_Release(&rb);
     PyBuffer_Release(&bb);
     PyBuffer_Release(&tb);
     PyBuffer_Release(&eb);

@@ -229,18 +229,26 @@ def test_kernels_refuse_bad_buffers():
     KERNELS.flow_table(*args)  # (as given: valid)
     for i, bad in [
         (1, np.zeros(1, np.uint64)),  # lengths differ
-        (3, np.array([0, 2], np.int64)),  # a slice row out of range
-        (3, np.array([0, -2], np.int64)),
+        (4, np.array([0, 2], np.int32)),  # a slice row out of range
+        (4, np.array([0, -2], np.int32)),
+        (4, np.array([0, 1], np.int64)),  # not int32
         (2, np.array([0, -1], np.int32)),  # a process rank out of range
+        (2, np.array([0, 1], np.int16)),  # neither ranks nor codes
     ]:
         with pytest.raises(ValueError):
             KERNELS.flow_table(*args[:i], bad, *args[i + 1 :])
+    codes = np.array([0, 3], np.uint8)
+    KERNELS.flow_table(*args[:2], codes, np.arange(4, dtype=np.int32), *args[4:])
+    with pytest.raises(ValueError):  # a code with no rank
+        KERNELS.flow_table(*args[:2], codes, np.arange(3, dtype=np.int32), *args[4:])
+    with pytest.raises(ValueError):  # a code's rank out of range
+        KERNELS.flow_table(*args[:2], codes, np.array([0, 0, 0, -1], np.int32), *args[4:])
     with pytest.raises(ValueError):  # no room for the end's link
-        KERNELS.flow_table(*args[:10], *(np.zeros(0, np.int32) for _ in range(5)))
+        KERNELS.flow_table(*args[:11], *(np.zeros(0, np.int32) for _ in range(5)))
     with pytest.raises(TypeError):  # outputs must be writable
         ro = np.zeros(1, np.int32)
         ro.setflags(write=False)
-        KERNELS.flow_table(*args[:10], ro, *args[11:])
+        KERNELS.flow_table(*args[:11], ro, *args[12:])
 
 
 def _flow_table_args(k, n_slices, fid=None, proc=None, bound=None, ts=None, slice_ts=None):
@@ -248,12 +256,15 @@ def _flow_table_args(k, n_slices, fid=None, proc=None, bound=None, ts=None, slic
     m = len(k)
     fid = np.zeros(m, np.uint64) if fid is None else fid
     proc = np.zeros(m, np.int32) if proc is None else proc
-    bound = np.arange(m, dtype=np.int64) % n_slices if bound is None else bound
+    ranks = np.zeros(0, np.int32)
+    if proc.dtype == np.uint8:  # (codes: the ranks of the codes' processes, here each code's own)
+        ranks = np.arange(256, dtype=np.int32)
+    bound = (np.arange(m) % n_slices if bound is None else bound).astype(np.int32)
     ts = np.arange(m, dtype=np.int64) if ts is None else ts
     slice_ts = np.arange(n_slices, dtype=np.int64) if slice_ts is None else slice_ts
     room = m - int(np.count_nonzero(k == K.FLOW_BEGIN))
     event = (np.arange(m) * 3 + 1).astype(np.int32)
-    return (k, fid, proc, bound, ts, event, slice_ts, 8, 9, 10, *(np.full(room, -9, np.int32) for _ in range(5)))
+    return (k, fid, proc, ranks, bound, ts, event, slice_ts, 8, 9, 10, *(np.full(room, -9, np.int32) for _ in range(5)))
 
 
 def test_same_order_of_links_leaving_one_slice_at_one_time():
@@ -470,8 +481,12 @@ def test_flow_table_kernel_is_the_numpy_chaining(ids, processes, n_slices):
     ts = np.sort(rng.integers(0, n // 4, n))  # (time order, with ties)
     slice_ts = rng.integers(0, 50, n_slices)
     args = _flow_table_args(k, n_slices, fid, proc, bound, ts, slice_ts)
+    if processes <= 256:  # the processes as codes (a thread column's), each code's rank in a table
+        ranks = rng.permutation(processes).astype(np.int32)
+        codes = np.argsort(ranks)[proc].astype(np.uint8)  # (ranks[codes] == proc)
+        args = (*args[:2], codes, ranks, *args[4:])
     links, unbound, ambiguous, without, duplicate = KERNELS.flow_table(*args)
-    src_slice, dst_slice, src_event, dst_event, by_dst = (a[:links] for a in args[10:])
+    src_slice, dst_slice, src_event, dst_event, by_dst = (a[:links] for a in args[11:])
     # the numpy stages, as build_flows runs them on the bound events
     keep = np.flatnonzero(bound >= 0)
     kp, amb, no_start = flows._key_process(proc[keep].astype(np.uint64), fid[keep], k[keep])
@@ -486,7 +501,7 @@ def test_flow_table_kernel_is_the_numpy_chaining(ids, processes, n_slices):
     ea, eb = ea[order], eb[order]
     assert (unbound, ambiguous, without, duplicate) == (
         n - len(keep), expected["ambiguous"], expected["without_start"], expected["duplicate_begin"])
-    event = args[5]
+    event = args[6]
     assert src_slice.tolist() == bound[ea].tolist() and dst_slice.tolist() == bound[eb].tolist()
     assert src_event.tolist() == event[ea].tolist() and dst_event.tolist() == event[eb].tolist()
     assert by_dst.tolist() == np.argsort(dst_slice, kind="stable").tolist()
