@@ -577,32 +577,45 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             }
             for (Py_ssize_t k = 0; k < n_slices; k++)
                 counts[k + 1] += counts[k];
+            /* each link written where its slice's links go (stable: by destination within a slice), read
+               in link order and scattered (the reads of one link's rows are near each other in time) */
             uint32_t *order = (uint32_t *)by_dst; /* (scratch until the outputs are written) */
-            for (Py_ssize_t l = 0; l < links; l++) /* stable: links by destination within a slice */
-                order[counts[bound[la[l]]]++] = (uint32_t)l;
-            /* (counts[k] is now slice k's end) each slice's links by (time, key process, id) */
-            const LinkKeys keys = {ts, fid, la, lb, lp};
-            size_t a = 0, tmp_cap = 0;
-            for (Py_ssize_t k = 0; k < n_slices && !oom; k++) {
-                const size_t b = counts[k];
-                if (b - a > 32 && b - a > tmp_cap) {
-                    PyMem_RawFree(tmp);
-                    tmp_cap = b - a;
-                    if (!(tmp = PyMem_RawMalloc(tmp_cap * sizeof(uint32_t))))
-                        oom = 1;
-                }
-                if (!oom && b - a > 1)
-                    sort_links(&keys, order + a, b - a, tmp);
-                a = b;
+            for (Py_ssize_t l = 0; l < links; l++) {
+                const int32_t sl = bound[la[l]];
+                const uint32_t p = counts[sl]++;
+                order[p] = (uint32_t)l;
+                src_slice[p] = sl;
+                dst_slice[p] = bound[lb[l]];
+                src_event[p] = event[la[l]];
+                dst_event[p] = event[lb[l]];
             }
-            if (!oom) {
-                for (Py_ssize_t i = 0; i < links; i++) {
+            /* each slice's links (a run of one source slice) by (time, key process, id): sorted, and the
+               run's rows written again if that moved any */
+            const LinkKeys keys = {ts, fid, la, lb, lp};
+            size_t tmp_cap = 0;
+            for (Py_ssize_t a = 0, b; a < links && !oom; a = b) {
+                for (b = a + 1; b < links && src_slice[b] == src_slice[a]; b++)
+                    ;
+                const size_t n = (size_t)(b - a);
+                if (n < 2)
+                    continue;
+                if (n > 32 && n > tmp_cap) {
+                    PyMem_RawFree(tmp);
+                    tmp_cap = n;
+                    if (!(tmp = PyMem_RawMalloc(tmp_cap * sizeof(uint32_t)))) {
+                        oom = 1;
+                        break;
+                    }
+                }
+                sort_links(&keys, order + a, n, tmp);
+                for (Py_ssize_t i = a; i < b; i++) {
                     const uint32_t l = order[i];
-                    src_slice[i] = bound[la[l]];
                     dst_slice[i] = bound[lb[l]];
                     src_event[i] = event[la[l]];
                     dst_event[i] = event[lb[l]];
                 }
+            }
+            if (!oom) {
                 /* the links by destination slice, stably (np.argsort(dst_slice, kind="stable")) */
                 memset(counts, 0, ((size_t)n_slices + 1) * sizeof(uint32_t));
                 for (Py_ssize_t i = 0; i < links; i++)
