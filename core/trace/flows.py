@@ -227,6 +227,13 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     # (views of the outputs unless most of their room went unused: the untouched pages cost nothing)
     src_slice, dst_slice, src_event, dst_event, by_dst = (a[:n] if 2 * n >= room else a[:n].copy() for a in out)
     dropped = {"ambiguous": ambiguous, "without_start": without_start, "duplicate_begin": duplicate}
+    return _of_links(cols, src_slice, dst_slice, src_event, dst_event, unbound, dropped, by_dst)
+
+
+def _of_links(cols: FxtColumns, src_slice: np.ndarray, dst_slice: np.ndarray, src_event: np.ndarray,
+              dst_event: np.ndarray, unbound: int, dropped: dict[str, int],
+              by_dst: np.ndarray | None = None) -> FlowTable:  # fmt: skip
+    """The table of these links (int32 columns), its ids and times read through their flow events' rows."""
     return FlowTable(
         src_slice=src_slice,
         dst_slice=dst_slice,
@@ -274,17 +281,8 @@ def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndar
     order = lexsort((cols.ev_ts[sel[a]], bound[a]))
     a, b = a[order], b[order]
     src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
-    return FlowTable(
-        src_slice=bound[a].astype(np.int32),
-        dst_slice=bound[b].astype(np.int32),
-        id=Gathered(cols.ev_data, src_event),
-        src_ts=Gathered(cols.ev_ts, src_event),
-        dst_ts=Gathered(cols.ev_ts, dst_event),
-        src_event=src_event,
-        dst_event=dst_event,
-        unbound=unbound,
-        dropped=dropped,
-    )
+    return _of_links(cols, bound[a].astype(np.int32), bound[b].astype(np.int32), src_event, dst_event, unbound,
+                     dropped)  # fmt: skip
 
 
 def _links(by_key: list[np.ndarray], dropped: dict[str, int]) -> tuple[np.ndarray, ...]:
@@ -385,14 +383,4 @@ def _key_process(pid: np.ndarray, fid: np.ndarray, k: np.ndarray) -> tuple[np.nd
 def _empty(cols: FxtColumns, unbound: int, dropped: dict[str, int]) -> FlowTable:
     i32 = np.zeros(0, np.int32)
     dropped.setdefault("duplicate_begin", 0)
-    return FlowTable(
-        i32,
-        i32.copy(),
-        Gathered(cols.ev_data, i32),
-        Gathered(cols.ev_ts, i32),
-        Gathered(cols.ev_ts, i32),
-        i32,
-        i32,
-        unbound,
-        dropped,
-    )
+    return _of_links(cols, i32, i32.copy(), i32, i32, unbound, dropped)
