@@ -164,6 +164,29 @@ def test_same_binding_of_any_queries(events, data):
     assert fast.dtype == numpy.dtype and np.array_equal(fast, numpy)
 
 
+def test_binding_by_thread_codes_and_to_int32_rows():
+    """The flows bind their events by the thread column's one-byte codes (not decoded) into int32 rows: the
+    same rows as by the decoded threads into int64, compiled and numpy."""
+    from fxscope.core.trace.flows import _bind_compiled, _query_threads
+    from fxscope.formats.fxt.coded_column import CodedColumn
+
+    cols = read_fxt_bytes(generate_trace(5_000, seed=7))
+    assert isinstance(cols.ev_thread, CodedColumn)
+    slices = build_slices(cols)
+    kind = np.asarray(cols.ev_kind)
+    sel = np.flatnonzero((kind >= K.FLOW_BEGIN) & (kind <= K.FLOW_END)).astype(np.int32)
+    ts = cols.ev_ts[sel]
+    codes = _query_threads(cols.ev_thread, sel)
+    assert isinstance(codes, CodedColumn) and codes.index.dtype == np.uint8
+    expected = _with(None, lambda: bind_to_slices(slices, cols.ev_thread[sel], ts, sel))
+    assert (expected >= 0).sum() > 100
+    assert _bind_compiled(slices, codes, ts, sel) is not None  # (the kernel takes the codes: no decline)
+    for kernels in (KERNELS, None):
+        for dtype in (np.int64, np.int32):
+            got = _with(kernels, lambda: bind_to_slices(slices, codes, ts, sel, dtype))  # noqa: B023
+            assert got.dtype == dtype and got.tolist() == expected.tolist()
+
+
 def test_same_tables_of_mutated_traces():
     """Bytes of a generated trace flipped at random: whatever the reader makes of them, both paths build
     the same flows and async spans."""
