@@ -1,6 +1,7 @@
 /*
  * The model's per-event state machines over flow events, compiled: binding each flow event to the slice
- * enclosing it, and chaining the flow events of a key into links.
+ * enclosing it, and chaining the flow events of a key into links, written as the flow table (sorted by
+ * source slice, with its order by destination slice: counting sorts by slice, not argsorts of the links).
  *
  * Why C: in numpy each is a dozen passes over the events (a pair search, a walk up the ancestors one level
  * at a time, sorts by key, forward and backward fills per key) where one walk in time order with a cursor
@@ -8,8 +9,8 @@
  *
  * Every kernel reads only the buffers it is given, every index it reads is bounds checked, and a kernel
  * that finds its input outside what it handles (a table not sorted as promised, a parent row out of range,
- * a cycle) returns a status that sends the caller to its numpy path, which stays the reference for what
- * the result is (core/trace/flows.py). No rule about what a flow means lives here.
+ * a cycle) returns a status that sends the caller to its numpy path (or raises, for input no caller
+ * makes), which stays the reference for what the result is (core/trace/flows.py; the tests compare them).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
