@@ -140,12 +140,17 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
         int32_t *o32 = wide_out ? NULL : (int32_t *)out.buf;
         int status = ST_OK;
         int64_t tmin = 0, tmax = -1;
-        /* the threads' value range, and every slice's event row in range */
+        /* the threads' value range, and every slice's event row in range (one-byte threads, a code
+           column's: their whole range, 256 values, not read here: a walk over the codes fewer) */
         Py_BEGIN_ALLOW_THREADS
+        if (th_size == 1 && n) {
+            tmin = INT8_MIN;
+            tmax = INT8_MAX;
+        }
         for (Py_ssize_t i = 0; i < n; i++) {
             if (s_ev[i] < 0 || s_ev[i] >= nth)
                 status = ST_FALLBACK;
-            else {
+            else if (th_size != 1) {
                 int64_t t = int_at(th.buf, th_size, s_ev[i]);
                 if (i == 0 || t < tmin)
                     tmin = t;
