@@ -288,6 +288,12 @@ typedef struct {
     Slot *slots;
     size_t cap, count; /* (cap: any size, the hash mapped onto it by a multiply: no power of two's slack) */
     int by_proc;       /* the key includes the process */
+    /* dense (the ids table only): the ids begun span at most `cap` values from `base`: id f's slot is
+       slots[f - base], no hashing (ids counted up as flows begin, as tracers make them: the walk then
+       reads the table in order, not at random); an id outside has none (`none`: empty, never written) */
+    int dense;
+    uint64_t base;
+    Slot none;
 } Table;
 
 /* The home slot of (fid, proc) in a table of `cap` slots: a multiplicative hash's high bits, scaled. */
@@ -319,8 +325,10 @@ static int table_init(Table *t, size_t want, int by_proc)
 }
 
 /* The slot of (fid, proc rank + 1 = `p1`), or the empty slot where it goes. */
-static inline Slot *table_find(const Table *t, uint64_t fid, uint32_t p1)
+static inline Slot *table_find(Table *t, uint64_t fid, uint32_t p1)
 {
+    if (t->dense)
+        return fid - t->base < t->cap ? &t->slots[fid - t->base] : &t->none;
     size_t i = slot_home(fid, p1, t->by_proc, t->cap);
     for (;;) {
         Slot *s = &t->slots[i];
@@ -351,7 +359,10 @@ static inline Slot *table_add(Table *t, uint64_t fid, uint32_t p1)
     Slot *s = table_find(t, fid, p1);
     if (s->proc)
         return s;
-    if (3 * (t->count + 1) > 2 * t->cap) {
+    if (t->dense) {
+        if (s == &t->none) /* (no caller adds an id outside the span it measured) */
+            return NULL;
+    } else if (3 * (t->count + 1) > 2 * t->cap) {
         if (table_grow(t) < 0)
             return NULL;
         s = table_find(t, fid, p1);
@@ -471,6 +482,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         int32_t *src_slice = (int32_t *)o1.buf, *dst_slice = (int32_t *)o2.buf;
         int32_t *src_event = (int32_t *)o3.buf, *dst_event = (int32_t *)o4.buf, *by_dst = (int32_t *)o5.buf;
         Py_ssize_t begins = 0, follows = 0;
+        uint64_t fid_lo = 0, fid_hi = 0; /* the ids begun (bound) span these */
         const char *bad = NULL;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t r = 0; r < n_ranks && !bad; r++)
@@ -482,7 +494,13 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             else if (coded ? code[i] >= n_ranks : rank[i] < 0 || rank[i] >= (int32_t)POS_MASK)
                 bad = "flow_table: a process rank is out of range";
             else if (bound[i] >= 0) {
-                begins += kind[i] == k_begin;
+                if (kind[i] == k_begin) {
+                    if (!begins || fid[i] < fid_lo)
+                        fid_lo = fid[i];
+                    if (!begins || fid[i] > fid_hi)
+                        fid_hi = fid[i];
+                    begins++;
+                }
                 follows += kind[i] == k_step || kind[i] == k_end;
             }
         }
@@ -499,12 +517,21 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         la = big_array((size_t)follows, sizeof(uint32_t), 0);
         lb = big_array((size_t)follows, sizeof(uint32_t), 0);
         lp = big_array((size_t)follows, sizeof(uint32_t), 0);
-        oom = !la || !lb || !lp || table_init(&first, (size_t)begins, 0) < 0 ||
-              table_init(&others, 16, 1) < 0;
+        /* the ids table dense when the ids begun span no more slots than hashing them would take */
+        const size_t want = (size_t)begins + (size_t)begins / 2 + 1;
+        if (begins && fid_hi - fid_lo < want) {
+            first.dense = 1;
+            first.base = fid_lo;
+            first.cap = (size_t)(fid_hi - fid_lo) + 1;
+            first.slots = big_array(first.cap, sizeof(Slot), 1);
+            oom = !first.slots;
+        } else
+            oom = table_init(&first, (size_t)begins, 0) < 0;
+        oom = oom || !la || !lb || !lp || table_init(&others, 16, 1) < 0;
         /* the walk: each flow event's key, each link (source, destination, key process) by destination */
         for (Py_ssize_t i = 0; i < m && !oom; i++) {
 #if defined(__GNUC__)
-            if (i + 16 < m) /* the ids table is large and its probes random: fetch the slot ahead of time */
+            if (i + 16 < m && !first.dense) /* a large hashed table's probes are random: fetch ahead */
                 __builtin_prefetch(&first.slots[slot_home(fid[i + 16], 0, 0, first.cap)]);
 #endif
             if (bound[i] < 0) {

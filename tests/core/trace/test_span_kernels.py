@@ -486,19 +486,23 @@ def test_same_order_of_links_of_two_processes_leaving_one_slice():
     assert np.asarray(flows.id)[flows.outgoing(s_row)].tolist() == [9, 3]
 
 
-@pytest.mark.parametrize(("ids", "processes", "n_slices"), [(5, 2, 3), (300, 40, 1000), (20_000, 3000, 50_000)])
-def test_flow_table_kernel_is_the_numpy_chaining(ids, processes, n_slices):
+@pytest.mark.parametrize(
+    ("ids", "processes", "n_slices", "spread"),
+    [(5, 2, 3, 1), (300, 40, 1000, 1), (20_000, 3000, 50_000, 1), (5, 2, 3, 2**61 + 1), (20_000, 300, 9, 1_000_003)],
+)
+def test_flow_table_kernel_is_the_numpy_chaining(ids, processes, n_slices, spread):
     """Flow events of many ids and processes (the kernel's table of other processes' flows grows), some
     unbound, bound to slices with tied starts (few slices: hundreds of links leave one, sorted by merging),
     against the numpy keying, chaining, turning and sort (flows._key_process, _links, _table): the same
-    links in the same order, the same order by destination and the same counts."""
+    links in the same order, the same order by destination and the same counts. Ids counted from 0 take
+    the kernel's dense ids table, ids ``spread`` apart (wrapping past 2**64) its hashed one."""
     from fxscope.core.trace import flows
     from fxscope.core.trace.sorting import lexsort
 
     rng = np.random.default_rng(ids)
     n = 40_000
     k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), n, p=[0.4, 0.2, 0.4])
-    fid = rng.integers(0, ids, n).astype(np.uint64)
+    fid = rng.integers(0, ids, n).astype(np.uint64) * np.uint64(spread)
     proc = rng.integers(0, processes, n).astype(np.int32)
     bound = np.where(rng.random(n) < 0.05, -1, rng.integers(0, n_slices, n))
     ts = np.sort(rng.integers(0, n // 4, n))  # (time order, with ties)
