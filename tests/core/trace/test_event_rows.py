@@ -21,3 +21,24 @@ def test_rows_and_counts_match_numpy(block: int, monkeypatch) -> None:
     assert kind_counts(kind, 11).tolist() == np.bincount(kind, minlength=11).tolist()
     assert kind_counts(kind, 3).tolist() == np.bincount(kind, minlength=3).tolist()  # longer than asked
     assert kind_rows(kind[:0], 2, 4).tolist() == [] and kind_counts(kind[:0], 4).tolist() == [0] * 4
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def summary_loops(request, monkeypatch) -> str:
+    """Once with the compiled byte counts (core/trace/summary_kernels.c), once with the numpy blocks."""
+    from fxscope.core.trace import compiled
+    from tests.compiled_loops import choose_loops
+
+    return choose_loops(request.param, monkeypatch, compiled, "summary_kernels")
+
+
+def test_counts_of_every_byte_value(summary_loops: str) -> None:
+    """Counts of values up to 255 (any length, every value, runs of one value), a minimum length past 256,
+    a column that is not uint8 (the numpy path), an empty one: np.bincount's results."""
+    rng = np.random.default_rng(18)
+    for kind in (rng.integers(0, 256, 100_003).astype(np.uint8), np.full(37, 200, np.uint8), np.zeros(0, np.uint8),
+                 rng.integers(0, 9, 5000).astype(np.uint8)[::3], rng.integers(0, 300, 1000)):  # fmt: skip
+        for minlength in (0, 11, 256, 300):
+            want = np.bincount(kind, minlength=minlength)
+            got = kind_counts(kind, minlength)
+            assert got.dtype == np.int64 and got.tolist() == want.tolist(), (len(kind), minlength)
