@@ -201,6 +201,7 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     earlier slice and sorted in one call (``span_kernels.flow_table``: a walk in time order with the active
     flows in a hash table, counting sorts by slice), what the numpy stages below do in a dozen passes."""
     ts, fid = cols.times_and_data(sel)
+    check()
     order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
     if order is not None:
         sel, ts, fid = sel[order], ts[order], fid[order]
