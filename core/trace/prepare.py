@@ -77,13 +77,10 @@ STEP_AFTER: dict[str, frozenset[str]] = {
 #: plus the temporaries of the steps running: 405 MB one step after the other. Measured peaks on two
 #: threads: the async pyramid beside the flows 479 MB, the flows beside the counters 471-477, beside the
 #: scheduling tables 452-464, the counters beside them 409-441 (and once 460); with these four apart and
-#: the largest first (while the model holds least), 403-426 MB. The smaller steps run beside them. Since
-#: the flows' temporaries shrank to ~100 MB at 10M (~9 bytes an event at 30M and 100M; span_kernels.flow_table),
-#: they run beside the scheduling tables: peaks 426 MB (1.41x) at 10M and 1.36x at 30M, the flows beside
-#: the counters still 457 MB (1.51x).
+#: the largest first (while the model holds least), 403-426 MB. The smaller steps run beside them.
 STEP_APART: dict[str, frozenset[str]] = {
     "async_pyramid": frozenset({"flows", "counters", "sched"}),
-    "flows": frozenset({"counters"}),
+    "flows": frozenset({"counters", "sched"}),
     "counters": frozenset({"sched"}),
 }
 #: how much lower than the UI thread's the OS priority of the window's background build is (a nice value):
