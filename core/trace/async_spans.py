@@ -22,7 +22,7 @@ start), which keeps the lane count at the track's maximum overlap.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
@@ -81,11 +81,16 @@ class AsyncTable:
     end_event: np.ndarray  # int32 event row of the end, -1 when unclosed
     instants: AsyncInstants
     unbound_instants: int = 0
+    #: (:attr:`pids`, :attr:`pid_start`) when the build knows them (else found from :attr:`pid`)
+    pid_runs: InitVar[tuple[np.ndarray, np.ndarray] | None] = None
     #: the processes with spans, ascending, and where each one's rows start (plus the row count at the end)
     pids: np.ndarray = field(init=False, repr=False)
     pid_start: np.ndarray = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, pid_runs: tuple[np.ndarray, np.ndarray] | None) -> None:
+        if pid_runs is not None:
+            self.pids, self.pid_start = pid_runs
+            return
         pid = np.asarray(self.pid, np.uint64)
         starts = segment_starts(pid)
         self.pids = pid[starts]
@@ -142,19 +147,25 @@ def build_async(
     del sel
     s_start, s_end, s_flags, s_event, s_end_event, s_id, n_begins, queries, tie_keys = paired
     del paired
-    pid = thread_pids(cols, cols.ev_thread[s_event])
-
-    # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
     check()
-    o1 = lexsort((s_event, -(s_end - s_start), s_start, pid))
-    lane = np.empty(len(o1), np.int32)
-    lane[o1] = _lanes(pid[o1], s_start[o1], s_end[o1])
-    del o1
-    check()
-    final = lexsort((s_start, lane, pid))
-    if tie_keys is not None:  # (spans not in the numpy path's order: equal rows put in that order)
-        _order_ties(final, (pid, lane, s_start), lambda rows: tie_keys(rows, s_event, s_id))
-    del pid
+    laid = _layout_compiled(cols, s_start, s_end, s_event)
+    if laid is None:
+        pid = thread_pids(cols, cols.ev_thread[s_event])
+        # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
+        o1 = lexsort((s_event, -(s_end - s_start), s_start, pid))
+        lane = np.empty(len(o1), np.int32)
+        lane[o1] = _lanes(pid[o1], s_start[o1], s_end[o1])
+        del o1
+        check()
+        final = lexsort((s_start, lane, pid))
+        track, ties, pid_runs = pid, True, None
+    else:
+        final, lane, track, ties, pid_runs = laid
+    if ties and tie_keys is not None:  # (spans not in the numpy path's order: equal rows put in that order)
+        _order_ties(final, (track, lane, s_start), lambda rows: tie_keys(rows, s_event, s_id))
+    elif ties and laid is not None:  # (the layout's order of equal rows: the numpy path's is by span)
+        _order_ties(final, (track, lane, s_start), lambda rows: [rows])
+    del track
     inv = np.empty(len(final), np.int64)  # span -> its row
     inv[final] = np.arange(len(final))
     start, end = s_start[final], s_end[final]
@@ -175,7 +186,46 @@ def build_async(
         end_event=s_end_event[final].astype(np.int32),
         instants=instants,
         unbound_instants=unbound,
+        pid_runs=pid_runs,
     )
+
+
+def _layout_compiled(
+    cols: FxtColumns, s_start: np.ndarray, s_end: np.ndarray, s_event: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, tuple[np.ndarray, np.ndarray]] | None:
+    """The spans' lanes and row order by the compiled kernel (span_kernels.async_layout: a counting sort
+    by process, a natural merge sort of each process's spans, which come nearly in start order, first fit,
+    a counting sort by lane), or None when it is not built: (the spans by (pid, lane, start), each span's
+    lane, each span's process rank (the pids' order), whether some rows of a lane share a start (the
+    caller orders those), the processes with spans and where each one's rows start)."""
+    kernels = compiled.span_kernels
+    if kernels is None or len(s_start) >= 1 << 31:
+        return None
+    track, pids = _process_ranks(cols, s_event)
+    lane = np.empty(len(s_start), np.int32)
+    final = np.empty(len(s_start), np.int64)
+    lanes = np.empty(len(pids), np.int32)
+    event = contiguous(s_event)
+    status = kernels.async_layout(contiguous(track, np.int32), len(pids), contiguous(s_start, np.int64),
+                                  contiguous(s_end, np.int64), event, event.dtype.itemsize, lane, final, lanes)  # fmt: skip
+    counts = np.bincount(track, minlength=len(pids))
+    has = counts > 0
+    pid_runs = (pids[has], np.r_[0, np.cumsum(counts[has])].astype(np.int64))
+    return final, lane, track, status == 2, pid_runs
+
+
+def _process_ranks(cols: FxtColumns, event: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int32 rank of the process of each event's thread among ``pids``, ``pids``: the processes of the
+    trace's threads and 0 (an unresolved thread's), ascending): :func:`thread_pids` as small integers in the
+    pids' order, looked up per thread, not per event."""
+    n_threads = len(cols.threads_pid)
+    if n_threads == 0:
+        return np.zeros(len(event), np.int32), np.zeros(1, np.uint64)
+    pids, rank_of = np.unique(thread_pids(cols, np.arange(-1, n_threads)), return_inverse=True)
+    thread = cols.ev_thread[event].astype(np.int32)
+    np.maximum(thread, -1, out=thread)  # (thread_pids' 0 for any negative thread)
+    thread += 1
+    return rank_of.astype(np.int32)[thread], pids
 
 
 def _pair_numpy(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple:

@@ -893,12 +893,248 @@ done:
     return result;
 }
 
+/* ---------------------------------------------------------------------------------- async span layout */
+
+/* A span's place in its track's start order: (start, longer first, event row), as
+   np.lexsort((event, -(end - start), start)) orders them (the negated length wrapping as numpy's int64). */
+typedef struct {
+    const int64_t *start, *end;
+    const void *event;
+    int esz;
+} SpanKeys;
+
+static inline int64_t neg_length(const SpanKeys *k, int64_t i)
+{
+    const uint64_t d = (uint64_t)k->end[i] - (uint64_t)k->start[i];
+    return (int64_t)(0 - d);
+}
+
+/* Whether span x comes after span y in the start order. */
+static inline int span_after(const SpanKeys *k, int64_t x, int64_t y)
+{
+    if (k->start[x] != k->start[y])
+        return k->start[x] > k->start[y];
+    const int64_t lx = neg_length(k, x), ly = neg_length(k, y);
+    if (lx != ly)
+        return lx > ly;
+    return int_at(k->event, k->esz, x) > int_at(k->event, k->esz, y);
+}
+
+/* Sort v[0:n] (span numbers) stably by the start order: a natural merge sort, whose ascending runs (the
+   spans of a track come in start order but for a few: the unmatched ends, ties) are merged pairwise, so
+   input in order costs one comparison a span. `tmp` holds n items, `runs` n + 1. */
+static void sort_spans(const SpanKeys *k, int32_t *v, int32_t *tmp, Py_ssize_t *runs, Py_ssize_t n)
+{
+    if (n < 2)
+        return;
+    Py_ssize_t nr = 0;
+    runs[nr++] = 0;
+    for (Py_ssize_t j = 1; j < n; j++)
+        if (span_after(k, v[j - 1], v[j]))
+            runs[nr++] = j;
+    runs[nr] = n;
+    int32_t *src = v, *dst = tmp;
+    while (nr > 1) {
+        Py_ssize_t w = 0;
+        for (Py_ssize_t r = 0; r < nr; r += 2) {
+            const Py_ssize_t a = runs[r], m = runs[r + 1 < nr ? r + 1 : nr], b = r + 1 < nr ? runs[r + 2] : m;
+            Py_ssize_t i = a, j = m, o = a;
+            while (i < m && j < b)
+                dst[o++] = span_after(k, src[i], src[j]) ? src[j++] : src[i++];
+            while (i < m)
+                dst[o++] = src[i++];
+            while (j < b)
+                dst[o++] = src[j++];
+            runs[w++] = a;
+        }
+        runs[w] = n;
+        nr = w;
+        int32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, sizeof(int32_t) * (size_t)n);
+}
+
+/* Grow a heap's storage to hold one item more (doubling). */
+static int heap_room(void **h, Py_ssize_t *cap, Py_ssize_t n, size_t item)
+{
+    if (n < *cap)
+        return 0;
+    Py_ssize_t c = *cap ? 2 * *cap : 64;
+    void *p = PyMem_RawRealloc(*h, item * (size_t)c);
+    if (!p)
+        return -1;
+    *h = p;
+    *cap = c;
+    return 0;
+}
+
+PyDoc_STRVAR(async_layout_doc,
+"async_layout(track, n_tracks, start, end, event, event_size, lane, order, lanes) -> status\n\n"
+"The lanes and row order of async spans, as fxscope.core.trace.async_spans.build_async lays them out with\n"
+"numpy: span i of track track[i] (int32, 0 <= track < n_tracks: the rank of its process koid), from start[i]\n"
+"to end[i] (int64; end >= start), event row event[i] (event_size bytes). Per track, in the order of\n"
+"np.lexsort((event, -(end - start), start)) (a counting sort by track, then a natural merge sort: spans\n"
+"nearly in start order cost a comparison each), greedy first fit: lane[i] (int32) the lowest lane whose last\n"
+"span has ended by its start, as first_fit_lanes; lanes[t] (int32) the track's lane count. order (int64): the\n"
+"spans by (track, lane, start), as a counting sort by lane of the start order gives them (a lane's spans in\n"
+"start order). Returns 0, or 2 when some spans of one lane share a start (their order among themselves is\n"
+"the caller's to set). Raises IndexError for a track out of range, ValueError, MemoryError.");
+
+static PyObject *async_layout(PyObject *self, PyObject *args)
+{
+    Py_buffer tb, sb, eb, vb, lb, ob, nb;
+    Py_ssize_t n_tracks;
+    int esz;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*iw*w*w*", &tb, &n_tracks, &sb, &eb, &vb, &esz, &lb, &ob, &nb))
+        return NULL;
+    PyObject *result = NULL;
+    int32_t *ord = NULL, *tmp = NULL, *free_ = NULL;
+    Py_ssize_t *runs = NULL;
+    int64_t *at = NULL;
+    Busy *busy = NULL;
+    if (check_items(&tb, 4, "track") < 0 || check_items(&sb, 8, "start") < 0 || check_items(&eb, 8, "end") < 0 ||
+        int_size_ok(&vb, esz, "event") < 0 || check_items(&lb, 4, "lane") < 0 || check_items(&ob, 8, "order") < 0 ||
+        check_items(&nb, 4, "lanes") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = tb.len / 4;
+        if (sb.len / 8 != n || eb.len / 8 != n || vb.len / esz != n || lb.len / 4 != n || ob.len / 8 != n ||
+            n_tracks < 0 || nb.len / 4 != n_tracks) {
+            PyErr_SetString(PyExc_ValueError, "async_layout: columns differ in length");
+            goto done;
+        }
+        if (n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_layout: 2**31 spans or more");
+            goto done;
+        }
+        const int32_t *track = (const int32_t *)tb.buf;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (track[i] < 0 || track[i] >= n_tracks) {
+                PyErr_SetString(PyExc_IndexError, "async_layout: track out of range");
+                goto done;
+            }
+        const size_t m = (size_t)(n ? n : 1);
+        ord = PyMem_RawMalloc(sizeof(int32_t) * m);
+        tmp = PyMem_RawMalloc(sizeof(int32_t) * m);
+        runs = PyMem_RawMalloc(sizeof(Py_ssize_t) * (m + 1));
+        at = PyMem_RawCalloc((size_t)n_tracks + 1, sizeof(int64_t));
+        if (!ord || !tmp || !runs || !at) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const SpanKeys keys = {(const int64_t *)sb.buf, (const int64_t *)eb.buf, vb.buf, esz};
+        int32_t *lane = (int32_t *)lb.buf, *lanes = (int32_t *)nb.buf;
+        int64_t *order = (int64_t *)ob.buf;
+        int status = ST_OK, oom = 0;
+        Py_BEGIN_ALLOW_THREADS
+        /* each track's spans, in span order, then in start order */
+        for (Py_ssize_t i = 0; i < n; i++)
+            at[track[i] + 1]++;
+        for (Py_ssize_t t = 0; t < n_tracks; t++)
+            at[t + 1] += at[t];
+        for (Py_ssize_t i = 0; i < n; i++)
+            ord[at[track[i]]++] = (int32_t)i;
+        for (Py_ssize_t t = n_tracks; t > 0; t--)
+            at[t] = at[t - 1];
+        at[0] = 0;
+        for (Py_ssize_t t = 0; t < n_tracks; t++)
+            sort_spans(&keys, ord + at[t], tmp, runs, at[t + 1] - at[t]);
+        /* first fit per track (as first_fit_lanes) */
+        Py_ssize_t nbusy = 0, nfree = 0, cbusy = 0, cfree = 0;
+        for (Py_ssize_t t = 0; t < n_tracks && !oom; t++) {
+            int32_t used = 0;
+            nbusy = nfree = 0;
+            for (int64_t j = at[t]; j < at[t + 1]; j++) {
+                const int32_t i = ord[j];
+                const int64_t s = keys.start[i];
+                while (nbusy && busy[0].end <= s) {
+                    if (heap_room((void **)&free_, &cfree, nfree, sizeof(int32_t)) < 0) {
+                        oom = 1;
+                        break;
+                    }
+                    lane_push(free_, &nfree, busy[0].lane);
+                    busy_pop(busy, &nbusy);
+                }
+                if (oom || heap_room((void **)&busy, &cbusy, nbusy, sizeof(Busy)) < 0) {
+                    oom = 1;
+                    break;
+                }
+                const int32_t l = nfree ? lane_pop(free_, &nfree) : used++;
+                lane[i] = l;
+                busy_push(busy, &nbusy, keys.end[i], l);
+            }
+            lanes[t] = used;
+        }
+        /* by (track, lane), each lane's spans in start order: a counting sort by the lane's number among all */
+        int64_t *first = NULL;
+        Py_ssize_t total = 0;
+        if (!oom) {
+            for (Py_ssize_t t = 0; t < n_tracks; t++)
+                total += lanes[t];
+            first = PyMem_RawCalloc((size_t)total + 1, sizeof(int64_t));
+            oom = first == NULL;
+        }
+        if (!oom) {
+            int64_t base = 0;
+            for (Py_ssize_t t = 0; t < n_tracks; t++) {
+                for (int64_t j = at[t]; j < at[t + 1]; j++)
+                    first[base + lane[ord[j]] + 1]++;
+                base += lanes[t];
+            }
+            for (Py_ssize_t g = 0; g < total; g++)
+                first[g + 1] += first[g];
+            base = 0;
+            for (Py_ssize_t t = 0; t < n_tracks; t++) {
+                for (int64_t j = at[t]; j < at[t + 1]; j++)
+                    order[first[base + lane[ord[j]]]++] = ord[j];
+                base += lanes[t];
+            }
+            /* (first[g] is now lane g's end) */
+            int64_t a = 0;
+            for (Py_ssize_t g = 0; g < total && !status; g++) {
+                for (int64_t j = a + 1; j < first[g]; j++)
+                    if (keys.start[order[j]] == keys.start[order[j - 1]]) {
+                        status = 2;
+                        break;
+                    }
+                a = first[g];
+            }
+            PyMem_RawFree(first);
+        }
+        Py_END_ALLOW_THREADS
+        if (oom)
+            PyErr_NoMemory();
+        else
+            result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_RawFree(ord);
+    PyMem_RawFree(tmp);
+    PyMem_RawFree(runs);
+    PyMem_RawFree(at);
+    PyMem_RawFree(busy);
+    PyMem_RawFree(free_);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&nb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
     {"group_order", group_order, METH_VARARGS, group_order_doc},
     {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
     {"first_fit_lanes", first_fit_lanes, METH_VARARGS, first_fit_lanes_doc},
+    {"async_layout", async_layout, METH_VARARGS, async_layout_doc},
     {NULL, NULL, 0, NULL},
 };
 
