@@ -439,6 +439,8 @@ def _bind_instants(
     in time order, not by key (the compiled pairing's): instants of one span at one time are then put in
     the numpy path's order, by (category, name, id, row).
     """
+    if time_ordered and (bound := _bind_compiled(cols, q, begin_row, len(span_start))) is not None:
+        return bound
     span = np.where(q.pos >= 0, begin_row[np.maximum(q.pos, 0)], -1) if len(begin_row) else q.pos.copy()
     # Fallback: exactly one span with the same id covers the instant's timestamp.
     loose = np.flatnonzero(span < 0)
@@ -459,6 +461,31 @@ def _bind_instants(
         name=Gathered(cols.ev_name, event),
     )
     return out, int((~bound).sum())
+
+
+def _bind_compiled(
+    cols: FxtColumns, q: _InstantQueries, begin_row: np.ndarray, n_spans: int
+) -> tuple[AsyncInstants, int] | None:
+    """:func:`_bind_instants` of instants in time order by the compiled kernel (span_kernels.async_instant_order:
+    each instant's span and a counting sort by span, in one pass), or None when it is not built or some
+    instant has no open span of its key (the search by id is the numpy path's)."""
+    kernels = compiled.span_kernels
+    if kernels is None or not len(q.pos) or n_spans >= 1 << 31:
+        return None
+    span = np.empty(len(q.pos), np.int32)
+    order = np.empty(len(q.pos), np.int64)
+    status = kernels.async_instant_order(contiguous(q.pos, np.int64), contiguous(begin_row, np.int64),
+                                         contiguous(q.ts, np.int64), n_spans, span, order)  # fmt: skip
+    if status == 1:
+        return None
+    if status == 2:
+        _order_ties(order, (span, q.ts),
+                    lambda rows: [q.ev[rows], q.cid[rows], cols.ev_name[q.ev[rows]], cols.ev_category[q.ev[rows]]])  # fmt: skip
+    event = q.ev[order].astype(np.int32, copy=False)
+    out = AsyncInstants(
+        ts=Gathered(cols.ev_ts, event), span=span[order], event=event, name=Gathered(cols.ev_name, event)
+    )
+    return out, 0
 
 
 def _instant_order(span: np.ndarray, ts: np.ndarray, n_spans: int) -> np.ndarray:

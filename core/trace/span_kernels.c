@@ -1128,6 +1128,79 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(async_instant_order_doc,
+"async_instant_order(pos, begin_row, ts, n_spans, span, order) -> status\n\n"
+"The async instants given in time order (ts int64, ascending) bound to the spans their keys have open, as\n"
+"fxscope.core.trace.async_spans._bind_instants binds them: span[i] (int32) = begin_row[pos[i]] (both int64;\n"
+"0 <= begin_row < n_spans), the table row of the innermost span of its key open at it; order (int64) the\n"
+"instants by (span, ts), ties in time order, as np.lexsort((ts, span)) (a counting sort by span). Returns 0,\n"
+"2 when some instants of one span share a time (their order among themselves is the caller's to set), or 1\n"
+"(outputs unspecified: the caller's numpy path) when an instant has no open span (pos < 0: the caller's\n"
+"search by id decides), a position or row is out of range, or the times are not ascending.");
+
+static PyObject *async_instant_order(PyObject *self, PyObject *args)
+{
+    Py_buffer pb, bb, tb, sb, ob;
+    Py_ssize_t n_spans;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*nw*w*", &pb, &bb, &tb, &n_spans, &sb, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *first = NULL;
+    if (check_items(&pb, 8, "pos") < 0 || check_items(&bb, 8, "begin_row") < 0 || check_items(&tb, 8, "ts") < 0 ||
+        check_items(&sb, 4, "span") < 0 || check_items(&ob, 8, "order") < 0)
+        goto done;
+    {
+        const Py_ssize_t m = pb.len / 8, nb = bb.len / 8;
+        if (tb.len / 8 != m || sb.len / 4 != m || ob.len / 8 != m || n_spans < 0 || n_spans >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_instant_order: columns differ in length");
+            goto done;
+        }
+        first = PyMem_RawCalloc((size_t)n_spans + 1, sizeof(int64_t));
+        if (!first) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const int64_t *pos = (const int64_t *)pb.buf, *begin_row = (const int64_t *)bb.buf;
+        const int64_t *ts = (const int64_t *)tb.buf;
+        int32_t *span = (int32_t *)sb.buf;
+        int64_t *order = (int64_t *)ob.buf;
+        int status = ST_OK;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m && status == ST_OK; i++) {
+            const int64_t p = pos[i];
+            const int64_t row = p >= 0 && p < nb ? begin_row[p] : -1;
+            if (row < 0 || row >= n_spans || (i && ts[i] < ts[i - 1]))
+                status = ST_FALLBACK;
+            else {
+                span[i] = (int32_t)row;
+                first[row + 1]++;
+            }
+        }
+        if (status == ST_OK) {
+            for (Py_ssize_t g = 0; g < n_spans; g++)
+                first[g + 1] += first[g];
+            for (Py_ssize_t i = 0; i < m; i++) /* stable: each span's instants in time order */
+                order[first[span[i]]++] = i;
+            for (Py_ssize_t j = 1; j < m; j++)
+                if (span[order[j]] == span[order[j - 1]] && ts[order[j]] == ts[order[j - 1]]) {
+                    status = 2;
+                    break;
+                }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_RawFree(first);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
@@ -1135,6 +1208,7 @@ static PyMethodDef methods[] = {
     {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
     {"first_fit_lanes", first_fit_lanes, METH_VARARGS, first_fit_lanes_doc},
     {"async_layout", async_layout, METH_VARARGS, async_layout_doc},
+    {"async_instant_order", async_instant_order, METH_VARARGS, async_instant_order_doc},
     {NULL, NULL, 0, NULL},
 };
 
