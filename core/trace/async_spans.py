@@ -28,7 +28,7 @@ import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous
-from fxscope.core.trace.event_rows import kind_rows
+from fxscope.core.trace.event_rows import kind_counts, kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
     key_rows,
@@ -279,27 +279,25 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     del order
     k = cols.ev_kind[sel]
     check()
-    b_idx = np.flatnonzero(k == EventKind.ASYNC_BEGIN)
-    i_idx = np.flatnonzero(k == EventKind.ASYNC_INSTANT)
-    n_ends = int(np.count_nonzero(k == EventKind.ASYNC_END))
-    e_idx = np.empty(len(b_idx), np.int64)
-    level = np.empty(len(b_idx), np.int32)
-    u_idx = np.empty(n_ends, np.int64)
-    i_open = np.empty(len(i_idx), np.int64)
-    n_unmatched = kernels.async_pair(
-        contiguous(k, np.uint8), contiguous(sel), sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
-        name.dtype.itemsize, contiguous(cid, np.uint64), int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT),
-        int(EventKind.ASYNC_END), e_idx, level, u_idx, i_open,
+    counts = kind_counts(k, 256)
+    n_begins, n_spans = int(counts[EventKind.ASYNC_BEGIN]), int(counts[EventKind.ASYNC_BEGIN] + counts[EventKind.ASYNC_END])
+    n_instants = int(counts[EventKind.ASYNC_INSTANT])
+    sel = contiguous(sel, np.int32 if sel.dtype.itemsize <= 4 else np.int64)
+    spans = (np.empty(n_spans, np.int64), np.empty(n_spans, np.int64), np.empty(n_spans, np.uint8),
+             np.empty(n_spans, sel.dtype), np.empty(n_spans, sel.dtype))  # fmt: skip
+    s_id, s_level = np.empty(n_spans, np.uint64), np.empty(n_spans, np.int32)
+    queries = _InstantQueries(np.empty(n_instants, sel.dtype), np.empty(n_instants, np.int64),
+                              np.empty(n_instants, np.uint64), np.empty(n_instants, np.int64))  # fmt: skip
+    n_unmatched = kernels.async_spans(
+        contiguous(k, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
+        name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), int(EventKind.ASYNC_BEGIN),
+        int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, s_id,
+        s_level, queries.ev, queries.ts, queries.cid, queries.pos,
     )  # fmt: skip
-    del k
-    u_idx = u_idx[:n_unmatched].copy()
-    queries = _InstantQueries(sel[i_idx], ts[i_idx], cid[i_idx], i_open)
-    del i_idx, i_open
-    s_id = cid[np.r_[b_idx, u_idx]]
-    del cid
-    spans = _spans(ts, sel, b_idx, e_idx, u_idx, trace_start, trace_end)
-    n_begins = len(b_idx)
-    s_level = np.r_[level, np.zeros(len(u_idx), np.int32)]
+    del k, sel, ts, cid
+    n_spans = n_begins + n_unmatched  # (the outputs' rows past it: the ends that closed a begin, unused)
+    spans = tuple(a[:n_spans] for a in spans)
+    s_id, s_level = s_id[:n_spans], s_level[:n_spans]
 
     def tie_keys(rows: np.ndarray, s_event: np.ndarray, s_id: np.ndarray) -> list[np.ndarray]:
         # the numpy path's order of spans: the begins by (category, name, id, stack level, time, row), then

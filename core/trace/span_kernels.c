@@ -614,136 +614,6 @@ static void key_delete(KeyTable *t, KeySlot *s)
     t->count--;
 }
 
-PyDoc_STRVAR(async_pair_doc,
-"async_pair(kind, rows, rows_size, cat, cat_size, name, name_size, cid, begin, instant, end, b_end, b_level, u_pos, i_open) -> int\n\n"
-"Match async events given in time order (kind uint8; rows: their event rows, of rows_size bytes; the key of\n"
-"event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name, of their item sizes,\n"
-"and the uint64 ids), as fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy: per key a stack\n"
-"of open begins; an end closes the top one, or is unmatched when the stack is empty. For the j-th begin:\n"
-"b_end[j] (int64) the position of the end closing it, -1 if none, b_level[j] (int32) the depth of its key's\n"
-"stack before it; u_pos (int64) the positions of the unmatched ends; for the j-th instant, i_open[j] (int64)\n"
-"the number of the begin open on top of its key's stack, -1 if none. The outputs hold the number of begins,\n"
-"ends and instants. Returns the number of unmatched ends. Raises IndexError for a row outside cat or name,\n"
-"ValueError for outputs of the wrong size or keys wider than 32 bits, MemoryError.");
-
-static PyObject *async_pair(PyObject *self, PyObject *args)
-{
-    Py_buffer kb, rb, cb, nb_, ib, obe, obl, oup, oio;
-    int r_size, c_size, n_size, k_begin, k_instant, k_end;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*iiiw*w*w*w*", &kb, &rb, &r_size, &cb, &c_size, &nb_, &n_size, &ib,
-                          &k_begin, &k_instant, &k_end, &obe, &obl, &oup, &oio))
-        return NULL;
-    PyObject *result = NULL;
-    KeyTable keys = {0};
-    int32_t *below = NULL;
-    if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
-        int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 ||
-        check_items(&obe, 8, "b_end") < 0 || check_items(&obl, 4, "b_level") < 0 ||
-        check_items(&oup, 8, "u_pos") < 0 || check_items(&oio, 8, "i_open") < 0)
-        goto done;
-    if (c_size > 4 || n_size > 4) {
-        PyErr_SetString(PyExc_ValueError, "async_pair: category and name columns wider than 32 bits");
-        goto done;
-    }
-    {
-        const Py_ssize_t n = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
-        const Py_ssize_t nbeg = obe.len / 8, nend = oup.len / 8, ninst = oio.len / 8;
-        if (rb.len / r_size != n || ib.len / 8 != n || obl.len / 4 != nbeg) {
-            PyErr_SetString(PyExc_ValueError, "async_pair: columns differ in length");
-            goto done;
-        }
-        const uint8_t *kind = (const uint8_t *)kb.buf;
-        Py_ssize_t cb_ = 0, ce = 0, ci = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t r = int_at(rb.buf, r_size, i);
-            if (r < 0 || r >= ncat || r >= nname) {
-                PyErr_SetString(PyExc_IndexError, "async_pair: event row out of range");
-                goto done;
-            }
-            cb_ += kind[i] == k_begin;
-            ce += kind[i] == k_end;
-            ci += kind[i] == k_instant;
-        }
-        if (cb_ != nbeg || ce != nend || ci != ninst || nbeg >= (Py_ssize_t)1 << 31) {
-            PyErr_SetString(PyExc_ValueError, "async_pair: outputs do not hold the begins, ends and instants");
-            goto done;
-        }
-        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(nbeg ? nbeg : 1));
-        if (!below || key_table_init(&keys, 1024) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        const uint64_t *cid = (const uint64_t *)ib.buf;
-        int64_t *b_end = (int64_t *)obe.buf, *u_pos = (int64_t *)oup.buf, *i_open = (int64_t *)oio.buf;
-        int32_t *b_level = (int32_t *)obl.buf;
-        Py_ssize_t nu = 0;
-        int oom = 0;
-        Py_BEGIN_ALLOW_THREADS
-        int32_t jb = 0;
-        Py_ssize_t ji = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            const int k = kind[i];
-            if (k != k_begin && k != k_end && k != k_instant)
-                continue;
-            const int64_t r = int_at(rb.buf, r_size, i);
-            const int32_t cat = (int32_t)int_at(cb.buf, c_size, r), name = (int32_t)int_at(nb_.buf, n_size, r);
-            KeySlot *s = key_find(&keys, cid[i], cat, name);
-            const uint32_t depth = s->depth;
-            if (k == k_begin) {
-                if (!depth) { /* a key opening: a slot more */
-                    if (2 * (keys.count + 1) > keys.cap) {
-                        if (key_table_grow(&keys) < 0) {
-                            oom = 1;
-                            break;
-                        }
-                        s = key_find(&keys, cid[i], cat, name);
-                    }
-                    keys.count++;
-                    s->cid = cid[i];
-                    s->cat = cat;
-                    s->name = name;
-                }
-                b_level[jb] = (int32_t)depth;
-                b_end[jb] = -1;
-                below[jb] = depth ? s->top : -1;
-                s->top = jb++;
-                s->depth = depth + 1;
-            } else if (k == k_end) {
-                if (!depth)
-                    u_pos[nu++] = i;
-                else {
-                    b_end[s->top] = i;
-                    s->top = below[s->top];
-                    if (depth == 1)
-                        key_delete(&keys, s);
-                    else
-                        s->depth = depth - 1;
-                }
-            } else
-                i_open[ji++] = depth ? s->top : -1;
-        }
-        Py_END_ALLOW_THREADS
-        if (oom)
-            PyErr_NoMemory();
-        else
-            result = PyLong_FromSsize_t(nu);
-    }
-done:
-    PyMem_RawFree(keys.slots);
-    PyMem_RawFree(below);
-    PyBuffer_Release(&kb);
-    PyBuffer_Release(&rb);
-    PyBuffer_Release(&cb);
-    PyBuffer_Release(&nb_);
-    PyBuffer_Release(&ib);
-    PyBuffer_Release(&obe);
-    PyBuffer_Release(&obl);
-    PyBuffer_Release(&oup);
-    PyBuffer_Release(&oio);
-    return result;
-}
-
 /* ----------------------------------------------------------------------------------------- async lanes */
 
 typedef struct {
@@ -1201,14 +1071,203 @@ done:
     return result;
 }
 
+static inline void int_put(void *buf, int isz, Py_ssize_t i, int64_t v)
+{
+    if (isz == 4)
+        ((int32_t *)buf)[i] = (int32_t)v;
+    else
+        ((int64_t *)buf)[i] = v;
+}
+
+PyDoc_STRVAR(async_spans_doc,
+"async_spans(kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, begin, instant, end, trace_start,\n"
+"            trace_end, s_start, s_end, s_flags, s_event, s_end_event, s_id, s_level, i_event, i_ts, i_cid, i_open)"
+" -> n_unmatched\n\n"
+"The async spans of async events given in time order (kind uint8; rows: their event rows, of rows_size bytes,\n"
+"4 or 8; the key of event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name,\n"
+"of their item sizes, and the uint64 ids; ts int64 their times), matched as\n"
+"fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy: per key a stack of open begins; an end\n"
+"closes the top one, or is unmatched when the stack is empty. The spans, as _spans lays them out: the j-th\n"
+"begin's at j, the u-th unmatched end's after the begins: s_start, s_end (int64: the begin's time, or\n"
+"trace_start for an unmatched end; the closing end's time, or max(trace_end, 0) when unclosed; the start\n"
+"clipped to the end), s_flags (uint8: 2 unclosed, 1 unmatched end), s_event and s_end_event (the rows of the\n"
+"begin and the end, -1 for none; of rows_size bytes), s_id (uint64), s_level (int32: the depth of the key's\n"
+"stack before the begin, 0 for an unmatched end). For the j-th instant: i_event (rows_size), i_ts, i_cid and\n"
+"i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The span outputs hold\n"
+"the begins and ends, the instant outputs the instants (each counted by the caller). Returns the number of\n"
+"unmatched ends. Raises IndexError for a row outside cat or name, ValueError for outputs of the wrong size or\n"
+"keys wider than 32 bits, MemoryError.");
+
+static PyObject *async_spans(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, rb, cb, nb_, ib, tb, o_st, o_en, o_fl, o_ev, o_ee, o_id, o_lv, q_ev, q_ts, q_id, q_op;
+    int r_size, c_size, n_size, k_begin, k_instant, k_end;
+    long long trace_start, trace_end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*y*iiiLLw*w*w*w*w*w*w*w*w*w*w*", &kb, &rb, &r_size, &cb, &c_size, &nb_,
+                          &n_size, &ib, &tb, &k_begin, &k_instant, &k_end, &trace_start, &trace_end, &o_st, &o_en,
+                          &o_fl, &o_ev, &o_ee, &o_id, &o_lv, &q_ev, &q_ts, &q_id, &q_op))
+        return NULL;
+    PyObject *result = NULL;
+    KeyTable keys = {0};
+    int32_t *below = NULL;
+    if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
+        int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 || check_items(&tb, 8, "ts") < 0 ||
+        check_items(&o_st, 8, "s_start") < 0 || check_items(&o_en, 8, "s_end") < 0 ||
+        check_items(&o_ev, r_size, "s_event") < 0 || check_items(&o_ee, r_size, "s_end_event") < 0 ||
+        check_items(&o_id, 8, "s_id") < 0 || check_items(&o_lv, 4, "s_level") < 0 ||
+        check_items(&q_ev, r_size, "i_event") < 0 || check_items(&q_ts, 8, "i_ts") < 0 ||
+        check_items(&q_id, 8, "i_cid") < 0 || check_items(&q_op, 8, "i_open") < 0)
+        goto done;
+    if (c_size > 4 || n_size > 4 || (r_size != 4 && r_size != 8)) {
+        PyErr_SetString(PyExc_ValueError, "async_spans: category and name columns wider than 32 bits, or rows not 4 or 8 bytes");
+        goto done;
+    }
+    {
+        const Py_ssize_t n = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
+        const Py_ssize_t nspan = o_st.len / 8, ninst = q_ts.len / 8;
+        if (rb.len / r_size != n || ib.len / 8 != n || tb.len / 8 != n || o_en.len / 8 != nspan ||
+            o_fl.len != nspan || o_ev.len / r_size != nspan || o_ee.len / r_size != nspan ||
+            o_id.len / 8 != nspan || o_lv.len / 4 != nspan || q_ev.len / r_size != ninst ||
+            q_id.len / 8 != ninst || q_op.len / 8 != ninst) {
+            PyErr_SetString(PyExc_ValueError, "async_spans: columns differ in length");
+            goto done;
+        }
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        Py_ssize_t cb_ = 0, ce = 0, ci = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t r = int_at(rb.buf, r_size, i);
+            if (r < 0 || r >= ncat || r >= nname) {
+                PyErr_SetString(PyExc_IndexError, "async_spans: event row out of range");
+                goto done;
+            }
+            cb_ += kind[i] == k_begin;
+            ce += kind[i] == k_end;
+            ci += kind[i] == k_instant;
+        }
+        if (cb_ + ce != nspan || ci != ninst || cb_ >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_spans: outputs do not hold the begins, ends and instants");
+            goto done;
+        }
+        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(cb_ ? cb_ : 1));
+        if (!below || key_table_init(&keys, 1024) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const uint64_t *cid = (const uint64_t *)ib.buf;
+        const int64_t *ts = (const int64_t *)tb.buf;
+        int64_t *s_start = (int64_t *)o_st.buf, *s_end = (int64_t *)o_en.buf;
+        uint8_t *s_flags = (uint8_t *)o_fl.buf;
+        uint64_t *s_id = (uint64_t *)o_id.buf, *i_cid = (uint64_t *)q_id.buf;
+        int32_t *s_level = (int32_t *)o_lv.buf;
+        int64_t *i_ts = (int64_t *)q_ts.buf, *i_open = (int64_t *)q_op.buf;
+        const int64_t unclosed_end = trace_end > 0 ? trace_end : 0;
+        const Py_ssize_t nbeg = cb_;
+        Py_ssize_t nu = 0;
+        int oom = 0;
+        Py_BEGIN_ALLOW_THREADS
+        int32_t jb = 0;
+        Py_ssize_t ji = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const int k = kind[i];
+            if (k != k_begin && k != k_end && k != k_instant)
+                continue;
+            const int64_t r = int_at(rb.buf, r_size, i);
+            const int32_t cat = (int32_t)int_at(cb.buf, c_size, r), name = (int32_t)int_at(nb_.buf, n_size, r);
+            KeySlot *s = key_find(&keys, cid[i], cat, name);
+            const uint32_t depth = s->depth;
+            if (k == k_begin) {
+                if (!depth) { /* a key opening: a slot more */
+                    if (2 * (keys.count + 1) > keys.cap) {
+                        if (key_table_grow(&keys) < 0) {
+                            oom = 1;
+                            break;
+                        }
+                        s = key_find(&keys, cid[i], cat, name);
+                    }
+                    keys.count++;
+                    s->cid = cid[i];
+                    s->cat = cat;
+                    s->name = name;
+                }
+                s_start[jb] = ts[i];
+                s_end[jb] = unclosed_end;
+                s_flags[jb] = 2;
+                int_put(o_ev.buf, r_size, jb, r);
+                int_put(o_ee.buf, r_size, jb, -1);
+                s_id[jb] = cid[i];
+                s_level[jb] = (int32_t)depth;
+                below[jb] = depth ? s->top : -1;
+                s->top = jb++;
+                s->depth = depth + 1;
+            } else if (k == k_end) {
+                if (!depth) {
+                    const Py_ssize_t u = nbeg + nu++;
+                    s_start[u] = trace_start < ts[i] ? trace_start : ts[i];
+                    s_end[u] = ts[i];
+                    s_flags[u] = 1;
+                    int_put(o_ev.buf, r_size, u, r);
+                    int_put(o_ee.buf, r_size, u, r);
+                    s_id[u] = cid[i];
+                    s_level[u] = 0;
+                } else {
+                    const int32_t b = s->top;
+                    s_end[b] = ts[i];
+                    s_flags[b] = 0;
+                    int_put(o_ee.buf, r_size, b, r);
+                    s->top = below[b];
+                    if (depth == 1)
+                        key_delete(&keys, s);
+                    else
+                        s->depth = depth - 1;
+                }
+            } else {
+                int_put(q_ev.buf, r_size, ji, r);
+                i_ts[ji] = ts[i];
+                i_cid[ji] = cid[i];
+                i_open[ji++] = depth ? s->top : -1;
+            }
+        }
+        for (Py_ssize_t j = 0; j < nbeg; j++) /* (a start after its end: clipped, as _spans does) */
+            if (s_start[j] > s_end[j])
+                s_start[j] = s_end[j];
+        Py_END_ALLOW_THREADS
+        if (oom)
+            PyErr_NoMemory();
+        else
+            result = PyLong_FromSsize_t(nu);
+    }
+done:
+    PyMem_RawFree(keys.slots);
+    PyMem_RawFree(below);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&nb_);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&o_st);
+    PyBuffer_Release(&o_en);
+    PyBuffer_Release(&o_fl);
+    PyBuffer_Release(&o_ev);
+    PyBuffer_Release(&o_ee);
+    PyBuffer_Release(&o_id);
+    PyBuffer_Release(&o_lv);
+    PyBuffer_Release(&q_ev);
+    PyBuffer_Release(&q_ts);
+    PyBuffer_Release(&q_id);
+    PyBuffer_Release(&q_op);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
     {"group_order", group_order, METH_VARARGS, group_order_doc},
-    {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
     {"first_fit_lanes", first_fit_lanes, METH_VARARGS, first_fit_lanes_doc},
     {"async_layout", async_layout, METH_VARARGS, async_layout_doc},
     {"async_instant_order", async_instant_order, METH_VARARGS, async_instant_order_doc},
+    {"async_spans", async_spans, METH_VARARGS, async_spans_doc},
     {NULL, NULL, 0, NULL},
 };
 
