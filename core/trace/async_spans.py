@@ -28,7 +28,7 @@ import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous
-from fxscope.core.trace.event_rows import kind_counts, kind_rows
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
     key_rows,
@@ -158,21 +158,22 @@ def build_async(
         del o1
         check()
         final = lexsort((s_start, lane, pid))
-        track, ties, pid_runs = pid, True, None
+        track, ties, pid_runs, row = pid, True, None, None
     else:
-        final, lane, track, ties, pid_runs = laid
+        final, row, lane, track, ties, pid_runs = laid
     if ties and tie_keys is not None:  # (spans not in the numpy path's order: equal rows put in that order)
         _order_ties(final, (track, lane, s_start), lambda rows: tie_keys(rows, s_event, s_id))
     elif ties and laid is not None:  # (the layout's order of equal rows: the numpy path's is by span)
         _order_ties(final, (track, lane, s_start), lambda rows: [rows])
     del track
-    inv = np.empty(len(final), np.int64)  # span -> its row
-    inv[final] = np.arange(len(final))
+    if row is None or ties:  # span -> its row
+        row = np.empty(len(final), np.int32 if len(final) < 1 << 31 else np.int64)
+        row[final] = np.arange(len(final), dtype=row.dtype)
     start, end = s_start[final], s_end[final]
     del s_start, s_end
     check()
-    instants, unbound = _bind_instants(cols, queries, inv[:n_begins], start, end, s_id[final], tie_keys is not None)
-    event = s_event[final].astype(np.int32)
+    instants, unbound = _bind_instants(cols, queries, row[:n_begins], start, end, s_id[final], tie_keys is not None)
+    event = s_event[final].astype(np.int32, copy=False)
     return AsyncTable(
         start=start,
         end=end,
@@ -183,7 +184,7 @@ def build_async(
         flags=s_flags[final],
         lane=lane[final],
         event=event,
-        end_event=s_end_event[final].astype(np.int32),
+        end_event=s_end_event[final].astype(np.int32, copy=False),
         instants=instants,
         unbound_instants=unbound,
         pid_runs=pid_runs,
@@ -192,26 +193,26 @@ def build_async(
 
 def _layout_compiled(
     cols: FxtColumns, s_start: np.ndarray, s_end: np.ndarray, s_event: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, tuple[np.ndarray, np.ndarray]] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, tuple[np.ndarray, np.ndarray]] | None:
     """The spans' lanes and row order by the compiled kernel (span_kernels.async_layout: a counting sort
     by process, a natural merge sort of each process's spans, which come nearly in start order, first fit,
     a counting sort by lane), or None when it is not built: (the spans by (pid, lane, start), each span's
-    lane, each span's process rank (the pids' order), whether some rows of a lane share a start (the
+    row there (int32), each span's lane, each span's process rank (the pids' order), whether some rows of a lane share a start (the
     caller orders those), the processes with spans and where each one's rows start)."""
     kernels = compiled.span_kernels
     if kernels is None or len(s_start) >= 1 << 31:
         return None
     track, pids = _process_ranks(cols, s_event)
-    lane = np.empty(len(s_start), np.int32)
-    final = np.empty(len(s_start), np.int64)
-    lanes = np.empty(len(pids), np.int32)
+    n = len(s_start)
+    lane, final, row = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
+    lanes, counts = np.empty(len(pids), np.int32), np.empty(len(pids), np.int64)
     event = contiguous(s_event)
     status = kernels.async_layout(contiguous(track, np.int32), len(pids), contiguous(s_start, np.int64),
-                                  contiguous(s_end, np.int64), event, event.dtype.itemsize, lane, final, lanes)  # fmt: skip
-    counts = np.bincount(track, minlength=len(pids))
+                                  contiguous(s_end, np.int64), event, event.dtype.itemsize, lane, final, row, lanes,
+                                  counts)  # fmt: skip
     has = counts > 0
     pid_runs = (pids[has], np.r_[0, np.cumsum(counts[has])].astype(np.int64))
-    return final, lane, track, status == 2, pid_runs
+    return final, row, lane, track, status == 2, pid_runs
 
 
 def _process_ranks(cols: FxtColumns, event: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -279,25 +280,21 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     del order
     k = cols.ev_kind[sel]
     check()
-    counts = kind_counts(k, 256)
-    n_begins, n_spans = int(counts[EventKind.ASYNC_BEGIN]), int(counts[EventKind.ASYNC_BEGIN] + counts[EventKind.ASYNC_END])
-    n_instants = int(counts[EventKind.ASYNC_INSTANT])
+    # (room for every event as a span and as an instant: the pages of rows never written are never touched)
+    n = len(sel)
     sel = contiguous(sel, np.int32 if sel.dtype.itemsize <= 4 else np.int64)
-    spans = (np.empty(n_spans, np.int64), np.empty(n_spans, np.int64), np.empty(n_spans, np.uint8),
-             np.empty(n_spans, sel.dtype), np.empty(n_spans, sel.dtype))  # fmt: skip
-    s_id, s_level = np.empty(n_spans, np.uint64), np.empty(n_spans, np.int32)
-    queries = _InstantQueries(np.empty(n_instants, sel.dtype), np.empty(n_instants, np.int64),
-                              np.empty(n_instants, np.uint64), np.empty(n_instants, np.int64))  # fmt: skip
-    n_unmatched = kernels.async_spans(
+    spans = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, sel.dtype),
+             np.empty(n, sel.dtype), np.empty(n, np.uint64), np.empty(n, np.int32))  # fmt: skip
+    inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), np.empty(n, np.uint64), np.empty(n, np.int64))
+    n_begins, n_unmatched, n_instants = kernels.async_spans(
         contiguous(k, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
         name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), int(EventKind.ASYNC_BEGIN),
-        int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, s_id,
-        s_level, queries.ev, queries.ts, queries.cid, queries.pos,
+        int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, *inst,
     )  # fmt: skip
     del k, sel, ts, cid
-    n_spans = n_begins + n_unmatched  # (the outputs' rows past it: the ends that closed a begin, unused)
-    spans = tuple(a[:n_spans] for a in spans)
-    s_id, s_level = s_id[:n_spans], s_level[:n_spans]
+    *spans, s_id, s_level = (a[: n_begins + n_unmatched] for a in spans)
+    queries = _InstantQueries(*(a[:n_instants] for a in inst))
+    del inst
 
     def tie_keys(rows: np.ndarray, s_event: np.ndarray, s_id: np.ndarray) -> list[np.ndarray]:
         # the numpy path's order of spans: the begins by (category, name, id, stack level, time, row), then
@@ -472,7 +469,7 @@ def _bind_compiled(
         return None
     span = np.empty(len(q.pos), np.int32)
     order = np.empty(len(q.pos), np.int64)
-    status = kernels.async_instant_order(contiguous(q.pos, np.int64), contiguous(begin_row, np.int64),
+    status = kernels.async_instant_order(contiguous(q.pos, np.int64), contiguous(begin_row, np.int32),
                                          contiguous(q.ts, np.int64), n_spans, span, order)  # fmt: skip
     if status == 1:
         return None

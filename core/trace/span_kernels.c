@@ -842,7 +842,7 @@ static int heap_room(void **h, Py_ssize_t *cap, Py_ssize_t n, size_t item)
 }
 
 PyDoc_STRVAR(async_layout_doc,
-"async_layout(track, n_tracks, start, end, event, event_size, lane, order, lanes) -> status\n\n"
+"async_layout(track, n_tracks, start, end, event, event_size, lane, order, row, lanes, spans) -> status\n\n"
 "The lanes and row order of async spans, as fxscope.core.trace.async_spans.build_async lays them out with\n"
 "numpy: span i of track track[i] (int32, 0 <= track < n_tracks: the rank of its process koid), from start[i]\n"
 "to end[i] (int64; end >= start), event row event[i] (event_size bytes). Per track, in the order of\n"
@@ -850,16 +850,17 @@ PyDoc_STRVAR(async_layout_doc,
 "nearly in start order cost a comparison each), greedy first fit: lane[i] (int32) the lowest lane whose last\n"
 "span has ended by its start, as first_fit_lanes; lanes[t] (int32) the track's lane count. order (int64): the\n"
 "spans by (track, lane, start), as a counting sort by lane of the start order gives them (a lane's spans in\n"
-"start order). Returns 0, or 2 when some spans of one lane share a start (their order among themselves is\n"
-"the caller's to set). Raises IndexError for a track out of range, ValueError, MemoryError.");
+"start order); row (int32) its inverse: span i's place in order; spans[t] (int64) the track's span count.\n"
+"Returns 0, or 2 when some spans of one lane share a start (their order among themselves is the caller's to\n"
+"set). Raises IndexError for a track out of range, ValueError, MemoryError.");
 
 static PyObject *async_layout(PyObject *self, PyObject *args)
 {
-    Py_buffer tb, sb, eb, vb, lb, ob, nb;
+    Py_buffer tb, sb, eb, vb, lb, ob, rb, nb, cb;
     Py_ssize_t n_tracks;
     int esz;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*ny*y*y*iw*w*w*", &tb, &n_tracks, &sb, &eb, &vb, &esz, &lb, &ob, &nb))
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*iw*w*w*w*w*", &tb, &n_tracks, &sb, &eb, &vb, &esz, &lb, &ob, &rb, &nb, &cb))
         return NULL;
     PyObject *result = NULL;
     int32_t *ord = NULL, *tmp = NULL, *free_ = NULL;
@@ -868,12 +869,12 @@ static PyObject *async_layout(PyObject *self, PyObject *args)
     Busy *busy = NULL;
     if (check_items(&tb, 4, "track") < 0 || check_items(&sb, 8, "start") < 0 || check_items(&eb, 8, "end") < 0 ||
         int_size_ok(&vb, esz, "event") < 0 || check_items(&lb, 4, "lane") < 0 || check_items(&ob, 8, "order") < 0 ||
-        check_items(&nb, 4, "lanes") < 0)
+        check_items(&rb, 4, "row") < 0 || check_items(&nb, 4, "lanes") < 0 || check_items(&cb, 8, "spans") < 0)
         goto done;
     {
         const Py_ssize_t n = tb.len / 4;
         if (sb.len / 8 != n || eb.len / 8 != n || vb.len / esz != n || lb.len / 4 != n || ob.len / 8 != n ||
-            n_tracks < 0 || nb.len / 4 != n_tracks) {
+            rb.len / 4 != n || n_tracks < 0 || nb.len / 4 != n_tracks || cb.len / 8 != n_tracks) {
             PyErr_SetString(PyExc_ValueError, "async_layout: columns differ in length");
             goto done;
         }
@@ -911,6 +912,8 @@ static PyObject *async_layout(PyObject *self, PyObject *args)
         for (Py_ssize_t t = n_tracks; t > 0; t--)
             at[t] = at[t - 1];
         at[0] = 0;
+        for (Py_ssize_t t = 0; t < n_tracks; t++)
+            ((int64_t *)cb.buf)[t] = at[t + 1] - at[t];
         for (Py_ssize_t t = 0; t < n_tracks; t++)
             sort_spans(&keys, ord + at[t], tmp, runs, at[t + 1] - at[t]);
         /* first fit per track (as first_fit_lanes) */
@@ -963,6 +966,8 @@ static PyObject *async_layout(PyObject *self, PyObject *args)
                     order[first[base + lane[ord[j]]]++] = ord[j];
                 base += lanes[t];
             }
+            for (Py_ssize_t j = 0; j < n; j++)
+                ((int32_t *)rb.buf)[order[j]] = (int32_t)j;
             /* (first[g] is now lane g's end) */
             int64_t a = 0;
             for (Py_ssize_t g = 0; g < total && !status; g++) {
@@ -994,15 +999,17 @@ done:
     PyBuffer_Release(&vb);
     PyBuffer_Release(&lb);
     PyBuffer_Release(&ob);
+    PyBuffer_Release(&rb);
     PyBuffer_Release(&nb);
+    PyBuffer_Release(&cb);
     return result;
 }
 
 PyDoc_STRVAR(async_instant_order_doc,
 "async_instant_order(pos, begin_row, ts, n_spans, span, order) -> status\n\n"
 "The async instants given in time order (ts int64, ascending) bound to the spans their keys have open, as\n"
-"fxscope.core.trace.async_spans._bind_instants binds them: span[i] (int32) = begin_row[pos[i]] (both int64;\n"
-"0 <= begin_row < n_spans), the table row of the innermost span of its key open at it; order (int64) the\n"
+"fxscope.core.trace.async_spans._bind_instants binds them: span[i] (int32) = begin_row[pos[i]] (pos int64,\n"
+"begin_row int32, 0 <= begin_row < n_spans), the table row of the innermost span of its key open at it; order (int64) the\n"
 "instants by (span, ts), ties in time order, as np.lexsort((ts, span)) (a counting sort by span). Returns 0,\n"
 "2 when some instants of one span share a time (their order among themselves is the caller's to set), or 1\n"
 "(outputs unspecified: the caller's numpy path) when an instant has no open span (pos < 0: the caller's\n"
@@ -1017,11 +1024,11 @@ static PyObject *async_instant_order(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     int64_t *first = NULL;
-    if (check_items(&pb, 8, "pos") < 0 || check_items(&bb, 8, "begin_row") < 0 || check_items(&tb, 8, "ts") < 0 ||
+    if (check_items(&pb, 8, "pos") < 0 || check_items(&bb, 4, "begin_row") < 0 || check_items(&tb, 8, "ts") < 0 ||
         check_items(&sb, 4, "span") < 0 || check_items(&ob, 8, "order") < 0)
         goto done;
     {
-        const Py_ssize_t m = pb.len / 8, nb = bb.len / 8;
+        const Py_ssize_t m = pb.len / 8, nb = bb.len / 4;
         if (tb.len / 8 != m || sb.len / 4 != m || ob.len / 8 != m || n_spans < 0 || n_spans >= (Py_ssize_t)1 << 31) {
             PyErr_SetString(PyExc_ValueError, "async_instant_order: columns differ in length");
             goto done;
@@ -1031,7 +1038,8 @@ static PyObject *async_instant_order(PyObject *self, PyObject *args)
             PyErr_NoMemory();
             goto done;
         }
-        const int64_t *pos = (const int64_t *)pb.buf, *begin_row = (const int64_t *)bb.buf;
+        const int64_t *pos = (const int64_t *)pb.buf;
+        const int32_t *begin_row = (const int32_t *)bb.buf;
         const int64_t *ts = (const int64_t *)tb.buf;
         int32_t *span = (int32_t *)sb.buf;
         int64_t *order = (int64_t *)ob.buf;
@@ -1082,7 +1090,7 @@ static inline void int_put(void *buf, int isz, Py_ssize_t i, int64_t v)
 PyDoc_STRVAR(async_spans_doc,
 "async_spans(kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, begin, instant, end, trace_start,\n"
 "            trace_end, s_start, s_end, s_flags, s_event, s_end_event, s_id, s_level, i_event, i_ts, i_cid, i_open)"
-" -> n_unmatched\n\n"
+" -> (n_begins, n_unmatched, n_instants)\n\n"
 "The async spans of async events given in time order (kind uint8; rows: their event rows, of rows_size bytes,\n"
 "4 or 8; the key of event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name,\n"
 "of their item sizes, and the uint64 ids; ts int64 their times), matched as\n"
@@ -1093,9 +1101,9 @@ PyDoc_STRVAR(async_spans_doc,
 "clipped to the end), s_flags (uint8: 2 unclosed, 1 unmatched end), s_event and s_end_event (the rows of the\n"
 "begin and the end, -1 for none; of rows_size bytes), s_id (uint64), s_level (int32: the depth of the key's\n"
 "stack before the begin, 0 for an unmatched end). For the j-th instant: i_event (rows_size), i_ts, i_cid and\n"
-"i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The span outputs hold\n"
-"the begins and ends, the instant outputs the instants (each counted by the caller). Returns the number of\n"
-"unmatched ends. Raises IndexError for a row outside cat or name, ValueError for outputs of the wrong size or\n"
+"i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The span outputs have\n"
+"room for the begins and ends, the instant outputs for the instants (the rows past those written are left as\n"
+"they are). Returns (number of begins, of unmatched ends, of instants). Raises IndexError for a row outside cat or name, ValueError for outputs of the wrong size or\n"
 "keys wider than 32 bits, MemoryError.");
 
 static PyObject *async_spans(PyObject *self, PyObject *args)
@@ -1145,7 +1153,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             ce += kind[i] == k_end;
             ci += kind[i] == k_instant;
         }
-        if (cb_ + ce != nspan || ci != ninst || cb_ >= (Py_ssize_t)1 << 31) {
+        if (cb_ + ce > nspan || ci > ninst || cb_ >= (Py_ssize_t)1 << 31) {
             PyErr_SetString(PyExc_ValueError, "async_spans: outputs do not hold the begins, ends and instants");
             goto done;
         }
@@ -1235,7 +1243,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         if (oom)
             PyErr_NoMemory();
         else
-            result = PyLong_FromSsize_t(nu);
+            result = Py_BuildValue("nnn", nbeg, nu, ci);
     }
 done:
     PyMem_RawFree(keys.slots);

@@ -292,8 +292,9 @@ def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None,
     outs = (np.zeros(spans, np.int64), np.zeros(spans, np.int64), np.zeros(spans, np.uint8), np.zeros(spans, ev),
             np.zeros(spans, ev), np.zeros(spans, np.uint64), np.zeros(spans, np.int32), np.zeros(instants, ev),
             np.zeros(instants, np.int64), np.zeros(instants, np.uint64), np.zeros(instants, np.int64))  # fmt: skip
-    nu = KERNELS.async_spans(kind, rows, rows.itemsize, cat, cat.itemsize, name, name.itemsize, cid, ts,
-                             K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, *trace, *outs)  # fmt: skip
+    nb, nu, ni = KERNELS.async_spans(kind, rows, rows.itemsize, cat, cat.itemsize, name, name.itemsize, cid, ts,
+                                     K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, *trace, *outs)  # fmt: skip
+    assert nb == int((kind == K.ASYNC_BEGIN).sum()) and ni == int((kind == K.ASYNC_INSTANT).sum())
     return nu, [o.tolist() for o in outs]
 
 
@@ -318,6 +319,7 @@ def test_async_kernel_refuses_bad_input():
         run(np.array([0, -1, 2, 3], np.int64))
     with pytest.raises(ValueError):
         run(np.arange(4, dtype=np.int32), spans=2)  # no room for the begin and both ends
+    assert run(np.arange(4, dtype=np.int32), spans=9)[1][:2] == [[0, -5] + [0] * 7, [2, 3] + [0] * 7]  # (room to spare)
     with pytest.raises(ValueError):
         run(np.arange(4, dtype=np.int32), cat=np.zeros(4, np.int64))
     with pytest.raises(ValueError):
@@ -543,8 +545,11 @@ def test_layout_kernel_is_the_sorts_and_first_fit(length, grid, tracks):
     end = start + (rng.integers(0, length, n) if length else 0)
     track = rng.integers(0, tracks, n).astype(np.int32)
     event = rng.permutation(n).astype(np.int32)
-    lane, order, lanes = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(tracks + 1, np.int32)
-    status = KERNELS.async_layout(track, tracks + 1, start, end, event, 4, lane, order, lanes)
+    lane, order, row = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
+    lanes, counts = np.empty(tracks + 1, np.int32), np.empty(tracks + 1, np.int64)
+    status = KERNELS.async_layout(track, tracks + 1, start, end, event, 4, lane, order, row, lanes, counts)
+    assert counts.tolist() == np.bincount(track, minlength=tracks + 1).tolist()
+    assert np.array_equal(order[row], np.arange(n))
     o1 = np.lexsort((event, -(end - start), start, track))
     expected = np.empty(n, np.int32)
     expected[o1] = assign_lanes(track[o1].astype(np.uint64), start[o1], end[o1])
@@ -557,9 +562,9 @@ def test_layout_kernel_is_the_sorts_and_first_fit(length, grid, tracks):
     assert status == (2 if same.any() else 0)
     with pytest.raises(IndexError):
         KERNELS.async_layout(np.r_[track[:-1], tracks + 1].astype(np.int32), tracks + 1, start, end, event, 4, lane,
-                             order, lanes)  # (a track out of range)  # fmt: skip
+                             order, row, lanes, counts)  # (a track out of range)  # fmt: skip
     with pytest.raises(ValueError):
-        KERNELS.async_layout(track, tracks + 1, start[1:], end, event, 4, lane, order, lanes)
+        KERNELS.async_layout(track, tracks + 1, start[1:], end, event, 4, lane, order, row, lanes, counts)
 
 
 @pytest.mark.parametrize("per_span", [1, 3, 200])
@@ -571,7 +576,7 @@ def test_instant_order_kernel_is_lexsort(per_span):
     rng = np.random.default_rng(per_span)
     n_spans = 500
     m = n_spans * per_span // 2
-    begin_row = rng.permutation(n_spans).astype(np.int64)
+    begin_row = rng.permutation(n_spans).astype(np.int32)
     pos = rng.integers(0, n_spans, m).astype(np.int64)
     ts = np.sort(rng.integers(0, m // 2 + 1, m))
     span, order = np.empty(m, np.int32), np.empty(m, np.int64)
