@@ -278,7 +278,6 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     if order is not None:
         sel, ts, cid = sel[order], ts[order], cid[order]
     del order
-    k = cols.ev_kind[sel]
     check()
     # (room for every event as a span and as an instant: the pages of rows never written are never touched)
     n = len(sel)
@@ -287,11 +286,11 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
              np.empty(n, sel.dtype), np.empty(n, np.uint64), np.empty(n, np.int32))  # fmt: skip
     inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), np.empty(n, np.uint64), np.empty(n, np.int64))
     n_begins, n_unmatched, n_instants = kernels.async_spans(
-        contiguous(k, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
+        contiguous(cols.ev_kind, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
         name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), int(EventKind.ASYNC_BEGIN),
         int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, *inst,
     )  # fmt: skip
-    del k, sel, ts, cid
+    del sel, ts, cid
     *spans, s_id, s_level = (a[: n_begins + n_unmatched] for a in spans)
     queries = _InstantQueries(*(a[:n_instants] for a in inst))
     del inst

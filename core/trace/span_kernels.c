@@ -1091,8 +1091,8 @@ PyDoc_STRVAR(async_spans_doc,
 "async_spans(kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, begin, instant, end, trace_start,\n"
 "            trace_end, s_start, s_end, s_flags, s_event, s_end_event, s_id, s_level, i_event, i_ts, i_cid, i_open)"
 " -> (n_begins, n_unmatched, n_instants)\n\n"
-"The async spans of async events given in time order (kind uint8; rows: their event rows, of rows_size bytes,\n"
-"4 or 8; the key of event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name,\n"
+"The async spans of async events given in time order (rows: their event rows, of rows_size bytes, 4 or 8;\n"
+"kind: the reader's ev_kind, uint8, read at the rows; the key of event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name,\n"
 "of their item sizes, and the uint64 ids; ts int64 their times), matched as\n"
 "fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy: per key a stack of open begins; an end\n"
 "closes the top one, or is unmatched when the stack is empty. The spans, as _spans lays them out: the j-th\n"
@@ -1132,9 +1132,9 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         goto done;
     }
     {
-        const Py_ssize_t n = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
+        const Py_ssize_t n = rb.len / r_size, nkind = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
         const Py_ssize_t nspan = o_st.len / 8, ninst = q_ts.len / 8;
-        if (rb.len / r_size != n || ib.len / 8 != n || tb.len / 8 != n || o_en.len / 8 != nspan ||
+        if (ib.len / 8 != n || tb.len / 8 != n || o_en.len / 8 != nspan ||
             o_fl.len != nspan || o_ev.len / r_size != nspan || o_ee.len / r_size != nspan ||
             o_id.len / 8 != nspan || o_lv.len / 4 != nspan || q_ev.len / r_size != ninst ||
             q_id.len / 8 != ninst || q_op.len / 8 != ninst) {
@@ -1145,13 +1145,13 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         Py_ssize_t cb_ = 0, ce = 0, ci = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             int64_t r = int_at(rb.buf, r_size, i);
-            if (r < 0 || r >= ncat || r >= nname) {
+            if (r < 0 || r >= ncat || r >= nname || r >= nkind) {
                 PyErr_SetString(PyExc_IndexError, "async_spans: event row out of range");
                 goto done;
             }
-            cb_ += kind[i] == k_begin;
-            ce += kind[i] == k_end;
-            ci += kind[i] == k_instant;
+            cb_ += kind[r] == k_begin;
+            ce += kind[r] == k_end;
+            ci += kind[r] == k_instant;
         }
         if (cb_ + ce > nspan || ci > ninst || cb_ >= (Py_ssize_t)1 << 31) {
             PyErr_SetString(PyExc_ValueError, "async_spans: outputs do not hold the begins, ends and instants");
@@ -1177,10 +1177,10 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         int32_t jb = 0;
         Py_ssize_t ji = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
-            const int k = kind[i];
+            const int64_t r = r_size == 4 ? ((const int32_t *)rb.buf)[i] : ((const int64_t *)rb.buf)[i];
+            const int k = kind[r];
             if (k != k_begin && k != k_end && k != k_instant)
                 continue;
-            const int64_t r = int_at(rb.buf, r_size, i);
             const int32_t cat = (int32_t)int_at(cb.buf, c_size, r), name = (int32_t)int_at(nb_.buf, n_size, r);
             KeySlot *s = key_find(&keys, cid[i], cat, name);
             const uint32_t depth = s->depth;

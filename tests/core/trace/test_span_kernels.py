@@ -283,7 +283,7 @@ def test_same_order_of_instants_of_one_span_at_one_time():
 
 def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None, trace=(0, 100)):
     """span_kernels.async_spans' outputs (the span ones, then the instant ones) as lists, and its count of
-    unmatched ends; ``spans``/``instants``: the outputs' sizes (default: what the kinds need)."""
+    unmatched ends (``kind``: the events' kinds by row, as the reader's column); ``spans``/``instants``: the outputs' sizes (default: what the kinds need)."""
     assert KERNELS is not None
     ts = np.arange(len(kind), dtype=np.int64) if ts is None else ts
     spans = int(np.isin(kind, [K.ASYNC_BEGIN, K.ASYNC_END]).sum()) if spans is None else spans
