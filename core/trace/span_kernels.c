@@ -1087,6 +1087,23 @@ static inline void int_put(void *buf, int isz, Py_ssize_t i, int64_t v)
         ((int64_t *)buf)[i] = v;
 }
 
+/* A category or name key of a 1-, 2- or 4-byte column (its size checked by the caller). */
+static inline __attribute__((always_inline)) int32_t key_at(const void *buf, int isz, int64_t i)
+{
+    return isz == 1 ? ((const int8_t *)buf)[i] : isz == 2 ? ((const int16_t *)buf)[i] : ((const int32_t *)buf)[i];
+}
+
+/* a[lo:lo+n] reversed, then moved to a[to:to+n] (to <= lo) */
+#define MOVE_REVERSED(a, T, lo, n, to)                                                                          \
+    do {                                                                                                     \
+        for (Py_ssize_t x_ = (lo), y_ = (lo) + (n)-1; x_ < y_; x_++, y_--) {                                 \
+            T t_ = (a)[x_];                                                                                  \
+            (a)[x_] = (a)[y_];                                                                               \
+            (a)[y_] = t_;                                                                                    \
+        }                                                                                                    \
+        memmove(&(a)[to], &(a)[lo], sizeof(T) * (size_t)(n));                                                \
+    } while (0)
+
 PyDoc_STRVAR(async_spans_doc,
 "async_spans(kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, begin, instant, end, trace_start,\n"
 "            trace_end, s_start, s_end, s_flags, s_event, s_end_event, s_id, s_level, i_event, i_ts, i_cid, i_open)"
@@ -1101,10 +1118,11 @@ PyDoc_STRVAR(async_spans_doc,
 "clipped to the end), s_flags (uint8: 2 unclosed, 1 unmatched end), s_event and s_end_event (the rows of the\n"
 "begin and the end, -1 for none; of rows_size bytes), s_id (uint64), s_level (int32: the depth of the key's\n"
 "stack before the begin, 0 for an unmatched end). For the j-th instant: i_event (rows_size), i_ts, i_cid and\n"
-"i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The span outputs have\n"
-"room for the begins and ends, the instant outputs for the instants (the rows past those written are left as\n"
-"they are). Returns (number of begins, of unmatched ends, of instants). Raises IndexError for a row outside cat or name, ValueError for outputs of the wrong size or\n"
-"keys wider than 32 bits, MemoryError.");
+"i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The outputs have room\n"
+"for every event (one walk, no count first; the rows past those written are left as they are, the last\n"
+"ones of the span outputs used while walking). Returns (number of begins, of unmatched ends, of instants).\n"
+"Raises IndexError for a row outside kind, cat or name, ValueError for outputs of the wrong size or keys\n"
+"wider than 32 bits, MemoryError.");
 
 static PyObject *async_spans(PyObject *self, PyObject *args)
 {
@@ -1142,22 +1160,11 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             goto done;
         }
         const uint8_t *kind = (const uint8_t *)kb.buf;
-        Py_ssize_t cb_ = 0, ce = 0, ci = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t r = int_at(rb.buf, r_size, i);
-            if (r < 0 || r >= ncat || r >= nname || r >= nkind) {
-                PyErr_SetString(PyExc_IndexError, "async_spans: event row out of range");
-                goto done;
-            }
-            cb_ += kind[r] == k_begin;
-            ce += kind[r] == k_end;
-            ci += kind[r] == k_instant;
-        }
-        if (cb_ + ce > nspan || ci > ninst || cb_ >= (Py_ssize_t)1 << 31) {
-            PyErr_SetString(PyExc_ValueError, "async_spans: outputs do not hold the begins, ends and instants");
+        if (nspan < n || ninst < n || n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_spans: outputs without room for every event, or 2**31 events or more");
             goto done;
         }
-        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(cb_ ? cb_ : 1));
+        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
         if (!below || key_table_init(&keys, 1024) < 0) {
             PyErr_NoMemory();
             goto done;
@@ -1170,18 +1177,20 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         int32_t *s_level = (int32_t *)o_lv.buf;
         int64_t *i_ts = (int64_t *)q_ts.buf, *i_open = (int64_t *)q_op.buf;
         const int64_t unclosed_end = trace_end > 0 ? trace_end : 0;
-        const Py_ssize_t nbeg = cb_;
-        Py_ssize_t nu = 0;
-        int oom = 0;
+        Py_ssize_t nu = 0, nbeg = 0, ji = 0;
+        int oom = 0, bad_row = 0;
         Py_BEGIN_ALLOW_THREADS
         int32_t jb = 0;
-        Py_ssize_t ji = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             const int64_t r = r_size == 4 ? ((const int32_t *)rb.buf)[i] : ((const int64_t *)rb.buf)[i];
+            if (r < 0 || r >= nkind || r >= ncat || r >= nname) {
+                bad_row = 1;
+                break;
+            }
             const int k = kind[r];
             if (k != k_begin && k != k_end && k != k_instant)
                 continue;
-            const int32_t cat = (int32_t)int_at(cb.buf, c_size, r), name = (int32_t)int_at(nb_.buf, n_size, r);
+            const int32_t cat = key_at(cb.buf, c_size, r), name = key_at(nb_.buf, n_size, r);
             KeySlot *s = key_find(&keys, cid[i], cat, name);
             const uint32_t depth = s->depth;
             if (k == k_begin) {
@@ -1209,8 +1218,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                 s->top = jb++;
                 s->depth = depth + 1;
             } else if (k == k_end) {
-                if (!depth) {
-                    const Py_ssize_t u = nbeg + nu++;
+                if (!depth) { /* (from the outputs' end down; moved after the begins at the end) */
+                    const Py_ssize_t u = nspan - 1 - nu++;
                     s_start[u] = trace_start < ts[i] ? trace_start : ts[i];
                     s_end[u] = ts[i];
                     s_flags[u] = 1;
@@ -1236,14 +1245,32 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                 i_open[ji++] = depth ? s->top : -1;
             }
         }
+        nbeg = jb;
         for (Py_ssize_t j = 0; j < nbeg; j++) /* (a start after its end: clipped, as _spans does) */
             if (s_start[j] > s_end[j])
                 s_start[j] = s_end[j];
+        if (nu) { /* the unmatched ends, in time order, after the begins */
+            const Py_ssize_t lo = nspan - nu;
+            MOVE_REVERSED(s_start, int64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_end, int64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_flags, uint8_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_id, uint64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_level, int32_t, lo, nu, nbeg);
+            if (r_size == 4) {
+                MOVE_REVERSED(((int32_t *)o_ev.buf), int32_t, lo, nu, nbeg);
+                MOVE_REVERSED(((int32_t *)o_ee.buf), int32_t, lo, nu, nbeg);
+            } else {
+                MOVE_REVERSED(((int64_t *)o_ev.buf), int64_t, lo, nu, nbeg);
+                MOVE_REVERSED(((int64_t *)o_ee.buf), int64_t, lo, nu, nbeg);
+            }
+        }
         Py_END_ALLOW_THREADS
-        if (oom)
+        if (bad_row)
+            PyErr_SetString(PyExc_IndexError, "async_spans: event row out of range");
+        else if (oom)
             PyErr_NoMemory();
         else
-            result = Py_BuildValue("nnn", nbeg, nu, ci);
+            result = Py_BuildValue("nnn", nbeg, nu, ji);
     }
 done:
     PyMem_RawFree(keys.slots);
