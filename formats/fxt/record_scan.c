@@ -722,7 +722,7 @@ PyDoc_STRVAR(event_times_data_doc,
 /* rows ahead whose record event_times_data asks the memory for while it reads a row (rows scattered
    over the file: each record a cache miss the hardware's prefetch, which stops at page ends, does not see
    coming) */
-#define PREFETCH_ROWS 16
+#define PREFETCH_ROWS 32
 
 static PyObject *event_times_data(PyObject *self, PyObject *args)
 {
