@@ -172,7 +172,10 @@ def build_async(
     start, end = s_start[final], s_end[final]
     del s_start, s_end
     check()
-    instants, unbound = _bind_instants(cols, queries, row[:n_begins], start, end, s_id[final], tie_keys is not None)
+    bound = _bind_compiled(cols, queries, row[:n_begins], len(start)) if tie_keys is not None else None
+    if bound is None:  # (the ids by row: only the numpy path's search by id reads them)
+        bound = _bind_instants(cols, queries, row[:n_begins], start, end, s_id[final], tie_keys is not None)
+    instants, unbound = bound
     event = s_event[final].astype(np.int32, copy=False)
     return AsyncTable(
         start=start,
@@ -433,8 +436,6 @@ def _bind_instants(
     in time order, not by key (the compiled pairing's): instants of one span at one time are then put in
     the numpy path's order, by (category, name, id, row).
     """
-    if time_ordered and (bound := _bind_compiled(cols, q, begin_row, len(span_start))) is not None:
-        return bound
     span = np.where(q.pos >= 0, begin_row[np.maximum(q.pos, 0)], -1) if len(begin_row) else q.pos.copy()
     # Fallback: exactly one span with the same id covers the instant's timestamp.
     loose = np.flatnonzero(span < 0)
