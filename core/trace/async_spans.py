@@ -39,6 +39,7 @@ from fxscope.core.trace.segments import (
 )
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
@@ -145,10 +146,10 @@ def build_async(
     if paired is None:
         paired = _pair_numpy(cols, sel, trace_start, trace_end, check)
     del sel
-    s_start, s_end, s_flags, s_event, s_end_event, s_id, n_begins, queries, tie_keys = paired
+    s_start, s_end, s_flags, s_event, s_end_event, s_id, n_begins, queries, tie_keys, tracks = paired
     del paired
     check()
-    laid = _layout_compiled(cols, s_start, s_end, s_event)
+    laid = _layout_compiled(cols, s_start, s_end, s_event, tracks)
     if laid is None:
         pid = thread_pids(cols, cols.ev_thread[s_event])
         # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
@@ -195,17 +196,19 @@ def build_async(
 
 
 def _layout_compiled(
-    cols: FxtColumns, s_start: np.ndarray, s_end: np.ndarray, s_event: np.ndarray
+    cols: FxtColumns, s_start: np.ndarray, s_end: np.ndarray, s_event: np.ndarray,
+    tracks: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, tuple[np.ndarray, np.ndarray]] | None:
     """The spans' lanes and row order by the compiled kernel (span_kernels.async_layout: a counting sort
     by process, a natural merge sort of each process's spans, which come nearly in start order, first fit,
-    a counting sort by lane), or None when it is not built: (the spans by (pid, lane, start), each span's
+    a counting sort by lane), or None when it is not built (``tracks``: each span's process rank and the
+    ranked pids when the pairing gave them): (the spans by (pid, lane, start), each span's
     row there (int32), each span's lane, each span's process rank (the pids' order), whether some rows of a lane share a start (the
     caller orders those), the processes with spans and where each one's rows start)."""
     kernels = compiled.span_kernels
     if kernels is None or len(s_start) >= 1 << 31:
         return None
-    track, pids = _process_ranks(cols, s_event)
+    track, pids = tracks if tracks is not None else _process_ranks(cols, s_event)
     n = len(s_start)
     lane, final, row = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
     lanes, counts = np.empty(len(pids), np.int32), np.empty(len(pids), np.int64)
@@ -243,7 +246,7 @@ def _pair_numpy(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: 
     queries = _InstantQueries.of_markers(m, b_idx)  # what binding the instants needs of the markers
     s_id = m.cid_of(np.r_[b_idx, u_idx])
     m.keep_times_and_rows()  # (the markers' other columns, ~30 bytes an async event, are done with)
-    return (*_spans(m.ts, m.ev, b_idx, e_idx, u_idx, trace_start, trace_end), s_id, len(b_idx), queries, None)
+    return (*_spans(m.ts, m.ev, b_idx, e_idx, u_idx, trace_start, trace_end), s_id, len(b_idx), queries, None, None)
 
 
 def _spans(ts: np.ndarray, ev: np.ndarray, b_idx: np.ndarray, e_idx: np.ndarray, u_idx: np.ndarray,
@@ -282,19 +285,24 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
         sel, ts, cid = sel[order], ts[order], cid[order]
     del order
     check()
+    thread = _thread_tracks(cols)
+    if thread is None:
+        return None
     # (room for every event as a span and as an instant: the pages of rows never written are never touched)
     n = len(sel)
     sel = contiguous(sel, np.int32 if sel.dtype.itemsize <= 4 else np.int64)
     spans = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, sel.dtype),
-             np.empty(n, sel.dtype), np.empty(n, np.uint64), np.empty(n, np.int32))  # fmt: skip
+             np.empty(n, sel.dtype), np.empty(n, np.uint64), np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
+    thread_col, track_of, offset, pids = thread
     inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), np.empty(n, np.uint64), np.empty(n, np.int64))
     n_begins, n_unmatched, n_instants = kernels.async_spans(
         contiguous(cols.ev_kind, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
-        name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), int(EventKind.ASYNC_BEGIN),
+        name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col,
+        thread_col.dtype.itemsize, track_of, offset, int(EventKind.ASYNC_BEGIN),
         int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, *inst,
     )  # fmt: skip
     del sel, ts, cid
-    *spans, s_id, s_level = (a[: n_begins + n_unmatched] for a in spans)
+    *spans, s_id, s_level, s_track = (a[: n_begins + n_unmatched] for a in spans)
     queries = _InstantQueries(*(a[:n_instants] for a in inst))
     del inst
 
@@ -305,7 +313,29 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
         return [ev, cols.ev_ts[ev], s_level[rows], s_id[rows], cols.ev_name[ev], cols.ev_category[ev],
                 rows >= n_begins]  # fmt: skip
 
-    return (*spans, s_id, n_begins, queries, tie_keys)
+    return (*spans, s_id, n_begins, queries, tie_keys, (s_track, pids))
+
+
+def _thread_tracks(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:
+    """What the pairing kernel reads to give each span its process's rank (:func:`_process_ranks`, per
+    thread, not gathered per span): (the thread column as it takes it: a one-byte code column's index, else
+    the thread numbers; each value's rank, int32, at value + offset (the numbers' -1 at 0); the offset; the
+    ranked pids), or None when the column is neither (or codes a thread past the table: the numpy path)."""
+    n_threads = len(cols.threads_pid)
+    column = cols.ev_thread
+    if n_threads == 0:
+        return None
+    pids, rank_of = np.unique(thread_pids(cols, np.arange(-1, n_threads)), return_inverse=True)
+    rank_of = rank_of.astype(np.int32)
+    index = getattr(column, "index", None)
+    if isinstance(column, ColumnView) and compiled.plain(index, np.uint8) and len(index) == len(column):
+        values = np.asarray(column.values)
+        if len(values) and int(values.max()) >= n_threads:
+            return None
+        return index, rank_of[np.maximum(values, -1) + 1], 0, pids
+    if compiled.plain(column, np.int16, np.int32):
+        return column, rank_of, 1, pids
+    return None
 
 
 def _order_ties(order: np.ndarray, primary: tuple[np.ndarray, ...], extra) -> None:

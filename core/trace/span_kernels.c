@@ -1105,8 +1105,9 @@ static inline __attribute__((always_inline)) int32_t key_at(const void *buf, int
     } while (0)
 
 PyDoc_STRVAR(async_spans_doc,
-"async_spans(kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, begin, instant, end, trace_start,\n"
-"            trace_end, s_start, s_end, s_flags, s_event, s_end_event, s_id, s_level, i_event, i_ts, i_cid, i_open)"
+"async_spans(kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, thread, thread_size, track_of,\n"
+"            thread_offset, begin, instant, end, trace_start, trace_end, s_start, s_end, s_flags, s_event,\n"
+"            s_end_event, s_id, s_level, s_track, i_event, i_ts, i_cid, i_open)"
 " -> (n_begins, n_unmatched, n_instants)\n\n"
 "The async spans of async events given in time order (rows: their event rows, of rows_size bytes, 4 or 8;\n"
 "kind: the reader's ev_kind, uint8, read at the rows; the key of event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name,\n"
@@ -1117,7 +1118,9 @@ PyDoc_STRVAR(async_spans_doc,
 "trace_start for an unmatched end; the closing end's time, or max(trace_end, 0) when unclosed; the start\n"
 "clipped to the end), s_flags (uint8: 2 unclosed, 1 unmatched end), s_event and s_end_event (the rows of the\n"
 "begin and the end, -1 for none; of rows_size bytes), s_id (uint64), s_level (int32: the depth of the key's\n"
-"stack before the begin, 0 for an unmatched end). For the j-th instant: i_event (rows_size), i_ts, i_cid and\n"
+"stack before the begin, 0 for an unmatched end), s_track (int32: track_of[thread[row] + thread_offset], the\n"
+"rank of the process of the event's thread; thread of thread_size bytes, unsigned when 1; below 0:\n"
+"track_of[0]; IndexError past track_of). For the j-th instant: i_event (rows_size), i_ts, i_cid and\n"
 "i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The outputs have room\n"
 "for every event (one walk, no count first; the rows past those written are left as they are, the last\n"
 "ones of the span outputs used while walking). Returns (number of begins, of unmatched ends, of instants).\n"
@@ -1126,35 +1129,39 @@ PyDoc_STRVAR(async_spans_doc,
 
 static PyObject *async_spans(PyObject *self, PyObject *args)
 {
-    Py_buffer kb, rb, cb, nb_, ib, tb, o_st, o_en, o_fl, o_ev, o_ee, o_id, o_lv, q_ev, q_ts, q_id, q_op;
-    int r_size, c_size, n_size, k_begin, k_instant, k_end;
+    Py_buffer kb, rb, cb, nb_, ib, tb, hb, xb, o_st, o_en, o_fl, o_ev, o_ee, o_id, o_lv, o_tr, q_ev, q_ts, q_id, q_op;
+    int r_size, c_size, n_size, h_size, k_begin, k_instant, k_end;
+    Py_ssize_t h_offset;
     long long trace_start, trace_end;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*y*iiiLLw*w*w*w*w*w*w*w*w*w*w*", &kb, &rb, &r_size, &cb, &c_size, &nb_,
-                          &n_size, &ib, &tb, &k_begin, &k_instant, &k_end, &trace_start, &trace_end, &o_st, &o_en,
-                          &o_fl, &o_ev, &o_ee, &o_id, &o_lv, &q_ev, &q_ts, &q_id, &q_op))
+    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*y*y*iy*niiiLLw*w*w*w*w*w*w*w*w*w*w*w*", &kb, &rb, &r_size, &cb, &c_size,
+                          &nb_, &n_size, &ib, &tb, &hb, &h_size, &xb, &h_offset, &k_begin, &k_instant, &k_end,
+                          &trace_start, &trace_end, &o_st, &o_en, &o_fl, &o_ev, &o_ee, &o_id, &o_lv, &o_tr, &q_ev,
+                          &q_ts, &q_id, &q_op))
         return NULL;
     PyObject *result = NULL;
     KeyTable keys = {0};
     int32_t *below = NULL;
     if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
         int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 || check_items(&tb, 8, "ts") < 0 ||
+        int_size_ok(&hb, h_size, "thread") < 0 || check_items(&xb, 4, "track_of") < 0 || check_items(&o_tr, 4, "s_track") < 0 ||
         check_items(&o_st, 8, "s_start") < 0 || check_items(&o_en, 8, "s_end") < 0 ||
         check_items(&o_ev, r_size, "s_event") < 0 || check_items(&o_ee, r_size, "s_end_event") < 0 ||
         check_items(&o_id, 8, "s_id") < 0 || check_items(&o_lv, 4, "s_level") < 0 ||
         check_items(&q_ev, r_size, "i_event") < 0 || check_items(&q_ts, 8, "i_ts") < 0 ||
         check_items(&q_id, 8, "i_cid") < 0 || check_items(&q_op, 8, "i_open") < 0)
         goto done;
-    if (c_size > 4 || n_size > 4 || (r_size != 4 && r_size != 8)) {
+    if (c_size > 4 || n_size > 4 || h_size > 4 || (r_size != 4 && r_size != 8)) {
         PyErr_SetString(PyExc_ValueError, "async_spans: category and name columns wider than 32 bits, or rows not 4 or 8 bytes");
         goto done;
     }
     {
         const Py_ssize_t n = rb.len / r_size, nkind = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
+        const Py_ssize_t nthr = hb.len / h_size, ntrack = xb.len / 4;
         const Py_ssize_t nspan = o_st.len / 8, ninst = q_ts.len / 8;
         if (ib.len / 8 != n || tb.len / 8 != n || o_en.len / 8 != nspan ||
             o_fl.len != nspan || o_ev.len / r_size != nspan || o_ee.len / r_size != nspan ||
-            o_id.len / 8 != nspan || o_lv.len / 4 != nspan || q_ev.len / r_size != ninst ||
+            o_id.len / 8 != nspan || o_lv.len / 4 != nspan || o_tr.len / 4 != nspan || q_ev.len / r_size != ninst ||
             q_id.len / 8 != ninst || q_op.len / 8 != ninst) {
             PyErr_SetString(PyExc_ValueError, "async_spans: columns differ in length");
             goto done;
@@ -1178,12 +1185,14 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         int64_t *i_ts = (int64_t *)q_ts.buf, *i_open = (int64_t *)q_op.buf;
         const int64_t unclosed_end = trace_end > 0 ? trace_end : 0;
         Py_ssize_t nu = 0, nbeg = 0, ji = 0;
-        int oom = 0, bad_row = 0;
+        int oom = 0, bad_row = 0, bad_thread = 0;
+        const int32_t *track_of = (const int32_t *)xb.buf;
+        int32_t *s_track = (int32_t *)o_tr.buf;
         Py_BEGIN_ALLOW_THREADS
         int32_t jb = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             const int64_t r = r_size == 4 ? ((const int32_t *)rb.buf)[i] : ((const int64_t *)rb.buf)[i];
-            if (r < 0 || r >= nkind || r >= ncat || r >= nname) {
+            if (r < 0 || r >= nkind || r >= ncat || r >= nname || r >= nthr) {
                 bad_row = 1;
                 break;
             }
@@ -1193,6 +1202,15 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             const int32_t cat = key_at(cb.buf, c_size, r), name = key_at(nb_.buf, n_size, r);
             KeySlot *s = key_find(&keys, cid[i], cat, name);
             const uint32_t depth = s->depth;
+            int32_t track = 0;
+            if (k == k_begin || (k == k_end && !depth)) { /* a span's: its thread's process rank */
+                const int64_t h = (h_size == 1 ? (int64_t)((const uint8_t *)hb.buf)[r] : int_at(hb.buf, h_size, r)) + h_offset;
+                if (h >= ntrack) {
+                    bad_thread = 1;
+                    break;
+                }
+                track = track_of[h < 0 ? 0 : h];
+            }
             if (k == k_begin) {
                 if (!depth) { /* a key opening: a slot more */
                     if (2 * (keys.count + 1) > keys.cap) {
@@ -1214,6 +1232,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                 int_put(o_ee.buf, r_size, jb, -1);
                 s_id[jb] = cid[i];
                 s_level[jb] = (int32_t)depth;
+                s_track[jb] = track;
                 below[jb] = depth ? s->top : -1;
                 s->top = jb++;
                 s->depth = depth + 1;
@@ -1227,6 +1246,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                     int_put(o_ee.buf, r_size, u, r);
                     s_id[u] = cid[i];
                     s_level[u] = 0;
+                    s_track[u] = track;
                 } else {
                     const int32_t b = s->top;
                     s_end[b] = ts[i];
@@ -1256,6 +1276,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             MOVE_REVERSED(s_flags, uint8_t, lo, nu, nbeg);
             MOVE_REVERSED(s_id, uint64_t, lo, nu, nbeg);
             MOVE_REVERSED(s_level, int32_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_track, int32_t, lo, nu, nbeg);
             if (r_size == 4) {
                 MOVE_REVERSED(((int32_t *)o_ev.buf), int32_t, lo, nu, nbeg);
                 MOVE_REVERSED(((int32_t *)o_ee.buf), int32_t, lo, nu, nbeg);
@@ -1267,6 +1288,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         Py_END_ALLOW_THREADS
         if (bad_row)
             PyErr_SetString(PyExc_IndexError, "async_spans: event row out of range");
+        else if (bad_thread)
+            PyErr_SetString(PyExc_IndexError, "async_spans: thread out of range");
         else if (oom)
             PyErr_NoMemory();
         else
@@ -1281,6 +1304,9 @@ done:
     PyBuffer_Release(&nb_);
     PyBuffer_Release(&ib);
     PyBuffer_Release(&tb);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&o_tr);
     PyBuffer_Release(&o_st);
     PyBuffer_Release(&o_en);
     PyBuffer_Release(&o_fl);

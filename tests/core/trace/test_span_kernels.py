@@ -281,20 +281,23 @@ def test_same_order_of_instants_of_one_span_at_one_time():
     assert [cols.strings[int(cols.ev_category[e])] for e in instants.event] == ["y", "z"]
 
 
-def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None, trace=(0, 100)):
+def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None, trace=(0, 100), thread=None):
     """span_kernels.async_spans' outputs (the span ones, then the instant ones) as lists, and its count of
     unmatched ends (``kind``: the events' kinds by row, as the reader's column); ``spans``/``instants``: the
-    outputs' sizes (default: one row an event)."""
+    outputs' sizes (default: one row an event); ``thread``: (thread column, track_of at thread + 1)."""
     assert KERNELS is not None
     ts = np.arange(len(kind), dtype=np.int64) if ts is None else ts
     spans = len(rows) if spans is None else spans  # (the kernel's outputs have room for every event)
     instants = len(rows) if instants is None else instants
     ev = rows.dtype if rows.itemsize in (4, 8) else np.int64
     outs = (np.zeros(spans, np.int64), np.zeros(spans, np.int64), np.zeros(spans, np.uint8), np.zeros(spans, ev),
-            np.zeros(spans, ev), np.zeros(spans, np.uint64), np.zeros(spans, np.int32), np.zeros(instants, ev),
-            np.zeros(instants, np.int64), np.zeros(instants, np.uint64), np.zeros(instants, np.int64))  # fmt: skip
+            np.zeros(spans, ev), np.zeros(spans, np.uint64), np.zeros(spans, np.int32), np.zeros(spans, np.int32),
+            np.zeros(instants, ev), np.zeros(instants, np.int64), np.zeros(instants, np.uint64),
+            np.zeros(instants, np.int64))  # fmt: skip
+    thread, track_of = (np.zeros(len(kind), np.int16), np.zeros(2, np.int32)) if thread is None else thread
     nb, nu, ni = KERNELS.async_spans(kind, rows, rows.itemsize, cat, cat.itemsize, name, name.itemsize, cid, ts,
-                                     K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, *trace, *outs)  # fmt: skip
+                                     thread, thread.itemsize, track_of, 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END,
+                                     *trace, *outs)  # fmt: skip
     assert nb == int((kind == K.ASYNC_BEGIN).sum()) and ni == int((kind == K.ASYNC_INSTANT).sum())
     return nu, [o.tolist() for o in outs]
 
@@ -313,13 +316,18 @@ def test_async_kernel_refuses_bad_input():
     # (room for two ends: the row of the one that closed the begin is unused)
     got = run(np.arange(4, dtype=np.int32))
     assert got[0] == 1 and [o[:2] for o in got[1][:7]] == [[0, -5], [2, 3], [0, 1], [0, 3], [2, 3], [1, 1], [0, 0]]
-    assert [o[:1] for o in got[1][7:]] == [[1], [1], [1], [0]]
+    assert [o[:1] for o in got[1][8:]] == [[1], [1], [1], [0]]
     with pytest.raises(IndexError):
         run(np.array([0, 1, 2, 4], np.int32))
     with pytest.raises(IndexError):
         run(np.array([0, -1, 2, 3], np.int64))
     with pytest.raises(ValueError):
         run(np.arange(4, dtype=np.int32), spans=3)  # no room for every event
+    tracks = np.array([5, 6, 7], np.int32)  # (threads -1, 0, 1)
+    got = _async_spans(kind, np.arange(4, dtype=np.int32), col, col, cid, thread=(np.array([1, 9, 9, -4], np.int16), tracks))
+    assert got[1][7][:2] == [7, 5]  # the begin's thread 1, the unmatched end's -4 (as -1); the others not read
+    with pytest.raises(IndexError):  # a span's thread past the table
+        _async_spans(kind, np.arange(4, dtype=np.int32), col, col, cid, thread=(np.array([2, 0, 0, 0], np.int16), tracks))
     assert [o[:2] for o in run(np.arange(4, dtype=np.int32), spans=9)[1][:2]] == [[0, -5], [2, 3]]  # (room to spare)
     with pytest.raises(ValueError):
         run(np.arange(4, dtype=np.int32), cat=np.zeros(4, np.int64))
@@ -359,7 +367,7 @@ def test_async_kernel_matches_a_stack_replay(keys):
     name = rng.integers(0, 2, n).astype(np.int32)
     cid = rng.integers(0, keys, n).astype(np.uint64) * np.uint64(0x10000000001)  # (far apart: hashed)
     rows = np.arange(n, dtype=np.int64)  # (times and rows: the positions, so ends and rows are positions too)
-    nu, (start, end, flags, event, end_event, _id, level, *inst) = _async_spans(kind, rows, cat, name, cid, trace=(-1, n))
+    nu, (start, end, flags, event, end_event, _id, level, _track, *inst) = _async_spans(kind, rows, cat, name, cid, trace=(-1, n))
     b_end, b_level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
     nb = len(b_end)
     assert end_event[:nb] == b_end and level[:nb] == b_level
