@@ -1321,6 +1321,69 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(kind_rows_doc,
+"kind_rows(kind, first, last, rows, wide) -> count\n\n"
+"The rows whose kind (uint8) is in first..last, ascending, as fxscope.core.trace.event_rows.kind_rows finds\n"
+"them with numpy: rows None, their count; else written to rows (int32, or int64 when wide), which must hold\n"
+"exactly that many (ValueError otherwise). Two streaming passes over the one-byte column (count, then fill)\n"
+"instead of numpy's masks and an int64 index per block.");
+
+static PyObject *kind_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, ob = {0};
+    PyObject *rows_obj;
+    int first, last, wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*iiOp", &kb, &first, &last, &rows_obj, &wide))
+        return NULL;
+    PyObject *result = NULL;
+    const uint8_t *kind = (const uint8_t *)kb.buf;
+    const Py_ssize_t n = kb.len;
+    const unsigned lo = (unsigned)first & 0xFF, span = (unsigned)(last - first) & 0xFF;
+    if (rows_obj == Py_None) {
+        Py_ssize_t count = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++)
+            count += (uint8_t)(kind[i] - lo) <= span;
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(count);
+        goto release;
+    }
+    if (PyObject_GetBuffer(rows_obj, &ob, PyBUF_WRITABLE) < 0)
+        goto release;
+    {
+        if (check_items(&ob, wide ? 8 : 4, "rows") < 0)
+            goto done;
+        if (!wide && n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "kind_rows: 2**31 rows or more need int64 rows");
+            goto done;
+        }
+        const Py_ssize_t m = ob.len / (wide ? 8 : 4);
+        Py_ssize_t j = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n && j <= m; i++)
+            if ((uint8_t)(kind[i] - lo) <= span) {
+                if (j < m) {
+                    if (wide)
+                        ((int64_t *)ob.buf)[j] = i;
+                    else
+                        ((int32_t *)ob.buf)[j] = (int32_t)i;
+                }
+                j++;
+            }
+        Py_END_ALLOW_THREADS
+        if (j != m)
+            PyErr_SetString(PyExc_ValueError, "kind_rows: rows does not hold exactly the rows of those kinds");
+        else
+            result = PyLong_FromSsize_t(j);
+    }
+done:
+    PyBuffer_Release(&ob);
+release:
+    PyBuffer_Release(&kb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
@@ -1329,6 +1392,7 @@ static PyMethodDef methods[] = {
     {"async_layout", async_layout, METH_VARARGS, async_layout_doc},
     {"async_instant_order", async_instant_order, METH_VARARGS, async_instant_order_doc},
     {"async_spans", async_spans, METH_VARARGS, async_spans_doc},
+    {"kind_rows", kind_rows, METH_VARARGS, kind_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 
