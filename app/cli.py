@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _maps_made() -> int:
     """How many trace files were mapped in this process before the command (none if nothing imported the
     module that maps them: importing it for this would cost a command that reads no trace)."""
-    mapped_file = sys.modules.get("fxscope.formats.fxt.mapped_file")
+    mapped_file = sys.modules.get("fxscope.formats.mapped_file")
     return 0 if mapped_file is None else mapped_file.maps_made()
 
 
@@ -139,7 +139,7 @@ def _warn_changed_traces(maps_before: int) -> None:
     """Say on stderr when a trace file the command read changed on disk while it was open (a truncated
     one reads as zeros past its new end: the output may be incomplete); not the files of maps made before
     the command (``maps_before``: :func:`main` called again in one process, as the tests do)."""
-    if "fxscope.formats.fxt.mapped_file" not in sys.modules:  # no trace was read: nothing to import
+    if "fxscope.formats.mapped_file" not in sys.modules:  # no trace was read: nothing to import
         return
     from fxscope.core.trace.file_change import changed_trace_warnings
 

@@ -1,7 +1,7 @@
 """Noticing that an open trace's file changed on disk, and the bar that says so with a Reload button.
 
 Why: a trace stays memory-mapped while open. When another program truncates it (a tracer re-run with the
-same output path), the reads past its new end read zeros (:mod:`fxscope.formats.fxt.mapped_file`): the window
+same output path), the reads past its new end read zeros (:mod:`fxscope.formats.mapped_file`): the window
 keeps running, but what it shows may be incomplete. A :class:`TraceFileWatch` per trace tab asks
 :func:`~fxscope.core.trace.file_change.trace_file_change` when a ``QFileSystemWatcher`` signals the file (a
 moment later, once a burst of writes settles) and when the window is activated (for platforms or
@@ -17,7 +17,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from fxscope.core.trace.file_change import trace_file_change
-from fxscope.formats.fxt.mapped_file import FileChange
+from fxscope.formats.mapped_file import FileChange
 
 #: ms from a watcher signal to the check: a writer's burst of changes gives one check
 SETTLE_MS = 150

@@ -174,6 +174,7 @@ class SymbolFileResolver:
             reader = self._convert(build_id, elf)
             if reader is None:
                 return []
+        reader = self._unchanged_gsym(build_id, reader)
         result = reader.lookup(address)
         if not result.ok:
             return self._symbol_table_code(build_id, address)
@@ -185,6 +186,26 @@ class SymbolFileResolver:
         columns = self._columns(build_id, address, len(locations))
         frames = [Frame(loc.name, loc.path, loc.line, col) for loc, col in zip(locations, columns, strict=True)]
         return self._symbol_table_name(build_id, address, frames)
+
+    def _unchanged_gsym(self, build_id: bytes, reader):
+        """``reader``, or the same path opened again when its file changed on disk since it was opened (a
+        GSYM file rebuilt in place while the window shows a crash report): lookups then read the new file.
+        A file that is gone, unreadable or another module's now gives a ResolveError that says so."""
+        change = reader.change()
+        if change is None:
+            return reader
+        from fxscope.formats.gsym.reader import GsymReader
+
+        try:
+            fresh = GsymReader(reader.path)
+        except (OSError, FormatError) as exc:
+            raise ResolveError(f"{change.message()}; opening it again failed: {exc}") from None
+        if fresh.uuid != reader.uuid:
+            fresh.close()
+            raise ResolveError(f"{change.message()}; it now holds another module's symbols (UUID {fresh.uuid.hex()})")
+        reader.close()
+        self._gsyms[build_id] = fresh
+        return fresh
 
     def _symbol_table_name(self, build_id: bytes, address: int, frames: list[Frame]) -> list[Frame]:
         """LLVM names the outermost frame after the symbol table when a symbol contains the address (the

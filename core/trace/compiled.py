@@ -5,7 +5,7 @@ The extensions are optional (an install without a C compiler still works): every
 path and takes it when its module is None, or when its columns are not what the loops take
 (:func:`plain`), or when a kernel reports that its input is outside what it handles (the numpy path then
 decides what the result is). Setting ``FXSCOPE_NO_COMPILED=1`` forces the numpy paths (to compare the two;
-:func:`fxscope.formats.fxt.compiled.optional_extension`); tests switch by assigning the module attributes.
+:func:`fxscope.formats.compiled_extension.optional_extension`); tests switch by assigning the module attributes.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from types import ModuleType
 
 import numpy as np
 
+from fxscope.formats.compiled_extension import optional_extension
 from fxscope.formats.fxt.column_view import ColumnView
-from fxscope.formats.fxt.compiled import optional_extension
 
 slice_kernels: ModuleType | None = optional_extension("fxscope.core.trace.slice_kernels")
 span_kernels: ModuleType | None = optional_extension("fxscope.core.trace.span_kernels")

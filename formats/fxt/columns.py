@@ -187,7 +187,7 @@ class FxtColumns:
 
     #: held while a build reads the mapped columns (:meth:`holding_pages`); None for columns without a map
     page_hold: Any = None
-    #: the file's guarded map (:class:`~fxscope.formats.fxt.mapped_file.MappedFile`: ``change()`` says whether
+    #: the file's guarded map (:class:`~fxscope.formats.mapped_file.MappedFile`: ``change()`` says whether
     #: the file changed on disk since); None for columns read from bytes
     mapped_file: Any = None
 

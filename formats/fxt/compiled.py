@@ -7,21 +7,9 @@ paths (to compare the two); tests switch by assigning :data:`record_scan`.
 
 from __future__ import annotations
 
-import importlib
-import os
 from types import ModuleType
 
-
-def optional_extension(name: str) -> ModuleType | None:
-    """The compiled extension module ``name``, or None when it was not built here or
-    ``FXSCOPE_NO_COMPILED`` is set (its callers then take their numpy paths)."""
-    if os.environ.get("FXSCOPE_NO_COMPILED"):
-        return None
-    try:
-        return importlib.import_module(name)
-    except ImportError:  # not built here: the numpy paths
-        return None
-
+from fxscope.formats.compiled_extension import optional_extension
 
 record_scan: ModuleType | None = optional_extension("fxscope.formats.fxt.record_scan")
 

@@ -36,7 +36,7 @@ from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES
 from fxscope.formats.fxt.lazy_args import ArgDecoder
 from fxscope.formats.fxt.magic import MAGIC_BE, MAGIC_LE
 from fxscope.formats.fxt.mapped_column import MappedColumn
-from fxscope.formats.fxt.mapped_file import MappedFile, map_error_message
+from fxscope.formats.mapped_file import MappedFile, map_error_message
 
 __all__ = [
     "RECORD_COUNT_KEYS",

@@ -5,6 +5,11 @@ lookups must print what ``llvm-gsymutil --address`` (LLVM 19) prints, so the qui
 a zero-size FunctionInfo covers every address up to the next entry, the *last* line row at an address wins,
 and an inline node contributes a frame only when its call file is set.
 
+The map is guarded (:class:`~fxscope.formats.mapped_file.MappedFile`): a file truncated in place while open (a
+tool rebuilding it at the same path) reads zeros past its new end instead of killing the process with SIGBUS,
+lookups on it fail or return what the zeros decode to, and :meth:`GsymReader.change` says what happened (the
+resolver then opens the file again).
+
 Only the header and the two address tables are decoded up front (as numpy views of the mapping); a
 FunctionInfo is decoded when a lookup lands in it, so opening a large file costs nothing: its LineTable by
 :mod:`~fxscope.formats.gsym.line_table`, its InlineInfo by :mod:`~fxscope.formats.gsym.inline_info`. This module
@@ -15,7 +20,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import mmap
 import os
 import struct
 from dataclasses import dataclass, field
@@ -29,6 +33,7 @@ from fxscope.formats.gc_pause import paused_gc
 from fxscope.formats.gsym.errors import GsymLookupError
 from fxscope.formats.gsym.inline_info import RawInlineNode, decode_inline_tree
 from fxscope.formats.gsym.line_table import decode_line_table
+from fxscope.formats.mapped_file import FileChange, MappedFile
 
 GSYM_MAGIC = 0x4753594D
 GSYM_CIGAM = 0x4D595347
@@ -97,9 +102,9 @@ class GsymReader:
             size = os.fstat(fh.fileno()).st_size
             if size == 0:
                 raise FormatError("empty file, not a GSYM file", path=self.path, offset=0)
-            self._mm: mmap.mmap | None = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            self._mapped: MappedFile | None = MappedFile(self.path, fh.fileno(), noun="GSYM file")
         try:
-            self._init(memoryview(self._mm))
+            self._init(memoryview(self._mapped.map))
         except Exception:
             self.close()
             raise
@@ -108,7 +113,7 @@ class GsymReader:
     def from_bytes(cls, data: bytes, path: str = "<bytes>") -> GsymReader:
         self = cls.__new__(cls)
         self.path = path
-        self._mm = None
+        self._mapped = None
         self._init(memoryview(bytes(data)))
         return self
 
@@ -122,10 +127,16 @@ class GsymReader:
         self._buf = memoryview(b"")
         self.addr_offsets = np.zeros(0, np.uint64)
         self.info_offsets = np.zeros(0, np.uint32)
-        if self._mm is not None:
+        if self._mapped is not None:
             with contextlib.suppress(BufferError):  # a caller still holds a view; the OS frees it at exit
-                self._mm.close()
-            self._mm = None
+                self._mapped.map.close()
+            self._mapped = None
+
+    def change(self) -> FileChange | None:
+        """How the file changed on disk since it was opened (truncated, rewritten, replaced...), or None (also
+        None for a reader made from bytes). Without the compiled guard this also maps zeros over a truncated
+        end, so call it before reading when in doubt (:meth:`lookup` does)."""
+        return None if self._mapped is None else self._mapped.change()
 
     # ------------------------------------------------------------------ header and tables
     def _err(self, message: str, offset: int | None = None) -> FormatError:
@@ -300,10 +311,18 @@ class GsymReader:
 
     def lookup(self, address: int) -> LookupResult:
         """Inline call stack at ``address`` (innermost first), or a result whose ``error`` says why not."""
+        self._check_map()
         try:
             return LookupResult(address, self._lookup(address))
         except GsymLookupError as exc:
             return LookupResult(address, error=str(exc))
+
+    def _check_map(self) -> None:
+        """Without the compiled SIGBUS guard: zero-map the part of the map past a truncated file's end before
+        reading (one fstat); with it, nothing to do."""
+        mapped = self._mapped
+        if mapped is not None and not mapped.guarded:
+            mapped.check_before_read()
 
     def _sizes(self) -> list[int]:
         """Every FunctionInfo's size, gathered in one vectorized read (-1 where the offset is past the end)."""
@@ -320,6 +339,7 @@ class GsymReader:
     def lookup_many(self, addresses: np.ndarray | list[int]) -> list[LookupResult]:
         """Batch lookup: the address-table search is vectorized, each FunctionInfo is decoded once (line rows,
         inline tree and its address segments), and each inline call chain is resolved once per segment."""
+        self._check_map()
         with paused_gc():
             return self._lookup_many(addresses)
 

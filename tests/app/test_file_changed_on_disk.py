@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fxscope.app.main_window import MainWindow, TraceTab
 from fxscope.core.synthetic_trace import generate_trace
-from fxscope.formats.fxt import mapped_file
+from fxscope.formats import mapped_file
 from fxscope.resources import DEMO_TRACE
 from tests.app.conftest import shown_window
 

@@ -62,8 +62,8 @@ def test_wheel_holds_every_resource_file(dist: Path) -> None:
     assert [m for m in members if m.startswith("fxscope/core/trace/slice_kernels.") and m.endswith(".so")]
     # the model's compiled span kernels, built from core/trace/span_kernels.c
     assert [m for m in members if m.startswith("fxscope/core/trace/span_kernels.") and m.endswith(".so")]
-    # the SIGBUS guard of the trace's memory map, built from formats/fxt/mapping_guard.c
-    assert [m for m in members if m.startswith("fxscope/formats/fxt/mapping_guard.") and m.endswith(".so")]
+    # the SIGBUS guard of the trace's memory map, built from formats/mapping_guard.c
+    assert [m for m in members if m.startswith("fxscope/formats/mapping_guard.") and m.endswith(".so")]
 
 
 def test_wheel_installs_one_top_level_package(dist: Path) -> None:
@@ -81,7 +81,7 @@ def test_sdist_carries_packaging_and_tests(dist: Path) -> None:
     for path in ("packaging/linux/install.sh", "packaging/linux/fxscope.xml", "packaging/fxscope.spec",
                  "packaging/build-bundle.sh", "resources/icons/fxscope.svg", "tests/conftest.py",
                  "formats/fxt/record_scan.c", "core/trace/slice_kernels.c", "core/trace/span_kernels.c",
-                 "formats/fxt/mapping_guard.c"):
+                 "formats/mapping_guard.c"):
         assert path in names
 
 

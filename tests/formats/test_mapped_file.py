@@ -1,4 +1,4 @@
-"""The trace's memory map survives the file changing on disk while open (mapped_file.py, mapping_guard.c).
+"""A memory map survives the file changing on disk while open (mapped_file.py, mapping_guard.c): the trace here, GSYM files in tests/formats/gsym/test_changed_on_disk.py.
 
 Each case runs in a child process: without the guard, a read of a page a truncation took away kills the
 process with SIGBUS (exit 135 / -7), which a test in this process could not report. Both the compiled guard
@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from fxscope.formats import mapped_file
 from fxscope.formats.errors import FormatError
-from fxscope.formats.fxt import mapped_file
-from fxscope.formats.fxt.mapped_file import FileChange, map_error_message
 from fxscope.formats.fxt.reader import read_fxt
+from fxscope.formats.mapped_file import FileChange, map_error_message
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "resources" / "demo" / "demo.fxt"
 
 #: the child's preamble: a copy of the demo trace at sys.argv[1], read
@@ -179,7 +179,7 @@ def test_guard_comes_first_again_after_faulthandler_is_enabled_later(tmp_path):
     (the window's, a command's) puts the guard back in front, and a foreign SIGBUS still dies once."""
     got = _run(tmp_path, """
         import faulthandler
-        from fxscope.formats.fxt.mapped_file import mapping_guard
+        from fxscope.formats.mapped_file import mapping_guard
         cols = read_trace(path)
         faulthandler.enable()
         print("shadowed", not mapping_guard.installed())

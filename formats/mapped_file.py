@@ -1,8 +1,9 @@
-"""The trace file's memory map, guarded against the file changing on disk while it is open.
+"""A file's memory map, guarded against the file changing on disk while it is open (trace files, GSYM files).
 
-Why: the reader keeps the file mapped and the columns read event times, data words and arguments from the
-map on demand. When another program truncates the file in place (a tracer re-run with the same output path
-opens it with O_TRUNC, then writes), a read of a page past the new end raises SIGBUS: the process would die.
+Why: the FXT reader keeps the trace mapped and the columns read event times, data words and arguments from
+the map on demand; the GSYM reader keeps its file mapped for lookups. When another program truncates the file
+in place (a tracer re-run with the same output path opens it with O_TRUNC, then writes; a tool rebuilding a
+GSYM file in place), a read of a page past the new end raises SIGBUS: the process would die.
 
 - With the compiled guard (:mod:`mapping_guard`, built from mapping_guard.c) the map's address range is
   registered with a SIGBUS handler that maps zero pages over the map from a faulting page to its end: the
@@ -32,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fxscope.formats.fxt.compiled import optional_extension
+from fxscope.formats.compiled_extension import optional_extension
 
-mapping_guard = optional_extension("fxscope.formats.fxt.mapping_guard")
+mapping_guard = optional_extension("fxscope.formats.mapping_guard")
 
 #: every map made here that is still open (the commands report their changes when they end)
 _open: weakref.WeakSet[MappedFile] = weakref.WeakSet()
@@ -75,6 +76,8 @@ class FileChange:
     zeroed_reads: int = 0
     #: the size now, when it differs from ``new_size`` (truncated, then written again: a re-run tracer)
     size_now: int | None = None
+    #: what the file is to the user, as the message names it
+    noun: str = "trace file"
 
     def message(self) -> str:
         """One line for a user: what happened and what to do."""
@@ -95,7 +98,7 @@ class FileChange:
             tail = "what is shown is the file as it was when opened — reload it to see the new one"
         else:
             tail = "what is shown may be incomplete — reload it"
-        return f"the trace file {self.path} changed on disk while open ({what}); {tail}"
+        return f"the {self.noun} {self.path} changed on disk while open ({what}); {tail}"
 
 
 @dataclass
@@ -110,14 +113,15 @@ class _Watched:
     slot: int  # the guard's slot (-1: not guarded)
     smallest: int  # the smallest size seen: a truncation stays reported after the file is written again
     serial: int  # (:func:`maps_made`)
+    noun: str  # (:attr:`FileChange.noun`)
 
 
 class MappedFile:
     """A read-only map of one open file and what is known about the file since it was mapped."""
 
-    def __init__(self, path: str, fileno: int) -> None:
+    def __init__(self, path: str, fileno: int, noun: str = "trace file") -> None:
         """Map the file open as ``fileno`` (all of it) and guard the map. Raises OSError when the file
-        cannot be mapped (:func:`map_error_message` words it)."""
+        cannot be mapped (:func:`map_error_message` words it). ``noun``: what a change's message calls it."""
         st = os.fstat(fileno)
         try:
             self.map = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
@@ -127,7 +131,8 @@ class MappedFile:
         if mapping_guard is not None:
             with contextlib.suppress(OSError):  # (sigaction refused: unguarded, checked before reads instead)
                 slot = mapping_guard.register(self.map)
-        self._watched = _Watched(path, path, FileIdentity.of(st), os.dup(fileno), slot, st.st_size, _next_serial())
+        self._watched = _Watched(path, path, FileIdentity.of(st), os.dup(fileno), slot, st.st_size, _next_serial(),
+                                 noun)
         self.opened = self._watched.opened
         #: whether a fault anywhere in the map reads zeros (else :meth:`check_before_read` patches)
         self.guarded = slot >= 0
@@ -231,8 +236,9 @@ def _change_of(watched: _Watched) -> FileChange | None:
     if kind is None:
         return None
     if kind == "truncated":
-        return FileChange(shown, kind, opened.size, smallest, zeroed, now.size if now.size != smallest else None)
-    return FileChange(shown, kind, opened.size, now.size, zeroed)
+        size_now = now.size if now.size != smallest else None
+        return FileChange(shown, kind, opened.size, smallest, zeroed, size_now, watched.noun)
+    return FileChange(shown, kind, opened.size, now.size, zeroed, noun=watched.noun)
 
 
 def _closed(watched: _Watched) -> None:
