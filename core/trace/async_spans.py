@@ -291,10 +291,13 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     # (room for every event as a span and as an instant: the pages of rows never written are never touched)
     n = len(sel)
     sel = contiguous(sel, np.int32 if sel.dtype.itemsize <= 4 else np.int64)
+    # (the ids not written: the event's data word, read again for the rows that need them, ties and the
+    # search by id, not kept for every span and instant)
+    no_ids = np.zeros(0, np.uint64)
     spans = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, sel.dtype),
-             np.empty(n, sel.dtype), np.empty(n, np.uint64), np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
+             np.empty(n, sel.dtype), no_ids, np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
     thread_col, track_of, offset, pids = thread
-    inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), np.empty(n, np.uint64), np.empty(n, np.int64))
+    inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), no_ids, np.empty(n, np.int64))
     n_begins, n_unmatched, n_instants = kernels.async_spans(
         contiguous(cols.ev_kind, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
         name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col,
@@ -302,8 +305,10 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
         int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, *inst,
     )  # fmt: skip
     del sel, ts, cid
-    *spans, s_id, s_level, s_track = (a[: n_begins + n_unmatched] for a in spans)
-    queries = _InstantQueries(*(a[:n_instants] for a in inst))
+    *spans, _, s_level, s_track = (a[: n_begins + n_unmatched] for a in spans)
+    s_id = Gathered(cols.ev_data, spans[3])
+    i_event, i_ts, _, i_open = (a[:n_instants] for a in inst)
+    queries = _InstantQueries(i_event, i_ts, Gathered(cols.ev_data, i_event), i_open)
     del inst
 
     def tie_keys(rows: np.ndarray, s_event: np.ndarray, s_id: np.ndarray) -> list[np.ndarray]:

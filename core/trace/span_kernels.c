@@ -1117,7 +1117,7 @@ PyDoc_STRVAR(async_spans_doc,
 "begin's at j, the u-th unmatched end's after the begins: s_start, s_end (int64: the begin's time, or\n"
 "trace_start for an unmatched end; the closing end's time, or max(trace_end, 0) when unclosed; the start\n"
 "clipped to the end), s_flags (uint8: 2 unclosed, 1 unmatched end), s_event and s_end_event (the rows of the\n"
-"begin and the end, -1 for none; of rows_size bytes), s_id (uint64), s_level (int32: the depth of the key's\n"
+"begin and the end, -1 for none; of rows_size bytes), s_id (uint64; empty: not written, as i_cid), s_level (int32: the depth of the key's\n"
 "stack before the begin, 0 for an unmatched end), s_track (int32: track_of[thread[row] + thread_offset], the\n"
 "rank of the process of the event's thread; thread of thread_size bytes, unsigned when 1; below 0:\n"
 "track_of[0]; IndexError past track_of). For the j-th instant: i_event (rows_size), i_ts, i_cid and\n"
@@ -1161,8 +1161,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         const Py_ssize_t nspan = o_st.len / 8, ninst = q_ts.len / 8;
         if (ib.len / 8 != n || tb.len / 8 != n || o_en.len / 8 != nspan ||
             o_fl.len != nspan || o_ev.len / r_size != nspan || o_ee.len / r_size != nspan ||
-            o_id.len / 8 != nspan || o_lv.len / 4 != nspan || o_tr.len / 4 != nspan || q_ev.len / r_size != ninst ||
-            q_id.len / 8 != ninst || q_op.len / 8 != ninst) {
+            (o_id.len && o_id.len / 8 != nspan) || o_lv.len / 4 != nspan || o_tr.len / 4 != nspan ||
+            q_ev.len / r_size != ninst || (q_id.len && q_id.len / 8 != ninst) || q_op.len / 8 != ninst) {
             PyErr_SetString(PyExc_ValueError, "async_spans: columns differ in length");
             goto done;
         }
@@ -1180,7 +1180,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         const int64_t *ts = (const int64_t *)tb.buf;
         int64_t *s_start = (int64_t *)o_st.buf, *s_end = (int64_t *)o_en.buf;
         uint8_t *s_flags = (uint8_t *)o_fl.buf;
-        uint64_t *s_id = (uint64_t *)o_id.buf, *i_cid = (uint64_t *)q_id.buf;
+        /* (the ids are optional outputs: the caller may read them again for the few rows that need them) */
+        uint64_t *s_id = o_id.len ? (uint64_t *)o_id.buf : NULL, *i_cid = q_id.len ? (uint64_t *)q_id.buf : NULL;
         int32_t *s_level = (int32_t *)o_lv.buf;
         int64_t *i_ts = (int64_t *)q_ts.buf, *i_open = (int64_t *)q_op.buf;
         const int64_t unclosed_end = trace_end > 0 ? trace_end : 0;
@@ -1230,7 +1231,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                 s_flags[jb] = 2;
                 int_put(o_ev.buf, r_size, jb, r);
                 int_put(o_ee.buf, r_size, jb, -1);
-                s_id[jb] = cid[i];
+                if (s_id)
+                    s_id[jb] = cid[i];
                 s_level[jb] = (int32_t)depth;
                 s_track[jb] = track;
                 below[jb] = depth ? s->top : -1;
@@ -1244,7 +1246,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                     s_flags[u] = 1;
                     int_put(o_ev.buf, r_size, u, r);
                     int_put(o_ee.buf, r_size, u, r);
-                    s_id[u] = cid[i];
+                    if (s_id)
+                        s_id[u] = cid[i];
                     s_level[u] = 0;
                     s_track[u] = track;
                 } else {
@@ -1261,7 +1264,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             } else {
                 int_put(q_ev.buf, r_size, ji, r);
                 i_ts[ji] = ts[i];
-                i_cid[ji] = cid[i];
+                if (i_cid)
+                    i_cid[ji] = cid[i];
                 i_open[ji++] = depth ? s->top : -1;
             }
         }
@@ -1274,7 +1278,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             MOVE_REVERSED(s_start, int64_t, lo, nu, nbeg);
             MOVE_REVERSED(s_end, int64_t, lo, nu, nbeg);
             MOVE_REVERSED(s_flags, uint8_t, lo, nu, nbeg);
-            MOVE_REVERSED(s_id, uint64_t, lo, nu, nbeg);
+            if (s_id)
+                MOVE_REVERSED(s_id, uint64_t, lo, nu, nbeg);
             MOVE_REVERSED(s_level, int32_t, lo, nu, nbeg);
             MOVE_REVERSED(s_track, int32_t, lo, nu, nbeg);
             if (r_size == 4) {
