@@ -323,6 +323,14 @@ def test_async_kernel_refuses_bad_input():
         run(np.array([0, -1, 2, 3], np.int64))
     with pytest.raises(ValueError):
         run(np.arange(4, dtype=np.int32), spans=3)  # no room for every event
+    no_ids = np.zeros(0, np.uint64)  # (ids not asked for: not written, the other outputs the same)
+    outs = [np.zeros(4, d) for d in (np.int64, np.int64, np.uint8, np.int32, np.int32)]
+    rest = [np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int64), no_ids,
+            np.zeros(4, np.int64)]  # fmt: skip
+    assert KERNELS.async_spans(kind, np.arange(4, dtype=np.int32), 4, col, 2, col, 2, cid, np.arange(4, dtype=np.int64),
+                               np.zeros(4, np.int16), 2, np.zeros(2, np.int32), 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT,
+                               K.ASYNC_END, -5, 50, *outs, no_ids, *rest) == (1, 1, 1)  # fmt: skip
+    assert [o[:2].tolist() for o in outs] == [r[:2] for r in got[1][:5]] and rest[3][:1].tolist() == [1]
     tracks = np.array([5, 6, 7], np.int32)  # (threads -1, 0, 1)
     got = _async_spans(kind, np.arange(4, dtype=np.int32), col, col, cid, thread=(np.array([1, 9, 9, -4], np.int16), tracks))
     assert got[1][7][:2] == [7, 5]  # the begin's thread 1, the unmatched end's -4 (as -1); the others not read
