@@ -268,10 +268,12 @@ def _spans(ts: np.ndarray, ev: np.ndarray, b_idx: np.ndarray, e_idx: np.ndarray,
 
 
 def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple | None:
-    """:func:`_pair_numpy`'s spans by the compiled kernel (the events in time order, one walk with each
-    key's stack in a hash table), or None when it is not built or the columns do not fit it. The spans and
-    instants come in time order, not by key: the returned tie keys (:func:`_tie_keys`) let the sorts
-    after it order equal rows as the numpy path's order does."""
+    """:func:`_pair_numpy`'s spans by the compiled kernel (span_kernels.async_spans: the events in time
+    order, one walk with each key's stack in a hash table, writing the spans' and instants' columns and each
+    span's process rank as it goes), or None when it is not built or the columns do not fit it. The spans and
+    instants come in time order, not by key: the returned tie keys let the sorts after it order equal rows
+    as the numpy path's order does. The ids are the events' data words read again where needed (not
+    columns: 8 bytes a span and an instant, for ties and the rare search by id)."""
     kernels = compiled.span_kernels
     # (the kernel reads the rows of ``sel`` and only tells the values apart: a one-byte code column's index)
     cat, name = (compiled.key_values(c) for c in (cols.ev_category, cols.ev_name))
