@@ -39,6 +39,7 @@ from fxscope.core.analysis.selection import (
     local_parents,
     name_text,
 )
+from fxscope.core.trace import compiled
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -216,6 +217,9 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
         names = area_names(model, ar)
     self_clip, dense, ids = names.self_clip, names.dense, names.ids
     depth = ar.take(s.depth)
+    tree = _compiled_tree(ar, par, depth, names)
+    if tree is not None:
+        return _drop_empty(tree)
     orphan = par < 0
     orphan &= depth > 0
     if orphan.any():  # a slice whose parent is missing (never from area_rows) is a root
@@ -262,6 +266,56 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     tree = CallTree(parent, ids[np.concatenate(n_name)], np.concatenate(n_depth), total.astype(np.int64),
                     self_ns.astype(np.int64), count.astype(np.int64), ar, node_of)  # fmt: skip
     return _drop_empty(tree)
+
+
+def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: AreaNames) -> CallTree | None:
+    """:func:`top_down`'s tree (before :func:`_drop_empty`) by the compiled loop (summary_kernels.c): one
+    forward pass over the rows finds each row's node (parent row's node, name) in a hash table and sums the
+    nodes' times and counts; the nodes (a few thousand) are then numbered as the levels of the numpy path
+    number them and the rows' nodes renumbered in a second pass. None when the loop is not built, does not
+    take these columns, or the rows are not one forward pass (a parent after its child: the levels decide)."""
+    kernels = compiled.summary_kernels
+    dense, clipped, self_clip = names.dense, ar.clipped, names.self_clip
+    if kernels is None or not (compiled.plain(par, np.int32, np.int64) and compiled.plain(depth, np.uint16)
+                               and compiled.plain(dense, np.int16, np.int32) and compiled.plain(clipped, np.int64)
+                               and compiled.plain(self_clip, np.float64)
+                               and (ar.all_hit or compiled.plain(ar.hit, np.bool_))):  # fmt: skip
+        return None
+    wide = len(ar) >= 1 << 31
+    node_of = np.empty(len(ar), np.int64 if wide else np.int32)
+    hit = b"" if ar.all_hit else ar.hit.view(np.uint8)
+    try:
+        out = kernels.call_nodes(par, par.dtype == np.int64, depth, dense, dense.dtype == np.int32, hit, clipped,
+                                 self_clip, node_of, wide, len(names.ids))  # fmt: skip
+    except ValueError:  # (a parent or name out of range)
+        return None
+    if out is None:
+        return None
+    parent, name, node_depth, count = (np.frombuffer(b, np.int64) for b in out[:4])
+    total, self_ns = (np.frombuffer(b, np.float64) for b in out[4:])
+    new = _level_numbers(parent, name, node_depth)
+    kernels.renumber(node_of, wide, new, hit)
+    order = np.empty_like(new)
+    order[new] = np.arange(len(new))  # the found node at each final number
+    parent = parent[order]
+    parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
+    return CallTree(parent, names.ids[name[order]], node_depth[order], total[order].astype(np.int64),
+                    self_ns[order].astype(np.int64), count[order], ar, node_of)  # fmt: skip
+
+
+def _level_numbers(parent: np.ndarray, name: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """The final number of each node found in any order (``parent``: found numbers, -1 for a root): level by
+    level, ascending (parent's final number, name) within a level, as :func:`_level_nodes` numbers them."""
+    new = np.empty(len(parent), np.int64)
+    base = 0
+    for lvl in levels(depth):  # (per level of nodes, not of rows)
+        if not len(lvl):
+            continue
+        p = parent[lvl]
+        order = np.lexsort((name[lvl], np.where(p >= 0, new[np.maximum(p, 0)], -1)))
+        new[lvl[order]] = np.arange(base, base + len(lvl))
+        base += len(lvl)
+    return new
 
 
 def _drop_empty(tree: CallTree) -> CallTree:

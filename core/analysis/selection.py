@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fxscope.core.trace import compiled
+from fxscope.formats.fxt.coded_column import CodedColumn
+
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
 
@@ -274,6 +277,9 @@ def clipped_self(model: TraceModel, ar: AreaRows) -> np.ndarray:
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
     clipped = ar.clipped
     n = len(ar)
+    out = _compiled_self(par, clipped)
+    if out is not None:
+        return out[0]
     child = np.zeros(n, np.float64)  # the children's time, then the self time (in place)
     for a in range(0, n, BLOCK):
         b = min(a + BLOCK, n)
@@ -309,6 +315,55 @@ def clipped_self(model: TraceModel, ar: AreaRows) -> np.ndarray:
     return child
 
 
+def _compiled_self(par: np.ndarray, clipped: np.ndarray, hit: np.ndarray | None = None,
+                   dense: np.ndarray | None = None, k: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
+    """The self times of :func:`clipped_self` by the compiled loop (summary_kernels.c: the children's sums
+    and the self times in two passes over the rows), with, when ``dense`` names are given, the sums of the
+    clipped and self times of each of the ``k`` names over the ``hit`` rows (None: every row) in the same
+    pass: (self, total, self_total). None when the loop is not built or does not take these columns."""
+    kernels = compiled.summary_kernels
+    if dense is None:  # (no sums)
+        dense = np.zeros(0, np.int16)
+    if kernels is None or not (compiled.plain(par, np.int32, np.int64) and compiled.plain(clipped, np.int64)
+                               and compiled.plain(dense, np.int16, np.int32)
+                               and (hit is None or compiled.plain(hit, np.bool_))):  # fmt: skip
+        return None
+    out = np.empty(len(clipped), np.float64)
+    total, self_total = np.zeros(k, np.float64), np.zeros(k, np.float64)
+    try:
+        kernels.self_times(par, par.dtype == np.int64, clipped, dense, dense.dtype == np.int32,
+                           b"" if hit is None else hit.view(np.uint8), out, total, self_total)  # fmt: skip
+    except ValueError:  # (a parent or name out of range: the numpy path decides)
+        return None
+    return out, total, self_total
+
+
+def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`dense_ids` of the area's names by the compiled loop (summary_kernels.c: the gather through the
+    events and the renumbering in one buffer, three passes), or None when it is not built or the names are
+    not a gathered plain column (the numpy path)."""
+    kernels = compiled.summary_kernels
+    col = model.slices.name
+    source, index = getattr(col, "source", None), getattr(col, "index", None)
+    codes = None
+    if isinstance(source, CodedColumn):  # (a one-byte code column: its codes and values)
+        codes, source = source.index, source.values
+        if not compiled.plain(codes, np.uint8):
+            return None
+    if kernels is None or getattr(col, "missing", 0) is not None or not compiled.plain(source, np.int16, np.int32):
+        return None
+    rows = ar.take(index) if compiled.plain(index, np.int32, np.int64) else None
+    if rows is None or not compiled.plain(rows, np.int32, np.int64):
+        return None
+    out = np.empty(len(rows), source.dtype)
+    try:
+        ids = kernels.dense_names(source, source.dtype == np.int32, rows, rows.dtype == np.int64, out,
+                                  *(() if codes is None else (codes,)))  # fmt: skip
+    except ValueError:  # (a row or id out of range: the numpy path decides)
+        return None
+    return out, np.frombuffer(ids, np.int64).copy()
+
+
 def dense_ids(ids: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """String ids (>= -1) renumbered 0..k-1 in ascending order (in ``ids``' dtype, into ``out`` when given:
     ``ids`` itself works), and the k ids (int64): marks in a table of the ids, not a sort, in blocks of rows
@@ -342,13 +397,26 @@ class AreaNames:
     self_clip: np.ndarray  # float64, one per row of the area
     dense: np.ndarray  # 0..k-1, one per row, in the name column's integer type (int16/int32)
     ids: np.ndarray  # int64 the k string ids, ascending
+    #: per name (k float64), the sums of the clipped and of the self times of the rows that overlap the
+    #: range, when the compiled loop summed them with the self times (None: the statistics sum them)
+    total: np.ndarray | None = None
+    self_total: np.ndarray | None = None
 
 
 def area_names(model: TraceModel, ar: AreaRows) -> AreaNames:
     """The :class:`AreaNames` of ``ar`` (every row's, hit or not)."""
-    names = ar.take(model.slices.name)  # (a gather through the events: the area's own copy, renumbered in place)
-    owned = names.flags.owndata and names.flags.writeable
-    return AreaNames(clipped_self(model, ar), *dense_ids(names, names if owned else None))
+    dense_of = _compiled_dense(model, ar)
+    if dense_of is not None:
+        dense, ids = dense_of
+    else:
+        names = ar.take(model.slices.name)  # (a gather through the events: the area's own copy, renumbered in place)
+        owned = names.flags.owndata and names.flags.writeable
+        dense, ids = dense_ids(names, names if owned else None)
+    par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
+    summed = _compiled_self(par, ar.clipped, None if ar.all_hit else ar.hit, dense, len(ids))
+    if summed is not None:
+        return AreaNames(summed[0], dense, ids, summed[1], summed[2])
+    return AreaNames(clipped_self(model, ar), dense, ids)
 
 
 def name_text(model: TraceModel, name_id: int) -> str:

@@ -33,6 +33,7 @@ from fxscope.core.analysis.selection import (
     grouped_sums,
     name_text,
 )
+from fxscope.core.trace import compiled
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -83,14 +84,28 @@ def _sorted_by_name(dense: np.ndarray, dur: np.ndarray, k: int) -> tuple[np.ndar
     bits = int(dur.max()).bit_length() if len(dur) else 0
     if (k - 1) >> max(62 - bits, 0) == 0 and bits < 62:
         kind = np.int32 if ((k - 1) >> max(31 - bits, 0) == 0 and bits < 31) else np.int64
-        key = np.left_shift(dense, bits, dtype=kind, casting="unsafe")
-        np.bitwise_or(key, dur, out=key, casting="unsafe")  # (int64 durations cast in buffered chunks)
+        key = _compiled_keys(dense, dur, bits, kind)
+        if key is None:
+            key = np.left_shift(dense, bits, dtype=kind, casting="unsafe")
+            np.bitwise_or(key, dur, out=key, casting="unsafe")  # (int64 durations cast in buffered chunks)
         key.sort()
         first = np.searchsorted(key, np.left_shift(np.arange(k, dtype=kind), bits))  # (key's type: no copy of it)
         count = np.diff(np.append(first, len(key)))
         key &= (1 << bits) - 1
         return key, count
     return dur[np.lexsort((dur, dense))], grouped_sums(dense, None, k)
+
+
+def _compiled_keys(dense: np.ndarray, dur: np.ndarray, bits: int, kind: type) -> np.ndarray | None:
+    """:func:`_sorted_by_name`'s keys by the compiled loop (summary_kernels.c: one pass; numpy's cast of the
+    int64 durations to an int32 key goes in buffered chunks, ~0.3 s at 25M slices), or None when it is not
+    built or does not take these columns."""
+    kernels = compiled.summary_kernels
+    if kernels is None or not (compiled.plain(dense, np.int16, np.int32) and compiled.plain(dur, np.int64)):
+        return None
+    key = np.empty(len(dur), kind)
+    kernels.name_keys(dense, dense.dtype == np.int32, dur, bits, key, kind == np.int64)
+    return key
 
 
 def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,
@@ -106,6 +121,7 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     if names is None:
         names = area_names(model, ar)
     self_clip, dense, ids = names.self_clip, names.dense, names.ids
+    sums = None if names.total is None else (names.total, names.self_total)  # (summed with the self times)
     if ar.all_hit:  # every row is in the range: the columns as they are (views for a run)
         clipped, dur = ar.clipped, ar.take(s.dur)
     else:
@@ -115,12 +131,14 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
         if not used.all():  # names of ancestors outside the range only: renumbered without them
             dense = (np.cumsum(used) - 1)[dense]
             ids = ids[used]
+            sums = None if sums is None else (sums[0][used], sums[1][used])
     k = len(ids)
     d, count = _sorted_by_name(dense, dur, k)
     first = np.r_[0, np.cumsum(count)[:-1]]
     # float sums are exact below 2**53 ns (104 days of slices of one name); in blocks: no float64 copy
-    total = grouped_sums(dense, clipped, k).astype(np.int64)
-    self_total = grouped_sums(dense, self_clip, k).astype(np.int64)
+    if sums is None:
+        sums = grouped_sums(dense, clipped, k), grouped_sums(dense, self_clip, k)
+    total, self_total = (x.astype(np.int64) for x in sums)
     pct = [d[first + nearest_rank(count, p)].astype(np.int64) for p in PERCENTILES]
     lo, hi = d[first].astype(np.int64), d[first + count - 1].astype(np.int64)
     name_id = ids

@@ -1,5 +1,7 @@
 """The model build's compiled loops (``slice_kernels``, built from slice_kernels.c) and span kernels
-(``span_kernels``, from span_kernels.c: flows, async spans), each a module or None: one place decides.
+(``span_kernels``, from span_kernels.c: flows, async spans), sums (``summary_kernels``, from
+summary_kernels.c: Info counts, the analysis panel's self times and call paths) and the scheduling replay
+(``sched_kernels``, from sched_kernels.c), each a module or None: one place decides.
 
 The extensions are optional (an install without a C compiler still works): every caller keeps its numpy
 path and takes it when its module is None, or when its columns are not what the loops take
@@ -19,6 +21,8 @@ from fxscope.formats.fxt.column_view import ColumnView
 
 slice_kernels: ModuleType | None = optional_extension("fxscope.core.trace.slice_kernels")
 span_kernels: ModuleType | None = optional_extension("fxscope.core.trace.span_kernels")
+summary_kernels: ModuleType | None = optional_extension("fxscope.core.trace.summary_kernels")
+sched_kernels: ModuleType | None = optional_extension("fxscope.core.trace.sched_kernels")
 
 
 def plain(array, *dtypes) -> bool:

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from fxscope.core.trace.event_rows import kind_rows
-from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.sorting import lexsort, offset_int64
 from fxscope.core.trace.threads import thread_pids
-from fxscope.formats.fxt.arg_columns import event_arg_columns
+from fxscope.formats.fxt.arg_columns import numeric_args
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -140,24 +141,142 @@ class CounterSet:
 ARG_BATCH = 1 << 18
 
 
-def _numeric_args(cols: FxtColumns, rows: np.ndarray, check) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(event row, name id, float64 value) of the numeric arguments of event ``rows`` (ascending), in
-    record then argument order, and the number of non-numeric ones; decoded :data:`ARG_BATCH` records at
-    a time (the order is the same: each batch is a run of the rows)."""
-    parts = []
+class _Samples(NamedTuple):
+    """The numeric arguments of counter events, one row a sample, in record then argument order."""
+
+    ev: np.ndarray  # int32 (int64 past 2**31 events) event row
+    arg_name: np.ndarray  # int32 string id of the argument's name
+    value: np.ndarray  # float64
+    ts: np.ndarray  # int64 ns: its event's time
+    cid: np.ndarray  # uint64: its event's counter id (the data word)
+    pid: np.ndarray  # uint64: its event's process koid
+    name: np.ndarray  # its event's name (string id)
+
+
+def _samples(cols: FxtColumns, rows: np.ndarray, check) -> tuple[_Samples, int]:
+    """The numeric arguments of counter event ``rows`` (ascending) with their events' fields, and the number
+    of non-numeric arguments; :data:`ARG_BATCH` records at a time, each record's arguments, time and counter
+    id read in one pass (:func:`~fxscope.formats.fxt.arg_columns.numeric_args`), once a record."""
     non_numeric = 0
+    rows_type = np.int32 if len(cols.ev_kind) < 1 << 31 else np.int64  # (4 bytes a sample, not 8)
+    # the samples' columns, filled batch by batch (one argument a record as a rule: sized for that, grown
+    # for more), not concatenated from the batches' parts afterwards (a second copy of every column)
+    out: _Samples | None = None
+    n = 0
     for a in range(0, max(len(rows), 1), ARG_BATCH):
-        args = event_arg_columns(cols, rows[a : a + ARG_BATCH], check=check)
-        numeric = args.numeric
-        non_numeric += int((~numeric).sum())
-        rows_type = np.int32 if len(cols.ev_kind) < 1 << 31 else np.int64  # (4 bytes a sample, not 8)
-        parts.append((args.event[numeric].astype(rows_type), args.name[numeric].astype(np.int32),
-                      args.values()[numeric]))
-        del args, numeric
-    if len(parts) == 1:
-        return (*parts[0], non_numeric)
-    ev, name, value = (np.concatenate(c) for c in zip(*parts, strict=True))
-    return ev, name, value, non_numeric
+        r = rows[a : a + ARG_BATCH]
+        args = numeric_args(cols, r, check=check, per_row=1.25 if not a else (n + non_numeric) / a)
+        non_numeric += args.non_numeric
+        at, name, value, ts, cid = args.record, args.name, args.value, args.ts, args.data
+        n_num = len(at)
+        del args
+        ev_name, thread = cols.ev_name[r], cols.ev_thread[r]
+        if n_num == len(r) and (not n_num or (int(at[-1]) == n_num - 1 and bool(np.all(at[1:] != at[:-1])))):
+            # (one argument a record: the rows' own fields; positions ascend, so distinct ones up to n - 1 are 0..)
+            ev = r
+        else:  # (each argument its record's fields)
+            ev, ts, cid, ev_name, thread = r[at], ts[at], cid[at], ev_name[at], thread[at]
+        del at
+        part = (ev, name, value, ts, cid, thread_pids(cols, thread), ev_name)
+        del ev, name, value, ts, cid, ev_name, thread
+        if out is None or n + n_num > len(out.ev):  # (the rows left at the arguments a row seen so far)
+            done = a + len(r)
+            capacity = n + n_num + -(-(len(rows) - done) * (n + n_num) // max(done, 1)) + ARG_BATCH
+            capacity = max(capacity, len(rows)) if out is None else capacity
+            types = (rows_type, np.int32, np.float64, np.int64, np.uint64, np.uint64, part[6].dtype)
+            grown = _Samples(*(np.empty(capacity, t) for t in types))
+            if out is not None:
+                for old, new in zip(out, grown, strict=True):
+                    new[:n] = old[:n]
+            out = grown
+        for column, values in zip(out, part, strict=True):
+            column[n : n + n_num] = values
+        n += n_num
+        del part
+    assert out is not None
+    return _Samples(*(c[:n] for c in out)), non_numeric  # (temporaries: views, not trimmed copies)
+
+
+#: series told apart by the counting sort of :func:`_series_order`, at most (a 16-bit key: numpy's radix sort)
+MAX_SERIES = 1 << 16
+#: (process, name, counter id, argument) combinations a dense key counts, at most (one count a combination)
+MAX_COMBINATIONS = 1 << 22
+
+
+def _dense_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(rank of each value among the distinct ones, ascending: int32; the distinct values) by one count
+    over the values' range, or None when that range is too large to count (over :data:`MAX_COMBINATIONS`)."""
+    if not len(values):
+        return np.zeros(0, np.int32), values[:0]
+    lo, hi = values.min(), values.max()
+    if int(hi) - int(lo) >= MAX_COMBINATIONS:
+        return None
+    off = offset_int64(values, int(lo))
+    present = np.bincount(off, minlength=int(hi) - int(lo) + 1) > 0
+    rank = np.cumsum(present, dtype=np.int32) - 1  # (int32: the ranks, and the series keys made of them, fit)
+    distinct = (np.flatnonzero(present) + int(lo)).astype(values.dtype)
+    return rank[off], distinct
+
+
+def _series_order(s: _Samples) -> tuple[np.ndarray, list[tuple[int, int, int, int]], np.ndarray] | None:
+    """The samples' order by (process, name, counter id, argument, time), ties in sample order (the order
+    ``np.lexsort((ev, ts, arg_name, cid, name, pid))`` gives: the samples come in event-row order), each
+    series' (pid, name, cid, arg_name) and where each starts in that order; found without a comparison sort
+    when the series are few: each sample's series numbered by the dense ranks of its four fields (the
+    series numbered in their order), a radix sort of those numbers (sample order within a series), and a
+    sort by time of only the series whose samples are not in time order already. None when the fields'
+    ranges or the series are too many for that (:func:`lexsort` of every key then)."""
+    key = None
+    fields = []
+    n_combinations = 1
+    for column in (s.pid, s.name, s.cid, s.arg_name):
+        ranked = _dense_ranks(column)
+        if ranked is None:
+            return None
+        rank, distinct = ranked
+        n_combinations *= len(distinct)
+        if n_combinations > MAX_COMBINATIONS:
+            return None
+        if key is None:
+            key = rank
+        else:
+            key *= len(distinct)
+            key += rank
+        fields.append(distinct)
+        del rank
+    assert key is not None
+    counts = np.bincount(key, minlength=n_combinations)
+    present = np.flatnonzero(counts)
+    if len(present) > MAX_SERIES:
+        return None
+    series_of = np.zeros(n_combinations, np.uint16)
+    series_of[present] = np.arange(len(present), dtype=np.uint16)
+    sid = series_of[key]
+    del key, series_of
+    order = np.argsort(sid, kind="stable")  # (16-bit keys: a radix sort)
+    starts = np.zeros(len(present) + 1, np.int64)
+    np.cumsum(counts[present], out=starts[1:])
+    del sid, counts
+    ts = s.ts[order]
+    descents = np.flatnonzero(ts[1:] < ts[:-1]) + 1  # (the first sample of a series may be below the last of
+    if len(descents):  # the one before it: only the descents inside a series count)
+        series = np.unique(np.searchsorted(starts, descents, "right") - 1)
+        for k in series.tolist():
+            a, b = int(starts[k]), int(starts[k + 1])
+            run = ts[a:b]
+            if np.any(run[1:] < run[:-1]):
+                order[a:b] = order[a:b][np.argsort(run, kind="stable")]
+    del ts
+    names = []  # (pid, name, cid, arg_name) of each series, from its dense number
+    radices = [len(d) for d in fields]
+    for number in present.tolist():
+        digits = []
+        for radix in reversed(radices):
+            number, digit = divmod(number, radix)
+            digits.append(digit)
+        digits.reverse()
+        names.append(tuple(int(d[i]) for d, i in zip(fields, digits, strict=True)))
+    return order, names, starts
 
 
 def build_counters(cols: FxtColumns, check=None) -> CounterSet:
@@ -165,53 +284,51 @@ def build_counters(cols: FxtColumns, check=None) -> CounterSet:
     between the passes (a Cancel raises from it)."""
     check = check or (lambda: None)
     rows = kind_rows(cols.ev_kind, EventKind.COUNTER, EventKind.COUNTER)  # (int32, a block at a time)
-    ev, arg_name, value, non_numeric = _numeric_args(cols, rows, check)
+    samples, non_numeric = _samples(cols, rows, check)
     del rows
     check()
-    pid = thread_pids(cols, cols.ev_thread[ev])
-    name = cols.ev_name[ev]
-    ts, cid = cols.times_and_data(ev)
-    check()
-    order = lexsort((ev, ts, arg_name, cid, name, pid))
-    # one column at a time: each unsorted one freed as its sorted copy is made (not all seven at once)
-    ev = ev[order]
-    arg_name = arg_name[order]
-    value = value[order]
-    pid = pid[order]
-    name = name[order]
-    cid = cid[order]
-    ts = ts[order]
-    del order
-    n = len(ev)
+    n = len(samples.ev)
     if n == 0:
         return CounterSet([], non_numeric)
-    new = (
-        (pid[1:] != pid[:-1])
-        | (name[1:] != name[:-1])
-        | (cid[1:] != cid[:-1])
-        | (arg_name[1:] != arg_name[:-1])
-    )
-    starts = np.flatnonzero(np.r_[True, new])
-    ends = np.r_[starts[1:], n]
+    counted = _series_order(samples)
+    if counted is not None:
+        order, keys, starts = counted
+    else:  # (fields of wide ranges, or very many series: a sort of every key)
+        order = lexsort((samples.ev, samples.ts, samples.arg_name, samples.cid, samples.name, samples.pid))
+        firsts = _key_starts([c[order] for c in (samples.pid, samples.name, samples.cid, samples.arg_name)])
+        first_rows = order[firsts]
+        keys = list(zip(*(c[first_rows].tolist() for c in (samples.pid, samples.name, samples.cid,
+                                                          samples.arg_name)), strict=True))  # fmt: skip
+        starts = np.r_[firsts, n]
+    check()
+    # one column at a time: each unsorted one freed as its sorted copy is made
+    ev = samples.ev[order]
+    value = samples.value[order]
+    ts = samples.ts[order]
+    del samples, order
     strings = cols.strings
 
     def text(i: int) -> str:
         return strings[i] if 0 <= i < len(strings) else "<unresolved>"
 
+    bounds = starts.tolist()
     series = [
         CounterSeries(
-            pid=int(pid[a]),
-            name=text(int(name[a])),
-            counter_id=int(cid[a]),
-            arg_name=text(int(arg_name[a])),
-            ts=ts[a:b],
-            value=value[a:b],
-            event=ev[a:b].astype(np.int32),
+            pid=int(pid), name=text(int(name)), counter_id=int(cid), arg_name=text(int(arg)),
+            ts=ts[a:b], value=value[a:b], event=ev[a:b].astype(np.int32),
         )
-        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+        for (pid, name, cid, arg), a, b in zip(keys, bounds[:-1], bounds[1:], strict=True)
     ]
     series.sort(key=lambda c: (c.pid, c.name, c.counter_id, c.arg_name))
     return CounterSet(series, non_numeric)
+
+
+def _key_starts(sorted_keys: list[np.ndarray]) -> np.ndarray:
+    """Where a new combination of the (sorted) key columns starts."""
+    new = np.zeros(len(sorted_keys[0]) - 1, bool)
+    for k in sorted_keys:
+        new |= k[1:] != k[:-1]
+    return np.flatnonzero(np.r_[True, new])
 
 
 def _bucket_min_max(v: np.ndarray, first: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,15 @@ def kind_rows(kind: np.ndarray, first: int, last: int) -> np.ndarray:
 
 def kind_counts(kind: np.ndarray, minlength: int) -> np.ndarray:
     """``np.bincount(kind, minlength=minlength)`` of a small-integer column, a block at a time (bincount
-    widens its input to intp: a whole column at once is an 8-byte temporary per event)."""
+    widens its input to intp: a whole column at once is an 8-byte temporary per event). A uint8 column is
+    counted by the compiled loop (summary_kernels.c: one pass, no widened copy) when it is built."""
+    kernels = compiled.summary_kernels
+    if kernels is not None and compiled.plain(kind, np.uint8):
+        table = np.zeros(256, np.int64)
+        kernels.byte_counts(kind, table)
+        used = np.flatnonzero(table)
+        n = max(minlength, int(used[-1]) + 1 if len(used) else 0)
+        return table[:n] if n <= 256 else np.r_[table, np.zeros(n - 256, np.int64)]
     counts = np.zeros(minlength, np.int64)
     for a in range(0, len(kind), BLOCK):
         part = np.bincount(kind[a : a + BLOCK], minlength=minlength)

@@ -18,9 +18,9 @@ from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.gathered import Difference, Gathered
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
-from fxscope.core.trace.segments import segment_starts, segmented_running_max
+from fxscope.core.trace.segments import segment_starts, segmented_running_max, sorted_run_starts
 from fxscope.core.trace.slices import SliceTable, build_slices
-from fxscope.core.trace.sorting import lexsort
+from fxscope.core.trace.sorting import identity_if_sorted, lexsort
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import FxtColumns
 
@@ -227,6 +227,8 @@ class TraceModel:
         check()
         #: the overview's density, counted while the slices' build holds every event's time (None: not)
         self._density_read: np.ndarray | None = None
+        self._density_rows = 0  # (the rows counted in it, and whether a block could not be counted)
+        self._density_blocks_missed = False
         self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check, complete=complete,
                                                times_seen=self._count_density)  # fmt: skip
         del complete
@@ -267,7 +269,7 @@ class TraceModel:
         groups: dict[int, list[ThreadTrack]] = {}
         #: the tracks' per-depth rows (their memory is the model's), built when first read
         self.lanes = LaneIndex(s)
-        starts = segment_starts(s.thread)
+        starts = sorted_run_starts(s.thread)  # (the table is sorted by thread: a few reads a track)
         bounds = np.r_[starts, len(s)].tolist()
         max_depth = np.maximum.reduceat(s.depth, starts).tolist() if len(s) else []
         for lo, hi, top in zip(bounds[:-1], bounds[1:], max_depth, strict=True):
@@ -374,18 +376,22 @@ class TraceModel:
         return self._memoized(f"density{bins}", lambda: self._density(bins))
 
     def _count_density(self, ts: np.ndarray) -> None:
-        """Count :data:`DENSITY_BINS` bins of ``ts`` (every event's time, int64) for :meth:`density`: the slices'
-        build calls it with the times it read (the whole column, read from the mapped file: ~0.1 s at 10M
-        events to read again for the density alone). The same kernel and scale as :meth:`_density`."""
+        """Count :data:`DENSITY_BINS` bins of ``ts`` (a block of every event's times, int64: the slices' build
+        calls it block by block, each row once, with the times it read from the mapped file, ~0.1 s at 10M
+        events to read again for the density alone) for :meth:`density`. The same kernel and scale as
+        :meth:`_density`; the blocks' counts add up."""
         kernels = compiled.slice_kernels
-        if kernels is None or not compiled.plain(ts, np.int64) or len(ts) != len(self.cols.ev_ts):
+        if kernels is None or not compiled.plain(ts, np.int64):
+            self._density_blocks_missed = True
             return
-        counts = np.zeros(DENSITY_BINS, np.int64)
-        kernels.density(ts, self.start_ns, DENSITY_BINS / max(self.end_ns - self.start_ns, 1), counts)
-        self._density_read = counts
+        if self._density_read is None:
+            self._density_read = np.zeros(DENSITY_BINS, np.int64)
+        kernels.density(ts, self.start_ns, DENSITY_BINS / max(self.end_ns - self.start_ns, 1), self._density_read)
+        self._density_rows += len(ts)
 
     def _density(self, bins: int) -> np.ndarray:
-        if bins == DENSITY_BINS and self._density_read is not None:  # (counted as the model was built)
+        if (bins == DENSITY_BINS and self._density_read is not None and not self._density_blocks_missed
+                and self._density_rows == len(self.cols.ev_ts)):  # (counted as the model was built)  # fmt: skip
             counts, self._density_read = self._density_read, None
             return counts
         span = max(self.end_ns - self.start_ns, 1)
@@ -487,7 +493,8 @@ class TraceModel:
                 np.cumsum(key[1:] != key[:-1], out=lane[1:])
             n_lanes = int(lane[-1]) + 1 if len(lane) else 0
             pyramid = SlicePyramid(table.start, Difference(table.end, table.start), lane, n_lanes, self.start_ns,
-                                   self.end_ns - self.start_ns, check=self._check)  # fmt: skip
+                                   self.end_ns - self.start_ns, check=self._check,
+                                   order=identity_if_sorted(lane, table.start))  # (sorted by key, start)  # fmt: skip
             return pyramid, RowLanes(segment_starts(key))
 
         return self._memoized(f"sched_pyramid_{which}", build)

@@ -28,6 +28,7 @@ from typing import Protocol
 
 import numpy as np
 
+from fxscope.core.trace import compiled
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.segments import ffill_index, key_rows, segment_ids, segment_starts
 from fxscope.core.trace.sorting import lexsort
@@ -82,7 +83,10 @@ class _Groups:
 
     @classmethod
     def of(cls, column: np.ndarray) -> _Groups:
-        rows = np.argsort(column, kind="stable")  # stable: ascending rows within a key
+        # stable: ascending rows within a key; 16-bit keys (koids and CPUs are small as a rule) by numpy's
+        # radix sort, a linear pass per byte
+        small = len(column) and column.dtype.kind in "ui" and int(column.min()) >= 0 and int(column.max()) < 1 << 16
+        rows = np.argsort(column.astype(np.uint16) if small else column, kind="stable")
         keys = column[rows]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.int64)
         return cls(keys[starts], np.r_[starts, len(rows)].astype(np.int64), rows)
@@ -189,6 +193,35 @@ def build_sched(
     in_idle = (cols.sched_in_tid == 0) | (legacy & (cols.sched_in_pid == 0) & (cols.sched_in_prio == 0))
     out_idle = (cols.sched_out_tid == 0) | (legacy & (cols.sched_out_pid == 0) & (cols.sched_out_prio == 0))
 
+    replayed = _replay_compiled(cols, in_idle, out_idle, max(trace_end, 0))
+    if replayed is not None:
+        (cs_rec, cs_start, cs_end), (st_rec, st_in, st_start, st_end, st_state) = replayed
+        cpu_slices = CpuSlices(cpu=cols.sched_cpu[cs_rec].astype(np.uint16), start=cs_start, end=cs_end,
+                               tid=cols.sched_in_tid[cs_rec].astype(koid), pid=in_pid[cs_rec])  # fmt: skip
+        del cs_rec, in_idle, out_idle
+        incoming = st_in.view(np.bool_)
+        tid = np.where(incoming, cols.sched_in_tid[st_rec], cols.sched_out_tid[st_rec])
+        states = ThreadStates(tid=tid.astype(koid, copy=False), pid=np.where(incoming, in_pid[st_rec], out_pid[st_rec]),
+                              start=st_start, end=st_end, state=st_state, cpu=cols.sched_cpu[st_rec].astype(np.uint16))  # fmt: skip
+        del tid, incoming, st_rec, st_in, out_pid
+        wk = np.flatnonzero(kind == SchedKind.THREAD_WAKEUP)
+    else:
+        cpu_slices, states, wk = _replay(cols, kind, in_idle, out_idle, in_pid, out_pid, koid, trace_end)
+    wo = wk[lexsort([cols.sched_ts[wk]])]  # (by time: in order already as a rule, no sort then)
+    wakeups = Wakeups(
+        ts=cols.sched_ts[wo],
+        tid=cols.sched_in_tid[wo].astype(koid),
+        pid=in_pid[wo],
+        waker_tid=cols.sched_waker_tid[wo].astype(koid),
+        cpu=cols.sched_cpu[wo],
+    )
+    return SchedTables(cpu_slices, states, wakeups)
+
+
+def _replay(cols: FxtColumns, kind: np.ndarray, in_idle: np.ndarray, out_idle: np.ndarray, in_pid: np.ndarray,
+            out_pid: np.ndarray, koid: type, trace_end: int) -> tuple[CpuSlices, ThreadStates, np.ndarray]:  # fmt: skip
+    """:func:`build_sched`'s replay in numpy (the reference of the compiled one, and what an install without a C
+    compiler runs): the CPU slices, the thread states and the wakeups' rows."""
     # --- CPU slices: each switch runs its incoming thread until the next switch on that CPU
     sw = np.flatnonzero(kind != SchedKind.THREAD_WAKEUP)
     sw = sw[lexsort((sw, cols.sched_ts[sw], cols.sched_cpu[sw]))]
@@ -246,15 +279,34 @@ def build_sched(
         cpu=e_cpu,
     )
 
-    wo = wk[np.argsort(cols.sched_ts[wk], kind="stable")]
-    wakeups = Wakeups(
-        ts=cols.sched_ts[wo],
-        tid=cols.sched_in_tid[wo].astype(koid),
-        pid=in_pid[wo],
-        waker_tid=cols.sched_waker_tid[wo].astype(koid),
-        cpu=cols.sched_cpu[wo],
-    )
-    return SchedTables(cpu_slices, states, wakeups)
+    return cpu_slices, states, wk
+
+
+def _replay_compiled(cols: FxtColumns, in_idle: np.ndarray, out_idle: np.ndarray, trace_end: int) -> tuple | None:
+    """The replay by the compiled loop (sched_kernels.c): ((CPU slices' records, starts, ends), (thread
+    states' records, incoming flags, starts, ends, states)), or None when it is not built or does not take
+    these columns (the numpy path, :func:`_replay`)."""
+    kernels = compiled.sched_kernels
+    kind, ts, cpu = cols.sched_kind, cols.sched_ts, cols.sched_cpu
+    out_tid, in_tid, out_state = cols.sched_out_tid, cols.sched_in_tid, cols.sched_out_state
+    if kernels is None or len(kind) >= 1 << 55 or not (
+        compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64) and compiled.plain(cpu, np.uint16)
+        and compiled.plain(out_tid, np.uint32, np.uint64) and compiled.plain(in_tid, np.uint32, np.uint64)
+        and compiled.plain(out_state, np.uint8) and compiled.plain(in_idle, np.bool_)
+        and compiled.plain(out_idle, np.bool_)
+    ):  # fmt: skip
+        return None
+    wake = kind == SchedKind.THREAD_WAKEUP
+    n_wake = int(np.count_nonzero(wake))
+    n_ev = n_wake + int(np.count_nonzero(~(in_idle | wake))) + int(np.count_nonzero(~(out_idle | wake)))
+    del wake
+    cs = [np.empty(len(kind) - n_wake, np.int64) for _ in range(3)]
+    st = [np.empty(n_ev, np.int64), np.empty(n_ev, np.uint8), np.empty(n_ev, np.int64), np.empty(n_ev, np.int64),
+          np.empty(n_ev, np.uint8)]  # fmt: skip
+    n_cs, n_st = kernels.sched_replay(kind, ts, cpu, out_tid, out_tid.dtype == np.uint64, in_tid,
+                                      in_tid.dtype == np.uint64, out_state, in_idle.view(np.uint8),
+                                      out_idle.view(np.uint8), trace_end, *cs, *st)  # fmt: skip
+    return [a[:n_cs] for a in cs], [a[:n_st] for a in st]
 
 
 # ---------------------------------------------------------------------------------------------- details

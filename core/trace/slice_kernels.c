@@ -86,113 +86,169 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(group_threads_doc,
-"group_threads(kind, ts, thread, wide, lo, crow, cend, order, ptr, ts_g, kind_g, cend_g, cptr) -> None\n\n"
-"The duration events grouped by thread (a stable counting sort: file order within a thread): thread value\n"
-"lo + k's events are at ptr[k]:ptr[k + 1] of order (their rows, int32), ts_g (int64 times) and kind_g (uint8\n"
-"kinds), its complete events' ends (cend[j] of the complete event of row crow[j], int32 ascending) at\n"
-"cptr[k]:cptr[k + 1] of cend_g (int64). The outputs hold exactly the duration (and complete) events; ptr and\n"
-"cptr one more than the thread values lo..hi. One pass over the columns in file order, so that the\n"
-"matching then reads each thread's events from contiguous memory (a thread's events spread over the file:\n"
-"read through their rows, each thread's pass would read most of the file's cache lines).");
-
-static PyObject *group_threads(PyObject *self, PyObject *args)
+/* A key of a 1-, 2- or 4-byte key column (uint8 codes of a one-byte code column, else int16/int32 threads). */
+static inline int64_t key_at(const void *keys, int width, int64_t i)
 {
-    Py_buffer kb, tsb, tb, crb, ceb, ob, pb, tgb, kgb, cgb, cpb;
-    int wide;
+    return width == 1 ? (int64_t)((const uint8_t *)keys)[i]
+                      : (width == 2 ? (int64_t)((const int16_t *)keys)[i] : (int64_t)((const int32_t *)keys)[i]);
+}
+
+PyDoc_STRVAR(thread_counts_doc,
+"thread_counts(kind, keys, width, lo, ptr, cptr) -> (n_sel, n_end)\n\n"
+"Where each thread's duration events (kinds 2..4) go when grouped by thread: keys (one a row of the uint8\n"
+"kind column; width 1: uint8, 2: int16, 4: int32) minus lo are the thread keys 0..len(ptr) - 2; ptr[k] is\n"
+"the first position of key k's duration events (int64, exclusive prefix sums: ptr[-1] the duration events),\n"
+"cptr[k] that of its complete events. Returns the duration events and the ends (kind 3) among them. Raises\n"
+"ValueError for a key out of range.");
+
+static PyObject *thread_counts(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tb, pb, cpb;
+    int width;
     long long lo;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*pLy*y*w*w*w*w*w*w*", &kb, &tsb, &tb, &wide, &lo, &crb, &ceb, &ob, &pb, &tgb,
-                          &kgb, &cgb, &cpb))
+    if (!PyArg_ParseTuple(args, "y*y*iLw*w*", &kb, &tb, &width, &lo, &pb, &cpb))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t tsz = wide ? 4 : 2;
-    if (check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&tb, tsz, "thread") < 0 || check_buffer(&crb, 4, "crow") < 0 ||
-        check_buffer(&ceb, 8, "cend") < 0 || check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 ||
-        check_buffer(&tgb, 8, "ts_g") < 0 || check_buffer(&cgb, 8, "cend_g") < 0 || check_buffer(&cpb, 8, "cptr") < 0)
+    if ((width != 1 && width != 2 && width != 4) || check_buffer(&tb, width, "keys") < 0 ||
+        check_buffer(&pb, 8, "ptr") < 0 || check_buffer(&cpb, 8, "cptr") < 0)
+        goto bad_width;
+    if (tb.len / width != kb.len || pb.len / 8 < 1 || cpb.len != pb.len) {
+        PyErr_SetString(PyExc_ValueError, "thread_counts: bad column lengths");
         goto done;
-    if (tb.len / tsz != kb.len || tsb.len / 8 != kb.len || kb.len > INT32_MAX || pb.len / 8 < 1 ||
-        cpb.len != pb.len || crb.len / 4 != ceb.len / 8 || tgb.len / 8 != ob.len / 4 || kgb.len != ob.len / 4) {
-        PyErr_SetString(PyExc_ValueError, "group_threads: bad column lengths");
+    }
+    {
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        const int64_t n = kb.len, n_keys = pb.len / 8 - 1;
+        int64_t *ptr = (int64_t *)pb.buf, *cptr = (int64_t *)cpb.buf;
+        int64_t n_sel = 0, n_end = 0;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        memset(ptr, 0, (size_t)(n_keys + 1) * 8);
+        memset(cptr, 0, (size_t)(n_keys + 1) * 8);
+        for (int64_t i = 0; i < n; i++) {
+            const uint8_t k = kind[i];
+            if (k < K_BEGIN || k > K_COMPLETE)
+                continue;
+            const int64_t key = key_at(tb.buf, width, i) - lo;
+            if (key < 0 || key >= n_keys) {
+                bad = 1;
+                break;
+            }
+            ptr[key + 1]++;
+            cptr[key + 1] += k == K_COMPLETE;
+            n_end += k == K_END;
+        }
+        for (int64_t k = 0; k < n_keys && !bad; k++) {
+            ptr[k + 1] += ptr[k];
+            cptr[k + 1] += cptr[k];
+        }
+        n_sel = ptr[n_keys];
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, "thread_counts: a thread key out of range");
+        else
+            result = Py_BuildValue("LL", (long long)n_sel, (long long)n_end);
+    }
+    goto done;
+bad_width:
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "thread_counts: width must be 1, 2 or 4");
+done:
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&cpb);
+    return result;
+}
+
+PyDoc_STRVAR(scatter_threads_doc,
+"scatter_threads(kind, keys, width, lo, start, ts, crow, cend, j, next, cnext, order, ts_g, kind_g, cend_g) -> j\n\n"
+"The duration events of rows start..start + len(ts) - 1 (kind and keys: whole columns as thread_counts\n"
+"took them; ts: those rows' int64 times) grouped by thread, a block of rows at a time (a stable counting sort:\n"
+"file order within a thread when the blocks come in row order): each goes to position next[key] (then\n"
+"incremented) of order (its row, int32), ts_g (its time) and kind_g (its kind); a complete event's end\n"
+"cend[j] (crow[j], int32 ascending, must be its row) to position cnext[key] of cend_g. next and cnext start as\n"
+"thread_counts' ptr and cptr without their last item; returns j past the block's complete events. Raises\n"
+"ValueError for a key, position or complete event out of range (nothing is read or written outside a buffer).");
+
+static PyObject *scatter_threads(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tb, tsb, crb, ceb, nb, cnb, ob, tgb, kgb, cgb;
+    int width;
+    long long lo, start, j0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*iLLy*y*y*Lw*w*w*w*w*w*", &kb, &tb, &width, &lo, &start, &tsb, &crb, &ceb, &j0,
+                          &nb, &cnb, &ob, &tgb, &kgb, &cgb))
+        return NULL;
+    PyObject *result = NULL;
+    if (width != 1 && width != 2 && width != 4) {
+        PyErr_SetString(PyExc_ValueError, "scatter_threads: width must be 1, 2 or 4");
+        goto done;
+    }
+    if (check_buffer(&tb, width, "keys") < 0 || check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&crb, 4, "crow") < 0 ||
+        check_buffer(&ceb, 8, "cend") < 0 || check_buffer(&nb, 8, "next") < 0 || check_buffer(&cnb, 8, "cnext") < 0 ||
+        check_buffer(&ob, 4, "order") < 0 || check_buffer(&tgb, 8, "ts_g") < 0 || check_buffer(&cgb, 8, "cend_g") < 0)
+        goto done;
+    if (tb.len / width != kb.len || kb.len > INT32_MAX || start < 0 || start + tsb.len / 8 > kb.len ||
+        crb.len / 4 != ceb.len / 8 || cnb.len != nb.len || tgb.len / 8 != ob.len / 4 || kgb.len != ob.len / 4 ||
+        j0 < 0 || j0 > crb.len / 4) {
+        PyErr_SetString(PyExc_ValueError, "scatter_threads: bad column lengths");
         goto done;
     }
     {
         const uint8_t *kind = (const uint8_t *)kb.buf;
         const int64_t *ts = (const int64_t *)tsb.buf, *cend = (const int64_t *)ceb.buf;
         const int32_t *crow = (const int32_t *)crb.buf;
-        const int64_t n = kb.len, n_keys = pb.len / 8 - 1, n_order = ob.len / 4, nc = crb.len / 4;
-        const int64_t n_cg = cgb.len / 8;
-        int32_t *order = (int32_t *)ob.buf;
-        int64_t *ptr = (int64_t *)pb.buf, *cptr = (int64_t *)cpb.buf, *ts_g = (int64_t *)tgb.buf;
+        const int64_t n_keys = nb.len / 8, n_order = ob.len / 4, nc = crb.len / 4, n_cg = cgb.len / 8;
+        const int64_t stop = start + tsb.len / 8;
+        int64_t *next = (int64_t *)nb.buf, *cnext = (int64_t *)cnb.buf, *ts_g = (int64_t *)tgb.buf;
         int64_t *cend_g = (int64_t *)cgb.buf;
+        int32_t *order = (int32_t *)ob.buf;
         uint8_t *kind_g = (uint8_t *)kgb.buf;
+        int64_t j = j0;
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS
-        memset(ptr, 0, (size_t)(n_keys + 1) * 8);
-        memset(cptr, 0, (size_t)(n_keys + 1) * 8);
-        for (int64_t i = 0; i < n && !bad; i++) {
+        for (int64_t i = start; i < stop; i++) {
             const uint8_t k = kind[i];
             if (k < K_BEGIN || k > K_COMPLETE)
                 continue;
-            const int64_t key = thread_at(tb.buf, wide, i) - lo;
-            if (key < 0 || key >= n_keys)
+            const int64_t key = key_at(tb.buf, width, i) - lo;
+            if (key < 0 || key >= n_keys || next[key] < 0 || next[key] >= n_order) {
                 bad = 1;
-            else {
-                ptr[key + 1]++;
-                cptr[key + 1] += k == K_COMPLETE;
+                break;
             }
-        }
-        for (int64_t k = 0; k < n_keys && !bad; k++) {
-            ptr[k + 1] += ptr[k];
-            cptr[k + 1] += cptr[k];
-        }
-        if (!bad && (ptr[n_keys] != n_order || cptr[n_keys] != n_cg || n_cg != nc))
-            bad = 1;
-        /* scatter: ptr[k] / cptr[k] are the next free slots of key k (shifted back afterwards) */
-        int64_t j = 0; /* the complete events seen: the j-th in file order is crow[j] */
-        for (int64_t i = 0; i < n && !bad; i++) {
-            const uint8_t k = kind[i];
-            if (k < K_BEGIN || k > K_COMPLETE)
-                continue;
-            const int64_t key = thread_at(tb.buf, wide, i) - lo, at = ptr[key]++;
+            const int64_t at = next[key]++;
             order[at] = (int32_t)i;
-            ts_g[at] = ts[i];
+            ts_g[at] = ts[i - start];
             kind_g[at] = k;
             if (k == K_COMPLETE) {
-                if (j >= nc || crow[j] != i) {
+                if (j >= nc || crow[j] != i || cnext[key] < 0 || cnext[key] >= n_cg) {
                     bad = 1;
                     break;
                 }
-                cend_g[cptr[key]++] = cend[j++];
+                cend_g[cnext[key]++] = cend[j++];
             }
-        }
-        if (!bad) {
-            for (int64_t k = n_keys; k > 0; k--) {
-                ptr[k] = ptr[k - 1];
-                cptr[k] = cptr[k - 1];
-            }
-            ptr[0] = cptr[0] = 0;
         }
         Py_END_ALLOW_THREADS
         if (bad)
-            PyErr_SetString(PyExc_ValueError,
-                            "group_threads: thread out of range, outputs of the wrong size or complete ends not "
-                            "those of the complete events");
+            PyErr_SetString(PyExc_ValueError, "scatter_threads: a thread key or position out of range, or complete "
+                                              "ends not those of the complete events");
         else
-            result = Py_NewRef(Py_None);
+            result = PyLong_FromLongLong((long long)j);
     }
 done:
     PyBuffer_Release(&kb);
-    PyBuffer_Release(&tsb);
     PyBuffer_Release(&tb);
+    PyBuffer_Release(&tsb);
     PyBuffer_Release(&crb);
     PyBuffer_Release(&ceb);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&cnb);
     PyBuffer_Release(&ob);
-    PyBuffer_Release(&pb);
     PyBuffer_Release(&tgb);
     PyBuffer_Release(&kgb);
     PyBuffer_Release(&cgb);
-    PyBuffer_Release(&cpb);
     return result;
 }
 
@@ -271,7 +327,7 @@ static Pending heap_pop(Pending *h, int64_t *n)
 }
 
 typedef struct {
-    /* the thread's events (grouped by group_threads): rows, times, kinds, complete events' ends */
+    /* the thread's events (grouped by thread_counts and scatter_threads): rows, times, kinds, complete events' ends */
     const int32_t *row;
     const int64_t *ts;
     const uint8_t *kind;
@@ -469,25 +525,56 @@ static int match_thread(Ctx *c, int64_t e, int64_t n_complete, int64_t base, int
     return 0;
 }
 
+/* Bytes of match_threads' scratch for threads of at most e1 events (each array 16-byte aligned). */
+static size_t match_scratch_bytes(size_t e1)
+{
+    return e1 * (4 + 4 + 4) + 2 * e1 * (4 + 4 + 4 + 8) + e1 * sizeof(Pending) + 8 * 16;
+}
+
+PyDoc_STRVAR(match_scratch_doc,
+"match_scratch(largest) -> int\n\n"
+"The bytes of a scratch buffer that match_threads takes for threads of at most largest events.");
+
+static PyObject *match_scratch(PyObject *self, PyObject *args)
+{
+    long long largest;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "L", &largest))
+        return NULL;
+    if (largest < 0 || largest > (1LL << 40)) {
+        PyErr_SetString(PyExc_ValueError, "match_scratch: largest out of range");
+        return NULL;
+    }
+    return PyLong_FromSize_t(match_scratch_bytes((size_t)(largest ? largest : 1)));
+}
+
 PyDoc_STRVAR(match_threads_doc,
 "match_threads(order, ptr, ts_g, kind_g, cend_g, cptr, key, key_end, trace_end, ts_out, dur_out, depth_out,\n"
-"              event_out, flags_out, parent_out, n_out) -> (n_out, key, need)\n\n"
-"Slices of the threads key..key_end - 1 (their duration events as group_threads grouped them), matched as\n"
+"              event_out, flags_out, parent_out, n_out[, scratch]) -> (n_out, key, need)\n\n"
+"Slices of the threads key..key_end - 1 (their duration events as scatter_threads grouped them), matched as\n"
 "core/trace/slices.py's numpy path does, written from row n_out of the outputs (int64 ts, int64 dur, uint16\n"
 "depth, int32 event, uint8 flags, int32 parent: rows of the outputs). Stops at the first thread whose slices\n"
-"do not fit the outputs: returns where it stopped and the rows that thread needs (need 0 when all were done).");
+"do not fit the outputs: returns where it stopped and the rows that thread needs (need 0 when all were done).\n"
+"scratch: a writable buffer of at least match_scratch(largest thread) bytes, reused across calls (else, or\n"
+"when smaller, the scratch is allocated for the call).");
 
 static PyObject *match_threads(PyObject *self, PyObject *args)
 {
-    Py_buffer ob, pb, tgb, kgb, cgb, cpb, o1, o2, o3, o4, o5, o6;
+    Py_buffer ob, pb, tgb, kgb, cgb, cpb, o1, o2, o3, o4, o5, o6, sb = {0};
     long long key, key_end, trace_end, n_out;
+    PyObject *scratch_obj = Py_None;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*LLLw*w*w*w*w*w*L", &ob, &pb, &tgb, &kgb, &cgb, &cpb, &key, &key_end,
-                          &trace_end, &o1, &o2, &o3, &o4, &o5, &o6, &n_out))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*LLLw*w*w*w*w*w*L|O", &ob, &pb, &tgb, &kgb, &cgb, &cpb, &key, &key_end,
+                          &trace_end, &o1, &o2, &o3, &o4, &o5, &o6, &n_out, &scratch_obj))
         return NULL;
     PyObject *result = NULL;
     Ctx c;
     memset(&c, 0, sizeof c);
+    int own_scratch = 1; /* (0: the scratch arrays are carved from the caller's buffer, not malloc'd) */
+    if (scratch_obj != Py_None && PyObject_GetBuffer(scratch_obj, &sb, PyBUF_WRITABLE) < 0) {
+        scratch_obj = Py_None;
+        goto done;
+    }
     if (check_buffer(&ob, 4, "order") < 0 || check_buffer(&pb, 8, "ptr") < 0 || check_buffer(&tgb, 8, "ts_g") < 0 ||
         check_buffer(&cgb, 8, "cend_g") < 0 || check_buffer(&cpb, 8, "cptr") < 0 || check_buffer(&o1, 8, "ts_out") < 0 ||
         check_buffer(&o2, 8, "dur_out") < 0 || check_buffer(&o3, 2, "depth_out") < 0 ||
@@ -524,14 +611,37 @@ static PyObject *match_threads(PyObject *self, PyObject *args)
         c.cap = cap;
         /* a thread of e events makes at most 2e slices (a complete event and its unmatched end) */
         const size_t e1 = (size_t)(largest ? largest : 1), e2 = 2 * e1;
-        c.ev = malloc(e1 * 4);
-        c.cpos = malloc(e1 * 4);
-        c.sort_tmp = malloc(e2 * 4);
-        c.stack = malloc(e1 * 4);
-        c.level = malloc(e2 * 4);
-        c.perm = malloc(e2 * 4);
-        c.col_tmp = malloc(e2 * 8);
-        c.heap = malloc(e1 * sizeof(Pending));
+        if (scratch_obj != Py_None && (size_t)sb.len >= match_scratch_bytes(e1)) {
+            /* the caller's buffer, reused from one call to the next: scratch of the largest thread's size
+               (~70 bytes an event) malloc'd at each call is a fresh mapping each time (past glibc's mmap
+               threshold), faulted in again page by page (at 100M events, 15 calls: ~2 s of system time) */
+            char *at = (char *)sb.buf;
+#define CARVE(PTR, BYTES)                                                                                          \
+    do {                                                                                                           \
+        at = (char *)(((uintptr_t)at + 15) & ~(uintptr_t)15);                                                      \
+        (PTR) = (void *)at;                                                                                        \
+        at += (BYTES);                                                                                             \
+    } while (0)
+            CARVE(c.ev, e1 * 4);
+            CARVE(c.cpos, e1 * 4);
+            CARVE(c.sort_tmp, e2 * 4);
+            CARVE(c.stack, e1 * 4);
+            CARVE(c.level, e2 * 4);
+            CARVE(c.perm, e2 * 4);
+            CARVE(c.col_tmp, e2 * 8);
+            CARVE(c.heap, e1 * sizeof(Pending));
+#undef CARVE
+            own_scratch = 0;
+        } else {
+            c.ev = malloc(e1 * 4);
+            c.cpos = malloc(e1 * 4);
+            c.sort_tmp = malloc(e2 * 4);
+            c.stack = malloc(e1 * 4);
+            c.level = malloc(e2 * 4);
+            c.perm = malloc(e2 * 4);
+            c.col_tmp = malloc(e2 * 8);
+            c.heap = malloc(e1 * sizeof(Pending));
+        }
         if (!c.ev || !c.cpos || !c.sort_tmp || !c.stack || !c.level || !c.perm || !c.col_tmp || !c.heap) {
             PyErr_NoMemory();
             goto done;
@@ -563,14 +673,18 @@ static PyObject *match_threads(PyObject *self, PyObject *args)
             result = Py_BuildValue("LLL", (long long)out, (long long)k, (long long)(status == 1 ? need : 0));
     }
 done:
-    free(c.ev);
-    free(c.cpos);
-    free(c.sort_tmp);
-    free(c.stack);
-    free(c.level);
-    free(c.perm);
-    free(c.col_tmp);
-    free(c.heap);
+    if (own_scratch) {
+        free(c.ev);
+        free(c.cpos);
+        free(c.sort_tmp);
+        free(c.stack);
+        free(c.level);
+        free(c.perm);
+        free(c.col_tmp);
+        free(c.heap);
+    }
+    if (scratch_obj != Py_None)
+        PyBuffer_Release(&sb);
     free(c.best_row);
     free(c.best_ts);
     free(c.best_end);
@@ -1287,8 +1401,10 @@ done:
 
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
-    {"group_threads", group_threads, METH_VARARGS, group_threads_doc},
+    {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
+    {"scatter_threads", scatter_threads, METH_VARARGS, scatter_threads_doc},
     {"match_threads", match_threads, METH_VARARGS, match_threads_doc},
+    {"match_scratch", match_scratch, METH_VARARGS, match_scratch_doc},
     {"group_by_thread_time", group_by_thread_time, METH_VARARGS, group_by_thread_time_doc},
     {"lane_rows", lane_rows, METH_VARARGS, lane_rows_doc},
     {"pyramid", pyramid, METH_VARARGS, pyramid_doc},

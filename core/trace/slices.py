@@ -24,10 +24,12 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from fxscope.core.trace import compiled
+from fxscope.core.trace.column_blocks import column_blocks
 from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import segment_ids, segment_starts, stack_depths
@@ -120,13 +122,13 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
     slices, each batch sorted, are the table's rows in thread order. ``check()``, when given, is called
     between batches (a Cancel raises from it). ``complete``: the complete events' ends, when the caller
     has read them already (the model, for its time extent). ``times_seen(ts)``, when given, is called with
-    every event's time (int64, all rows) when the build reads them all at once (the compiled path), so that
-    the caller can count them while they are in memory (the model's density strip) instead of reading the
-    whole column from the file again.
+    every event's time when the build reads them all (the compiled path): int64 blocks of rows in row order,
+    each row once, so that the caller can count them while they are in memory (the model's density strip)
+    instead of reading the whole column from the file again.
     """
     kind = cols.ev_kind
     counted = _count_compiled(cols)  # (the compiled loops' count of the duration events, when they take these columns)
-    if counted is not None and counted[0] == 0:
+    if counted is not None and counted.n_sel == 0:
         return _empty(cols)
     if counted is None:
         sel = np.flatnonzero((kind >= EventKind.DURATION_BEGIN) & (kind <= EventKind.DURATION_COMPLETE))
@@ -138,7 +140,7 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
         end_max = complete.latest()
         trace_end = max(int(cols.ev_ts.max()), -1 if end_max is None else end_max)
     if counted is not None:
-        return _table_of(cols, *_match_compiled(cols, complete, *counted, trace_end, check, times_seen))
+        return _table_of(cols, *_match_compiled(cols, complete, counted, trace_end, check, times_seen))
     # every begin and complete event is a slice (and every unmatched end, which only grows the table)
     table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
     _match_batches(cols, complete, sel, trace_end, check, table.add)
@@ -165,58 +167,105 @@ def _table_of(cols: FxtColumns, ts, dur, depth, event, flags, parent) -> SliceTa
 COMPILED_THREAD_SPAN = 1 << 24
 
 
-def _count_compiled(cols: FxtColumns) -> tuple[int, int, int, int, np.ndarray] | None:
-    """(duration events, their ends, lowest and highest thread value, the thread column as the loops take
-    it) by the compiled loops, or None when they are not built or do not take these columns (the numpy path
-    then). The thread column is handed on to :func:`_match_compiled`: a one-byte code column is expanded to
-    its values once (2 bytes an event, ~10 ms at 10M events), not once for each loop."""
+class _Counted(NamedTuple):
+    """:func:`_count_compiled`'s count of the duration events, for :func:`_match_compiled`."""
+
+    n_sel: int  # duration events
+    n_end: int  # ends among them
+    keys: np.ndarray  # the thread key column as the loops take it (uint8 codes, int16 or int32 values)
+    width: int  # its item size
+    lo: int  # the value of thread key 0 (keys - lo: 0.. n_keys - 1)
+    ptr: np.ndarray  # int64: each thread key's first duration event in the grouping (thread_counts)
+    cptr: np.ndarray  # int64: each thread key's first complete event in the grouping
+
+
+def _thread_keys(column) -> np.ndarray | None:
+    """The event thread column as the grouping loops take it: a one-byte code column as its uint8 index as it
+    is (its values ascend with the index: grouped by index is grouped by value, in the same order; not
+    expanded to its values, 2 bytes an event), else its int16/int32 values (:func:`compiled.values`)."""
+    keys = compiled.key_values(column)
+    if keys is not None and keys.dtype == np.uint8:
+        values = getattr(column, "values", None)
+        if values is None or not bool(np.all(values[1:] > values[:-1])):  # (not ascending: its values then)
+            return compiled.values(column, np.int16, np.int32)
+    return keys
+
+
+def _count_compiled(cols: FxtColumns) -> _Counted | None:
+    """The duration events counted per thread by the compiled loops (slice_kernels.c: one pass over the kind
+    and thread columns, no times read), or None when they are not built or do not take these columns (the
+    numpy path then). The thread key column is handed on to :func:`_match_compiled`."""
     kernels = compiled.slice_kernels
     kind, ts = cols.ev_kind, cols.ev_ts
     if kernels is None or not (compiled.plain(kind, np.uint8) and len(kind) < 1 << 31
                                and (compiled.plain(ts, np.int64) or isinstance(ts, ColumnView))):  # fmt: skip
         return None
-    thread = compiled.values(cols.ev_thread, np.int16, np.int32)  # (the times are read in _match_compiled)
-    if thread is None:
+    keys = _thread_keys(cols.ev_thread)
+    if keys is None:
         return None
-    n_sel, n_end, lo, hi = kernels.duration_threads(kind, thread, thread.dtype == np.int32)
-    return None if n_sel and hi - lo >= COMPILED_THREAD_SPAN else (n_sel, n_end, lo, hi, thread)
+    width = keys.dtype.itemsize
+    if width == 1:  # (a code's 256 keys: counted in the same pass as the events)
+        lo, n_keys = 0, 256
+    else:
+        n_sel, n_end, lo, hi = kernels.duration_threads(kind, keys, width == 4)
+        if n_sel == 0:
+            return _Counted(0, 0, keys, width, 0, np.zeros(1, np.int64), np.zeros(1, np.int64))
+        if hi - lo >= COMPILED_THREAD_SPAN:
+            return None
+        n_keys = hi - lo + 1
+    ptr, cptr = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64)
+    n_sel, n_end = kernels.thread_counts(kind, keys, width, lo, ptr, cptr)
+    return _Counted(n_sel, n_end, keys, width, lo, ptr, cptr)
 
 
-def _match_compiled(cols: FxtColumns, complete: CompleteEnds, n_sel: int, n_end: int, lo: int, hi: int,
-                    thread: np.ndarray, trace_end: int, check,
+#: event rows whose times are read (from the mapped file) and grouped at once: 8 MB of times, reused from
+#: one block to the next, not a whole-column copy (8 bytes an event: 240 MB at 30M events)
+GROUP_BLOCK = 1 << 20
+
+
+def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted, trace_end: int, check,
                     times_seen: Callable[[np.ndarray], None] | None = None) -> list[np.ndarray]:  # fmt: skip
     """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops (slice_kernels.c): the
-    duration events grouped by thread in one pass over the file (rows, times, kinds and complete events'
-    ends copied out per thread: 21 bytes a duration event while the table is built), then each thread's
+    duration events grouped by thread in one pass over the file, a block of :data:`GROUP_BLOCK` rows at a
+    time (rows, times, kinds and complete events' ends copied out per thread: 21 bytes a duration event while
+    the table is built; the next block's times read on a second thread meanwhile), then each thread's
     markers replayed on a stack in one pass, written straight into the table, in steps of whole threads of
     about :data:`IN_FLIGHT_EVENTS` events (``check()`` before each: ~20 ms of work at most, a large thread
-    alone excepted). The same rules and results as the numpy
-    path (:func:`_match`). ``thread``: :func:`_count_compiled`'s; ``times_seen``: see :func:`build_slices`."""
+    alone excepted). The same rules and results as the numpy path (:func:`_match`). ``counted``:
+    :func:`_count_compiled`'s; ``times_seen``: see :func:`build_slices`."""
     kernels = compiled.slice_kernels
     assert kernels is not None
-    n_keys = hi - lo + 1
+    n_sel, n_end, keys, width, lo, ptr, cptr = counted
+    n_keys = len(ptr) - 1
     order, ts_g, kind_g = np.empty(n_sel, np.int32), np.empty(n_sel, np.int64), np.empty(n_sel, np.uint8)
-    ptr, cptr = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64)
     cend_g = np.empty(len(complete), np.int64)
-    ts = compiled.values(cols.ev_ts, np.int64)
-    kernels.group_threads(cols.ev_kind, ts, thread, thread.dtype == np.int32,
-                          lo, complete.rows, np.ascontiguousarray(complete.ends, np.int64), order, ptr, ts_g,
-                          kind_g, cend_g, cptr)  # fmt: skip
-    del thread
-    if times_seen is not None:
-        times_seen(ts)
-    del ts
+    nxt, cnxt = ptr[:-1].copy(), cptr[:-1].copy()
+    crow, cend = complete.rows, np.ascontiguousarray(complete.ends, np.int64)
+    kind, n, j = cols.ev_kind, len(cols.ev_kind), 0
+    for start, ts in column_blocks(cols.ev_ts, n, GROUP_BLOCK, np.int64, check):
+        j = kernels.scatter_threads(kind, keys, width, lo, start, ts, crow, cend, j, nxt, cnxt, order, ts_g,
+                                    kind_g, cend_g)  # fmt: skip
+        if times_seen is not None:
+            times_seen(ts)
+        del ts
+    if j != len(crow) or not np.array_equal(nxt, ptr[1:]) or not np.array_equal(cnxt, cptr[1:]):
+        raise ValueError("slices: the duration events grouped are not those counted")
+    del keys, nxt, cnxt
     grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
     capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
     out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
     n_out, key = 0, 0
     bounds = ptr.tolist()
+    # the matching's scratch (~70 bytes an event of the largest thread), one buffer for every step: allocated
+    # at each step it was a fresh mapping each time, faulted in again (~2 s of system time at 100M events)
+    largest = int(np.diff(ptr).max()) if n_keys else 0
+    scratch = np.empty(kernels.match_scratch(largest), np.uint8)
     while key < n_keys:
         if check is not None:
             check()
         step = 4 * BATCH_EVENTS  # (IN_FLIGHT_EVENTS, read here: a test's smaller batches check more often)
         stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + step) - 1))
-        n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out)
+        n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out, scratch)
         if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
             capacity = max(2 * capacity, n_out + need)
             out = [np.concatenate([c[:n_out], np.empty(capacity - n_out, c.dtype)]) for c in out]

@@ -168,3 +168,19 @@ def _order_ties(order: np.ndarray, packed_sorted: np.ndarray, rest: list[np.ndar
     np.cumsum(vals[1:] != vals[:-1], out=run[1:])
     rows = order[at]
     order[at] = rows[np.lexsort([k[rows] for k in rest] + [run])]
+
+
+def identity_if_sorted(lane: np.ndarray, ts: np.ndarray) -> np.ndarray | None:
+    """The rows' own order (int32 rows where they fit) when they are sorted by (``lane``, ``ts``) already,
+    which is then ``lexsort((ts, lane))``; else None (the caller sorts). Two comparison passes, where the
+    sort's check packs both keys into an int64 first (a table built sorted by its lane key and start: the
+    scheduling tables, ~0.1 s at 2M thread states)."""
+    n = len(lane)
+    if n > 1:
+        if np.any(lane[1:] < lane[:-1]):
+            return None
+        down = ts[1:] < ts[:-1]
+        down &= lane[1:] == lane[:-1]
+        if down.any():
+            return None
+    return np.arange(n, dtype=np.int32 if n < 1 << 31 else np.int64)

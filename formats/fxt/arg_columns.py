@@ -16,6 +16,7 @@ import numpy as np
 from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.columns import FxtColumns
+from fxscope.formats.fxt.event_data import compiled_pair, times_and_data
 
 _U = np.uint64
 #: argument types whose value is a number (pointers and koids are identifiers, not quantities)
@@ -38,6 +39,9 @@ class ArgColumns:
     #: word index where the value's payload starts (after an inline name): a 64-bit value or an inline
     #: string / blob stream
     value_word: np.ndarray
+    #: int64 position of each argument's record among the requested rows (``event`` is ``rows[record]``):
+    #: what a caller's per-record columns are gathered by, without searching the rows
+    record: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.event)
@@ -84,7 +88,8 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
             a[:c] for a in (act, index, ref, stream, atype, raw, value_at)
         )
         names = dec.string_ids(ref, stream, record[act])
-        return ArgColumns(event=rows[act], index=index, name=names, type=atype, raw=raw, value_word=value_at)
+        return ArgColumns(event=rows[act], index=index, name=names, type=atype, raw=raw, value_word=value_at,
+                          record=act)  # fmt: skip
     parts: list[tuple[np.ndarray, ...]] = []
     # the records still walking, with their position, end and argument count alongside (compressed with
     # them each step: cheaper than gathering pos[act], end[act] again several times a step)
@@ -120,7 +125,7 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
     if not parts:
         z = np.zeros(0, np.int64)
         return ArgColumns(
-            z, np.zeros(0, np.uint8), z.copy(), np.zeros(0, np.uint8), np.zeros(0, np.uint64), z.copy()
+            z, np.zeros(0, np.uint8), z.copy(), np.zeros(0, np.uint8), np.zeros(0, np.uint64), z.copy(), z.copy()
         )
     if len(parts) == 1:  # at most one argument a record: in record order already
         act, index, ref, stream, atype, raw, value_at = parts[0]
@@ -134,8 +139,77 @@ def event_arg_columns(cols: FxtColumns, rows: np.ndarray, check=None) -> ArgColu
         )
     names = dec.string_ids(ref, stream, record[act])
     return ArgColumns(
-        event=rows[act], index=index, name=names, type=atype, raw=raw.astype(np.uint64), value_word=value_at
+        event=rows[act], index=index, name=names, type=atype, raw=raw.astype(np.uint64), value_word=value_at,
+        record=act,
     )
+
+
+@dataclass
+class NumericArgs:
+    """The numeric arguments of event rows (:attr:`ArgColumns.numeric`), in row then argument order, with
+    their records' times and data words (one a row)."""
+
+    record: np.ndarray  # int64 position of each argument's record among the rows
+    name: np.ndarray  # int64 -> FxtColumns.strings (-1 unresolved)
+    value: np.ndarray  # float64 (:meth:`ArgColumns.values`)
+    ts: np.ndarray  # int64 ns of each row (``ev_ts``)
+    data: np.ndarray  # uint64 data word of each row (``ev_data``: a counter's id)
+    non_numeric: int  # the rows' other arguments (not numbers), skipped
+
+
+def numeric_args(cols: FxtColumns, rows: np.ndarray, check=None, per_row: float = 1.25) -> NumericArgs:
+    """The numeric arguments of event ``rows`` (ascending) with their times and data words: a counter
+    track's samples. Compiled (record_scan.numeric_args), one pass over each row's record: its header, time,
+    data word and argument block read while its cache lines are in (three passes, :func:`event_arg_columns`
+    then :func:`~fxscope.formats.fxt.event_data.times_and_data`, fetched each record three times: the
+    reference, and the path without the compiled loops). ``check()`` as :func:`event_arg_columns`'s;
+    ``per_row``: the numeric arguments a row expected (the outputs' size: more found, the rows' argument
+    counts are read and the pass made again; a caller of many batches gives the last batches' ratio)."""
+    rows = np.asarray(rows)
+    dec = cols.arg_decoder
+    rec = cols.ev_word
+    scan = compiled_pair(cols.ev_ts, cols.ev_data)
+    if (
+        scan is None
+        or not compiled.contiguous_words(dec.w)
+        or dec.w is not cols.ev_data.words
+        or rows.ndim != 1
+        or not len(rows)
+        or rows.dtype not in (np.int32, np.int64)
+        or not (isinstance(rec, np.ndarray) and rec.flags.c_contiguous and rec.dtype in (np.uint32, np.int64))
+        or rec is not cols.ev_data.record_word
+    ):
+        args = event_arg_columns(cols, rows, check=check)
+        numeric = args.numeric
+        ts, data = times_and_data(cols.ev_ts, cols.ev_data, rows)
+        assert args.record is not None
+        return NumericArgs(args.record[numeric], args.name[numeric], args.values()[numeric], np.asarray(ts),
+                           np.asarray(data, np.uint64), int(np.count_nonzero(~numeric)))  # fmt: skip
+    if check is not None:
+        check()
+    data_col = cols.ev_data
+    if data_col.before_read is not None:  # (no compiled SIGBUS guard: the file's size checked first)
+        data_col.before_read()
+    rows = np.ascontiguousarray(rows)
+    cut_words, cut_nargs = cols.ev_nargs_cut
+    cut_words = np.ascontiguousarray(cut_words, np.int64)
+    cut_nargs = np.ascontiguousarray(cut_nargs, np.uint8)
+    m = len(rows)
+    record, ts, data = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64)
+    cap = int(m * max(per_row, 0.0) * 1.05) + 64
+    while True:
+        act, ref, stream, value = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap)
+        c, skipped, full = scan.numeric_args(dec.w, rec, rec.dtype == np.int64, data_col.kind, rows,
+                                             rows.dtype == np.int64, cut_words, cut_nargs, data_col.seg_pos,
+                                             data_col.seg_tps, record, ts, data, act, ref, stream, value)  # fmt: skip
+        if not full:
+            break
+        cap = int(cols.arg_blocks_of(rows)[3].sum(dtype=np.int64))  # (every argument numeric, at most)
+    data_col._released_after(rows, 0, m)
+    data_col._put_exceptions(rows, 0, data)
+    act, ref, stream, value = act[:c], ref[:c], stream[:c], value[:c]
+    names = dec.string_ids(ref, stream, record[act])
+    return NumericArgs(act, names, value, ts, data, int(skipped))
 
 
 def python_values(cols: FxtColumns, args: ArgColumns) -> tuple[list[object], np.ndarray]:

@@ -135,6 +135,24 @@ class EventData(MappedColumn):
             out[at[hit]] = self.exc_vals[lo:hi][hit]
 
 
+def compiled_pair(times, data):
+    """The compiled loops (record_scan) when ``times`` and ``data`` (``ev_ts``, ``ev_data``) are the mapped
+    columns of one file that they read together (one pass over each row's record), else None."""
+    if not (
+        isinstance(times, EventTimes)
+        and isinstance(data, EventData)
+        and times.words is data.words
+        and times.record_word is data.record_word
+        and np.array_equal(times.seg_pos, data.seg_pos)
+        and np.array_equal(times.seg_tps, data.seg_tps)
+        and isinstance(data.kind, np.ndarray)
+        and data.kind.dtype == np.uint8
+        and data.kind.flags.c_contiguous
+    ):
+        return None
+    return data._scan()
+
+
 def times_and_data(times, data, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(times[rows], data[rows])`` (``ev_ts``, ``ev_data``): when both are the mapped columns of one file
     and the compiled loops are built, read in one pass over the rows' records (record_scan.event_times_data:
@@ -144,19 +162,10 @@ def times_and_data(times, data, rows: np.ndarray) -> tuple[np.ndarray, np.ndarra
     rows = np.asarray(rows)
     n = len(data)
     if (
-        isinstance(times, EventTimes)
-        and isinstance(data, EventData)
-        and rows.ndim == 1
+        rows.ndim == 1
         and rows.dtype.kind in "iu"
         and len(rows)
-        and times.words is data.words
-        and times.record_word is data.record_word
-        and np.array_equal(times.seg_pos, data.seg_pos)
-        and np.array_equal(times.seg_tps, data.seg_tps)
-        and isinstance(data.kind, np.ndarray)
-        and data.kind.dtype == np.uint8
-        and data.kind.flags.c_contiguous
-        and (scan := data._scan()) is not None
+        and (scan := compiled_pair(times, data)) is not None
         and int(rows.min()) >= 0
         and int(rows.max()) < n
     ):

@@ -712,6 +712,20 @@ release:
     return result;
 }
 
+/* Every row of `rows` (int32, int64 when rows_wide) a valid index of nrec records: else IndexError. */
+static int check_rows_of_width(const Py_buffer *ro, int rows_wide, Py_ssize_t nrec, const char *what)
+{
+    const Py_ssize_t m = ro->len / (rows_wide ? 8 : 4);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const int64_t r = rows_wide ? ((const int64_t *)ro->buf)[i] : ((const int32_t *)ro->buf)[i];
+        if (r < 0 || r >= nrec) {
+            PyErr_Format(PyExc_IndexError, "%s: row out of range", what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(event_times_data_doc,
 "event_times_data(words, record_word, wide, kind, rows, rows_wide, seg_pos, seg_tps, out_ts, out_data) -> None\n\n"
 "event_times and event_data of the same rows (int64 when rows_wide, else int32; each a valid row) in one\n"
@@ -745,13 +759,8 @@ static PyObject *event_times_data(PyObject *self, PyObject *args)
     /* (the segments' checks; the run of no rows asked for there is always in range) */
     if (check_rows_segments(Py_None, NULL, 0, 0, nrec, &sp, &st, "event_times_data") < 0)
         goto done;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        const int64_t r = rows_wide ? ((const int64_t *)ro.buf)[i] : ((const int32_t *)ro.buf)[i];
-        if (r < 0 || r >= nrec) {
-            PyErr_SetString(PyExc_IndexError, "event_times_data: row out of range");
-            goto done;
-        }
-    }
+    if (check_rows_of_width(&ro, rows_wide, nrec, "event_times_data") < 0)
+        goto done;
     {
         const uint64_t *words = (const uint64_t *)w.buf;
         const int64_t n = (int64_t)(w.len / 8);
@@ -1189,6 +1198,158 @@ done:
     return result;
 }
 
+/* rows ahead whose records numeric_args requests before it reads them */
+#define NUMERIC_AHEAD 16
+
+PyDoc_STRVAR(numeric_args_doc,
+"numeric_args(words, record_word, wide, kind, rows, rows_wide, cut_words, cut_nargs, seg_pos, seg_tps,\n"
+"             out_rec, out_ts, out_data, act, ref, stream, value) -> (count, non_numeric, full)\n\n"
+"The numeric arguments of event rows (int32, int64 when rows_wide; each a valid row of record_word: uint32,\n"
+"int64 when wide) and their records' fields, in one pass over each record (what arg_blocks, arg_columns and\n"
+"event_times_data read, each record's words fetched once): per row i, out_rec[i] its record's first word,\n"
+"out_ts[i] its time and out_data[i] its data word (as event_times_data); its arguments walked as\n"
+"arg_columns walks them (the header's count, or cut_nargs[j] where cut_words[j], int64 ascending, is the\n"
+"record's word: the reader's cuts), and for each int32/uint32/int64/uint64/double one: act = i (int64),\n"
+"ref its name ref (int64), stream the word after its header (int64), value its float64 value (as\n"
+"ArgColumns.values). Returns the numeric arguments written, the non-numeric ones skipped, and full: 1 when\n"
+"a numeric argument did not fit len(act) (the pass stopped there: the caller sizes the outputs by the\n"
+"argument counts and calls again). The data words' exceptions (EventData.exc_rows) are the caller's.");
+
+static PyObject *numeric_args(PyObject *self, PyObject *args)
+{
+    Py_buffer w, rw, kd, ro, cw, cn, sp, st, o_rec, o_ts, o_data, o_act, o_ref, o_str, o_val;
+    int wide, rows_wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*py*y*py*y*y*y*w*w*w*w*w*w*w*", &w, &rw, &wide, &kd, &ro, &rows_wide, &cw, &cn,
+                          &sp, &st, &o_rec, &o_ts, &o_data, &o_act, &o_ref, &o_str, &o_val))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t isz = wide ? 8 : 4, rsz = rows_wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
+        check_buffer(&ro, rsz, "rows") < 0 || check_buffer(&cw, 8, "cut_words") < 0 ||
+        check_buffer(&o_rec, 8, "out_rec") < 0 || check_buffer(&o_ts, 8, "out_ts") < 0 ||
+        check_buffer(&o_data, 8, "out_data") < 0 || check_buffer(&o_act, 8, "act") < 0 ||
+        check_buffer(&o_ref, 8, "ref") < 0 || check_buffer(&o_str, 8, "stream") < 0 ||
+        check_buffer(&o_val, 8, "value") < 0 || check_segments(&sp, &st, "numeric_args") < 0)
+        goto done;
+    const Py_ssize_t m = ro.len / rsz, nrec = rw.len / isz, ncut = cw.len / 8, cap = o_act.len / 8;
+    if (kd.len != nrec || o_rec.len / 8 != m || o_ts.len / 8 != m || o_data.len / 8 != m || cn.len != ncut ||
+        o_ref.len / 8 != cap || o_str.len / 8 != cap || o_val.len / 8 != cap) {
+        PyErr_SetString(PyExc_ValueError, "numeric_args: column lengths differ");
+        goto done;
+    }
+    if (check_rows_of_width(&ro, rows_wide, nrec, "numeric_args") < 0)
+        goto done;
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const uint8_t *kind = (const uint8_t *)kd.buf, *cut_nargs = (const uint8_t *)cn.buf;
+        const int64_t *cut_words = (const int64_t *)cw.buf;
+        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
+        const Py_ssize_t ns = sp.len / 8;
+        int64_t *out_rec = (int64_t *)o_rec.buf, *out_ts = (int64_t *)o_ts.buf;
+        uint64_t *out_data = (uint64_t *)o_data.buf;
+        int64_t *act = (int64_t *)o_act.buf, *ref = (int64_t *)o_ref.buf, *stream = (int64_t *)o_str.buf;
+        double *value = (double *)o_val.buf;
+        Py_ssize_t c = 0, s = 0, skipped = 0;
+        int full = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m && !full; i++) {
+            const int64_t r = rows_wide ? ((const int64_t *)ro.buf)[i] : ((const int32_t *)ro.buf)[i];
+            const int64_t at = record_at(rw.buf, wide, r);
+            if (i + NUMERIC_AHEAD < m) { /* a later row's record requested now: the rows are spread over the
+                                            file, each a cache (and often a TLB) miss the loop would wait for */
+                const int64_t r2 = rows_wide ? ((const int64_t *)ro.buf)[i + NUMERIC_AHEAD]
+                                             : ((const int32_t *)ro.buf)[i + NUMERIC_AHEAD];
+                const int64_t at2 = record_at(rw.buf, wide, r2);
+                if (at2 >= 0 && at2 + 8 < n) {
+                    __builtin_prefetch(words + at2);
+                    __builtin_prefetch(words + at2 + 7);
+                }
+            }
+            const unsigned k = kind[r];
+            const uint64_t h = word_at(words, n, at);
+            out_rec[i] = at;
+            out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &s);
+            out_data[i] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &s);
+            unsigned nargs = (unsigned)((h >> 20) & 0xF);
+            if (ncut) { /* the reader's cut of this record's count, if any (binary search) */
+                Py_ssize_t lo = 0, hi = ncut;
+                while (lo < hi) {
+                    const Py_ssize_t mid = lo + (hi - lo) / 2;
+                    if (cut_words[mid] < at)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo < ncut && cut_words[lo] == at)
+                    nargs = cut_nargs[lo];
+            }
+            int64_t p = at + args_skip(h);
+            const int64_t e = at + (int64_t)((h >> 4) & 0xFFF);
+            for (unsigned a = 0; a < nargs && p < e && p >= 0 && p < n; a++) {
+                const uint64_t ah = words[p];
+                const int64_t size = (int64_t)((ah >> 4) & 0xFFF);
+                const int64_t rf = (int64_t)((ah >> 16) & 0xFFFF);
+                const int64_t name_words = rf >= 0x8000 ? ((rf & 0x7FFF) + 7) >> 3 : 0;
+                const int64_t after = p + size;
+                if (!(size > 0 && after <= e && 1 + name_words <= size && after <= n))
+                    break;
+                const unsigned t = (unsigned)(ah & 0xF);
+                if (t < 1 || t > 5) {
+                    skipped++;
+                    p = after;
+                    continue;
+                }
+                if (c >= cap) {
+                    full = 1;
+                    break;
+                }
+                const int64_t v = p + 1 + name_words;
+                /* int32 (1), uint32 (2): bits 32..63 of the header; int64 (3), uint64 (4), double (5): the word
+                   after the name (0 when the argument has none) */
+                const uint64_t raw = t <= 2 ? ah >> 32 : (v < after ? words[v < n ? v : n - 1] : 0);
+                double x;
+                if (t == 1)
+                    x = (double)(int32_t)(uint32_t)raw;
+                else if (t == 2)
+                    x = (double)(uint32_t)raw;
+                else if (t == 3)
+                    x = (double)(int64_t)raw;
+                else if (t == 4)
+                    x = (double)raw;
+                else
+                    memcpy(&x, &raw, 8);
+                act[c] = i;
+                ref[c] = rf;
+                stream[c] = p + 1;
+                value[c] = x;
+                c++;
+                p = after;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_BuildValue("nni", c, skipped, full);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&rw);
+    PyBuffer_Release(&kd);
+    PyBuffer_Release(&ro);
+    PyBuffer_Release(&cw);
+    PyBuffer_Release(&cn);
+    PyBuffer_Release(&sp);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&o_rec);
+    PyBuffer_Release(&o_ts);
+    PyBuffer_Release(&o_data);
+    PyBuffer_Release(&o_act);
+    PyBuffer_Release(&o_ref);
+    PyBuffer_Release(&o_str);
+    PyBuffer_Release(&o_val);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
@@ -1204,6 +1365,7 @@ static PyMethodDef methods[] = {
     {"event_fields", event_fields, METH_VARARGS, event_fields_doc},
     {"code_index", code_index, METH_VARARGS, code_index_doc},
     {"generation_refs", generation_refs, METH_VARARGS, generation_refs_doc},
+    {"numeric_args", numeric_args, METH_VARARGS, numeric_args_doc},
     {NULL, NULL, 0, NULL},
 };
 

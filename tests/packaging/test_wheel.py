@@ -62,6 +62,9 @@ def test_wheel_holds_every_resource_file(dist: Path) -> None:
     assert [m for m in members if m.startswith("fxscope/core/trace/slice_kernels.") and m.endswith(".so")]
     # the model's compiled span kernels, built from core/trace/span_kernels.c
     assert [m for m in members if m.startswith("fxscope/core/trace/span_kernels.") and m.endswith(".so")]
+    # the sums and counts (core/trace/summary_kernels.c) and the scheduling replay (core/trace/sched_kernels.c)
+    assert [m for m in members if m.startswith("fxscope/core/trace/summary_kernels.") and m.endswith(".so")]
+    assert [m for m in members if m.startswith("fxscope/core/trace/sched_kernels.") and m.endswith(".so")]
     # the SIGBUS guard of the trace's memory map, built from formats/mapping_guard.c
     assert [m for m in members if m.startswith("fxscope/formats/mapping_guard.") and m.endswith(".so")]
 
@@ -81,7 +84,7 @@ def test_sdist_carries_packaging_and_tests(dist: Path) -> None:
     for path in ("packaging/linux/install.sh", "packaging/linux/fxscope.xml", "packaging/fxscope.spec",
                  "packaging/build-bundle.sh", "resources/icons/fxscope.svg", "tests/conftest.py",
                  "formats/fxt/record_scan.c", "core/trace/slice_kernels.c", "core/trace/span_kernels.c",
-                 "formats/mapping_guard.c"):
+                 "formats/mapping_guard.c", "core/trace/summary_kernels.c", "core/trace/sched_kernels.c"):
         assert path in names
 
 

@@ -1,6 +1,8 @@
 """The whole-trace passes of the statistics and the flame graph run in blocks of rows (their temporaries
 reused, not fresh memory per pass): with blocks of a few rows, every block boundary, far ancestor (a parent
-many blocks back) and root is exercised, and the results must equal the whole-column computation."""
+many blocks back) and root is exercised, and the results must equal the whole-column computation. These are
+the numpy paths (an install without a C compiler): the compiled loops, which have no blocks, are off here
+(tests/core/analysis/test_summary_kernels.py compares the two)."""
 
 from __future__ import annotations
 
@@ -11,12 +13,18 @@ from fxscope.core.analysis import call_tree, selection
 from fxscope.core.analysis.call_tree import top_down
 from fxscope.core.analysis.selection import Area, AreaRows, area_rows, clipped_self, grouped_sums
 from fxscope.core.analysis.stats import name_stats
+from fxscope.core.trace import compiled
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.reading import read_trace
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.reader import read_fxt_bytes
 from fxscope.formats.fxt.writer import FxtWriter
 from tests.core.analysis.nested_trace import nested_trace
+
+
+@pytest.fixture(autouse=True)
+def numpy_paths(monkeypatch) -> None:
+    monkeypatch.setattr(compiled, "summary_kernels", None)
 
 
 def _reference_self(ar: AreaRows) -> np.ndarray:

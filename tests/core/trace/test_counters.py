@@ -177,3 +177,48 @@ def test_arguments_decoded_in_batches_give_the_same_series(monkeypatch) -> None:
     for a, b in zip(batched.series, whole.series, strict=True):
         assert np.array_equal(a.ts, b.ts) and np.array_equal(a.value, b.value, equal_nan=True)
         assert np.array_equal(a.event, b.event)
+
+
+def test_series_by_counting_sort_and_by_lexsort_are_the_same(monkeypatch) -> None:
+    """The samples are ordered by a radix sort of their series numbers (dense ranks of process, name,
+    counter id and argument) when those are few, else by a lexsort of every key: both give the same series,
+    in time order, ties in event order."""
+    from fxscope.core.trace import counters
+
+    cols = read_fxt_bytes(generate_trace(30_000, seed=2))
+    counted = build_counters(cols)
+    monkeypatch.setattr(counters, "MAX_COMBINATIONS", 1)
+    sorted_all = build_counters(cols)
+    assert len(counted.series) > 3
+    assert [(c.pid, c.name, c.counter_id, c.arg_name) for c in counted.series] == [
+        (c.pid, c.name, c.counter_id, c.arg_name) for c in sorted_all.series
+    ]
+    for a, b in zip(counted.series, sorted_all.series, strict=True):
+        assert np.array_equal(a.ts, b.ts) and np.array_equal(a.event, b.event) and a.event.dtype == b.event.dtype
+        assert np.array_equal(a.value, b.value, equal_nan=True)
+        assert (np.diff(a.ts) >= 0).all()
+
+
+@pytest.mark.parametrize("combinations", [1 << 22, 1])
+def test_series_out_of_time_order_are_sorted_ties_in_event_order(fxt, monkeypatch, combinations: int) -> None:
+    """Samples of a series written out of time order (two providers' clocks, a late writer) come sorted by
+    time, samples of one time in event order, by the counting sort and by the lexsort alike."""
+    from fxscope.core.trace import counters
+
+    monkeypatch.setattr(counters, "MAX_COMBINATIONS", combinations)
+    cols = fxt(
+        [
+            (K.COUNTER, 300, P1, "mem", 0, [(1, A.INT64, 1)]),
+            (K.COUNTER, 100, P1, "mem", 0, [(1, A.INT64, 2)]),
+            (K.COUNTER, 200, P2, "mem", 0, [(1, A.INT64, 3)]),  # another process: in order
+            (K.COUNTER, 100, P1B, "mem", 0, [(1, A.INT64, 4), (1, A.INT64, 5)]),  # a tie, twice one name
+            (K.COUNTER, 50, P2, "mem", 0, [(1, A.INT64, 6)]),
+        ],
+        setup=_registered,
+    )
+    cs = build_counters(cols)
+    got = [(s.pid, s.label, s.ts.tolist(), s.value.tolist(), s.event.tolist()) for s in cs.series]
+    assert got == [
+        (1, "mem:rss", [100, 100, 100, 300], [2.0, 4.0, 5.0, 1.0], [1, 3, 3, 0]),
+        (2, "mem:rss", [50, 200], [6.0, 3.0], [4, 2]),
+    ]

@@ -37,3 +37,24 @@ def test_rows_kernel_refuses_a_wrong_count(span_paths) -> None:
     for wrong in (np.zeros(3, np.int32), np.zeros(5, np.int32)):
         with pytest.raises(ValueError):
             compiled.span_kernels.kind_rows(kind, 5, 7, wrong, False)
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def summary_loops(request, monkeypatch) -> str:
+    """Once with the compiled byte counts (core/trace/summary_kernels.c), once with the numpy blocks."""
+    from fxscope.core.trace import compiled
+    from tests.compiled_loops import choose_loops
+
+    return choose_loops(request.param, monkeypatch, compiled, "summary_kernels")
+
+
+def test_counts_of_every_byte_value(summary_loops: str) -> None:
+    """Counts of values up to 255 (any length, every value, runs of one value), a minimum length past 256,
+    a column that is not uint8 (the numpy path), an empty one: np.bincount's results."""
+    rng = np.random.default_rng(18)
+    for kind in (rng.integers(0, 256, 100_003).astype(np.uint8), np.full(37, 200, np.uint8), np.zeros(0, np.uint8),
+                 rng.integers(0, 9, 5000).astype(np.uint8)[::3], rng.integers(0, 300, 1000)):  # fmt: skip
+        for minlength in (0, 11, 256, 300):
+            want = np.bincount(kind, minlength=minlength)
+            got = kind_counts(kind, minlength)
+            assert got.dtype == np.int64 and got.tolist() == want.tolist(), (len(kind), minlength)

@@ -31,7 +31,7 @@ def test_extension_is_built():
     """The install built the extension (CI and a developer machine have a C compiler): without it the
     model of a large trace builds at the numpy fallback's speed."""
     assert KERNELS is not None, "fxscope.core.trace.slice_kernels was not built: pip install -e . with gcc"
-    for name in ("duration_threads", "group_threads", "match_threads", "lane_rows", "pyramid", "density",
+    for name in ("duration_threads", "thread_counts", "scatter_threads", "match_threads", "lane_rows", "pyramid", "density",
                  "group_by_thread_time"):
         assert callable(getattr(KERNELS, name))
 
@@ -274,12 +274,44 @@ def test_pyramid_lanes_out_of_range_or_unsorted_take_the_numpy_path():
     _assert_same(built["compiled"], built["numpy"])
 
 
-def _grouped(kind, ts, thread, crow, cend, lo=0, n_keys=8):
-    n = int(((kind >= 2) & (kind <= 4)).sum())
+def _grouped(kind, ts, thread, crow, cend, lo=0, n_keys=8, block=2):
+    """thread_counts, then scatter_threads a ``block`` of rows at a time (the model's blocks of times)."""
+    width = thread.dtype.itemsize
+    ptr, cptr = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64)
+    n, _ = KERNELS.thread_counts(kind, thread, width, lo, ptr, cptr)
     order, ts_g, kind_g = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.uint8)
-    ptr, cptr, cend_g = np.empty(n_keys + 1, np.int64), np.empty(n_keys + 1, np.int64), np.empty(len(crow), np.int64)
-    KERNELS.group_threads(kind, ts, thread, False, lo, crow, cend, order, ptr, ts_g, kind_g, cend_g, cptr)
+    cend_g = np.empty(len(crow), np.int64)
+    nxt, cnxt, j = ptr[:-1].copy(), cptr[:-1].copy(), 0
+    for a in range(0, len(kind), block):
+        j = KERNELS.scatter_threads(kind, thread, width, lo, a, ts[a : a + block], crow, cend, j, nxt, cnxt, order,
+                                    ts_g, kind_g, cend_g)  # fmt: skip
+    assert j == len(crow) and nxt.tolist() == ptr[1:].tolist() and cnxt.tolist() == cptr[1:].tolist()
     return order, ptr, ts_g, kind_g, cend_g, cptr
+
+
+def test_thread_grouping_by_blocks_and_by_one_byte_codes():
+    """The grouping is the same whatever the block of rows scattered at once, and by int16 thread values or
+    by the uint8 codes of a one-byte code column (values ascending with the codes): each thread's duration
+    events in file order, the threads in order."""
+    rng = np.random.default_rng(7)
+    n = 500
+    kind = rng.integers(0, 6, n).astype(np.uint8)
+    ts = rng.integers(0, 1000, n).astype(np.int64)
+    thread = rng.integers(0, 5, n).astype(np.int16)
+    crow = np.flatnonzero(kind == 4).astype(np.int32)
+    cend = ts[crow] + 5
+    whole = _grouped(kind, ts, thread, crow, cend, n_keys=5, block=n)
+    sel = np.flatnonzero((kind >= 2) & (kind <= 4))
+    expect = sel[np.argsort(thread[sel], kind="stable")]
+    assert whole[0].tolist() == expect.tolist() and whole[2].tolist() == ts[expect].tolist()
+    assert whole[5][-1] == len(crow) and whole[1].tolist() == [0, *np.cumsum(np.bincount(thread[sel])).tolist()]
+    for block in (1, 7, 64):
+        got = _grouped(kind, ts, thread, crow, cend, n_keys=5, block=block)
+        assert all(np.array_equal(x, y) for x, y in zip(got, whole, strict=True))
+    codes = _grouped(kind, ts, thread.astype(np.uint8), crow, cend, n_keys=256, block=33)
+    for k in (0, 2, 3, 4):
+        assert np.array_equal(codes[k], whole[k])
+    assert np.array_equal(codes[1][:6], whole[1]) and (codes[1][6:] == whole[1][-1]).all()
 
 
 def test_slice_kernels_refuse_rows_threads_and_sizes_out_of_range():
@@ -292,10 +324,33 @@ def test_slice_kernels_refuse_rows_threads_and_sizes_out_of_range():
         _grouped(kind, ts, thread, crow, cend, n_keys=2)
     with pytest.raises(ValueError):  # complete ends not those of the complete events
         _grouped(kind, ts, thread, np.array([1], np.int32), cend)
-    with pytest.raises(ValueError):  # order of the wrong size
-        KERNELS.group_threads(kind, ts, thread, False, 0, crow, cend, np.empty(3, np.int32), np.empty(9, np.int64),
-                              np.empty(3, np.int64), np.empty(3, np.uint8), np.empty(1, np.int64),
-                              np.empty(9, np.int64))  # fmt: skip
+    ptr9, cptr9 = np.empty(9, np.int64), np.empty(9, np.int64)
+    with pytest.raises(ValueError):  # a width other than 1, 2, 4
+        KERNELS.thread_counts(kind, thread, 3, 0, ptr9, cptr9)
+    with pytest.raises(ValueError):  # a thread below lo
+        KERNELS.thread_counts(kind, thread, 2, 1, ptr9, cptr9)
+    assert KERNELS.thread_counts(kind, thread, 2, 0, ptr9, cptr9) == (4, 1)
+
+    def scatter(start=0, block=ts, order_size=4, j=0, nxt=None, cnxt=None):
+        return KERNELS.scatter_threads(kind, thread, 2, 0, start, block, crow, cend, j,
+                                       ptr9[:-1].copy() if nxt is None else nxt,
+                                       cptr9[:-1].copy() if cnxt is None else cnxt, np.empty(order_size, np.int32),
+                                       np.empty(order_size, np.int64), np.empty(order_size, np.uint8),
+                                       np.empty(1, np.int64))  # fmt: skip
+
+    assert scatter() == 1
+    with pytest.raises(ValueError):  # order of the wrong size: a slot past it
+        scatter(order_size=3)
+    with pytest.raises(ValueError):  # rows past the columns
+        scatter(start=1)
+    with pytest.raises(ValueError):  # a cursor past the outputs
+        scatter(nxt=np.full(8, 9, np.int64))
+    with pytest.raises(ValueError):  # a negative cursor
+        scatter(nxt=np.full(8, -1, np.int64))
+    with pytest.raises(ValueError):  # the complete events past crow
+        scatter(j=1)
+    with pytest.raises(ValueError):  # a complete event's cursor past cend_g
+        scatter(cnxt=np.full(8, 1, np.int64))
     grouped = _grouped(kind, ts, thread, crow, cend)
     order, ptr, ts_g, kind_g, cend_g, cptr = grouped
     assert order.tolist() == [0, 1, 2, 4] and ptr.tolist() == [0, 2, 3, 3, 3, 3, 3, 3, 4]
@@ -303,6 +358,15 @@ def test_slice_kernels_refuse_rows_threads_and_sizes_out_of_range():
     assert cptr.tolist() == [0, 0, 1, 1, 1, 1, 1, 1, 1]
     out = [np.empty(3, t) for t in (np.int64, np.int64, np.uint16, np.int32, np.uint8, np.int32)]
     assert KERNELS.match_threads(*grouped, 0, 8, 10, *out, 0) == (3, 8, 0)
+    alone = [c.copy() for c in out]
+    for scratch in (np.empty(KERNELS.match_scratch(2), np.uint8), np.empty(1, np.uint8)):  # (too small: its own)
+        out = [np.zeros(3, t) for t in (np.int64, np.int64, np.uint16, np.int32, np.uint8, np.int32)]
+        assert KERNELS.match_threads(*grouped, 0, 8, 10, *out, 0, scratch) == (3, 8, 0)
+        assert all(np.array_equal(x, y) for x, y in zip(out, alone, strict=True))
+    with pytest.raises((TypeError, BufferError)):  # a read-only scratch
+        KERNELS.match_threads(*grouped, 0, 8, 10, *out, 0, b"x" * 1000)
+    with pytest.raises(ValueError):
+        KERNELS.match_scratch(-1)
     bad_kind = kind_g.copy()
     bad_kind[1] = 0  # an instant among the duration events
     with pytest.raises(ValueError):
@@ -358,3 +422,15 @@ def test_density_of_timestamps_out_of_range_matches_numpy():
         with np.errstate(all="ignore"):
             ref = np.bincount(((ts - start) * scale).astype(np.int64).clip(0, bins - 1), minlength=bins)
         assert np.array_equal(counts, ref), (start, scale, bins)
+
+
+def test_same_model_when_the_times_are_grouped_in_many_blocks(monkeypatch):
+    """The compiled build reads the event times a block at a time (the next block on a worker thread) and
+    counts the overview's density block by block: small blocks give the numpy path's model too."""
+    from fxscope.core.trace import slices
+
+    cols = read_fxt_bytes(generate_trace(20_000, seed=6, scheduling=True))
+    monkeypatch.setattr(slices, "GROUP_BLOCK", 997)
+    assert len(cols.ev_kind) > 20 * slices.GROUP_BLOCK
+    m = assert_same_model(cols)
+    assert m is not None and m._density_read is None  # (the density counted while the model was built, taken)

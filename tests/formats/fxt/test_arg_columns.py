@@ -13,7 +13,7 @@ import pytest
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.formats.errors import FormatError
 from fxscope.formats.fxt import compiled
-from fxscope.formats.fxt.arg_columns import event_arg_columns, python_values
+from fxscope.formats.fxt.arg_columns import event_arg_columns, numeric_args, python_values
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.columns import EventKind
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
@@ -68,31 +68,35 @@ def test_real_trace_pointer_and_string_arguments(testdata, fxt_loops) -> None:
     assert _check_against_event_args(cols, rows[::7]) > 4000
 
 
+def _mutated(testdata, cut_and_flip, rng: random.Random, generated: bytes):
+    """The readable ones of 100 truncated and mutated copies of each real trace and of ``generated``."""
+    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generated]
+    for data in sources:
+        for _ in range(100):
+            try:
+                yield read_fxt_bytes(cut_and_flip(data, rng, 6))
+            except FormatError:
+                continue
+
+
 def test_compiled_walk_equals_numpy_walk_on_hostile_traces(testdata, cut_and_flip) -> None:
     """Truncated and mutated traces (argument sizes, inline name lengths, counts): the compiled walk keeps
     the same arguments, with the same fields, as the numpy walk (400 traces)."""
     scan = compiled.record_scan
     assert scan is not None
-    rng = random.Random(5)
-    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generate_trace(500, seed=4)]
     compared = 0
-    for data in sources:
-        for _ in range(100):
-            try:
-                cols = read_fxt_bytes(cut_and_flip(data, rng, 6))
-            except FormatError:
-                continue
-            rows = np.arange(len(cols.ev_ts))
-            a = event_arg_columns(cols, rows)
-            compiled.record_scan = None
-            try:
-                b = event_arg_columns(cols, rows)
-            finally:
-                compiled.record_scan = scan
-            for f in dataclasses.fields(a):
-                x, y = getattr(a, f.name), getattr(b, f.name)
-                assert x.dtype == y.dtype and np.array_equal(x, y), f.name
-            compared += 1
+    for cols in _mutated(testdata, cut_and_flip, random.Random(5), generate_trace(500, seed=4)):
+        rows = np.arange(len(cols.ev_ts))
+        a = event_arg_columns(cols, rows)
+        compiled.record_scan = None
+        try:
+            b = event_arg_columns(cols, rows)
+        finally:
+            compiled.record_scan = scan
+        for f in dataclasses.fields(a):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            assert x.dtype == y.dtype and np.array_equal(x, y), f.name
+        compared += 1
     assert compared >= 300
 
 
@@ -143,3 +147,85 @@ def test_compiled_arg_blocks_equal_the_numpy_ones(testdata) -> None:
     with pytest.raises(ValueError):
         scan.arg_blocks(cols.arg_decoder.w, rec, rec.dtype == np.int64, np.array([0, 1], np.int64), *out,
                         np.empty(1, np.uint8))  # fmt: skip
+
+
+def _numeric_both(cols, rows, per_row: float = 1.25):
+    """numeric_args of ``rows`` compiled (one pass a record) and by the numpy composition (the reference)."""
+    scan = compiled.record_scan
+    assert scan is not None
+    a = numeric_args(cols, rows, per_row=per_row)
+    compiled.record_scan = None
+    try:
+        b = numeric_args(cols, rows)
+    finally:
+        compiled.record_scan = scan
+    return a, b
+
+
+def _assert_same_numeric(a, b) -> None:
+    assert a.non_numeric == b.non_numeric
+    for f in ("record", "name", "value", "ts", "data"):
+        x, y = getattr(a, f), getattr(b, f)
+        assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=f == "value"), f
+
+
+def test_numeric_args_one_pass_equals_the_argument_walk(testdata, cut_and_flip) -> None:
+    """The compiled numeric_args (arguments, time and data word of each record in one pass) keeps the numeric
+    arguments the argument walk keeps, with the same values, names and records, and the rows' times and data
+    words (counters' ids, complete events' ends): on generated and real traces, every row and the counters
+    alone, outputs sized too small (the pass made again), the reader's cut counts, and 200+ mutated traces."""
+    w = FxtWriter()
+    w.string(1, "n")
+    w.thread(1, 10, 11)
+    w.event(EventKind.COUNTER, 5, 1, 1, 1, args=[("a", ArgType.INT32, -3), ("b", ArgType.DOUBLE, 2.5)], data=4)
+    # a counter with two arguments announced, the second of size 0 (A2: the reader cuts its count to 1)
+    w.raw(b"".join(v.to_bytes(8, "little") for v in (4 | (6 << 4) | (1 << 16) | (2 << 20) | (1 << 48), 6, 1, 2,
+                   1 | (1 << 4) | (1 << 16) | (7 << 32), 0, 99)))  # fmt: skip
+    cols = read_fxt_bytes(w.getvalue())
+    a, b = _numeric_both(cols, np.arange(len(cols.ev_word)))
+    _assert_same_numeric(a, b)
+    assert a.value.tolist()[:2] == [-3.0, 2.5] and a.data.tolist()[0] == 4
+    cols = read_fxt_bytes(generate_trace(30_000, seed=3))
+    counters = np.flatnonzero(cols.ev_kind == EventKind.COUNTER).astype(np.int32)
+    assert len(counters) > 100
+    for rows, per_row in ((counters, 1.25), (counters, 0.0), (np.arange(len(cols.ev_word)), 1.25),
+                          (np.arange(len(cols.ev_word)), 0.1)):  # fmt: skip
+        a, b = _numeric_both(cols, rows, per_row)
+        _assert_same_numeric(a, b)
+        assert len(a.value) > 100
+    real = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
+    _assert_same_numeric(*_numeric_both(real, np.arange(len(real.ev_word))))
+    rng = random.Random(12)
+    compared = 0
+    for cols in _mutated(testdata, cut_and_flip, rng, generate_trace(500, seed=6)):
+        if len(cols.ev_word):
+            _assert_same_numeric(*_numeric_both(cols, np.arange(len(cols.ev_word)), rng.choice([0.0, 1.25])))
+            compared += 1
+    assert compared >= 200
+
+
+def test_numeric_args_refuses_rows_out_of_range() -> None:
+    """The compiled pass checks every row before reading a record (IndexError), and its columns' sizes."""
+    cols = read_fxt_bytes(generate_trace(2_000, seed=1))
+    scan = compiled.record_scan
+    assert scan is not None
+    d = cols.ev_data
+    m = 2
+
+    def call(rows, out_rows=m, kind=d.kind):
+        e = np.empty(out_rows, np.int64)
+        return scan.numeric_args(d.words, cols.ev_word, cols.ev_word.dtype == np.int64, kind, rows, rows.dtype == np.int64,
+                                 np.zeros(0, np.int64), np.zeros(0, np.uint8), d.seg_pos, d.seg_tps, e, e.copy(),
+                                 np.empty(out_rows, np.uint64), np.empty(4, np.int64), np.empty(4, np.int64),
+                                 np.empty(4, np.int64), np.empty(4))  # fmt: skip
+
+    n = len(cols.ev_word)
+    assert call(np.array([0, 1], np.int64))[0] >= 0
+    with pytest.raises(IndexError):
+        call(np.array([0, n], np.int64))
+    with pytest.raises(IndexError):
+        call(np.array([-1, 0], np.int32))
+    with pytest.raises(ValueError):  # outputs not one a row
+        call(np.array([0, 1], np.int64), out_rows=3)
+    with pytest.raises(ValueError):  # a kind column not one a record
+        call(np.array([0, 1], np.int64), kind=d.kind[:-1].copy())

@@ -1,0 +1,372 @@
+/*
+ * The scheduling tables' replay (core/trace/sched.py build_sched), compiled: the context switches ordered per
+ * CPU by time (a counting sort by CPU, each CPU's run sorted only when it is not in time order already) give
+ * the CPU slices; the switches' outgoing and incoming threads and the wakeups, ordered per thread by (time,
+ * outgoing < wakeup < incoming, record) (a counting sort by thread, each thread's run sorted only when it is
+ * not in that order already), give the thread states, with the wakeups of running threads dropped.
+ *
+ * Why C: numpy does the replay in ~100 passes over the records (concatenations of the three kinds of
+ * events, two multi-key sorts, gathers by their orders, forward fills for the redundant wakeups); here it is
+ * a few passes with one event array. The numpy path stays the reference (FXSCOPE_NO_COMPILED=1 forces it;
+ * tests/core/trace/test_sched_kernels.py compares both on generated, third-party and hostile traces). Every
+ * buffer length is checked; the records' values index only tables this file sizes from them. The GIL is
+ * released while the loops run.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { WAKEUP = 2, RUNNING = 1, RUNNABLE = 6, PREEMPTED = 7 };
+
+static int check_items(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *what)
+{
+    if (b->len % itemsize != 0 || ((uintptr_t)b->buf) % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: buffer length or alignment does not fit %zd-byte items", what,
+                     itemsize);
+        return -1;
+    }
+    if (n >= 0 && b->len / itemsize != n) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd items, expected %zd", what, b->len / itemsize, n);
+        return -1;
+    }
+    return 0;
+}
+
+static inline uint64_t koid_at(const void *a, int wide, Py_ssize_t i)
+{
+    return wide ? ((const uint64_t *)a)[i] : (uint64_t)((const uint32_t *)a)[i];
+}
+
+/* A switch on a CPU or an event of a thread: its time, and its rank (0 outgoing, 1 wakeup, 2 incoming)
+ * above its record (``rank << 56 | record``): compared as (ts, rank, record). */
+typedef struct {
+    int64_t ts;
+    int64_t rr;
+} Item;
+
+#define RANK_SHIFT 56
+
+static int item_cmp(const void *pa, const void *pb)
+{
+    const Item *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return (a->rr > b->rr) - (a->rr < b->rr);
+}
+
+/* Sorts items[lo:hi] by (ts, rank, rec) unless they are in that order already. */
+static void order_run(Item *items, Py_ssize_t lo, Py_ssize_t hi)
+{
+    for (Py_ssize_t j = lo + 1; j < hi; j++) {
+        if (item_cmp(&items[j - 1], &items[j]) > 0) {
+            qsort(items + lo, (size_t)(hi - lo), sizeof(Item), item_cmp);
+            return;
+        }
+    }
+}
+
+/* Open-addressing map of the threads' koids to their numbers (first-seen order), grown as it fills; the
+ * koids below SMALL_KOIDS (as a rule all: koids are small counters) are also looked up in a direct table. */
+#define SMALL_KOIDS 65536
+typedef struct {
+    uint64_t *keys;
+    int64_t *slot;  /* number + 1, 0 empty */
+    size_t mask;
+    Py_ssize_t n;
+    int64_t *small;  /* SMALL_KOIDS entries: number + 1, 0 not seen */
+} KoidMap;
+
+static inline size_t koid_hash(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+static int map_resize(KoidMap *m, size_t slots)
+{
+    uint64_t *keys = malloc(slots * sizeof(uint64_t));
+    int64_t *slot = calloc(slots, sizeof(int64_t));
+    if (!keys || !slot) {
+        free(keys);
+        free(slot);
+        return -1;
+    }
+    for (size_t at = 0; m->slot && at <= m->mask; at++) {
+        if (!m->slot[at])
+            continue;
+        size_t to = koid_hash(m->keys[at]) & (slots - 1);
+        while (slot[to])
+            to = (to + 1) & (slots - 1);
+        keys[to] = m->keys[at];
+        slot[to] = m->slot[at];
+    }
+    free(m->keys);
+    free(m->slot);
+    m->keys = keys;
+    m->slot = slot;
+    m->mask = slots - 1;
+    return 0;
+}
+
+/* The number of ``k`` (added when new), -1 when out of memory. */
+static inline int64_t koid_number(KoidMap *m, uint64_t k)
+{
+    if (k < SMALL_KOIDS && m->small[k])
+        return m->small[k] - 1;
+    size_t at = koid_hash(k) & m->mask;
+    while (m->slot[at]) {
+        if (m->keys[at] == k)
+            return m->slot[at] - 1;
+        at = (at + 1) & m->mask;
+    }
+    if ((size_t)(m->n + 1) * 2 > m->mask + 1) {
+        if (map_resize(m, (m->mask + 1) * 2))
+            return -1;
+        return koid_number(m, k);
+    }
+    m->keys[at] = k;
+    m->slot[at] = ++m->n;
+    if (k < SMALL_KOIDS)
+        m->small[k] = m->n;
+    return m->n - 1;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+PyDoc_STRVAR(sched_replay_doc,
+"sched_replay(kind, ts, cpu, out_tid, out_wide, in_tid, in_wide, out_state, in_idle, out_idle, trace_end,\n"
+"             cs_rec, cs_start, cs_end, st_rec, st_in, st_start, st_end, st_state) -> (n_cpu_slices, n_states)\n\n"
+"build_sched's CPU slices and thread states of the scheduling records (uint8 kind, int64 ts, uint16 cpu,\n"
+"uint32/uint64 koids, uint8 out_state, bool idle flags; trace_end already at least 0). The CPU slices'\n"
+"records, starts and ends go to cs_* (int64, room for every switch), the thread states' records, whether the\n"
+"thread is the record's incoming one (or the woken one; uint8), starts, ends and states (uint8) to st_*\n"
+"(room for every event: a wakeup, each switch's non-idle threads). Returns how many of each were written;\n"
+"ValueError when an output is too short.");
+
+static PyObject *sched_replay(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, tb, cb, ob, ib, sb, iib, oib, csr, css, cse, str_, sti, sts, ste, stst;
+    int owide, iwide;
+    long long trace_end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*py*py*y*y*Lw*w*w*w*w*w*w*w*", &kb, &tb, &cb, &ob, &owide, &ib, &iwide, &sb,
+                          &iib, &oib, &trace_end, &csr, &css, &cse, &str_, &sti, &sts, &ste, &stst))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = kb.len;
+    if (check_items(&tb, 8, n, "ts") || check_items(&cb, 2, n, "cpu") || check_items(&ob, owide ? 8 : 4, n, "out_tid")
+        || check_items(&ib, iwide ? 8 : 4, n, "in_tid") || check_items(&sb, 1, n, "out_state")
+        || check_items(&iib, 1, n, "in_idle") || check_items(&oib, 1, n, "out_idle")
+        || check_items(&csr, 8, -1, "cs_rec") || check_items(&css, 8, csr.len / 8, "cs_start")
+        || check_items(&cse, 8, csr.len / 8, "cs_end") || check_items(&str_, 8, -1, "st_rec")
+        || check_items(&sti, 1, str_.len / 8, "st_in") || check_items(&sts, 8, str_.len / 8, "st_start")
+        || check_items(&ste, 8, str_.len / 8, "st_end") || check_items(&stst, 1, str_.len / 8, "st_state"))
+        goto done;
+    {
+        const uint8_t *kind = kb.buf, *out_state = sb.buf, *in_idle = iib.buf, *out_idle = oib.buf;
+        const int64_t *ts = tb.buf;
+        const uint16_t *cpu = cb.buf;
+        const void *out_tid = ob.buf, *in_tid = ib.buf;
+        int64_t *cs_rec = csr.buf, *cs_start = css.buf, *cs_end = cse.buf;
+        int64_t *st_rec = str_.buf, *st_start = sts.buf, *st_end = ste.buf;
+        uint8_t *st_in = sti.buf, *st_state = stst.buf;
+        int64_t end_ns = trace_end;
+        Py_ssize_t n_cs = 0, n_st = 0;
+        int failed = 0;  /* 1: out of memory, 2: an output too short */
+        Py_ssize_t cs_room = csr.len / 8, st_room = str_.len / 8;
+        Item *items = NULL;
+        int64_t *ptr = NULL, *rank_of = NULL;
+        uint64_t *uniq = NULL;
+        KoidMap map = {NULL, NULL, 0, 0, NULL};
+        Py_BEGIN_ALLOW_THREADS
+        /* --- CPU slices: the switches by (cpu, ts, record), a counting sort by CPU */
+        ptr = calloc(65536 + 1, sizeof(int64_t));
+        items = malloc((size_t)(n > 0 ? n : 1) * sizeof(Item));
+        map.small = calloc(SMALL_KOIDS, sizeof(int64_t));
+        if (!ptr || !items || !map.small || map_resize(&map, 1024)) {
+            failed = 1;
+            goto out;
+        }
+        for (Py_ssize_t r = 0; r < n; r++)
+            if (kind[r] != WAKEUP)
+                ptr[cpu[r] + 1]++;
+        for (int c = 0; c < 65536; c++)
+            ptr[c + 1] += ptr[c];
+        Py_ssize_t n_sw = ptr[65536];
+        if (n_sw > cs_room) {
+            failed = 2;
+            goto out;
+        }
+        for (Py_ssize_t r = 0; r < n; r++)
+            if (kind[r] != WAKEUP)
+                items[ptr[cpu[r]]++] = (Item){ts[r], r};
+        /* (ptr[c] is now the end of CPU c's run: runs are ptr[c - 1] .. ptr[c]) */
+        for (int c = 0; c < 65536; c++)
+            order_run(items, c ? ptr[c - 1] : 0, ptr[c]);
+        for (Py_ssize_t j = 0; j < n_sw; j++) {
+            int64_t r = items[j].rr;
+            if (in_idle[r])
+                continue;
+            int last = j + 1 == n_sw || cpu[items[j + 1].rr] != cpu[r];
+            int64_t e = last ? end_ns : items[j + 1].ts;
+            cs_rec[n_cs] = r;
+            cs_start[n_cs] = ts[r];
+            cs_end[n_cs] = e > ts[r] ? e : ts[r];
+            n_cs++;
+        }
+        free(items);
+        items = NULL;
+        free(ptr);
+        ptr = NULL;
+        /* --- thread states: each thread's events by (ts, rank, record), threads by koid. First the
+         * threads (numbered as first seen) and their events' counts, then the events placed by thread in
+         * record order (a stable counting sort), each thread's run sorted only when out of order */
+        Py_ssize_t n_ev = 0;
+        for (Py_ssize_t r = 0; r < n; r++) {
+            int wake = kind[r] == WAKEUP;
+            if ((wake || !out_idle[r]) && koid_number(&map, wake ? koid_at(in_tid, iwide, r) : koid_at(out_tid, owide, r)) < 0) {
+                failed = 1;
+                goto out;
+            }
+            if (!wake && !in_idle[r] && koid_number(&map, koid_at(in_tid, iwide, r)) < 0) {
+                failed = 1;
+                goto out;
+            }
+            n_ev += wake ? 1 : (!out_idle[r]) + (!in_idle[r]);
+        }
+        if (n_ev > st_room) {
+            failed = 2;
+            goto out;
+        }
+        Py_ssize_t k = map.n;
+        uniq = malloc((size_t)(k > 0 ? k : 1) * 2 * sizeof(uint64_t));
+        rank_of = malloc((size_t)(k > 0 ? k : 1) * sizeof(int64_t));
+        ptr = calloc((size_t)k + 1, sizeof(int64_t));
+        items = malloc((size_t)(n_ev > 0 ? n_ev : 1) * sizeof(Item));
+        if (!uniq || !rank_of || !ptr || !items) {
+            failed = 1;
+            goto out;
+        }
+        for (size_t at = 0; at <= map.mask; at++)  /* (koid, number) pairs by koid: the threads' order */
+            if (map.slot[at]) {
+                uniq[2 * (map.slot[at] - 1)] = map.keys[at];
+                uniq[2 * (map.slot[at] - 1) + 1] = (uint64_t)(map.slot[at] - 1);
+            }
+        qsort(uniq, (size_t)k, 2 * sizeof(uint64_t), cmp_u64);
+        for (Py_ssize_t g = 0; g < k; g++)
+            rank_of[uniq[2 * g + 1]] = g;
+        for (Py_ssize_t pass = 0; pass < 2; pass++) {
+            for (Py_ssize_t r = 0; r < n; r++) {
+                int wake = kind[r] == WAKEUP;
+                for (int side = 0; side < 2; side++) {  /* the outgoing thread, then the incoming / woken one */
+                    int64_t rank;
+                    uint64_t koid;
+                    if (side == 0) {
+                        if (wake || out_idle[r])
+                            continue;
+                        rank = 0;
+                        koid = koid_at(out_tid, owide, r);
+                    } else {
+                        if (!wake && in_idle[r])
+                            continue;
+                        rank = wake ? 1 : 2;
+                        koid = koid_at(in_tid, iwide, r);
+                    }
+                    int64_t g = rank_of[koid_number(&map, koid)];  /* (known: no allocation) */
+                    if (pass == 0)
+                        ptr[g + 1]++;
+                    else
+                        items[ptr[g]++] = (Item){ts[r], (rank << RANK_SHIFT) | r};
+                }
+            }
+            if (pass == 0) {
+                for (Py_ssize_t g = 0; g < k; g++)
+                    ptr[g + 1] += ptr[g];
+            }
+        }
+        for (Py_ssize_t g = 0; g < k; g++) {  /* (ptr[g] is now the end of thread g's run) */
+            Py_ssize_t lo = g ? ptr[g - 1] : 0, hi = ptr[g];
+            order_run(items, lo, hi);
+            /* a wakeup of a running thread changes nothing: dropped (the last event before it that is
+             * not a wakeup is a switch in); each kept event lasts until the thread's next kept one */
+            int running = 0;
+            Py_ssize_t first = n_st;
+            for (Py_ssize_t j = lo; j < hi; j++) {
+                int64_t rank = items[j].rr >> RANK_SHIFT, rec = items[j].rr & (((int64_t)1 << RANK_SHIFT) - 1);
+                int64_t t = items[j].ts;
+                if (rank == 1) {
+                    if (running)
+                        continue;
+                } else {
+                    running = rank == 2;
+                }
+                if (n_st > first)
+                    st_end[n_st - 1] = t > st_start[n_st - 1] ? t : st_start[n_st - 1];
+                st_rec[n_st] = rec;
+                st_in[n_st] = rank != 0;
+                st_start[n_st] = t;
+                uint8_t state = rank == 0 ? out_state[rec] : rank == 1 ? RUNNABLE : RUNNING;
+                st_state[n_st] = rank == 0 && state == RUNNING ? PREEMPTED : state;
+                n_st++;
+            }
+            if (n_st > first)
+                st_end[n_st - 1] = end_ns > st_start[n_st - 1] ? end_ns : st_start[n_st - 1];
+        }
+    out:
+        free(items);
+        free(ptr);
+        free(rank_of);
+        free(uniq);
+        free(map.keys);
+        free(map.slot);
+        free(map.small);
+        Py_END_ALLOW_THREADS
+        if (failed == 2)
+            PyErr_SetString(PyExc_ValueError, "an output is shorter than the switches or the events");
+        else if (failed)
+            PyErr_NoMemory();
+        else
+            ret = Py_BuildValue("(nn)", n_cs, n_st);
+    }
+done:
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&iib);
+    PyBuffer_Release(&oib);
+    PyBuffer_Release(&csr);
+    PyBuffer_Release(&css);
+    PyBuffer_Release(&cse);
+    PyBuffer_Release(&str_);
+    PyBuffer_Release(&sti);
+    PyBuffer_Release(&sts);
+    PyBuffer_Release(&ste);
+    PyBuffer_Release(&stst);
+    return ret;
+}
+
+static PyMethodDef methods[] = {
+    {"sched_replay", sched_replay, METH_VARARGS, sched_replay_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "sched_kernels", "The scheduling tables' replay, compiled.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit_sched_kernels(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,612 @@
+/*
+ * Sums and counts over the model's columns, compiled: the Info tab's counts of one-byte columns
+ * (core/trace/stats.py) and the analysis panel's per-row self times, per-name sums and call-path nodes of an
+ * area's slices (core/analysis/selection.py, core/analysis/call_tree.py).
+ *
+ * Why C: numpy makes each of these several passes over every row (a bincount per block that widens its input
+ * to intp, a mask per depth level, gathers of the parents' nodes, a table of keys per level). Here each is one
+ * or two passes with tables the size of the result (names, nodes). At 100M events (25M slices) the whole
+ * trace's statistics and flame graph are a few of these passes.
+ *
+ * The numpy paths stay the reference (FXSCOPE_NO_COMPILED=1 forces them; tests/core/analysis compare both on
+ * whole results). Every index read from a buffer is bounds-checked: an out-of-range parent, name or node
+ * raises ValueError, and a tree the one forward pass does not describe (a parent after its child, a depth
+ * that is not its parent's plus one) returns None: the callers then take the numpy path, which decides what
+ * the result is. The GIL is released while the loops run.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_items(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *what)
+{
+    if (b->len % itemsize != 0 || ((uintptr_t)b->buf) % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: buffer length or alignment does not fit %zd-byte items", what,
+                     itemsize);
+        return -1;
+    }
+    if (n >= 0 && b->len / itemsize != n) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd items, expected %zd", what, b->len / itemsize, n);
+        return -1;
+    }
+    return 0;
+}
+
+/* An item of a 4- or 8-byte signed column (parents, nodes). */
+static inline int64_t int_at(const void *a, int wide, Py_ssize_t i)
+{
+    return wide ? ((const int64_t *)a)[i] : (int64_t)((const int32_t *)a)[i];
+}
+
+/* An item of a 2- or 4-byte signed column (dense names). */
+static inline int64_t name_at(const void *a, int wide, Py_ssize_t i)
+{
+    return wide ? (int64_t)((const int32_t *)a)[i] : (int64_t)((const int16_t *)a)[i];
+}
+
+/* ------------------------------------------------------------------------------- one-byte value counts */
+
+PyDoc_STRVAR(byte_counts_doc,
+"byte_counts(values, out)\n\n"
+"Adds to ``out`` (256 int64) how many of the uint8 ``values`` hold each value: np.bincount without the\n"
+"intp copy of its input.");
+
+static PyObject *byte_counts(PyObject *self, PyObject *args)
+{
+    Py_buffer vb, ob;
+    if (!PyArg_ParseTuple(args, "y*w*", &vb, &ob))
+        return NULL;
+    PyObject *ret = NULL;
+    if (check_items(&ob, 8, 256, "out") == 0) {
+        const uint8_t *v = vb.buf;
+        int64_t *out = ob.buf;
+        Py_ssize_t n = vb.len;
+        Py_BEGIN_ALLOW_THREADS
+        int64_t c[4][256];  /* four tables: no store waits on the one before it for runs of one value */
+        memset(c, 0, sizeof c);
+        Py_ssize_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            c[0][v[i]]++;
+            c[1][v[i + 1]]++;
+            c[2][v[i + 2]]++;
+            c[3][v[i + 3]]++;
+        }
+        for (; i < n; i++)
+            c[0][v[i]]++;
+        for (int k = 0; k < 256; k++)
+            out[k] += c[0][k] + c[1][k] + c[2][k] + c[3][k];
+        Py_END_ALLOW_THREADS
+        ret = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&ob);
+    return ret;
+}
+
+/* ------------------------------------------------------------------------------------ self times */
+
+PyDoc_STRVAR(self_times_doc,
+"self_times(parent, parent_wide, clipped, dense, dense_wide, hit, out_self, out_total, out_self_total)\n\n"
+"Each row's self time inside the range into ``out_self`` (float64): its ``clipped`` time (int64) minus its\n"
+"children's (the rows whose ``parent``, a position among the rows or -1, is it; int32, int64 when\n"
+"parent_wide), at least 0, as core/analysis/selection.py's clipped_self computes it. Then, over the rows\n"
+"``hit`` marks (uint8, one a row; empty: every row), the sums of ``clipped`` and of the self times per\n"
+"``dense`` name (0..k-1; int16, int32 when dense_wide) added to ``out_total`` and ``out_self_total`` (k\n"
+"float64 each; an empty ``dense``: no sums). ValueError for a parent or name out of range.");
+
+static PyObject *self_times(PyObject *self, PyObject *args)
+{
+    Py_buffer pb, cb, db, hb, sb, tb, stb;
+    int pwide, dwide;
+    if (!PyArg_ParseTuple(args, "y*py*y*py*w*w*w*", &pb, &pwide, &cb, &db, &dwide, &hb, &sb, &tb, &stb))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = cb.len / 8;
+    if (check_items(&cb, 8, -1, "clipped") || check_items(&pb, pwide ? 8 : 4, n, "parent")
+        || check_items(&db, dwide ? 4 : 2, db.len ? n : 0, "dense") || check_items(&sb, 8, n, "out_self")
+        || check_items(&tb, 8, -1, "out_total") || check_items(&stb, 8, tb.len / 8, "out_self_total"))
+        goto done;
+    if (hb.len != 0 && hb.len != n) {
+        PyErr_SetString(PyExc_ValueError, "hit: one byte a row, or empty");
+        goto done;
+    }
+    {
+        const void *par = pb.buf, *dense = db.buf;
+        const int64_t *clipped = cb.buf;
+        const uint8_t *hit = hb.len ? hb.buf : NULL;
+        double *child = sb.buf, *total = tb.buf, *self_total = stb.buf;
+        Py_ssize_t k = tb.len / 8;
+        Py_ssize_t bad = -1;
+        Py_BEGIN_ALLOW_THREADS
+        memset(child, 0, (size_t)n * sizeof(double));
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t p = int_at(par, pwide, i);
+            if (p < -1 || p >= n) {
+                bad = i;
+                break;
+            }
+            if (p >= 0)
+                child[p] += (double)clipped[i];
+        }
+        for (Py_ssize_t i = 0; bad < 0 && i < n; i++) {
+            double s = (double)clipped[i] - child[i];
+            s = s > 0 ? s : 0;  /* (np.maximum(x, 0): a NaN cannot arise from int64 times) */
+            child[i] = s;
+            if (!db.len || (hit && !hit[i]))
+                continue;
+            int64_t d = name_at(dense, dwide, i);
+            if (d < 0 || d >= k) {
+                bad = i;
+                break;
+            }
+            total[d] += (double)clipped[i];
+            self_total[d] += s;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad >= 0) {
+            PyErr_Format(PyExc_ValueError, "row %zd: parent or name out of range", bad);
+            goto done;
+        }
+        ret = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&stb);
+    return ret;
+}
+
+/* -------------------------------------------------------------------------------- call-path nodes */
+
+/* The nodes found so far (first-encounter order) and an open-addressing table of (parent node, name) keys
+ * to node numbers. */
+typedef struct {
+    int64_t *parent, *name, *depth, *count;
+    double *total, *self;
+    Py_ssize_t n, cap;
+    int64_t *slots;  /* node number + 1, 0 empty */
+    size_t mask;
+    /* while (nodes + 1) * names is at most DIRECT_KEYS: node number + 1 of (parent + 1) * names + name (a
+     * row per parent node, appended as nodes are: no hashing for the few nodes of a usual tree) */
+    int64_t *direct;
+    Py_ssize_t names;
+} Nodes;
+
+#define DIRECT_KEYS (1 << 20)
+
+static void nodes_free(Nodes *t)
+{
+    free(t->parent);
+    free(t->name);
+    free(t->depth);
+    free(t->count);
+    free(t->total);
+    free(t->self);
+    free(t->slots);
+    free(t->direct);
+}
+
+static inline size_t key_hash(int64_t parent, int64_t name)
+{
+    uint64_t h = (uint64_t)(parent + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)name * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int nodes_grow(Nodes *t)
+{
+    Py_ssize_t cap = t->cap ? t->cap * 2 : 1024;
+    int64_t **cols[] = {&t->parent, &t->name, &t->depth, &t->count};
+    for (int c = 0; c < 4; c++) {
+        int64_t *p = realloc(*cols[c], (size_t)cap * sizeof(int64_t));
+        if (!p)
+            return -1;
+        *cols[c] = p;
+    }
+    double **sums[] = {&t->total, &t->self};
+    for (int c = 0; c < 2; c++) {
+        double *p = realloc(*sums[c], (size_t)cap * sizeof(double));
+        if (!p)
+            return -1;
+        *sums[c] = p;
+    }
+    size_t slots = (size_t)cap * 2;
+    int64_t *table = calloc(slots, sizeof(int64_t));
+    if (!table)
+        return -1;
+    for (Py_ssize_t j = 0; j < t->n; j++) {
+        size_t at = key_hash(t->parent[j], t->name[j]) & (slots - 1);
+        while (table[at])
+            at = (at + 1) & (slots - 1);
+        table[at] = j + 1;
+    }
+    free(t->slots);
+    t->slots = table;
+    t->mask = slots - 1;
+    if (t->direct) {  /* rows for the new parents, or no direct table past DIRECT_KEYS */
+        if ((cap + 1) * t->names <= DIRECT_KEYS) {
+            int64_t *d = realloc(t->direct, (size_t)((cap + 1) * t->names) * sizeof(int64_t));
+            if (!d)
+                return -1;
+            memset(d + (t->cap + 1) * t->names, 0, (size_t)((cap - t->cap) * t->names) * sizeof(int64_t));
+            t->direct = d;
+        } else {
+            free(t->direct);
+            t->direct = NULL;
+        }
+    }
+    t->cap = cap;
+    return 0;
+}
+
+/* The node of (parent node, name) at ``depth``, made when new; -1 when out of memory. */
+static inline int64_t node_of_key(Nodes *t, int64_t parent, int64_t name, int64_t depth)
+{
+    int64_t *cell = NULL;
+    if (t->direct && name < t->names) {
+        cell = &t->direct[(parent + 1) * t->names + name];
+        if (*cell)
+            return *cell - 1;
+    }
+    size_t at = key_hash(parent, name) & t->mask;
+    for (;;) {
+        int64_t s = t->slots[at];
+        if (!s)
+            break;
+        if (t->parent[s - 1] == parent && t->name[s - 1] == name)
+            return s - 1;
+        at = (at + 1) & t->mask;
+    }
+    if (t->n == t->cap) {
+        if (nodes_grow(t))
+            return -1;
+        return node_of_key(t, parent, name, depth);
+    }
+    Py_ssize_t j = t->n++;
+    t->parent[j] = parent;
+    t->name[j] = name;
+    t->depth[j] = depth;
+    t->count[j] = 0;
+    t->total[j] = 0;
+    t->self[j] = 0;
+    t->slots[at] = j + 1;
+    if (cell)
+        *cell = j + 1;
+    return j;
+}
+
+PyDoc_STRVAR(call_nodes_doc,
+"call_nodes(parent, parent_wide, depth, dense, dense_wide, hit, clipped, self, node_of, node_wide[, names])\n"
+"    -> (parent, name, depth, count, total, self) | None\n\n"
+"The top-down tree's nodes of the rows in one forward pass: a row at depth 0 (uint16 ``depth``), or with\n"
+"``parent`` -1, stands in the root node of its ``dense`` name; another in the node (its parent row's node,\n"
+"its name). Each row's node (first-encounter numbering) goes to ``node_of`` (int32, int64 when node_wide);\n"
+"per node, over the rows ``hit`` marks (empty: every row), the count and the sums of ``clipped`` (int64)\n"
+"and ``self`` (float64) in row order. Returns the nodes' columns as bytes (int64 parent node, dense name,\n"
+"depth, count; float64 total, self), or None when a row's parent is not an earlier row one level up (the\n"
+"numpy path's levels then decide). ValueError for a parent or name out of range. ``names``: how many dense\n"
+"names there are, when known (a few: the nodes are then found in a table of parent node x name, no hashing).");
+
+static PyObject *call_nodes(PyObject *self_, PyObject *args)
+{
+    Py_buffer pb, deb, db, hb, cb, sb, nb;
+    int pwide, dwide, nwide;
+    Py_ssize_t names = 0;
+    if (!PyArg_ParseTuple(args, "y*py*y*py*y*y*w*p|n", &pb, &pwide, &deb, &db, &dwide, &hb, &cb, &sb, &nb, &nwide,
+                          &names))
+        return NULL;
+    PyObject *ret = NULL;
+    Nodes t;
+    memset(&t, 0, sizeof t);
+    Py_ssize_t n = cb.len / 8;
+    if (check_items(&cb, 8, -1, "clipped") || check_items(&pb, pwide ? 8 : 4, n, "parent")
+        || check_items(&deb, 2, n, "depth") || check_items(&db, dwide ? 4 : 2, n, "dense")
+        || check_items(&sb, 8, n, "self") || check_items(&nb, nwide ? 8 : 4, n, "node_of"))
+        goto done;
+    if (hb.len != 0 && hb.len != n) {
+        PyErr_SetString(PyExc_ValueError, "hit: one byte a row, or empty");
+        goto done;
+    }
+    if (!nwide && n > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "node_of: int32 cannot number this many rows");
+        goto done;
+    }
+    {
+        const void *par = pb.buf, *dense = db.buf;
+        const uint16_t *depth = deb.buf;
+        const int64_t *clipped = cb.buf;
+        const double *selfs = sb.buf;
+        const uint8_t *hit = hb.len ? hb.buf : NULL;
+        void *node_of = nb.buf;
+        int status = 0;  /* 1: out of range, 2: not one forward pass, 3: out of memory */
+        Py_ssize_t at = -1;
+        Py_BEGIN_ALLOW_THREADS
+        if (names > 0 && names <= DIRECT_KEYS / 1024 + 1) {  /* (the first 1024 nodes' rows) */
+            t.names = names;
+            t.direct = NULL;
+        }
+        if (nodes_grow(&t))
+            status = 3;
+        if (!status && t.names && (t.cap + 1) * t.names <= DIRECT_KEYS) {
+            t.direct = calloc((size_t)((t.cap + 1) * t.names), sizeof(int64_t));
+            if (!t.direct)
+                status = 3;
+        }
+        for (Py_ssize_t i = 0; !status && i < n; i++) {
+            int64_t p = int_at(par, pwide, i), d = depth[i], name = name_at(dense, dwide, i);
+            if (p < -1 || p >= n || name < 0) {
+                status = 1;
+                at = i;
+                break;
+            }
+            int64_t pnode = -1;
+            if (d > 0 && p >= 0) {
+                if (p >= i) {
+                    status = 2;
+                    break;
+                }
+                pnode = int_at(node_of, nwide, p);
+                if (t.depth[pnode] != d - 1) {
+                    status = 2;
+                    break;
+                }
+            } else {
+                d = 0;  /* (a root, or a row whose parent is missing: a root) */
+            }
+            int64_t node = node_of_key(&t, pnode, name, d);
+            if (node < 0) {
+                status = 3;
+                break;
+            }
+            if (nwide)
+                ((int64_t *)node_of)[i] = node;
+            else
+                ((int32_t *)node_of)[i] = (int32_t)node;
+            if (hit && !hit[i])
+                continue;
+            t.count[node]++;
+            t.total[node] += (double)clipped[i];
+            t.self[node] += selfs[i];
+        }
+        Py_END_ALLOW_THREADS
+        if (status == 1) {
+            PyErr_Format(PyExc_ValueError, "row %zd: parent or name out of range", at);
+        } else if (status == 2) {
+            ret = Py_NewRef(Py_None);
+        } else if (status == 3) {
+            PyErr_NoMemory();
+        } else {
+            size_t ib = (size_t)t.n * sizeof(int64_t), fb = (size_t)t.n * sizeof(double);
+            ret = Py_BuildValue("(y#y#y#y#y#y#)", (char *)t.parent, (Py_ssize_t)ib, (char *)t.name, (Py_ssize_t)ib,
+                                (char *)t.depth, (Py_ssize_t)ib, (char *)t.count, (Py_ssize_t)ib, (char *)t.total,
+                                (Py_ssize_t)fb, (char *)t.self, (Py_ssize_t)fb);
+        }
+    }
+done:
+    nodes_free(&t);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&deb);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&nb);
+    return ret;
+}
+
+PyDoc_STRVAR(renumber_doc,
+"renumber(node_of, node_wide, new, hit)\n\n"
+"``node_of[i] = new[node_of[i]]`` (``new``: int64) for the rows ``hit`` marks (empty: every row), -1 for\n"
+"the others, in place. ValueError for a node out of range.");
+
+static PyObject *renumber(PyObject *self, PyObject *args)
+{
+    Py_buffer nb, wb, hb;
+    int nwide;
+    if (!PyArg_ParseTuple(args, "w*py*y*", &nb, &nwide, &wb, &hb))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = nb.len / (nwide ? 8 : 4);
+    if (check_items(&nb, nwide ? 8 : 4, -1, "node_of") || check_items(&wb, 8, -1, "new"))
+        goto done;
+    if (hb.len != 0 && hb.len != n) {
+        PyErr_SetString(PyExc_ValueError, "hit: one byte a row, or empty");
+        goto done;
+    }
+    {
+        void *node_of = nb.buf;
+        const int64_t *fresh = wb.buf;
+        const uint8_t *hit = hb.len ? hb.buf : NULL;
+        Py_ssize_t k = wb.len / 8, bad = -1;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t v = int_at(node_of, nwide, i);
+            if (v < 0 || v >= k) {
+                bad = i;
+                break;
+            }
+            v = (hit && !hit[i]) ? -1 : fresh[v];
+            if (nwide)
+                ((int64_t *)node_of)[i] = v;
+            else
+                ((int32_t *)node_of)[i] = (int32_t)v;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad >= 0) {
+            PyErr_Format(PyExc_ValueError, "row %zd: node out of range", bad);
+            goto done;
+        }
+        ret = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&hb);
+    return ret;
+}
+
+PyDoc_STRVAR(name_keys_doc,
+"name_keys(dense, dense_wide, dur, bits, key, key_wide)\n\n"
+"``key[i] = dense[i] << bits | dur[i]`` in the key's type (int32, int64 when key_wide; dense int16, int32\n"
+"when dense_wide; dur int64), as numpy computes it: the shift in the key's type, the duration cast to it\n"
+"(two's complement) before the or. One pass, where numpy casts the durations in buffered chunks.");
+
+static PyObject *name_keys(PyObject *self, PyObject *args)
+{
+    Py_buffer db, ub, kb;
+    int dwide, kwide, bits;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*iw*p", &db, &dwide, &ub, &bits, &kb, &kwide))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = ub.len / 8;
+    if (check_items(&ub, 8, -1, "dur") || check_items(&db, dwide ? 4 : 2, n, "dense")
+        || check_items(&kb, kwide ? 8 : 4, n, "key"))
+        goto done;
+    if (bits < 0 || bits >= (kwide ? 63 : 31)) {
+        PyErr_SetString(PyExc_ValueError, "bits: out of the key's range");
+        goto done;
+    }
+    {
+        const void *dense = db.buf;
+        const int64_t *dur = ub.buf;
+        Py_BEGIN_ALLOW_THREADS
+        if (kwide) {
+            int64_t *key = kb.buf;
+            for (Py_ssize_t i = 0; i < n; i++)
+                key[i] = (int64_t)((uint64_t)name_at(dense, dwide, i) << bits) | dur[i];
+        } else {
+            int32_t *key = kb.buf;
+            for (Py_ssize_t i = 0; i < n; i++)
+                key[i] = (int32_t)((uint32_t)name_at(dense, dwide, i) << bits) | (int32_t)(uint32_t)(uint64_t)dur[i];
+        }
+        Py_END_ALLOW_THREADS
+        ret = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&ub);
+    PyBuffer_Release(&kb);
+    return ret;
+}
+
+PyDoc_STRVAR(dense_names_doc,
+"dense_names(source, source_wide, index, index_wide, out[, codes]) -> bytes\n\n"
+"The names of rows ``index`` (int32, int64 when index_wide) of the string-id column ``source`` (int16, int32\n"
+"when source_wide), renumbered 0..k-1 in ascending order of their ids, into ``out`` (the source's type);\n"
+"returns the k ids (int64, ascending) as bytes. selection.py's dense_ids of the gathered names, without the\n"
+"gathered copy's passes. With ``codes`` (uint8, a one-byte code column), the column is ``source[codes]``:\n"
+"``source`` holds its values. ValueError for a row or code out of range or an id below -1.");
+
+static PyObject *dense_names(PyObject *self, PyObject *args)
+{
+    Py_buffer sb, ib, ob, cb = {0};
+    int swide, iwide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*pw*|y*", &sb, &swide, &ib, &iwide, &ob, &cb))
+        return NULL;
+    PyObject *ret = NULL;
+    const uint8_t *codes = cb.buf;  /* (NULL: no code column) */
+    Py_ssize_t n = ib.len / (iwide ? 8 : 4), n_values = sb.len / (swide ? 4 : 2), m = codes ? cb.len : n_values;
+    if (check_items(&sb, swide ? 4 : 2, -1, "source") || check_items(&ib, iwide ? 8 : 4, -1, "index")
+        || check_items(&ob, swide ? 4 : 2, n, "out"))
+        goto done;
+    {
+        const void *source = sb.buf, *index = ib.buf;
+        void *out = ob.buf;
+        int status = 0;  /* 1: out of range, 2: out of memory */
+        int64_t top = -1;
+        int64_t *map = NULL;
+        int64_t *ids = NULL;
+        Py_ssize_t k = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {  /* the gather, and the largest id */
+            int64_t r = int_at(index, iwide, i);
+            if (r < 0 || r >= m) {
+                status = 1;
+                break;
+            }
+            if (codes) {
+                r = codes[r];
+                if (r >= n_values) {
+                    status = 1;
+                    break;
+                }
+            }
+            int64_t v = name_at(source, swide, r);
+            if (v < -1) {
+                status = 1;
+                break;
+            }
+            if (swide)
+                ((int32_t *)out)[i] = (int32_t)v;
+            else
+                ((int16_t *)out)[i] = (int16_t)v;
+            top = v > top ? v : top;
+        }
+        if (!status) {
+            map = calloc((size_t)(top + 2), sizeof(int64_t));  /* 1 + id -> used, then its dense number */
+            ids = malloc((size_t)(top + 2) * sizeof(int64_t));
+            if (!map || !ids)
+                status = 2;
+        }
+        if (!status) {
+            for (Py_ssize_t i = 0; i < n; i++)
+                map[name_at(out, swide, i) + 1] = 1;
+            for (int64_t v = 0; v < top + 2; v++)
+                if (map[v]) {
+                    ids[k] = v - 1;
+                    map[v] = k++;
+                }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                int64_t d = map[name_at(out, swide, i) + 1];
+                if (swide)
+                    ((int32_t *)out)[i] = (int32_t)d;
+                else
+                    ((int16_t *)out)[i] = (int16_t)d;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (status == 1)
+            PyErr_SetString(PyExc_ValueError, "a row past the source or a string id below -1");
+        else if (status == 2)
+            PyErr_NoMemory();
+        else
+            ret = PyBytes_FromStringAndSize((const char *)ids, (Py_ssize_t)(k * sizeof(int64_t)));
+        free(map);
+        free(ids);
+    }
+done:
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&ob);
+    if (cb.obj)
+        PyBuffer_Release(&cb);
+    return ret;
+}
+
+static PyMethodDef methods[] = {
+    {"dense_names", dense_names, METH_VARARGS, dense_names_doc},
+    {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
+    {"byte_counts", byte_counts, METH_VARARGS, byte_counts_doc},
+    {"self_times", self_times, METH_VARARGS, self_times_doc},
+    {"call_nodes", call_nodes, METH_VARARGS, call_nodes_doc},
+    {"renumber", renumber, METH_VARARGS, renumber_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "summary_kernels",
+    "Sums and counts over the model's columns (Info counts, the analysis panel's self times and call paths), "
+    "compiled.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit_summary_kernels(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,114 @@
+"""The scheduling replay in C (core/trace/sched_kernels.c) builds exactly the numpy path's tables: on generated
+schedules, on random records that need the sorts (switches out of time order, ties between a thread's switch
+out, wakeup and switch in, idle threads, koids past the direct table and past 32 bits) and on hostile variants
+of real traces."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace import compiled, sched
+from fxscope.core.trace.objects import ObjectLabels
+from fxscope.core.trace.sched import build_sched
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from tests.compiled_loops import choose_loops
+
+
+@pytest.fixture
+def kernels(monkeypatch):
+    """The compiled module (a failure when not built, skipped under FXSCOPE_NO_COMPILED)."""
+    choose_loops("compiled", monkeypatch, compiled, "sched_kernels")
+    return compiled.sched_kernels
+
+
+def _tables(tables) -> dict[str, np.ndarray]:
+    out = {}
+    for name in ("cpu_slices", "thread_states", "wakeups"):
+        for key, value in vars(getattr(tables, name)).items():
+            if isinstance(value, np.ndarray):
+                out[f"{name}.{key}"] = value
+    return out
+
+
+def assert_same_sched(cols, monkeypatch, module, **kw) -> int:
+    """Both paths' tables of ``cols`` are equal, dtypes too; returns the number of thread states."""
+    monkeypatch.setattr(compiled, "sched_kernels", None)
+    want = _tables(build_sched(cols, **kw))
+    monkeypatch.setattr(compiled, "sched_kernels", module)
+    got = _tables(build_sched(cols, **kw))
+    assert got.keys() == want.keys()
+    for key in want:
+        assert got[key].dtype == want[key].dtype and np.array_equal(got[key], want[key]), key
+    return len(want["thread_states.start"])
+
+
+def test_same_tables_of_generated_schedules(kernels, monkeypatch):
+    for data in (generate_trace(20_000, seed=4, scheduling=True), generate_trace(5_000, seed=9, scheduling=True,
+                                                                                   start_ns=1 << 40)):  # fmt: skip
+        cols = read_fxt_bytes(data)
+        assert sched._replay_compiled(cols, *(np.zeros(len(cols.sched_kind), bool),) * 2, 0) is not None
+        assert assert_same_sched(cols, monkeypatch, kernels) > 300
+
+
+def _records(rng: np.random.Generator, n: int, koids: np.ndarray, wide: bool):
+    """Random scheduling columns: few distinct times (ties), CPUs 0..3 and one far one, koids from
+    ``koids`` (0: the idle thread), every kind, every state."""
+    kind = rng.integers(0, 3, n).astype(np.uint8)
+    koid = np.uint64 if wide else np.uint32
+    tids = koids.astype(koid)
+    return SimpleNamespace(
+        sched_kind=kind, sched_ts=rng.integers(-5, 40, n).astype(np.int64),
+        sched_cpu=rng.choice(np.array([0, 1, 2, 3, 65535], np.uint16), n),
+        sched_out_tid=np.where(kind == 2, koid(0), rng.choice(tids, n)).astype(koid), sched_in_tid=rng.choice(tids, n),
+        sched_out_state=rng.integers(0, 9, n).astype(np.uint8), sched_waker_tid=rng.choice(tids, n),
+        sched_in_pid=rng.integers(0, 3, n).astype(np.uint64), sched_out_pid=rng.integers(0, 3, n).astype(np.uint64),
+        sched_in_prio=rng.integers(0, 2, n).astype(np.uint8), sched_out_prio=rng.integers(0, 2, n).astype(np.uint8),
+        kernel_objects=[], userspace_objects=[], threads_tid=np.array([5, 70_000], np.uint64),
+        threads_pid=np.array([1, 2], np.uint64), ev_ts=np.zeros(0, np.int64),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_same_tables_of_random_records(kernels, monkeypatch, wide):
+    rng = np.random.default_rng(18)
+    koids = np.array([0, 5, 6, 7, 70_000, (1 << 40) + 3 if wide else 4_000_000_000], np.uint64)
+    for n in (0, 1, 2, 7, 50, 3000):
+        for _ in range(5):
+            cols = _records(rng, n, koids, wide)
+            for end in (None, -100, 10):
+                assert_same_sched(cols, monkeypatch, kernels, trace_end=end, labels=ObjectLabels(cols))
+
+
+def test_same_tables_of_hostile_variants(kernels, monkeypatch, cut_and_flip):
+    rng = random.Random(20)
+    sources = [generate_trace(3000, seed=3, scheduling=True), generate_trace(2000, seed=5, scheduling=True)]
+    cases = 0
+    for data in sources:
+        for _ in range(40):
+            try:
+                cols = read_fxt_bytes(cut_and_flip(data, rng, 8, len(data) // 2))
+            except FormatError:
+                continue
+            assert_same_sched(cols, monkeypatch, kernels)
+            cases += 1
+    assert cases >= 50
+
+
+def test_replay_checks_its_outputs(kernels):
+    cols = _records(np.random.default_rng(1), 100, np.array([0, 5, 6], np.uint64), False)
+    n = len(cols.sched_kind)
+    idle = np.zeros(n, np.uint8)
+    short = [np.empty(3, np.int64)] * 3 + [np.empty(3, np.int64), np.empty(3, np.uint8), np.empty(3, np.int64),
+                                           np.empty(3, np.int64), np.empty(3, np.uint8)]  # fmt: skip
+    with pytest.raises(ValueError):  # outputs too short for the records: refused, nothing written past them
+        kernels.sched_replay(cols.sched_kind, cols.sched_ts, cols.sched_cpu, cols.sched_out_tid, False,
+                             cols.sched_in_tid, False, cols.sched_out_state, idle, idle, 0, *short)  # fmt: skip
+    with pytest.raises(ValueError):  # a column of the wrong length
+        kernels.sched_replay(cols.sched_kind, cols.sched_ts[:50], cols.sched_cpu, cols.sched_out_tid, False,
+                             cols.sched_in_tid, False, cols.sched_out_state, idle, idle, 0, *short)  # fmt: skip
