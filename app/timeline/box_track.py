@@ -4,9 +4,11 @@ states): one drawRects per colour, merged sub-pixel boxes, names elided to fit, 
 from __future__ import annotations
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTransform
+from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QTransform
 
+from fxscope.app.timeline.box_fills import colour_fills
 from fxscope.app.timeline.lane_item import (
     BRUSHES,
     LABEL_PEN,
@@ -15,13 +17,9 @@ from fxscope.app.timeline.lane_item import (
     STRING_COLOURS,
     LaneItem,
     colour_index,
-    merge_touching,
     outline_rects,
     outline_selection,
-    paint_rects,
     pixels_since,
-    rect_buffer,
-    run_starts,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.lane_boxes import covering
@@ -196,9 +194,9 @@ class BoxTrackItem(LaneItem):
         painter.save()
         painter.setTransform(QTransform.fromTranslate(shift, self.y0 * sy + dy))
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, rects in p.fills:
-            painter.setBrush(MERGED_BRUSH if colour < 0 else BRUSHES[colour])
-            paint_rects(painter, rects)
+        for brush, rects, n in p.fill_calls():
+            painter.setBrush(brush)
+            painter.drawRects(rects, n)
         self._paint_matches(painter, p)
         if self.selected_row >= 0:
             sel = np.flatnonzero(p.rows == self.selected_row)
@@ -273,10 +271,22 @@ class BoxPicture:
         self.row_level, self.start, self.end = level, start, end  # (kept: a zoom in may read them again)
         self.level: object = None  # the track's summary level the boxes come from (BoxTrackItem.summary_level)
         self.fills: list[tuple[int, np.ndarray]] = []
+        self._fill_calls: list[tuple[QBrush, QRectF, int]] | None = None
         self.labelled = np.zeros(0, np.int64)
         self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
+        self.instant_matches: tuple | None = None  # (match mask, times of the matched instants): a thread's
         self.match_of: np.ndarray | None = None  # the match mask that match_boxes are of (BoxTrackItem._paint_matches)
         self.match_boxes: tuple[np.ndarray, ...] = ()  # (left, top, width) of the boxes that are matches
+
+    def fill_calls(self) -> list[tuple[QBrush, QRectF, int]]:
+        """(brush, rectangles as Qt reads them, count) of each colour's fill: a drawRects call each, their
+        wrappers made once per picture (a repaint or a pan draws them again: ~10 us a colour saved)."""
+        calls = self._fill_calls
+        if calls is None:
+            calls = self._fill_calls = [
+                (MERGED_BRUSH if colour < 0 else BRUSHES[colour], shiboken6.wrapInstance(rects.ctypes.data, QRectF),
+                 len(rects)) for colour, rects in self.fills if len(rects)]  # fmt: skip
+        return calls
 
     def covers(self, t0: int, t1: int, sx: float, sy: float) -> bool:
         """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""
@@ -303,15 +313,5 @@ class BoxPicture:
         if not len(self.rows):
             return
         colours[self.count > 1] = -1
-        if colours.min() == colours.max():  # one colour (zoomed out, often every box merged): no grouping
-            groups = [(int(colours[0]), (self.left, self.top, self.width))]
-        else:  # one pass groups the boxes by colour (a stable sort keeps their order within a colour)
-            order = np.argsort(colours, kind="stable")
-            sorted_colours = colours[order]
-            cuts = np.append(np.flatnonzero(run_starts(sorted_colours)), len(sorted_colours))
-            groups = [(int(sorted_colours[a]), (self.left[order[a:z]], self.top[order[a:z]], self.width[order[a:z]]))
-                      for a, z in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)]  # fmt: skip
-        for colour, (x, y, w) in groups:
-            x, y, w = merge_touching(x, y, w)
-            self.fills.append((colour, rect_buffer(x, y, w, self.height)))
+        self.fills = colour_fills(self.left, self.top, self.width, colours, self.height)
         self.labelled = np.flatnonzero((self.width > 24) & (self.count == 1))

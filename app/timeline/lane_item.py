@@ -18,6 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsObject
 
 from fxscope.core.timeline.layout import ROW_HEIGHT
+from fxscope.core.trace import compiled
 from fxscope.core.trace.model import TraceModel
 
 #: Perfetto-like muted palette; a name always gets the same colour (hash of the name, not of its index).
@@ -113,10 +114,40 @@ def outline_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray
         draw_rects(painter, x, y, w, h)
         painter.setPen(Qt.PenStyle.NoPen)
         return
+    solid, rings = outline_fill_rects(x, y, w, h, tr.dx(), tr.dy())
+    painter.save()
+    painter.resetTransform()
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(MATCH_BRUSH)
+    paint_rects(painter, solid)
+    paint_rects(painter, rings)
+    painter.restore()
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+
+
+def outline_fill_rects(x, y, w, h, tx: float, ty: float) -> tuple[np.ndarray, np.ndarray]:
+    """The rectangles :func:`outline_rects` fills for boxes ``x``, ``y``, ``w``, ``h`` translated by
+    (``tx``, ``ty``): (solid rings, merged where touching; four rectangles a ring with an inside), as
+    :func:`rect_buffer` makes them. By the compiled loop (slice_kernels.match_outlines: a search's outlines
+    are thousands of boxes a track zoomed out, ~40 numpy calls a frame otherwise) when it is built."""
+    kernels = compiled.slice_kernels
+    x = np.ascontiguousarray(x, np.float64)
+    if kernels is not None and np.ndim(h) == 0 and np.shape(y) == x.shape and np.shape(w) == x.shape:
+        solid = np.empty((len(x), 4), np.float64)
+        rings = np.empty((4 * len(x), 4), np.float64)
+        ns, nr = kernels.match_outlines(x, np.ascontiguousarray(y, np.float64), np.ascontiguousarray(w, np.float64),
+                                        float(h), float(tx), float(ty), solid, rings)  # fmt: skip
+        return solid[:ns], rings[: 4 * nr]
+    return outline_fill_rects_numpy(x, y, w, h, tx, ty)
+
+
+def outline_fill_rects_numpy(x, y, w, h, tx: float, ty: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`outline_fill_rects` by numpy calls (the tests' reference)."""
     # the ring's pixel edges, all in one array (a few passes over it, not 8 small sets of them): outer
     # [x0, x3), inner [x1, x2), the same in y (the pen reaches 1 pixel either side of the outline)
-    x = np.asarray(x, np.float64) + tr.dx()
-    y = np.asarray(y, np.float64) + tr.dy()
+    x = np.asarray(x, np.float64) + tx
+    y = np.asarray(y, np.float64) + ty
     edges = np.empty((8, len(x)), np.float64)
     np.subtract(x, 1.0, out=edges[0])
     np.add(x, 1.0, out=edges[1])
@@ -130,10 +161,7 @@ def outline_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray
     edges[7] += 1.0
     x0, x1, x2, x3, y0, y1, y2, y3 = stroke_pixels(edges)
     solid = (x2 <= x1) | (y2 <= y1)
-    painter.save()
-    painter.resetTransform()
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(MATCH_BRUSH)
+    solid_rects = rings = np.zeros((0, 4), np.float64)
     s = np.flatnonzero(solid)
     if len(s):
         sx0, sx3 = np.clip(x0[s], -1e6, 1e7), np.clip(x3[s], -1e6, 1e7)  # (as merge_touching needs them)
@@ -141,7 +169,7 @@ def outline_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray
         if len(s) > 1 and np.all(heights == heights[0]):  # touching rings on a row: one rectangle
             sx0, sy0, sw = merge_touching(sx0, sy0, sw)
             heights = heights[: len(sx0)]
-        paint_rects(painter, rect_buffer(sx0, sy0, sw, heights))
+        solid_rects = rect_buffer(sx0, sy0, sw, heights)
     r = np.flatnonzero(~solid)
     if len(r):
         x0, x1, x2, x3, y0, y1, y2, y3 = (v[r] for v in (x0, x1, x2, x3, y0, y1, y2, y3))
@@ -152,11 +180,8 @@ def outline_rects(painter: QPainter, x: np.ndarray, y: np.ndarray, w: np.ndarray
         mem[2 * n : 3 * n, 0], mem[2 * n : 3 * n, 1], mem[2 * n : 3 * n, 2] = x0, y1, x1 - x0  # left
         mem[3 * n :, 0], mem[3 * n :, 1], mem[3 * n :, 2] = x2, y1, x3 - x2  # right
         mem[2 * n :, 3] = np.tile(y2 - y1, 2)
-        np.fmin(np.fmax(mem, -1e6, out=mem), 1e7, out=mem)
-        paint_rects(painter, mem)
-    painter.restore()
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
+        rings = np.fmin(np.fmax(mem, -1e6, out=mem), 1e7, out=mem)
+    return solid_rects, rings
 
 
 def run_starts(values: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGraphicsItem
 
 from fxscope.app.timeline.building_track import TEXT as BUILDING_TEXT
 from fxscope.core.trace.model import TraceModel
@@ -48,6 +49,11 @@ class OverviewStrip(pg.PlotWidget):
         self.overview_ticks = pg.PlotCurveItem(pen=pg.mkPen("#d08a00", width=1))  # search matches
         self.overview_ticks.setZValue(5)
         self.addItem(self.overview_ticks)
+        # the curve and the ticks change only with the data, not when the region moves (every pan or zoom of
+        # the timeline repaints the strip): kept as pixmaps, one blit each a frame instead of a path of
+        # thousands of segments (the same pixels: opaque, not antialiased)
+        for item in (self.density_curve, self.overview_ticks):
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.scene().sigMouseClicked.connect(self._clicked)
 
     def show_density(self) -> None:

@@ -22,6 +22,7 @@ from fxscope.app.timeline.lane_item import (
 from fxscope.app.timeline.marker_track import nearest_point
 from fxscope.core.trace.model import ThreadTrack, TraceModel
 from fxscope.core.trace.prepare import table_pending
+from fxscope.core.trace.sorted_search import search_ascending
 
 _NO_TIMES = np.zeros(0, np.int64)
 
@@ -158,7 +159,7 @@ class SliceTrackItem(BoxTrackItem):
             edges = np.arange(p.t0, p.t1 + ns_per_px, ns_per_px)
             # searched as integers (ts >= e is ts >= ceil(e)): float edges make numpy copy every instant
             # of the thread to float64 first; kept below 2**63 for the conversion
-            idx = np.searchsorted(ts, np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
+            idx = search_ascending(ts, np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
             times = ts[idx[:-1][np.diff(idx) > 0]]
         else:
             times = ts[a:b]
@@ -168,6 +169,21 @@ class SliceTrackItem(BoxTrackItem):
         x, y, w = merge_touching(x - 1.5, np.full(len(x), -1.0), np.full(len(x), 3.0))
         return rect_buffer(x, y, w, 4.0)
 
+    def _matched_instants(self, p: BoxPicture) -> np.ndarray:
+        """The times of this thread's matched instants in the picture's window (sorted), found once per
+        picture and match mask: a frame reads those in its view from them, not the mask of every instant
+        in the view (millions zoomed out on a large trace)."""
+        mask = self.instant_match_mask
+        kept = p.instant_matches
+        if kept is not None and kept[0] is mask:
+            return kept[1]
+        ts = self._instant_times()
+        a, b = np.searchsorted(ts, [p.t0, p.t1])
+        lo = self._instants_lo
+        hits = ts[a:b][np.flatnonzero(mask[lo + a : lo + b])] if mask is not None else ts[:0]
+        p.instant_matches = (mask, hits)
+        return hits
+
     def _paint_instants(self, painter: QPainter, f: tuple) -> None:
         """The thread's instant events as small marks on the top edge of the track (one per pixel, from the
         picture), matches outlined, the selected one ringed."""
@@ -176,7 +192,6 @@ class SliceTrackItem(BoxTrackItem):
         if not len(p.marks):
             return
         ts = self._instant_times()
-        a, b = np.searchsorted(ts, [t0, t1])
         painter.save()
         painter.setTransform(QTransform.fromTranslate((p.t0 - self.origin) / 1e9 * sx + dx, self.y0 * sy + dy))
         painter.setPen(Qt.PenStyle.NoPen)
@@ -185,11 +200,11 @@ class SliceTrackItem(BoxTrackItem):
         painter.resetTransform()
         self.last_instant_matches = 0
         if self.instant_match_mask is not None:  # matched instants: an amber outline
-            lo = self._instants_lo
-            hit = np.flatnonzero(self.instant_match_mask[lo + a : lo + b])
-            self.last_instant_matches = len(hit)
-            if len(hit):
-                mx = np.unique(np.floor(self.px(ts[a:b][hit], sx, dx)))
+            hits = self._matched_instants(p)
+            ha, hb = np.searchsorted(hits, [t0, t1])
+            self.last_instant_matches = int(hb - ha)
+            if hb > ha:
+                mx = np.unique(np.floor(self.px(hits[ha:hb], sx, dx)))
                 outline_rects(painter, mx - 3.0, np.full(len(mx), self.y0 * sy + dy - 2.0), np.full(len(mx), 6.0), 6.0)
         sel = self.selected_instant - self._instants_lo
         if 0 <= sel < len(ts) and t0 <= ts[sel] < t1:

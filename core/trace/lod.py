@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -44,6 +44,9 @@ class Level:
     lane_ptr: np.ndarray  # int64: entries of lane k are lane_ptr[k]:lane_ptr[k + 1]
     long_rows: dict[int, np.ndarray]  # lane -> long slice rows sorted by start
     long_end_max: dict[int, np.ndarray]  # lane -> running max of their ends
+    #: lane -> the starts of its long slices, read on the lane's first query (a frame searched them by
+    #: gathering every long slice's start of the lane: async spans are mostly long, thousands a lane)
+    long_start: dict[int, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -159,12 +162,42 @@ class SlicePyramid:
         The lanes' entries are found by a binary search each, then read, merged and filtered in one pass
         over all of them: a track costs one set of array operations, not one per depth (a zoom builds a
         picture of every track in view, and their per-call overhead was most of the query's time)."""
-        size = 1 << level.shift
         limit = (1 << 31) - 1  # the int32 bucket column's range (a window may reach far past the trace)
         # searched as int32: a Python int against the int32 column makes numpy convert the whole lane to
         # int64 first (~100x the search: it was most of a zoomed-out frame's query time)
         lo_key = np.int32(min(max(((t0 - self.origin) >> level.shift) - LONG_BUCKETS, -limit), limit))
         hi_key = np.int32(min(max((t1 - self.origin) >> level.shift, -limit), limit))
+        entries = self._entries_compiled(level, first, n, t0, t1, lo_key, hi_key)
+        if entries is None:
+            entries = self._entries(level, first, n, t0, t1, lo_key, hi_key)
+        parts = [entries]
+        for k in range(n):
+            long = level.long_rows.get(first + k)
+            if long is None:
+                continue
+            starts = level.long_start.get(first + k)
+            if starts is None:
+                starts = level.long_start[first + k] = np.asarray(self.ts[long], np.int64)
+            la = int(np.searchsorted(level.long_end_max[first + k], t0, side="right"))
+            lb = int(np.searchsorted(starts, t1, side="left"))
+            if lb > la:
+                lr, st = long[la:lb], starts[la:lb]
+                en = st + self.dur[lr]
+                keep = en > t0
+                parts.append((lr[keep], np.full(int(keep.sum()), k, np.int64), np.ones(int(keep.sum()), np.int64),
+                              st[keep], en[keep]))  # fmt: skip
+        if len(parts) == 1:
+            return parts[0]
+        out = tuple(np.concatenate([p[c] for p in parts]) for c in range(5))
+        if n == 1:
+            return out
+        order = np.argsort(out[1], kind="stable")  # lane by lane, each lane's long slices after its entries
+        return tuple(c[order] for c in out)
+
+
+    def _entries(self, level: Level, first: int, n: int, t0: int, t1: int, lo_key, hi_key) -> tuple[np.ndarray, ...]:
+        """The bucket entries' boxes of :meth:`query_lanes` (not the long slices), by numpy calls."""
+        size = 1 << level.shift
         ptr = level.lane_ptr[first : first + n + 1].tolist()
         spans = []
         for k in range(n):
@@ -197,25 +230,40 @@ class SlicePyramid:
         end = np.where(real, s_end, np.maximum(b_start + size, s_end))
         count = np.where(real, 1, count)
         keep = (end > t0) & (start < t1)
-        parts = [(rows[keep], lane[keep], count[keep], start[keep], end[keep])]
-        for k in range(n):
-            long = level.long_rows.get(first + k)
-            if long is None:
-                continue
-            la = int(np.searchsorted(level.long_end_max[first + k], t0, side="right"))
-            lb = int(np.searchsorted(self.ts[long], t1, side="left"))
-            if lb > la:
-                lr = long[la:lb]
-                lr = lr[self.ts[lr] + self.dur[lr] > t0]
-                parts.append((lr, np.full(len(lr), k, np.int64), np.ones(len(lr), np.int64), self.ts[lr],
-                              self.ts[lr] + self.dur[lr]))  # fmt: skip
-        if len(parts) == 1:
-            return parts[0]
-        out = tuple(np.concatenate([p[c] for p in parts]) for c in range(5))
-        if n == 1:
-            return out
-        order = np.argsort(out[1], kind="stable")  # lane by lane, each lane's long slices after its entries
-        return tuple(c[order] for c in out)
+        return rows[keep], lane[keep], count[keep], start[keep], end[keep]
+
+    def _entries_compiled(self, level: Level, first: int, n: int, t0: int, t1: int, lo_key,
+                          hi_key) -> tuple[np.ndarray, ...] | None:  # fmt: skip
+        """:meth:`_entries` by the compiled loop (slice_kernels.pyramid_query: the lanes' searches, the
+        gathers of the entries' slices and the boxes in one pass; ~25 numpy calls a track and a zoom step
+        otherwise), or None when it is not built or does not take these columns (the numpy path then)."""
+        kernels = compiled.slice_kernels
+        columns = self._query_columns()
+        if kernels is None or columns is None or level.shift > 62:
+            return None
+        ts, dur_a, dur_b = columns
+        ptr = level.lane_ptr[first : first + n + 1]
+        args = (level.bucket, level.row, level.count, level.count.dtype == np.int32, ptr, ts, dur_a, dur_b,
+                self.origin & _U64, level.shift, int(lo_key), int(hi_key), t0, t1)  # fmt: skip
+        try:
+            read = kernels.pyramid_query(*args, None)
+            out = np.empty((5, read), np.int64)
+            m = kernels.pyramid_query(*args, out)
+        except (ValueError, BufferError):  # a row or lane pointer out of range (a corrupt trace), a column
+            # that is not one contiguous buffer: the numpy path decides
+            return None
+        return out[0, :m], out[1, :m], out[2, :m], out[3, :m], out[4, :m]
+
+    def _query_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+        """(starts, durations or ends, None or starts) as the compiled query takes them (int64, plain), or
+        None (then the numpy path); decided once per pyramid."""
+        cached = getattr(self, "_columns", False)
+        if cached is False:
+            dur = self.dur
+            durs = (dur.minuend, dur.subtrahend) if isinstance(dur, Difference) else (dur, None)
+            ok = compiled.plain(self.ts, np.int64) and all(d is None or compiled.plain(d, np.int64) for d in durs)
+            cached = self._columns = (self.ts, *durs) if ok else None
+        return cached
 
 
 @dataclass

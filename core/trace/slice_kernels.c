@@ -17,6 +17,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+
+/* boxes of one colour merged from this many (lane_item.merge_touching's threshold) */
+#define MERGE_FROM 32
 
 enum { K_BEGIN = 2, K_END = 3, K_COMPLETE = 4 };
 enum { FLAG_UNMATCHED_END = 1, FLAG_UNCLOSED = 2 };
@@ -1399,6 +1403,527 @@ done:
     return result;
 }
 
+
+/* ------------------------------------------------------------------ a timeline picture's rectangles */
+
+/* NaN-aware order of doubles as numpy sorts them (NaN after every number, NaNs equal). */
+static inline int cmp_double(double a, double b)
+{
+    if (a != a)
+        return b != b ? 0 : 1;
+    if (b != b)
+        return -1;
+    return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+/* The larger of two doubles as np.maximum gives it (a NaN in either is the result). */
+static inline double max_nan(double a, double b)
+{
+    if (a != a || b != b)
+        return a != a ? a : b;
+    return a > b ? a : b;
+}
+
+/* A stable merge sort of idx[0:n] (tmp: n scratch) by colour, or by (y, x) when colour is NULL. */
+static void box_sort(int64_t *idx, int64_t *tmp, int64_t n, const int64_t *colour, const double *y, const double *x)
+{
+    for (int64_t width = 1; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            const int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                int c;
+                if (colour)
+                    c = colour[idx[j]] < colour[idx[i]] ? -1 : 0;
+                else {
+                    c = cmp_double(y[idx[j]], y[idx[i]]);
+                    if (c == 0)
+                        c = cmp_double(x[idx[j]], x[idx[i]]);
+                }
+                tmp[k++] = c < 0 ? idx[j++] : idx[i++];  /* equal: the left (earlier) one first */
+            }
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < hi)
+                tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, (size_t)n * sizeof(int64_t));
+    }
+}
+
+static inline double clip_rect(double v)
+{
+    return fmin(fmax(v, -1e6), 1e7);
+}
+
+static inline void put_rect(double *out, int64_t m, double x, double y, double w, double h)
+{
+    out[4 * m] = clip_rect(x);
+    out[4 * m + 1] = clip_rect(y);
+    out[4 * m + 2] = clip_rect(w);
+    out[4 * m + 3] = clip_rect(h);
+}
+
+/* One colour's boxes g[0:n] (indices into x, y, w) as rectangles from out[m]: touching ones on a row
+   merged as app/timeline/lane_item.py merge_touching does (from 32 boxes), clipped as rect_buffer does.
+   Returns the new m. */
+static int64_t merge_group(int64_t *g, int64_t *tmp, int64_t n, const double *x, const double *y, const double *w,
+                           double h, double *out, int64_t m, double *rr)
+{
+    if (n < MERGE_FROM) {
+        for (int64_t i = 0; i < n; i++)
+            put_rect(out, m++, x[g[i]], y[g[i]], w[g[i]], h);
+        return m;
+    }
+    int sorted = 1, one_row = 1;
+    for (int64_t i = 1; i < n && sorted; i++) {
+        const double ya = y[g[i - 1]], yb = y[g[i]];
+        if (!(yb >= ya) || (yb == ya && !(x[g[i]] >= x[g[i - 1]])))
+            sorted = 0;
+    }
+    if (!sorted)
+        box_sort(g, tmp, n, NULL, y, x);
+    for (int64_t i = 1; i < n; i++)
+        one_row &= y[g[i]] == y[g[i - 1]];
+    /* the running right edge (np.maximum.accumulate), on one row as it is, else over rows shifted 4e7 apart
+       and shifted back (the same float operations as the numpy path: the same merges) */
+    double k = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        const double right = x[g[i]] + w[g[i]];
+        if (one_row) {
+            rr[i] = i ? max_nan(rr[i - 1], right) : right;
+        } else {
+            if (i && !(y[g[i]] == y[g[i - 1]]))
+                k += 1.0;
+            const double off = k * 4e7;
+            const double shifted = right + off;
+            rr[i] = i ? max_nan(rr[i - 1], shifted) : shifted;
+        }
+    }
+    if (!one_row) {
+        k = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            if (i && !(y[g[i]] == y[g[i - 1]]))
+                k += 1.0;
+            const double off = k * 4e7;
+            rr[i] = rr[i] - off;
+        }
+    }
+    int64_t s = 0;
+    double run_max = x[g[0]] + w[g[0]];
+    for (int64_t i = 1; i <= n; i++) {
+        int first = 1;
+        if (i < n && y[g[i]] == y[g[i - 1]])
+            first = x[g[i]] > rr[i - 1] + 0.5;
+        if (first) {
+            const double left = x[g[s]];
+            put_rect(out, m++, left, y[g[s]], run_max - left, h);
+            if (i < n) {
+                s = i;
+                run_max = x[g[i]] + w[g[i]];
+            }
+        } else {
+            run_max = max_nan(run_max, x[g[i]] + w[g[i]]);
+        }
+    }
+    return m;
+}
+
+PyDoc_STRVAR(box_rects_doc,
+"box_rects(left, top, width, colour, height, rects, groups) -> (m, g)\n\n"
+"A box track picture's fills (app/timeline/box_track.py BoxPicture.build): the boxes (float64 left, top,\n"
+"width; int64 colour) grouped by colour (ascending, each group in the boxes' order), each group's touching\n"
+"boxes on a row merged as lane_item.merge_touching does, every rectangle clipped as rect_buffer does; written\n"
+"to rects (float64, 4 a box: x, y, w, h) and groups (int64, 2 a box: colour, end of its rectangles).\n"
+"Returns the number of rectangles and of groups.");
+
+static PyObject *box_rects(PyObject *self, PyObject *args)
+{
+    Py_buffer xb, yb, wb, cb, rb, gb;
+    double h;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*dw*w*", &xb, &yb, &wb, &cb, &h, &rb, &gb))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *idx = NULL, *tmp = NULL;
+    double *rr = NULL;
+    if (check_buffer(&xb, 8, "left") < 0 || check_buffer(&yb, 8, "top") < 0 || check_buffer(&wb, 8, "width") < 0 ||
+        check_buffer(&cb, 8, "colour") < 0 || check_buffer(&rb, 8, "rects") < 0 || check_buffer(&gb, 8, "groups") < 0)
+        goto done;
+    const int64_t n = xb.len / 8;
+    if (yb.len / 8 != n || wb.len / 8 != n || cb.len / 8 != n || rb.len / 32 < n || gb.len / 16 < n) {
+        PyErr_SetString(PyExc_ValueError, "box_rects: bad buffer sizes");
+        goto done;
+    }
+    idx = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    tmp = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    rr = malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!idx || !tmp || !rr) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t m = 0, g = 0;
+    {
+        const double *x = xb.buf, *y = yb.buf, *w = wb.buf;
+        const int64_t *colour = cb.buf;
+        double *out = rb.buf;
+        int64_t *groups = gb.buf;
+        Py_BEGIN_ALLOW_THREADS
+        int one = 1;
+        for (int64_t i = 0; i < n; i++) {
+            idx[i] = i;
+            one &= colour[i] == colour[0];
+        }
+        if (!one)
+            box_sort(idx, tmp, n, colour, NULL, NULL);
+        for (int64_t a = 0; a < n;) {
+            int64_t b = a + 1;
+            while (b < n && colour[idx[b]] == colour[idx[a]])
+                b++;
+            m = merge_group(idx + a, tmp, b - a, x, y, w, h, out, m, rr);
+            groups[2 * g] = colour[idx[a]];
+            groups[2 * g + 1] = m;
+            g++;
+            a = b;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_BuildValue("LL", (long long)m, (long long)g);
+done:
+    free(idx);
+    free(tmp);
+    free(rr);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&gb);
+    return result;
+}
+
+
+/* ------------------------------------------------------------------ a frame's query of the pyramid */
+
+/* entries a query reads ahead of the one it computes (prefetching their slices' columns) */
+#define QUERY_AHEAD 12
+
+/* First position in keys[lo:hi] (ascending int32) whose key is > v (right) or >= v (left). */
+static inline int64_t search_i32(const int32_t *keys, int64_t lo, int64_t hi, int32_t v, int right)
+{
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (right ? keys[mid] <= v : keys[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+PyDoc_STRVAR(pyramid_query_doc,
+"pyramid_query(bucket, row, count, count_wide, lane_ptr, ts, dur_a, dur_b, origin, shift, lo_key, hi_key,\n"
+"              t0, t1, out) -> n\n\n"
+"The boxes of a pyramid level's lanes (core/trace/lod.py SlicePyramid.query_lanes, its bucket entries; not\n"
+"the long slices): lane_ptr (int64, n_lanes + 1) delimits each lane's entries of the level's int32 bucket\n"
+"and row columns and its counts (uint16, int32 when count_wide); each lane's entries with a bucket in\n"
+"[lo_key, hi_key] are read: a lone slice or one at least a bucket (2**shift ns) long as itself (its start\n"
+"ts[row], its duration dur_a[row] (- dur_b[row] when dur_b is not None)), else a box over its bucket (from\n"
+"origin + bucket << shift) reaching its longest slice's end; those overlapping [t0, t1) are written to out\n"
+"(int64, 5 rows: slice row, lane from 0, count, start, end), lane by lane. Without out (None), returns how\n"
+"many entries are read (out's row length must be at least that); with it, how many boxes were written.\n"
+"A row or lane_ptr out of range raises ValueError.");
+
+static PyObject *pyramid_query(PyObject *self, PyObject *args)
+{
+    Py_buffer bb, rb, cb, lpb, tsb, dab, db = {0}, ob = {0};
+    int count_wide, shift;
+    PyObject *dur_b_obj, *out_obj;
+    unsigned long long origin;
+    int lo_key, hi_key;
+    long long t0, t1;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*py*y*y*OKiiiLLO", &bb, &rb, &cb, &count_wide, &lpb, &tsb, &dab, &dur_b_obj,
+                          &origin, &shift, &lo_key, &hi_key, &t0, &t1, &out_obj))
+        return NULL;
+    PyObject *result = NULL;
+    int have_db = 0, have_out = 0;
+    if (dur_b_obj != Py_None) {
+        if (PyObject_GetBuffer(dur_b_obj, &db, PyBUF_SIMPLE) < 0)
+            goto done;
+        have_db = 1;
+    }
+    if (out_obj != Py_None) {
+        if (PyObject_GetBuffer(out_obj, &ob, PyBUF_WRITABLE) < 0)
+            goto done;
+        have_out = 1;
+    }
+    if (check_buffer(&bb, 4, "bucket") < 0 || check_buffer(&rb, 4, "row") < 0 ||
+        check_buffer(&cb, count_wide ? 4 : 2, "count") < 0 || check_buffer(&lpb, 8, "lane_ptr") < 0 ||
+        check_buffer(&tsb, 8, "ts") < 0 || check_buffer(&dab, 8, "dur_a") < 0 ||
+        (have_db && check_buffer(&db, 8, "dur_b") < 0) || (have_out && check_buffer(&ob, 8, "out") < 0))
+        goto done;
+    const int64_t n_entries = bb.len / 4, n_rows = tsb.len / 8, n_ptr = lpb.len / 8;
+    if (rb.len / 4 != n_entries || cb.len / (count_wide ? 4 : 2) != n_entries || dab.len / 8 != n_rows ||
+        (have_db && db.len / 8 != n_rows) || n_ptr < 1 || shift < 0 || shift > 62) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query: bad buffer sizes");
+        goto done;
+    }
+    const int64_t *ptr = lpb.buf;
+    for (int64_t k = 0; k < n_ptr; k++) {
+        if (ptr[k] < 0 || ptr[k] > n_entries || (k && ptr[k] < ptr[k - 1])) {
+            PyErr_SetString(PyExc_ValueError, "pyramid_query: lane_ptr out of range");
+            goto done;
+        }
+    }
+    const int32_t *bucket = bb.buf, *row = rb.buf;
+    int64_t read = 0;
+    for (int64_t k = 0; k + 1 < n_ptr; k++) {
+        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)lo_key, 0);
+        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)hi_key, 1);
+        read += b > a ? b - a : 0;
+    }
+    if (!have_out) {
+        result = PyLong_FromLongLong(read);
+        goto done;
+    }
+    const int64_t cap = ob.len / 40;
+    if (cap < read) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query: out too small");
+        goto done;
+    }
+    int64_t *o_row = ob.buf, *o_lane = o_row + cap, *o_count = o_lane + cap, *o_start = o_count + cap,
+            *o_end = o_start + cap;
+    const int64_t *ts = tsb.buf, *da = dab.buf, *dbv = have_db ? db.buf : NULL;
+    const uint16_t *c16 = cb.buf;
+    const int32_t *c32 = cb.buf;
+    const int64_t size = (int64_t)1 << shift;
+    int64_t m = 0, bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t k = 0; k + 1 < n_ptr && !bad; k++) {
+        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)lo_key, 0);
+        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)hi_key, 1);
+        for (int64_t e = a; e < b; e++) {
+            /* the slices an entry names are far apart in big columns (a cache miss or two each, most of
+               the query's time on a large trace): fetched a few entries ahead, their misses overlap */
+            if (e + QUERY_AHEAD < b) {
+                const int64_t ra = row[e + QUERY_AHEAD];
+                if (ra >= 0 && ra < n_rows) {
+                    __builtin_prefetch(ts + ra);
+                    __builtin_prefetch(da + ra);
+                    if (dbv)
+                        __builtin_prefetch(dbv + ra);
+                }
+            }
+            const int64_t r = row[e];
+            if (r < 0 || r >= n_rows) {
+                bad = 1;
+                break;
+            }
+            const int64_t cnt = count_wide ? (int64_t)c32[e] : (int64_t)c16[e];
+            const int64_t s_ts = ts[r];
+            const int64_t s_dur = (int64_t)((uint64_t)da[r] - (dbv ? (uint64_t)dbv[r] : 0));
+            const int64_t s_end = (int64_t)((uint64_t)s_ts + (uint64_t)s_dur);
+            int64_t start, end, c;
+            if (cnt == 1 || s_dur >= size) {
+                start = s_ts, end = s_end, c = 1;
+            } else {
+                start = (int64_t)((uint64_t)origin + ((uint64_t)(int64_t)bucket[e] << shift));
+                const int64_t b_end = (int64_t)((uint64_t)start + (uint64_t)size);
+                end = b_end > s_end ? b_end : s_end;
+                c = cnt;
+            }
+            if (end > t0 && start < t1) {
+                o_row[m] = r, o_lane[m] = k, o_count[m] = c, o_start[m] = start, o_end[m] = end;
+                m++;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "pyramid_query: row out of range");
+        goto done;
+    }
+    result = PyLong_FromLongLong(m);
+done:
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&lpb);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&dab);
+    if (have_db)
+        PyBuffer_Release(&db);
+    if (have_out)
+        PyBuffer_Release(&ob);
+    return result;
+}
+
+
+/* ------------------------------------------------------------------ searches of ascending keys */
+
+PyDoc_STRVAR(search_ascending_doc,
+"search_ascending(values, keys, out) -> None\n\n"
+"np.searchsorted(values, keys, side='left') of int64 values (ascending) into out (int64, one a key), for\n"
+"keys that mostly ascend (a frame's pixel edges): each search gallops from the previous key's position,\n"
+"a few reads near it instead of a binary search of the whole column (~20 cache misses a key on a column\n"
+"of millions); a key below the previous one searches from the start. The same result for any keys.");
+
+static PyObject *search_ascending(PyObject *self, PyObject *args)
+{
+    Py_buffer vb, kb, ob;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &vb, &kb, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&vb, 8, "values") < 0 || check_buffer(&kb, 8, "keys") < 0 || check_buffer(&ob, 8, "out") < 0)
+        goto done;
+    if (ob.len != kb.len) {
+        PyErr_SetString(PyExc_ValueError, "search_ascending: keys and out lengths differ");
+        goto done;
+    }
+    {
+        const int64_t *v = vb.buf, *key = kb.buf;
+        int64_t *out = ob.buf;
+        const int64_t n = vb.len / 8, m = kb.len / 8;
+        Py_BEGIN_ALLOW_THREADS
+        int64_t at = 0;  /* the previous key's position: every value before it is < that key */
+        for (int64_t j = 0; j < m; j++) {
+            const int64_t k = key[j];
+            if (j && k < key[j - 1])
+                at = 0;
+            /* gallop: the first step past at whose value is >= k bounds the search */
+            int64_t lo = at, step = 1, hi = at;
+            while (hi < n && v[hi] < k) {
+                lo = hi + 1;
+                hi += step;
+                step *= 2;
+            }
+            if (hi > n)
+                hi = n;
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (v[mid] < k)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            out[j] = at = lo;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
+
+/* ------------------------------------------------------------------ search matches' outlines */
+
+/* The first pixel at or after device coordinate v as Qt's raster engine fills a stroke's outline
+   (app/timeline/lane_item.py stroke_pixels: snapped to 1/64 pixel, rounding half to even as np.round). */
+static inline double stroke_pixel(double v)
+{
+    double r = nearbyint(v * 64.0);
+    r /= 64.0;
+    r -= 0.5;
+    return floor(r) + 1.0;
+}
+
+PyDoc_STRVAR(match_outlines_doc,
+"match_outlines(x, y, w, h, tx, ty, solid, rings) -> (n_solid, n_rings)\n\n"
+"app/timeline/lane_item.py outline_rects' rectangles for boxes (float64 x, y, w; height h) drawn translated\n"
+"by (tx, ty): the pixels of a 2-pixel stroke of each box's outline, as a solid rectangle where the ring has\n"
+"no inside (touching ones on a row merged when all are the same height) into solid (float64, 4 a box), and\n"
+"as four rectangles otherwise into rings (float64, 16 a box: every top, then every bottom, left, right).\n"
+"Returns the number of solid rectangles and of ring boxes (4 rectangles each).");
+
+static PyObject *match_outlines(PyObject *self, PyObject *args)
+{
+    Py_buffer xb, yb, wb, sb, rb;
+    double h, tx, ty;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*dddw*w*", &xb, &yb, &wb, &h, &tx, &ty, &sb, &rb))
+        return NULL;
+    PyObject *result = NULL;
+    double *sx = NULL, *sy = NULL, *sw = NULL, *sh = NULL, *rr = NULL;
+    int64_t *g = NULL, *tmp = NULL;
+    if (check_buffer(&xb, 8, "x") < 0 || check_buffer(&yb, 8, "y") < 0 || check_buffer(&wb, 8, "w") < 0 ||
+        check_buffer(&sb, 8, "solid") < 0 || check_buffer(&rb, 8, "rings") < 0)
+        goto done;
+    const int64_t n = xb.len / 8;
+    if (yb.len / 8 != n || wb.len / 8 != n || sb.len / 32 < n || rb.len / 128 < n) {
+        PyErr_SetString(PyExc_ValueError, "match_outlines: bad buffer sizes");
+        goto done;
+    }
+    const size_t cells = (size_t)(n ? n : 1);
+    sx = malloc(cells * sizeof(double)), sy = malloc(cells * sizeof(double)), sw = malloc(cells * sizeof(double));
+    sh = malloc(cells * sizeof(double)), rr = malloc(cells * sizeof(double));
+    g = malloc(cells * sizeof(int64_t)), tmp = malloc(cells * sizeof(int64_t));
+    if (!sx || !sy || !sw || !sh || !rr || !g || !tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t ns = 0, nr = 0;
+    {
+        const double *x = xb.buf, *y = yb.buf, *w = wb.buf;
+        double *solid = sb.buf, *rings = rb.buf;
+        Py_BEGIN_ALLOW_THREADS
+        /* ring boxes first counted: their four rectangles go to four runs of nr */
+        for (int64_t i = 0; i < n; i++) {
+            const double xd = x[i] + tx, yd = y[i] + ty;
+            const double e3 = xd + w[i], e7 = yd + h;
+            const double x1 = stroke_pixel(xd + 1.0), x2 = stroke_pixel(e3 - 1.0);
+            const double y1 = stroke_pixel(yd + 1.0), y2 = stroke_pixel(e7 - 1.0);
+            nr += !((x2 <= x1) || (y2 <= y1));
+        }
+        int64_t k = 0;
+        int same_height = 1;
+        for (int64_t i = 0; i < n; i++) {
+            const double xd = x[i] + tx, yd = y[i] + ty;
+            const double e3 = xd + w[i], e7 = yd + h;
+            const double x0 = stroke_pixel(xd - 1.0), x1 = stroke_pixel(xd + 1.0);
+            const double x2 = stroke_pixel(e3 - 1.0), x3 = stroke_pixel(e3 + 1.0);
+            const double y0 = stroke_pixel(yd - 1.0), y1 = stroke_pixel(yd + 1.0);
+            const double y2 = stroke_pixel(e7 - 1.0), y3 = stroke_pixel(e7 + 1.0);
+            if ((x2 <= x1) || (y2 <= y1)) {
+                const double a = x0 < -1e6 ? -1e6 : (x0 > 1e7 ? 1e7 : x0);  /* np.clip */
+                const double b = x3 < -1e6 ? -1e6 : (x3 > 1e7 ? 1e7 : x3);
+                sx[ns] = a, sy[ns] = y0, sw[ns] = b - a, sh[ns] = y3 - y0;
+                same_height &= sh[ns] == sh[0];
+                ns++;
+            } else {
+                put_rect(rings, k, x0, y0, x3 - x0, y1 - y0);
+                put_rect(rings, nr + k, x0, y2, x3 - x0, y3 - y2);
+                put_rect(rings, 2 * nr + k, x0, y1, x1 - x0, y2 - y1);
+                put_rect(rings, 3 * nr + k, x2, y1, x3 - x2, y2 - y1);
+                k++;
+            }
+        }
+        if (ns > 1 && same_height) {
+            for (int64_t i = 0; i < ns; i++)
+                g[i] = i;
+            ns = merge_group(g, tmp, ns, sx, sy, sw, sh[0], solid, 0, rr);
+        } else {
+            for (int64_t i = 0; i < ns; i++)
+                put_rect(solid, i, sx[i], sy[i], sw[i], sh[i]);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_BuildValue("LL", (long long)ns, (long long)nr);
+done:
+    free(sx), free(sy), free(sw), free(sh), free(rr), free(g), free(tmp);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&rb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
@@ -1409,6 +1934,10 @@ static PyMethodDef methods[] = {
     {"lane_rows", lane_rows, METH_VARARGS, lane_rows_doc},
     {"pyramid", pyramid, METH_VARARGS, pyramid_doc},
     {"density", density, METH_VARARGS, density_doc},
+    {"box_rects", box_rects, METH_VARARGS, box_rects_doc},
+    {"pyramid_query", pyramid_query, METH_VARARGS, pyramid_query_doc},
+    {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
+    {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {NULL, NULL, 0, NULL},
 };
 

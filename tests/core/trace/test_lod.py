@@ -140,3 +140,104 @@ def test_a_tracks_lanes_in_one_pass_are_each_lanes_boxes(testdata) -> None:
                 compared += int(at.sum())
                 long_seen += len(level.long_rows.get(deep.lane_base + k, ()))
     assert compared > 1000 and long_seen > 0
+
+
+def _queries_both_ways(pyramid: SlicePyramid, windows, monkeypatch) -> int:
+    """Every lane set and window queried by the compiled loop and by numpy: the same boxes, exactly."""
+    from fxscope.core.trace import compiled
+
+    kernels = compiled.slice_kernels
+    compared = 0
+    for level, first, n, t0, t1 in windows:
+        got = pyramid.query_lanes(level, first, n, t0, t1)
+        monkeypatch.setattr(compiled, "slice_kernels", None)
+        want = pyramid.query_lanes(level, first, n, t0, t1)
+        monkeypatch.setattr(compiled, "slice_kernels", kernels)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and np.array_equal(g, w)
+        compared += len(got[0])
+    return compared
+
+
+@pytest.mark.skipif(lod.compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_the_compiled_query_gives_the_numpy_boxes(testdata, monkeypatch) -> None:
+    """slice_kernels.pyramid_query against the numpy path: a real trace's lanes at every level, windows from
+    past the whole trace to a bucket; made-up slices before the origin with durations as a difference of
+    ends and starts (the async and scheduling pyramids), 16- and 32-bit counts."""
+    model = TraceModel(read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt"))
+    rng = np.random.default_rng(11)
+    span = model.end_ns - model.start_ns
+    windows = []
+    for level in model.pyramid.levels:
+        for track in model.tracks[:12]:
+            for scale in (3.0, 1.0, 0.1, 0.001):
+                width = max(int(span * scale), 1 << level.shift)
+                t0 = model.start_ns + int(rng.integers(-width, span))
+                windows.append((level, track.lane_base, track.max_depth + 1, t0, t0 + width))
+    assert _queries_both_ways(model.pyramid, windows, monkeypatch) > 5000
+    n, lanes, origin = 250_000, 6, 10**6
+    start = rng.integers(origin - 10**8, origin + 10**9, n)
+    end = start + (rng.integers(0, 10**6, n) * rng.choice([0, 1, 100], n))
+    lane = np.where(rng.random(n) < 0.8, 0, rng.integers(1, lanes, n)).astype(np.int32)  # lane 0: > 65535
+    from fxscope.core.trace.gathered import Difference
+
+    pyramid = SlicePyramid(start, Difference(end, start), lane, lanes, origin, 10**9)
+    assert any(level.count.dtype == np.int32 for level in pyramid.levels)  # (a bucket of lane 0's coarsest)
+    windows = [(level, first, k, t0, t0 + w) for level in pyramid.levels for first, k in ((0, lanes), (2, 1), (1, 3))
+               for t0, w in ((origin - 2 * 10**8, 2 * 10**9), (origin + 10**8, 10**6), (origin, 1 << level.shift))]
+    assert _queries_both_ways(pyramid, windows, monkeypatch) > 1000
+
+
+@pytest.mark.skipif(lod.compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_the_compiled_query_refuses_rows_out_of_range(monkeypatch) -> None:
+    """A level whose rows point past the slices (a corrupt pyramid): the compiled loop raises and the numpy
+    path answers (here: its IndexError), never a read outside the columns."""
+    rng = np.random.default_rng(3)
+    ts = np.sort(rng.integers(0, 10**9, 5000))
+    pyramid = SlicePyramid(ts, np.full(5000, 10, np.int64), np.zeros(5000, np.int32), 1, 0, 10**9)
+    level = pyramid.levels[0]
+    level.row[len(level.row) // 2] = 10**6
+    with pytest.raises(ValueError, match="row out of range"):
+        lod.compiled.slice_kernels.pyramid_query(level.bucket, level.row, level.count, level.count.dtype == np.int32,
+                                                 level.lane_ptr, ts, pyramid.dur, None, 0, level.shift, -10, 1 << 30,
+                                                 0, 10**9, np.empty((5, len(level.row)), np.int64))  # fmt: skip
+    with pytest.raises(IndexError):
+        pyramid.query_lanes(level, 0, 1, 0, 10**9)
+
+
+def test_long_slices_of_a_query_are_those_overlapping_its_window() -> None:
+    """A lane's long slices (their starts read on its first query and kept in the level): every query, after
+    many others, gives the bucket entries' boxes then, lane by lane, exactly the long slices that overlap
+    its window, in start order (against a search of all of them by hand)."""
+    from fxscope.core.trace.gathered import Difference
+
+    rng = np.random.default_rng(8)
+    n, lanes, origin, span = 30_000, 4, 10**6, 10**9
+    start = np.sort(rng.integers(origin, origin + span, n))
+    lane = rng.integers(0, lanes, n).astype(np.int32)
+    end = start + rng.choice([10, 10**5, 10**7, 2 * 10**8], n)  # many slices long at every fine level
+    pyramid = SlicePyramid(start, Difference(end, start), lane, lanes, origin, span)
+    lefts = rng.integers(-span // 4, span, 30)
+    widths = rng.choice([span, span // 10, span // 1000], 30)
+    windows = [(origin + int(a), int(w)) for a, w in zip(lefts, widths, strict=True)]
+    long_seen = 0
+    for level in pyramid.levels:
+        for _ in range(2):  # (the second time, every lane's starts are kept)
+            for t0, w in windows:
+                t1 = t0 + w
+                got = pyramid.query_lanes(level, 0, lanes, t0, t1)
+                limit = (1 << 31) - 1
+                lo_key = np.int32(min(max(((t0 - origin) >> level.shift) - LONG_BUCKETS, -limit), limit))
+                hi_key = np.int32(min(max((t1 - origin) >> level.shift, -limit), limit))
+                parts = [pyramid._entries(level, 0, lanes, t0, t1, lo_key, hi_key)]
+                for k in range(lanes):
+                    long = level.long_rows.get(k, np.zeros(0, np.int64))
+                    hit = long[(start[long] < t1) & (end[long] > t0)]
+                    parts.append((hit, np.full(len(hit), k), np.ones(len(hit), np.int64), start[hit], end[hit]))
+                    long_seen += len(hit)
+                want = [np.concatenate([p[c] for p in parts]) for c in range(5)]
+                order = np.argsort(want[1], kind="stable")
+                for g, v in zip(got, want, strict=True):
+                    assert np.array_equal(g, v[order])
+        assert bool(level.long_start) == bool(level.long_rows)
+    assert long_seen > 1000

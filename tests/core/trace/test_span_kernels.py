@@ -334,28 +334,66 @@ def test_same_order_of_instants_of_one_span_at_one_time():
     assert [cols.strings[int(cols.ev_category[e])] for e in instants.event] == ["y", "z"]
 
 
+def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None, trace=(0, 100), thread=None):
+    """span_kernels.async_spans' outputs (the span ones, then the instant ones) as lists, and its count of
+    unmatched ends (``kind``: the events' kinds by row, as the reader's column); ``spans``/``instants``: the
+    outputs' sizes (default: one row an event); ``thread``: (thread column, track_of at thread + 1)."""
+    assert KERNELS is not None
+    ts = np.arange(len(kind), dtype=np.int64) if ts is None else ts
+    spans = len(rows) if spans is None else spans  # (the kernel's outputs have room for every event)
+    instants = len(rows) if instants is None else instants
+    ev = rows.dtype if rows.itemsize in (4, 8) else np.int64
+    outs = (np.zeros(spans, np.int64), np.zeros(spans, np.int64), np.zeros(spans, np.uint8), np.zeros(spans, ev),
+            np.zeros(spans, ev), np.zeros(spans, np.uint64), np.zeros(spans, np.int32), np.zeros(spans, np.int32),
+            np.zeros(instants, ev), np.zeros(instants, np.int64), np.zeros(instants, np.uint64),
+            np.zeros(instants, np.int64))  # fmt: skip
+    thread, track_of = (np.zeros(len(kind), np.int16), np.zeros(2, np.int32)) if thread is None else thread
+    nb, nu, ni = KERNELS.async_spans(kind, rows, rows.itemsize, cat, cat.itemsize, name, name.itemsize, cid, ts,
+                                     thread, thread.itemsize, track_of, 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END,
+                                     *trace, *outs)  # fmt: skip
+    assert nb == int((kind == K.ASYNC_BEGIN).sum()) and ni == int((kind == K.ASYNC_INSTANT).sum())
+    return nu, [o.tolist() for o in outs]
+
+
 def test_async_kernel_refuses_bad_input():
     """A row outside the category or name column, outputs that do not hold the begins, ends and instants,
     keys wider than 32 bits: an error, never a read or write out of bounds."""
-    assert KERNELS is not None
     kind = np.array([K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, K.ASYNC_END], np.uint8)
     cid = np.ones(4, np.uint64)
     col = np.zeros(4, np.int16)
 
-    def run(rows, b=1, e=2, i=1, cat=col):
-        outs = (np.zeros(b, np.int64), np.zeros(b, np.int32), np.zeros(e, np.int64), np.zeros(i, np.int64))
-        n = KERNELS.async_pair(kind, rows, rows.itemsize, cat, cat.itemsize, col, 2, cid, 5, 6, 7, *outs)
-        return n, [o.tolist() for o in outs]
+    def run(rows, spans=None, cat=col):
+        return _async_spans(kind, rows, cat, col, cid, spans=spans, trace=(-5, 50))
 
-    assert run(np.arange(4, dtype=np.int32)) == (1, [[2], [0], [3, 0], [0]])
+    # the begin at 0 closed by the end at 2, the end at 3 unmatched (from the trace's start); the instant in it
+    # (room for two ends: the row of the one that closed the begin is unused)
+    got = run(np.arange(4, dtype=np.int32))
+    assert got[0] == 1 and [o[:2] for o in got[1][:7]] == [[0, -5], [2, 3], [0, 1], [0, 3], [2, 3], [1, 1], [0, 0]]
+    assert [o[:1] for o in got[1][8:]] == [[1], [1], [1], [0]]
     with pytest.raises(IndexError):
         run(np.array([0, 1, 2, 4], np.int32))
     with pytest.raises(IndexError):
         run(np.array([0, -1, 2, 3], np.int64))
     with pytest.raises(ValueError):
-        run(np.arange(4, dtype=np.int32), e=1)  # no room for both ends
+        run(np.arange(4, dtype=np.int32), spans=3)  # no room for every event
+    no_ids = np.zeros(0, np.uint64)  # (ids not asked for: not written, the other outputs the same)
+    outs = [np.zeros(4, d) for d in (np.int64, np.int64, np.uint8, np.int32, np.int32)]
+    rest = [np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int64), no_ids,
+            np.zeros(4, np.int64)]  # fmt: skip
+    assert KERNELS.async_spans(kind, np.arange(4, dtype=np.int32), 4, col, 2, col, 2, cid, np.arange(4, dtype=np.int64),
+                               np.zeros(4, np.int16), 2, np.zeros(2, np.int32), 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT,
+                               K.ASYNC_END, -5, 50, *outs, no_ids, *rest) == (1, 1, 1)  # fmt: skip
+    assert [o[:2].tolist() for o in outs] == [r[:2] for r in got[1][:5]] and rest[3][:1].tolist() == [1]
+    tracks = np.array([5, 6, 7], np.int32)  # (threads -1, 0, 1)
+    got = _async_spans(kind, np.arange(4, dtype=np.int32), col, col, cid, thread=(np.array([1, 9, 9, -4], np.int16), tracks))
+    assert got[1][7][:2] == [7, 5]  # the begin's thread 1, the unmatched end's -4 (as -1); the others not read
+    with pytest.raises(IndexError):  # a span's thread past the table
+        _async_spans(kind, np.arange(4, dtype=np.int32), col, col, cid, thread=(np.array([2, 0, 0, 0], np.int16), tracks))
+    assert [o[:2] for o in run(np.arange(4, dtype=np.int32), spans=9)[1][:2]] == [[0, -5], [2, 3]]  # (room to spare)
     with pytest.raises(ValueError):
         run(np.arange(4, dtype=np.int32), cat=np.zeros(4, np.int64))
+    with pytest.raises(ValueError):
+        run(np.arange(4, dtype=np.int16))  # (rows of 2 bytes: the outputs' rows are 4 or 8)
 
 
 def _async_reference(kind, key):
@@ -389,13 +427,14 @@ def test_async_kernel_matches_a_stack_replay(keys):
     cat = rng.integers(-3, 3, n).astype(np.int16)
     name = rng.integers(0, 2, n).astype(np.int32)
     cid = rng.integers(0, keys, n).astype(np.uint64) * np.uint64(0x10000000001)  # (far apart: hashed)
-    rows = np.arange(n, dtype=np.int64)
-    outs = (np.zeros(int((kind == K.ASYNC_BEGIN).sum()), np.int64), np.zeros(int((kind == K.ASYNC_BEGIN).sum()), np.int32),
-            np.zeros(int((kind == K.ASYNC_END).sum()), np.int64), np.zeros(int((kind == K.ASYNC_INSTANT).sum()), np.int64))  # fmt: skip
-    nu = KERNELS.async_pair(kind, rows, 8, cat, 2, name, 4, cid, 5, 6, 7, *outs)
-    b_end, level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
-    assert outs[0].tolist() == b_end and outs[1].tolist() == level
-    assert outs[2][:nu].tolist() == unmatched and outs[3].tolist() == opened
+    rows = np.arange(n, dtype=np.int64)  # (times and rows: the positions, so ends and rows are positions too)
+    nu, (start, end, flags, event, end_event, _id, level, _track, *inst) = _async_spans(kind, rows, cat, name, cid, trace=(-1, n))
+    b_end, b_level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
+    nb = len(b_end)
+    assert end_event[:nb] == b_end and level[:nb] == b_level
+    assert event[nb : nb + nu] == unmatched and inst[3][: len(opened)] == opened
+    assert end[:nb] == [e if e >= 0 else n for e in b_end] and start[nb : nb + nu] == [-1] * nu
+    assert flags[:nb + nu] == [0 if e >= 0 else 2 for e in b_end] + [1] * nu
 
 
 def test_bind_kernel_declines_threads_of_too_wide_a_range():
@@ -579,3 +618,67 @@ def test_lanes_kernel_is_first_fit(length, grid):
         lanes[ln] = e
     assert KERNELS.first_fit_lanes(group, start[::-1].copy(), end, lane) == 1  # starts descending
     assert KERNELS.first_fit_lanes(group[::-1].copy(), start, end, lane) == 1  # groups descending
+
+
+@pytest.mark.parametrize(("length", "grid", "tracks"), [(3000, 1, 1), (30, 7, 3), (40_000, 1, 5), (3, 4, 2), (0, 8, 4)])
+def test_layout_kernel_is_the_sorts_and_first_fit(length, grid, tracks):
+    """async_layout lays spans out as the numpy path does: the lexsort by (track, start, longer first, event),
+    first-fit lanes (assign_lanes), then the order by (track, lane, start); spans given in any order (here:
+    in start order but for a shuffled tail, as unmatched ends come), ties of start, zero-length spans."""
+    from fxscope.core.trace.async_spans import assign_lanes
+
+    assert KERNELS is not None
+    rng = np.random.default_rng(length + grid + tracks)
+    n = 4000
+    start = np.sort(rng.integers(0, 100_000, n))
+    start -= start % grid
+    start[-300:] = rng.permutation(start[-300:])
+    end = start + (rng.integers(0, length, n) if length else 0)
+    track = rng.integers(0, tracks, n).astype(np.int32)
+    event = rng.permutation(n).astype(np.int32)
+    lane, order, row = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
+    lanes, counts = np.empty(tracks + 1, np.int32), np.empty(tracks + 1, np.int64)
+    status = KERNELS.async_layout(track, tracks + 1, start, end, event, 4, lane, order, row, lanes, counts)
+    assert counts.tolist() == np.bincount(track, minlength=tracks + 1).tolist()
+    assert np.array_equal(order[row], np.arange(n))
+    o1 = np.lexsort((event, -(end - start), start, track))
+    expected = np.empty(n, np.int32)
+    expected[o1] = assign_lanes(track[o1].astype(np.uint64), start[o1], end[o1])
+    assert lane.tolist() == expected.tolist()
+    assert lanes.tolist() == [int(lane[track == t].max(initial=-1)) + 1 for t in range(tracks + 1)]
+    final = np.lexsort((start, lane, track))  # (the kernel's order of equal rows: the start order's)
+    key = np.stack([track[order], lane[order], start[order]])
+    assert np.array_equal(key, np.stack([track[final], lane[final], start[final]]))
+    same = (np.diff(key, axis=1) == 0).all(axis=0)
+    assert status == (2 if same.any() else 0)
+    with pytest.raises(IndexError):
+        KERNELS.async_layout(np.r_[track[:-1], tracks + 1].astype(np.int32), tracks + 1, start, end, event, 4, lane,
+                             order, row, lanes, counts)  # (a track out of range)  # fmt: skip
+    with pytest.raises(ValueError):
+        KERNELS.async_layout(track, tracks + 1, start[1:], end, event, 4, lane, order, row, lanes, counts)
+
+
+@pytest.mark.parametrize("per_span", [1, 3, 200])
+def test_instant_order_kernel_is_lexsort(per_span):
+    """async_instant_order: each instant's span (begin_row[pos]) and the order by (span, time), ties in time
+    order, as np.lexsort; instants without an open span, positions out of range or times out of order are
+    declined (the numpy path decides)."""
+    assert KERNELS is not None
+    rng = np.random.default_rng(per_span)
+    n_spans = 500
+    m = n_spans * per_span // 2
+    begin_row = rng.permutation(n_spans).astype(np.int32)
+    pos = rng.integers(0, n_spans, m).astype(np.int64)
+    ts = np.sort(rng.integers(0, m // 2 + 1, m))
+    span, order = np.empty(m, np.int32), np.empty(m, np.int64)
+    status = KERNELS.async_instant_order(pos, begin_row, ts, n_spans, span, order)
+    assert span.tolist() == begin_row[pos].tolist()
+    assert order.tolist() == np.lexsort((ts, span)).tolist()
+    ties = ((np.diff(span[order]) == 0) & (np.diff(ts[order]) == 0)).any()
+    assert status == (2 if ties else 0)
+    for bad_pos, bad_ts, spans in [(-1, ts, n_spans), (n_spans, ts, n_spans), (0, ts[::-1].copy(), n_spans), (0, ts, 3)]:
+        p = pos.copy()
+        p[m // 2] = bad_pos
+        assert KERNELS.async_instant_order(p, begin_row, bad_ts, spans, span, order) == 1
+    with pytest.raises(ValueError):
+        KERNELS.async_instant_order(pos[1:], begin_row, ts, n_spans, span, order)
