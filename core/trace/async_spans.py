@@ -22,7 +22,7 @@ start), which keeps the lane count at the track's maximum overlap.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from fxscope.core.trace.segments import (
 )
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
@@ -81,11 +82,16 @@ class AsyncTable:
     end_event: np.ndarray  # int32 event row of the end, -1 when unclosed
     instants: AsyncInstants
     unbound_instants: int = 0
+    #: (:attr:`pids`, :attr:`pid_start`) when the build knows them (else found from :attr:`pid`)
+    pid_runs: InitVar[tuple[np.ndarray, np.ndarray] | None] = None
     #: the processes with spans, ascending, and where each one's rows start (plus the row count at the end)
     pids: np.ndarray = field(init=False, repr=False)
     pid_start: np.ndarray = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, pid_runs: tuple[np.ndarray, np.ndarray] | None) -> None:
+        if pid_runs is not None:
+            self.pids, self.pid_start = pid_runs
+            return
         pid = np.asarray(self.pid, np.uint64)
         starts = segment_starts(pid)
         self.pids = pid[starts]
@@ -140,28 +146,38 @@ def build_async(
     if paired is None:
         paired = _pair_numpy(cols, sel, trace_start, trace_end, check)
     del sel
-    s_start, s_end, s_flags, s_event, s_end_event, s_id, n_begins, queries, tie_keys = paired
+    s_start, s_end, s_flags, s_event, s_end_event, s_id, n_begins, queries, tie_keys, tracks = paired
     del paired
-    pid = thread_pids(cols, cols.ev_thread[s_event])
-
-    # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
     check()
-    o1 = lexsort((s_event, -(s_end - s_start), s_start, pid))
-    lane = np.empty(len(o1), np.int32)
-    lane[o1] = _lanes(pid[o1], s_start[o1], s_end[o1])
-    del o1
-    check()
-    final = lexsort((s_start, lane, pid))
-    if tie_keys is not None:  # (spans not in the numpy path's order: equal rows put in that order)
-        _order_ties(final, (pid, lane, s_start), lambda rows: tie_keys(rows, s_event, s_id))
-    del pid
-    inv = np.empty(len(final), np.int64)  # span -> its row
-    inv[final] = np.arange(len(final))
+    laid = _layout_compiled(cols, s_start, s_end, s_event, tracks)
+    if laid is None:
+        pid = thread_pids(cols, cols.ev_thread[s_event])
+        # Rows sorted by (pid, lane, start): lanes first need the (pid, start) order.
+        o1 = lexsort((s_event, -(s_end - s_start), s_start, pid))
+        lane = np.empty(len(o1), np.int32)
+        lane[o1] = _lanes(pid[o1], s_start[o1], s_end[o1])
+        del o1
+        check()
+        final = lexsort((s_start, lane, pid))
+        track, ties, pid_runs, row = pid, True, None, None
+    else:
+        final, row, lane, track, ties, pid_runs = laid
+    if ties and tie_keys is not None:  # (spans not in the numpy path's order: equal rows put in that order)
+        _order_ties(final, (track, lane, s_start), lambda rows: tie_keys(rows, s_event, s_id))
+    elif ties and laid is not None:  # (the layout's order of equal rows: the numpy path's is by span)
+        _order_ties(final, (track, lane, s_start), lambda rows: [rows])
+    del track
+    if row is None or ties:  # span -> its row
+        row = np.empty(len(final), np.int32 if len(final) < 1 << 31 else np.int64)
+        row[final] = np.arange(len(final), dtype=row.dtype)
     start, end = s_start[final], s_end[final]
     del s_start, s_end
     check()
-    instants, unbound = _bind_instants(cols, queries, inv[:n_begins], start, end, s_id[final], tie_keys is not None)
-    event = s_event[final].astype(np.int32)
+    bound = _bind_compiled(cols, queries, row[:n_begins], len(start)) if tie_keys is not None else None
+    if bound is None:  # (the ids by row: only the numpy path's search by id reads them)
+        bound = _bind_instants(cols, queries, row[:n_begins], start, end, s_id[final], tie_keys is not None)
+    instants, unbound = bound
+    event = s_event[final].astype(np.int32, copy=False)
     return AsyncTable(
         start=start,
         end=end,
@@ -172,10 +188,51 @@ def build_async(
         flags=s_flags[final],
         lane=lane[final],
         event=event,
-        end_event=s_end_event[final].astype(np.int32),
+        end_event=s_end_event[final].astype(np.int32, copy=False),
         instants=instants,
         unbound_instants=unbound,
+        pid_runs=pid_runs,
     )
+
+
+def _layout_compiled(
+    cols: FxtColumns, s_start: np.ndarray, s_end: np.ndarray, s_event: np.ndarray,
+    tracks: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, tuple[np.ndarray, np.ndarray]] | None:
+    """The spans' lanes and row order by the compiled kernel (span_kernels.async_layout: a counting sort
+    by process, a natural merge sort of each process's spans, which come nearly in start order, first fit,
+    a counting sort by lane), or None when it is not built (``tracks``: each span's process rank and the
+    ranked pids when the pairing gave them): (the spans by (pid, lane, start), each span's
+    row there (int32), each span's lane, each span's process rank (the pids' order), whether some rows of a lane share a start (the
+    caller orders those), the processes with spans and where each one's rows start)."""
+    kernels = compiled.span_kernels
+    if kernels is None or len(s_start) >= 1 << 31:
+        return None
+    track, pids = tracks if tracks is not None else _process_ranks(cols, s_event)
+    n = len(s_start)
+    lane, final, row = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
+    lanes, counts = np.empty(len(pids), np.int32), np.empty(len(pids), np.int64)
+    event = contiguous(s_event)
+    status = kernels.async_layout(contiguous(track, np.int32), len(pids), contiguous(s_start, np.int64),
+                                  contiguous(s_end, np.int64), event, event.dtype.itemsize, lane, final, row, lanes,
+                                  counts)  # fmt: skip
+    has = counts > 0
+    pid_runs = (pids[has], np.r_[0, np.cumsum(counts[has])].astype(np.int64))
+    return final, row, lane, track, status == 2, pid_runs
+
+
+def _process_ranks(cols: FxtColumns, event: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int32 rank of the process of each event's thread among ``pids``, ``pids``: the processes of the
+    trace's threads and 0 (an unresolved thread's), ascending): :func:`thread_pids` as small integers in the
+    pids' order, looked up per thread, not per event."""
+    n_threads = len(cols.threads_pid)
+    if n_threads == 0:
+        return np.zeros(len(event), np.int32), np.zeros(1, np.uint64)
+    pids, rank_of = np.unique(thread_pids(cols, np.arange(-1, n_threads)), return_inverse=True)
+    thread = cols.ev_thread[event].astype(np.int32)
+    np.maximum(thread, -1, out=thread)  # (thread_pids' 0 for any negative thread)
+    thread += 1
+    return rank_of.astype(np.int32)[thread], pids
 
 
 def _pair_numpy(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple:
@@ -189,7 +246,7 @@ def _pair_numpy(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: 
     queries = _InstantQueries.of_markers(m, b_idx)  # what binding the instants needs of the markers
     s_id = m.cid_of(np.r_[b_idx, u_idx])
     m.keep_times_and_rows()  # (the markers' other columns, ~30 bytes an async event, are done with)
-    return (*_spans(m.ts, m.ev, b_idx, e_idx, u_idx, trace_start, trace_end), s_id, len(b_idx), queries, None)
+    return (*_spans(m.ts, m.ev, b_idx, e_idx, u_idx, trace_start, trace_end), s_id, len(b_idx), queries, None, None)
 
 
 def _spans(ts: np.ndarray, ev: np.ndarray, b_idx: np.ndarray, e_idx: np.ndarray, u_idx: np.ndarray,
@@ -211,10 +268,12 @@ def _spans(ts: np.ndarray, ev: np.ndarray, b_idx: np.ndarray, e_idx: np.ndarray,
 
 
 def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple | None:
-    """:func:`_pair_numpy`'s spans by the compiled kernel (the events in time order, one walk with each
-    key's stack in a hash table), or None when it is not built or the columns do not fit it. The spans and
-    instants come in time order, not by key: the returned tie keys (:func:`_tie_keys`) let the sorts
-    after it order equal rows as the numpy path's order does."""
+    """:func:`_pair_numpy`'s spans by the compiled kernel (span_kernels.async_spans: the events in time
+    order, one walk with each key's stack in a hash table, writing the spans' and instants' columns and each
+    span's process rank as it goes), or None when it is not built or the columns do not fit it. The spans and
+    instants come in time order, not by key: the returned tie keys let the sorts after it order equal rows
+    as the numpy path's order does. The ids are the events' data words read again where needed (not
+    columns: 8 bytes a span and an instant, for ties and the rare search by id)."""
     kernels = compiled.span_kernels
     # (the kernel reads the rows of ``sel`` and only tells the values apart: a one-byte code column's index)
     cat, name = (compiled.key_values(c) for c in (cols.ev_category, cols.ev_name))
@@ -227,29 +286,32 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     if order is not None:
         sel, ts, cid = sel[order], ts[order], cid[order]
     del order
-    k = cols.ev_kind[sel]
     check()
-    b_idx = np.flatnonzero(k == EventKind.ASYNC_BEGIN)
-    i_idx = np.flatnonzero(k == EventKind.ASYNC_INSTANT)
-    n_ends = int(np.count_nonzero(k == EventKind.ASYNC_END))
-    e_idx = np.empty(len(b_idx), np.int64)
-    level = np.empty(len(b_idx), np.int32)
-    u_idx = np.empty(n_ends, np.int64)
-    i_open = np.empty(len(i_idx), np.int64)
-    n_unmatched = kernels.async_pair(
-        contiguous(k, np.uint8), contiguous(sel), sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
-        name.dtype.itemsize, contiguous(cid, np.uint64), int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT),
-        int(EventKind.ASYNC_END), e_idx, level, u_idx, i_open,
+    thread = _thread_tracks(cols)
+    if thread is None:
+        return None
+    # (room for every event as a span and as an instant: the pages of rows never written are never touched)
+    n = len(sel)
+    sel = contiguous(sel, np.int32 if sel.dtype.itemsize <= 4 else np.int64)
+    # (the ids not written: the event's data word, read again for the rows that need them, ties and the
+    # search by id, not kept for every span and instant)
+    no_ids = np.zeros(0, np.uint64)
+    spans = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, sel.dtype),
+             np.empty(n, sel.dtype), no_ids, np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
+    thread_col, track_of, offset, pids = thread
+    inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), no_ids, np.empty(n, np.int64))
+    n_begins, n_unmatched, n_instants = kernels.async_spans(
+        contiguous(cols.ev_kind, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
+        name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col,
+        thread_col.dtype.itemsize, track_of, offset, int(EventKind.ASYNC_BEGIN),
+        int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, *inst,
     )  # fmt: skip
-    del k
-    u_idx = u_idx[:n_unmatched].copy()
-    queries = _InstantQueries(sel[i_idx], ts[i_idx], cid[i_idx], i_open)
-    del i_idx, i_open
-    s_id = cid[np.r_[b_idx, u_idx]]
-    del cid
-    spans = _spans(ts, sel, b_idx, e_idx, u_idx, trace_start, trace_end)
-    n_begins = len(b_idx)
-    s_level = np.r_[level, np.zeros(len(u_idx), np.int32)]
+    del sel, ts, cid
+    *spans, _, s_level, s_track = (a[: n_begins + n_unmatched] for a in spans)
+    s_id = Gathered(cols.ev_data, spans[3])
+    i_event, i_ts, _, i_open = (a[:n_instants] for a in inst)
+    queries = _InstantQueries(i_event, i_ts, Gathered(cols.ev_data, i_event), i_open)
+    del inst
 
     def tie_keys(rows: np.ndarray, s_event: np.ndarray, s_id: np.ndarray) -> list[np.ndarray]:
         # the numpy path's order of spans: the begins by (category, name, id, stack level, time, row), then
@@ -258,7 +320,29 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
         return [ev, cols.ev_ts[ev], s_level[rows], s_id[rows], cols.ev_name[ev], cols.ev_category[ev],
                 rows >= n_begins]  # fmt: skip
 
-    return (*spans, s_id, n_begins, queries, tie_keys)
+    return (*spans, s_id, n_begins, queries, tie_keys, (s_track, pids))
+
+
+def _thread_tracks(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:
+    """What the pairing kernel reads to give each span its process's rank (:func:`_process_ranks`, per
+    thread, not gathered per span): (the thread column as it takes it: a one-byte code column's index, else
+    the thread numbers; each value's rank, int32, at value + offset (the numbers' -1 at 0); the offset; the
+    ranked pids), or None when the column is neither (or codes a thread past the table: the numpy path)."""
+    n_threads = len(cols.threads_pid)
+    column = cols.ev_thread
+    if n_threads == 0:
+        return None
+    pids, rank_of = np.unique(thread_pids(cols, np.arange(-1, n_threads)), return_inverse=True)
+    rank_of = rank_of.astype(np.int32)
+    index = getattr(column, "index", None)
+    if isinstance(column, ColumnView) and compiled.plain(index, np.uint8) and len(index) == len(column):
+        values = np.asarray(column.values)
+        if len(values) and int(values.max()) >= n_threads:
+            return None
+        return index, rank_of[np.maximum(values, -1) + 1], 0, pids
+    if compiled.plain(column, np.int16, np.int32):
+        return column, rank_of, 1, pids
+    return None
 
 
 def _order_ties(order: np.ndarray, primary: tuple[np.ndarray, ...], extra) -> None:
@@ -409,6 +493,31 @@ def _bind_instants(
         name=Gathered(cols.ev_name, event),
     )
     return out, int((~bound).sum())
+
+
+def _bind_compiled(
+    cols: FxtColumns, q: _InstantQueries, begin_row: np.ndarray, n_spans: int
+) -> tuple[AsyncInstants, int] | None:
+    """:func:`_bind_instants` of instants in time order by the compiled kernel (span_kernels.async_instant_order:
+    each instant's span and a counting sort by span, in one pass), or None when it is not built or some
+    instant has no open span of its key (the search by id is the numpy path's)."""
+    kernels = compiled.span_kernels
+    if kernels is None or not len(q.pos) or n_spans >= 1 << 31:
+        return None
+    span = np.empty(len(q.pos), np.int32)
+    order = np.empty(len(q.pos), np.int64)
+    status = kernels.async_instant_order(contiguous(q.pos, np.int64), contiguous(begin_row, np.int32),
+                                         contiguous(q.ts, np.int64), n_spans, span, order)  # fmt: skip
+    if status == 1:
+        return None
+    if status == 2:
+        _order_ties(order, (span, q.ts),
+                    lambda rows: [q.ev[rows], q.cid[rows], cols.ev_name[q.ev[rows]], cols.ev_category[q.ev[rows]]])  # fmt: skip
+    event = q.ev[order].astype(np.int32, copy=False)
+    out = AsyncInstants(
+        ts=Gathered(cols.ev_ts, event), span=span[order], event=event, name=Gathered(cols.ev_name, event)
+    )
+    return out, 0
 
 
 def _instant_order(span: np.ndarray, ts: np.ndarray, n_spans: int) -> np.ndarray:

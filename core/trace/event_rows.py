@@ -20,6 +20,11 @@ def kind_rows(kind: np.ndarray, first: int, last: int) -> np.ndarray:
     """Ascending rows whose ``kind`` (uint8) is in ``first..last``: int32 rows when the column is shorter
     than 2**31, else int64."""
     dtype = np.int32 if len(kind) < (1 << 31) else np.int64
+    kernels = compiled.span_kernels
+    if kernels is not None and compiled.plain(kind, np.uint8):  # (two streaming passes, no masks)
+        rows = np.empty(kernels.kind_rows(kind, first, last, None, False), dtype)
+        kernels.kind_rows(kind, first, last, rows, dtype == np.int64)
+        return rows
     low, span = np.uint8(first), np.uint8(last - first)
     parts = []
     for a in range(0, len(kind), BLOCK):

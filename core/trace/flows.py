@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fxscope.core.trace import compiled
-from fxscope.core.trace.compiled import contiguous
+from fxscope.core.trace.compiled import contiguous, plain
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from fxscope.core.trace.slices import SliceTable
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.coded_column import CodedColumn
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -52,10 +53,12 @@ class FlowTable:
     #: other dropped events: "without_start" (step/end with no active flow), "ambiguous" (the id was begun
     #: in several processes), "duplicate_begin" (begin of an active key, ignored)
     dropped: dict[str, int] = field(default_factory=dict)
-    _by_dst: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32), repr=False)
+    #: link rows by destination slice (stably): given by whoever sorted them already, else made here
+    _by_dst: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_dst = np.argsort(self.dst_slice, kind="stable").astype(np.int32)
+        if self._by_dst is None:
+            self._by_dst = np.argsort(self.dst_slice, kind="stable").astype(np.int32)
 
     def __len__(self) -> int:
         return len(self.src_slice)
@@ -77,8 +80,10 @@ class FlowTable:
         return slices.ts[src] + slices.dur[src], slices.ts[self.dst_slice.astype(np.int64)]
 
 
-def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event: np.ndarray) -> np.ndarray:
-    """Row of the innermost slice of ``thread`` open at ``ts`` for each query (event row ``event``), or -1.
+def bind_to_slices(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.ndarray, event: np.ndarray,
+                   dtype=np.int64) -> np.ndarray:  # fmt: skip
+    """Row of the innermost slice of ``thread`` open at ``ts`` for each query (event row ``event``), or -1,
+    as ``dtype`` (int64, or int32: 4 bytes a query fewer).
 
     The slice of the thread with the latest start <= ts is the innermost candidate; slices are properly
     nested, so if it ended before ts the answer is among its ancestors (walked up, vectorized, once per
@@ -86,10 +91,11 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
     """
     n = len(ts)
     if n == 0 or len(slices) == 0:
-        return np.full(n, -1, np.int64)
-    bound = _bind_compiled(slices, thread, ts, event)
+        return np.full(n, -1, dtype)
+    bound = _bind_compiled(slices, thread, ts, event, dtype)
     if bound is not None:
         return bound
+    thread = np.asarray(thread)
     cand = pair_searchsorted(slices.thread, slices.ts, thread, ts, "right") - 1
     s_thread, s_ts, s_event = slices.thread, slices.ts, slices.event
     # same timestamp, but the slice's begin record comes later in the file: not open yet
@@ -108,24 +114,36 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event
         todo = todo[ended]
         cand[todo] = slices.parent[cand[todo]]
         todo = todo[cand[todo] >= 0]
-    return cand
+    return cand.astype(dtype, copy=False)
 
 
-def _bind_compiled(slices: SliceTable, thread: np.ndarray, ts: np.ndarray, event: np.ndarray) -> np.ndarray | None:
+def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.ndarray, event: np.ndarray,
+                   dtype=np.int64) -> np.ndarray | None:  # fmt: skip
     """:func:`bind_to_slices` by the compiled kernel (one walk in time order, a cursor per thread), or None
-    when it is not built or declines the input (the numpy path then answers)."""
+    when it is not built or declines the input (the numpy path then answers). Queries' threads given as a
+    :class:`CodedColumn` of the slices' thread column's codes are compared by their one-byte codes (as
+    int8: the kernel only tells threads apart), the column not decoded (2 bytes an event, and a walk over
+    a quarter of the bytes)."""
     kernels = compiled.span_kernels
     th = slices.thread
     if kernels is None or not isinstance(th, Gathered) or th.missing is not None or th.index is not slices.event:
         return None
     source = th.source
+    if (
+        isinstance(thread, CodedColumn)
+        and isinstance(source, CodedColumn)
+        and thread.values is source.values
+        and plain(source.index, np.uint8)
+        and len(source.index) == len(source)
+    ):
+        source, thread = source.index.view(np.int8), np.ascontiguousarray(thread.index).view(np.int8)
     thread = np.asarray(thread)
     if source.dtype.kind != "i" or thread.dtype != source.dtype or not source.dtype.isnative:
         return None
     event = np.asarray(event)
     if event.dtype not in (np.int32, np.int64):  # (the rows of kind_rows)
         return None
-    out = np.empty(len(ts), np.int64)
+    out = np.empty(len(ts), dtype)
     status = kernels.bind_to_slices(
         contiguous(slices.ts, np.int64), contiguous(slices.dur, np.int64), contiguous(slices.event, np.int32),
         contiguous(slices.parent, np.int32), contiguous(source), source.dtype.itemsize, contiguous(thread),
@@ -140,6 +158,8 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     check = check or (lambda: None)
     kind = cols.ev_kind
     sel = kind_rows(kind, EventKind.FLOW_BEGIN, EventKind.FLOW_END)  # int32 rows below 2**31 events
+    if compiled.span_kernels is not None and sel.dtype == np.int32 and len(slices) < 1 << 31:
+        return _build_compiled(cols, slices, sel, check)
     ts = cols.ev_ts[sel]  # (the data words are read once the unbound events are dropped: a read of both
     # here held them through the binding, the step's peak: +70 MB at 30M events)
     order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
@@ -157,16 +177,6 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     k = kind[sel]
     fid = cols.ev_data[sel]
     check()
-    linked = _links_compiled(k, fid, thread_pids(cols, thread))
-    if linked is not None:  # (compiled: links in time order, each with its key's process)
-        del thread, k
-        a, b, key_pid, dropped = linked
-        # the numpy path's links come by key (process, id), then time: the same order for equal sources
-        # (these come by time: ordered by key where their sources are equal, then as they come)
-        keys = (fid[b], key_pid)
-        del fid, key_pid
-        check()
-        return _table(cols, slices, sel, bound, a, b, keys, unbound, dropped)
     key_pid, ambiguous, no_start = _key_process(thread_pids(cols, thread), fid, k)
     del thread
     dropped = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
@@ -182,25 +192,52 @@ def build_flows(cols: FxtColumns, slices: SliceTable, check=None) -> FlowTable:
     a, b = idx[a], idx[b]
     del idx
     check()
-    return _table(cols, slices, sel, bound, a, b, None, unbound, dropped)
+    return _table(cols, slices, sel, bound, a, b, unbound, dropped)
 
 
-def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndarray, a: np.ndarray,
-           b: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None, unbound: int,
-           dropped: dict[str, int]) -> FlowTable:  # fmt: skip
-    """The links (source and destination positions ``a``, ``b`` among the bound flow events ``sel``) as a
-    table: each pointing from the earlier slice to the later one, sorted by (source slice, source time),
-    then by their key (``keys``: each link's flow id and key process, when given), then as given."""
-    s_slice, d_slice = bound[a], bound[b]
-    swap = slices.ts[s_slice] > slices.ts[d_slice]
-    a, b = np.where(swap, b, a), np.where(swap, a, b)
-    del swap, s_slice, d_slice
-    order = _link_order(bound[a], cols.ev_ts[sel[a]], keys, len(slices))
-    a, b = a[order], b[order]
-    src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
+def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check) -> FlowTable:
+    """:func:`build_flows` with the span kernels: the flow events' times and ids read in one pass over
+    their records, bound to their slices (:func:`bind_to_slices`), then keyed, chained, turned from the
+    earlier slice and sorted in one call (``span_kernels.flow_table``: a walk in time order with the active
+    flows in a hash table, counting sorts by slice), what the numpy stages below do in a dozen passes."""
+    ts, fid = cols.times_and_data(sel)
+    check()
+    order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
+    if order is not None:
+        sel, ts, fid = sel[order], ts[order], fid[order]
+    del order
+    thread = _query_threads(cols.ev_thread, sel)
+    check()
+    bound = bind_to_slices(slices, thread, ts, sel, np.int32)
+    check()
+    if isinstance(thread, CodedColumn):  # (each event's process rank as its thread's code: 1 byte an event)
+        proc, ranks = np.ascontiguousarray(thread.index), _process_ranks(cols, thread.values)
+    else:
+        proc, ranks = _process_ranks(cols, thread), np.zeros(0, np.int32)
+    del thread
+    k = np.ascontiguousarray(cols.ev_kind[sel], np.uint8)
+    room = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (a link ends at each step and end)
+    out = [np.empty(room, np.int32) for _ in range(5)]
+    n, unbound, ambiguous, without_start, duplicate = compiled.span_kernels.flow_table(
+        k, contiguous(fid, np.uint64), proc, contiguous(ranks, np.int32), contiguous(bound, np.int32),
+        contiguous(ts, np.int64), sel, contiguous(slices.ts, np.int64), int(EventKind.FLOW_BEGIN),
+        int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out,
+    )  # fmt: skip
+    del k, fid, proc, bound, ts, sel
+    check()
+    # (views of the outputs unless most of their room went unused: the untouched pages cost nothing)
+    src_slice, dst_slice, src_event, dst_event, by_dst = (a[:n] if 2 * n >= room else a[:n].copy() for a in out)
+    dropped = {"ambiguous": ambiguous, "without_start": without_start, "duplicate_begin": duplicate}
+    return _of_links(cols, src_slice, dst_slice, src_event, dst_event, unbound, dropped, by_dst)
+
+
+def _of_links(cols: FxtColumns, src_slice: np.ndarray, dst_slice: np.ndarray, src_event: np.ndarray,
+              dst_event: np.ndarray, unbound: int, dropped: dict[str, int],
+              by_dst: np.ndarray | None = None) -> FlowTable:  # fmt: skip
+    """The table of these links (int32 columns), its ids and times read through their flow events' rows."""
     return FlowTable(
-        src_slice=bound[a].astype(np.int32),
-        dst_slice=bound[b].astype(np.int32),
+        src_slice=src_slice,
+        dst_slice=dst_slice,
         id=Gathered(cols.ev_data, src_event),
         src_ts=Gathered(cols.ev_ts, src_event),
         dst_ts=Gathered(cols.ev_ts, dst_event),
@@ -208,44 +245,45 @@ def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndar
         dst_event=dst_event,
         unbound=unbound,
         dropped=dropped,
+        _by_dst=by_dst,
     )
 
 
-def _link_order(src_slice: np.ndarray, src_ts: np.ndarray, keys: tuple[np.ndarray, np.ndarray] | None,
-                n_slices: int) -> np.ndarray:  # fmt: skip
-    """The stable order of links by (source slice, source time), then by ``keys`` (flow id, key process)
-    when given: by the compiled kernel (a counting sort by slice) when it is built and takes them, else by
-    :func:`lexsort`."""
-    if keys is None:
-        return lexsort((src_ts, src_slice))
-    fid, key_pid = keys
-    kernels = compiled.span_kernels
-    if kernels is not None and len(src_slice):
-        order = np.empty(len(src_slice), np.int64)
-        status = kernels.group_order(contiguous(src_slice, np.int32), contiguous(src_ts, np.int64), contiguous(key_pid, np.uint64),
-                                     contiguous(fid, np.uint64), n_slices, order)  # fmt: skip
-        if status == 0:
-            return order
-    return lexsort((fid, key_pid, src_ts, src_slice))
+def _query_threads(ev_thread, rows: np.ndarray) -> np.ndarray | CodedColumn:
+    """``ev_thread[rows]``: as the codes of those rows (a :class:`CodedColumn`, 1 byte a row, not decoded)
+    when the column is one (what :func:`_bind_compiled` and :func:`_process_ranks` take), else decoded."""
+    if isinstance(ev_thread, CodedColumn) and plain(ev_thread.index, np.uint8):
+        return CodedColumn(ev_thread.index[rows], ev_thread.values)
+    return ev_thread[rows]
 
 
-def _links_compiled(
-    k: np.ndarray, fid: np.ndarray, pid: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]] | None:
-    """The flow events' links by the compiled kernel (one walk in time order, the active flows in a hash
-    table): (source positions, destination positions ascending, each link's key process, the dropped
-    counts), as :func:`_key_process` and :func:`_links` find them; None when it is not built."""
-    kernels = compiled.span_kernels
-    if kernels is None or len(k) >= 1 << 31:
-        return None
-    m = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (links end at a step or an end)
-    a, b, key_pid = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64)
-    n, ambiguous, no_start, without, duplicate = kernels.flow_links(
-        contiguous(k, np.uint8), contiguous(fid, np.uint64), contiguous(pid, np.uint64),
-        int(EventKind.FLOW_BEGIN), int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), a, b, key_pid,
-    )  # fmt: skip
-    dropped = {"ambiguous": ambiguous, "without_start": no_start + without, "duplicate_begin": duplicate}
-    return a[:n], b[:n], key_pid[:n], dropped
+def _process_ranks(cols: FxtColumns, thread: np.ndarray | CodedColumn) -> np.ndarray:
+    """int32 rank of each thread index's process koid among the trace's koids (0 for -1, an unresolved
+    thread reference, as :func:`thread_pids`' koid 0): the key's process for the kernel, in 4 bytes, ordered
+    as the koids (the links' order within a slice is by koid)."""
+    if len(cols.threads_pid) == 0:
+        return np.zeros(len(thread), np.int32)
+    koids = np.r_[np.uint64(0), np.asarray(cols.threads_pid).astype(np.uint64)]  # (row 0: thread -1)
+    rank = np.unique(koids, return_inverse=True)[1].astype(np.int32)
+    at = np.asarray(thread).astype(np.int32) + 1
+    np.maximum(at, 0, out=at)
+    return rank[at]
+
+
+def _table(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, bound: np.ndarray, a: np.ndarray,
+           b: np.ndarray, unbound: int, dropped: dict[str, int]) -> FlowTable:  # fmt: skip
+    """The links (source and destination positions ``a``, ``b`` among the bound flow events ``sel``, by key
+    then time) as a table: each pointing from the earlier slice to the later one, sorted by (source slice,
+    source time), then as given."""
+    s_slice, d_slice = bound[a], bound[b]
+    swap = slices.ts[s_slice] > slices.ts[d_slice]
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    del swap, s_slice, d_slice
+    order = lexsort((cols.ev_ts[sel[a]], bound[a]))
+    a, b = a[order], b[order]
+    src_event, dst_event = sel[a].astype(np.int32), sel[b].astype(np.int32)
+    return _of_links(cols, bound[a].astype(np.int32), bound[b].astype(np.int32), src_event, dst_event, unbound,
+                     dropped)  # fmt: skip
 
 
 def _links(by_key: list[np.ndarray], dropped: dict[str, int]) -> tuple[np.ndarray, ...]:
@@ -346,14 +384,4 @@ def _key_process(pid: np.ndarray, fid: np.ndarray, k: np.ndarray) -> tuple[np.nd
 def _empty(cols: FxtColumns, unbound: int, dropped: dict[str, int]) -> FlowTable:
     i32 = np.zeros(0, np.int32)
     dropped.setdefault("duplicate_begin", 0)
-    return FlowTable(
-        i32,
-        i32.copy(),
-        Gathered(cols.ev_data, i32),
-        Gathered(cols.ev_ts, i32),
-        Gathered(cols.ev_ts, i32),
-        i32,
-        i32,
-        unbound,
-        dropped,
-    )
+    return _of_links(cols, i32, i32.copy(), i32, i32, unbound, dropped)

@@ -311,9 +311,13 @@ class TraceModel:
         # the table is sorted by pid, each process's rows one run: its base added run by run (no sort of the
         # pids, nor a gather of them)
         base_of_run = np.array([bases[int(p)] for p in t.pids.tolist()], np.int32)
-        lane = t.lane + np.repeat(base_of_run, np.diff(t.pid_start)) if len(t) else np.zeros(0, np.int32)
+        lane = np.repeat(base_of_run, np.diff(t.pid_start)) if len(t) else np.zeros(0, np.int32)
+        lane += t.lane
+        # the rows by (lane, start) are the rows in order: the table's order is (pid, lane, start), the bases
+        # ascend with the pids (no sort, nor the check a sort makes, of every span)
+        order = np.arange(len(t), dtype=np.int32 if len(t) < 1 << 31 else np.int64)
         pyramid = SlicePyramid(t.start, Difference(t.end, t.start), lane, base, self.start_ns,
-                               self.end_ns - self.start_ns, check=self._check)  # fmt: skip
+                               self.end_ns - self.start_ns, check=self._check, order=order)  # fmt: skip
         return pyramid, bases
 
     def _memoized(self, name: str, build):

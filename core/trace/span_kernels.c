@@ -1,6 +1,7 @@
 /*
  * The model's per-event state machines over flow events, compiled: binding each flow event to the slice
- * enclosing it, and chaining the flow events of a key into links.
+ * enclosing it, and chaining the flow events of a key into links, written as the flow table (sorted by
+ * source slice, with its order by destination slice: counting sorts by slice, not argsorts of the links).
  *
  * Why C: in numpy each is a dozen passes over the events (a pair search, a walk up the ancestors one level
  * at a time, sorts by key, forward and backward fills per key) where one walk in time order with a cursor
@@ -8,14 +9,17 @@
  *
  * Every kernel reads only the buffers it is given, every index it reads is bounds checked, and a kernel
  * that finds its input outside what it handles (a table not sorted as promised, a parent row out of range,
- * a cycle) returns a status that sends the caller to its numpy path, which stays the reference for what
- * the result is (core/trace/flows.py). No rule about what a flow means lives here.
+ * a cycle) returns a status that sends the caller to its numpy path (or raises, for input no caller
+ * makes), which stays the reference for what the result is (core/trace/flows.py; the tests compare them).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* status codes returned to Python (0: done) */
 #define ST_OK 0
@@ -96,7 +100,7 @@ PyDoc_STRVAR(bind_to_slices_doc,
 "fxscope.core.trace.flows.bind_to_slices computes with numpy. The slices (s_ts, s_dur int64, s_event,\n"
 "s_parent int32) are sorted by (thread, ts), a slice's thread being th[s_event[i]] (th: integers of th_size\n"
 "bytes, the reader's ev_thread); the queries are (q_thread of th_size bytes, q_ts int64, q_event of q_size\n"
-"bytes); out is int64. Per query: the last slice of its thread starting at or before it (not one starting\n"
+"bytes); out is int64 or int32. Per query: the last slice of its thread starting at or before it (not one starting\n"
 "at the same time whose event row is later), then up the parents while that one ended before it. Returns\n"
 "0, or 1 when the slices are not sorted, an event or parent row is out of range, a parent chain does not\n"
 "end, or the threads span too wide a range (the caller then takes its numpy path).");
@@ -115,26 +119,38 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
         check_items(&sev, 4, "s_event") < 0 || check_items(&spar, 4, "s_parent") < 0 ||
         int_size_ok(&th, th_size, "th") < 0 || int_size_ok(&qth, th_size, "q_thread") < 0 ||
         check_items(&qts, 8, "q_ts") < 0 || int_size_ok(&qev, q_size, "q_event") < 0 ||
-        check_items(&out, 8, "out") < 0)
+        check_items(&out, 4, "out") < 0)
         goto done;
     {
         const Py_ssize_t n = sts.len / 8, m = qts.len / 8, nth = th.len / th_size;
+        /* out: int64, or int32 (4 bytes a query fewer; the slices' rows are int32 anyway) */
+        const int wide_out = out.len != 4 * m;
         if (sdur.len / 8 != n || sev.len / 4 != n || spar.len / 4 != n || qth.len / th_size != m ||
-            qev.len / q_size != m || out.len / 8 != m) {
+            qev.len / q_size != m || (wide_out && out.len != 8 * m)) {
             PyErr_SetString(PyExc_ValueError, "bind_to_slices: columns differ in length");
+            goto done;
+        }
+        if (!wide_out && n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "bind_to_slices: int32 rows of 2**31 slices or more");
             goto done;
         }
         const int64_t *s_ts = (const int64_t *)sts.buf, *s_dur = (const int64_t *)sdur.buf;
         const int32_t *s_ev = (const int32_t *)sev.buf, *s_par = (const int32_t *)spar.buf;
-        int64_t *o = (int64_t *)out.buf;
+        int64_t *o = wide_out ? (int64_t *)out.buf : NULL;
+        int32_t *o32 = wide_out ? NULL : (int32_t *)out.buf;
         int status = ST_OK;
         int64_t tmin = 0, tmax = -1;
-        /* the threads' value range, and every slice's event row in range */
+        /* the threads' value range, and every slice's event row in range (one-byte threads, a code
+           column's: their whole range, 256 values, not read here: a walk over the codes fewer) */
         Py_BEGIN_ALLOW_THREADS
+        if (th_size == 1 && n) {
+            tmin = INT8_MIN;
+            tmax = INT8_MAX;
+        }
         for (Py_ssize_t i = 0; i < n; i++) {
             if (s_ev[i] < 0 || s_ev[i] >= nth)
                 status = ST_FALLBACK;
-            else {
+            else if (th_size != 1) {
                 int64_t t = int_at(th.buf, th_size, s_ev[i]);
                 if (i == 0 || t < tmin)
                     tmin = t;
@@ -203,7 +219,10 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
                     }
                 }
             }
-            o[q] = cand;
+            if (o)
+                o[q] = cand;
+            else
+                o32[q] = (int32_t)cand;
         }
         Py_END_ALLOW_THREADS
         result = PyLong_FromLong(status);
@@ -224,17 +243,42 @@ done:
     return result;
 }
 
-/* ------------------------------------------------------------------------------------------ flow keys */
+/* ----------------------------------------------------------------------------------------- flow table */
 
-/* One slot of an open-addressing table: keyed by fid (the flows' ids table: the process whose begin made
-   the slot is the first process that began the id) or by (fid, process) (the other processes' flows of an
-   id). 16 bytes: the process is not stored but read at `first`, the position of the begin that made the
-   slot (+ 1; 0: the slot is empty), as is usually just read; the flags are the positions' top bits (the
-   positions are below 2**31). The state of the flow keyed by it: active, and its link source `src`. */
+/* An array of n items of `size` bytes (zeroed when asked), freed with free(): a large one aligned to 2 MB
+   and advised to the kernel as huge pages (its probes and scatters are random over tens of megabytes: with
+   4 KB pages nearly each one also missed the TLB; measured at 30M events, the walk's CPU 0.20 -> 0.12 s).
+   NULL when n * size overflows or memory is short. */
+static void *big_array(size_t n, size_t size, int zero)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (n == 0)
+        n = 1;
+    if (n > SIZE_MAX / size)
+        return NULL;
+    const size_t bytes = n * size;
+    if (bytes < huge)
+        return zero ? calloc(n, size) : malloc(bytes);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* (advice: without it, or refused, 4 KB pages) */
+#endif
+    if (zero)
+        memset(p, 0, bytes);
+    return p;
+}
+
+/* One slot of an open-addressing table: keyed by fid (the flows' ids table: the process in the slot is the
+   first process that began the id) or by (fid, process) (the other processes' flows of an id). 16 bytes,
+   the process in the slot itself (a rank, not its koid: no read elsewhere per probe); the flags are the
+   top bits (positions and ranks are below 2**31). The state of the flow keyed by it: active, and its link
+   source `src`. */
 typedef struct {
     uint64_t fid;
-    uint32_t src;   /* bit 31: the flow is active */
-    uint32_t first; /* bit 31: another process began the id (the ids table) */
+    uint32_t src;  /* bit 31: the flow is active */
+    uint32_t proc; /* process rank + 1 (0: the slot is empty); bit 31: another process began the id (ids table) */
 } Slot;
 
 #define FLAG_BIT 0x80000000u
@@ -242,148 +286,273 @@ typedef struct {
 
 typedef struct {
     Slot *slots;
-    size_t cap, count;   /* cap: a power of two */
-    int by_pid;          /* the key includes the process */
-    const uint64_t *pid; /* the events' processes */
+    size_t cap, count; /* (cap: any size, the hash mapped onto it by a multiply: no power of two's slack) */
+    int by_proc;       /* the key includes the process */
+    /* dense (the ids table only): the ids begun span at most `cap` values from `base`: id f's slot is
+       slots[f - base], no hashing (ids counted up as flows begin, as tracers make them: the walk then
+       reads the table in order, not at random); an id outside has none (`none`: empty, never written) */
+    int dense;
+    uint64_t base;
+    Slot none;
 } Table;
 
-static inline uint64_t slot_pid(const Table *t, const Slot *s)
-{
-    return t->pid[(s->first & POS_MASK) - 1];
-}
-
-static inline size_t slot_hash(uint64_t fid, uint64_t pid, int by_pid)
+/* The home slot of (fid, proc) in a table of `cap` slots: a multiplicative hash's high bits, scaled. */
+static inline size_t slot_home(uint64_t fid, uint32_t proc, int by_proc, size_t cap)
 {
     uint64_t h = fid * 0x9E3779B97F4A7C15ull;
-    if (by_pid)
-        h ^= (pid + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    return (size_t)(h ^ (h >> 29));
+    if (by_proc)
+        h ^= ((uint64_t)proc + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+#if defined(__SIZEOF_INT128__)
+    return (size_t)(((unsigned __int128)h * cap) >> 64);
+#else
+    return (size_t)(h % cap);
+#endif
 }
 
-static int table_init(Table *t, size_t want, int by_pid, const uint64_t *pid)
+/* A table for `want` keys at a load of 2/3 at most (linear probes stay within a cache line or two). */
+static int table_init(Table *t, size_t want, int by_proc)
 {
-    size_t cap = 1024;
-    while (cap < 2 * want)
-        cap <<= 1;
-    t->slots = PyMem_RawCalloc(cap, sizeof(Slot));
+    size_t cap = want + want / 2 + 1;
+    if (cap < 1024)
+        cap = 1024;
+    t->slots = big_array(cap, sizeof(Slot), 1);
     t->cap = cap;
     t->count = 0;
-    t->by_pid = by_pid;
-    t->pid = pid;
+    t->by_proc = by_proc;
     return t->slots ? 0 : -1;
 }
 
-/* The slot of (fid, pid), or the empty slot where it goes. */
-static inline Slot *table_find(const Table *t, uint64_t fid, uint64_t pid)
+/* The slot of (fid, proc rank + 1 = `p1`), or the empty slot where it goes. */
+static inline Slot *table_find(Table *t, uint64_t fid, uint32_t p1)
 {
-    size_t mask = t->cap - 1, i = slot_hash(fid, pid, t->by_pid) & mask;
+    if (t->dense)
+        return fid - t->base < t->cap ? &t->slots[fid - t->base] : &t->none;
+    size_t i = slot_home(fid, p1, t->by_proc, t->cap);
     for (;;) {
         Slot *s = &t->slots[i];
-        if (!s->first || (s->fid == fid && (!t->by_pid || slot_pid(t, s) == pid)))
+        if (!s->proc || (s->fid == fid && (!t->by_proc || (s->proc & POS_MASK) == p1)))
             return s;
-        i = (i + 1) & mask;
+        if (++i == t->cap)
+            i = 0;
     }
 }
 
 static int table_grow(Table *t)
 {
     Table bigger;
-    if (table_init(&bigger, t->cap, t->by_pid, t->pid) < 0)
+    if (table_init(&bigger, t->cap, t->by_proc) < 0)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].first)
-            *table_find(&bigger, t->slots[i].fid, slot_pid(t, &t->slots[i])) = t->slots[i];
+        if (t->slots[i].proc)
+            *table_find(&bigger, t->slots[i].fid, t->slots[i].proc & POS_MASK) = t->slots[i];
     bigger.count = t->count;
-    PyMem_RawFree(t->slots);
+    free(t->slots);
     *t = bigger;
     return 0;
 }
 
-/* The slot of (fid, the process of the begin at position i), inserted (made by that begin, inactive) when
-   absent; NULL when out of memory. */
-static inline Slot *table_add(Table *t, uint64_t fid, Py_ssize_t i)
+/* The slot of (fid, p1), inserted (inactive, made by process p1) when absent; NULL when out of memory. */
+static inline Slot *table_add(Table *t, uint64_t fid, uint32_t p1)
 {
-    Slot *s = table_find(t, fid, t->pid[i]);
-    if (s->first)
+    Slot *s = table_find(t, fid, p1);
+    if (s->proc)
         return s;
-    if (2 * (t->count + 1) > t->cap) {
+    if (t->dense) {
+        if (s == &t->none) /* (no caller adds an id outside the span it measured) */
+            return NULL;
+    } else if (3 * (t->count + 1) > 2 * t->cap) {
         if (table_grow(t) < 0)
             return NULL;
-        s = table_find(t, fid, t->pid[i]);
+        s = table_find(t, fid, p1);
     }
     s->fid = fid;
-    s->first = (uint32_t)i + 1;
+    s->proc = p1;
     s->src = 0;
     t->count++;
     return s;
 }
 
-PyDoc_STRVAR(flow_links_doc,
-"flow_links(kind, fid, pid, begin, step, end, out_a, out_b, out_pid) -> (links, ambiguous, no_start, without_start, duplicate_begin)\n\n"
-"Chain flow events (kind uint8, fid and pid uint64: the flow id and the event's process), given in time\n"
-"order, into links, as fxscope.core.trace.flows._key_process and _links do with numpy: a step or end takes\n"
-"the key (its process, id) when its process began a flow of that id before it, else (the process that\n"
-"did, id) when exactly one did (several: ambiguous; none: no start); per key, a begin starts a flow when\n"
-"none is active (else it is a duplicate), a step links the flow's source to it and becomes the source,\n"
-"an end links and ends the flow (a step or end with no active flow: without start). Writes each link's\n"
-"source and destination positions (int64 out_a, out_b, by destination) and its key's process (uint64\n"
-"out_pid; the outputs hold at least one link per step and end); returns the counts. Raises ValueError for\n"
-"outputs too short, MemoryError when its tables cannot be allocated.");
+/* The links' sort key within one source slice: (source time, key process, id), ties kept in link order. */
+typedef struct {
+    const int64_t *ts;
+    const uint64_t *fid;
+    const uint32_t *a, *b, *proc;
+} LinkKeys;
 
-static PyObject *flow_links(PyObject *self, PyObject *args)
+static inline int link_before(const LinkKeys *k, uint32_t x, uint32_t y)
 {
-    Py_buffer kb, fb, pb, oa, ob, op;
+    const int64_t tx = k->ts[k->a[x]], ty = k->ts[k->a[y]];
+    if (tx != ty)
+        return tx < ty;
+    if (k->proc[x] != k->proc[y])
+        return k->proc[x] < k->proc[y];
+    return k->fid[k->b[x]] < k->fid[k->b[y]];
+}
+
+/* Sort v[0..n) of link numbers by link_before, stably: by insertion when short, else by merging runs
+   through `tmp` (n items). */
+static void sort_links(const LinkKeys *k, uint32_t *v, size_t n, uint32_t *tmp)
+{
+    if (n <= 32 || !tmp) {
+        for (size_t j = 1; j < n; j++) {
+            const uint32_t x = v[j];
+            size_t q = j;
+            while (q > 0 && link_before(k, x, v[q - 1])) {
+                v[q] = v[q - 1];
+                q--;
+            }
+            v[q] = x;
+        }
+        return;
+    }
+    for (size_t a = 0; a < n; a += 16) /* runs of 16 by insertion, then merged pairwise */
+        sort_links(k, v + a, n - a < 16 ? n - a : 16, NULL);
+    uint32_t *src = v, *dst = tmp;
+    for (size_t w = 16; w < n; w *= 2) {
+        for (size_t a = 0; a < n; a += 2 * w) {
+            size_t m = a + w < n ? a + w : n, e = a + 2 * w < n ? a + 2 * w : n, i = a, j = m, o = a;
+            while (i < m && j < e)
+                dst[o++] = link_before(k, src[j], src[i]) ? src[j++] : src[i++];
+            while (i < m)
+                dst[o++] = src[i++];
+            while (j < e)
+                dst[o++] = src[j++];
+        }
+        uint32_t *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof(uint32_t));
+}
+
+PyDoc_STRVAR(flow_table_doc,
+"flow_table(kind, fid, proc, ranks, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst)\n"
+"    -> (links, unbound, ambiguous, without_start, duplicate_begin)\n\n"
+"The flow links of flow events given in time order, as fxscope.core.trace.flows builds them with numpy\n"
+"(_key_process, _links, _table) in one walk and two counting sorts. Per event: kind uint8, fid uint64 (the\n"
+"flow id), proc int32 (its process's rank among the processes' koids: the key's process, ordered as the\n"
+"koids; or uint8, a code whose rank is ranks[code], ranks int32), bound int32 (its slice row, -1: unbound,\n"
+"skipped and counted), ts int64, event int32 (its event row); slice_ts int64 the slices' starts. A step or end takes the key (its process, id) when its process\n"
+"began a flow of that id before it, else (the process that did, id) when exactly one did (several:\n"
+"ambiguous; none: without start); per key, a begin starts a flow when none is active (else it is a\n"
+"duplicate), a step links the flow's source to it and becomes the source, an end links and ends the flow.\n"
+"Each link points from the earlier slice (by start) to the later one; the links are written (int32 outputs,\n"
+"room for a link per bound step and end) sorted by (source slice, source time, key process, id), ties by\n"
+"destination, and by_dst = their stable order by destination slice. Raises ValueError for columns of\n"
+"different lengths, outputs too short, a slice row or process rank out of range; MemoryError.");
+
+static PyObject *flow_table(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, fb, pb, rb, bb, tb, eb, sb, o1, o2, o3, o4, o5;
     int k_begin, k_step, k_end;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*iiiw*w*w*", &kb, &fb, &pb, &k_begin, &k_step, &k_end, &oa, &ob, &op))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iiiw*w*w*w*w*", &kb, &fb, &pb, &rb, &bb, &tb, &eb, &sb, &k_begin,
+                          &k_step, &k_end, &o1, &o2, &o3, &o4, &o5))
         return NULL;
     PyObject *result = NULL;
     Table first = {0}, others = {0};
-    if (check_items(&fb, 8, "fid") < 0 || check_items(&pb, 8, "pid") < 0 || check_items(&oa, 8, "out_a") < 0 ||
-        check_items(&ob, 8, "out_b") < 0 || check_items(&op, 8, "out_pid") < 0)
+    uint32_t *la = NULL, *lb = NULL, *lp = NULL, *counts = NULL, *tmp = NULL;
+    if (check_items(&fb, 8, "fid") < 0 || check_items(&rb, 4, "ranks") < 0 || check_items(&bb, 4, "bound") < 0 ||
+        check_items(&tb, 8, "ts") < 0 || check_items(&eb, 4, "event") < 0 || check_items(&sb, 8, "slice_ts") < 0 ||
+        check_items(&o1, 4, "src_slice") < 0 || check_items(&o2, 4, "dst_slice") < 0 ||
+        check_items(&o3, 4, "src_event") < 0 || check_items(&o4, 4, "dst_event") < 0 ||
+        check_items(&o5, 4, "by_dst") < 0)
         goto done;
     {
-        const Py_ssize_t m = kb.len, cap = oa.len / 8;
-        if (fb.len / 8 != m || pb.len / 8 != m || ob.len / 8 != cap || op.len / 8 != cap) {
-            PyErr_SetString(PyExc_ValueError, "flow_links: columns differ in length");
+        const Py_ssize_t m = kb.len, n_slices = sb.len / 8, cap = o1.len / 4, n_ranks = rb.len / 4;
+        const int coded = pb.len == m; /* (else int32 ranks: 4 bytes an event) */
+        if (fb.len / 8 != m || (!coded && pb.len != 4 * m) || bb.len / 4 != m || tb.len / 8 != m || eb.len / 4 != m ||
+            o2.len / 4 != cap || o3.len / 4 != cap || o4.len / 4 != cap || o5.len / 4 != cap) {
+            PyErr_SetString(PyExc_ValueError, "flow_table: columns differ in length");
             goto done;
         }
-        if (m >= (Py_ssize_t)1 << 31) {
-            PyErr_SetString(PyExc_ValueError, "flow_links: 2**31 flow events or more");
+        if (m >= (Py_ssize_t)1 << 31 || n_slices >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "flow_table: 2**31 flow events or slices or more");
             goto done;
         }
         const uint8_t *kind = (const uint8_t *)kb.buf;
-        const uint64_t *fid = (const uint64_t *)fb.buf, *pid = (const uint64_t *)pb.buf;
-        int64_t *out_a = (int64_t *)oa.buf, *out_b = (int64_t *)ob.buf;
-        uint64_t *out_pid = (uint64_t *)op.buf;
-        Py_ssize_t begins = 0;
-        for (Py_ssize_t i = 0; i < m; i++)
-            begins += kind[i] == k_begin;
-        if (m - begins > cap) {
-            PyErr_SetString(PyExc_ValueError, "flow_links: the outputs do not hold a link per step and end");
+        const uint64_t *fid = (const uint64_t *)fb.buf;
+        const int32_t *event = (const int32_t *)eb.buf, *bound = (const int32_t *)bb.buf, *ranks = (const int32_t *)rb.buf;
+        const uint8_t *code = coded ? (const uint8_t *)pb.buf : NULL;
+        const int32_t *rank = coded ? NULL : (const int32_t *)pb.buf;
+        const int64_t *ts = (const int64_t *)tb.buf, *s_ts = (const int64_t *)sb.buf;
+        int32_t *src_slice = (int32_t *)o1.buf, *dst_slice = (int32_t *)o2.buf;
+        int32_t *src_event = (int32_t *)o3.buf, *dst_event = (int32_t *)o4.buf, *by_dst = (int32_t *)o5.buf;
+        Py_ssize_t begins = 0, follows = 0;
+        uint64_t fid_lo = 0, fid_hi = 0; /* the ids begun (bound) span these */
+        const char *bad = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t r = 0; r < n_ranks && !bad; r++)
+            if (ranks[r] < 0 || ranks[r] >= (int32_t)POS_MASK)
+                bad = "flow_table: a process rank is out of range";
+        for (Py_ssize_t i = 0; i < m && !bad; i++) {
+            if (bound[i] < -1 || bound[i] >= n_slices)
+                bad = "flow_table: a slice row is out of range";
+            else if (coded ? code[i] >= n_ranks : rank[i] < 0 || rank[i] >= (int32_t)POS_MASK)
+                bad = "flow_table: a process rank is out of range";
+            else if (bound[i] >= 0) {
+                if (kind[i] == k_begin) {
+                    if (!begins || fid[i] < fid_lo)
+                        fid_lo = fid[i];
+                    if (!begins || fid[i] > fid_hi)
+                        fid_hi = fid[i];
+                    begins++;
+                }
+                follows += kind[i] == k_step || kind[i] == k_end;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (!bad && follows > cap)
+            bad = "flow_table: the outputs do not hold a link per bound step and end";
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, bad);
             goto done;
         }
         int oom = 0;
-        Py_ssize_t links = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
+        Py_ssize_t links = 0, unbound = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
         Py_BEGIN_ALLOW_THREADS
-        oom = table_init(&first, (size_t)begins, 0, pid) < 0 || table_init(&others, 16, 1, pid) < 0;
+        la = big_array((size_t)follows, sizeof(uint32_t), 0);
+        lb = big_array((size_t)follows, sizeof(uint32_t), 0);
+        lp = big_array((size_t)follows, sizeof(uint32_t), 0);
+        /* the ids table dense when the ids begun span no more slots than hashing them would take */
+        const size_t want = (size_t)begins + (size_t)begins / 2 + 1;
+        if (begins && fid_hi - fid_lo < want) {
+            first.dense = 1;
+            first.base = fid_lo;
+            first.cap = (size_t)(fid_hi - fid_lo) + 1;
+            first.slots = big_array(first.cap, sizeof(Slot), 1);
+            oom = !first.slots;
+        } else
+            oom = table_init(&first, (size_t)begins, 0) < 0;
+        oom = oom || !la || !lb || !lp || table_init(&others, 16, 1) < 0;
+        /* the walk: each flow event's key, each link (source, destination, key process) by destination */
         for (Py_ssize_t i = 0; i < m && !oom; i++) {
-            const uint64_t f = fid[i], p = pid[i];
+#if defined(__GNUC__)
+            if (i + 16 < m && !first.dense) /* a large hashed table's probes are random: fetch ahead */
+                __builtin_prefetch(&first.slots[slot_home(fid[i + 16], 0, 0, first.cap)]);
+#endif
+            if (bound[i] < 0) {
+                unbound++;
+                continue;
+            }
+            const uint64_t f = fid[i];
+            const uint32_t p1 = (uint32_t)(coded ? ranks[code[i]] : rank[i]) + 1;
             const int k = kind[i];
             Slot *s;
-            Table *owner = &first;
             if (k == k_begin) {
-                Slot *e = table_add(&first, f, i); /* (made here: this process is the id's first) */
+                Slot *e = table_add(&first, f, p1); /* (made here: this process is the id's first) */
                 if (!e) {
                     oom = 1;
                     break;
                 }
-                if (slot_pid(&first, e) == p)
+                if ((e->proc & POS_MASK) == p1)
                     s = e;
                 else {
-                    e->first |= FLAG_BIT;
-                    owner = &others;
-                    if (!(s = table_add(&others, f, i))) {
+                    e->proc |= FLAG_BIT;
+                    if (!(s = table_add(&others, f, p1))) {
                         oom = 1;
                         break;
                     }
@@ -397,18 +566,16 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
             if (k != k_step && k != k_end)
                 continue;
             Slot *e = table_find(&first, f, 0);
-            if (!e->first) {
+            if (!e->proc) {
                 no_start++;
                 continue;
             }
-            if (slot_pid(&first, e) == p)
+            if ((e->proc & POS_MASK) == p1)
                 s = e;
             else {
-                s = others.count ? table_find(&others, f, p) : NULL;
-                if (s && s->first)
-                    owner = &others;
-                else {
-                    if (e->first & FLAG_BIT) {
+                s = others.count ? table_find(&others, f, p1) : NULL;
+                if (!s || !s->proc) {
+                    if (e->proc & FLAG_BIT) {
                         ambiguous++;
                         continue;
                     }
@@ -419,27 +586,106 @@ static PyObject *flow_links(PyObject *self, PyObject *args)
                 without++;
                 continue;
             }
-            out_a[links] = s->src & POS_MASK;
-            out_b[links] = i;
-            out_pid[links] = slot_pid(owner, s);
+            la[links] = s->src & POS_MASK;
+            lb[links] = (uint32_t)i;
+            lp[links] = (s->proc & POS_MASK) - 1;
             links++;
             s->src = k == k_step ? (uint32_t)i | FLAG_BIT : 0;
+        }
+        free(first.slots);
+        free(others.slots);
+        first.slots = others.slots = NULL;
+        /* (allocated once the tables are gone: the step's peak holds one or the other) */
+        if (!oom && !(counts = big_array((size_t)n_slices + 1, sizeof(uint32_t), 1)))
+            oom = 1;
+        if (!oom) {
+            /* each link from the earlier slice; counted by source slice */
+            for (Py_ssize_t l = 0; l < links; l++) {
+                if (s_ts[bound[la[l]]] > s_ts[bound[lb[l]]]) {
+                    const uint32_t x = la[l];
+                    la[l] = lb[l];
+                    lb[l] = x;
+                }
+                counts[bound[la[l]] + 1]++;
+            }
+            for (Py_ssize_t k = 0; k < n_slices; k++)
+                counts[k + 1] += counts[k];
+            /* each link written where its slice's links go (stable: by destination within a slice), read
+               in link order and scattered (the reads of one link's rows are near each other in time) */
+            uint32_t *order = (uint32_t *)by_dst; /* (scratch until the outputs are written) */
+            for (Py_ssize_t l = 0; l < links; l++) {
+                const int32_t sl = bound[la[l]];
+                const uint32_t p = counts[sl]++;
+                order[p] = (uint32_t)l;
+                src_slice[p] = sl;
+                dst_slice[p] = bound[lb[l]];
+                src_event[p] = event[la[l]];
+                dst_event[p] = event[lb[l]];
+            }
+            /* each slice's links (a run of one source slice) by (time, key process, id): sorted, and the
+               run's rows written again if that moved any */
+            const LinkKeys keys = {ts, fid, la, lb, lp};
+            size_t tmp_cap = 0;
+            for (Py_ssize_t a = 0, b; a < links && !oom; a = b) {
+                for (b = a + 1; b < links && src_slice[b] == src_slice[a]; b++)
+                    ;
+                const size_t n = (size_t)(b - a);
+                if (n < 2)
+                    continue;
+                if (n > 32 && n > tmp_cap) {
+                    PyMem_RawFree(tmp);
+                    tmp_cap = n;
+                    if (!(tmp = PyMem_RawMalloc(tmp_cap * sizeof(uint32_t)))) {
+                        oom = 1;
+                        break;
+                    }
+                }
+                sort_links(&keys, order + a, n, tmp);
+                for (Py_ssize_t i = a; i < b; i++) {
+                    const uint32_t l = order[i];
+                    dst_slice[i] = bound[lb[l]];
+                    src_event[i] = event[la[l]];
+                    dst_event[i] = event[lb[l]];
+                }
+            }
+            if (!oom) {
+                /* the links by destination slice, stably (np.argsort(dst_slice, kind="stable")) */
+                memset(counts, 0, ((size_t)n_slices + 1) * sizeof(uint32_t));
+                for (Py_ssize_t i = 0; i < links; i++)
+                    counts[dst_slice[i] + 1]++;
+                for (Py_ssize_t k = 0; k < n_slices; k++)
+                    counts[k + 1] += counts[k];
+                for (Py_ssize_t i = 0; i < links; i++)
+                    by_dst[counts[dst_slice[i]]++] = (int32_t)i;
+            }
         }
         Py_END_ALLOW_THREADS
         if (oom)
             PyErr_NoMemory();
         else
-            result = Py_BuildValue("nnnnn", links, ambiguous, no_start, without, duplicate);
+            result = Py_BuildValue("nnnnn", links, unbound, ambiguous, no_start + without, duplicate);
     }
 done:
-    PyMem_RawFree(first.slots);
-    PyMem_RawFree(others.slots);
+    free(first.slots);
+    free(others.slots);
+    free(la);
+    free(lb);
+    free(lp);
+    free(counts);
+    PyMem_RawFree(tmp);
     PyBuffer_Release(&kb);
     PyBuffer_Release(&fb);
     PyBuffer_Release(&pb);
-    PyBuffer_Release(&oa);
-    PyBuffer_Release(&ob);
-    PyBuffer_Release(&op);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&o1);
+    PyBuffer_Release(&o2);
+    PyBuffer_Release(&o3);
+    PyBuffer_Release(&o4);
+    PyBuffer_Release(&o5);
     return result;
 }
 
@@ -588,7 +834,7 @@ static int key_table_grow(KeyTable *t)
             *key_find(&bigger, s->cid, s->cat, s->name) = *s;
     }
     bigger.count = t->count;
-    PyMem_RawFree(t->slots);
+    free(t->slots);
     *t = bigger;
     return 0;
 }
@@ -612,136 +858,6 @@ static void key_delete(KeyTable *t, KeySlot *s)
     }
     t->slots[i].depth = 0;
     t->count--;
-}
-
-PyDoc_STRVAR(async_pair_doc,
-"async_pair(kind, rows, rows_size, cat, cat_size, name, name_size, cid, begin, instant, end, b_end, b_level, u_pos, i_open) -> int\n\n"
-"Match async events given in time order (kind uint8; rows: their event rows, of rows_size bytes; the key of\n"
-"event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name, of their item sizes,\n"
-"and the uint64 ids), as fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy: per key a stack\n"
-"of open begins; an end closes the top one, or is unmatched when the stack is empty. For the j-th begin:\n"
-"b_end[j] (int64) the position of the end closing it, -1 if none, b_level[j] (int32) the depth of its key's\n"
-"stack before it; u_pos (int64) the positions of the unmatched ends; for the j-th instant, i_open[j] (int64)\n"
-"the number of the begin open on top of its key's stack, -1 if none. The outputs hold the number of begins,\n"
-"ends and instants. Returns the number of unmatched ends. Raises IndexError for a row outside cat or name,\n"
-"ValueError for outputs of the wrong size or keys wider than 32 bits, MemoryError.");
-
-static PyObject *async_pair(PyObject *self, PyObject *args)
-{
-    Py_buffer kb, rb, cb, nb_, ib, obe, obl, oup, oio;
-    int r_size, c_size, n_size, k_begin, k_instant, k_end;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*iiiw*w*w*w*", &kb, &rb, &r_size, &cb, &c_size, &nb_, &n_size, &ib,
-                          &k_begin, &k_instant, &k_end, &obe, &obl, &oup, &oio))
-        return NULL;
-    PyObject *result = NULL;
-    KeyTable keys = {0};
-    int32_t *below = NULL;
-    if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
-        int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 ||
-        check_items(&obe, 8, "b_end") < 0 || check_items(&obl, 4, "b_level") < 0 ||
-        check_items(&oup, 8, "u_pos") < 0 || check_items(&oio, 8, "i_open") < 0)
-        goto done;
-    if (c_size > 4 || n_size > 4) {
-        PyErr_SetString(PyExc_ValueError, "async_pair: category and name columns wider than 32 bits");
-        goto done;
-    }
-    {
-        const Py_ssize_t n = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
-        const Py_ssize_t nbeg = obe.len / 8, nend = oup.len / 8, ninst = oio.len / 8;
-        if (rb.len / r_size != n || ib.len / 8 != n || obl.len / 4 != nbeg) {
-            PyErr_SetString(PyExc_ValueError, "async_pair: columns differ in length");
-            goto done;
-        }
-        const uint8_t *kind = (const uint8_t *)kb.buf;
-        Py_ssize_t cb_ = 0, ce = 0, ci = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t r = int_at(rb.buf, r_size, i);
-            if (r < 0 || r >= ncat || r >= nname) {
-                PyErr_SetString(PyExc_IndexError, "async_pair: event row out of range");
-                goto done;
-            }
-            cb_ += kind[i] == k_begin;
-            ce += kind[i] == k_end;
-            ci += kind[i] == k_instant;
-        }
-        if (cb_ != nbeg || ce != nend || ci != ninst || nbeg >= (Py_ssize_t)1 << 31) {
-            PyErr_SetString(PyExc_ValueError, "async_pair: outputs do not hold the begins, ends and instants");
-            goto done;
-        }
-        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(nbeg ? nbeg : 1));
-        if (!below || key_table_init(&keys, 1024) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        const uint64_t *cid = (const uint64_t *)ib.buf;
-        int64_t *b_end = (int64_t *)obe.buf, *u_pos = (int64_t *)oup.buf, *i_open = (int64_t *)oio.buf;
-        int32_t *b_level = (int32_t *)obl.buf;
-        Py_ssize_t nu = 0;
-        int oom = 0;
-        Py_BEGIN_ALLOW_THREADS
-        int32_t jb = 0;
-        Py_ssize_t ji = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            const int k = kind[i];
-            if (k != k_begin && k != k_end && k != k_instant)
-                continue;
-            const int64_t r = int_at(rb.buf, r_size, i);
-            const int32_t cat = (int32_t)int_at(cb.buf, c_size, r), name = (int32_t)int_at(nb_.buf, n_size, r);
-            KeySlot *s = key_find(&keys, cid[i], cat, name);
-            const uint32_t depth = s->depth;
-            if (k == k_begin) {
-                if (!depth) { /* a key opening: a slot more */
-                    if (2 * (keys.count + 1) > keys.cap) {
-                        if (key_table_grow(&keys) < 0) {
-                            oom = 1;
-                            break;
-                        }
-                        s = key_find(&keys, cid[i], cat, name);
-                    }
-                    keys.count++;
-                    s->cid = cid[i];
-                    s->cat = cat;
-                    s->name = name;
-                }
-                b_level[jb] = (int32_t)depth;
-                b_end[jb] = -1;
-                below[jb] = depth ? s->top : -1;
-                s->top = jb++;
-                s->depth = depth + 1;
-            } else if (k == k_end) {
-                if (!depth)
-                    u_pos[nu++] = i;
-                else {
-                    b_end[s->top] = i;
-                    s->top = below[s->top];
-                    if (depth == 1)
-                        key_delete(&keys, s);
-                    else
-                        s->depth = depth - 1;
-                }
-            } else
-                i_open[ji++] = depth ? s->top : -1;
-        }
-        Py_END_ALLOW_THREADS
-        if (oom)
-            PyErr_NoMemory();
-        else
-            result = PyLong_FromSsize_t(nu);
-    }
-done:
-    PyMem_RawFree(keys.slots);
-    PyMem_RawFree(below);
-    PyBuffer_Release(&kb);
-    PyBuffer_Release(&rb);
-    PyBuffer_Release(&cb);
-    PyBuffer_Release(&nb_);
-    PyBuffer_Release(&ib);
-    PyBuffer_Release(&obe);
-    PyBuffer_Release(&obl);
-    PyBuffer_Release(&oup);
-    PyBuffer_Release(&oio);
-    return result;
 }
 
 /* ----------------------------------------------------------------------------------------- async lanes */
@@ -893,12 +1009,641 @@ done:
     return result;
 }
 
+/* ---------------------------------------------------------------------------------- async span layout */
+
+/* A span's place in its track's start order: (start, longer first, event row), as
+   np.lexsort((event, -(end - start), start)) orders them (the negated length wrapping as numpy's int64). */
+typedef struct {
+    const int64_t *start, *end;
+    const void *event;
+    int esz;
+} SpanKeys;
+
+static inline int64_t neg_length(const SpanKeys *k, int64_t i)
+{
+    const uint64_t d = (uint64_t)k->end[i] - (uint64_t)k->start[i];
+    return (int64_t)(0 - d);
+}
+
+/* Whether span x comes after span y in the start order. */
+static inline int span_after(const SpanKeys *k, int64_t x, int64_t y)
+{
+    if (k->start[x] != k->start[y])
+        return k->start[x] > k->start[y];
+    const int64_t lx = neg_length(k, x), ly = neg_length(k, y);
+    if (lx != ly)
+        return lx > ly;
+    return int_at(k->event, k->esz, x) > int_at(k->event, k->esz, y);
+}
+
+/* Sort v[0:n] (span numbers) stably by the start order: a natural merge sort, whose ascending runs (the
+   spans of a track come in start order but for a few: the unmatched ends, ties) are merged pairwise, so
+   input in order costs one comparison a span. `tmp` holds n items, `runs` n + 1. */
+static void sort_spans(const SpanKeys *k, int32_t *v, int32_t *tmp, Py_ssize_t *runs, Py_ssize_t n)
+{
+    if (n < 2)
+        return;
+    Py_ssize_t nr = 0;
+    runs[nr++] = 0;
+    for (Py_ssize_t j = 1; j < n; j++)
+        if (span_after(k, v[j - 1], v[j]))
+            runs[nr++] = j;
+    runs[nr] = n;
+    int32_t *src = v, *dst = tmp;
+    while (nr > 1) {
+        Py_ssize_t w = 0;
+        for (Py_ssize_t r = 0; r < nr; r += 2) {
+            const Py_ssize_t a = runs[r], m = runs[r + 1 < nr ? r + 1 : nr], b = r + 1 < nr ? runs[r + 2] : m;
+            Py_ssize_t i = a, j = m, o = a;
+            while (i < m && j < b)
+                dst[o++] = span_after(k, src[i], src[j]) ? src[j++] : src[i++];
+            while (i < m)
+                dst[o++] = src[i++];
+            while (j < b)
+                dst[o++] = src[j++];
+            runs[w++] = a;
+        }
+        runs[w] = n;
+        nr = w;
+        int32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, sizeof(int32_t) * (size_t)n);
+}
+
+/* Grow a heap's storage to hold one item more (doubling). */
+static int heap_room(void **h, Py_ssize_t *cap, Py_ssize_t n, size_t item)
+{
+    if (n < *cap)
+        return 0;
+    Py_ssize_t c = *cap ? 2 * *cap : 64;
+    void *p = PyMem_RawRealloc(*h, item * (size_t)c);
+    if (!p)
+        return -1;
+    *h = p;
+    *cap = c;
+    return 0;
+}
+
+PyDoc_STRVAR(async_layout_doc,
+"async_layout(track, n_tracks, start, end, event, event_size, lane, order, row, lanes, spans) -> status\n\n"
+"The lanes and row order of async spans, as fxscope.core.trace.async_spans.build_async lays them out with\n"
+"numpy: span i of track track[i] (int32, 0 <= track < n_tracks: the rank of its process koid), from start[i]\n"
+"to end[i] (int64; end >= start), event row event[i] (event_size bytes). Per track, in the order of\n"
+"np.lexsort((event, -(end - start), start)) (a counting sort by track, then a natural merge sort: spans\n"
+"nearly in start order cost a comparison each), greedy first fit: lane[i] (int32) the lowest lane whose last\n"
+"span has ended by its start, as first_fit_lanes; lanes[t] (int32) the track's lane count. order (int64): the\n"
+"spans by (track, lane, start), as a counting sort by lane of the start order gives them (a lane's spans in\n"
+"start order); row (int32) its inverse: span i's place in order; spans[t] (int64) the track's span count.\n"
+"Returns 0, or 2 when some spans of one lane share a start (their order among themselves is the caller's to\n"
+"set). Raises IndexError for a track out of range, ValueError, MemoryError.");
+
+static PyObject *async_layout(PyObject *self, PyObject *args)
+{
+    Py_buffer tb, sb, eb, vb, lb, ob, rb, nb, cb;
+    Py_ssize_t n_tracks;
+    int esz;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*iw*w*w*w*w*", &tb, &n_tracks, &sb, &eb, &vb, &esz, &lb, &ob, &rb, &nb, &cb))
+        return NULL;
+    PyObject *result = NULL;
+    int32_t *ord = NULL, *tmp = NULL, *free_ = NULL;
+    Py_ssize_t *runs = NULL;
+    int64_t *at = NULL;
+    Busy *busy = NULL;
+    if (check_items(&tb, 4, "track") < 0 || check_items(&sb, 8, "start") < 0 || check_items(&eb, 8, "end") < 0 ||
+        int_size_ok(&vb, esz, "event") < 0 || check_items(&lb, 4, "lane") < 0 || check_items(&ob, 8, "order") < 0 ||
+        check_items(&rb, 4, "row") < 0 || check_items(&nb, 4, "lanes") < 0 || check_items(&cb, 8, "spans") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = tb.len / 4;
+        if (sb.len / 8 != n || eb.len / 8 != n || vb.len / esz != n || lb.len / 4 != n || ob.len / 8 != n ||
+            rb.len / 4 != n || n_tracks < 0 || nb.len / 4 != n_tracks || cb.len / 8 != n_tracks) {
+            PyErr_SetString(PyExc_ValueError, "async_layout: columns differ in length");
+            goto done;
+        }
+        if (n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_layout: 2**31 spans or more");
+            goto done;
+        }
+        const int32_t *track = (const int32_t *)tb.buf;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (track[i] < 0 || track[i] >= n_tracks) {
+                PyErr_SetString(PyExc_IndexError, "async_layout: track out of range");
+                goto done;
+            }
+        const size_t m = (size_t)(n ? n : 1);
+        ord = PyMem_RawMalloc(sizeof(int32_t) * m);
+        tmp = PyMem_RawMalloc(sizeof(int32_t) * m);
+        runs = PyMem_RawMalloc(sizeof(Py_ssize_t) * (m + 1));
+        at = PyMem_RawCalloc((size_t)n_tracks + 1, sizeof(int64_t));
+        if (!ord || !tmp || !runs || !at) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const SpanKeys keys = {(const int64_t *)sb.buf, (const int64_t *)eb.buf, vb.buf, esz};
+        int32_t *lane = (int32_t *)lb.buf, *lanes = (int32_t *)nb.buf;
+        int64_t *order = (int64_t *)ob.buf;
+        int status = ST_OK, oom = 0;
+        Py_BEGIN_ALLOW_THREADS
+        /* each track's spans, in span order, then in start order */
+        for (Py_ssize_t i = 0; i < n; i++)
+            at[track[i] + 1]++;
+        for (Py_ssize_t t = 0; t < n_tracks; t++)
+            at[t + 1] += at[t];
+        for (Py_ssize_t i = 0; i < n; i++)
+            ord[at[track[i]]++] = (int32_t)i;
+        for (Py_ssize_t t = n_tracks; t > 0; t--)
+            at[t] = at[t - 1];
+        at[0] = 0;
+        for (Py_ssize_t t = 0; t < n_tracks; t++)
+            ((int64_t *)cb.buf)[t] = at[t + 1] - at[t];
+        for (Py_ssize_t t = 0; t < n_tracks; t++)
+            sort_spans(&keys, ord + at[t], tmp, runs, at[t + 1] - at[t]);
+        /* first fit per track (as first_fit_lanes) */
+        Py_ssize_t nbusy = 0, nfree = 0, cbusy = 0, cfree = 0;
+        for (Py_ssize_t t = 0; t < n_tracks && !oom; t++) {
+            int32_t used = 0;
+            nbusy = nfree = 0;
+            for (int64_t j = at[t]; j < at[t + 1]; j++) {
+                const int32_t i = ord[j];
+                const int64_t s = keys.start[i];
+                while (nbusy && busy[0].end <= s) {
+                    if (heap_room((void **)&free_, &cfree, nfree, sizeof(int32_t)) < 0) {
+                        oom = 1;
+                        break;
+                    }
+                    lane_push(free_, &nfree, busy[0].lane);
+                    busy_pop(busy, &nbusy);
+                }
+                if (oom || heap_room((void **)&busy, &cbusy, nbusy, sizeof(Busy)) < 0) {
+                    oom = 1;
+                    break;
+                }
+                const int32_t l = nfree ? lane_pop(free_, &nfree) : used++;
+                lane[i] = l;
+                busy_push(busy, &nbusy, keys.end[i], l);
+            }
+            lanes[t] = used;
+        }
+        /* by (track, lane), each lane's spans in start order: a counting sort by the lane's number among all */
+        int64_t *first = NULL;
+        Py_ssize_t total = 0;
+        if (!oom) {
+            for (Py_ssize_t t = 0; t < n_tracks; t++)
+                total += lanes[t];
+            first = PyMem_RawCalloc((size_t)total + 1, sizeof(int64_t));
+            oom = first == NULL;
+        }
+        if (!oom) {
+            int64_t base = 0;
+            for (Py_ssize_t t = 0; t < n_tracks; t++) {
+                for (int64_t j = at[t]; j < at[t + 1]; j++)
+                    first[base + lane[ord[j]] + 1]++;
+                base += lanes[t];
+            }
+            for (Py_ssize_t g = 0; g < total; g++)
+                first[g + 1] += first[g];
+            base = 0;
+            for (Py_ssize_t t = 0; t < n_tracks; t++) {
+                for (int64_t j = at[t]; j < at[t + 1]; j++)
+                    order[first[base + lane[ord[j]]]++] = ord[j];
+                base += lanes[t];
+            }
+            for (Py_ssize_t j = 0; j < n; j++)
+                ((int32_t *)rb.buf)[order[j]] = (int32_t)j;
+            /* (first[g] is now lane g's end) */
+            int64_t a = 0;
+            for (Py_ssize_t g = 0; g < total && !status; g++) {
+                for (int64_t j = a + 1; j < first[g]; j++)
+                    if (keys.start[order[j]] == keys.start[order[j - 1]]) {
+                        status = 2;
+                        break;
+                    }
+                a = first[g];
+            }
+            PyMem_RawFree(first);
+        }
+        Py_END_ALLOW_THREADS
+        if (oom)
+            PyErr_NoMemory();
+        else
+            result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_RawFree(ord);
+    PyMem_RawFree(tmp);
+    PyMem_RawFree(runs);
+    PyMem_RawFree(at);
+    PyMem_RawFree(busy);
+    PyMem_RawFree(free_);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&cb);
+    return result;
+}
+
+PyDoc_STRVAR(async_instant_order_doc,
+"async_instant_order(pos, begin_row, ts, n_spans, span, order) -> status\n\n"
+"The async instants given in time order (ts int64, ascending) bound to the spans their keys have open, as\n"
+"fxscope.core.trace.async_spans._bind_instants binds them: span[i] (int32) = begin_row[pos[i]] (pos int64,\n"
+"begin_row int32, 0 <= begin_row < n_spans), the table row of the innermost span of its key open at it; order (int64) the\n"
+"instants by (span, ts), ties in time order, as np.lexsort((ts, span)) (a counting sort by span). Returns 0,\n"
+"2 when some instants of one span share a time (their order among themselves is the caller's to set), or 1\n"
+"(outputs unspecified: the caller's numpy path) when an instant has no open span (pos < 0: the caller's\n"
+"search by id decides), a position or row is out of range, or the times are not ascending.");
+
+static PyObject *async_instant_order(PyObject *self, PyObject *args)
+{
+    Py_buffer pb, bb, tb, sb, ob;
+    Py_ssize_t n_spans;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*nw*w*", &pb, &bb, &tb, &n_spans, &sb, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *first = NULL;
+    if (check_items(&pb, 8, "pos") < 0 || check_items(&bb, 4, "begin_row") < 0 || check_items(&tb, 8, "ts") < 0 ||
+        check_items(&sb, 4, "span") < 0 || check_items(&ob, 8, "order") < 0)
+        goto done;
+    {
+        const Py_ssize_t m = pb.len / 8, nb = bb.len / 4;
+        if (tb.len / 8 != m || sb.len / 4 != m || ob.len / 8 != m || n_spans < 0 || n_spans >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_instant_order: columns differ in length");
+            goto done;
+        }
+        first = PyMem_RawCalloc((size_t)n_spans + 1, sizeof(int64_t));
+        if (!first) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const int64_t *pos = (const int64_t *)pb.buf;
+        const int32_t *begin_row = (const int32_t *)bb.buf;
+        const int64_t *ts = (const int64_t *)tb.buf;
+        int32_t *span = (int32_t *)sb.buf;
+        int64_t *order = (int64_t *)ob.buf;
+        int status = ST_OK;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m && status == ST_OK; i++) {
+            const int64_t p = pos[i];
+            const int64_t row = p >= 0 && p < nb ? begin_row[p] : -1;
+            if (row < 0 || row >= n_spans || (i && ts[i] < ts[i - 1]))
+                status = ST_FALLBACK;
+            else {
+                span[i] = (int32_t)row;
+                first[row + 1]++;
+            }
+        }
+        if (status == ST_OK) {
+            for (Py_ssize_t g = 0; g < n_spans; g++)
+                first[g + 1] += first[g];
+            for (Py_ssize_t i = 0; i < m; i++) /* stable: each span's instants in time order */
+                order[first[span[i]]++] = i;
+            for (Py_ssize_t j = 1; j < m; j++)
+                if (span[order[j]] == span[order[j - 1]] && ts[order[j]] == ts[order[j - 1]]) {
+                    status = 2;
+                    break;
+                }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_RawFree(first);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
+static inline void int_put(void *buf, int isz, Py_ssize_t i, int64_t v)
+{
+    if (isz == 4)
+        ((int32_t *)buf)[i] = (int32_t)v;
+    else
+        ((int64_t *)buf)[i] = v;
+}
+
+/* A category or name key of a 1-, 2- or 4-byte column (its size checked by the caller). */
+static inline __attribute__((always_inline)) int32_t key_at(const void *buf, int isz, int64_t i)
+{
+    return isz == 1 ? ((const int8_t *)buf)[i] : isz == 2 ? ((const int16_t *)buf)[i] : ((const int32_t *)buf)[i];
+}
+
+/* a[lo:lo+n] reversed, then moved to a[to:to+n] (to <= lo) */
+#define MOVE_REVERSED(a, T, lo, n, to)                                                                          \
+    do {                                                                                                     \
+        for (Py_ssize_t x_ = (lo), y_ = (lo) + (n)-1; x_ < y_; x_++, y_--) {                                 \
+            T t_ = (a)[x_];                                                                                  \
+            (a)[x_] = (a)[y_];                                                                               \
+            (a)[y_] = t_;                                                                                    \
+        }                                                                                                    \
+        memmove(&(a)[to], &(a)[lo], sizeof(T) * (size_t)(n));                                                \
+    } while (0)
+
+PyDoc_STRVAR(async_spans_doc,
+"async_spans(kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, thread, thread_size, track_of,\n"
+"            thread_offset, begin, instant, end, trace_start, trace_end, s_start, s_end, s_flags, s_event,\n"
+"            s_end_event, s_id, s_level, s_track, i_event, i_ts, i_cid, i_open)"
+" -> (n_begins, n_unmatched, n_instants)\n\n"
+"The async spans of async events given in time order (rows: their event rows, of rows_size bytes, 4 or 8;\n"
+"kind: the reader's ev_kind, uint8, read at the rows; the key of event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name,\n"
+"of their item sizes, and the uint64 ids; ts int64 their times), matched as\n"
+"fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy: per key a stack of open begins; an end\n"
+"closes the top one, or is unmatched when the stack is empty. The spans, as _spans lays them out: the j-th\n"
+"begin's at j, the u-th unmatched end's after the begins: s_start, s_end (int64: the begin's time, or\n"
+"trace_start for an unmatched end; the closing end's time, or max(trace_end, 0) when unclosed; the start\n"
+"clipped to the end), s_flags (uint8: 2 unclosed, 1 unmatched end), s_event and s_end_event (the rows of the\n"
+"begin and the end, -1 for none; of rows_size bytes), s_id (uint64; empty: not written, as i_cid), s_level (int32: the depth of the key's\n"
+"stack before the begin, 0 for an unmatched end), s_track (int32: track_of[thread[row] + thread_offset], the\n"
+"rank of the process of the event's thread; thread of thread_size bytes, unsigned when 1; below 0:\n"
+"track_of[0]; IndexError past track_of). For the j-th instant: i_event (rows_size), i_ts, i_cid and\n"
+"i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The outputs have room\n"
+"for every event (one walk, no count first; the rows past those written are left as they are, the last\n"
+"ones of the span outputs used while walking). Returns (number of begins, of unmatched ends, of instants).\n"
+"Raises IndexError for a row outside kind, cat or name, ValueError for outputs of the wrong size or keys\n"
+"wider than 32 bits, MemoryError.");
+
+static PyObject *async_spans(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, rb, cb, nb_, ib, tb, hb, xb, o_st, o_en, o_fl, o_ev, o_ee, o_id, o_lv, o_tr, q_ev, q_ts, q_id, q_op;
+    int r_size, c_size, n_size, h_size, k_begin, k_instant, k_end;
+    Py_ssize_t h_offset;
+    long long trace_start, trace_end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*y*y*iy*niiiLLw*w*w*w*w*w*w*w*w*w*w*w*", &kb, &rb, &r_size, &cb, &c_size,
+                          &nb_, &n_size, &ib, &tb, &hb, &h_size, &xb, &h_offset, &k_begin, &k_instant, &k_end,
+                          &trace_start, &trace_end, &o_st, &o_en, &o_fl, &o_ev, &o_ee, &o_id, &o_lv, &o_tr, &q_ev,
+                          &q_ts, &q_id, &q_op))
+        return NULL;
+    PyObject *result = NULL;
+    KeyTable keys = {0};
+    int32_t *below = NULL;
+    if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
+        int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 || check_items(&tb, 8, "ts") < 0 ||
+        int_size_ok(&hb, h_size, "thread") < 0 || check_items(&xb, 4, "track_of") < 0 || check_items(&o_tr, 4, "s_track") < 0 ||
+        check_items(&o_st, 8, "s_start") < 0 || check_items(&o_en, 8, "s_end") < 0 ||
+        check_items(&o_ev, r_size, "s_event") < 0 || check_items(&o_ee, r_size, "s_end_event") < 0 ||
+        check_items(&o_id, 8, "s_id") < 0 || check_items(&o_lv, 4, "s_level") < 0 ||
+        check_items(&q_ev, r_size, "i_event") < 0 || check_items(&q_ts, 8, "i_ts") < 0 ||
+        check_items(&q_id, 8, "i_cid") < 0 || check_items(&q_op, 8, "i_open") < 0)
+        goto done;
+    if (c_size > 4 || n_size > 4 || h_size > 4 || (r_size != 4 && r_size != 8)) {
+        PyErr_SetString(PyExc_ValueError, "async_spans: category and name columns wider than 32 bits, or rows not 4 or 8 bytes");
+        goto done;
+    }
+    {
+        const Py_ssize_t n = rb.len / r_size, nkind = kb.len, ncat = cb.len / c_size, nname = nb_.len / n_size;
+        const Py_ssize_t nthr = hb.len / h_size, ntrack = xb.len / 4;
+        const Py_ssize_t nspan = o_st.len / 8, ninst = q_ts.len / 8;
+        if (ib.len / 8 != n || tb.len / 8 != n || o_en.len / 8 != nspan ||
+            o_fl.len != nspan || o_ev.len / r_size != nspan || o_ee.len / r_size != nspan ||
+            (o_id.len && o_id.len / 8 != nspan) || o_lv.len / 4 != nspan || o_tr.len / 4 != nspan ||
+            q_ev.len / r_size != ninst || (q_id.len && q_id.len / 8 != ninst) || q_op.len / 8 != ninst) {
+            PyErr_SetString(PyExc_ValueError, "async_spans: columns differ in length");
+            goto done;
+        }
+        const uint8_t *kind = (const uint8_t *)kb.buf;
+        if (nspan < n || ninst < n || n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "async_spans: outputs without room for every event, or 2**31 events or more");
+            goto done;
+        }
+        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+        if (!below || key_table_init(&keys, 1024) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const uint64_t *cid = (const uint64_t *)ib.buf;
+        const int64_t *ts = (const int64_t *)tb.buf;
+        int64_t *s_start = (int64_t *)o_st.buf, *s_end = (int64_t *)o_en.buf;
+        uint8_t *s_flags = (uint8_t *)o_fl.buf;
+        /* (the ids are optional outputs: the caller may read them again for the few rows that need them) */
+        uint64_t *s_id = o_id.len ? (uint64_t *)o_id.buf : NULL, *i_cid = q_id.len ? (uint64_t *)q_id.buf : NULL;
+        int32_t *s_level = (int32_t *)o_lv.buf;
+        int64_t *i_ts = (int64_t *)q_ts.buf, *i_open = (int64_t *)q_op.buf;
+        const int64_t unclosed_end = trace_end > 0 ? trace_end : 0;
+        Py_ssize_t nu = 0, nbeg = 0, ji = 0;
+        int oom = 0, bad_row = 0, bad_thread = 0;
+        const int32_t *track_of = (const int32_t *)xb.buf;
+        int32_t *s_track = (int32_t *)o_tr.buf;
+        Py_BEGIN_ALLOW_THREADS
+        int32_t jb = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const int64_t r = r_size == 4 ? ((const int32_t *)rb.buf)[i] : ((const int64_t *)rb.buf)[i];
+            if (r < 0 || r >= nkind || r >= ncat || r >= nname || r >= nthr) {
+                bad_row = 1;
+                break;
+            }
+            const int k = kind[r];
+            if (k != k_begin && k != k_end && k != k_instant)
+                continue;
+            const int32_t cat = key_at(cb.buf, c_size, r), name = key_at(nb_.buf, n_size, r);
+            KeySlot *s = key_find(&keys, cid[i], cat, name);
+            const uint32_t depth = s->depth;
+            int32_t track = 0;
+            if (k == k_begin || (k == k_end && !depth)) { /* a span's: its thread's process rank */
+                const int64_t h = (h_size == 1 ? (int64_t)((const uint8_t *)hb.buf)[r] : int_at(hb.buf, h_size, r)) + h_offset;
+                if (h >= ntrack) {
+                    bad_thread = 1;
+                    break;
+                }
+                track = track_of[h < 0 ? 0 : h];
+            }
+            if (k == k_begin) {
+                if (!depth) { /* a key opening: a slot more */
+                    if (2 * (keys.count + 1) > keys.cap) {
+                        if (key_table_grow(&keys) < 0) {
+                            oom = 1;
+                            break;
+                        }
+                        s = key_find(&keys, cid[i], cat, name);
+                    }
+                    keys.count++;
+                    s->cid = cid[i];
+                    s->cat = cat;
+                    s->name = name;
+                }
+                s_start[jb] = ts[i];
+                s_end[jb] = unclosed_end;
+                s_flags[jb] = 2;
+                int_put(o_ev.buf, r_size, jb, r);
+                int_put(o_ee.buf, r_size, jb, -1);
+                if (s_id)
+                    s_id[jb] = cid[i];
+                s_level[jb] = (int32_t)depth;
+                s_track[jb] = track;
+                below[jb] = depth ? s->top : -1;
+                s->top = jb++;
+                s->depth = depth + 1;
+            } else if (k == k_end) {
+                if (!depth) { /* (from the outputs' end down; moved after the begins at the end) */
+                    const Py_ssize_t u = nspan - 1 - nu++;
+                    s_start[u] = trace_start < ts[i] ? trace_start : ts[i];
+                    s_end[u] = ts[i];
+                    s_flags[u] = 1;
+                    int_put(o_ev.buf, r_size, u, r);
+                    int_put(o_ee.buf, r_size, u, r);
+                    if (s_id)
+                        s_id[u] = cid[i];
+                    s_level[u] = 0;
+                    s_track[u] = track;
+                } else {
+                    const int32_t b = s->top;
+                    s_end[b] = ts[i];
+                    s_flags[b] = 0;
+                    int_put(o_ee.buf, r_size, b, r);
+                    s->top = below[b];
+                    if (depth == 1)
+                        key_delete(&keys, s);
+                    else
+                        s->depth = depth - 1;
+                }
+            } else {
+                int_put(q_ev.buf, r_size, ji, r);
+                i_ts[ji] = ts[i];
+                if (i_cid)
+                    i_cid[ji] = cid[i];
+                i_open[ji++] = depth ? s->top : -1;
+            }
+        }
+        nbeg = jb;
+        for (Py_ssize_t j = 0; j < nbeg; j++) /* (a start after its end: clipped, as _spans does) */
+            if (s_start[j] > s_end[j])
+                s_start[j] = s_end[j];
+        if (nu) { /* the unmatched ends, in time order, after the begins */
+            const Py_ssize_t lo = nspan - nu;
+            MOVE_REVERSED(s_start, int64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_end, int64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_flags, uint8_t, lo, nu, nbeg);
+            if (s_id)
+                MOVE_REVERSED(s_id, uint64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_level, int32_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_track, int32_t, lo, nu, nbeg);
+            if (r_size == 4) {
+                MOVE_REVERSED(((int32_t *)o_ev.buf), int32_t, lo, nu, nbeg);
+                MOVE_REVERSED(((int32_t *)o_ee.buf), int32_t, lo, nu, nbeg);
+            } else {
+                MOVE_REVERSED(((int64_t *)o_ev.buf), int64_t, lo, nu, nbeg);
+                MOVE_REVERSED(((int64_t *)o_ee.buf), int64_t, lo, nu, nbeg);
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (bad_row)
+            PyErr_SetString(PyExc_IndexError, "async_spans: event row out of range");
+        else if (bad_thread)
+            PyErr_SetString(PyExc_IndexError, "async_spans: thread out of range");
+        else if (oom)
+            PyErr_NoMemory();
+        else
+            result = Py_BuildValue("nnn", nbeg, nu, ji);
+    }
+done:
+    PyMem_RawFree(keys.slots);
+    PyMem_RawFree(below);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&nb_);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&o_tr);
+    PyBuffer_Release(&o_st);
+    PyBuffer_Release(&o_en);
+    PyBuffer_Release(&o_fl);
+    PyBuffer_Release(&o_ev);
+    PyBuffer_Release(&o_ee);
+    PyBuffer_Release(&o_id);
+    PyBuffer_Release(&o_lv);
+    PyBuffer_Release(&q_ev);
+    PyBuffer_Release(&q_ts);
+    PyBuffer_Release(&q_id);
+    PyBuffer_Release(&q_op);
+    return result;
+}
+
+PyDoc_STRVAR(kind_rows_doc,
+"kind_rows(kind, first, last, rows, wide) -> count\n\n"
+"The rows whose kind (uint8) is in first..last, ascending, as fxscope.core.trace.event_rows.kind_rows finds\n"
+"them with numpy: rows None, their count; else written to rows (int32, or int64 when wide), which must hold\n"
+"exactly that many (ValueError otherwise). Two streaming passes over the one-byte column (count, then fill)\n"
+"instead of numpy's masks and an int64 index per block.");
+
+static PyObject *kind_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer kb, ob = {0};
+    PyObject *rows_obj;
+    int first, last, wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*iiOp", &kb, &first, &last, &rows_obj, &wide))
+        return NULL;
+    PyObject *result = NULL;
+    const uint8_t *kind = (const uint8_t *)kb.buf;
+    const Py_ssize_t n = kb.len;
+    const unsigned lo = (unsigned)first & 0xFF, span = (unsigned)(last - first) & 0xFF;
+    if (rows_obj == Py_None) {
+        Py_ssize_t count = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++)
+            count += (uint8_t)(kind[i] - lo) <= span;
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(count);
+        goto release;
+    }
+    if (PyObject_GetBuffer(rows_obj, &ob, PyBUF_WRITABLE) < 0)
+        goto release;
+    {
+        if (check_items(&ob, wide ? 8 : 4, "rows") < 0)
+            goto done;
+        if (!wide && n >= (Py_ssize_t)1 << 31) {
+            PyErr_SetString(PyExc_ValueError, "kind_rows: 2**31 rows or more need int64 rows");
+            goto done;
+        }
+        const Py_ssize_t m = ob.len / (wide ? 8 : 4);
+        Py_ssize_t j = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n && j <= m; i++)
+            if ((uint8_t)(kind[i] - lo) <= span) {
+                if (j < m) {
+                    if (wide)
+                        ((int64_t *)ob.buf)[j] = i;
+                    else
+                        ((int32_t *)ob.buf)[j] = (int32_t)i;
+                }
+                j++;
+            }
+        Py_END_ALLOW_THREADS
+        if (j != m)
+            PyErr_SetString(PyExc_ValueError, "kind_rows: rows does not hold exactly the rows of those kinds");
+        else
+            result = PyLong_FromSsize_t(j);
+    }
+done:
+    PyBuffer_Release(&ob);
+release:
+    PyBuffer_Release(&kb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
-    {"flow_links", flow_links, METH_VARARGS, flow_links_doc},
+    {"flow_table", flow_table, METH_VARARGS, flow_table_doc},
     {"group_order", group_order, METH_VARARGS, group_order_doc},
-    {"async_pair", async_pair, METH_VARARGS, async_pair_doc},
     {"first_fit_lanes", first_fit_lanes, METH_VARARGS, first_fit_lanes_doc},
+    {"async_layout", async_layout, METH_VARARGS, async_layout_doc},
+    {"async_instant_order", async_instant_order, METH_VARARGS, async_instant_order_doc},
+    {"async_spans", async_spans, METH_VARARGS, async_spans_doc},
+    {"kind_rows", kind_rows, METH_VARARGS, kind_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

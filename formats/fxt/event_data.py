@@ -129,7 +129,8 @@ class EventData(MappedColumn):
         hi = int(np.searchsorted(exc, rows[-1], side="right"))
         if hi > lo:
             cand = exc[lo:hi]
-            at = np.minimum(np.searchsorted(rows, cand), len(rows) - 1)
+            # (the exceptions in the rows' range fit their dtype: int32 rows are not widened to a temporary)
+            at = np.minimum(np.searchsorted(rows, cand.astype(rows.dtype, copy=False)), len(rows) - 1)
             hit = rows[at] == cand
             out[at[hit]] = self.exc_vals[lo:hi][hit]
 

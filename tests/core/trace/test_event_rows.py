@@ -10,7 +10,8 @@ from fxscope.core.trace.event_rows import kind_counts, kind_rows
 
 
 @pytest.mark.parametrize("block", [7, 1 << 20])
-def test_rows_and_counts_match_numpy(block: int, monkeypatch) -> None:
+def test_rows_and_counts_match_numpy(block: int, monkeypatch, span_paths) -> None:
+    """(span_paths: the rows found by the compiled kernel, span_kernels.kind_rows, and by numpy blocks)"""
     monkeypatch.setattr(event_rows, "BLOCK", block)
     rng = np.random.default_rng(4)
     kind = rng.integers(0, 11, 1000).astype(np.uint8)
@@ -21,6 +22,21 @@ def test_rows_and_counts_match_numpy(block: int, monkeypatch) -> None:
     assert kind_counts(kind, 11).tolist() == np.bincount(kind, minlength=11).tolist()
     assert kind_counts(kind, 3).tolist() == np.bincount(kind, minlength=3).tolist()  # longer than asked
     assert kind_rows(kind[:0], 2, 4).tolist() == [] and kind_counts(kind[:0], 4).tolist() == [0] * 4
+
+
+def test_rows_kernel_refuses_a_wrong_count(span_paths) -> None:
+    """span_kernels.kind_rows writes only into rows holding exactly the rows found (never past them)."""
+    if span_paths == "numpy":
+        pytest.skip("the kernel's own checks")
+    from fxscope.core.trace import compiled
+
+    kind = np.array([5, 1, 6, 7, 5], np.uint8)
+    rows = np.full(4, -9, np.int64)
+    assert compiled.span_kernels.kind_rows(kind, 5, 7, None, False) == 4
+    assert compiled.span_kernels.kind_rows(kind, 5, 7, rows, True) == 4 and rows.tolist() == [0, 2, 3, 4]
+    for wrong in (np.zeros(3, np.int32), np.zeros(5, np.int32)):
+        with pytest.raises(ValueError):
+            compiled.span_kernels.kind_rows(kind, 5, 7, wrong, False)
 
 
 @pytest.fixture(params=["compiled", "numpy"])

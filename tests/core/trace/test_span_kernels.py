@@ -37,7 +37,7 @@ def test_extension_is_built():
     """The install built the extension (CI and a developer machine have a C compiler): without it the
     flows are built at the numpy fallback's speed."""
     assert KERNELS is not None, "fxscope.core.trace.span_kernels was not built: pip install -e . with gcc"
-    assert callable(KERNELS.bind_to_slices) and callable(KERNELS.flow_links)
+    assert callable(KERNELS.bind_to_slices) and callable(KERNELS.flow_table)
 
 
 def test_env_forces_the_numpy_paths():
@@ -164,6 +164,29 @@ def test_same_binding_of_any_queries(events, data):
     assert fast.dtype == numpy.dtype and np.array_equal(fast, numpy)
 
 
+def test_binding_by_thread_codes_and_to_int32_rows():
+    """The flows bind their events by the thread column's one-byte codes (not decoded) into int32 rows: the
+    same rows as by the decoded threads into int64, compiled and numpy."""
+    from fxscope.core.trace.flows import _bind_compiled, _query_threads
+    from fxscope.formats.fxt.coded_column import CodedColumn
+
+    cols = read_fxt_bytes(generate_trace(5_000, seed=7))
+    assert isinstance(cols.ev_thread, CodedColumn)
+    slices = build_slices(cols)
+    kind = np.asarray(cols.ev_kind)
+    sel = np.flatnonzero((kind >= K.FLOW_BEGIN) & (kind <= K.FLOW_END)).astype(np.int32)
+    ts = cols.ev_ts[sel]
+    codes = _query_threads(cols.ev_thread, sel)
+    assert isinstance(codes, CodedColumn) and codes.index.dtype == np.uint8
+    expected = _with(None, lambda: bind_to_slices(slices, cols.ev_thread[sel], ts, sel))
+    assert (expected >= 0).sum() > 100
+    assert _bind_compiled(slices, codes, ts, sel) is not None  # (the kernel takes the codes: no decline)
+    for kernels in (KERNELS, None):
+        for dtype in (np.int64, np.int32):
+            got = _with(kernels, lambda: bind_to_slices(slices, codes, ts, sel, dtype))  # noqa: B023
+            assert got.dtype == dtype and got.tolist() == expected.tolist()
+
+
 def test_same_tables_of_mutated_traces():
     """Bytes of a generated trace flipped at random: whatever the reader makes of them, both paths build
     the same flows and async spans."""
@@ -225,16 +248,46 @@ def test_kernels_refuse_bad_buffers():
         KERNELS.bind_to_slices(ts, dur, event, parent, th, 3, *q, 8, out)  # no such item size
     with pytest.raises(ValueError):
         KERNELS.bind_to_slices(ts, dur, event, parent, th, 4, *q, 8, np.zeros(3, np.int64))
-    k = np.array([K.FLOW_BEGIN, K.FLOW_END], np.uint8)
-    f = np.zeros(2, np.uint64)
-    with pytest.raises(ValueError):
-        KERNELS.flow_links(k, f, f[:1], 8, 9, 10, *(np.zeros(2, np.int64),) * 2, np.zeros(2, np.uint64))
+    args = _flow_table_args(np.array([K.FLOW_BEGIN, K.FLOW_END], np.uint8), n_slices=2)
+    KERNELS.flow_table(*args)  # (as given: valid)
+    for i, bad in [
+        (1, np.zeros(1, np.uint64)),  # lengths differ
+        (4, np.array([0, 2], np.int32)),  # a slice row out of range
+        (4, np.array([0, -2], np.int32)),
+        (4, np.array([0, 1], np.int64)),  # not int32
+        (2, np.array([0, -1], np.int32)),  # a process rank out of range
+        (2, np.array([0, 1], np.int16)),  # neither ranks nor codes
+    ]:
+        with pytest.raises(ValueError):
+            KERNELS.flow_table(*args[:i], bad, *args[i + 1 :])
+    codes = np.array([0, 3], np.uint8)
+    KERNELS.flow_table(*args[:2], codes, np.arange(4, dtype=np.int32), *args[4:])
+    with pytest.raises(ValueError):  # a code with no rank
+        KERNELS.flow_table(*args[:2], codes, np.arange(3, dtype=np.int32), *args[4:])
+    with pytest.raises(ValueError):  # a code's rank out of range
+        KERNELS.flow_table(*args[:2], codes, np.array([0, 0, 0, -1], np.int32), *args[4:])
     with pytest.raises(ValueError):  # no room for the end's link
-        KERNELS.flow_links(k, f, f, 8, 9, 10, *(np.zeros(0, np.int64),) * 2, np.zeros(0, np.uint64))
+        KERNELS.flow_table(*args[:11], *(np.zeros(0, np.int32) for _ in range(5)))
     with pytest.raises(TypeError):  # outputs must be writable
-        ro = np.zeros(2, np.int64)
+        ro = np.zeros(1, np.int32)
         ro.setflags(write=False)
-        KERNELS.flow_links(k, f, f, 8, 9, 10, ro, np.zeros(2, np.int64), np.zeros(2, np.uint64))
+        KERNELS.flow_table(*args[:11], ro, *args[12:])
+
+
+def _flow_table_args(k, n_slices, fid=None, proc=None, bound=None, ts=None, slice_ts=None):
+    """flow_table's arguments for the flow events of kinds ``k`` (the rest made up unless given)."""
+    m = len(k)
+    fid = np.zeros(m, np.uint64) if fid is None else fid
+    proc = np.zeros(m, np.int32) if proc is None else proc
+    ranks = np.zeros(0, np.int32)
+    if proc.dtype == np.uint8:  # (codes: the ranks of the codes' processes, here each code's own)
+        ranks = np.arange(256, dtype=np.int32)
+    bound = (np.arange(m) % n_slices if bound is None else bound).astype(np.int32)
+    ts = np.arange(m, dtype=np.int64) if ts is None else ts
+    slice_ts = np.arange(n_slices, dtype=np.int64) if slice_ts is None else slice_ts
+    room = m - int(np.count_nonzero(k == K.FLOW_BEGIN))
+    event = (np.arange(m) * 3 + 1).astype(np.int32)
+    return (k, fid, proc, ranks, bound, ts, event, slice_ts, 8, 9, 10, *(np.full(room, -9, np.int32) for _ in range(5)))
 
 
 def test_same_order_of_links_leaving_one_slice_at_one_time():
@@ -281,28 +334,66 @@ def test_same_order_of_instants_of_one_span_at_one_time():
     assert [cols.strings[int(cols.ev_category[e])] for e in instants.event] == ["y", "z"]
 
 
+def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None, trace=(0, 100), thread=None):
+    """span_kernels.async_spans' outputs (the span ones, then the instant ones) as lists, and its count of
+    unmatched ends (``kind``: the events' kinds by row, as the reader's column); ``spans``/``instants``: the
+    outputs' sizes (default: one row an event); ``thread``: (thread column, track_of at thread + 1)."""
+    assert KERNELS is not None
+    ts = np.arange(len(kind), dtype=np.int64) if ts is None else ts
+    spans = len(rows) if spans is None else spans  # (the kernel's outputs have room for every event)
+    instants = len(rows) if instants is None else instants
+    ev = rows.dtype if rows.itemsize in (4, 8) else np.int64
+    outs = (np.zeros(spans, np.int64), np.zeros(spans, np.int64), np.zeros(spans, np.uint8), np.zeros(spans, ev),
+            np.zeros(spans, ev), np.zeros(spans, np.uint64), np.zeros(spans, np.int32), np.zeros(spans, np.int32),
+            np.zeros(instants, ev), np.zeros(instants, np.int64), np.zeros(instants, np.uint64),
+            np.zeros(instants, np.int64))  # fmt: skip
+    thread, track_of = (np.zeros(len(kind), np.int16), np.zeros(2, np.int32)) if thread is None else thread
+    nb, nu, ni = KERNELS.async_spans(kind, rows, rows.itemsize, cat, cat.itemsize, name, name.itemsize, cid, ts,
+                                     thread, thread.itemsize, track_of, 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END,
+                                     *trace, *outs)  # fmt: skip
+    assert nb == int((kind == K.ASYNC_BEGIN).sum()) and ni == int((kind == K.ASYNC_INSTANT).sum())
+    return nu, [o.tolist() for o in outs]
+
+
 def test_async_kernel_refuses_bad_input():
     """A row outside the category or name column, outputs that do not hold the begins, ends and instants,
     keys wider than 32 bits: an error, never a read or write out of bounds."""
-    assert KERNELS is not None
     kind = np.array([K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, K.ASYNC_END], np.uint8)
     cid = np.ones(4, np.uint64)
     col = np.zeros(4, np.int16)
 
-    def run(rows, b=1, e=2, i=1, cat=col):
-        outs = (np.zeros(b, np.int64), np.zeros(b, np.int32), np.zeros(e, np.int64), np.zeros(i, np.int64))
-        n = KERNELS.async_pair(kind, rows, rows.itemsize, cat, cat.itemsize, col, 2, cid, 5, 6, 7, *outs)
-        return n, [o.tolist() for o in outs]
+    def run(rows, spans=None, cat=col):
+        return _async_spans(kind, rows, cat, col, cid, spans=spans, trace=(-5, 50))
 
-    assert run(np.arange(4, dtype=np.int32)) == (1, [[2], [0], [3, 0], [0]])
+    # the begin at 0 closed by the end at 2, the end at 3 unmatched (from the trace's start); the instant in it
+    # (room for two ends: the row of the one that closed the begin is unused)
+    got = run(np.arange(4, dtype=np.int32))
+    assert got[0] == 1 and [o[:2] for o in got[1][:7]] == [[0, -5], [2, 3], [0, 1], [0, 3], [2, 3], [1, 1], [0, 0]]
+    assert [o[:1] for o in got[1][8:]] == [[1], [1], [1], [0]]
     with pytest.raises(IndexError):
         run(np.array([0, 1, 2, 4], np.int32))
     with pytest.raises(IndexError):
         run(np.array([0, -1, 2, 3], np.int64))
     with pytest.raises(ValueError):
-        run(np.arange(4, dtype=np.int32), e=1)  # no room for both ends
+        run(np.arange(4, dtype=np.int32), spans=3)  # no room for every event
+    no_ids = np.zeros(0, np.uint64)  # (ids not asked for: not written, the other outputs the same)
+    outs = [np.zeros(4, d) for d in (np.int64, np.int64, np.uint8, np.int32, np.int32)]
+    rest = [np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int64), no_ids,
+            np.zeros(4, np.int64)]  # fmt: skip
+    assert KERNELS.async_spans(kind, np.arange(4, dtype=np.int32), 4, col, 2, col, 2, cid, np.arange(4, dtype=np.int64),
+                               np.zeros(4, np.int16), 2, np.zeros(2, np.int32), 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT,
+                               K.ASYNC_END, -5, 50, *outs, no_ids, *rest) == (1, 1, 1)  # fmt: skip
+    assert [o[:2].tolist() for o in outs] == [r[:2] for r in got[1][:5]] and rest[3][:1].tolist() == [1]
+    tracks = np.array([5, 6, 7], np.int32)  # (threads -1, 0, 1)
+    got = _async_spans(kind, np.arange(4, dtype=np.int32), col, col, cid, thread=(np.array([1, 9, 9, -4], np.int16), tracks))
+    assert got[1][7][:2] == [7, 5]  # the begin's thread 1, the unmatched end's -4 (as -1); the others not read
+    with pytest.raises(IndexError):  # a span's thread past the table
+        _async_spans(kind, np.arange(4, dtype=np.int32), col, col, cid, thread=(np.array([2, 0, 0, 0], np.int16), tracks))
+    assert [o[:2] for o in run(np.arange(4, dtype=np.int32), spans=9)[1][:2]] == [[0, -5], [2, 3]]  # (room to spare)
     with pytest.raises(ValueError):
         run(np.arange(4, dtype=np.int32), cat=np.zeros(4, np.int64))
+    with pytest.raises(ValueError):
+        run(np.arange(4, dtype=np.int16))  # (rows of 2 bytes: the outputs' rows are 4 or 8)
 
 
 def _async_reference(kind, key):
@@ -336,13 +427,14 @@ def test_async_kernel_matches_a_stack_replay(keys):
     cat = rng.integers(-3, 3, n).astype(np.int16)
     name = rng.integers(0, 2, n).astype(np.int32)
     cid = rng.integers(0, keys, n).astype(np.uint64) * np.uint64(0x10000000001)  # (far apart: hashed)
-    rows = np.arange(n, dtype=np.int64)
-    outs = (np.zeros(int((kind == K.ASYNC_BEGIN).sum()), np.int64), np.zeros(int((kind == K.ASYNC_BEGIN).sum()), np.int32),
-            np.zeros(int((kind == K.ASYNC_END).sum()), np.int64), np.zeros(int((kind == K.ASYNC_INSTANT).sum()), np.int64))  # fmt: skip
-    nu = KERNELS.async_pair(kind, rows, 8, cat, 2, name, 4, cid, 5, 6, 7, *outs)
-    b_end, level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
-    assert outs[0].tolist() == b_end and outs[1].tolist() == level
-    assert outs[2][:nu].tolist() == unmatched and outs[3].tolist() == opened
+    rows = np.arange(n, dtype=np.int64)  # (times and rows: the positions, so ends and rows are positions too)
+    nu, (start, end, flags, event, end_event, _id, level, _track, *inst) = _async_spans(kind, rows, cat, name, cid, trace=(-1, n))
+    b_end, b_level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
+    nb = len(b_end)
+    assert end_event[:nb] == b_end and level[:nb] == b_level
+    assert event[nb : nb + nu] == unmatched and inst[3][: len(opened)] == opened
+    assert end[:nb] == [e if e >= 0 else n for e in b_end] and start[nb : nb + nu] == [-1] * nu
+    assert flags[:nb + nu] == [0 if e >= 0 else 2 for e in b_end] + [1] * nu
 
 
 def test_bind_kernel_declines_threads_of_too_wide_a_range():
@@ -433,32 +525,53 @@ def test_same_order_of_links_of_two_processes_leaving_one_slice():
     assert np.asarray(flows.id)[flows.outgoing(s_row)].tolist() == [9, 3]
 
 
-@pytest.mark.parametrize(("ids", "processes"), [(5, 2), (300, 40), (20_000, 3000)])
-def test_flow_links_kernel_is_the_numpy_chaining(ids, processes):
-    """Flow events of many ids and processes (the kernel's table of other processes' flows grows), against
-    the numpy keying and chaining (flows._key_process, flows._links): the same links, keys and counts."""
+@pytest.mark.parametrize(
+    ("ids", "processes", "n_slices", "spread"),
+    [(5, 2, 3, 1), (300, 40, 1000, 1), (20_000, 3000, 50_000, 1), (5, 2, 3, 2**61 + 1), (20_000, 300, 9, 1_000_003)],
+)
+def test_flow_table_kernel_is_the_numpy_chaining(ids, processes, n_slices, spread):
+    """Flow events of many ids and processes (the kernel's table of other processes' flows grows), some
+    unbound, bound to slices with tied starts (few slices: hundreds of links leave one, sorted by merging),
+    against the numpy keying, chaining, turning and sort (flows._key_process, _links, _table): the same
+    links in the same order, the same order by destination and the same counts. Ids counted from 0 take
+    the kernel's dense ids table, ids ``spread`` apart (wrapping past 2**64) its hashed one."""
     from fxscope.core.trace import flows
     from fxscope.core.trace.sorting import lexsort
 
     rng = np.random.default_rng(ids)
     n = 40_000
     k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), n, p=[0.4, 0.2, 0.4])
-    fid = rng.integers(0, ids, n).astype(np.uint64)
-    pid = rng.integers(1, processes + 1, n).astype(np.uint64)
-    with_kernels = _with(KERNELS, lambda: flows._links_compiled(k, fid, pid))
-    assert with_kernels is not None
-    a, b, key_pid, dropped = with_kernels
-    kp, ambiguous, no_start = flows._key_process(pid.copy(), fid, k)
-    expected = {"ambiguous": int(ambiguous.sum()), "without_start": int(no_start.sum())}
-    idx = np.flatnonzero(~(ambiguous | no_start))
-    idx = idx[lexsort((idx, fid[idx], kp[idx]))]
-    ea, eb = flows._links([kp[idx], fid[idx], k[idx]], expected)
-    ea, eb = idx[ea], idx[eb]
-    assert dropped == expected
-    by_b = np.argsort(eb)
-    assert a.tolist() == ea[by_b].tolist() and b.tolist() == eb[by_b].tolist()
-    assert key_pid.tolist() == kp[eb[by_b]].tolist()
-    assert len(a) > 100
+    fid = rng.integers(0, ids, n).astype(np.uint64) * np.uint64(spread)
+    proc = rng.integers(0, processes, n).astype(np.int32)
+    bound = np.where(rng.random(n) < 0.05, -1, rng.integers(0, n_slices, n))
+    ts = np.sort(rng.integers(0, n // 4, n))  # (time order, with ties)
+    slice_ts = rng.integers(0, 50, n_slices)
+    args = _flow_table_args(k, n_slices, fid, proc, bound, ts, slice_ts)
+    if processes <= 256:  # the processes as codes (a thread column's), each code's rank in a table
+        ranks = rng.permutation(processes).astype(np.int32)
+        codes = np.argsort(ranks)[proc].astype(np.uint8)  # (ranks[codes] == proc)
+        args = (*args[:2], codes, ranks, *args[4:])
+    links, unbound, ambiguous, without, duplicate = KERNELS.flow_table(*args)
+    src_slice, dst_slice, src_event, dst_event, by_dst = (a[:links] for a in args[11:])
+    # the numpy stages, as build_flows runs them on the bound events
+    keep = np.flatnonzero(bound >= 0)
+    kp, amb, no_start = flows._key_process(proc[keep].astype(np.uint64), fid[keep], k[keep])
+    expected = {"ambiguous": int(amb.sum()), "without_start": int(no_start.sum())}
+    idx = np.flatnonzero(~(amb | no_start))
+    idx = idx[lexsort((idx, fid[keep][idx], kp[idx]))]
+    ea, eb = flows._links([kp[idx], fid[keep][idx], k[keep][idx]], expected)
+    ea, eb = keep[idx[ea]], keep[idx[eb]]
+    swap = slice_ts[bound[ea]] > slice_ts[bound[eb]]
+    ea, eb = np.where(swap, eb, ea), np.where(swap, ea, eb)
+    order = lexsort((ts[ea], bound[ea]))
+    ea, eb = ea[order], eb[order]
+    assert (unbound, ambiguous, without, duplicate) == (
+        n - len(keep), expected["ambiguous"], expected["without_start"], expected["duplicate_begin"])
+    event = args[6]
+    assert src_slice.tolist() == bound[ea].tolist() and dst_slice.tolist() == bound[eb].tolist()
+    assert src_event.tolist() == event[ea].tolist() and dst_event.tolist() == event[eb].tolist()
+    assert by_dst.tolist() == np.argsort(dst_slice, kind="stable").tolist()
+    assert links > 100
 
 
 def test_kernels_take_a_generated_trace():
@@ -505,3 +618,67 @@ def test_lanes_kernel_is_first_fit(length, grid):
         lanes[ln] = e
     assert KERNELS.first_fit_lanes(group, start[::-1].copy(), end, lane) == 1  # starts descending
     assert KERNELS.first_fit_lanes(group[::-1].copy(), start, end, lane) == 1  # groups descending
+
+
+@pytest.mark.parametrize(("length", "grid", "tracks"), [(3000, 1, 1), (30, 7, 3), (40_000, 1, 5), (3, 4, 2), (0, 8, 4)])
+def test_layout_kernel_is_the_sorts_and_first_fit(length, grid, tracks):
+    """async_layout lays spans out as the numpy path does: the lexsort by (track, start, longer first, event),
+    first-fit lanes (assign_lanes), then the order by (track, lane, start); spans given in any order (here:
+    in start order but for a shuffled tail, as unmatched ends come), ties of start, zero-length spans."""
+    from fxscope.core.trace.async_spans import assign_lanes
+
+    assert KERNELS is not None
+    rng = np.random.default_rng(length + grid + tracks)
+    n = 4000
+    start = np.sort(rng.integers(0, 100_000, n))
+    start -= start % grid
+    start[-300:] = rng.permutation(start[-300:])
+    end = start + (rng.integers(0, length, n) if length else 0)
+    track = rng.integers(0, tracks, n).astype(np.int32)
+    event = rng.permutation(n).astype(np.int32)
+    lane, order, row = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
+    lanes, counts = np.empty(tracks + 1, np.int32), np.empty(tracks + 1, np.int64)
+    status = KERNELS.async_layout(track, tracks + 1, start, end, event, 4, lane, order, row, lanes, counts)
+    assert counts.tolist() == np.bincount(track, minlength=tracks + 1).tolist()
+    assert np.array_equal(order[row], np.arange(n))
+    o1 = np.lexsort((event, -(end - start), start, track))
+    expected = np.empty(n, np.int32)
+    expected[o1] = assign_lanes(track[o1].astype(np.uint64), start[o1], end[o1])
+    assert lane.tolist() == expected.tolist()
+    assert lanes.tolist() == [int(lane[track == t].max(initial=-1)) + 1 for t in range(tracks + 1)]
+    final = np.lexsort((start, lane, track))  # (the kernel's order of equal rows: the start order's)
+    key = np.stack([track[order], lane[order], start[order]])
+    assert np.array_equal(key, np.stack([track[final], lane[final], start[final]]))
+    same = (np.diff(key, axis=1) == 0).all(axis=0)
+    assert status == (2 if same.any() else 0)
+    with pytest.raises(IndexError):
+        KERNELS.async_layout(np.r_[track[:-1], tracks + 1].astype(np.int32), tracks + 1, start, end, event, 4, lane,
+                             order, row, lanes, counts)  # (a track out of range)  # fmt: skip
+    with pytest.raises(ValueError):
+        KERNELS.async_layout(track, tracks + 1, start[1:], end, event, 4, lane, order, row, lanes, counts)
+
+
+@pytest.mark.parametrize("per_span", [1, 3, 200])
+def test_instant_order_kernel_is_lexsort(per_span):
+    """async_instant_order: each instant's span (begin_row[pos]) and the order by (span, time), ties in time
+    order, as np.lexsort; instants without an open span, positions out of range or times out of order are
+    declined (the numpy path decides)."""
+    assert KERNELS is not None
+    rng = np.random.default_rng(per_span)
+    n_spans = 500
+    m = n_spans * per_span // 2
+    begin_row = rng.permutation(n_spans).astype(np.int32)
+    pos = rng.integers(0, n_spans, m).astype(np.int64)
+    ts = np.sort(rng.integers(0, m // 2 + 1, m))
+    span, order = np.empty(m, np.int32), np.empty(m, np.int64)
+    status = KERNELS.async_instant_order(pos, begin_row, ts, n_spans, span, order)
+    assert span.tolist() == begin_row[pos].tolist()
+    assert order.tolist() == np.lexsort((ts, span)).tolist()
+    ties = ((np.diff(span[order]) == 0) & (np.diff(ts[order]) == 0)).any()
+    assert status == (2 if ties else 0)
+    for bad_pos, bad_ts, spans in [(-1, ts, n_spans), (n_spans, ts, n_spans), (0, ts[::-1].copy(), n_spans), (0, ts, 3)]:
+        p = pos.copy()
+        p[m // 2] = bad_pos
+        assert KERNELS.async_instant_order(p, begin_row, bad_ts, spans, span, order) == 1
+    with pytest.raises(ValueError):
+        KERNELS.async_instant_order(pos[1:], begin_row, ts, n_spans, span, order)
