@@ -158,7 +158,8 @@ class SlicePyramid:
     def _store_boxes(self, check) -> None:
         """The boxes of the coarse levels (:attr:`Level.box`), computed as a query computes them."""
         for level in self.levels:
-            if len(level.bucket) and len(level.bucket) <= len(self.ts) >> BOXED_FRACTION_LOG2:
+            # (not a level of buckets past 2**62 ns: a corrupt trace's span past int64; the numpy path's)
+            if len(level.bucket) and len(level.bucket) <= len(self.ts) >> BOXED_FRACTION_LOG2 and level.shift <= 62:
                 check()
                 _, count, start, end = self._boxes(level, slice(None))
                 level.box = np.stack([start, end], axis=1)

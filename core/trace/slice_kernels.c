@@ -1621,6 +1621,26 @@ static inline int64_t search_i32(const int32_t *keys, int64_t lo, int64_t hi, in
     return lo;
 }
 
+/* How many entries a query of lanes ptr[0..n_ptr) reads (those with a bucket in [lo_key, hi_key]), after
+   checking lane_ptr against the level's entries; -1 with ValueError set when it is out of range. */
+static int64_t query_entries(const char *what, const int64_t *ptr, int64_t n_ptr, int64_t n_entries,
+                             const int32_t *bucket, int32_t lo_key, int32_t hi_key)
+{
+    for (int64_t k = 0; k < n_ptr; k++) {
+        if (ptr[k] < 0 || ptr[k] > n_entries || (k && ptr[k] < ptr[k - 1])) {
+            PyErr_Format(PyExc_ValueError, "%s: lane_ptr out of range", what);
+            return -1;
+        }
+    }
+    int64_t read = 0;
+    for (int64_t k = 0; k + 1 < n_ptr; k++) {
+        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], lo_key, 0);
+        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], hi_key, 1);
+        read += b > a ? b - a : 0;
+    }
+    return read;
+}
+
 PyDoc_STRVAR(pyramid_query_doc,
 "pyramid_query(bucket, row, count, count_wide, lane_ptr, ts, dur_a, dur_b, origin, shift, lo_key, hi_key,\n"
 "              t0, t1, out) -> n\n\n"
@@ -1670,19 +1690,10 @@ static PyObject *pyramid_query(PyObject *self, PyObject *args)
         goto done;
     }
     const int64_t *ptr = lpb.buf;
-    for (int64_t k = 0; k < n_ptr; k++) {
-        if (ptr[k] < 0 || ptr[k] > n_entries || (k && ptr[k] < ptr[k - 1])) {
-            PyErr_SetString(PyExc_ValueError, "pyramid_query: lane_ptr out of range");
-            goto done;
-        }
-    }
     const int32_t *bucket = bb.buf, *row = rb.buf;
-    int64_t read = 0;
-    for (int64_t k = 0; k + 1 < n_ptr; k++) {
-        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)lo_key, 0);
-        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)hi_key, 1);
-        read += b > a ? b - a : 0;
-    }
+    const int64_t read = query_entries("pyramid_query", ptr, n_ptr, n_entries, bucket, (int32_t)lo_key, (int32_t)hi_key);
+    if (read < 0)
+        goto done;
     if (!have_out) {
         result = PyLong_FromLongLong(read);
         goto done;
@@ -1795,20 +1806,11 @@ static PyObject *pyramid_query_boxes(PyObject *self, PyObject *args)
         goto done;
     }
     const int64_t *ptr = lpb.buf;
-    for (int64_t k = 0; k < n_ptr; k++) {
-        if (ptr[k] < 0 || ptr[k] > n_entries || (k && ptr[k] < ptr[k - 1])) {
-            PyErr_SetString(PyExc_ValueError, "pyramid_query_boxes: lane_ptr out of range");
-            goto done;
-        }
-    }
     const int32_t *bucket = bb.buf, *row = rb.buf, *bcount = cb.buf;
     const int64_t *box = xb.buf;
-    int64_t read = 0;
-    for (int64_t k = 0; k + 1 < n_ptr; k++) {
-        const int64_t a = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)lo_key, 0);
-        const int64_t b = search_i32(bucket, ptr[k], ptr[k + 1], (int32_t)hi_key, 1);
-        read += b > a ? b - a : 0;
-    }
+    const int64_t read = query_entries("pyramid_query_boxes", ptr, n_ptr, n_entries, bucket, (int32_t)lo_key, (int32_t)hi_key);
+    if (read < 0)
+        goto done;
     if (!have_out) {
         result = PyLong_FromLongLong(read);
         goto done;
