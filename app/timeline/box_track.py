@@ -82,6 +82,10 @@ class BoxTrackItem(LaneItem):
     #: name ids spanning at most this many values get a colour table (8 bytes a value)
     COLOUR_TABLE_SPAN = 1 << 16
 
+    #: whether a box standing for several slices (zoomed out) is drawn grey rather than in the colour of
+    #: the slice that represents it: a thread's slices are (many calls merged, not one long one)
+    MERGED_IN_GREY = True
+
     def _colour_table(self) -> tuple[int, np.ndarray] | None:
         """(smallest name id, the colour of every id from it to the largest) when they span few values:
         one lookup a box instead of a binary search (of thousands of unsorted ids a frame: ~0.2 ms a track
@@ -167,7 +171,7 @@ class BoxTrackItem(LaneItem):
             boxes = self.boxes(w0, w1, 1e9 / sx)
         self._picture = p = BoxPicture(w0, w1, sx, sy, *boxes)
         p.level = level
-        p.build(self._colours_of(p.names), self.origin)
+        p.build(self._colours_of(p.names), self.origin, self.MERGED_IN_GREY)
         return p
 
     def draw(self, painter: QPainter) -> None:
@@ -299,9 +303,9 @@ class BoxPicture:
         return (self.rows[keep], self.row_level[keep], self.count[keep], self.start[keep], self.end[keep],
                 self.names[keep])  # fmt: skip
 
-    def build(self, colours: np.ndarray, origin: int) -> None:
+    def build(self, colours: np.ndarray, origin: int, merged_in_grey: bool = True) -> None:
         """Pixel geometry, colour groups and label candidates (``colours``: each box's colour index;
-        ``origin``: the trace start, the item's)."""
+        ``origin``: the trace start, the item's; ``merged_in_grey``: boxes counting several slices grey)."""
         sx, sy = self.sx, self.sy
         right_edge = (self.t1 - self.t0) / 1e9 * sx + 10.0
         left = np.clip(pixels_since(self.start, self.t0, sx, origin), -10.0, right_edge)
@@ -312,6 +316,7 @@ class BoxPicture:
         self.height = ROW_FILL * ROW_HEIGHT * sy
         if not len(self.rows):
             return
-        colours[self.count > 1] = -1
+        if merged_in_grey:
+            colours[self.count > 1] = -1
         self.fills = colour_fills(self.left, self.top, self.width, colours, self.height)
         self.labelled = np.flatnonzero((self.width > 24) & (self.count == 1))

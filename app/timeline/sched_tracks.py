@@ -41,6 +41,10 @@ class SchedLaneItem(BoxTrackItem):
     #: the model's sched pyramid ("cpu" or "state") and the table column that names a box
     which = ""
     name_column = ""
+    #: zoomed out, a box standing for many context switches takes the colour of its longest one (the
+    #: pyramid keeps it): a CPU lane shows which thread ran most in each pixel, a state strip the state the
+    #: thread was in longest, as Perfetto draws them; a grey band said only that the CPU was busy
+    MERGED_IN_GREY = False
 
     def boxes(self, t0: int, t1: int, ns_per_px: float):
         r, count, st, en = _sched_boxes(self.model, self.which, self.table, self.lo, self.hi, t0, t1, ns_per_px)

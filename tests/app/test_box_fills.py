@@ -75,11 +75,12 @@ def test_compiled_fills_on_every_box_track_at_many_zooms(qtbot, sched_model, sho
         sx = 1800 / ((t1 - t0) / 1e9)
         for item in items:
             p = BoxPicture(t0, t1, sx, 1.0, *item.boxes(t0, t1, 1e9 / sx))
-            p.build(item._colours_of(p.names), item.origin)
+            p.build(item._colours_of(p.names), item.origin, item.MERGED_IN_GREY)
             if not len(p.rows):
                 continue
             colours = item._colours_of(p.names)
-            colours[p.count > 1] = -1
+            if item.MERGED_IN_GREY:
+                colours[p.count > 1] = -1
             _same(p.fills, colour_fills_numpy(p.left, p.top, p.width, colours, p.height))
             compared += len(p.rows)
     assert compared > 1000

@@ -12,7 +12,7 @@ from fxscope.app.timeline.box_track import BoxPicture, BoxTrackItem
 def _fresh(item: BoxTrackItem, p: BoxPicture) -> BoxPicture:
     """The picture of ``p``'s window and zoom from a query."""
     q = BoxPicture(p.t0, p.t1, p.sx, p.sy, *item.boxes(p.t0, p.t1, 1e9 / p.sx))
-    q.build(item._colours_of(q.names), item.origin)
+    q.build(item._colours_of(q.names), item.origin, item.MERGED_IN_GREY)
     return q
 
 
