@@ -32,6 +32,7 @@ from fxscope.core.analysis.selection import (
     area_rows,
     grouped_sums,
     name_text,
+    saturated_int64,
 )
 from fxscope.core.trace import compiled
 
@@ -40,9 +41,6 @@ if TYPE_CHECKING:
 
 PERCENTILES = (50, 90, 99)
 KEYS = ("name", "count", "total_ns", "self_ns", "min_ns", "p50_ns", "p90_ns", "p99_ns", "max_ns")
-
-#: the largest float64 below 2**63: float sums clipped to it convert to int64 exactly
-_INT64_FLOAT_MAX = float(np.nextafter(2.0**63, 0))
 
 
 @dataclass
@@ -141,8 +139,7 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     # float sums are exact below 2**53 ns (104 days of slices of one name); in blocks: no float64 copy
     if sums is None:
         sums = grouped_sums(dense, clipped, k), grouped_sums(dense, self_clip, k)
-    # (saturated at int64's range: a hostile trace's durations can sum past it, whose cast would be undefined)
-    total, self_total = (np.clip(x, -_INT64_FLOAT_MAX, _INT64_FLOAT_MAX).astype(np.int64) for x in sums)
+    total, self_total = (saturated_int64(x) for x in sums)
     pct = [d[first + nearest_rank(count, p)].astype(np.int64) for p in PERCENTILES]
     lo, hi = d[first].astype(np.int64), d[first + count - 1].astype(np.int64)
     name_id = ids

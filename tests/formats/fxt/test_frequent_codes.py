@@ -176,7 +176,7 @@ def test_the_reader_stores_a_trace_s_names_so_and_the_model_reads_them(monkeypat
     model, ref = TraceModel(cols), TraceModel(plain)
     assert np.array_equal(np.asarray(model.slices.name), np.asarray(ref.slices.name))
     assert np.array_equal(np.asarray(model.instants.name), np.asarray(ref.instants.name))
-    for text in rare + ["frequent 239", "rare", "rare 3"]:
+    for text in [*rare, "frequent 239", "rare", "rare 3"]:
         found = search(model, text)
         assert len(found) and np.array_equal(found, search(ref, text)), text
     for name in rare:
