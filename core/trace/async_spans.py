@@ -22,6 +22,7 @@ start), which keeps the lane count at the track's maximum overlap.
 from __future__ import annotations
 
 import heapq
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import InitVar, dataclass, field
 
 import numpy as np
@@ -267,13 +268,23 @@ def _spans(ts: np.ndarray, ev: np.ndarray, b_idx: np.ndarray, e_idx: np.ndarray,
     return s_start, s_end, s_flags, s_event, s_end_event
 
 
+#: async events whose times and ids are read from the file (and walked) at once by the compiled pairing: 16
+#: MB of them a block, the next block read on a second thread meanwhile, not two whole columns (16 bytes an
+#: async event: ~120 MB at 30M events, fresh pages faulted in and zeroed)
+PAIR_BLOCK = 1 << 20
+
+
 def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple | None:
     """:func:`_pair_numpy`'s spans by the compiled kernel (span_kernels.async_spans: the events in time
     order, one walk with each key's stack in a hash table, writing the spans' and instants' columns and each
     span's process rank as it goes), or None when it is not built or the columns do not fit it. The spans and
     instants come in time order, not by key: the returned tie keys let the sorts after it order equal rows
     as the numpy path's order does. The ids are the events' data words read again where needed (not
-    columns: 8 bytes a span and an instant, for ties and the rare search by id)."""
+    columns: 8 bytes a span and an instant, for ties and the rare search by id).
+
+    The events are walked in file order, a block of :data:`PAIR_BLOCK` at a time (:func:`_walk_blocks`):
+    a trace's async events come in time order as a rule. When some do not (the kernel finds a time before the
+    one before it), the walk starts again on every event's time and id read at once and sorted."""
     kernels = compiled.span_kernels
     # (the kernel reads the rows of ``sel`` and only tells the values apart: a one-byte code column's index)
     cat, name = (compiled.key_values(c) for c in (cols.ev_category, cols.ev_name))
@@ -281,12 +292,6 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
         isinstance(c, np.ndarray) and c.dtype.kind in "iu" and c.dtype.itemsize <= 4 for c in (cat, name)
     ):
         return None
-    ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
-    order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
-    if order is not None:
-        sel, ts, cid = sel[order], ts[order], cid[order]
-    del order
-    check()
     thread = _thread_tracks(cols)
     if thread is None:
         return None
@@ -300,13 +305,31 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
              np.empty(n, sel.dtype), no_ids, np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
     thread_col, track_of, offset, pids = thread
     inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), no_ids, np.empty(n, np.int64))
-    n_begins, n_unmatched, n_instants = kernels.async_spans(
-        contiguous(cols.ev_kind, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
-        name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col,
-        thread_col.dtype.itemsize, track_of, offset, int(EventKind.ASYNC_BEGIN),
-        int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, *inst,
-    )  # fmt: skip
-    del sel, ts, cid
+    kind = contiguous(cols.ev_kind, np.uint8)
+    cat, name = contiguous(cat), contiguous(name)
+
+    def walk(state, rows: np.ndarray, ts: np.ndarray, cid: np.ndarray) -> bool:
+        return kernels.async_spans(
+            state, kind, rows, rows.dtype.itemsize, cat, cat.dtype.itemsize, name, name.dtype.itemsize,
+            contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col, thread_col.dtype.itemsize, track_of,
+            offset, int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END),
+            int(trace_start), *spans, *inst,
+        )  # fmt: skip
+
+    state = kernels.async_state(n)
+    if not _walk_blocks(cols, sel, lambda rows, ts, cid: walk(state, rows, ts, cid), check):
+        ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
+        order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order
+        if order is not None:
+            sel, ts, cid = sel[order], ts[order], cid[order]
+        del order
+        check()
+        state = kernels.async_state(n)
+        if not walk(state, contiguous(sel), ts, cid):
+            raise AssertionError("async spans: events sorted by time walked out of time order")
+        del ts, cid
+    n_begins, n_unmatched, n_instants = kernels.async_spans_end(state, sel.dtype.itemsize, int(trace_end), *spans)
+    del sel, state
     *spans, _, s_level, s_track = (a[: n_begins + n_unmatched] for a in spans)
     s_id = Gathered(cols.ev_data, spans[3])
     i_event, i_ts, _, i_open = (a[:n_instants] for a in inst)
@@ -321,6 +344,33 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
                 rows >= n_begins]  # fmt: skip
 
     return (*spans, s_id, n_begins, queries, tie_keys, (s_track, pids))
+
+
+def _walk_blocks(cols: FxtColumns, sel: np.ndarray, walk, check) -> bool:
+    """``walk(rows, ts, cid)`` of the events ``sel`` (ascending rows) a block of :data:`PAIR_BLOCK` at a time,
+    with their times and ids read from the file (the next block's on a worker thread while this one is
+    walked), until a walk returns False (events out of time order): then False, else True. ``check()``
+    before each block (a Cancel raises from it and stops the reading)."""
+    n = len(sel)
+    if n <= PAIR_BLOCK:
+        check()
+        return walk(sel, *cols.times_and_data(sel))
+    with ThreadPoolExecutor(1, thread_name_prefix="fxscope-async") as pool:
+        ahead: Future | None = pool.submit(cols.times_and_data, sel[:PAIR_BLOCK])
+        try:
+            for a in range(0, n, PAIR_BLOCK):
+                check()
+                assert ahead is not None
+                ts, cid = ahead.result()
+                b = a + PAIR_BLOCK
+                ahead = pool.submit(cols.times_and_data, sel[b : b + PAIR_BLOCK]) if b < n else None
+                if not walk(sel[a:b], ts, cid):
+                    return False
+                del ts, cid
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+    return True
 
 
 def _thread_tracks(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:
