@@ -253,3 +253,67 @@ def test_times_and_data_in_one_pass_are_each_column_read_alone(tmp_path, monkeyp
         cols.times_and_data(np.array([0, len(cols.ev_ts)]))
     ts, dat = cols.times_and_data(np.zeros(0, np.int64))
     assert len(ts) == len(dat) == 0
+
+
+def test_times_and_picked_in_one_pass_are_each_column_read_alone(monkeypatch, cut_and_flip):
+    """``cols.times_and_picked(start, stop, first, last)`` (record_scan.event_times_picked: every time of a
+    run of rows and the data words of its rows of some kinds, in one pass) is ``ev_ts[start:stop]``, the
+    rows of those kinds and their ``ev_data`` as the numpy reads give them: on a generated trace with several
+    tick rates, complete events and exceptions, and on cut, byte-flipped copies of it; runs anywhere (empty,
+    the whole column, its end), kinds with the complete events' converted words and the async ones."""
+    from fxscope.core.synthetic_trace import generate_trace
+
+    scan = compiled.record_scan
+    if scan is None:
+        pytest.skip("record_scan is not built (or FXSCOPE_NO_COMPILED is set)")
+    data = generate_trace(4000, seed=5, scheduling=True)
+    rng = random.Random(7)
+    compared = 0
+    for i in range(60):
+        try:
+            cols = read_fxt_bytes(data if i == 0 else cut_and_flip(data, rng, 6))
+        except FormatError:
+            continue
+        n = len(cols.ev_ts)
+        if i == 0:
+            assert len(set(cols.ticks_per_second)) > 1 and len(cols.ev_data.exc_rows)
+        kind = np.asarray(cols.ev_kind)
+        for start, stop in ((0, n), (n // 3, n // 2), (n, n), (max(n - 5, 0), n), (7, 7 + 997)):
+            stop = min(stop, n)
+            for first, last in ((K.ASYNC_BEGIN, K.ASYNC_END), (K.DURATION_COMPLETE, K.DURATION_COMPLETE), (0, 15)):
+                counting = _Counting(scan, "event_times_picked")
+                monkeypatch.setattr(compiled, "record_scan", counting)
+                ts, rows, dat = cols.times_and_picked(start, stop, first, last)
+                assert counting.calls > 0 or stop <= start
+                monkeypatch.setattr(compiled, "record_scan", None)
+                want = np.flatnonzero((kind[start:stop] >= first) & (kind[start:stop] <= last)) + start
+                assert ts.dtype == np.int64 and rows.dtype == np.int64 and dat.dtype == np.uint64
+                assert np.array_equal(ts, np.asarray(cols.ev_ts[start:stop])) and np.array_equal(rows, want)
+                assert np.array_equal(dat, cols.ev_data[want])
+                ref = cols.times_and_picked(start, stop, first, last)  # (the numpy path: the same)
+                assert all(np.array_equal(a, b) for a, b in zip(ref, (ts, rows, dat), strict=True))
+                monkeypatch.setattr(compiled, "record_scan", scan)
+                compared += 1
+    assert compared > 300
+
+
+def test_times_and_picked_kernel_refuses_runs_outside_the_columns():
+    """A run past the records, outputs without room for it: an error, never a read or write out of bounds."""
+    scan = compiled.record_scan
+    if scan is None:
+        pytest.skip("record_scan is not built (or FXSCOPE_NO_COMPILED is set)")
+    from fxscope.core.synthetic_trace import generate_trace
+
+    cols = read_fxt_bytes(generate_trace(500, seed=2))
+    d = cols.ev_data
+    n = len(d)
+    rec = d.record_word
+
+    def call(start, m, room):
+        return scan.event_times_picked(d.words, rec, rec.dtype == np.int64, d.kind, start, d.seg_pos, d.seg_tps,
+                                       np.empty(m, np.int64), 0, 15, np.empty(room, np.int64), np.empty(room, np.uint64))
+
+    assert call(0, n, n) == n
+    for start, m, room in ((1, n, n), (-1, 2, 2), (n + 1, 0, 0), (0, 10, 9)):
+        with pytest.raises((IndexError, ValueError)):
+            call(start, m, room)
