@@ -10,10 +10,8 @@ the consumer's work on the block before (the machine has at least two cores to g
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import numpy as np
 
@@ -25,29 +23,26 @@ def _read(column, start: int, stop: int, dtype) -> np.ndarray:
 
 
 def column_blocks(column, n: int, block: int, dtype, check: Callable[[], None] | None = None,
-                  read: Callable[[int, int], Any] | None = None) -> Iterator[tuple[int, Any]]:  # fmt: skip
+                  ) -> Iterator[tuple[int, np.ndarray]]:  # fmt: skip
     """(first row, values) of rows ``0..n-1`` of ``column`` in blocks of ``block`` rows, in row order, each a
-    contiguous array of ``dtype`` (or, with ``read``, what ``read(first, end)`` returns for the block's rows).
-    A :class:`ColumnView` (values computed when read) of more than one block has the next block read on a
-    worker thread while the caller uses this one; an array's blocks are views. ``check()``, when given, is
-    called before each block (a Cancel raises from it and stops the reading)."""
-    if read is None:
-        read = functools.partial(_read, column, dtype=dtype)
+    contiguous array of ``dtype``. A :class:`ColumnView` (values computed when read) of more than one block
+    has the next block read on a worker thread while the caller uses this one; an array's blocks are views.
+    ``check()``, when given, is called before each block (a Cancel raises from it and stops the reading)."""
     if not isinstance(column, ColumnView) or n <= block:
         for a in range(0, n, block):
             if check is not None:
                 check()
-            yield a, read(a, min(a + block, n))
+            yield a, _read(column, a, min(a + block, n), dtype)
         return
     with ThreadPoolExecutor(1, thread_name_prefix="fxscope-blocks") as pool:
-        ahead = pool.submit(read, 0, min(block, n))
+        ahead = pool.submit(_read, column, 0, min(block, n), dtype)
         try:
             for a in range(0, n, block):
                 if check is not None:
                     check()
                 values = ahead.result()
                 b = a + block
-                ahead = pool.submit(read, b, min(b + block, n)) if b < n else None
+                ahead = pool.submit(_read, column, b, min(b + block, n), dtype) if b < n else None
                 yield a, values
                 del values
         finally:

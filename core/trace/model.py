@@ -16,6 +16,7 @@ from fxscope.core.trace import compiled
 from fxscope.core.trace.async_walk import AsyncWalk
 from fxscope.core.trace.built_once import BuiltOnce, once_property
 from fxscope.core.trace.complete_ends import CompleteEnds
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Difference, Gathered
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
@@ -248,9 +249,8 @@ class TraceModel:
         self._density_blocks_missed = False
         if pair_async:
             self._async_walk = _start_async_walk(cols, self.start_ns)
-        pick = (EventKind.ASYNC_BEGIN, EventKind.ASYNC_END) if self._async_walk is not None else None
         self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check, complete=complete,
-                                               times_seen=self._times_seen, pick_kinds=pick)  # fmt: skip
+                                               times_seen=self._times_seen)  # fmt: skip
         del complete
         walk = self._async_walk
         if walk is not None and not (walk.in_order and walk.fed == walk.n):  # (not fed, or not in time order)
@@ -400,17 +400,19 @@ class TraceModel:
         """Events per bin across the whole trace (the overview strip); int64, ``bins`` long."""
         return self._memoized(f"density{bins}", lambda: self._density(bins))
 
-    def _times_seen(self, start: int, ts: np.ndarray, picked: tuple[np.ndarray, np.ndarray] | None) -> None:
+    def _times_seen(self, start: int, ts: np.ndarray) -> None:
         """Rows ``start..`` of every event's times, read by the slices' build (in blocks, in row order, each
-        row once): counted into the density and, when the constructor pairs the async events, the block's
-        async events (``picked``: their rows and ids, read in the same pass over the records) walked
-        (:class:`~fxscope.core.trace.async_walk.AsyncWalk`)."""
+        row once): counted into the density and, when the constructor pairs the async events, their
+        block of async events walked (:class:`~fxscope.core.trace.async_walk.AsyncWalk`): their times are
+        these, their ids read from records whose pages the build has just mapped."""
         self._count_density(ts)
         walk = self._async_walk
-        if walk is not None and walk.in_order and picked is not None:
-            rows, ids = picked
+        if walk is not None and walk.in_order:
+            rows = kind_rows(self.cols.ev_kind[start : start + len(ts)], EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)
             if len(rows):
-                walk.feed(rows, ts[rows - start], ids)
+                times = ts[rows]
+                rows += rows.dtype.type(start)  # (int32 rows below 2**31 events)
+                walk.feed(rows, times, self.cols.ev_data[rows])
 
     def _count_density(self, ts: np.ndarray) -> None:
         """Count :data:`DENSITY_BINS` bins of ``ts`` (a block of every event's times, int64: the slices' build

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bisect
 import collections
-import functools
 import itertools
 import os
 from collections.abc import Callable
@@ -107,10 +106,6 @@ def _empty(cols: FxtColumns) -> SliceTable:
     )  # fmt: skip
 
 
-#: ``times_seen(start, ts, picked)`` of :func:`build_slices`
-TimesSeen = Callable[[int, np.ndarray, "tuple[np.ndarray, np.ndarray] | None"], None]
-
-
 #: duration events matched together, at most (whole threads: one thread's events may be more): the
 #: temporaries of one batch, about 100 bytes an event, then stay small enough for the allocator to reuse
 #: them from one batch to the next instead of mapping (and faulting in) fresh memory for each. 2**18: a
@@ -121,18 +116,17 @@ BATCH_EVENTS = 1 << 18
 
 def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
                  complete: CompleteEnds | None = None,
-                 times_seen: TimesSeen | None = None, pick_kinds: tuple[int, int] | None = None) -> SliceTable:  # fmt: skip
+                 times_seen: Callable[[int, np.ndarray], None] | None = None) -> SliceTable:  # fmt: skip
     """Match duration events of every thread into slices (see the module docstring for the rules).
 
     Threads are independent: they are matched in batches of whole threads (:data:`BATCH_EVENTS`), whose
     slices, each batch sorted, are the table's rows in thread order. ``check()``, when given, is called
     between batches (a Cancel raises from it). ``complete``: the complete events' ends, when the caller
-    has read them already (the model, for its time extent). ``times_seen(start, ts, picked)``, when given, is
-    called with every event's time when the build reads them all (the compiled path): int64 blocks of rows
-    in row order (``ts``: the times of rows ``start..``), each row once, so that the caller can use them while
-    they are in memory (the model's density strip, its async pairing) instead of reading the column from the
-    file again; with ``pick_kinds`` (first, last), ``picked`` is (rows, data words) of the block's events of
-    those kinds, read in the same pass over the records (:meth:`FxtColumns.times_and_picked`), else None.
+    has read them already (the model, for its time extent). ``times_seen(start, ts)``, when given, is called
+    with every event's time when the build reads them all (the compiled path): int64 blocks of rows in row
+    order (``ts``: the times of rows ``start..``), each row once, so that the caller can use them while they
+    are in memory (the model's density strip, its async pairing) instead of reading the column from the file
+    again.
     """
     kind = cols.ev_kind
     counted = _count_compiled(cols)  # (the compiled loops' count of the duration events, when they take these columns)
@@ -148,7 +142,7 @@ def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
         end_max = complete.latest()
         trace_end = max(int(cols.ev_ts.max()), -1 if end_max is None else end_max)
     if counted is not None:
-        return _table_of(cols, *_match_compiled(cols, complete, counted, trace_end, check, times_seen, pick_kinds))
+        return _table_of(cols, *_match_compiled(cols, complete, counted, trace_end, check, times_seen))
     # every begin and complete event is a slice (and every unmatched end, which only grows the table)
     table = _Table(len(sel) - int(np.count_nonzero(kind == EventKind.DURATION_END)))
     _match_batches(cols, complete, sel, trace_end, check, table.add)
@@ -232,8 +226,7 @@ GROUP_BLOCK = 1 << 20
 
 
 def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted, trace_end: int, check,
-                    times_seen: TimesSeen | None = None, pick_kinds: tuple[int, int] | None = None,
-                    ) -> list[np.ndarray]:  # fmt: skip
+                    times_seen: Callable[[int, np.ndarray], None] | None = None) -> list[np.ndarray]:  # fmt: skip
     """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops (slice_kernels.c): the
     duration events grouped by thread in one pass over the file, a block of :data:`GROUP_BLOCK` rows at a
     time (rows, times, kinds and complete events' ends copied out per thread: 21 bytes a duration event while
@@ -241,7 +234,7 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     markers replayed on a stack in one pass, written straight into the table, in steps of whole threads of
     about :data:`IN_FLIGHT_EVENTS` events (``check()`` before each: ~20 ms of work at most, a large thread
     alone excepted). The same rules and results as the numpy path (:func:`_match`). ``counted``:
-    :func:`_count_compiled`'s; ``times_seen``, ``pick_kinds``: see :func:`build_slices`."""
+    :func:`_count_compiled`'s; ``times_seen``: see :func:`build_slices`."""
     kernels = compiled.slice_kernels
     assert kernels is not None
     n_sel, n_end, ptr = counted.n_sel, counted.n_end, counted.ptr
@@ -261,7 +254,7 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     with PageAhead(None, enabled=n_sel >= PREFAULT_EVENTS) as pages:
         for column in (*out, scratch):
             pages.fill(column)
-        out, n_out = _group_and_match(cols, complete, counted, trace_end, check, (times_seen, pick_kinds),
+        out, n_out = _group_and_match(cols, complete, counted, trace_end, check, times_seen,
                                       (order, ts_g, kind_g, cend_g), out, scratch)  # fmt: skip
     return out if n_out == len(out[0]) else [c[:n_out].copy() for c in out]
 
@@ -272,12 +265,11 @@ PREFAULT_EVENTS = 1 << 20
 
 
 def _group_and_match(cols: FxtColumns, complete: CompleteEnds, counted: _Counted, trace_end: int, check,
-                     seen: tuple[TimesSeen | None, tuple[int, int] | None], grouped_out: tuple[np.ndarray, ...],
+                     times_seen: Callable[[int, np.ndarray], None] | None, grouped_out: tuple[np.ndarray, ...],
                      out: list[np.ndarray], scratch: np.ndarray) -> tuple[list[np.ndarray], int]:  # fmt: skip
     """:func:`_match_compiled`'s passes: the duration events grouped by thread into ``grouped_out`` (order,
     times, kinds, complete events' ends), then matched into ``out`` (grown when unmatched ends need more
-    rows). ``seen``: (``times_seen``, ``pick_kinds``) of :func:`build_slices`. Returns the columns and the rows
-    written."""
+    rows). Returns the columns and the rows written."""
     kernels = compiled.slice_kernels
     assert kernels is not None
     order, ts_g, kind_g, cend_g = grouped_out
@@ -286,15 +278,12 @@ def _group_and_match(cols: FxtColumns, complete: CompleteEnds, counted: _Counted
     nxt, cnxt = ptr[:-1].copy(), cptr[:-1].copy()
     crow, cend = complete.rows, np.ascontiguousarray(complete.ends, np.int64)
     kind, n, j = cols.ev_kind, len(cols.ev_kind), 0
-    times_seen, pick_kinds = seen
-    read = None if pick_kinds is None else functools.partial(cols.times_and_picked, first=pick_kinds[0], last=pick_kinds[1])
-    for start, block in column_blocks(cols.ev_ts, n, GROUP_BLOCK, np.int64, check, read=read):
-        ts, picked = (block, None) if read is None else (block[0], block[1:])
+    for start, ts in column_blocks(cols.ev_ts, n, GROUP_BLOCK, np.int64, check):
         j = kernels.scatter_threads(kind, keys, width, lo, start, ts, crow, cend, j, nxt, cnxt, order, ts_g,
                                     kind_g, cend_g)  # fmt: skip
         if times_seen is not None:
-            times_seen(start, ts, picked)
-        del ts, picked, block
+            times_seen(start, ts)
+        del ts
     if j != len(crow) or not np.array_equal(nxt, ptr[1:]) or not np.array_equal(cnxt, cptr[1:]):
         raise ValueError("slices: the duration events grouped are not those counted")
     del keys, nxt, cnxt

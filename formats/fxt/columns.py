@@ -29,7 +29,7 @@ import numpy as np
 from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt import fields as F
 from fxscope.formats.fxt.args import Arg
-from fxscope.formats.fxt.event_data import times_and_data, times_and_picked
+from fxscope.formats.fxt.event_data import times_and_data
 from fxscope.formats.fxt.fields import column
 
 
@@ -201,13 +201,6 @@ class FxtColumns:
         """``(ev_ts[rows], ev_data[rows])``, read from the mapped file in one pass when both are mapped
         (:func:`~fxscope.formats.fxt.event_data.times_and_data`): for the builds that need both of one row set."""
         return times_and_data(self.ev_ts, self.ev_data, rows)
-
-    def times_and_picked(self, start: int, stop: int, first: int, last: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(ev_ts[start:stop], rows, ev_data[rows])`` for the rows of that run whose kind is in ``first..last``,
-        read in one pass over the run's records when both are mapped
-        (:func:`~fxscope.formats.fxt.event_data.times_and_picked`): for a build that reads every time and the
-        data words of a few kinds."""
-        return times_and_picked(self.ev_ts, self.ev_data, self.ev_kind, start, stop, first, last)
 
     def take_complete_ends(self) -> np.ndarray | None:
         """:attr:`ev_complete_end`, once: the column is dropped from here (a later caller reads ``ev_data``)."""

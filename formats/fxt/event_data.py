@@ -183,30 +183,3 @@ def times_and_data(times, data, rows: np.ndarray) -> tuple[np.ndarray, np.ndarra
         data._put_exceptions(rows, 0, out_data)
         return out_ts, out_data
     return times[rows], data[rows]
-
-
-def times_and_picked(times, data, kind, start: int, stop: int, first: int, last: int,
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """``(times[start:stop], rows, data[rows])``: the times of a run of rows and, for the rows among them whose
-    ``kind`` is in ``first..last`` (int64, ascending), their data words. When both columns are the mapped
-    columns of one file and the compiled loops are built, one pass over the run's records
-    (record_scan.event_times_picked: a record's data word is read while its time's cache line is in, not in
-    a second pass over the file); else each column indexed as usual (the reference the tests compare it
-    with)."""
-    stop = max(stop, start)
-    scan = compiled_pair(times, data) if stop > start else None
-    if scan is not None and start >= 0 and stop <= len(data) and kind is data.kind:
-        if data.before_read is not None:  # (no compiled SIGBUS guard: the file's size checked first)
-            data.before_read()
-        m = stop - start
-        rec = data.record_word
-        ts, rows, picked = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.uint64)
-        k = scan.event_times_picked(data.words, rec, rec.dtype == np.int64, data.kind, start, data.seg_pos,
-                                    data.seg_tps, ts, first, last, rows, picked)  # fmt: skip
-        data._released_after(None, start, m)
-        rows, picked = rows[:k].copy(), picked[:k].copy()  # (the room for every row given back)
-        data._put_exceptions(rows, 0, picked)
-        return ts, rows, picked
-    low, span = np.uint8(first), np.uint8(last - first)
-    rows = np.flatnonzero(np.asarray(kind[start:stop], np.uint8) - low <= span).astype(np.int64) + start
-    return np.asarray(times[start:stop], np.int64), rows, np.asarray(data[rows], np.uint64)

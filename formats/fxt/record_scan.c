@@ -800,71 +800,6 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(event_times_picked_doc,
-"event_times_picked(words, record_word, wide, kind, start, seg_pos, seg_tps, out_ts, first, last, rows, data)\n"
-"    -> count\n\n"
-"event_times of the run of rows start..start + len(out_ts) - 1 (inside record_word), and in the same pass,\n"
-"for the rows among them whose kind (uint8, as long as record_word) is in first..last, the row (rows: int64)\n"
-"and its data word as event_data reads it (data: uint64; the exceptions are the caller's), in row order:\n"
-"what a build that reads every event's time and the data words of a few kinds would read in two passes\n"
-"over the file. rows and data have room for every row of the run; returns how many were picked.");
-
-static PyObject *event_times_picked(PyObject *self, PyObject *args)
-{
-    Py_buffer w, rw, kd, sp, st, ot, orow, od;
-    Py_ssize_t start;
-    int wide, first, last;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*py*ny*y*w*iiw*w*", &w, &rw, &wide, &kd, &start, &sp, &st, &ot, &first, &last,
-                          &orow, &od))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t isz = wide ? 8 : 4;
-    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
-        check_buffer(&ot, 8, "out_ts") < 0 || check_buffer(&orow, 8, "rows") < 0 || check_buffer(&od, 8, "data") < 0)
-        goto done;
-    Py_ssize_t m = ot.len / 8, nrec = rw.len / isz;
-    if (kd.len != nrec || orow.len / 8 < m || od.len / 8 < m) {
-        PyErr_SetString(PyExc_ValueError, "event_times_picked: kind and record_word differ in length, or rows or data without room for the run");
-        goto done;
-    }
-    if (check_rows_segments(Py_None, NULL, start, m, nrec, &sp, &st, "event_times_picked") < 0)
-        goto done;
-    {
-        const uint64_t *words = (const uint64_t *)w.buf;
-        const int64_t n = (int64_t)(w.len / 8);
-        const uint8_t *kind = (const uint8_t *)kd.buf;
-        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
-        const Py_ssize_t ns = sp.len / 8;
-        int64_t *out_ts = (int64_t *)ot.buf, *rows = (int64_t *)orow.buf;
-        uint64_t *data = (uint64_t *)od.buf;
-        const unsigned lo = (unsigned)first & 0xFF, span = (unsigned)(last - first) & 0xFF;
-        Py_ssize_t s = 0, j = 0;
-        Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < m; i++) {
-            const int64_t r = start + i, at = record_at(rw.buf, wide, r);
-            out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &s);
-            const unsigned k = kind[r];
-            if ((uint8_t)(k - lo) <= span) {
-                rows[j] = r;
-                data[j++] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &s);
-            }
-        }
-        Py_END_ALLOW_THREADS
-        result = PyLong_FromSsize_t(j);
-    }
-done:
-    PyBuffer_Release(&w);
-    PyBuffer_Release(&rw);
-    PyBuffer_Release(&kd);
-    PyBuffer_Release(&sp);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&ot);
-    PyBuffer_Release(&orow);
-    PyBuffer_Release(&od);
-    return result;
-}
-
 PyDoc_STRVAR(arg_blocks_doc,
 "arg_blocks(words, record_word, wide, rows, record, pos, end, nargs) -> None\n\n"
 "The argument block of each event row rows[i] (int64, each a valid index of record_word: uint32, or int64\n"
@@ -1425,7 +1360,6 @@ static PyMethodDef methods[] = {
     {"event_times", event_times, METH_VARARGS, event_times_doc},
     {"event_data", event_data, METH_VARARGS, event_data_doc},
     {"event_times_data", event_times_data, METH_VARARGS, event_times_data_doc},
-    {"event_times_picked", event_times_picked, METH_VARARGS, event_times_picked_doc},
     {"arg_blocks", arg_blocks, METH_VARARGS, arg_blocks_doc},
     {"decode_codes", decode_codes, METH_VARARGS, decode_codes_doc},
     {"event_fields", event_fields, METH_VARARGS, event_fields_doc},
