@@ -72,8 +72,7 @@ class TraceLoader(QThread):
         try:
             cols = read_trace(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
             self._tick(self.READ_SHARE)
-            # (its async tracks will be built: the async events paired as the constructor reads the times)
-            model = TraceModel(cols, check=self._check, pair_async=True)
+            model = TraceModel(cols, check=self._check)
             # every table the first frame reads, built here rather than on the UI thread when the tab opens (a
             # large trace's flows and statistics: in the background after it, app/deferred_tables.py)
             prepare_model(model, lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f),

@@ -21,6 +21,7 @@ start), which keeps the lane count at the track's maximum overlap.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import InitVar, dataclass, field
@@ -28,7 +29,6 @@ from dataclasses import InitVar, dataclass, field
 import numpy as np
 
 from fxscope.core.trace import compiled
-from fxscope.core.trace.async_walk import AsyncWalk
 from fxscope.core.trace.compiled import contiguous
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
@@ -41,6 +41,7 @@ from fxscope.core.trace.segments import (
 )
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 FLAG_UNMATCHED_END = 1
@@ -129,24 +130,24 @@ class AsyncTable:
 
 
 def build_async(
-    cols: FxtColumns, trace_start: int | None = None, trace_end: int | None = None, check=None,
-    walk: AsyncWalk | None = None,
+    cols: FxtColumns, trace_start: int | None = None, trace_end: int | None = None, check=None
 ) -> AsyncTable:
     """Match the async events of ``cols`` (see the module docstring for the rules). ``check()``, when
-    given, is called between the stages (a Cancel raises from it). ``walk``: the compiled pairing's walk
-    already fed the async events (the model's constructor feeds it as it reads the times: with
-    ``trace_start``, ``trace_end`` given, the pairing is then only ended here); a walk not fed all of them
-    in time order is left, and the events paired here."""
+    given, is called between the stages (a Cancel raises from it)."""
     check = check or (lambda: None)
-    if walk is not None and walk.in_order and walk.fed == walk.n and trace_start is not None and trace_end is not None:
-        if walk.n == 0:
-            return _empty(cols)
-        paired = _walked(cols, walk, trace_end)
-    else:
-        paired = _pair_events(cols, trace_start, trace_end, check)
-        if paired is None:
-            return _empty(cols)
-    del walk
+    kind = cols.ev_kind
+    sel = kind_rows(kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)  # int32 rows below 2**31 events
+    if trace_start is None or trace_end is None:
+        ts_all = cols.ev_ts
+        trace_start = int(ts_all.min()) if trace_start is None and len(ts_all) else (trace_start or 0)
+        trace_end = int(ts_all.max()) if trace_end is None and len(ts_all) else (trace_end or 0)
+    if len(sel) == 0:
+        return _empty(cols)
+    check()
+    paired = _pair_compiled(cols, sel, trace_start, trace_end, check)
+    if paired is None:
+        paired = _pair_numpy(cols, sel, trace_start, trace_end, check)
+    del sel
     s_start, s_end, s_flags, s_event, s_end_event, s_id, n_begins, queries, tie_keys, tracks = paired
     del paired
     check()
@@ -194,21 +195,6 @@ def build_async(
         unbound_instants=unbound,
         pid_runs=pid_runs,
     )
-
-
-def _pair_events(cols: FxtColumns, trace_start: int | None, trace_end: int | None, check) -> tuple | None:
-    """The pairing of :func:`build_async` from the columns (the compiled walk, else numpy), or None without
-    async begins or ends."""
-    sel = kind_rows(cols.ev_kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)  # int32 rows below 2**31 events
-    if trace_start is None or trace_end is None:
-        ts_all = cols.ev_ts
-        trace_start = int(ts_all.min()) if trace_start is None and len(ts_all) else (trace_start or 0)
-        trace_end = int(ts_all.max()) if trace_end is None and len(ts_all) else (trace_end or 0)
-    if len(sel) == 0:
-        return None
-    check()
-    paired = _pair_compiled(cols, sel, trace_start, trace_end, check)
-    return paired if paired is not None else _pair_numpy(cols, sel, trace_start, trace_end, check)
 
 
 def _layout_compiled(
@@ -292,43 +278,59 @@ PAIR_BLOCK = 1 << 20
 def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple | None:
     """:func:`_pair_numpy`'s spans by the compiled kernel (span_kernels.async_spans: the events in time
     order, one walk with each key's stack in a hash table, writing the spans' and instants' columns and each
-    span's process rank as it goes, :class:`~fxscope.core.trace.async_walk.AsyncWalk`), or None when it is
-    not built or the columns do not fit it. See :func:`_walked` for what it returns.
+    span's process rank as it goes), or None when it is not built or the columns do not fit it. The spans and
+    instants come in time order, not by key: the returned tie keys let the sorts after it order equal rows
+    as the numpy path's order does. The ids are the events' data words read again where needed (not
+    columns: 8 bytes a span and an instant, for ties and the rare search by id).
 
     The events are walked in file order, a block of :data:`PAIR_BLOCK` at a time (:func:`_walk_blocks`):
     a trace's async events come in time order as a rule. When some do not (the kernel finds a time before the
     one before it), the walk starts again on every event's time and id read at once and sorted."""
-    walk = AsyncWalk.start(cols, len(sel), trace_start)
-    if walk is None:
+    kernels = compiled.span_kernels
+    # (the kernel reads the rows of ``sel`` and only tells the values apart: a one-byte code column's index)
+    cat, name = (compiled.key_values(c) for c in (cols.ev_category, cols.ev_name))
+    if kernels is None or not all(
+        isinstance(c, np.ndarray) and c.dtype.kind in "iu" and c.dtype.itemsize <= 4 for c in (cat, name)
+    ):
         return None
-    if not _walk_blocks(cols, sel, walk.feed, check):
+    thread = _thread_tracks(cols)
+    if thread is None:
+        return None
+    # (room for every event as a span and as an instant: the pages of rows never written are never touched)
+    n = len(sel)
+    sel = contiguous(sel, np.int32 if sel.dtype.itemsize <= 4 else np.int64)
+    # (the ids not written: the event's data word, read again for the rows that need them, ties and the
+    # search by id, not kept for every span and instant)
+    no_ids = np.zeros(0, np.uint64)
+    spans = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, sel.dtype),
+             np.empty(n, sel.dtype), no_ids, np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
+    thread_col, track_of, offset, pids = thread
+    inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), no_ids, np.empty(n, np.int64))
+    kind = contiguous(cols.ev_kind, np.uint8)
+    cat, name = contiguous(cat), contiguous(name)
+
+    walk = functools.partial(_walk_block, kernels, kind, cat, name, thread_col, track_of, offset, int(trace_start),
+                             (*spans, *inst))  # fmt: skip
+    state = kernels.async_state(n)
+    if not _walk_blocks(cols, sel, functools.partial(walk, state), check):
         ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
         order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order
         if order is not None:
             sel, ts, cid = sel[order], ts[order], cid[order]
         del order
         check()
-        walk = AsyncWalk.start(cols, len(sel), trace_start)
-        assert walk is not None
-        if not walk.feed(sel, ts, cid):
+        state = kernels.async_state(n)
+        if not walk(state, contiguous(sel), ts, cid):
             raise AssertionError("async spans: events sorted by time walked out of time order")
         del ts, cid
-    del sel
-    return _walked(cols, walk, trace_end)
-
-
-def _walked(cols: FxtColumns, walk: AsyncWalk, trace_end: int) -> tuple:
-    """The pairing's result of a walk fed every async event of ``cols``, ended here: the spans' columns (start,
-    end, flags, event, end event), their ids (read from ``ev_data`` where needed), the number of begins, the
-    instants' queries, the tie keys and the spans' process ranks with the ranked pids. The spans and instants
-    come in time order, not by key: the tie keys let the sorts after it order equal rows as the numpy path's
-    order does. The ids are the events' data words read again where needed (not columns: 8 bytes a span and
-    an instant, for ties and the rare search by id)."""
-    n_begins, n_unmatched, n_instants = walk.end(trace_end)
-    *spans, _, s_level, s_track = (a[: n_begins + n_unmatched] for a in walk.spans)
+    del walk
+    n_begins, n_unmatched, n_instants = kernels.async_spans_end(state, sel.dtype.itemsize, int(trace_end), *spans)
+    del sel, state
+    *spans, _, s_level, s_track = (a[: n_begins + n_unmatched] for a in spans)
     s_id = Gathered(cols.ev_data, spans[3])
-    i_event, i_ts, _, i_open = (a[:n_instants] for a in walk.instants)
+    i_event, i_ts, _, i_open = (a[:n_instants] for a in inst)
     queries = _InstantQueries(i_event, i_ts, Gathered(cols.ev_data, i_event), i_open)
+    del inst
 
     def tie_keys(rows: np.ndarray, s_event: np.ndarray, s_id: np.ndarray) -> list[np.ndarray]:
         # the numpy path's order of spans: the begins by (category, name, id, stack level, time, row), then
@@ -337,7 +339,20 @@ def _walked(cols: FxtColumns, walk: AsyncWalk, trace_end: int) -> tuple:
         return [ev, cols.ev_ts[ev], s_level[rows], s_id[rows], cols.ev_name[ev], cols.ev_category[ev],
                 rows >= n_begins]  # fmt: skip
 
-    return (*spans, s_id, n_begins, queries, tie_keys, (s_track, walk.pids))
+    return (*spans, s_id, n_begins, queries, tie_keys, (s_track, pids))
+
+
+def _walk_block(kernels, kind: np.ndarray, cat: np.ndarray, name: np.ndarray, thread_col: np.ndarray,
+                track_of: np.ndarray, offset: int, trace_start: int, outputs: tuple[np.ndarray, ...], state,
+                rows: np.ndarray, ts: np.ndarray, cid: np.ndarray) -> bool:  # fmt: skip
+    """span_kernels.async_spans of one block of events (``rows``, their times and ids) in the walk ``state``
+    (see :func:`_pair_compiled`): False when their times go back (not one walk in time order)."""
+    return kernels.async_spans(
+        state, kind, rows, rows.dtype.itemsize, cat, cat.dtype.itemsize, name, name.dtype.itemsize,
+        contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col, thread_col.dtype.itemsize, track_of,
+        offset, int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), trace_start,
+        *outputs,
+    )  # fmt: skip
 
 
 def _walk_blocks(cols: FxtColumns, sel: np.ndarray, walk, check) -> bool:
@@ -365,6 +380,28 @@ def _walk_blocks(cols: FxtColumns, sel: np.ndarray, walk, check) -> bool:
             if ahead is not None:
                 ahead.cancel()
     return True
+
+
+def _thread_tracks(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:
+    """What the pairing kernel reads to give each span its process's rank (:func:`_process_ranks`, per
+    thread, not gathered per span): (the thread column as it takes it: a one-byte code column's index, else
+    the thread numbers; each value's rank, int32, at value + offset (the numbers' -1 at 0); the offset; the
+    ranked pids), or None when the column is neither (or codes a thread past the table: the numpy path)."""
+    n_threads = len(cols.threads_pid)
+    column = cols.ev_thread
+    if n_threads == 0:
+        return None
+    pids, rank_of = np.unique(thread_pids(cols, np.arange(-1, n_threads)), return_inverse=True)
+    rank_of = rank_of.astype(np.int32)
+    index = getattr(column, "index", None)
+    if isinstance(column, ColumnView) and compiled.plain(index, np.uint8) and len(index) == len(column):
+        values = np.asarray(column.values)
+        if len(values) and int(values.max()) >= n_threads:
+            return None
+        return index, rank_of[np.maximum(values, -1) + 1], 0, pids
+    if compiled.plain(column, np.int16, np.int32):
+        return column, rank_of, 1, pids
+    return None
 
 
 def _order_ties(order: np.ndarray, primary: tuple[np.ndarray, ...], extra) -> None:

@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fxscope.core.trace import compiled
-from fxscope.core.trace.async_walk import AsyncWalk
 from fxscope.core.trace.built_once import BuiltOnce, once_property
 from fxscope.core.trace.complete_ends import CompleteEnds
-from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Difference, Gathered
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
@@ -24,7 +22,7 @@ from fxscope.core.trace.segments import segment_starts, segmented_running_max, s
 from fxscope.core.trace.slices import SliceTable, build_slices
 from fxscope.core.trace.sorting import identity_if_sorted, lexsort
 from fxscope.formats.fxt.column_view import ColumnView
-from fxscope.formats.fxt.columns import EventKind, FxtColumns
+from fxscope.formats.fxt.columns import FxtColumns
 
 if TYPE_CHECKING:  # the tables built on first use: their modules are imported then (``fxscope stacks`` never loads them)
     from fxscope.core.trace.async_spans import AsyncTable
@@ -197,18 +195,6 @@ class RowLanes:
         return len(self.starts)
 
 
-def _start_async_walk(cols: FxtColumns, trace_start: int) -> AsyncWalk | None:
-    """The async pairing's walk the constructor feeds (:meth:`TraceModel._times_seen`) when the slices' build
-    reads every event's time (the compiled path: one-byte kinds; else nothing is fed) and the kernels take the
-    columns, else None."""
-    kernels = compiled.span_kernels
-    kind = cols.ev_kind
-    if kernels is None or compiled.slice_kernels is None or not compiled.plain(kind, np.uint8):
-        return None
-    n = kernels.kind_rows(kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END, None, False)
-    return AsyncWalk.start(cols, n, trace_start) if n else None
-
-
 #: bins of the density the window's overview strip draws (its ``BINS``) and the loader builds: the model
 #: counts them while its slices' build holds every event's time (:meth:`TraceModel._count_density`)
 DENSITY_BINS = 1000
@@ -221,17 +207,13 @@ def _no_check() -> None:
 class TraceModel:
     """Slices, processes and threads of one trace, with the per-frame queries of the timeline."""
 
-    def __init__(self, cols: FxtColumns, check=None, pair_async: bool = False) -> None:
+    def __init__(self, cols: FxtColumns, check=None) -> None:
         """``check()``, when given, is called between the building steps and slice batches; a Cancel
-        raises from it (the background loader's). ``pair_async``: pair the async begins and ends while the
-        slices' build reads every event's time (:meth:`_times_seen`), for a model whose :attr:`async_spans`
-        will be built (the window's: its async tracks); they then hold the spans' columns until then."""
-        #: the async events' pairing fed as the times are read (None: not, or no longer, one walk)
-        self._async_walk: AsyncWalk | None = None
+        raises from it (the background loader's)."""
         with cols.holding_pages():  # (its reads of the mapped columns keep their pages until it is built)
-            self._build(cols, check or _no_check, pair_async)
+            self._build(cols, check or _no_check)
 
-    def _build(self, cols: FxtColumns, check, pair_async: bool = False) -> None:
+    def _build(self, cols: FxtColumns, check) -> None:
         """The constructor's work: the extent, the slices, the object labels, the tracks."""
         self._check = check
         self.cols = cols
@@ -247,15 +229,9 @@ class TraceModel:
         self._density_read: np.ndarray | None = None
         self._density_rows = 0  # (the rows counted in it, and whether a block could not be counted)
         self._density_blocks_missed = False
-        if pair_async:
-            self._async_walk = _start_async_walk(cols, self.start_ns)
         self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check, complete=complete,
-                                               times_seen=self._times_seen)  # fmt: skip
+                                               times_seen=self._count_density)  # fmt: skip
         del complete
-        walk = self._async_walk
-        if walk is not None and not (walk.in_order and walk.fed == walk.n):  # (not fed, or not in time order)
-            self._async_walk = None
-        del walk
         check()
         self._labels = ObjectLabels(cols)  # object names: one table, one rule (core/trace/objects.py)
         check()
@@ -318,8 +294,7 @@ class TraceModel:
         """Async spans laid out in lanes per process (built on first use)."""
         from fxscope.core.trace.async_spans import build_async
 
-        walk, self._async_walk = self._async_walk, None  # (fed by the constructor: its spans, ended there)
-        return build_async(self.cols, self.start_ns, self.end_ns, check=self._check, walk=walk)
+        return build_async(self.cols, self.start_ns, self.end_ns, check=self._check)
 
     @once_property
     def async_pyramid(self) -> tuple[SlicePyramid, dict[int, int]]:
@@ -399,20 +374,6 @@ class TraceModel:
     def density(self, bins: int = 1000) -> np.ndarray:
         """Events per bin across the whole trace (the overview strip); int64, ``bins`` long."""
         return self._memoized(f"density{bins}", lambda: self._density(bins))
-
-    def _times_seen(self, start: int, ts: np.ndarray) -> None:
-        """Rows ``start..`` of every event's times, read by the slices' build (in blocks, in row order, each
-        row once): counted into the density and, when the constructor pairs the async events, their
-        block of async events walked (:class:`~fxscope.core.trace.async_walk.AsyncWalk`): their times are
-        these, their ids read from records whose pages the build has just mapped."""
-        self._count_density(ts)
-        walk = self._async_walk
-        if walk is not None and walk.in_order:
-            rows = kind_rows(self.cols.ev_kind[start : start + len(ts)], EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)
-            if len(rows):
-                times = ts[rows]
-                rows += rows.dtype.type(start)  # (int32 rows below 2**31 events)
-                walk.feed(rows, times, self.cols.ev_data[rows])
 
     def _count_density(self, ts: np.ndarray) -> None:
         """Count :data:`DENSITY_BINS` bins of ``ts`` (a block of every event's times, int64: the slices' build

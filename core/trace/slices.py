@@ -116,17 +116,16 @@ BATCH_EVENTS = 1 << 18
 
 def build_slices(cols: FxtColumns, trace_end: int | None = None, check=None,
                  complete: CompleteEnds | None = None,
-                 times_seen: Callable[[int, np.ndarray], None] | None = None) -> SliceTable:  # fmt: skip
+                 times_seen: Callable[[np.ndarray], None] | None = None) -> SliceTable:  # fmt: skip
     """Match duration events of every thread into slices (see the module docstring for the rules).
 
     Threads are independent: they are matched in batches of whole threads (:data:`BATCH_EVENTS`), whose
     slices, each batch sorted, are the table's rows in thread order. ``check()``, when given, is called
     between batches (a Cancel raises from it). ``complete``: the complete events' ends, when the caller
-    has read them already (the model, for its time extent). ``times_seen(start, ts)``, when given, is called
-    with every event's time when the build reads them all (the compiled path): int64 blocks of rows in row
-    order (``ts``: the times of rows ``start..``), each row once, so that the caller can use them while they
-    are in memory (the model's density strip, its async pairing) instead of reading the column from the file
-    again.
+    has read them already (the model, for its time extent). ``times_seen(ts)``, when given, is called with
+    every event's time when the build reads them all (the compiled path): int64 blocks of rows in row order,
+    each row once, so that the caller can count them while they are in memory (the model's density strip)
+    instead of reading the whole column from the file again.
     """
     kind = cols.ev_kind
     counted = _count_compiled(cols)  # (the compiled loops' count of the duration events, when they take these columns)
@@ -226,7 +225,7 @@ GROUP_BLOCK = 1 << 20
 
 
 def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted, trace_end: int, check,
-                    times_seen: Callable[[int, np.ndarray], None] | None = None) -> list[np.ndarray]:  # fmt: skip
+                    times_seen: Callable[[np.ndarray], None] | None = None) -> list[np.ndarray]:  # fmt: skip
     """The slice columns (ts, dur, depth, event, flags, parent) by the compiled loops (slice_kernels.c): the
     duration events grouped by thread in one pass over the file, a block of :data:`GROUP_BLOCK` rows at a
     time (rows, times, kinds and complete events' ends copied out per thread: 21 bytes a duration event while
@@ -265,7 +264,7 @@ PREFAULT_EVENTS = 1 << 20
 
 
 def _group_and_match(cols: FxtColumns, complete: CompleteEnds, counted: _Counted, trace_end: int, check,
-                     times_seen: Callable[[int, np.ndarray], None] | None, grouped_out: tuple[np.ndarray, ...],
+                     times_seen: Callable[[np.ndarray], None] | None, grouped_out: tuple[np.ndarray, ...],
                      out: list[np.ndarray], scratch: np.ndarray) -> tuple[list[np.ndarray], int]:  # fmt: skip
     """:func:`_match_compiled`'s passes: the duration events grouped by thread into ``grouped_out`` (order,
     times, kinds, complete events' ends), then matched into ``out`` (grown when unmatched ends need more
@@ -282,7 +281,7 @@ def _group_and_match(cols: FxtColumns, complete: CompleteEnds, counted: _Counted
         j = kernels.scatter_threads(kind, keys, width, lo, start, ts, crow, cend, j, nxt, cnxt, order, ts_g,
                                     kind_g, cend_g)  # fmt: skip
         if times_seen is not None:
-            times_seen(start, ts)
+            times_seen(ts)
         del ts
     if j != len(crow) or not np.array_equal(nxt, ptr[1:]) or not np.array_equal(cnxt, cptr[1:]):
         raise ValueError("slices: the duration events grouped are not those counted")

@@ -170,10 +170,7 @@ cols = read_trace(sys.argv[1])
 t1 = time.perf_counter()
 after_read = _status()
 sampler.mark("model")
-try:  # as the window's loader builds it (the async events paired as the constructor reads the times)
-    model = TraceModel(cols, pair_async=True)
-except TypeError:  # an older checkout's constructor: no such choice
-    model = TraceModel(cols)
+model = TraceModel(cols)
 t2 = time.perf_counter()
 try:  # the steps on two threads (each step's own time, and the build's wall time)
     from fxscope.core.concurrent_steps import StepClock

@@ -175,64 +175,6 @@ def test_same_async_of_hostile_traces_walked_in_blocks(events):
     assert_same_async(_columns(events))
 
 
-def assert_same_async_of_model(cols) -> bool:
-    """The async table of a model that paired the async events as its constructor read the times (its
-    slices' build in blocks of a few hundred events) is the numpy path's; whether the constructor's walk
-    was used (False: the events were not in time order, or not read, and the table paired them itself)."""
-    from fxscope.core.trace import slices
-    from fxscope.core.trace.model import TraceModel
-
-    assert KERNELS is not None
-    saved = slices.GROUP_BLOCK
-    slices.GROUP_BLOCK = 331
-    try:
-        model = TraceModel(cols, pair_async=True)
-    finally:
-        slices.GROUP_BLOCK = saved
-    walked = model._async_walk is not None
-    numpy = _with(None, lambda: build_async(cols, model.start_ns, model.end_ns))
-    assert_same_tables(model.async_spans, numpy)
-    assert_same_tables(model.async_spans.instants, numpy.instants)
-    assert model._async_walk is None  # (the walk's columns are the table's now, not kept twice)
-    return walked
-
-
-def test_same_async_of_models_that_pair_as_they_read(testdata, cut_and_flip):
-    """Real, generated and cut-and-flipped traces: the model's constructor pairs the async events of every
-    block of times it reads (the walk used for most of them), the same table as the numpy path's."""
-    walked = 0
-    sources = [*_corpus(testdata), generate_trace(20_000, seed=1), generate_trace(20_000, seed=2, scheduling=True)]
-    for data in sources:
-        walked += assert_same_async_of_model(read_fxt_bytes(data))
-    assert walked >= 3
-    rng = random.Random(21)
-    for data in sources[-2:]:
-        for _ in range(30):
-            try:
-                cols = read_fxt_bytes(cut_and_flip(data, rng, 6, len(data) // 2))
-            except FormatError:
-                continue
-            assert_same_async_of_model(cols)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_event, max_size=80))
-def test_same_async_of_hostile_models_that_pair_as_they_read(events):
-    """Times going back (the constructor's walk is dropped, the table pairs the events sorted), unmatched
-    ends, nested begins, a handful of timestamps: the numpy path's table."""
-    assert_same_async_of_model(_columns(events))
-
-
-def test_a_model_not_asked_to_pair_keeps_no_walk():
-    """The async pairing in the constructor is the window's choice: a model built without it holds no walk
-    (no spans' columns for a table nobody may ask for)."""
-    from fxscope.core.trace.model import TraceModel
-
-    cols = read_fxt_bytes(generate_trace(5_000, seed=3))
-    assert TraceModel(cols)._async_walk is None
-    assert TraceModel(cols, pair_async=True)._async_walk is not None
-
-
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_event, min_size=1, max_size=60), st.data())
 def test_same_binding_of_any_queries(events, data):
