@@ -246,13 +246,12 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     # at each step it was a fresh mapping each time, faulted in again (~2 s of system time at 100M events)
     largest = int(np.diff(ptr).max()) if n_keys else 0
     scratch = np.empty(kernels.match_scratch(largest), np.uint8)
-    # the table's columns faulted in on a page worker while this thread waits for the times read from the
-    # file (the worker of column_blocks): their first touch, the kernel's zeroing of fresh pages (~1-2 ms a
-    # MB on a virtual machine whose host takes back free memory), was a third of the build, all of it in the
-    # matching after the grouping, one core busy. (Not the scratch: sized for the largest thread's worst
-    # case, its pages are not all touched.)
+    # the table's columns and the scratch faulted in on a page worker while this thread waits for the times
+    # read from the file (the worker of column_blocks): their first touch, the kernel's zeroing of fresh
+    # pages (~1-2 ms a MB on a virtual machine whose host takes back free memory), was a third of the build,
+    # all of it in the matching after the grouping, one core busy
     with PageAhead(None, enabled=n_sel >= PREFAULT_EVENTS) as pages:
-        for column in out:
+        for column in (*out, scratch):
             pages.fill(column)
         out, n_out = _group_and_match(cols, complete, counted, trace_end, check, times_seen,
                                       (order, ts_g, kind_g, cend_g), out, scratch)  # fmt: skip

@@ -437,7 +437,7 @@ def test_same_model_when_the_times_are_grouped_in_many_blocks(monkeypatch):
 
 
 def test_same_model_with_the_table_faulted_in_ahead(monkeypatch, testdata):
-    """From PREFAULT_EVENTS duration events on, the table's columns are faulted in
+    """From PREFAULT_EVENTS duration events on, the table's columns and the matching's scratch are faulted in
     on a page worker while the times are grouped (the worker and the matching touch the same pages at
     once): the model is the numpy path's."""
     from fxscope.core.trace import slices
