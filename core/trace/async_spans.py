@@ -21,7 +21,6 @@ start), which keeps the lane count at the track's maximum overlap.
 
 from __future__ import annotations
 
-import functools
 import heapq
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import InitVar, dataclass, field
@@ -309,10 +308,16 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
     kind = contiguous(cols.ev_kind, np.uint8)
     cat, name = contiguous(cat), contiguous(name)
 
-    walk = functools.partial(_walk_block, kernels, kind, cat, name, thread_col, track_of, offset, int(trace_start),
-                             (*spans, *inst))  # fmt: skip
+    def walk(state, rows: np.ndarray, ts: np.ndarray, cid: np.ndarray) -> bool:
+        return kernels.async_spans(
+            state, kind, rows, rows.dtype.itemsize, cat, cat.dtype.itemsize, name, name.dtype.itemsize,
+            contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col, thread_col.dtype.itemsize, track_of,
+            offset, int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END),
+            int(trace_start), *spans, *inst,
+        )  # fmt: skip
+
     state = kernels.async_state(n)
-    if not _walk_blocks(cols, sel, functools.partial(walk, state), check):
+    if not _walk_blocks(cols, sel, lambda rows, ts, cid: walk(state, rows, ts, cid), check):
         ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
         order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order
         if order is not None:
@@ -323,7 +328,6 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
         if not walk(state, contiguous(sel), ts, cid):
             raise AssertionError("async spans: events sorted by time walked out of time order")
         del ts, cid
-    del walk
     n_begins, n_unmatched, n_instants = kernels.async_spans_end(state, sel.dtype.itemsize, int(trace_end), *spans)
     del sel, state
     *spans, _, s_level, s_track = (a[: n_begins + n_unmatched] for a in spans)
@@ -340,19 +344,6 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
                 rows >= n_begins]  # fmt: skip
 
     return (*spans, s_id, n_begins, queries, tie_keys, (s_track, pids))
-
-
-def _walk_block(kernels, kind: np.ndarray, cat: np.ndarray, name: np.ndarray, thread_col: np.ndarray,
-                track_of: np.ndarray, offset: int, trace_start: int, outputs: tuple[np.ndarray, ...], state,
-                rows: np.ndarray, ts: np.ndarray, cid: np.ndarray) -> bool:  # fmt: skip
-    """span_kernels.async_spans of one block of events (``rows``, their times and ids) in the walk ``state``
-    (see :func:`_pair_compiled`): False when their times go back (not one walk in time order)."""
-    return kernels.async_spans(
-        state, kind, rows, rows.dtype.itemsize, cat, cat.dtype.itemsize, name, name.dtype.itemsize,
-        contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col, thread_col.dtype.itemsize, track_of,
-        offset, int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), trace_start,
-        *outputs,
-    )  # fmt: skip
 
 
 def _walk_blocks(cols: FxtColumns, sel: np.ndarray, walk, check) -> bool:

@@ -36,7 +36,6 @@ from fxscope.core.trace.segments import segment_ids, segment_starts, stack_depth
 from fxscope.core.trace.sorting import lexsort
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
-from fxscope.formats.fxt.page_ahead import PageAhead
 
 FLAG_UNMATCHED_END = 1
 FLAG_UNCLOSED = 2
@@ -236,44 +235,10 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     :func:`_count_compiled`'s; ``times_seen``: see :func:`build_slices`."""
     kernels = compiled.slice_kernels
     assert kernels is not None
-    n_sel, n_end, ptr = counted.n_sel, counted.n_end, counted.ptr
+    n_sel, n_end, keys, width, lo, ptr, cptr = counted
     n_keys = len(ptr) - 1
     order, ts_g, kind_g = np.empty(n_sel, np.int32), np.empty(n_sel, np.int64), np.empty(n_sel, np.uint8)
     cend_g = np.empty(len(complete), np.int64)
-    capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
-    out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
-    # the matching's scratch (~70 bytes an event of the largest thread), one buffer for every step: allocated
-    # at each step it was a fresh mapping each time, faulted in again (~2 s of system time at 100M events)
-    largest = int(np.diff(ptr).max()) if n_keys else 0
-    scratch = np.empty(kernels.match_scratch(largest), np.uint8)
-    # the table's columns and the scratch faulted in on a page worker while this thread waits for the times
-    # read from the file (the worker of column_blocks): their first touch, the kernel's zeroing of fresh
-    # pages (~1-2 ms a MB on a virtual machine whose host takes back free memory), was a third of the build,
-    # all of it in the matching after the grouping, one core busy
-    with PageAhead(None, enabled=n_sel >= PREFAULT_EVENTS) as pages:
-        for column in (*out, scratch):
-            pages.fill(column)
-        out, n_out = _group_and_match(cols, complete, counted, trace_end, check, times_seen,
-                                      (order, ts_g, kind_g, cend_g), out, scratch)  # fmt: skip
-    return out if n_out == len(out[0]) else [c[:n_out].copy() for c in out]
-
-
-#: duration events from which the slice table's columns are faulted in ahead on a page worker (below, the
-#: thread costs more than the pages: a few MB)
-PREFAULT_EVENTS = 1 << 20
-
-
-def _group_and_match(cols: FxtColumns, complete: CompleteEnds, counted: _Counted, trace_end: int, check,
-                     times_seen: Callable[[np.ndarray], None] | None, grouped_out: tuple[np.ndarray, ...],
-                     out: list[np.ndarray], scratch: np.ndarray) -> tuple[list[np.ndarray], int]:  # fmt: skip
-    """:func:`_match_compiled`'s passes: the duration events grouped by thread into ``grouped_out`` (order,
-    times, kinds, complete events' ends), then matched into ``out`` (grown when unmatched ends need more
-    rows). Returns the columns and the rows written."""
-    kernels = compiled.slice_kernels
-    assert kernels is not None
-    order, ts_g, kind_g, cend_g = grouped_out
-    _n_sel, _n_end, keys, width, lo, ptr, cptr = counted
-    n_keys = len(ptr) - 1
     nxt, cnxt = ptr[:-1].copy(), cptr[:-1].copy()
     crow, cend = complete.rows, np.ascontiguousarray(complete.ends, np.int64)
     kind, n, j = cols.ev_kind, len(cols.ev_kind), 0
@@ -287,9 +252,14 @@ def _group_and_match(cols: FxtColumns, complete: CompleteEnds, counted: _Counted
         raise ValueError("slices: the duration events grouped are not those counted")
     del keys, nxt, cnxt
     grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
-    capacity = len(out[0])
+    capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
+    out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
     n_out, key = 0, 0
     bounds = ptr.tolist()
+    # the matching's scratch (~70 bytes an event of the largest thread), one buffer for every step: allocated
+    # at each step it was a fresh mapping each time, faulted in again (~2 s of system time at 100M events)
+    largest = int(np.diff(ptr).max()) if n_keys else 0
+    scratch = np.empty(kernels.match_scratch(largest), np.uint8)
     while key < n_keys:
         if check is not None:
             check()
@@ -299,7 +269,7 @@ def _group_and_match(cols: FxtColumns, complete: CompleteEnds, counted: _Counted
         if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
             capacity = max(2 * capacity, n_out + need)
             out = [np.concatenate([c[:n_out], np.empty(capacity - n_out, c.dtype)]) for c in out]
-    return out, n_out
+    return out if n_out == capacity else [c[:n_out].copy() for c in out]
 
 
 #: batches matched at once, at most (each holds its temporaries, ~100 bytes an event of the batch)

@@ -434,15 +434,3 @@ def test_same_model_when_the_times_are_grouped_in_many_blocks(monkeypatch):
     assert len(cols.ev_kind) > 20 * slices.GROUP_BLOCK
     m = assert_same_model(cols)
     assert m is not None and m._density_read is None  # (the density counted while the model was built, taken)
-
-
-def test_same_model_with_the_table_faulted_in_ahead(monkeypatch, testdata):
-    """From PREFAULT_EVENTS duration events on, the table's columns and the matching's scratch are faulted in
-    on a page worker while the times are grouped (the worker and the matching touch the same pages at
-    once): the model is the numpy path's."""
-    from fxscope.core.trace import slices
-
-    monkeypatch.setattr(slices, "PREFAULT_EVENTS", 0)
-    monkeypatch.setattr(slices, "GROUP_BLOCK", 997)
-    for data in [*_corpus(testdata)[:3], generate_trace(20_000, seed=6, scheduling=True)]:
-        assert assert_same_model(read_fxt_bytes(data)) is not None
