@@ -152,9 +152,9 @@ def test_same_tables_of_hostile_traces(events):
 
 @pytest.fixture
 def small_pair_blocks(monkeypatch):
-    """The compiled pairing's walk in blocks of a few events (a trace's async events are one block below
-    PAIR_BLOCK): stacks open across blocks, the read ahead of the next block, a time going back across two
-    blocks (the walk starts again on the events sorted)."""
+    """The compiled pairing's walk in blocks of 7 event rows (a trace's events are one block below
+    PAIR_BLOCK): blocks with no async event, stacks open across blocks, the read ahead of the next block, a
+    time going back across two blocks (the walk starts again on the events sorted)."""
     from fxscope.core.trace import async_spans
 
     monkeypatch.setattr(async_spans, "PAIR_BLOCK", 7)
@@ -668,8 +668,8 @@ def test_kernels_take_a_generated_trace():
     bound = flows._bind_compiled(slices, cols.ev_thread[sel], cols.ev_ts[sel], sel)
     assert bound is not None and (bound >= 0).any()
     rows = np.flatnonzero((np.asarray(cols.ev_kind) >= K.ASYNC_BEGIN) & (np.asarray(cols.ev_kind) <= K.ASYNC_END))
-    paired = async_spans._pair_compiled(cols, rows.astype(np.int32), 0, 1 << 40, lambda: None)
-    assert paired is not None and paired[-1] is not None
+    paired = async_spans._pair_compiled(cols, len(rows), 0, 1 << 40, lambda: None)
+    assert paired is not None and paired[-1] is not None and paired[6] > 0  # (begins paired)
 
 
 @pytest.mark.parametrize(("length", "grid"), [(3000, 1), (30, 1), (40_000, 1), (3, 4), (0, 8)])
