@@ -165,7 +165,7 @@ def build_async(
     else:
         final, row, lane, track, ties, pid_runs = laid
     if ties and tie_keys is not None:  # (spans not in the numpy path's order: equal rows put in that order)
-        _order_ties(final, (track, lane, s_start), lambda rows: tie_keys(rows, s_event, s_id))
+        _order_ties(final, (track, lane, s_start), functools.partial(tie_keys, s_event=s_event, s_id=s_id))
     elif ties and laid is not None:  # (the layout's order of equal rows: the numpy path's is by span)
         _order_ties(final, (track, lane, s_start), lambda rows: [rows])
     del track
@@ -179,7 +179,16 @@ def build_async(
     if bound is None:  # (the ids by row: only the numpy path's search by id reads them)
         bound = _bind_instants(cols, queries, row[:n_begins], start, end, s_id[final], tie_keys is not None)
     instants, unbound = bound
+    # (what the pairing and the binding kept is dropped before the rows are put in order, each column's
+    # unordered copy as its ordered one is made: the step's peak is here, with the table's columns)
+    del bound, queries, row, tie_keys, s_id
     event = s_event[final].astype(np.int32, copy=False)
+    del s_event
+    flags = s_flags[final]
+    del s_flags
+    lane = lane[final]
+    end_event = s_end_event[final].astype(np.int32, copy=False)
+    del s_end_event, final
     return AsyncTable(
         start=start,
         end=end,
@@ -187,10 +196,10 @@ def build_async(
         category=Gathered(cols.ev_category, event),
         pid=Gathered(cols.threads_pid, Gathered(cols.ev_thread, event), missing=0),
         id=Gathered(cols.ev_data, event),
-        flags=s_flags[final],
-        lane=lane[final],
+        flags=flags,
+        lane=lane,
         event=event,
-        end_event=s_end_event[final].astype(np.int32, copy=False),
+        end_event=end_event,
         instants=instants,
         unbound_instants=unbound,
         pid_runs=pid_runs,
