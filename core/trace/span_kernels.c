@@ -1362,6 +1362,7 @@ typedef struct {
     Py_ssize_t nbeg, nu, ji;
     int64_t last_ts;
     int ended;
+    int busy; /* a call is walking it (with the GIL released): another call on it is refused */
 } AsyncState;
 
 #define ASYNC_STATE "fxscope.span_kernels.AsyncState"
@@ -1411,13 +1412,17 @@ static PyObject *async_state(PyObject *self, PyObject *args)
     return capsule;
 }
 
+/* The walk state of a capsule made by async_state, not ended nor in use by another call (checked and
+   marked busy with the GIL held: the caller clears busy when done), else NULL with an error set. */
 static AsyncState *async_state_of(PyObject *capsule)
 {
     AsyncState *st = (AsyncState *)PyCapsule_GetPointer(capsule, ASYNC_STATE);
-    if (st && st->ended) {
-        PyErr_SetString(PyExc_ValueError, "async_spans: the walk was ended");
+    if (st && (st->ended || st->busy)) {
+        PyErr_SetString(PyExc_ValueError, st->ended ? "async_spans: the walk was ended" : "async_spans: the walk is in use by another call");
         return NULL;
     }
+    if (st)
+        st->busy = 1;
     return st;
 }
 
@@ -1613,6 +1618,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             st->ended = 1;
     }
 done:
+    if (st)
+        st->busy = 0;
     PyBuffer_Release(&kb);
     PyBuffer_Release(&rb);
     PyBuffer_Release(&cb);
@@ -1705,6 +1712,8 @@ static PyObject *async_spans_end(PyObject *self, PyObject *args)
         result = Py_BuildValue("nnn", nbeg, nu, st->ji);
     }
 done:
+    if (st)
+        st->busy = 0;
     PyBuffer_Release(&o_st);
     PyBuffer_Release(&o_en);
     PyBuffer_Release(&o_fl);
