@@ -380,6 +380,10 @@ def _walk_blocks(cols: FxtColumns, row_type: np.dtype, walk, check) -> bool:
     reading)."""
     n = len(cols.ev_kind)
     read = functools.partial(_async_block, cols, row_type)
+    if n <= PAIR_BLOCK:  # (one block: read here, no thread)
+        check()
+        rows, ts, cid = read(0, n)
+        return not len(rows) or walk(rows, ts, cid)
     with ThreadPoolExecutor(1, thread_name_prefix="fxscope-async") as pool:
         ahead: Future | None = pool.submit(read, 0, min(PAIR_BLOCK, n))
         try:
