@@ -165,3 +165,22 @@ def test_generated_trace_links_every_flow_end_and_step() -> None:
     # a link's events lie in their slices
     for col, ts in ((flows.src_slice, flows.src_ts), (flows.dst_slice, flows.dst_ts)):
         assert ((slices.ts[col] <= ts) & (ts <= slices.ts[col] + slices.dur[col])).all()
+
+
+def test_incoming_and_outgoing_links_of_every_slice_of_a_generated_trace() -> None:
+    """Each link is found once as its source's outgoing and once as its destination's incoming (ascending),
+    for every slice of a generated trace with thousands of links."""
+    from fxscope.core.trace.model import TraceModel
+
+    model = TraceModel(read_fxt_bytes(generate_trace(20_000)))
+    flows = model.flows
+    assert len(flows) > 1000
+    seen_in, seen_out = [], []
+    for row in np.unique(np.r_[flows.dst_slice, flows.src_slice]).tolist():
+        incoming, outgoing = flows.incoming(row), flows.outgoing(row)
+        assert np.all(flows.dst_slice[incoming] == row) and np.all(np.diff(incoming) > 0)
+        assert np.all(flows.src_slice[outgoing] == row)
+        seen_in.extend(incoming.tolist())
+        seen_out.extend(outgoing.tolist())
+    assert sorted(seen_in) == sorted(seen_out) == list(range(len(flows)))
+    assert len(flows.incoming(len(model.slices) + 5)) == 0
