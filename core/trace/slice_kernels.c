@@ -21,6 +21,8 @@
 
 /* boxes of one colour merged from this many (lane_item.merge_touching's threshold) */
 #define MERGE_FROM 32
+/* box_rects sorts colours spanning fewer values than this by counting */
+#define COUNTING_SORT_SPAN 1024
 
 enum { K_BEGIN = 2, K_END = 3, K_COMPLETE = 4 };
 enum { FLAG_UNMATCHED_END = 1, FLAG_UNCLOSED = 2 };
@@ -1569,13 +1571,26 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
         double *out = rb.buf;
         int64_t *groups = gb.buf;
         Py_BEGIN_ALLOW_THREADS
-        int one = 1;
+        int64_t lo = n ? colour[0] : 0, hi = lo;
         for (int64_t i = 0; i < n; i++) {
             idx[i] = i;
-            one &= colour[i] == colour[0];
+            lo = colour[i] < lo ? colour[i] : lo;
+            hi = colour[i] > hi ? colour[i] : hi;
         }
-        if (!one)
+        /* colours are palette indices (a few dozen values): a stable counting sort, one pass; the merge sort
+           (log n passes of indirect compares: ~0.5 ms a track of tens of thousands of boxes) for any other
+           range. The same order either way. */
+        if (hi > lo && (uint64_t)hi - (uint64_t)lo < COUNTING_SORT_SPAN) {
+            int64_t start[COUNTING_SORT_SPAN + 1] = {0};
+            for (int64_t i = 0; i < n; i++)
+                start[colour[i] - lo + 1]++;
+            for (int64_t c = 1; c <= hi - lo; c++)
+                start[c] += start[c - 1];
+            for (int64_t i = 0; i < n; i++)
+                idx[start[colour[i] - lo]++] = i;
+        } else if (hi > lo) {
             box_sort(idx, tmp, n, colour, NULL, NULL);
+        }
         for (int64_t a = 0; a < n;) {
             int64_t b = a + 1;
             while (b < n && colour[idx[b]] == colour[idx[a]])
@@ -1857,6 +1872,130 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ a lane's slices merged per pixel */
+
+/* Whether double v converts to int64 exactly as numpy's astype does for in-range values. */
+static inline int in_int64(double v)
+{
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+}
+
+PyDoc_STRVAR(pixel_buckets_doc,
+"pixel_buckets(rows, rows_wide, ts, dur_a, dur_b, t0, bucket, depth, out, m) -> m\n\n"
+"One depth's slices merged per pixel past the pyramid's finest level (core/trace/lod.py merged_per_pixel):\n"
+"rows (int32, int64 when rows_wide) are the depth's slices in the window, by start; a slice's duration is\n"
+"dur_a[row] (- dur_b[row] when dur_b is not None). The slices shorter than bucket ns (a double) grouped by\n"
+"floor((start - t0) / bucket) as runs of equal keys, each run one box: its first longest slice, its count,\n"
+"from t0 + key * bucket to that + bucket (float, truncated); then the others as themselves (count 1). Written\n"
+"to out (int64, 5 rows: slice row, depth, count, start, end) from column m; returns the new m. A row out of\n"
+"range, a key or time past int64 or too small an out raise ValueError (the numpy path then decides).");
+
+static PyObject *pixel_buckets(PyObject *self, PyObject *args)
+{
+    Py_buffer rb, tsb, dab, db = {0}, ob;
+    int rows_wide, depth;
+    PyObject *dur_b_obj;
+    long long t0_arg, m0;
+    double bucket;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*y*OLdiw*L", &rb, &rows_wide, &tsb, &dab, &dur_b_obj, &t0_arg, &bucket, &depth,
+                          &ob, &m0))
+        return NULL;
+    PyObject *result = NULL;
+    int have_db = 0;
+    int64_t *wide_at = NULL;
+    if (dur_b_obj != Py_None) {
+        if (PyObject_GetBuffer(dur_b_obj, &db, PyBUF_SIMPLE) < 0)
+            goto done;
+        have_db = 1;
+    }
+    if (check_buffer(&rb, rows_wide ? 8 : 4, "rows") < 0 || check_buffer(&tsb, 8, "ts") < 0 ||
+        check_buffer(&dab, 8, "dur_a") < 0 || (have_db && check_buffer(&db, 8, "dur_b") < 0) ||
+        check_buffer(&ob, 8, "out") < 0)
+        goto done;
+    const int64_t n = rb.len / (rows_wide ? 8 : 4), n_rows = tsb.len / 8, cap = ob.len / 40;
+    if (dab.len / 8 != n_rows || (have_db && db.len / 8 != n_rows) || m0 < 0 || m0 > cap || cap - m0 < n) {
+        PyErr_SetString(PyExc_ValueError, "pixel_buckets: bad buffer sizes");
+        goto done;
+    }
+    wide_at = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!wide_at) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int32_t *r32 = rb.buf;
+    const int64_t *r64 = rb.buf, *ts = tsb.buf, *da = dab.buf, *dbv = have_db ? db.buf : NULL;
+    int64_t *o_row = ob.buf, *o_depth = o_row + cap, *o_count = o_depth + cap, *o_start = o_count + cap,
+            *o_end = o_start + cap;
+    const int64_t t0 = t0_arg;
+    int64_t m = m0, n_wide = 0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int64_t g_key = 0, g_count = 0, g_longest = 0, g_row = 0;
+    for (int64_t i = 0; i <= n; i++) {
+        int64_t r = 0, dur = 0, key = 0;
+        if (i < n) {
+            r = rows_wide ? r64[i] : (int64_t)r32[i];
+            if (r < 0 || r >= n_rows) {
+                bad = 1;
+                break;
+            }
+            dur = (int64_t)((uint64_t)da[r] - (dbv ? (uint64_t)dbv[r] : 0));
+            if ((double)dur >= bucket) {  /* at least a pixel: drawn as itself, after the merged ones */
+                wide_at[n_wide++] = i;
+                continue;
+            }
+            /* as numpy: floor((start - t0) / bucket) of the int64 difference (wrapping) as a double */
+            const double kf = floor((double)(int64_t)((uint64_t)ts[r] - (uint64_t)t0) / bucket);
+            if (!in_int64(kf)) {
+                bad = 2;
+                break;
+            }
+            key = (int64_t)kf;
+            if (g_count && key == g_key) {
+                g_count++;
+                if (dur > g_longest)  /* (the first of the longest) */
+                    g_longest = dur, g_row = r;
+                continue;
+            }
+        }
+        if (g_count) {  /* the run before this slice (or the last run) as one box */
+            const double start = (double)t0 + (double)g_key * bucket, end = start + bucket;
+            if (!in_int64(start) || !in_int64(end)) {
+                bad = 2;
+                break;
+            }
+            o_row[m] = g_row, o_depth[m] = depth, o_count[m] = g_count;
+            o_start[m] = (int64_t)start, o_end[m] = (int64_t)end;
+            m++;
+        }
+        if (i < n)
+            g_key = key, g_count = 1, g_longest = dur, g_row = r;
+    }
+    for (int64_t k = 0; k < n_wide && !bad; k++) {
+        const int64_t i = wide_at[k], r = rows_wide ? r64[i] : (int64_t)r32[i];
+        const int64_t dur = (int64_t)((uint64_t)da[r] - (dbv ? (uint64_t)dbv[r] : 0));
+        o_row[m] = r, o_depth[m] = depth, o_count[m] = 1, o_start[m] = ts[r];
+        o_end[m] = (int64_t)((uint64_t)ts[r] + (uint64_t)dur);
+        m++;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad == 1 ? "pixel_buckets: row out of range" : "pixel_buckets: past int64");
+        goto done;
+    }
+    result = PyLong_FromLongLong(m);
+done:
+    free(wide_at);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&dab);
+    if (have_db)
+        PyBuffer_Release(&db);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 /* ------------------------------------------------------------------ searches of ascending keys */
 
 PyDoc_STRVAR(search_ascending_doc,
@@ -2118,6 +2257,7 @@ static PyMethodDef methods[] = {
     {"box_rects", box_rects, METH_VARARGS, box_rects_doc},
     {"pyramid_query", pyramid_query, METH_VARARGS, pyramid_query_doc},
     {"pyramid_query_boxes", pyramid_query_boxes, METH_VARARGS, pyramid_query_boxes_doc},
+    {"pixel_buckets", pixel_buckets, METH_VARARGS, pixel_buckets_doc},
     {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},
