@@ -8,7 +8,7 @@ import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QTransform
 
-from fxscope.app.timeline.box_fills import colour_fills
+from fxscope.app.timeline.box_fills import box_geometry, colour_fills
 from fxscope.app.timeline.lane_item import (
     BRUSHES,
     LABEL_PEN,
@@ -19,7 +19,6 @@ from fxscope.app.timeline.lane_item import (
     colour_index,
     outline_rects,
     outline_selection,
-    pixels_since,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.lane_boxes import covering
@@ -308,15 +307,11 @@ class BoxPicture:
         ``origin``: the trace start, the item's; ``merged_in_grey``: boxes counting several slices grey)."""
         sx, sy = self.sx, self.sy
         right_edge = (self.t1 - self.t0) / 1e9 * sx + 10.0
-        left = np.clip(pixels_since(self.start, self.t0, sx, origin), -10.0, right_edge)
-        right = np.clip(pixels_since(self.end, self.t0, sx, origin), -10.0, right_edge)
-        self.left = left
-        self.width = np.maximum(right - left, 1.0)
-        self.top = self.row_level * (ROW_HEIGHT * sy)
+        self.left, self.top, self.width, labelled = box_geometry(
+            self.start, self.end, self.row_level, self.count, colours, self.t0, origin, sx, ROW_HEIGHT * sy,
+            right_edge, merged_in_grey)  # fmt: skip
         self.height = ROW_FILL * ROW_HEIGHT * sy
         if not len(self.rows):
             return
-        if merged_in_grey:
-            colours[self.count > 1] = -1
         self.fills = colour_fills(self.left, self.top, self.width, colours, self.height)
-        self.labelled = np.flatnonzero((self.width > 24) & (self.count == 1))
+        self.labelled = labelled

@@ -104,3 +104,33 @@ def test_compiled_match_outlines_are_the_numpy_ones(seed: int) -> None:
     want = outline_fill_rects_numpy(left, top, width, h, tx, ty)
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape and np.array_equal(g, w)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_compiled_box_geometry_is_the_numpy_geometry(seed: int) -> None:
+    """box_geometry by slice_kernels.box_geometry and by numpy: the same pixels to the last bit, the same
+    grey boxes and label candidates, for boxes before, inside and far past a window (clipped), windows that
+    start before the trace's origin or far after it, times near 2**63 (taken modulo 2**64 from the origin)."""
+    from fxscope.app.timeline.box_fills import box_geometry, box_geometry_numpy
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([0, 1, 7, 500, 5000]))
+    origin = int(rng.choice([0, 10**9, (1 << 63) - 10**12]))
+    span = int(rng.choice([10**6, 10**9, 10**12]))
+    start = origin + rng.integers(0, span, n)
+    end = start + rng.choice([0, 1, 10**3, 10**6, 10**10], n)
+    end = np.minimum(end, (1 << 63) - 1)
+    row = rng.integers(0, 9, n).astype(rng.choice([np.int64, np.uint16]))
+    count = np.where(rng.random(n) < 0.5, 1, rng.integers(2, 9, n)).astype(np.int64)
+    since = origin + int(rng.integers(-span // 3, span))
+    since = min(since, (1 << 63) - 1)
+    sx = float(rng.choice([1e-3, 1.9, 1800.0, 3.3e6]))
+    right_edge = float(rng.uniform(100.0, 4000.0))
+    for grey in (False, True):
+        colours = rng.integers(0, 16, n).astype(np.int64)
+        a_colours, b_colours = colours.copy(), colours.copy()
+        got = box_geometry(start, end, row, count, a_colours, since, origin, sx, 16.0 * 1.25, right_edge, grey)
+        want = box_geometry_numpy(start, end, row, count, b_colours, since, origin, sx, 16.0 * 1.25, right_edge, grey)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w)
+        assert np.array_equal(a_colours, b_colours)
