@@ -38,6 +38,11 @@ def names_of_single(name, rows: np.ndarray, count: np.ndarray) -> np.ndarray:
     return out
 
 
+#: pixels an outline of :func:`~fxscope.app.timeline.lane_item.outline_rects` may reach past its box's edge, at
+#: most (the pen's pixel and the snapping's), with a pixel to spare
+OUTLINE_REACH = 3.0
+
+
 class BoxTrackItem(LaneItem):
     """Common drawing of coloured, labelled boxes in rows (slices, async spans): one drawRects per colour,
     in pixel coordinates from a local time origin; subclasses say which boxes a frame has."""
@@ -191,7 +196,7 @@ class BoxTrackItem(LaneItem):
         # the view in the picture's pixels (x from its window's start, y from the track's top)
         shift = (p.t0 - self.origin) / 1e9 * sx + dx
         view_left, view_right = (t0 - self.origin) / 1e9 * sx + dx - shift, (t1 - self.origin) / 1e9 * sx + dx - shift
-        self.last_drawn = int(np.count_nonzero((p.left + p.width > view_left) & (p.left < view_right)))
+        self._last_view = (p, view_left, view_right)  # (what last_drawn counts, when asked)
         if not len(p.rows):
             return
         painter.save()
@@ -200,7 +205,7 @@ class BoxTrackItem(LaneItem):
         for brush, rects, n in p.fill_calls():
             painter.setBrush(brush)
             painter.drawRects(rects, n)
-        self._paint_matches(painter, p)
+        self._paint_matches(painter, p, view_left, view_right)
         if self.selected_row >= 0:
             sel = np.flatnonzero(p.rows == self.selected_row)
             if len(sel):
@@ -216,9 +221,27 @@ class BoxTrackItem(LaneItem):
             self._paint_labels(painter, idx[keep], p.names, shown_left[keep], p.top[idx[keep]], shown[keep], p.height)
         painter.restore()
 
-    def _paint_matches(self, painter: QPainter, p: BoxPicture) -> None:
+    @property
+    def last_drawn(self) -> int:
+        """The boxes the last paint drew in its view (tests and benchmarks read it: counted when asked, not
+        at every frame, four passes over a picture's boxes, tens of thousands a track zoomed in)."""
+        seen = getattr(self, "_last_view", None)
+        if seen is None:
+            return self._last_drawn
+        p, view_left, view_right = seen
+        return int(np.count_nonzero((p.left + p.width > view_left) & (p.left < view_right)))
+
+    @last_drawn.setter
+    def last_drawn(self, value: int) -> None:
+        self._last_drawn, self._last_view = value, None
+
+    def _paint_matches(self, painter: QPainter, p: BoxPicture, view_left: float = -np.inf,
+                       view_right: float = np.inf) -> None:  # fmt: skip
         """Outline the picture's boxes that are search matches (a merged box: when the row it stands for
-        is). Which they are is found once per picture and mask (a repaint or a pan draws them again)."""
+        is). Which they are is found once per picture and mask (a repaint or a pan draws them again); those
+        of the view (``view_left`` to ``view_right``, the picture's pixels) are outlined: a picture is twice
+        the view's width, and the outlines past the view are clipped away (thousands a track with a search
+        of millions of matches)."""
         mask = self.match_mask
         self.last_matches = 0
         if mask is None or not len(p.rows):
@@ -228,6 +251,9 @@ class BoxTrackItem(LaneItem):
             p.match_of, p.match_boxes = mask, (p.left[hit], p.top[hit], p.width[hit])
         left, top, width = p.match_boxes
         self.last_matches = len(left)
+        if len(left):  # (an outline reaches a pixel past its box, and snapping another: 3 pixels of slack)
+            seen = np.flatnonzero((left + width > view_left - OUTLINE_REACH) & (left < view_right + OUTLINE_REACH))
+            left, top, width = left[seen], top[seen], width[seen]
         if len(left):
             outline_rects(painter, left, top, width, p.height)
 
