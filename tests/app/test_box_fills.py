@@ -134,3 +134,29 @@ def test_compiled_box_geometry_is_the_numpy_geometry(seed: int) -> None:
         for g, w in zip(got, want, strict=True):
             assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w)
         assert np.array_equal(a_colours, b_colours)
+
+
+def test_instant_marks_are_merged_as_numpy_merges_them(qtbot, sched_model, shown_timeline, monkeypatch) -> None:
+    """A thread's instant marks (touching ones merged: the compiled loop of a box picture's fills, one colour)
+    are the rectangles of the numpy merge, on every thread of a real trace at zooms where marks are one per
+    pixel, thousands and few."""
+    from fxscope.app.timeline.slice_track import SliceTrackItem
+
+    timeline = shown_timeline(sched_model)
+    qtbot.wait(10)
+    items = [lane.item for lane in timeline.lanes() if isinstance(lane.item, SliceTrackItem)]
+    span = sched_model.end_ns - sched_model.start_ns
+    kernels, merged = compiled.slice_kernels, 0
+    for zoom in (1, 3, 10, 100, 3000):
+        t0 = sched_model.start_ns + span // 7
+        t1 = t0 + max(span // zoom, 1000)
+        sx = 1800 / ((t1 - t0) / 1e9)
+        for item in items:
+            p = BoxPicture(t0, t1, sx, 1.0, *item.boxes(t0, t1, 1e9 / sx))
+            got = item._instant_rects(p)
+            monkeypatch.setattr(compiled, "slice_kernels", None)
+            want = item._instant_rects(p)
+            monkeypatch.setattr(compiled, "slice_kernels", kernels)
+            assert got.shape == want.shape and np.array_equal(got, want)
+            merged += int(np.count_nonzero(got[:, 2] > 3.0)) if len(got) else 0
+    assert merged  # (touching marks were merged somewhere)
