@@ -1453,9 +1453,10 @@ static void box_sort(int64_t *idx, int64_t *tmp, int64_t n, const int64_t *colou
     }
 }
 
+/* fmin(fmax(v, -1e6), 1e7) as rect_buffer's np.fmin/np.fmax give it (NaN: -1e6), without libm's calls */
 static inline double clip_rect(double v)
 {
-    return fmin(fmax(v, -1e6), 1e7);
+    return v != v ? -1e6 : (v < -1e6 ? -1e6 : (v > 1e7 ? 1e7 : v));
 }
 
 static inline void put_rect(double *out, int64_t m, double x, double y, double w, double h)
@@ -1470,14 +1471,14 @@ static inline void put_rect(double *out, int64_t m, double x, double y, double w
    merged as app/timeline/lane_item.py merge_touching does (from 32 boxes), clipped as rect_buffer does.
    Returns the new m. */
 static int64_t merge_group(int64_t *g, int64_t *tmp, int64_t n, const double *x, const double *y, const double *w,
-                           double h, double *out, int64_t m, double *rr)
+                           double h, double *out, int64_t m)
 {
     if (n < MERGE_FROM) {
         for (int64_t i = 0; i < n; i++)
             put_rect(out, m++, x[g[i]], y[g[i]], w[g[i]], h);
         return m;
     }
-    int sorted = 1, one_row = 1;
+    int sorted = 1;
     for (int64_t i = 1; i < n && sorted; i++) {
         const double ya = y[g[i - 1]], yb = y[g[i]];
         if (!(yb >= ya) || (yb == ya && !(x[g[i]] >= x[g[i - 1]])))
@@ -1485,48 +1486,36 @@ static int64_t merge_group(int64_t *g, int64_t *tmp, int64_t n, const double *x,
     }
     if (!sorted)
         box_sort(g, tmp, n, NULL, y, x);
-    for (int64_t i = 1; i < n; i++)
-        one_row &= y[g[i]] == y[g[i - 1]];
-    /* the running right edge (np.maximum.accumulate), on one row as it is, else over rows shifted 4e7 apart
-       and shifted back (the same float operations as the numpy path: the same merges) */
-    double k = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        const double right = x[g[i]] + w[g[i]];
-        if (one_row) {
-            rr[i] = i ? max_nan(rr[i - 1], right) : right;
-        } else {
-            if (i && !(y[g[i]] == y[g[i - 1]]))
-                k += 1.0;
-            const double off = k * 4e7;
-            const double shifted = right + off;
-            rr[i] = i ? max_nan(rr[i - 1], shifted) : shifted;
-        }
-    }
-    if (!one_row) {
-        k = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            if (i && !(y[g[i]] == y[g[i - 1]]))
-                k += 1.0;
-            const double off = k * 4e7;
-            rr[i] = rr[i] - off;
-        }
-    }
+    /* one pass: the running right edge as the numpy path computes it (np.maximum.accumulate over the rows
+       shifted 4e7 apart, shifted back; on one row the shift is 0.0, which changes no comparison), kept as
+       it goes; a run starts at a new row or past the running edge of the boxes before it on its row */
+    double row = 0.0, acc = x[g[0]] + w[g[0]] + 0.0, run_max = x[g[0]] + w[g[0]];
+    double edge = acc - 0.0;  /* the running right edge up to the box before i */
     int64_t s = 0;
-    double run_max = x[g[0]] + w[g[0]];
     for (int64_t i = 1; i <= n; i++) {
         int first = 1;
-        if (i < n && y[g[i]] == y[g[i - 1]])
-            first = x[g[i]] > rr[i - 1] + 0.5;
+        double right = 0.0, next_edge = edge;
+        if (i < n) {
+            right = x[g[i]] + w[g[i]];
+            if (y[g[i]] == y[g[i - 1]])
+                first = x[g[i]] > edge + 0.5;
+            else
+                row += 1.0;
+            const double off = row * 4e7;
+            acc = max_nan(acc, right + off);
+            next_edge = acc - off;
+        }
         if (first) {
             const double left = x[g[s]];
             put_rect(out, m++, left, y[g[s]], run_max - left, h);
             if (i < n) {
                 s = i;
-                run_max = x[g[i]] + w[g[i]];
+                run_max = right;
             }
         } else {
-            run_max = max_nan(run_max, x[g[i]] + w[g[i]]);
+            run_max = max_nan(run_max, right);
         }
+        edge = next_edge;
     }
     return m;
 }
@@ -1548,7 +1537,6 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     int64_t *idx = NULL, *tmp = NULL;
-    double *rr = NULL;
     if (check_buffer(&xb, 8, "left") < 0 || check_buffer(&yb, 8, "top") < 0 || check_buffer(&wb, 8, "width") < 0 ||
         check_buffer(&cb, 8, "colour") < 0 || check_buffer(&rb, 8, "rects") < 0 || check_buffer(&gb, 8, "groups") < 0)
         goto done;
@@ -1559,8 +1547,7 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
     }
     idx = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     tmp = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    rr = malloc((size_t)(n ? n : 1) * sizeof(double));
-    if (!idx || !tmp || !rr) {
+    if (!idx || !tmp) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1595,7 +1582,7 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
             int64_t b = a + 1;
             while (b < n && colour[idx[b]] == colour[idx[a]])
                 b++;
-            m = merge_group(idx + a, tmp, b - a, x, y, w, h, out, m, rr);
+            m = merge_group(idx + a, tmp, b - a, x, y, w, h, out, m);
             groups[2 * g] = colour[idx[a]];
             groups[2 * g + 1] = m;
             g++;
@@ -1607,7 +1594,6 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
 done:
     free(idx);
     free(tmp);
-    free(rr);
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&wb);
@@ -1658,7 +1644,9 @@ static PyObject *box_geometry(PyObject *self, PyObject *args)
         for (int64_t i = 0; i < n; i++) {
             const double a = ((double)((uint64_t)start[i] - (uint64_t)origin) - offset) * scale;
             const double b = ((double)((uint64_t)end[i] - (uint64_t)origin) - offset) * scale;
-            const double l = fmin(fmax(a, -10.0), right_edge), r = fmin(fmax(b, -10.0), right_edge);
+            /* np.clip: np.minimum(np.maximum(v, -10), right_edge) */
+            const double l = a < -10.0 ? -10.0 : (a > right_edge ? right_edge : a);
+            const double r = b < -10.0 ? -10.0 : (b > right_edge ? right_edge : b);
             const double w = max_nan(r - l, 1.0);
             left[i] = l;
             width[i] = w;
@@ -2193,7 +2181,7 @@ static PyObject *match_outlines(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*y*y*dddw*w*", &xb, &yb, &wb, &h, &tx, &ty, &sb, &rb))
         return NULL;
     PyObject *result = NULL;
-    double *sx = NULL, *sy = NULL, *sw = NULL, *sh = NULL, *rr = NULL;
+    double *sx = NULL, *sy = NULL, *sw = NULL, *sh = NULL;
     int64_t *g = NULL, *tmp = NULL;
     if (check_buffer(&xb, 8, "x") < 0 || check_buffer(&yb, 8, "y") < 0 || check_buffer(&wb, 8, "w") < 0 ||
         check_buffer(&sb, 8, "solid") < 0 || check_buffer(&rb, 8, "rings") < 0)
@@ -2205,9 +2193,9 @@ static PyObject *match_outlines(PyObject *self, PyObject *args)
     }
     const size_t cells = (size_t)(n ? n : 1);
     sx = malloc(cells * sizeof(double)), sy = malloc(cells * sizeof(double)), sw = malloc(cells * sizeof(double));
-    sh = malloc(cells * sizeof(double)), rr = malloc(cells * sizeof(double));
+    sh = malloc(cells * sizeof(double));
     g = malloc(cells * sizeof(int64_t)), tmp = malloc(cells * sizeof(int64_t));
-    if (!sx || !sy || !sw || !sh || !rr || !g || !tmp) {
+    if (!sx || !sy || !sw || !sh || !g || !tmp) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2250,7 +2238,7 @@ static PyObject *match_outlines(PyObject *self, PyObject *args)
         if (ns > 1 && same_height) {
             for (int64_t i = 0; i < ns; i++)
                 g[i] = i;
-            ns = merge_group(g, tmp, ns, sx, sy, sw, sh[0], solid, 0, rr);
+            ns = merge_group(g, tmp, ns, sx, sy, sw, sh[0], solid, 0);
         } else {
             for (int64_t i = 0; i < ns; i++)
                 put_rect(solid, i, sx[i], sy[i], sw[i], sh[i]);
@@ -2259,7 +2247,7 @@ static PyObject *match_outlines(PyObject *self, PyObject *args)
     }
     result = Py_BuildValue("LL", (long long)ns, (long long)nr);
 done:
-    free(sx), free(sy), free(sw), free(sh), free(rr), free(g), free(tmp);
+    free(sx), free(sy), free(sw), free(sh), free(g), free(tmp);
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&wb);

@@ -160,3 +160,18 @@ def test_instant_marks_are_merged_as_numpy_merges_them(qtbot, sched_model, shown
             assert got.shape == want.shape and np.array_equal(got, want)
             merged += int(np.count_nonzero(got[:, 2] > 3.0)) if len(got) else 0
     assert merged  # (touching marks were merged somewhere)
+
+
+def test_compiled_fills_clip_nan_and_infinite_boxes_as_numpy_does() -> None:
+    """A corrupt trace's boxes at NaN or infinite pixels: clipped as rect_buffer clips them (NaN to -1e6,
+    infinities to the bounds), in runs long enough to be merged and short ones."""
+    rng = np.random.default_rng(4)
+    for n in (5, 40, 300):
+        left = np.sort(rng.uniform(-20.0, 2000.0, n))
+        width = rng.uniform(1.0, 3.0, n)
+        left[rng.random(n) < 0.1] = np.inf
+        width[rng.random(n) < 0.1] = np.nan
+        left[rng.random(n) < 0.05] = -np.inf
+        top = np.zeros(n)
+        for colour in (np.zeros(n, np.int64), rng.integers(0, 3, n).astype(np.int64)):
+            _same(colour_fills(left, top, width, colour, 10.0), colour_fills_numpy(left, top, width, colour, 10.0))
