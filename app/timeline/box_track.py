@@ -8,7 +8,7 @@ import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QTransform
 
-from fxscope.app.timeline.box_fills import colour_fills
+from fxscope.app.timeline.box_fills import box_geometry, colour_fills
 from fxscope.app.timeline.lane_item import (
     BRUSHES,
     LABEL_PEN,
@@ -19,7 +19,6 @@ from fxscope.app.timeline.lane_item import (
     colour_index,
     outline_rects,
     outline_selection,
-    pixels_since,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.lane_boxes import covering
@@ -37,6 +36,11 @@ def names_of_single(name, rows: np.ndarray, count: np.ndarray) -> np.ndarray:
     out = np.full(len(rows), -1, np.int64)
     out[single] = name[rows[single]]
     return out
+
+
+#: pixels an outline of :func:`~fxscope.app.timeline.lane_item.outline_rects` may reach past its box's edge, at
+#: most (the pen's pixel and the snapping's), with a pixel to spare
+OUTLINE_REACH = 3.0
 
 
 class BoxTrackItem(LaneItem):
@@ -192,7 +196,7 @@ class BoxTrackItem(LaneItem):
         # the view in the picture's pixels (x from its window's start, y from the track's top)
         shift = (p.t0 - self.origin) / 1e9 * sx + dx
         view_left, view_right = (t0 - self.origin) / 1e9 * sx + dx - shift, (t1 - self.origin) / 1e9 * sx + dx - shift
-        self.last_drawn = int(np.count_nonzero((p.left + p.width > view_left) & (p.left < view_right)))
+        self._last_view = (p, view_left, view_right)  # (what last_drawn counts, when asked)
         if not len(p.rows):
             return
         painter.save()
@@ -201,7 +205,7 @@ class BoxTrackItem(LaneItem):
         for brush, rects, n in p.fill_calls():
             painter.setBrush(brush)
             painter.drawRects(rects, n)
-        self._paint_matches(painter, p)
+        self._paint_matches(painter, p, view_left, view_right)
         if self.selected_row >= 0:
             sel = np.flatnonzero(p.rows == self.selected_row)
             if len(sel):
@@ -217,9 +221,27 @@ class BoxTrackItem(LaneItem):
             self._paint_labels(painter, idx[keep], p.names, shown_left[keep], p.top[idx[keep]], shown[keep], p.height)
         painter.restore()
 
-    def _paint_matches(self, painter: QPainter, p: BoxPicture) -> None:
+    @property
+    def last_drawn(self) -> int:
+        """The boxes the last paint drew in its view (tests and benchmarks read it: counted when asked, not
+        at every frame, four passes over a picture's boxes, tens of thousands a track zoomed in)."""
+        seen = getattr(self, "_last_view", None)
+        if seen is None:
+            return self._last_drawn
+        p, view_left, view_right = seen
+        return int(np.count_nonzero((p.left + p.width > view_left) & (p.left < view_right)))
+
+    @last_drawn.setter
+    def last_drawn(self, value: int) -> None:
+        self._last_drawn, self._last_view = value, None
+
+    def _paint_matches(self, painter: QPainter, p: BoxPicture, view_left: float = -np.inf,
+                       view_right: float = np.inf) -> None:  # fmt: skip
         """Outline the picture's boxes that are search matches (a merged box: when the row it stands for
-        is). Which they are is found once per picture and mask (a repaint or a pan draws them again)."""
+        is). Which they are is found once per picture and mask (a repaint or a pan draws them again); those
+        of the view (``view_left`` to ``view_right``, the picture's pixels) are outlined: a picture is twice
+        the view's width, and the outlines past the view are clipped away (thousands a track with a search
+        of millions of matches)."""
         mask = self.match_mask
         self.last_matches = 0
         if mask is None or not len(p.rows):
@@ -229,6 +251,9 @@ class BoxTrackItem(LaneItem):
             p.match_of, p.match_boxes = mask, (p.left[hit], p.top[hit], p.width[hit])
         left, top, width = p.match_boxes
         self.last_matches = len(left)
+        if len(left):  # (an outline reaches a pixel past its box, and snapping another: 3 pixels of slack)
+            seen = np.flatnonzero((left + width > view_left - OUTLINE_REACH) & (left < view_right + OUTLINE_REACH))
+            left, top, width = left[seen], top[seen], width[seen]
         if len(left):
             outline_rects(painter, left, top, width, p.height)
 
@@ -308,15 +333,11 @@ class BoxPicture:
         ``origin``: the trace start, the item's; ``merged_in_grey``: boxes counting several slices grey)."""
         sx, sy = self.sx, self.sy
         right_edge = (self.t1 - self.t0) / 1e9 * sx + 10.0
-        left = np.clip(pixels_since(self.start, self.t0, sx, origin), -10.0, right_edge)
-        right = np.clip(pixels_since(self.end, self.t0, sx, origin), -10.0, right_edge)
-        self.left = left
-        self.width = np.maximum(right - left, 1.0)
-        self.top = self.row_level * (ROW_HEIGHT * sy)
+        self.left, self.top, self.width, labelled = box_geometry(
+            self.start, self.end, self.row_level, self.count, colours, self.t0, origin, sx, ROW_HEIGHT * sy,
+            right_edge, merged_in_grey)  # fmt: skip
         self.height = ROW_FILL * ROW_HEIGHT * sy
         if not len(self.rows):
             return
-        if merged_in_grey:
-            colours[self.count > 1] = -1
         self.fills = colour_fills(self.left, self.top, self.width, colours, self.height)
-        self.labelled = np.flatnonzero((self.width > 24) & (self.count == 1))
+        self.labelled = labelled

@@ -273,7 +273,7 @@ class SlicePyramid:
             args = (level.bucket, level.row, level.box, level.box_count, ptr, len(self.ts), int(lo_key), int(hi_key),
                     t0, t1)  # fmt: skip
         else:
-            columns = self._query_columns()
+            columns = self.query_columns()
             if columns is None or level.shift > 62:
                 return None
             ts, dur_a, dur_b = columns
@@ -289,8 +289,8 @@ class SlicePyramid:
             return None
         return out[0, :m], out[1, :m], out[2, :m], out[3, :m], out[4, :m]
 
-    def _query_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
-        """(starts, durations or ends, None or starts) as the compiled query takes them (int64, plain), or
+    def query_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+        """(starts, durations or ends, None or starts) as the compiled queries take them (int64, plain), or
         None (then the numpy path); decided once per pyramid."""
         cached = getattr(self, "_columns", False)
         if cached is False:
@@ -299,6 +299,39 @@ class SlicePyramid:
             ok = compiled.plain(self.ts, np.int64) and all(d is None or compiled.plain(d, np.int64) for d in durs)
             cached = self._columns = (self.ts, *durs) if ok else None
         return cached
+
+
+def merged_per_pixel(columns, by_depth: list[np.ndarray], spans: list[tuple[int, int]], t0: int,
+                     bucket: float) -> tuple[np.ndarray, ...] | None:  # fmt: skip
+    """A thread's slices in a window zoomed in past the pyramid's finest level, merged per ``bucket`` ns from
+    ``t0`` (core/trace/model.py ``TraceModel.visible``: the same boxes as its numpy loop, in its order) by the
+    compiled loop (slice_kernels.pixel_buckets: one pass a depth, where the numpy loop makes ~20 passes over
+    every slice of the window, tens of thousands a depth on a large trace's thread). ``columns``: the
+    pyramid's :meth:`SlicePyramid.query_columns`; ``spans``: per depth, the positions of ``by_depth``'s rows
+    in the window. (rows, depth, count, start, end), or None when the loop is not built or refuses the
+    columns (then the numpy loop)."""
+    kernels = compiled.slice_kernels
+    if kernels is None or columns is None:
+        return None
+    ts, dur_a, dur_b = columns
+    out = np.empty((5, sum(max(b - a, 0) for a, b in spans)), np.int64)
+    m, dtypes = 0, set()
+    try:
+        for d, (rows, (a, b)) in enumerate(zip(by_depth, spans, strict=True)):
+            if b > a:
+                part = rows[a:b]
+                if not compiled.plain(part, np.int32, np.int64):
+                    return None
+                dtypes.add(part.dtype)
+                m = kernels.pixel_buckets(part, part.dtype == np.int64, ts, dur_a, dur_b, t0, bucket, d, out, m)
+    except (ValueError, BufferError, OverflowError):  # a corrupt trace's row or time past the columns or int64
+        return None
+    if not m:
+        z = np.zeros(0, np.int64)
+        return z, np.zeros(0, np.uint16), z, z, z
+    # (copies: the picture keeps them, not the buffer sized for every slice of the window)
+    rows_dtype = np.result_type(*dtypes)
+    return out[0, :m].astype(rows_dtype), out[1, :m].astype(np.uint16), *(out[c, :m].copy() for c in (2, 3, 4))
 
 
 @dataclass

@@ -516,15 +516,23 @@ class TraceModel:
         s = self.slices
         out_rows, out_depth, out_count, out_start, out_end = [], [], [], [], []
         bucket = max(ns_per_px, 1.0)
+        spans = []
+        t1_row = track.lo + int(np.searchsorted(s.ts[track.lo : track.hi], t1, side="left"))
         for d, rows in enumerate(track.by_depth):
             if len(rows) == 0:
+                spans.append((0, 0))
                 continue
             # first row whose running max end exceeds t0, last row starting before t1 (the thread's rows
             # are sorted by start, so t1 is found there and mapped to this depth's rows: no gather of starts)
             a = int(np.searchsorted(track.end_max[d], t0, side="right"))
-            t1_row = track.lo + int(np.searchsorted(s.ts[track.lo : track.hi], t1, side="left"))
             # in the rows' own dtype (int32): a Python int makes numpy convert the whole depth's rows first
-            b = int(np.searchsorted(rows, rows.dtype.type(t1_row), side="left"))
+            spans.append((a, int(np.searchsorted(rows, rows.dtype.type(t1_row), side="left"))))
+        from fxscope.core.trace.lod import merged_per_pixel
+
+        merged = merged_per_pixel(self.pyramid.query_columns(), track.by_depth, spans, t0, bucket)
+        if merged is not None:
+            return VisibleSlices(*merged)
+        for d, (rows, (a, b)) in enumerate(zip(track.by_depth, spans, strict=True)):
             if b <= a:
                 continue
             r = rows[a:b]

@@ -21,6 +21,8 @@
 
 /* boxes of one colour merged from this many (lane_item.merge_touching's threshold) */
 #define MERGE_FROM 32
+/* box_rects sorts colours spanning fewer values than this by counting */
+#define COUNTING_SORT_SPAN 1024
 
 enum { K_BEGIN = 2, K_END = 3, K_COMPLETE = 4 };
 enum { FLAG_UNMATCHED_END = 1, FLAG_UNCLOSED = 2 };
@@ -1451,9 +1453,10 @@ static void box_sort(int64_t *idx, int64_t *tmp, int64_t n, const int64_t *colou
     }
 }
 
+/* fmin(fmax(v, -1e6), 1e7) as rect_buffer's np.fmin/np.fmax give it (NaN: -1e6), without libm's calls */
 static inline double clip_rect(double v)
 {
-    return fmin(fmax(v, -1e6), 1e7);
+    return v != v ? -1e6 : (v < -1e6 ? -1e6 : (v > 1e7 ? 1e7 : v));
 }
 
 static inline void put_rect(double *out, int64_t m, double x, double y, double w, double h)
@@ -1468,14 +1471,14 @@ static inline void put_rect(double *out, int64_t m, double x, double y, double w
    merged as app/timeline/lane_item.py merge_touching does (from 32 boxes), clipped as rect_buffer does.
    Returns the new m. */
 static int64_t merge_group(int64_t *g, int64_t *tmp, int64_t n, const double *x, const double *y, const double *w,
-                           double h, double *out, int64_t m, double *rr)
+                           double h, double *out, int64_t m)
 {
     if (n < MERGE_FROM) {
         for (int64_t i = 0; i < n; i++)
             put_rect(out, m++, x[g[i]], y[g[i]], w[g[i]], h);
         return m;
     }
-    int sorted = 1, one_row = 1;
+    int sorted = 1;
     for (int64_t i = 1; i < n && sorted; i++) {
         const double ya = y[g[i - 1]], yb = y[g[i]];
         if (!(yb >= ya) || (yb == ya && !(x[g[i]] >= x[g[i - 1]])))
@@ -1483,48 +1486,36 @@ static int64_t merge_group(int64_t *g, int64_t *tmp, int64_t n, const double *x,
     }
     if (!sorted)
         box_sort(g, tmp, n, NULL, y, x);
-    for (int64_t i = 1; i < n; i++)
-        one_row &= y[g[i]] == y[g[i - 1]];
-    /* the running right edge (np.maximum.accumulate), on one row as it is, else over rows shifted 4e7 apart
-       and shifted back (the same float operations as the numpy path: the same merges) */
-    double k = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        const double right = x[g[i]] + w[g[i]];
-        if (one_row) {
-            rr[i] = i ? max_nan(rr[i - 1], right) : right;
-        } else {
-            if (i && !(y[g[i]] == y[g[i - 1]]))
-                k += 1.0;
-            const double off = k * 4e7;
-            const double shifted = right + off;
-            rr[i] = i ? max_nan(rr[i - 1], shifted) : shifted;
-        }
-    }
-    if (!one_row) {
-        k = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            if (i && !(y[g[i]] == y[g[i - 1]]))
-                k += 1.0;
-            const double off = k * 4e7;
-            rr[i] = rr[i] - off;
-        }
-    }
+    /* one pass: the running right edge as the numpy path computes it (np.maximum.accumulate over the rows
+       shifted 4e7 apart, shifted back; on one row the shift is 0.0, which changes no comparison), kept as
+       it goes; a run starts at a new row or past the running edge of the boxes before it on its row */
+    double row = 0.0, acc = x[g[0]] + w[g[0]] + 0.0, run_max = x[g[0]] + w[g[0]];
+    double edge = acc - 0.0;  /* the running right edge up to the box before i */
     int64_t s = 0;
-    double run_max = x[g[0]] + w[g[0]];
     for (int64_t i = 1; i <= n; i++) {
         int first = 1;
-        if (i < n && y[g[i]] == y[g[i - 1]])
-            first = x[g[i]] > rr[i - 1] + 0.5;
+        double right = 0.0, next_edge = edge;
+        if (i < n) {
+            right = x[g[i]] + w[g[i]];
+            if (y[g[i]] == y[g[i - 1]])
+                first = x[g[i]] > edge + 0.5;
+            else
+                row += 1.0;
+            const double off = row * 4e7;
+            acc = max_nan(acc, right + off);
+            next_edge = acc - off;
+        }
         if (first) {
             const double left = x[g[s]];
             put_rect(out, m++, left, y[g[s]], run_max - left, h);
             if (i < n) {
                 s = i;
-                run_max = x[g[i]] + w[g[i]];
+                run_max = right;
             }
         } else {
-            run_max = max_nan(run_max, x[g[i]] + w[g[i]]);
+            run_max = max_nan(run_max, right);
         }
+        edge = next_edge;
     }
     return m;
 }
@@ -1546,7 +1537,6 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     int64_t *idx = NULL, *tmp = NULL;
-    double *rr = NULL;
     if (check_buffer(&xb, 8, "left") < 0 || check_buffer(&yb, 8, "top") < 0 || check_buffer(&wb, 8, "width") < 0 ||
         check_buffer(&cb, 8, "colour") < 0 || check_buffer(&rb, 8, "rects") < 0 || check_buffer(&gb, 8, "groups") < 0)
         goto done;
@@ -1557,8 +1547,7 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
     }
     idx = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     tmp = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    rr = malloc((size_t)(n ? n : 1) * sizeof(double));
-    if (!idx || !tmp || !rr) {
+    if (!idx || !tmp) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1569,18 +1558,31 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
         double *out = rb.buf;
         int64_t *groups = gb.buf;
         Py_BEGIN_ALLOW_THREADS
-        int one = 1;
+        int64_t lo = n ? colour[0] : 0, hi = lo;
         for (int64_t i = 0; i < n; i++) {
             idx[i] = i;
-            one &= colour[i] == colour[0];
+            lo = colour[i] < lo ? colour[i] : lo;
+            hi = colour[i] > hi ? colour[i] : hi;
         }
-        if (!one)
+        /* colours are palette indices (a few dozen values): a stable counting sort, one pass; the merge sort
+           (log n passes of indirect compares: ~0.5 ms a track of tens of thousands of boxes) for any other
+           range. The same order either way. */
+        if (hi > lo && (uint64_t)hi - (uint64_t)lo < COUNTING_SORT_SPAN) {
+            int64_t start[COUNTING_SORT_SPAN + 1] = {0};
+            for (int64_t i = 0; i < n; i++)
+                start[colour[i] - lo + 1]++;
+            for (int64_t c = 1; c <= hi - lo; c++)
+                start[c] += start[c - 1];
+            for (int64_t i = 0; i < n; i++)
+                idx[start[colour[i] - lo]++] = i;
+        } else if (hi > lo) {
             box_sort(idx, tmp, n, colour, NULL, NULL);
+        }
         for (int64_t a = 0; a < n;) {
             int64_t b = a + 1;
             while (b < n && colour[idx[b]] == colour[idx[a]])
                 b++;
-            m = merge_group(idx + a, tmp, b - a, x, y, w, h, out, m, rr);
+            m = merge_group(idx + a, tmp, b - a, x, y, w, h, out, m);
             groups[2 * g] = colour[idx[a]];
             groups[2 * g + 1] = m;
             g++;
@@ -1592,13 +1594,81 @@ static PyObject *box_rects(PyObject *self, PyObject *args)
 done:
     free(idx);
     free(tmp);
-    free(rr);
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&wb);
     PyBuffer_Release(&cb);
     PyBuffer_Release(&rb);
     PyBuffer_Release(&gb);
+    return result;
+}
+
+
+PyDoc_STRVAR(box_geometry_doc,
+"box_geometry(start, end, row, count, colour, origin, offset, scale, right_edge, row_height, merged_in_grey,\n"
+"             left, top, width, labelled) -> n_labelled\n\n"
+"A box track picture's pixel geometry (app/timeline/box_track.py BoxPicture.build, one pass instead of ~17\n"
+"numpy calls a track at every zoom step): for each box (int64 start, end ns; int64 row in the track; int64\n"
+"count), x = ((double)(uint64)(t - origin) - offset) * scale of its start and its end, each clipped to\n"
+"[-10, right_edge]; left = x of the start, width = max(x of the end - left, 1), top = row * row_height; the\n"
+"colour (int64, in place) -1 where count > 1 when merged_in_grey; labelled (int64) the boxes wider than 24\n"
+"pixels that stand for one slice, ascending. The same doubles as the numpy path's.");
+
+static PyObject *box_geometry(PyObject *self, PyObject *args)
+{
+    Py_buffer sb, eb, rb, cb, kb, lb, tb, wb, ob;
+    unsigned long long origin;
+    double offset, scale, right_edge, row_height;
+    int grey;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*Kddddpw*w*w*w*", &sb, &eb, &rb, &cb, &kb, &origin, &offset, &scale,
+                          &right_edge, &row_height, &grey, &lb, &tb, &wb, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&sb, 8, "start") < 0 || check_buffer(&eb, 8, "end") < 0 || check_buffer(&rb, 8, "row") < 0 ||
+        check_buffer(&cb, 8, "count") < 0 || check_buffer(&kb, 8, "colour") < 0 || check_buffer(&lb, 8, "left") < 0 ||
+        check_buffer(&tb, 8, "top") < 0 || check_buffer(&wb, 8, "width") < 0 || check_buffer(&ob, 8, "labelled") < 0)
+        goto done;
+    const int64_t n = sb.len / 8;
+    if (eb.len / 8 != n || rb.len / 8 != n || cb.len / 8 != n || kb.len / 8 != n || lb.len / 8 != n ||
+        tb.len / 8 != n || wb.len / 8 != n || ob.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "box_geometry: bad buffer sizes");
+        goto done;
+    }
+    int64_t m = 0;
+    {
+        const int64_t *start = sb.buf, *end = eb.buf, *row = rb.buf, *count = cb.buf;
+        int64_t *colour = kb.buf, *labelled = ob.buf;
+        double *left = lb.buf, *top = tb.buf, *width = wb.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n; i++) {
+            const double a = ((double)((uint64_t)start[i] - (uint64_t)origin) - offset) * scale;
+            const double b = ((double)((uint64_t)end[i] - (uint64_t)origin) - offset) * scale;
+            /* np.clip: np.minimum(np.maximum(v, -10), right_edge) */
+            const double l = a < -10.0 ? -10.0 : (a > right_edge ? right_edge : a);
+            const double r = b < -10.0 ? -10.0 : (b > right_edge ? right_edge : b);
+            const double w = max_nan(r - l, 1.0);
+            left[i] = l;
+            width[i] = w;
+            top[i] = (double)row[i] * row_height;
+            if (grey && count[i] > 1)
+                colour[i] = -1;
+            if (w > 24.0 && count[i] == 1)
+                labelled[m++] = i;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = PyLong_FromLongLong(m);
+done:
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&ob);
     return result;
 }
 
@@ -1857,14 +1927,148 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ a lane's slices merged per pixel */
+
+/* Whether double v converts to int64 exactly as numpy's astype does for in-range values. */
+static inline int in_int64(double v)
+{
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+}
+
+PyDoc_STRVAR(pixel_buckets_doc,
+"pixel_buckets(rows, rows_wide, ts, dur_a, dur_b, t0, bucket, depth, out, m) -> m\n\n"
+"One depth's slices merged per pixel past the pyramid's finest level (core/trace/lod.py merged_per_pixel):\n"
+"rows (int32, int64 when rows_wide) are the depth's slices in the window, by start; a slice's duration is\n"
+"dur_a[row] (- dur_b[row] when dur_b is not None). The slices shorter than bucket ns (a double) grouped by\n"
+"floor((start - t0) / bucket) as runs of equal keys, each run one box: its first longest slice, its count,\n"
+"from t0 + key * bucket to that + bucket (float, truncated); then the others as themselves (count 1). Written\n"
+"to out (int64, 5 rows: slice row, depth, count, start, end) from column m; returns the new m. A row out of\n"
+"range, a key or time past int64 or too small an out raise ValueError (the numpy path then decides).");
+
+static PyObject *pixel_buckets(PyObject *self, PyObject *args)
+{
+    Py_buffer rb, tsb, dab, db = {0}, ob;
+    int rows_wide, depth;
+    PyObject *dur_b_obj;
+    long long t0_arg, m0;
+    double bucket;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*y*OLdiw*L", &rb, &rows_wide, &tsb, &dab, &dur_b_obj, &t0_arg, &bucket, &depth,
+                          &ob, &m0))
+        return NULL;
+    PyObject *result = NULL;
+    int have_db = 0;
+    int64_t *wide_at = NULL;
+    if (dur_b_obj != Py_None) {
+        if (PyObject_GetBuffer(dur_b_obj, &db, PyBUF_SIMPLE) < 0)
+            goto done;
+        have_db = 1;
+    }
+    if (check_buffer(&rb, rows_wide ? 8 : 4, "rows") < 0 || check_buffer(&tsb, 8, "ts") < 0 ||
+        check_buffer(&dab, 8, "dur_a") < 0 || (have_db && check_buffer(&db, 8, "dur_b") < 0) ||
+        check_buffer(&ob, 8, "out") < 0)
+        goto done;
+    const int64_t n = rb.len / (rows_wide ? 8 : 4), n_rows = tsb.len / 8, cap = ob.len / 40;
+    if (dab.len / 8 != n_rows || (have_db && db.len / 8 != n_rows) || m0 < 0 || m0 > cap || cap - m0 < n) {
+        PyErr_SetString(PyExc_ValueError, "pixel_buckets: bad buffer sizes");
+        goto done;
+    }
+    wide_at = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!wide_at) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int32_t *r32 = rb.buf;
+    const int64_t *r64 = rb.buf, *ts = tsb.buf, *da = dab.buf, *dbv = have_db ? db.buf : NULL;
+    int64_t *o_row = ob.buf, *o_depth = o_row + cap, *o_count = o_depth + cap, *o_start = o_count + cap,
+            *o_end = o_start + cap;
+    const int64_t t0 = t0_arg;
+    int64_t m = m0, n_wide = 0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int64_t g_key = 0, g_count = 0, g_longest = 0, g_row = 0;
+    for (int64_t i = 0; i <= n; i++) {
+        int64_t r = 0, dur = 0, key = 0;
+        if (i < n) {
+            if (i + QUERY_AHEAD < n) {  /* (a depth's rows are spread over the thread's: fetched ahead) */
+                const int64_t ra = rows_wide ? r64[i + QUERY_AHEAD] : (int64_t)r32[i + QUERY_AHEAD];
+                if (ra >= 0 && ra < n_rows) {
+                    __builtin_prefetch(ts + ra);
+                    __builtin_prefetch(da + ra);
+                    if (dbv)
+                        __builtin_prefetch(dbv + ra);
+                }
+            }
+            r = rows_wide ? r64[i] : (int64_t)r32[i];
+            if (r < 0 || r >= n_rows) {
+                bad = 1;
+                break;
+            }
+            dur = (int64_t)((uint64_t)da[r] - (dbv ? (uint64_t)dbv[r] : 0));
+            if ((double)dur >= bucket) {  /* at least a pixel: drawn as itself, after the merged ones */
+                wide_at[n_wide++] = i;
+                continue;
+            }
+            /* as numpy: floor((start - t0) / bucket) of the int64 difference (wrapping) as a double */
+            const double kf = floor((double)(int64_t)((uint64_t)ts[r] - (uint64_t)t0) / bucket);
+            if (!in_int64(kf)) {
+                bad = 2;
+                break;
+            }
+            key = (int64_t)kf;
+            if (g_count && key == g_key) {
+                g_count++;
+                if (dur > g_longest)  /* (the first of the longest) */
+                    g_longest = dur, g_row = r;
+                continue;
+            }
+        }
+        if (g_count) {  /* the run before this slice (or the last run) as one box */
+            const double start = (double)t0 + (double)g_key * bucket, end = start + bucket;
+            if (!in_int64(start) || !in_int64(end)) {
+                bad = 2;
+                break;
+            }
+            o_row[m] = g_row, o_depth[m] = depth, o_count[m] = g_count;
+            o_start[m] = (int64_t)start, o_end[m] = (int64_t)end;
+            m++;
+        }
+        if (i < n)
+            g_key = key, g_count = 1, g_longest = dur, g_row = r;
+    }
+    for (int64_t k = 0; k < n_wide && !bad; k++) {
+        const int64_t i = wide_at[k], r = rows_wide ? r64[i] : (int64_t)r32[i];
+        const int64_t dur = (int64_t)((uint64_t)da[r] - (dbv ? (uint64_t)dbv[r] : 0));
+        o_row[m] = r, o_depth[m] = depth, o_count[m] = 1, o_start[m] = ts[r];
+        o_end[m] = (int64_t)((uint64_t)ts[r] + (uint64_t)dur);
+        m++;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad == 1 ? "pixel_buckets: row out of range" : "pixel_buckets: past int64");
+        goto done;
+    }
+    result = PyLong_FromLongLong(m);
+done:
+    free(wide_at);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&tsb);
+    PyBuffer_Release(&dab);
+    if (have_db)
+        PyBuffer_Release(&db);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 /* ------------------------------------------------------------------ searches of ascending keys */
 
 PyDoc_STRVAR(search_ascending_doc,
 "search_ascending(values, keys, out) -> None\n\n"
 "np.searchsorted(values, keys, side='left') of int64 values (ascending) into out (int64, one a key), for\n"
-"keys that mostly ascend (a frame's pixel edges): each search gallops from the previous key's position,\n"
-"a few reads near it instead of a binary search of the whole column (~20 cache misses a key on a column\n"
-"of millions); a key below the previous one searches from the start. The same result for any keys.");
+"keys that mostly ascend (a frame's pixel edges): each search gallops from the previous key's position\n"
+"moved on by the step before it (up or down), a few reads near it instead of a binary search of the whole\n"
+"column (~20 cache misses a key on a column of millions); a key below the previous one searches from the\n"
+"start. The same result for any keys.");
 
 static PyObject *search_ascending(PyObject *self, PyObject *args)
 {
@@ -1885,19 +2089,49 @@ static PyObject *search_ascending(PyObject *self, PyObject *args)
         const int64_t n = vb.len / 8, m = kb.len / 8;
         Py_BEGIN_ALLOW_THREADS
         int64_t at = 0;  /* the previous key's position: every value before it is < that key */
+        int64_t stride = 0;  /* how far the previous key's position was from the one before it */
         for (int64_t j = 0; j < m; j++) {
             const int64_t k = key[j];
             if (j && k < key[j - 1])
-                at = 0;
-            /* gallop: the first step past at whose value is >= k bounds the search */
-            int64_t lo = at, step = 1, hi = at;
-            while (hi < n && v[hi] < k) {
-                lo = hi + 1;
-                hi += step;
-                step *= 2;
+                at = 0, stride = 0;
+            int64_t lo = at, hi = at;  /* the answer is in [lo, hi], and v[hi] >= k unless hi == n */
+            if (stride > 0 && at + stride < n) {
+                /* evenly spaced keys (a frame's pixel edges) over evenly spread values land about one
+                   stride further: gallop from there, up or down, a few reads near the answer instead of
+                   ~2 log2(stride) far apart from the previous position (a cache miss each, big columns) */
+                const int64_t g = at + stride;
+                int64_t step = 1;
+                if (v[g] < k) {
+                    lo = g + 1, hi = g + 1;
+                    while (hi < n && v[hi] < k) {
+                        lo = hi + 1;
+                        hi = g + 1 + step;
+                        step *= 2;
+                    }
+                    if (hi > n)
+                        hi = n;
+                } else {
+                    hi = g;
+                    int64_t l = g - 1;
+                    while (l > at && v[l] >= k) {
+                        hi = l;
+                        step *= 2;
+                        l = g - step;
+                    }
+                    lo = l > at ? l + 1 : at;
+                }
+            } else {
+                /* gallop: the first step past at whose value is >= k bounds the search */
+                int64_t step = 1;
+                while (hi < n && v[hi] < k) {
+                    lo = hi + 1;
+                    hi += step;
+                    step *= 2;
+                }
+                if (hi > n)
+                    hi = n;
             }
-            if (hi > n)
-                hi = n;
+            const int64_t before = at;
             while (lo < hi) {
                 const int64_t mid = lo + (hi - lo) / 2;
                 if (v[mid] < k)
@@ -1906,6 +2140,7 @@ static PyObject *search_ascending(PyObject *self, PyObject *args)
                     hi = mid;
             }
             out[j] = at = lo;
+            stride = at - before;
         }
         Py_END_ALLOW_THREADS
     }
@@ -1946,7 +2181,7 @@ static PyObject *match_outlines(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*y*y*dddw*w*", &xb, &yb, &wb, &h, &tx, &ty, &sb, &rb))
         return NULL;
     PyObject *result = NULL;
-    double *sx = NULL, *sy = NULL, *sw = NULL, *sh = NULL, *rr = NULL;
+    double *sx = NULL, *sy = NULL, *sw = NULL, *sh = NULL;
     int64_t *g = NULL, *tmp = NULL;
     if (check_buffer(&xb, 8, "x") < 0 || check_buffer(&yb, 8, "y") < 0 || check_buffer(&wb, 8, "w") < 0 ||
         check_buffer(&sb, 8, "solid") < 0 || check_buffer(&rb, 8, "rings") < 0)
@@ -1958,9 +2193,9 @@ static PyObject *match_outlines(PyObject *self, PyObject *args)
     }
     const size_t cells = (size_t)(n ? n : 1);
     sx = malloc(cells * sizeof(double)), sy = malloc(cells * sizeof(double)), sw = malloc(cells * sizeof(double));
-    sh = malloc(cells * sizeof(double)), rr = malloc(cells * sizeof(double));
+    sh = malloc(cells * sizeof(double));
     g = malloc(cells * sizeof(int64_t)), tmp = malloc(cells * sizeof(int64_t));
-    if (!sx || !sy || !sw || !sh || !rr || !g || !tmp) {
+    if (!sx || !sy || !sw || !sh || !g || !tmp) {
         PyErr_NoMemory();
         goto done;
     }
@@ -2003,7 +2238,7 @@ static PyObject *match_outlines(PyObject *self, PyObject *args)
         if (ns > 1 && same_height) {
             for (int64_t i = 0; i < ns; i++)
                 g[i] = i;
-            ns = merge_group(g, tmp, ns, sx, sy, sw, sh[0], solid, 0, rr);
+            ns = merge_group(g, tmp, ns, sx, sy, sw, sh[0], solid, 0);
         } else {
             for (int64_t i = 0; i < ns; i++)
                 put_rect(solid, i, sx[i], sy[i], sw[i], sh[i]);
@@ -2012,7 +2247,7 @@ static PyObject *match_outlines(PyObject *self, PyObject *args)
     }
     result = Py_BuildValue("LL", (long long)ns, (long long)nr);
 done:
-    free(sx), free(sy), free(sw), free(sh), free(rr), free(g), free(tmp);
+    free(sx), free(sy), free(sw), free(sh), free(g), free(tmp);
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&wb);
@@ -2116,8 +2351,10 @@ static PyMethodDef methods[] = {
     {"pyramid", pyramid, METH_VARARGS, pyramid_doc},
     {"density", density, METH_VARARGS, density_doc},
     {"box_rects", box_rects, METH_VARARGS, box_rects_doc},
+    {"box_geometry", box_geometry, METH_VARARGS, box_geometry_doc},
     {"pyramid_query", pyramid_query, METH_VARARGS, pyramid_query_doc},
     {"pyramid_query_boxes", pyramid_query_boxes, METH_VARARGS, pyramid_query_boxes_doc},
+    {"pixel_buckets", pixel_buckets, METH_VARARGS, pixel_buckets_doc},
     {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},

@@ -104,3 +104,74 @@ def test_compiled_match_outlines_are_the_numpy_ones(seed: int) -> None:
     want = outline_fill_rects_numpy(left, top, width, h, tx, ty)
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape and np.array_equal(g, w)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_compiled_box_geometry_is_the_numpy_geometry(seed: int) -> None:
+    """box_geometry by slice_kernels.box_geometry and by numpy: the same pixels to the last bit, the same
+    grey boxes and label candidates, for boxes before, inside and far past a window (clipped), windows that
+    start before the trace's origin or far after it, times near 2**63 (taken modulo 2**64 from the origin)."""
+    from fxscope.app.timeline.box_fills import box_geometry, box_geometry_numpy
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([0, 1, 7, 500, 5000]))
+    origin = int(rng.choice([0, 10**9, (1 << 63) - 10**12]))
+    span = int(rng.choice([10**6, 10**9, 10**12]))
+    start = origin + rng.integers(0, span, n)
+    end = start + rng.choice([0, 1, 10**3, 10**6, 10**10], n)
+    end = np.minimum(end, (1 << 63) - 1)
+    row = rng.integers(0, 9, n).astype(rng.choice([np.int64, np.uint16]))
+    count = np.where(rng.random(n) < 0.5, 1, rng.integers(2, 9, n)).astype(np.int64)
+    since = origin + int(rng.integers(-span // 3, span))
+    since = min(since, (1 << 63) - 1)
+    sx = float(rng.choice([1e-3, 1.9, 1800.0, 3.3e6]))
+    right_edge = float(rng.uniform(100.0, 4000.0))
+    for grey in (False, True):
+        colours = rng.integers(0, 16, n).astype(np.int64)
+        a_colours, b_colours = colours.copy(), colours.copy()
+        got = box_geometry(start, end, row, count, a_colours, since, origin, sx, 16.0 * 1.25, right_edge, grey)
+        want = box_geometry_numpy(start, end, row, count, b_colours, since, origin, sx, 16.0 * 1.25, right_edge, grey)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w)
+        assert np.array_equal(a_colours, b_colours)
+
+
+def test_instant_marks_are_merged_as_numpy_merges_them(qtbot, sched_model, shown_timeline, monkeypatch) -> None:
+    """A thread's instant marks (touching ones merged: the compiled loop of a box picture's fills, one colour)
+    are the rectangles of the numpy merge, on every thread of a real trace at zooms where marks are one per
+    pixel, thousands and few."""
+    from fxscope.app.timeline.slice_track import SliceTrackItem
+
+    timeline = shown_timeline(sched_model)
+    qtbot.wait(10)
+    items = [lane.item for lane in timeline.lanes() if isinstance(lane.item, SliceTrackItem)]
+    span = sched_model.end_ns - sched_model.start_ns
+    kernels, merged = compiled.slice_kernels, 0
+    for zoom in (1, 3, 10, 100, 3000):
+        t0 = sched_model.start_ns + span // 7
+        t1 = t0 + max(span // zoom, 1000)
+        sx = 1800 / ((t1 - t0) / 1e9)
+        for item in items:
+            p = BoxPicture(t0, t1, sx, 1.0, *item.boxes(t0, t1, 1e9 / sx))
+            got = item._instant_rects(p)
+            monkeypatch.setattr(compiled, "slice_kernels", None)
+            want = item._instant_rects(p)
+            monkeypatch.setattr(compiled, "slice_kernels", kernels)
+            assert got.shape == want.shape and np.array_equal(got, want)
+            merged += int(np.count_nonzero(got[:, 2] > 3.0)) if len(got) else 0
+    assert merged  # (touching marks were merged somewhere)
+
+
+def test_compiled_fills_clip_nan_and_infinite_boxes_as_numpy_does() -> None:
+    """A corrupt trace's boxes at NaN or infinite pixels: clipped as rect_buffer clips them (NaN to -1e6,
+    infinities to the bounds), in runs long enough to be merged and short ones."""
+    rng = np.random.default_rng(4)
+    for n in (5, 40, 300):
+        left = np.sort(rng.uniform(-20.0, 2000.0, n))
+        width = rng.uniform(1.0, 3.0, n)
+        left[rng.random(n) < 0.1] = np.inf
+        width[rng.random(n) < 0.1] = np.nan
+        left[rng.random(n) < 0.05] = -np.inf
+        top = np.zeros(n)
+        for colour in (np.zeros(n, np.int64), rng.integers(0, 3, n).astype(np.int64)):
+            _same(colour_fills(left, top, width, colour, 10.0), colour_fills_numpy(left, top, width, colour, 10.0))

@@ -73,3 +73,27 @@ def test_the_timeline_with_matches_is_drawn_as_with_stroked_outlines(qtbot, sche
         compared += 1
         timeline.zoom(0.2)
     assert compared == 4
+
+
+def test_outlines_past_the_view_are_left_out_without_a_pixel_changed(qtbot, sched_model, shown_timeline,
+                                                                    monkeypatch) -> None:  # fmt: skip
+    """A picture is wider than its view: the match outlines outside the view (with the pixels an outline
+    reaches past its box) are not drawn; zoomed and panned so that boxes cross both edges of the view, the
+    window is the same as with every outline of the picture drawn."""
+    timeline = shown_timeline(sched_model)
+    timeline.search_box.setText("frame")
+    qtbot.waitUntil(lambda: timeline.search_status.text().endswith("matches"), timeout=10_000)
+    for step in range(8):
+        images, matched = [], 0
+        for reach in (box_track.OUTLINE_REACH, 1e15):
+            monkeypatch.setattr(box_track, "OUTLINE_REACH", reach)
+            for lane in timeline.lanes():
+                lane.item.update()
+            images.append(timeline.plot.grab().toImage())
+            matched = sum(getattr(lane.item, "last_matches", 0) for lane in timeline.lanes() if lane.item.isVisible())
+        assert matched > 0
+        assert images[0] == images[1], f"step {step}: leaving out the outlines past the view changed the window"
+        if step % 2:
+            timeline.pan(0.37)
+        else:
+            timeline.zoom(0.45)

@@ -253,3 +253,68 @@ def test_long_slices_of_a_query_are_those_overlapping_its_window() -> None:
                     assert np.array_equal(g, v[order])
         assert bool(level.long_start) == bool(level.long_rows)
     assert long_seen > 1000
+
+
+@pytest.mark.skipif(lod.compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_the_compiled_merge_past_the_finest_level_gives_the_numpy_boxes(model: TraceModel, monkeypatch) -> None:
+    """TraceModel.visible zoomed in past the pyramid's finest level (slice_kernels.pixel_buckets: one pass a
+    depth) against its numpy loop: every track, windows from a pixel of a few ns to the finest level's, at
+    the trace's edges and past them, and (the pyramid's levels hidden) zoomed out, where most slices merge;
+    the same boxes in the same order and dtypes."""
+    rng = np.random.default_rng(21)
+    span = model.end_ns - model.start_ns
+    finest = 1 << model.pyramid.levels[0].shift
+    kernels = lod.compiled.slice_kernels
+    compared = merged = 0
+    for i in range(40):
+        if i < 20:
+            ns_per_px = float(rng.choice([0.3, 1.0, 7.5, finest / 3.3, finest * 0.99]))
+            assert model.pyramid.level_for(ns_per_px) is None
+        else:  # (as if past the finest level: the pyramid answers no level)
+            ns_per_px = span / float(rng.choice([1920, 1e4, 1e5]))
+            monkeypatch.setattr(model.pyramid, "level_for", lambda ns_per_px: None)
+        width = int(ns_per_px * rng.choice([200, 1920, 4000]))
+        t0 = model.start_ns + int(rng.integers(-width, span))
+        for track in model.tracks:
+            got = model.visible(track, t0, t0 + width, ns_per_px)
+            monkeypatch.setattr(lod.compiled, "slice_kernels", None)
+            want = model.visible(track, t0, t0 + width, ns_per_px)
+            monkeypatch.setattr(lod.compiled, "slice_kernels", kernels)
+            for name in ("rows", "depth", "count", "start", "end"):
+                g, w = getattr(got, name), getattr(want, name)
+                assert g.dtype == w.dtype and np.array_equal(g, w), name
+            compared += len(got.rows)
+            merged += int(np.count_nonzero(got.count > 1))
+    assert compared > 300 and merged > 30, (compared, merged)
+
+
+@pytest.mark.skipif(lod.compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_the_compiled_merge_refuses_rows_and_times_out_of_range() -> None:
+    """pixel_buckets on a corrupt table's rows (past the columns) or times whose pixel is past int64: a
+    ValueError (the numpy loop then answers), never a read outside the columns; too small an out likewise."""
+    kernels = lod.compiled.slice_kernels
+    ts = np.arange(0, 10_000, 10, dtype=np.int64)
+    dur = np.full(len(ts), 3, np.int64)
+    out = np.empty((5, len(ts)), np.int64)
+    rows = np.arange(len(ts), dtype=np.int32)
+    assert kernels.pixel_buckets(rows, False, ts, dur, None, 0, 100.0, 2, out, 0) == 100  # 10 a pixel
+    assert np.array_equal(out[2, :100], np.full(100, 10)) and np.all(out[1, :100] == 2)
+    bad = rows.copy()
+    bad[500] = len(ts)
+    with pytest.raises(ValueError, match="row out of range"):
+        kernels.pixel_buckets(bad, False, ts, dur, None, 0, 100.0, 0, out, 0)
+    with pytest.raises(ValueError, match="past int64"):
+        kernels.pixel_buckets(rows.astype(np.int64), True, ts, dur * 0, None, -(1 << 62), 1e-300, 0, out, 0)
+    with pytest.raises(ValueError, match="bad buffer sizes"):
+        kernels.pixel_buckets(rows, False, ts, dur, None, 0, 100.0, 0, out, 5)
+    assert lod.merged_per_pixel((ts, dur, None), [bad], [(0, len(bad))], 0, 100.0) is None
+    # durations as a difference of ends and starts: the same boxes as the durations themselves
+    rng = np.random.default_rng(5)
+    ts = np.sort(rng.integers(-10**6, 10**7, 50_000))
+    dur = rng.choice([0, 1, 40, 3000, 10**5], len(ts))
+    end = ts + dur
+    for t0, bucket in ((0, 1.0), (-5 * 10**5, 77.7), (123, 5000.0), (10**6, 1e6)):
+        a, b = np.empty((5, len(ts)), np.int64), np.empty((5, len(ts)), np.int64)
+        m = kernels.pixel_buckets(np.arange(len(ts)), True, ts, dur, None, t0, bucket, 1, a, 0)
+        assert kernels.pixel_buckets(np.arange(len(ts)), True, ts, end, ts, t0, bucket, 1, b, 0) == m
+        assert np.array_equal(a[:, :m], b[:, :m]) and 0 < m < len(ts)

@@ -19,3 +19,19 @@ def test_search_ascending_is_searchsorted(n: int, slice_loops) -> None:
                  np.array([5, 5, 5, 3, 2, 10**10, -1, 2**62]), np.zeros(0, np.int64),
                  values[::97].copy()):  # fmt: skip
         assert np.array_equal(search_ascending(values, keys), np.searchsorted(values, keys))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_evenly_spaced_keys_over_even_and_bursty_values(seed: int, slice_loops) -> None:
+    """Pixel edges (evenly spaced keys, what a frame searches) over evenly spread values, bursts with gaps
+    between them, and values that end before the keys do: the search that starts a stride past the previous
+    answer (up or down from there) finds searchsorted's positions."""
+    rng = np.random.default_rng(seed)
+    even = np.sort(rng.integers(0, 10**9, 300_000))
+    bursts = np.sort(np.concatenate([c + rng.integers(0, 10**5, 20_000) for c in rng.integers(0, 10**9, 12)]))
+    short = even[: len(even) // 3]
+    for values in (even, bursts, short):
+        for pixels in (3, 700, 1920, 40_000):
+            t0 = int(rng.integers(-10**7, 10**8))
+            keys = (t0 + np.arange(pixels + 1) * ((10**9 - t0) / pixels)).astype(np.int64)
+            assert np.array_equal(search_ascending(values, keys), np.searchsorted(values, keys))
