@@ -9,7 +9,7 @@
  * events, two multi-key sorts, gathers by their orders, forward fills for the redundant wakeups); here it is
  * a few passes with one event array, the tables' columns (CPUs, koids, processes) written as each row is made
  * rather than gathered by the rows' records afterwards (eight gathers and three selections of the tables'
- * size in numpy, ~0.25 s at 100M events). The numpy path stays the reference (FXSCOPE_NO_COMPILED=1 forces it;
+ * size in numpy). The numpy path stays the reference (FXSCOPE_NO_COMPILED=1 forces it;
  * tests/core/trace/test_sched_kernels.py compares both on generated, third-party and hostile traces). Every
  * buffer length is checked; the records' values index only tables this file sizes from them. The GIL is
  * released while the loops run.
