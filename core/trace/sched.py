@@ -284,7 +284,7 @@ def _replay_compiled(cols: FxtColumns, in_idle: np.ndarray, out_idle: np.ndarray
     kernels = compiled.sched_kernels
     kind, ts, cpu = cols.sched_kind, cols.sched_ts, cols.sched_cpu
     out_tid, in_tid, out_state = cols.sched_out_tid, cols.sched_in_tid, cols.sched_out_state
-    if kernels is None or len(kind) >= 1 << 55 or not (
+    if kernels is None or len(kind) >= 1 << 38 or not (  # (the kernel's record numbers: 38 bits)
         compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64) and compiled.plain(cpu, np.uint16)
         and compiled.plain(out_tid, np.uint32, np.uint64) and compiled.plain(in_tid, np.uint32, np.uint64)
         and compiled.plain(out_state, np.uint8) and compiled.plain(in_idle, np.bool_)

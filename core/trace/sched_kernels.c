@@ -41,21 +41,35 @@ static inline uint64_t koid_at(const void *a, int wide, Py_ssize_t i)
     return wide ? ((const uint64_t *)a)[i] : (uint64_t)((const uint32_t *)a)[i];
 }
 
-/* A switch on a CPU or an event of a thread: its time, and its rank (0 outgoing, 1 wakeup, 2 incoming)
- * above its record (``rank << 56 | record``): compared as (ts, rank, record). */
+/* A switch on a CPU or an event of a thread: its time, and above its record (the low REC_BITS bits) the
+ * record's outgoing state and CPU and the event's rank (0 outgoing, 1 wakeup, 2 incoming): compared as
+ * (ts, rank, record). A thread's events carry what its states' rows are made of but the process, so that
+ * the walk over its events reads the records' columns once, not once a thread (each thread's events are
+ * spread over all the records: with the columns read at each event's record, every cache line of them was
+ * fetched once a thread, ~13 times at 100M events, where they no longer stay in cache). */
 typedef struct {
     int64_t ts;
-    int64_t rr;
+    uint64_t rr;
 } Item;
 
-#define RANK_SHIFT 56
+#define REC_BITS 38
+#define REC_MASK (((uint64_t)1 << REC_BITS) - 1)
+#define STATE_SHIFT REC_BITS
+#define CPU_SHIFT (STATE_SHIFT + 8)
+#define RANK_SHIFT (CPU_SHIFT + 16)
+
+static inline uint64_t item_key(uint64_t rr)
+{
+    return (rr >> RANK_SHIFT) << REC_BITS | (rr & REC_MASK);
+}
 
 static int item_cmp(const void *pa, const void *pb)
 {
     const Item *a = pa, *b = pb;
     if (a->ts != b->ts)
         return a->ts < b->ts ? -1 : 1;
-    return (a->rr > b->rr) - (a->rr < b->rr);
+    const uint64_t x = item_key(a->rr), y = item_key(b->rr);
+    return (x > y) - (x < y);
 }
 
 /* Sorts items[lo:hi] by (ts, rank, rec) unless they are in that order already. */
@@ -188,6 +202,10 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
         || check_items(&ste, 8, sts.len / 8, "st_end") || check_items(&stst, 1, sts.len / 8, "st_state")
         || check_items(&stc, 2, sts.len / 8, "st_cpu"))
         goto done;
+    if ((uint64_t)n > REC_MASK) {
+        PyErr_SetString(PyExc_ValueError, "sched_replay: 2**38 records or more");
+        goto done;
+    }
     {
         const uint8_t *kind = kb.buf, *out_state = sb.buf, *in_idle = iib.buf, *out_idle = oib.buf;
         const int64_t *ts = tb.buf;
@@ -235,15 +253,15 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
         Py_ssize_t n_sw = ptr[65536];
         for (Py_ssize_t r = 0; r < n; r++)
             if (kind[r] != WAKEUP)
-                items[ptr[cpu[r]]++] = (Item){ts[r], r};
+                items[ptr[cpu[r]]++] = (Item){ts[r], (uint64_t)r};
         /* (ptr[c] is now the end of CPU c's run: runs are ptr[c - 1] .. ptr[c]) */
         for (int c = 0; c < 65536; c++)
             order_run(items, c ? ptr[c - 1] : 0, ptr[c]);
         for (Py_ssize_t j = 0; j < n_sw; j++) {
-            int64_t r = items[j].rr;
+            int64_t r = (int64_t)(items[j].rr & REC_MASK);
             if (in_idle[r])
                 continue;
-            int last = j + 1 == n_sw || cpu[items[j + 1].rr] != cpu[r];
+            int last = j + 1 == n_sw || cpu[items[j + 1].rr & REC_MASK] != cpu[r];
             int64_t e = last ? end_ns : items[j + 1].ts;
             cs_cpu[n_cs] = cpu[r];
             cs_start[n_cs] = ts[r];
@@ -305,7 +323,9 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
                     if (pass == 0)
                         ptr[g + 1]++;
                     else
-                        items[ptr[g]++] = (Item){ts[r], (rank << RANK_SHIFT) | r};
+                        items[ptr[g]++] = (Item){ts[r], (uint64_t)rank << RANK_SHIFT | (uint64_t)cpu[r] << CPU_SHIFT
+                                                            | (uint64_t)(rank ? 0 : out_state[r]) << STATE_SHIFT
+                                                            | (uint64_t)r};
                 }
             }
             if (pass == 0) {
@@ -321,7 +341,8 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
             int running = 0;
             Py_ssize_t first = n_st;
             for (Py_ssize_t j = lo; j < hi; j++) {
-                int64_t rank = items[j].rr >> RANK_SHIFT, rec = items[j].rr & (((int64_t)1 << RANK_SHIFT) - 1);
+                const uint64_t rr = items[j].rr;
+                const int64_t rank = (int64_t)(rr >> RANK_SHIFT), rec = (int64_t)(rr & REC_MASK);
                 int64_t t = items[j].ts;
                 if (rank == 1) {
                     if (running)
@@ -331,11 +352,11 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
                 }
                 if (n_st > first)
                     st_end[n_st - 1] = t > st_start[n_st - 1] ? t : st_start[n_st - 1];
-                koid_put(st_tid, kwide, n_st, rank ? koid_at(in_tid, iwide, rec) : koid_at(out_tid, owide, rec));
+                koid_put(st_tid, kwide, n_st, uniq[2 * g]); /* (the thread's koid: its events are its own) */
                 koid_put(st_pid, kwide, n_st, koid_at(rank ? in_pid : out_pid, kwide, rec));
-                st_cpu[n_st] = cpu[rec];
+                st_cpu[n_st] = (uint16_t)(rr >> CPU_SHIFT);
                 st_start[n_st] = t;
-                uint8_t state = rank == 0 ? out_state[rec] : rank == 1 ? RUNNABLE : RUNNING;
+                uint8_t state = rank == 0 ? (uint8_t)(rr >> STATE_SHIFT) : rank == 1 ? RUNNABLE : RUNNING;
                 st_state[n_st] = rank == 0 && state == RUNNING ? PREEMPTED : state;
                 n_st++;
             }
