@@ -38,6 +38,7 @@ from fxscope.core.analysis.selection import (
     grouped_sums,
     local_parents,
     name_text,
+    saturated_int64,
 )
 from fxscope.core.trace import compiled
 
@@ -263,8 +264,8 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
         count = np.concatenate(n_count) if n_count else np.zeros(0, np.int64)
     else:
         count = grouped_sums(nh, None, base)
-    tree = CallTree(parent, ids[np.concatenate(n_name)], np.concatenate(n_depth), total.astype(np.int64),
-                    self_ns.astype(np.int64), count.astype(np.int64), ar, node_of)  # fmt: skip
+    tree = CallTree(parent, ids[np.concatenate(n_name)], np.concatenate(n_depth), saturated_int64(total),
+                    saturated_int64(self_ns), count.astype(np.int64), ar, node_of)  # fmt: skip
     return _drop_empty(tree)
 
 
@@ -299,8 +300,8 @@ def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: Area
     order[new] = np.arange(len(new))  # the found node at each final number
     parent = parent[order]
     parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
-    return CallTree(parent, names.ids[name[order]], node_depth[order], total[order].astype(np.int64),
-                    self_ns[order].astype(np.int64), count[order], ar, node_of)  # fmt: skip
+    return CallTree(parent, names.ids[name[order]], node_depth[order], saturated_int64(total[order]),
+                    saturated_int64(self_ns[order]), count[order], ar, node_of)  # fmt: skip
 
 
 def _level_numbers(parent: np.ndarray, name: np.ndarray, depth: np.ndarray) -> np.ndarray:
@@ -373,7 +374,7 @@ def _ancestor_walk(tree: CallTree, start: np.ndarray, weight: np.ndarray, count:
     if not parents:
         return _empty()
     return CallTree(np.concatenate(parents), np.concatenate(names), np.concatenate(depths),
-                    np.concatenate(totals).astype(np.int64), np.concatenate(selfs).astype(np.int64),
+                    saturated_int64(np.concatenate(totals)), saturated_int64(np.concatenate(selfs)),
                     np.concatenate(counts).astype(np.int64))  # fmt: skip
 
 
@@ -417,7 +418,7 @@ def callees(tree: CallTree, name_id: int) -> CallTree:
     m = merged[inside]
 
     def total_of(col: np.ndarray) -> np.ndarray:
-        return np.bincount(m, weights=col[inside], minlength=base).astype(np.int64)
+        return saturated_int64(np.bincount(m, weights=col[inside], minlength=base))
 
     return CallTree(np.concatenate(parents), np.concatenate(names), np.concatenate(depths), total_of(tree.total),
                     total_of(tree.self_ns), total_of(tree.count))  # fmt: skip

@@ -252,6 +252,19 @@ def local_parents(model: TraceModel, rows: np.ndarray) -> np.ndarray:
 BLOCK = 1 << 18
 
 
+#: the largest float64 below 2**63: float sums clipped to it convert to int64 exactly
+_INT64_FLOAT_MAX = float(np.nextafter(2.0**63, 0))
+
+
+def saturated_int64(sums: np.ndarray) -> np.ndarray:
+    """Float sums of nanoseconds (:func:`grouped_sums`) as int64, saturated at int64's range: a hostile or
+    bogus trace's durations (timestamps near 2**63) can sum past it, where numpy's cast is undefined (a
+    negative total). Integer sums are returned as int64 as they are."""
+    if sums.dtype.kind != "f":
+        return sums.astype(np.int64, copy=False)
+    return np.clip(sums, -_INT64_FLOAT_MAX, _INT64_FLOAT_MAX).astype(np.int64)
+
+
 def grouped_sums(groups: np.ndarray, weights: np.ndarray | None, k: int) -> np.ndarray:
     """``np.bincount(groups, weights, minlength=k)`` (float64 with weights, else int64) in blocks: no
     whole-column intp or float64 copy of narrower inputs. ``k`` is small (names, nodes): each block's

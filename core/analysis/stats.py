@@ -32,6 +32,7 @@ from fxscope.core.analysis.selection import (
     area_rows,
     grouped_sums,
     name_text,
+    saturated_int64,
 )
 from fxscope.core.trace import compiled
 
@@ -138,7 +139,7 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     # float sums are exact below 2**53 ns (104 days of slices of one name); in blocks: no float64 copy
     if sums is None:
         sums = grouped_sums(dense, clipped, k), grouped_sums(dense, self_clip, k)
-    total, self_total = (x.astype(np.int64) for x in sums)
+    total, self_total = (saturated_int64(x) for x in sums)
     pct = [d[first + nearest_rank(count, p)].astype(np.int64) for p in PERCENTILES]
     lo, hi = d[first].astype(np.int64), d[first + count - 1].astype(np.int64)
     name_id = ids

@@ -21,14 +21,16 @@ start), which keeps the lane count at the track's maximum overlap.
 
 from __future__ import annotations
 
+import functools
 import heapq
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous
-from fxscope.core.trace.event_rows import kind_rows
+from fxscope.core.trace.event_rows import kind_counts, kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
     key_rows,
@@ -134,18 +136,18 @@ def build_async(
     given, is called between the stages (a Cancel raises from it)."""
     check = check or (lambda: None)
     kind = cols.ev_kind
-    sel = kind_rows(kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)  # int32 rows below 2**31 events
+    n = int(kind_counts(kind, 16)[EventKind.ASYNC_BEGIN : EventKind.ASYNC_END + 1].sum())  # (begins to ends)
     if trace_start is None or trace_end is None:
         ts_all = cols.ev_ts
         trace_start = int(ts_all.min()) if trace_start is None and len(ts_all) else (trace_start or 0)
         trace_end = int(ts_all.max()) if trace_end is None and len(ts_all) else (trace_end or 0)
-    if len(sel) == 0:
+    if n == 0:
         return _empty(cols)
     check()
-    paired = _pair_compiled(cols, sel, trace_start, trace_end, check)
-    if paired is None:
-        paired = _pair_numpy(cols, sel, trace_start, trace_end, check)
-    del sel
+    paired = _pair_compiled(cols, n, trace_start, trace_end, check)
+    if paired is None:  # int32 rows below 2**31 events
+        paired = _pair_numpy(cols, kind_rows(kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END), trace_start,
+                             trace_end, check)  # fmt: skip
     s_start, s_end, s_flags, s_event, s_end_event, s_id, n_begins, queries, tie_keys, tracks = paired
     del paired
     check()
@@ -163,7 +165,7 @@ def build_async(
     else:
         final, row, lane, track, ties, pid_runs = laid
     if ties and tie_keys is not None:  # (spans not in the numpy path's order: equal rows put in that order)
-        _order_ties(final, (track, lane, s_start), lambda rows: tie_keys(rows, s_event, s_id))
+        _order_ties(final, (track, lane, s_start), functools.partial(tie_keys, s_event=s_event, s_id=s_id))
     elif ties and laid is not None:  # (the layout's order of equal rows: the numpy path's is by span)
         _order_ties(final, (track, lane, s_start), lambda rows: [rows])
     del track
@@ -177,7 +179,16 @@ def build_async(
     if bound is None:  # (the ids by row: only the numpy path's search by id reads them)
         bound = _bind_instants(cols, queries, row[:n_begins], start, end, s_id[final], tie_keys is not None)
     instants, unbound = bound
+    # (what the pairing and the binding kept is dropped before the rows are put in order, each column's
+    # unordered copy as its ordered one is made: the step's peak is here, with the table's columns)
+    del bound, queries, row, tie_keys, s_id
     event = s_event[final].astype(np.int32, copy=False)
+    del s_event
+    flags = s_flags[final]
+    del s_flags
+    lane = lane[final]
+    end_event = s_end_event[final].astype(np.int32, copy=False)
+    del s_end_event, final
     return AsyncTable(
         start=start,
         end=end,
@@ -185,10 +196,10 @@ def build_async(
         category=Gathered(cols.ev_category, event),
         pid=Gathered(cols.threads_pid, Gathered(cols.ev_thread, event), missing=0),
         id=Gathered(cols.ev_data, event),
-        flags=s_flags[final],
-        lane=lane[final],
+        flags=flags,
+        lane=lane,
         event=event,
-        end_event=s_end_event[final].astype(np.int32, copy=False),
+        end_event=end_event,
         instants=instants,
         unbound_instants=unbound,
         pid_runs=pid_runs,
@@ -267,46 +278,63 @@ def _spans(ts: np.ndarray, ev: np.ndarray, b_idx: np.ndarray, e_idx: np.ndarray,
     return s_start, s_end, s_flags, s_event, s_end_event
 
 
-def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_end: int, check) -> tuple | None:
-    """:func:`_pair_numpy`'s spans by the compiled kernel (span_kernels.async_spans: the events in time
-    order, one walk with each key's stack in a hash table, writing the spans' and instants' columns and each
-    span's process rank as it goes), or None when it is not built or the columns do not fit it. The spans and
-    instants come in time order, not by key: the returned tie keys let the sorts after it order equal rows
-    as the numpy path's order does. The ids are the events' data words read again where needed (not
-    columns: 8 bytes a span and an instant, for ties and the rare search by id)."""
+#: event rows whose async events are picked, their times and ids read from the file and walked at once by
+#: the compiled pairing (the next block's read on a second thread meanwhile): at most 1M async events, 20 MB
+#: of rows, times and ids a block, reused from one block to the next, not whole columns of them (20 bytes an
+#: async event: ~150 MB at 30M events, fresh pages faulted in and zeroed)
+PAIR_BLOCK = 1 << 20
+
+
+def _pair_compiled(cols: FxtColumns, n: int, trace_start: int, trace_end: int, check) -> tuple | None:
+    """:func:`_pair_numpy`'s spans of the ``n`` async events (begins, instants, ends) of ``cols`` by the
+    compiled kernel (span_kernels.async_spans: the events in time order, one walk with each key's stack in a
+    hash table, writing the spans' and instants' columns and each span's process rank as it goes), or None
+    when it is not built or the columns do not fit it. The spans and instants come in time order, not by
+    key: the returned tie keys let the sorts after it order equal rows as the numpy path's order does. The ids
+    are the events' data words read again where needed (not columns: 8 bytes a span and an instant, for ties
+    and the rare search by id).
+
+    The events are walked in file order, those of a block of :data:`PAIR_BLOCK` rows at a time
+    (:func:`_walk_blocks`): a trace's async events come in time order as a rule. When some do not (the kernel
+    finds a time before the one before it), the walk starts again on every event's time and id read at once
+    and sorted."""
     kernels = compiled.span_kernels
-    # (the kernel reads the rows of ``sel`` and only tells the values apart: a one-byte code column's index)
+    # (the kernel reads the rows it is given and only tells the values apart: a one-byte code column's index)
     cat, name = (compiled.key_values(c) for c in (cols.ev_category, cols.ev_name))
-    if kernels is None or not all(
+    if kernels is None or n >= 1 << 31 or not all(
         isinstance(c, np.ndarray) and c.dtype.kind in "iu" and c.dtype.itemsize <= 4 for c in (cat, name)
     ):
         return None
-    ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
-    order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
-    if order is not None:
-        sel, ts, cid = sel[order], ts[order], cid[order]
-    del order
-    check()
     thread = _thread_tracks(cols)
     if thread is None:
         return None
-    # (room for every event as a span and as an instant: the pages of rows never written are never touched)
-    n = len(sel)
-    sel = contiguous(sel, np.int32 if sel.dtype.itemsize <= 4 else np.int64)
-    # (the ids not written: the event's data word, read again for the rows that need them, ties and the
-    # search by id, not kept for every span and instant)
+    row_type = np.dtype(np.int32 if len(cols.ev_kind) < 1 << 31 else np.int64)
+    # (room for every event as a span and as an instant: the pages of rows never written are never touched;
+    # the ids not written: the event's data word, read again for the rows that need them, ties and the search
+    # by id, not kept for every span and instant)
     no_ids = np.zeros(0, np.uint64)
-    spans = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, sel.dtype),
-             np.empty(n, sel.dtype), no_ids, np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
+    spans = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, row_type),
+             np.empty(n, row_type), no_ids, np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
     thread_col, track_of, offset, pids = thread
-    inst = (np.empty(n, sel.dtype), np.empty(n, np.int64), no_ids, np.empty(n, np.int64))
-    n_begins, n_unmatched, n_instants = kernels.async_spans(
-        contiguous(cols.ev_kind, np.uint8), sel, sel.dtype.itemsize, contiguous(cat), cat.dtype.itemsize, contiguous(name),
-        name.dtype.itemsize, contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col,
-        thread_col.dtype.itemsize, track_of, offset, int(EventKind.ASYNC_BEGIN),
-        int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), int(trace_start), int(trace_end), *spans, *inst,
-    )  # fmt: skip
-    del sel, ts, cid
+    inst = (np.empty(n, row_type), np.empty(n, np.int64), no_ids, np.empty(n, np.int64))
+    fixed = (contiguous(cols.ev_kind, np.uint8), contiguous(cat), contiguous(name), thread_col, track_of, offset)
+    walk = functools.partial(_walk_block, kernels, fixed, int(trace_start), (*spans, *inst))
+    state = kernels.async_state(n)
+    if not _walk_blocks(cols, row_type, functools.partial(walk, state), check):
+        sel = kind_rows(cols.ev_kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END).astype(row_type, copy=False)
+        ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
+        order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order
+        if order is not None:
+            sel, ts, cid = sel[order], ts[order], cid[order]
+        del order
+        check()
+        state = kernels.async_state(n)
+        if not walk(state, contiguous(sel), ts, cid):
+            raise AssertionError("async spans: events sorted by time walked out of time order")
+        del sel, ts, cid
+    del walk
+    n_begins, n_unmatched, n_instants = kernels.async_spans_end(state, row_type.itemsize, int(trace_end), *spans)
+    del state
     *spans, _, s_level, s_track = (a[: n_begins + n_unmatched] for a in spans)
     s_id = Gathered(cols.ev_data, spans[3])
     i_event, i_ts, _, i_open = (a[:n_instants] for a in inst)
@@ -321,6 +349,57 @@ def _pair_compiled(cols: FxtColumns, sel: np.ndarray, trace_start: int, trace_en
                 rows >= n_begins]  # fmt: skip
 
     return (*spans, s_id, n_begins, queries, tie_keys, (s_track, pids))
+
+
+def _walk_block(kernels, fixed: tuple, trace_start: int, outputs: tuple[np.ndarray, ...], state, rows: np.ndarray,
+                ts: np.ndarray, cid: np.ndarray) -> bool:  # fmt: skip
+    """span_kernels.async_spans of one block of events (``rows``, their times and ids) in the walk ``state``
+    (``fixed``: the kind, category and name columns and the thread column, its ranks and offset, as
+    :func:`_pair_compiled` gives them): False when their times go back (not one walk in time order)."""
+    kind, cat, name, thread_col, track_of, offset = fixed
+    return kernels.async_spans(
+        state, kind, rows, rows.dtype.itemsize, cat, cat.dtype.itemsize, name, name.dtype.itemsize,
+        contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col, thread_col.dtype.itemsize, track_of,
+        offset, int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), trace_start,
+        *outputs,
+    )  # fmt: skip
+
+
+def _async_block(cols: FxtColumns, row_type: np.dtype, start: int, stop: int) -> tuple[np.ndarray, ...]:
+    """(rows, times, ids) of the async events among event rows ``start..stop-1`` (rows of ``row_type``)."""
+    rows = kind_rows(cols.ev_kind[start:stop], EventKind.ASYNC_BEGIN, EventKind.ASYNC_END).astype(row_type, copy=False)
+    rows += row_type.type(start)
+    return (rows, *cols.times_and_data(rows)) if len(rows) else (rows, np.zeros(0, np.int64), np.zeros(0, np.uint64))
+
+
+def _walk_blocks(cols: FxtColumns, row_type: np.dtype, walk, check) -> bool:
+    """``walk(rows, ts, cid)`` of the async events of ``cols`` (rows of ``row_type``, ascending), those of a
+    block of :data:`PAIR_BLOCK` event rows at a time, with their times and ids read from the file (the next
+    block's on a worker thread while this one is walked), until a walk returns False (events out of time
+    order): then False, else True. ``check()`` before each block (a Cancel raises from it and stops the
+    reading)."""
+    n = len(cols.ev_kind)
+    read = functools.partial(_async_block, cols, row_type)
+    if n <= PAIR_BLOCK:  # (one block: read here, no thread)
+        check()
+        rows, ts, cid = read(0, n)
+        return not len(rows) or walk(rows, ts, cid)
+    with ThreadPoolExecutor(1, thread_name_prefix="fxscope-async") as pool:
+        ahead: Future | None = pool.submit(read, 0, min(PAIR_BLOCK, n))
+        try:
+            for a in range(0, n, PAIR_BLOCK):
+                check()
+                assert ahead is not None
+                rows, ts, cid = ahead.result()
+                b = a + PAIR_BLOCK
+                ahead = pool.submit(read, b, min(b + PAIR_BLOCK, n)) if b < n else None
+                if len(rows) and not walk(rows, ts, cid):
+                    return False
+                del rows, ts, cid
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+    return True
 
 
 def _thread_tracks(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -22,7 +23,8 @@ class CompleteEnds:
     """The complete events' rows (ascending) and their ends (int64 ns)."""
 
     def __init__(self, cols: FxtColumns) -> None:
-        rows = np.flatnonzero(cols.ev_kind == EventKind.DURATION_COMPLETE)
+        # (int32 rows below 2**31 events; one streaming pass, not a mask and an int64 index of every event)
+        rows = kind_rows(cols.ev_kind, EventKind.DURATION_COMPLETE, EventKind.DURATION_COMPLETE)
         decoded = cols.take_complete_ends()
         #: ends in row order: as the reader decoded them, else ev_data read in file order (each page
         #: faulted in once)
@@ -31,7 +33,7 @@ class CompleteEnds:
             else np.asarray(cols.ev_data[rows]).view(np.int64)
         )  # fmt: skip
         #: the rows, int32 when every event row fits (half the memory of the index)
-        self.rows: np.ndarray = rows.astype(np.int32) if len(cols.ev_kind) < 1 << 31 else rows
+        self.rows: np.ndarray = rows
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -29,17 +29,22 @@ SCOPE_GLOBAL = 2
 class InstantTable:
     """One row per instant event, sorted by (thread, ts), ties in file order.
 
-    ``ts`` and ``thread`` are stored (the per-frame searches need them contiguous); the other columns are
-    the reader's read through ``event`` or ``thread`` (:class:`~fxscope.core.trace.gathered.Gathered`, not copied).
+    ``ts`` is stored (the per-frame searches need it contiguous); the other columns are the reader's read
+    through ``event`` or ``thread`` (:class:`~fxscope.core.trace.gathered.Gathered`, not copied). ``thread``
+    is one too once :func:`build_instants` has found each thread's row range (:attr:`thread_bounds`, what
+    the per-frame searches need of it: a stored int32 column was 4 bytes an instant, 3.3 MB at 10M events).
     """
 
     ts: np.ndarray  # int64 ns
-    thread: np.ndarray  # int32 -> FxtColumns.threads_*
+    thread: np.ndarray | Gathered  # int16/int32 -> FxtColumns.threads_* (cols.ev_thread[event])
     pid: Gathered  # uint64 process koid of the thread (cols.threads_pid[thread], 0 for -1)
     name: Gathered  # int32 -> strings (cols.ev_name[event])
     category: Gathered  # int32 -> strings (cols.ev_category[event])
     scope: Gathered | np.ndarray  # SCOPE_* (cols.ev_data[event]: an instant's data word is its scope)
     event: np.ndarray  # int32 event row
+    #: each thread's row range ``lo:hi`` (the table is sorted by thread), when known: else
+    #: :meth:`thread_rows` searches :attr:`thread`
+    thread_bounds: dict[int, tuple[int, int]] | None = field(default=None, repr=False)
     #: :meth:`scoped` per scope, once computed (the timeline's groups ask on the UI thread when a tab opens)
     _scoped: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
     #: :meth:`scope_counts`, once counted
@@ -50,6 +55,8 @@ class InstantTable:
 
     def thread_rows(self, thread: int) -> tuple[int, int]:
         """Row range ``lo:hi`` of one thread's instants."""
+        if self.thread_bounds is not None:
+            return self.thread_bounds.get(int(thread), (0, 0))
         return key_rows(self.thread, thread)
 
     def in_window(self, thread: int, t0: int, t1: int, ns_per_px: float = 0.0) -> np.ndarray:
@@ -110,15 +117,27 @@ def build_instants(cols: FxtColumns) -> InstantTable:
         thread = cols.ev_thread[event].astype(np.int32)
         ts = cols.ev_ts[event]
     scope = Gathered(cols.ev_data, event)  # an instant's data word is its scope (FxtColumns.ev_scope)
+    bounds = _thread_bounds(thread)
+    del thread  # (read through the rows from here: cols.ev_thread[event])
+    thread = Gathered(cols.ev_thread, event)
     return InstantTable(
         ts=ts,
         thread=thread,
+        thread_bounds=bounds,
         pid=Gathered(cols.threads_pid, thread, missing=0),
         name=Gathered(cols.ev_name, event),
         category=Gathered(cols.ev_category, event),
         scope=scope,
         event=event,
     )
+
+
+def _thread_bounds(thread: np.ndarray) -> dict[int, tuple[int, int]]:
+    """Each thread's row range in ``thread``, an ascending column (a dict: a trace has few threads)."""
+    if len(thread) == 0:
+        return {}
+    starts = (np.flatnonzero(thread[1:] != thread[:-1]) + 1).tolist()
+    return {int(thread[a]): (a, b) for a, b in zip([0, *starts], [*starts, len(thread)], strict=True)}
 
 
 #: thread values told apart by the compiled grouping, at most (a counting sort: one slot a value)

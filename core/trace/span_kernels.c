@@ -834,7 +834,7 @@ static int key_table_grow(KeyTable *t)
             *key_find(&bigger, s->cid, s->cat, s->name) = *s;
     }
     bigger.count = t->count;
-    free(t->slots);
+    PyMem_RawFree(t->slots);
     *t = bigger;
     return 0;
 }
@@ -1350,44 +1350,123 @@ static inline __attribute__((always_inline)) int32_t key_at(const void *buf, int
         memmove(&(a)[to], &(a)[lo], sizeof(T) * (size_t)(n));                                                \
     } while (0)
 
+/* What async_spans carries from one block of events to the next (async_state makes it, async_spans_end
+   ends it): the open keys, each begin's next one down its key's stack, the counts of the outputs written
+   so far, the last time walked (the blocks must come in time order), and the events the outputs have
+   room for. */
+typedef struct {
+    KeyTable keys;
+    int32_t *below;
+    Py_ssize_t room;  /* events, at most, over all blocks (the outputs' rows) */
+    Py_ssize_t seen;  /* events walked so far */
+    Py_ssize_t nbeg, nu, ji;
+    int64_t last_ts;
+    int ended;
+    int busy; /* a call is walking it (with the GIL released): another call on it is refused */
+} AsyncState;
+
+#define ASYNC_STATE "fxscope.span_kernels.AsyncState"
+
+static void async_state_free(PyObject *capsule)
+{
+    AsyncState *st = (AsyncState *)PyCapsule_GetPointer(capsule, ASYNC_STATE);
+    if (!st)
+        return;
+    PyMem_RawFree(st->keys.slots);
+    PyMem_RawFree(st->below);
+    PyMem_RawFree(st);
+}
+
+PyDoc_STRVAR(async_state_doc,
+"async_state(n) -> state\n\n"
+"The walk state of async_spans for at most n async events in all (its outputs must have room for n rows).");
+
+static PyObject *async_state(PyObject *self, PyObject *args)
+{
+    Py_ssize_t n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "n", &n))
+        return NULL;
+    if (n < 0 || n >= (Py_ssize_t)1 << 31) {
+        PyErr_SetString(PyExc_ValueError, "async_state: a negative count, or 2**31 events or more");
+        return NULL;
+    }
+    AsyncState *st = PyMem_RawCalloc(1, sizeof(AsyncState));
+    if (!st)
+        return PyErr_NoMemory();
+    st->room = n;
+    st->last_ts = INT64_MIN;
+    st->below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!st->below || key_table_init(&st->keys, 1024) < 0) {
+        PyMem_RawFree(st->below);
+        PyMem_RawFree(st->keys.slots);
+        PyMem_RawFree(st);
+        return PyErr_NoMemory();
+    }
+    PyObject *capsule = PyCapsule_New(st, ASYNC_STATE, async_state_free);
+    if (!capsule) {
+        PyMem_RawFree(st->below);
+        PyMem_RawFree(st->keys.slots);
+        PyMem_RawFree(st);
+    }
+    return capsule;
+}
+
+/* The walk state of a capsule made by async_state, not ended nor in use by another call (checked and
+   marked busy with the GIL held: the caller clears busy when done), else NULL with an error set. */
+static AsyncState *async_state_of(PyObject *capsule)
+{
+    AsyncState *st = (AsyncState *)PyCapsule_GetPointer(capsule, ASYNC_STATE);
+    if (st && (st->ended || st->busy)) {
+        PyErr_SetString(PyExc_ValueError, st->ended ? "async_spans: the walk was ended" : "async_spans: the walk is in use by another call");
+        return NULL;
+    }
+    if (st)
+        st->busy = 1;
+    return st;
+}
+
 PyDoc_STRVAR(async_spans_doc,
-"async_spans(kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, thread, thread_size, track_of,\n"
-"            thread_offset, begin, instant, end, trace_start, trace_end, s_start, s_end, s_flags, s_event,\n"
-"            s_end_event, s_id, s_level, s_track, i_event, i_ts, i_cid, i_open)"
-" -> (n_begins, n_unmatched, n_instants)\n\n"
-"The async spans of async events given in time order (rows: their event rows, of rows_size bytes, 4 or 8;\n"
+"async_spans(state, kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, thread, thread_size,\n"
+"            track_of, thread_offset, begin, instant, end, trace_start, s_start, s_end, s_flags, s_event,\n"
+"            s_end_event, s_id, s_level, s_track, i_event, i_ts, i_cid, i_open) -> walked\n\n"
+"One block of the async events, given in time order (rows: their event rows, of rows_size bytes, 4 or 8;\n"
 "kind: the reader's ev_kind, uint8, read at the rows; the key of event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name,\n"
-"of their item sizes, and the uint64 ids; ts int64 their times), matched as\n"
-"fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy: per key a stack of open begins; an end\n"
-"closes the top one, or is unmatched when the stack is empty. The spans, as _spans lays them out: the j-th\n"
-"begin's at j, the u-th unmatched end's after the begins: s_start, s_end (int64: the begin's time, or\n"
-"trace_start for an unmatched end; the closing end's time, or max(trace_end, 0) when unclosed; the start\n"
-"clipped to the end), s_flags (uint8: 2 unclosed, 1 unmatched end), s_event and s_end_event (the rows of the\n"
-"begin and the end, -1 for none; of rows_size bytes), s_id (uint64; empty: not written, as i_cid), s_level (int32: the depth of the key's\n"
-"stack before the begin, 0 for an unmatched end), s_track (int32: track_of[thread[row] + thread_offset], the\n"
-"rank of the process of the event's thread; thread of thread_size bytes, unsigned when 1; below 0:\n"
-"track_of[0]; IndexError past track_of). For the j-th instant: i_event (rows_size), i_ts, i_cid and\n"
-"i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The outputs have room\n"
-"for every event (one walk, no count first; the rows past those written are left as they are, the last\n"
-"ones of the span outputs used while walking). Returns (number of begins, of unmatched ends, of instants).\n"
-"Raises IndexError for a row outside kind, cat or name, ValueError for outputs of the wrong size or keys\n"
-"wider than 32 bits, MemoryError.");
+"of their item sizes, and the uint64 ids; ts int64 their times), walked on from the blocks before it in\n"
+"`state` (async_state's), matched as fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy:\n"
+"per key a stack of open begins; an end closes the top one, or is unmatched when the stack is empty. The\n"
+"spans, as _spans lays them out once async_spans_end has ended the walk: the j-th begin's at j, the u-th\n"
+"unmatched end's after the begins: s_start, s_end (int64: the begin's time, or trace_start for an unmatched\n"
+"end; the closing end's time, or the unclosed end async_spans_end writes; the start clipped to the end),\n"
+"s_flags (uint8: 2 unclosed, 1 unmatched end), s_event and s_end_event (the rows of the begin and the end,\n"
+"-1 for none; of rows_size bytes), s_id (uint64; empty: not written, as i_cid), s_level (int32: the depth of\n"
+"the key's stack before the begin, 0 for an unmatched end), s_track (int32: track_of[thread[row] +\n"
+"thread_offset], the rank of the process of the event's thread; thread of thread_size bytes, unsigned when\n"
+"1; below 0: track_of[0]; IndexError past track_of). For the j-th instant: i_event (rows_size), i_ts, i_cid\n"
+"and i_open (int64: the number of the begin open on top of its key's stack, -1 if none). The outputs have\n"
+"room for the state's n events (the same buffers for every block; the rows past those written are left as\n"
+"they are, the last ones of the span outputs used while walking). Returns False, the state then unusable\n"
+"(start again with a new one), when a time is before the one walked before it (not in time order), else\n"
+"True. Raises IndexError for a row outside kind, cat or name, ValueError for outputs of the wrong size,\n"
+"more events than the state's n or keys wider than 32 bits, MemoryError.");
 
 static PyObject *async_spans(PyObject *self, PyObject *args)
 {
     Py_buffer kb, rb, cb, nb_, ib, tb, hb, xb, o_st, o_en, o_fl, o_ev, o_ee, o_id, o_lv, o_tr, q_ev, q_ts, q_id, q_op;
+    PyObject *capsule;
     int r_size, c_size, n_size, h_size, k_begin, k_instant, k_end;
     Py_ssize_t h_offset;
-    long long trace_start, trace_end;
+    long long trace_start;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*iy*iy*iy*y*y*iy*niiiLLw*w*w*w*w*w*w*w*w*w*w*w*", &kb, &rb, &r_size, &cb, &c_size,
-                          &nb_, &n_size, &ib, &tb, &hb, &h_size, &xb, &h_offset, &k_begin, &k_instant, &k_end,
-                          &trace_start, &trace_end, &o_st, &o_en, &o_fl, &o_ev, &o_ee, &o_id, &o_lv, &o_tr, &q_ev,
+    if (!PyArg_ParseTuple(args, "Oy*y*iy*iy*iy*y*y*iy*niiiLw*w*w*w*w*w*w*w*w*w*w*w*", &capsule, &kb, &rb, &r_size,
+                          &cb, &c_size, &nb_, &n_size, &ib, &tb, &hb, &h_size, &xb, &h_offset, &k_begin, &k_instant,
+                          &k_end, &trace_start, &o_st, &o_en, &o_fl, &o_ev, &o_ee, &o_id, &o_lv, &o_tr, &q_ev,
                           &q_ts, &q_id, &q_op))
         return NULL;
     PyObject *result = NULL;
-    KeyTable keys = {0};
-    int32_t *below = NULL;
+    AsyncState *st = async_state_of(capsule);
+    if (!st)
+        goto done;
     if (int_size_ok(&rb, r_size, "rows") < 0 || int_size_ok(&cb, c_size, "cat") < 0 ||
         int_size_ok(&nb_, n_size, "name") < 0 || check_items(&ib, 8, "cid") < 0 || check_items(&tb, 8, "ts") < 0 ||
         int_size_ok(&hb, h_size, "thread") < 0 || check_items(&xb, 4, "track_of") < 0 || check_items(&o_tr, 4, "s_track") < 0 ||
@@ -1413,13 +1492,9 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             goto done;
         }
         const uint8_t *kind = (const uint8_t *)kb.buf;
-        if (nspan < n || ninst < n || n >= (Py_ssize_t)1 << 31) {
-            PyErr_SetString(PyExc_ValueError, "async_spans: outputs without room for every event, or 2**31 events or more");
-            goto done;
-        }
-        below = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-        if (!below || key_table_init(&keys, 1024) < 0) {
-            PyErr_NoMemory();
+        /* (every row written is below the events walked so far, at most room: the outputs hold room rows) */
+        if (nspan < st->room || ninst < st->room || n > st->room - st->seen) {
+            PyErr_SetString(PyExc_ValueError, "async_spans: outputs without room for every event, or more events than the state's");
             goto done;
         }
         const uint64_t *cid = (const uint64_t *)ib.buf;
@@ -1430,24 +1505,31 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         uint64_t *s_id = o_id.len ? (uint64_t *)o_id.buf : NULL, *i_cid = q_id.len ? (uint64_t *)q_id.buf : NULL;
         int32_t *s_level = (int32_t *)o_lv.buf;
         int64_t *i_ts = (int64_t *)q_ts.buf, *i_open = (int64_t *)q_op.buf;
-        const int64_t unclosed_end = trace_end > 0 ? trace_end : 0;
-        Py_ssize_t nu = 0, nbeg = 0, ji = 0;
-        int oom = 0, bad_row = 0, bad_thread = 0;
+        int32_t *below = st->below;
+        KeyTable *keys = &st->keys;
+        Py_ssize_t nu = st->nu, ji = st->ji;
+        int32_t jb = (int32_t)st->nbeg;
+        int64_t last_ts = st->last_ts;
+        int oom = 0, bad_row = 0, bad_thread = 0, unordered = 0;
         const int32_t *track_of = (const int32_t *)xb.buf;
         int32_t *s_track = (int32_t *)o_tr.buf;
         Py_BEGIN_ALLOW_THREADS
-        int32_t jb = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             const int64_t r = r_size == 4 ? ((const int32_t *)rb.buf)[i] : ((const int64_t *)rb.buf)[i];
             if (r < 0 || r >= nkind || r >= ncat || r >= nname || r >= nthr) {
                 bad_row = 1;
                 break;
             }
+            if (ts[i] < last_ts) {
+                unordered = 1;
+                break;
+            }
+            last_ts = ts[i];
             const int k = kind[r];
             if (k != k_begin && k != k_end && k != k_instant)
                 continue;
             const int32_t cat = key_at(cb.buf, c_size, r), name = key_at(nb_.buf, n_size, r);
-            KeySlot *s = key_find(&keys, cid[i], cat, name);
+            KeySlot *s = key_find(keys, cid[i], cat, name);
             const uint32_t depth = s->depth;
             int32_t track = 0;
             if (k == k_begin || (k == k_end && !depth)) { /* a span's: its thread's process rank */
@@ -1460,20 +1542,20 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             }
             if (k == k_begin) {
                 if (!depth) { /* a key opening: a slot more */
-                    if (2 * (keys.count + 1) > keys.cap) {
-                        if (key_table_grow(&keys) < 0) {
+                    if (2 * (keys->count + 1) > keys->cap) {
+                        if (key_table_grow(keys) < 0) {
                             oom = 1;
                             break;
                         }
-                        s = key_find(&keys, cid[i], cat, name);
+                        s = key_find(keys, cid[i], cat, name);
                     }
-                    keys.count++;
+                    keys->count++;
                     s->cid = cid[i];
                     s->cat = cat;
                     s->name = name;
                 }
                 s_start[jb] = ts[i];
-                s_end[jb] = unclosed_end;
+                s_end[jb] = INT64_MIN; /* (unclosed: written by async_spans_end) */
                 s_flags[jb] = 2;
                 int_put(o_ev.buf, r_size, jb, r);
                 int_put(o_ee.buf, r_size, jb, -1);
@@ -1486,7 +1568,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                 s->depth = depth + 1;
             } else if (k == k_end) {
                 if (!depth) { /* (from the outputs' end down; moved after the begins at the end) */
-                    const Py_ssize_t u = nspan - 1 - nu++;
+                    const Py_ssize_t u = st->room - 1 - nu++;
                     s_start[u] = trace_start < ts[i] ? trace_start : ts[i];
                     s_end[u] = ts[i];
                     s_flags[u] = 1;
@@ -1503,7 +1585,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                     int_put(o_ee.buf, r_size, b, r);
                     s->top = below[b];
                     if (depth == 1)
-                        key_delete(&keys, s);
+                        key_delete(keys, s);
                     else
                         s->depth = depth - 1;
                 }
@@ -1515,40 +1597,29 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
                 i_open[ji++] = depth ? s->top : -1;
             }
         }
-        nbeg = jb;
-        for (Py_ssize_t j = 0; j < nbeg; j++) /* (a start after its end: clipped, as _spans does) */
-            if (s_start[j] > s_end[j])
-                s_start[j] = s_end[j];
-        if (nu) { /* the unmatched ends, in time order, after the begins */
-            const Py_ssize_t lo = nspan - nu;
-            MOVE_REVERSED(s_start, int64_t, lo, nu, nbeg);
-            MOVE_REVERSED(s_end, int64_t, lo, nu, nbeg);
-            MOVE_REVERSED(s_flags, uint8_t, lo, nu, nbeg);
-            if (s_id)
-                MOVE_REVERSED(s_id, uint64_t, lo, nu, nbeg);
-            MOVE_REVERSED(s_level, int32_t, lo, nu, nbeg);
-            MOVE_REVERSED(s_track, int32_t, lo, nu, nbeg);
-            if (r_size == 4) {
-                MOVE_REVERSED(((int32_t *)o_ev.buf), int32_t, lo, nu, nbeg);
-                MOVE_REVERSED(((int32_t *)o_ee.buf), int32_t, lo, nu, nbeg);
-            } else {
-                MOVE_REVERSED(((int64_t *)o_ev.buf), int64_t, lo, nu, nbeg);
-                MOVE_REVERSED(((int64_t *)o_ee.buf), int64_t, lo, nu, nbeg);
-            }
-        }
         Py_END_ALLOW_THREADS
+        st->nbeg = jb;
+        st->nu = nu;
+        st->ji = ji;
+        st->seen += n;
+        st->last_ts = last_ts;
         if (bad_row)
             PyErr_SetString(PyExc_IndexError, "async_spans: event row out of range");
         else if (bad_thread)
             PyErr_SetString(PyExc_IndexError, "async_spans: thread out of range");
         else if (oom)
             PyErr_NoMemory();
-        else
-            result = Py_BuildValue("nnn", nbeg, nu, ji);
+        else {
+            if (unordered)
+                st->ended = 1; /* (part of a block walked: the state is no longer any walk's) */
+            result = PyBool_FromLong(!unordered);
+        }
+        if (bad_row || bad_thread || oom)
+            st->ended = 1;
     }
 done:
-    PyMem_RawFree(keys.slots);
-    PyMem_RawFree(below);
+    if (st)
+        st->busy = 0;
     PyBuffer_Release(&kb);
     PyBuffer_Release(&rb);
     PyBuffer_Release(&cb);
@@ -1569,6 +1640,88 @@ done:
     PyBuffer_Release(&q_ts);
     PyBuffer_Release(&q_id);
     PyBuffer_Release(&q_op);
+    return result;
+}
+
+PyDoc_STRVAR(async_spans_end_doc,
+"async_spans_end(state, rows_size, trace_end, s_start, s_end, s_flags, s_event, s_end_event, s_id, s_level,\n"
+"                s_track) -> (n_begins, n_unmatched, n_instants)\n\n"
+"Ends the walk of async_spans (the state is then unusable): the spans' outputs (as async_spans was given\n"
+"them) laid out as _spans does: the unclosed begins ended at max(trace_end, 0), each start clipped to its\n"
+"end, the unmatched ends moved after the begins, in time order. Returns how many begins, unmatched ends and\n"
+"instants the walk wrote.");
+
+static PyObject *async_spans_end(PyObject *self, PyObject *args)
+{
+    Py_buffer o_st, o_en, o_fl, o_ev, o_ee, o_id, o_lv, o_tr;
+    PyObject *capsule;
+    int r_size;
+    long long trace_end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OiLw*w*w*w*w*w*w*w*", &capsule, &r_size, &trace_end, &o_st, &o_en, &o_fl, &o_ev,
+                          &o_ee, &o_id, &o_lv, &o_tr))
+        return NULL;
+    PyObject *result = NULL;
+    AsyncState *st = async_state_of(capsule);
+    if (!st)
+        goto done;
+    if ((r_size != 4 && r_size != 8) || check_items(&o_st, 8, "s_start") < 0 || check_items(&o_en, 8, "s_end") < 0 ||
+        check_items(&o_ev, r_size, "s_event") < 0 || check_items(&o_ee, r_size, "s_end_event") < 0 ||
+        check_items(&o_id, 8, "s_id") < 0 || check_items(&o_lv, 4, "s_level") < 0 || check_items(&o_tr, 4, "s_track") < 0)
+        goto done;
+    {
+        const Py_ssize_t nspan = o_st.len / 8;
+        if (nspan < st->room || o_en.len / 8 != nspan || o_fl.len != nspan || o_ev.len / r_size != nspan ||
+            o_ee.len / r_size != nspan || (o_id.len && o_id.len / 8 != nspan) || o_lv.len / 4 != nspan ||
+            o_tr.len / 4 != nspan) {
+            PyErr_SetString(PyExc_ValueError, "async_spans_end: outputs differ in length, or without room for the state's events");
+            goto done;
+        }
+        int64_t *s_start = (int64_t *)o_st.buf, *s_end = (int64_t *)o_en.buf;
+        uint8_t *s_flags = (uint8_t *)o_fl.buf;
+        uint64_t *s_id = o_id.len ? (uint64_t *)o_id.buf : NULL;
+        int32_t *s_level = (int32_t *)o_lv.buf, *s_track = (int32_t *)o_tr.buf;
+        const int64_t unclosed_end = trace_end > 0 ? trace_end : 0;
+        const Py_ssize_t nbeg = st->nbeg, nu = st->nu;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t j = 0; j < nbeg; j++) {
+            if (s_flags[j] == 2)
+                s_end[j] = unclosed_end;
+            if (s_start[j] > s_end[j]) /* (a start after its end: clipped, as _spans does) */
+                s_start[j] = s_end[j];
+        }
+        if (nu) { /* the unmatched ends (written from row room - 1 down), in time order, after the begins */
+            const Py_ssize_t lo = st->room - nu;
+            MOVE_REVERSED(s_start, int64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_end, int64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_flags, uint8_t, lo, nu, nbeg);
+            if (s_id)
+                MOVE_REVERSED(s_id, uint64_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_level, int32_t, lo, nu, nbeg);
+            MOVE_REVERSED(s_track, int32_t, lo, nu, nbeg);
+            if (r_size == 4) {
+                MOVE_REVERSED(((int32_t *)o_ev.buf), int32_t, lo, nu, nbeg);
+                MOVE_REVERSED(((int32_t *)o_ee.buf), int32_t, lo, nu, nbeg);
+            } else {
+                MOVE_REVERSED(((int64_t *)o_ev.buf), int64_t, lo, nu, nbeg);
+                MOVE_REVERSED(((int64_t *)o_ee.buf), int64_t, lo, nu, nbeg);
+            }
+        }
+        Py_END_ALLOW_THREADS
+        st->ended = 1;
+        result = Py_BuildValue("nnn", nbeg, nu, st->ji);
+    }
+done:
+    if (st)
+        st->busy = 0;
+    PyBuffer_Release(&o_st);
+    PyBuffer_Release(&o_en);
+    PyBuffer_Release(&o_fl);
+    PyBuffer_Release(&o_ev);
+    PyBuffer_Release(&o_ee);
+    PyBuffer_Release(&o_id);
+    PyBuffer_Release(&o_lv);
+    PyBuffer_Release(&o_tr);
     return result;
 }
 
@@ -1642,7 +1795,9 @@ static PyMethodDef methods[] = {
     {"first_fit_lanes", first_fit_lanes, METH_VARARGS, first_fit_lanes_doc},
     {"async_layout", async_layout, METH_VARARGS, async_layout_doc},
     {"async_instant_order", async_instant_order, METH_VARARGS, async_instant_order_doc},
+    {"async_state", async_state, METH_VARARGS, async_state_doc},
     {"async_spans", async_spans, METH_VARARGS, async_spans_doc},
+    {"async_spans_end", async_spans_end, METH_VARARGS, async_spans_end_doc},
     {"kind_rows", kind_rows, METH_VARARGS, kind_rows_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -319,7 +319,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         ev["category"] = narrowest_codes(ev["category"], len(t.strings))
         ev["name"] = narrowest_codes(ev["name"], len(t.strings))
         for key in _CODE_KEYS:  # one byte a row where a column holds at most 256 distinct codes (categories, threads)
-            ev[key] = coded(ev[key])
+            ev[key] = coded(ev[key], frequent=key == "name")  # (names: their 255 most frequent, when they cover it)
         self._warn_missing_init()
         decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
         # the columns read from the mapped file, sharing one hold on its pages (FxtColumns.holding_pages)

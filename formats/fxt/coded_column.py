@@ -17,6 +17,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.column_view import ColumnView
+from fxscope.formats.fxt.frequent_codes import FrequentCodedColumn, frequent_coded
 
 #: distinct values a uint8 index can name
 MAX_VALUES = 256
@@ -92,9 +93,11 @@ class CodedColumn(NDArrayOperatorsMixin, ColumnView):
         return f"CodedColumn({np.asarray(self)!r})"
 
 
-def coded(codes: np.ndarray) -> np.ndarray | CodedColumn:
+def coded(codes: np.ndarray, frequent: bool = False) -> np.ndarray | CodedColumn | FrequentCodedColumn:
     """``codes`` (int16: a narrowed code column) as a :class:`CodedColumn` when it holds at most
-    :data:`MAX_VALUES` distinct values, else as it is. Counts the values a block at a time (a 65,536-bin
+    :data:`MAX_VALUES` distinct values, else, with ``frequent``, as a
+    :class:`~fxscope.formats.fxt.frequent_codes.FrequentCodedColumn` when its most frequent values cover
+    nearly every row (a trace's names), else as it is. Counts the values a block at a time (a 65,536-bin
     count over the int16 range), so nothing sorts or copies the whole column but the uint8 index built; the
     compiled ``record_scan.code_index`` does the same in two passes (numpy's count widens every code first)."""
     if codes.dtype != np.int16 or len(codes) == 0:
@@ -103,15 +106,16 @@ def coded(codes: np.ndarray) -> np.ndarray | CodedColumn:
     if scan is not None and codes.flags.c_contiguous and codes.dtype.isnative:  # (two passes, no temporaries)
         index, values = np.empty(len(codes), np.uint8), np.empty(MAX_VALUES, np.int16)
         k = scan.code_index(codes, index, values)
-        return codes if k < 0 else CodedColumn(index, values[:k].copy())
+        if k >= 0:
+            return CodedColumn(index, values[:k].copy())
+        del index
+        return _frequent_or_plain(codes, frequent)
     counts = np.zeros(1 << 16, np.int64)
     for a in range(0, len(codes), _BLOCK):
         counts += np.bincount(codes[a : a + _BLOCK].view(np.uint16), minlength=1 << 16)
         if np.count_nonzero(counts) > MAX_VALUES:  # (a trace's names: known after the first block, as a rule)
-            return codes
+            return _frequent_or_plain(codes, frequent)
     present = np.flatnonzero(counts)  # as uint16 bit patterns: negative int16 values sort last here
-    if len(present) > MAX_VALUES:
-        return codes
     values = np.sort(present.astype(np.uint16).view(np.int16))
     lut = np.zeros(1 << 16, np.uint8)
     lut[values.view(np.uint16)] = np.arange(len(values), dtype=np.uint8)
@@ -119,3 +123,10 @@ def coded(codes: np.ndarray) -> np.ndarray | CodedColumn:
     for a in range(0, len(codes), _BLOCK):
         np.take(lut, codes[a : a + _BLOCK].view(np.uint16), out=index[a : a + _BLOCK])
     return CodedColumn(index, values)
+
+
+def _frequent_or_plain(codes: np.ndarray, frequent: bool) -> np.ndarray | FrequentCodedColumn:
+    """A column of too many values for a :class:`CodedColumn`: its frequent values coded when asked and
+    they cover nearly every row, else the int16 column as it is."""
+    column = frequent_coded(codes) if frequent else None
+    return codes if column is None else column

@@ -1122,6 +1122,114 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(code_counts_doc,
+"code_counts(codes, counts) -> None\n\n"
+"counts[c] += the rows of codes (int16) holding c, c its uint16 bit pattern (counts: 65,536 int64 items):\n"
+"the histogram from which fxscope.formats.fxt.coded_column.coded picks a column's most frequent values.");
+
+static PyObject *code_counts(PyObject *self, PyObject *args)
+{
+    Py_buffer co, cn;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*w*", &co, &cn))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&co, 2, "codes") < 0 || check_buffer(&cn, 8, "counts") < 0)
+        goto done;
+    if (cn.len / 8 != (1 << 16)) {
+        PyErr_SetString(PyExc_ValueError, "code_counts: counts must hold 65,536 int64 items");
+        goto done;
+    }
+    {
+        const uint16_t *codes = (const uint16_t *)co.buf;
+        int64_t *counts = (int64_t *)cn.buf;
+        const Py_ssize_t m = co.len / 2;
+        /* four tables, rows taken in turn: a run of one frequent value would otherwise wait on its own
+           counter's last increment at every row (uint32 counters, added to the int64 counts every chunk) */
+        uint32_t *part = (uint32_t *)PyMem_RawCalloc((size_t)4 << 16, sizeof(uint32_t));
+        if (part == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        const Py_ssize_t chunk = (Py_ssize_t)1 << 30;
+        for (Py_ssize_t a = 0; a < m; a += chunk) {
+            const Py_ssize_t b = a + chunk < m ? a + chunk : m;
+            Py_ssize_t i = a;
+            for (; i + 4 <= b; i += 4) {
+                part[codes[i]]++;
+                part[(1 << 16) + codes[i + 1]]++;
+                part[(2 << 16) + codes[i + 2]]++;
+                part[(3 << 16) + codes[i + 3]]++;
+            }
+            for (; i < b; i++)
+                part[codes[i]]++;
+            for (Py_ssize_t c = 0; c < (4 << 16); c++) {
+                counts[c & 0xFFFF] += part[c];
+                part[c] = 0;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        PyMem_RawFree(part);
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyBuffer_Release(&co);
+    PyBuffer_Release(&cn);
+    return result;
+}
+
+PyDoc_STRVAR(code_escape_doc,
+"code_escape(codes, lut, index, rare_rows) -> int\n\n"
+"index[i] = lut[codes[i]] (codes int16 read as their uint16 bit patterns, lut 65,536 uint8 items, index uint8\n"
+"one a code) and the rows whose code maps to 255 (the escape: a value outside the column's most frequent\n"
+"ones) written to rare_rows (int64) in order; returns how many there are, or -1 when they are more than\n"
+"rare_rows holds (index then partly written): fxscope.formats.fxt.coded_column.coded's second pass.");
+
+static PyObject *code_escape(PyObject *self, PyObject *args)
+{
+    Py_buffer co, lu, ix, rr;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*w*w*", &co, &lu, &ix, &rr))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&co, 2, "codes") < 0 || check_buffer(&rr, 8, "rare_rows") < 0)
+        goto done;
+    if (lu.len != (1 << 16) || ix.len != co.len / 2) {
+        PyErr_SetString(PyExc_ValueError, "code_escape: lut must hold 65,536 bytes, index one byte a code");
+        goto done;
+    }
+    {
+        const uint16_t *codes = (const uint16_t *)co.buf;
+        const uint8_t *lut = (const uint8_t *)lu.buf;
+        uint8_t *index = (uint8_t *)ix.buf;
+        int64_t *rare = (int64_t *)rr.buf;
+        const Py_ssize_t m = co.len / 2, cap = rr.len / 8;
+        Py_ssize_t n = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const uint8_t c = lut[codes[i]];
+            index[i] = c;
+            if (c == 255) {
+                if (n == cap) {
+                    n = -1;
+                    break;
+                }
+                rare[n++] = i;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(n);
+    }
+done:
+    PyBuffer_Release(&co);
+    PyBuffer_Release(&lu);
+    PyBuffer_Release(&ix);
+    PyBuffer_Release(&rr);
+    return result;
+}
+
 PyDoc_STRVAR(generation_refs_doc,
 "generation_refs(value, first, width, gen, refs, pos, check_first, out) -> int\n\n"
 "The dense table's answer for each ref of a block (fxscope.formats.fxt.tables.Lookup.of_generations): key =\n"
@@ -1364,6 +1472,8 @@ static PyMethodDef methods[] = {
     {"decode_codes", decode_codes, METH_VARARGS, decode_codes_doc},
     {"event_fields", event_fields, METH_VARARGS, event_fields_doc},
     {"code_index", code_index, METH_VARARGS, code_index_doc},
+    {"code_counts", code_counts, METH_VARARGS, code_counts_doc},
+    {"code_escape", code_escape, METH_VARARGS, code_escape_doc},
     {"generation_refs", generation_refs, METH_VARARGS, generation_refs_doc},
     {"numeric_args", numeric_args, METH_VARARGS, numeric_args_doc},
     {NULL, NULL, 0, NULL},

@@ -169,3 +169,24 @@ def test_name_keys_are_numpys(kernels, kind):
             assert np.array_equal(got, want), (dense_type, bits)
     with pytest.raises(ValueError):
         kernels.name_keys(dense, True, dur[:5], 3, np.empty(5, kind), kind == np.int64)  # lengths differ
+
+
+@pytest.mark.parametrize("loops", ["compiled", "numpy"])
+def test_totals_past_int64_saturate_not_wrap(monkeypatch, loops):
+    """Two slices of one name, each 6e18 ns long on its own thread (a hostile or bogus trace: timestamps near
+    2**63): their total, 1.2e19 ns, is past int64's range; the statistics show it as int64's largest (it
+    became a negative total, the float sum's cast being undefined there)."""
+    from fxscope.formats.fxt.columns import EventKind as K
+    from fxscope.formats.fxt.writer import FxtWriter
+
+    choose_loops(loops, monkeypatch, compiled, "summary_kernels")
+    w = FxtWriter()
+    for thread, tid in ((1, 11), (2, 12)):
+        w.thread(thread, 10, tid)
+        w.event(K.DURATION_BEGIN, 1, thread, "cat", "huge")
+        w.event(K.DURATION_END, 6 * 10**18 + 1, thread, "cat", "huge")
+    model = TraceModel(read_fxt_bytes(w.getvalue()))
+    stats = name_stats(model, ar=area_rows(model, Area()))
+    row = stats.names.index("huge")
+    assert stats.count[row] == 2 and stats.max_ns[row] == 6 * 10**18
+    assert stats.total_ns[row] >= 2**63 - 2048 and stats.self_ns[row] >= 2**63 - 2048

@@ -50,6 +50,7 @@ def test_model_columns_equal_the_reader_columns_at_their_events() -> None:
     for col, source, rows in (
         (s.name, cols.ev_name, s.event), (s.category, cols.ev_category, s.event),
         (inst.name, cols.ev_name, inst.event), (inst.category, cols.ev_category, inst.event),
+        (inst.thread, cols.ev_thread, inst.event),
         (inst.scope, cols.ev_scope, inst.event), (spans.name, cols.ev_name, spans.event),
         (spans.category, cols.ev_category, spans.event), (spans.id, cols.ev_data, spans.event),
         (spans.instants.ts, cols.ev_ts, spans.instants.event), (flows.id, cols.ev_data, flows.src_event),
@@ -57,6 +58,14 @@ def test_model_columns_equal_the_reader_columns_at_their_events() -> None:
     ):  # fmt: skip
         assert isinstance(col, Gathered) and np.array_equal(np.asarray(col), source[rows])
     assert np.array_equal(np.asarray(inst.pid), cols.threads_pid[inst.thread])
+    # each thread's rows found once (the per-frame searches), as a search of the sorted thread column finds them
+    thread = np.asarray(inst.thread).astype(np.int32)
+    assert inst.thread_bounds is not None and np.all(np.diff(thread) >= 0)
+    assert sorted(inst.thread_bounds) == np.unique(thread).tolist()
+    for t in [*np.unique(thread).tolist(), 10**6]:
+        lo, hi = inst.thread_rows(t)
+        want = np.searchsorted(thread, t, "left"), np.searchsorted(thread, t, "right")
+        assert hi - lo == want[1] - want[0] and (hi == lo or (lo, hi) == want)
     # spans are still sorted by process
     assert np.all(np.diff(np.asarray(spans.pid).astype(np.float64)) >= 0)
 

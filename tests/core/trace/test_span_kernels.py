@@ -7,6 +7,7 @@ reading out of bounds."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import random
 import subprocess
@@ -147,6 +148,31 @@ def test_same_tables_of_hostile_traces(events):
     """Unmatched and nested begins/ends, flows begun twice, steps and ends without a begin, one id in
     several processes and keys, all at a handful of timestamps: the same links, spans, instants, counts."""
     assert_same_tables_of(_columns(events))
+
+
+@pytest.fixture
+def small_pair_blocks(monkeypatch):
+    """The compiled pairing's walk in blocks of 7 event rows (a trace's events are one block below
+    PAIR_BLOCK): blocks with no async event, stacks open across blocks, the read ahead of the next block, a
+    time going back across two blocks (the walk starts again on the events sorted)."""
+    from fxscope.core.trace import async_spans
+
+    monkeypatch.setattr(async_spans, "PAIR_BLOCK", 7)
+
+
+@pytest.mark.usefixtures("small_pair_blocks")
+def test_same_async_walked_in_blocks(testdata):
+    for data in [*_corpus(testdata), generate_trace(20_000, seed=1), generate_trace(20_000, seed=2, scheduling=True)]:
+        assert_same_async(read_fxt_bytes(data))
+
+
+@pytest.mark.usefixtures("small_pair_blocks")
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(_event, max_size=80))
+def test_same_async_of_hostile_traces_walked_in_blocks(events):
+    """As test_same_tables_of_hostile_traces, the async events walked a few at a time (times going back
+    within a block and across blocks: the walk in time order instead)."""
+    assert_same_async(_columns(events))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -334,10 +360,13 @@ def test_same_order_of_instants_of_one_span_at_one_time():
     assert [cols.strings[int(cols.ev_category[e])] for e in instants.event] == ["y", "z"]
 
 
-def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None, trace=(0, 100), thread=None):
+def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None, trace=(0, 100), thread=None,
+                 blocks=1):
     """span_kernels.async_spans' outputs (the span ones, then the instant ones) as lists, and its count of
     unmatched ends (``kind``: the events' kinds by row, as the reader's column); ``spans``/``instants``: the
-    outputs' sizes (default: one row an event); ``thread``: (thread column, track_of at thread + 1)."""
+    outputs' sizes (default: one row an event); ``thread``: (thread column, track_of at thread + 1);
+    ``blocks``: the events walked in that many blocks of one walk (async_state, async_spans per block,
+    async_spans_end)."""
     assert KERNELS is not None
     ts = np.arange(len(kind), dtype=np.int64) if ts is None else ts
     spans = len(rows) if spans is None else spans  # (the kernel's outputs have room for every event)
@@ -348,9 +377,13 @@ def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None,
             np.zeros(instants, ev), np.zeros(instants, np.int64), np.zeros(instants, np.uint64),
             np.zeros(instants, np.int64))  # fmt: skip
     thread, track_of = (np.zeros(len(kind), np.int16), np.zeros(2, np.int32)) if thread is None else thread
-    nb, nu, ni = KERNELS.async_spans(kind, rows, rows.itemsize, cat, cat.itemsize, name, name.itemsize, cid, ts,
-                                     thread, thread.itemsize, track_of, 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END,
-                                     *trace, *outs)  # fmt: skip
+    state = KERNELS.async_state(len(rows))
+    cuts = np.linspace(0, len(rows), blocks + 1).astype(int).tolist()
+    for a, b in itertools.pairwise(cuts):
+        assert KERNELS.async_spans(state, kind, rows[a:b], rows.itemsize, cat, cat.itemsize, name, name.itemsize,
+                                   cid[a:b], ts[a:b], thread, thread.itemsize, track_of, 1, K.ASYNC_BEGIN,
+                                   K.ASYNC_INSTANT, K.ASYNC_END, trace[0], *outs) is True  # fmt: skip
+    nb, nu, ni = KERNELS.async_spans_end(state, rows.itemsize, trace[1], *outs[:8])
     assert nb == int((kind == K.ASYNC_BEGIN).sum()) and ni == int((kind == K.ASYNC_INSTANT).sum())
     return nu, [o.tolist() for o in outs]
 
@@ -380,9 +413,11 @@ def test_async_kernel_refuses_bad_input():
     outs = [np.zeros(4, d) for d in (np.int64, np.int64, np.uint8, np.int32, np.int32)]
     rest = [np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int64), no_ids,
             np.zeros(4, np.int64)]  # fmt: skip
-    assert KERNELS.async_spans(kind, np.arange(4, dtype=np.int32), 4, col, 2, col, 2, cid, np.arange(4, dtype=np.int64),
-                               np.zeros(4, np.int16), 2, np.zeros(2, np.int32), 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT,
-                               K.ASYNC_END, -5, 50, *outs, no_ids, *rest) == (1, 1, 1)  # fmt: skip
+    state = KERNELS.async_state(4)
+    assert KERNELS.async_spans(state, kind, np.arange(4, dtype=np.int32), 4, col, 2, col, 2, cid,
+                               np.arange(4, dtype=np.int64), np.zeros(4, np.int16), 2, np.zeros(2, np.int32), 1,
+                               K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, -5, *outs, no_ids, *rest) is True  # fmt: skip
+    assert KERNELS.async_spans_end(state, 4, 50, *outs, no_ids, *rest[:2]) == (1, 1, 1)
     assert [o[:2].tolist() for o in outs] == [r[:2] for r in got[1][:5]] and rest[3][:1].tolist() == [1]
     tracks = np.array([5, 6, 7], np.int32)  # (threads -1, 0, 1)
     got = _async_spans(kind, np.arange(4, dtype=np.int32), col, col, cid, thread=(np.array([1, 9, 9, -4], np.int16), tracks))
@@ -416,10 +451,11 @@ def _async_reference(kind, key):
     return b_end, level, unmatched, opened
 
 
+@pytest.mark.parametrize("blocks", [1, 7])
 @pytest.mark.parametrize("keys", [3, 40, 5000])
-def test_async_kernel_matches_a_stack_replay(keys):
+def test_async_kernel_matches_a_stack_replay(keys, blocks):
     """Thousands of keys open at once (the kernel's table grows, and deletes each key whose stack empties),
-    against a plain replay."""
+    against a plain replay; walked in one block and in several (stacks open across the blocks' bounds)."""
     assert KERNELS is not None
     rng = np.random.default_rng(keys)
     n = 30_000
@@ -428,13 +464,59 @@ def test_async_kernel_matches_a_stack_replay(keys):
     name = rng.integers(0, 2, n).astype(np.int32)
     cid = rng.integers(0, keys, n).astype(np.uint64) * np.uint64(0x10000000001)  # (far apart: hashed)
     rows = np.arange(n, dtype=np.int64)  # (times and rows: the positions, so ends and rows are positions too)
-    nu, (start, end, flags, event, end_event, _id, level, _track, *inst) = _async_spans(kind, rows, cat, name, cid, trace=(-1, n))
+    nu, (start, end, flags, event, end_event, _id, level, _track, *inst) = _async_spans(
+        kind, rows, cat, name, cid, trace=(-1, n), blocks=blocks)
     b_end, b_level, unmatched, opened = _async_reference(kind, list(zip(cat.tolist(), name.tolist(), cid.tolist(), strict=True)))
     nb = len(b_end)
     assert end_event[:nb] == b_end and level[:nb] == b_level
     assert event[nb : nb + nu] == unmatched and inst[3][: len(opened)] == opened
     assert end[:nb] == [e if e >= 0 else n for e in b_end] and start[nb : nb + nu] == [-1] * nu
     assert flags[:nb + nu] == [0 if e >= 0 else 2 for e in b_end] + [1] * nu
+
+
+def test_async_kernel_walk_refuses_what_is_not_one_walk():
+    """The block walk's state: a time before the one walked before it (in the block or the block before)
+    says so (False) and ends the walk; more events than the state was made for, outputs smaller than it,
+    a walk used after its end: errors, never a write out of bounds."""
+    assert KERNELS is not None
+    kind = np.array([K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, K.ASYNC_END], np.uint8)
+    cid, col, rows = np.ones(4, np.uint64), np.zeros(4, np.int16), np.arange(4, dtype=np.int32)
+    no_ids = np.zeros(0, np.uint64)
+
+    def outputs(m):
+        return [np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.uint8), np.zeros(m, np.int32),
+                np.zeros(m, np.int32), no_ids, np.zeros(m, np.int32), np.zeros(m, np.int32), np.zeros(m, np.int32),
+                np.zeros(m, np.int64), no_ids, np.zeros(m, np.int64)]  # fmt: skip
+
+    def walk(state, a, b, ts, outs):
+        return KERNELS.async_spans(state, kind, rows[a:b], 4, col, 2, col, 2, cid[a:b], ts[a:b], np.zeros(4, np.int16),
+                                   2, np.zeros(2, np.int32), 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, 0, *outs)  # fmt: skip
+
+    back_in_block = np.array([0, 2, 1, 3], np.int64)
+    back_across = np.array([0, 5, 4, 6], np.int64)
+    outs = outputs(4)
+    state = KERNELS.async_state(4)
+    assert walk(state, 0, 4, back_in_block, outs) is False
+    with pytest.raises(ValueError):  # (ended: a new walk starts from a new state)
+        walk(state, 0, 4, np.arange(4, dtype=np.int64), outs)
+    state = KERNELS.async_state(4)
+    assert walk(state, 0, 2, back_across, outs) is True and walk(state, 2, 4, back_across, outs) is False
+    state = KERNELS.async_state(3)  # more events than the state's
+    assert walk(state, 0, 2, np.arange(4, dtype=np.int64), outs) is True
+    with pytest.raises(ValueError):
+        walk(state, 0, 2, np.arange(4, dtype=np.int64) + 2, outs)
+    state = KERNELS.async_state(5)  # outputs without room for the state's events
+    with pytest.raises(ValueError):
+        walk(state, 0, 4, np.arange(4, dtype=np.int64), outs)
+    state = KERNELS.async_state(4)
+    assert walk(state, 0, 4, np.arange(4, dtype=np.int64), outs) is True
+    with pytest.raises(ValueError):
+        KERNELS.async_spans_end(state, 4, 9, *outputs(3)[:8])
+    assert KERNELS.async_spans_end(state, 4, 9, *outs[:8]) == (1, 1, 1)
+    with pytest.raises(ValueError):
+        KERNELS.async_spans_end(state, 4, 9, *outs[:8])
+    with pytest.raises(ValueError):
+        KERNELS.async_state(-1)
 
 
 def test_bind_kernel_declines_threads_of_too_wide_a_range():
@@ -586,8 +668,8 @@ def test_kernels_take_a_generated_trace():
     bound = flows._bind_compiled(slices, cols.ev_thread[sel], cols.ev_ts[sel], sel)
     assert bound is not None and (bound >= 0).any()
     rows = np.flatnonzero((np.asarray(cols.ev_kind) >= K.ASYNC_BEGIN) & (np.asarray(cols.ev_kind) <= K.ASYNC_END))
-    paired = async_spans._pair_compiled(cols, rows.astype(np.int32), 0, 1 << 40, lambda: None)
-    assert paired is not None and paired[-1] is not None
+    paired = async_spans._pair_compiled(cols, len(rows), 0, 1 << 40, lambda: None)
+    assert paired is not None and paired[-1] is not None and paired[6] > 0  # (begins paired)
 
 
 @pytest.mark.parametrize(("length", "grid"), [(3000, 1), (30, 1), (40_000, 1), (3, 4), (0, 8)])
