@@ -219,7 +219,8 @@ def _dense_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     off = offset_int64(values, int(lo))
     present = np.bincount(off, minlength=int(hi) - int(lo) + 1) > 0
     rank = np.cumsum(present, dtype=np.int32) - 1  # (int32: the ranks, and the series keys made of them, fit)
-    distinct = (np.flatnonzero(present) + int(lo)).astype(values.dtype)
+    # (in the values' type: a koid or counter id past 2**63 overflowed int64 as a Python int added to the rows)
+    distinct = np.flatnonzero(present).astype(values.dtype) + lo
     return rank[off], distinct
 
 
@@ -295,22 +296,10 @@ def build_counters(cols: FxtColumns, check=None) -> CounterSet:
     n = len(samples.ev)
     if n == 0:
         return CounterSet([], non_numeric)
-    counted = _series_order(samples)
-    if counted is not None:
-        order, keys, starts = counted
-    else:  # (fields of wide ranges, or very many series: a sort of every key)
-        order = lexsort((samples.ev, samples.ts, samples.arg_name, samples.cid, samples.name, samples.pid))
-        firsts = _key_starts([c[order] for c in (samples.pid, samples.name, samples.cid, samples.arg_name)])
-        first_rows = order[firsts]
-        keys = list(zip(*(c[first_rows].tolist() for c in (samples.pid, samples.name, samples.cid,
-                                                          samples.arg_name)), strict=True))  # fmt: skip
-        starts = np.r_[firsts, n]
+    grouped = _series_compiled(samples)
+    ev, value, ts, keys, starts = grouped if grouped is not None else _series_numpy(samples)
+    del samples, grouped
     check()
-    # one column at a time: each unsorted one freed as its sorted copy is made
-    ev = samples.ev[order]
-    value = samples.value[order]
-    ts = samples.ts[order]
-    del samples, order
     strings = cols.strings
 
     def text(i: int) -> str:
@@ -320,12 +309,57 @@ def build_counters(cols: FxtColumns, check=None) -> CounterSet:
     series = [
         CounterSeries(
             pid=int(pid), name=text(int(name)), counter_id=int(cid), arg_name=text(int(arg)),
-            ts=ts[a:b], value=value[a:b], event=ev[a:b].astype(np.int32),
+            ts=ts[a:b], value=value[a:b], event=ev[a:b].astype(np.int32, copy=False),
         )
         for (pid, name, cid, arg), a, b in zip(keys, bounds[:-1], bounds[1:], strict=True)
     ]
     series.sort(key=lambda c: (c.pid, c.name, c.counter_id, c.arg_name))
     return CounterSet(series, non_numeric)
+
+
+def _series_numpy(samples: _Samples) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, np.ndarray]:
+    """The samples' events, values and times in series order (series by their keys, each by time, ties in
+    sample order), the series' keys (pid, name, cid, arg_name) and where each starts: by the counting sort
+    of :func:`_series_order`, or a lexsort of every key (fields of wide ranges, very many series)."""
+    counted = _series_order(samples)
+    if counted is not None:
+        order, keys, starts = counted
+    else:
+        order = lexsort((samples.ev, samples.ts, samples.arg_name, samples.cid, samples.name, samples.pid))
+        firsts = _key_starts([c[order] for c in (samples.pid, samples.name, samples.cid, samples.arg_name)])
+        first_rows = order[firsts]
+        keys = list(zip(*(c[first_rows].tolist() for c in (samples.pid, samples.name, samples.cid,
+                                                          samples.arg_name)), strict=True))  # fmt: skip
+        starts = np.r_[firsts, len(order)]
+    return samples.ev[order], samples.value[order], samples.ts[order], keys, starts
+
+
+def _series_compiled(samples: _Samples) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, np.ndarray] | None:
+    """:func:`_series_numpy` by the compiled loop (summary_kernels.counter_series: the series found by
+    hashing their keys in one pass, the samples written in series order by a counting sort, a series out of
+    time order sorted; numpy's dense ranks of the four keys, radix sort and gathers by the order were ~15
+    passes over the samples, each a temporary of their length: at 100M events every one of them past
+    glibc's mapping threshold, faulted in afresh), or None when it is not built, the columns are not as it
+    takes them, or the series are more than :data:`MAX_SERIES`."""
+    kernels = compiled.summary_kernels
+    s = samples
+    if kernels is None or not (
+        compiled.plain(s.pid, np.uint64) and compiled.plain(s.cid, np.uint64) and compiled.plain(s.ev, np.int32)
+        and compiled.plain(s.arg_name, np.int32) and compiled.plain(s.ts, np.int64)
+        and compiled.plain(s.value, np.float64) and compiled.plain(s.name, np.int8, np.int16, np.int32, np.int64)
+    ):  # fmt: skip
+        return None
+    n = len(s.ev)
+    ev, value, ts = np.empty(n, np.int32), np.empty(n), np.empty(n, np.int64)
+    key_pid, key_name = np.empty(MAX_SERIES, np.uint64), np.empty(MAX_SERIES, np.int64)
+    key_cid, key_arg = np.empty(MAX_SERIES, np.uint64), np.empty(MAX_SERIES, np.int64)
+    starts = np.empty(MAX_SERIES + 1, np.int64)
+    k = kernels.counter_series(s.pid, s.name, s.name.dtype.itemsize, s.cid, s.arg_name, s.ts, s.ev, s.value, ev,
+                               value, ts, key_pid, key_name, key_cid, key_arg, starts)  # fmt: skip
+    if k < 0:
+        return None
+    keys = list(zip(*(c[:k].tolist() for c in (key_pid, key_name, key_cid, key_arg)), strict=True))
+    return ev, value, ts, keys, starts[: k + 1]
 
 
 def _key_starts(sorted_keys: list[np.ndarray]) -> np.ndarray:

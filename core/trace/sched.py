@@ -193,17 +193,10 @@ def build_sched(
     in_idle = (cols.sched_in_tid == 0) | (legacy & (cols.sched_in_pid == 0) & (cols.sched_in_prio == 0))
     out_idle = (cols.sched_out_tid == 0) | (legacy & (cols.sched_out_pid == 0) & (cols.sched_out_prio == 0))
 
-    replayed = _replay_compiled(cols, in_idle, out_idle, max(trace_end, 0))
+    replayed = _replay_compiled(cols, in_idle, out_idle, in_pid, out_pid, koid, max(trace_end, 0))
     if replayed is not None:
-        (cs_rec, cs_start, cs_end), (st_rec, st_in, st_start, st_end, st_state) = replayed
-        cpu_slices = CpuSlices(cpu=cols.sched_cpu[cs_rec].astype(np.uint16), start=cs_start, end=cs_end,
-                               tid=cols.sched_in_tid[cs_rec].astype(koid), pid=in_pid[cs_rec])  # fmt: skip
-        del cs_rec, in_idle, out_idle
-        incoming = st_in.view(np.bool_)
-        tid = np.where(incoming, cols.sched_in_tid[st_rec], cols.sched_out_tid[st_rec])
-        states = ThreadStates(tid=tid.astype(koid, copy=False), pid=np.where(incoming, in_pid[st_rec], out_pid[st_rec]),
-                              start=st_start, end=st_end, state=st_state, cpu=cols.sched_cpu[st_rec].astype(np.uint16))  # fmt: skip
-        del tid, incoming, st_rec, st_in, out_pid
+        cpu_slices, states = replayed
+        del in_idle, out_idle, out_pid
         wk = np.flatnonzero(kind == SchedKind.THREAD_WAKEUP)
     else:
         cpu_slices, states, wk = _replay(cols, kind, in_idle, out_idle, in_pid, out_pid, koid, trace_end)
@@ -282,31 +275,41 @@ def _replay(cols: FxtColumns, kind: np.ndarray, in_idle: np.ndarray, out_idle: n
     return cpu_slices, states, wk
 
 
-def _replay_compiled(cols: FxtColumns, in_idle: np.ndarray, out_idle: np.ndarray, trace_end: int) -> tuple | None:
-    """The replay by the compiled loop (sched_kernels.c): ((CPU slices' records, starts, ends), (thread
-    states' records, incoming flags, starts, ends, states)), or None when it is not built or does not take
-    these columns (the numpy path, :func:`_replay`)."""
+def _replay_compiled(cols: FxtColumns, in_idle: np.ndarray, out_idle: np.ndarray, in_pid: np.ndarray,
+                     out_pid: np.ndarray, koid: type, trace_end: int) -> tuple[CpuSlices, ThreadStates] | None:  # fmt: skip
+    """The replay by the compiled loop (sched_kernels.c), which writes the tables' columns as it makes their
+    rows (the records' CPUs, koids and processes: no gather of them by the rows' records afterwards), or None
+    when it is not built or does not take these columns (the numpy path, :func:`_replay`). ``in_pid`` and
+    ``out_pid`` are of the tables' koid type ``koid``."""
     kernels = compiled.sched_kernels
     kind, ts, cpu = cols.sched_kind, cols.sched_ts, cols.sched_cpu
     out_tid, in_tid, out_state = cols.sched_out_tid, cols.sched_in_tid, cols.sched_out_state
-    if kernels is None or len(kind) >= 1 << 55 or not (
+    if kernels is None or len(kind) >= 1 << 38 or not (  # (the kernel's record numbers: 38 bits)
         compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64) and compiled.plain(cpu, np.uint16)
         and compiled.plain(out_tid, np.uint32, np.uint64) and compiled.plain(in_tid, np.uint32, np.uint64)
         and compiled.plain(out_state, np.uint8) and compiled.plain(in_idle, np.bool_)
-        and compiled.plain(out_idle, np.bool_)
+        and compiled.plain(out_idle, np.bool_) and compiled.plain(in_pid, koid) and compiled.plain(out_pid, koid)
     ):  # fmt: skip
         return None
     wake = kind == SchedKind.THREAD_WAKEUP
     n_wake = int(np.count_nonzero(wake))
-    n_ev = n_wake + int(np.count_nonzero(~(in_idle | wake))) + int(np.count_nonzero(~(out_idle | wake)))
+    n_run = int(np.count_nonzero(~(in_idle | wake)))  # (the CPU slices: a switch to a thread not idle each)
+    n_ev = n_wake + n_run + int(np.count_nonzero(~(out_idle | wake)))
     del wake
-    cs = [np.empty(len(kind) - n_wake, np.int64) for _ in range(3)]
-    st = [np.empty(n_ev, np.int64), np.empty(n_ev, np.uint8), np.empty(n_ev, np.int64), np.empty(n_ev, np.int64),
-          np.empty(n_ev, np.uint8)]  # fmt: skip
+    # (room for every event: the states' rows but the wakeups of running threads, dropped; the pages past
+    # the rows written are never touched)
+    cs = [np.empty(n_run, np.uint16), np.empty(n_run, np.int64), np.empty(n_run, np.int64), np.empty(n_run, koid),
+          np.empty(n_run, koid)]  # fmt: skip
+    st = [np.empty(n_ev, koid), np.empty(n_ev, koid), np.empty(n_ev, np.int64), np.empty(n_ev, np.int64),
+          np.empty(n_ev, np.uint8), np.empty(n_ev, np.uint16)]  # fmt: skip
     n_cs, n_st = kernels.sched_replay(kind, ts, cpu, out_tid, out_tid.dtype == np.uint64, in_tid,
                                       in_tid.dtype == np.uint64, out_state, in_idle.view(np.uint8),
-                                      out_idle.view(np.uint8), trace_end, *cs, *st)  # fmt: skip
-    return [a[:n_cs] for a in cs], [a[:n_st] for a in st]
+                                      out_idle.view(np.uint8), in_pid, out_pid, koid == np.uint64, trace_end, *cs,
+                                      *st)  # fmt: skip
+    c_cpu, c_start, c_end, c_tid, c_pid = (a[:n_cs] for a in cs)
+    s_tid, s_pid, s_start, s_end, s_state, s_cpu = (a[:n_st] for a in st)
+    return (CpuSlices(cpu=c_cpu, start=c_start, end=c_end, tid=c_tid, pid=c_pid),
+            ThreadStates(tid=s_tid, pid=s_pid, start=s_start, end=s_end, state=s_state, cpu=s_cpu))  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- details

@@ -7,7 +7,9 @@
  *
  * Why C: numpy does the replay in ~100 passes over the records (concatenations of the three kinds of
  * events, two multi-key sorts, gathers by their orders, forward fills for the redundant wakeups); here it is
- * a few passes with one event array. The numpy path stays the reference (FXSCOPE_NO_COMPILED=1 forces it;
+ * a few passes with one event array, the tables' columns (CPUs, koids, processes) written as each row is made
+ * rather than gathered by the rows' records afterwards (eight gathers and three selections of the tables'
+ * size in numpy). The numpy path stays the reference (FXSCOPE_NO_COMPILED=1 forces it;
  * tests/core/trace/test_sched_kernels.py compares both on generated, third-party and hostile traces). Every
  * buffer length is checked; the records' values index only tables this file sizes from them. The GIL is
  * released while the loops run.
@@ -39,21 +41,35 @@ static inline uint64_t koid_at(const void *a, int wide, Py_ssize_t i)
     return wide ? ((const uint64_t *)a)[i] : (uint64_t)((const uint32_t *)a)[i];
 }
 
-/* A switch on a CPU or an event of a thread: its time, and its rank (0 outgoing, 1 wakeup, 2 incoming)
- * above its record (``rank << 56 | record``): compared as (ts, rank, record). */
+/* A switch on a CPU or an event of a thread: its time, and above its record (the low REC_BITS bits) the
+ * record's outgoing state and CPU and the event's rank (0 outgoing, 1 wakeup, 2 incoming): compared as
+ * (ts, rank, record). A thread's events carry what its states' rows are made of but the process, so that
+ * the walk over its events reads the records' columns once, not once a thread (each thread's events are
+ * spread over all the records: with the columns read at each event's record, every cache line of them was
+ * fetched once a thread, ~13 times at 100M events, where they no longer stay in cache). */
 typedef struct {
     int64_t ts;
-    int64_t rr;
+    uint64_t rr;
 } Item;
 
-#define RANK_SHIFT 56
+#define REC_BITS 38
+#define REC_MASK (((uint64_t)1 << REC_BITS) - 1)
+#define STATE_SHIFT REC_BITS
+#define CPU_SHIFT (STATE_SHIFT + 8)
+#define RANK_SHIFT (CPU_SHIFT + 16)
+
+static inline uint64_t item_key(uint64_t rr)
+{
+    return (rr >> RANK_SHIFT) << REC_BITS | (rr & REC_MASK);
+}
 
 static int item_cmp(const void *pa, const void *pb)
 {
     const Item *a = pa, *b = pb;
     if (a->ts != b->ts)
         return a->ts < b->ts ? -1 : 1;
-    return (a->rr > b->rr) - (a->rr < b->rr);
+    const uint64_t x = item_key(a->rr), y = item_key(b->rr);
+    return (x > y) - (x < y);
 }
 
 /* Sorts items[lo:hi] by (ts, rank, rec) unless they are in that order already. */
@@ -141,55 +157,89 @@ static int cmp_u64(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
+static inline void koid_put(void *a, int wide, Py_ssize_t i, uint64_t v)
+{
+    if (wide)
+        ((uint64_t *)a)[i] = v;
+    else
+        ((uint32_t *)a)[i] = (uint32_t)v;
+}
+
 PyDoc_STRVAR(sched_replay_doc,
-"sched_replay(kind, ts, cpu, out_tid, out_wide, in_tid, in_wide, out_state, in_idle, out_idle, trace_end,\n"
-"             cs_rec, cs_start, cs_end, st_rec, st_in, st_start, st_end, st_state) -> (n_cpu_slices, n_states)\n\n"
+"sched_replay(kind, ts, cpu, out_tid, out_wide, in_tid, in_wide, out_state, in_idle, out_idle, in_pid, out_pid,\n"
+"             koid_wide, trace_end, cs_cpu, cs_start, cs_end, cs_tid, cs_pid, st_tid, st_pid, st_start, st_end,\n"
+"             st_state, st_cpu) -> (n_cpu_slices, n_states)\n\n"
 "build_sched's CPU slices and thread states of the scheduling records (uint8 kind, int64 ts, uint16 cpu,\n"
-"uint32/uint64 koids, uint8 out_state, bool idle flags; trace_end already at least 0). The CPU slices'\n"
-"records, starts and ends go to cs_* (int64, room for every switch), the thread states' records, whether the\n"
-"thread is the record's incoming one (or the woken one; uint8), starts, ends and states (uint8) to st_*\n"
-"(room for every event: a wakeup, each switch's non-idle threads). Returns how many of each were written;\n"
-"ValueError when an output is too short.");
+"uint32/uint64 koids, uint8 out_state, bool idle flags, the records' incoming and outgoing process koids of\n"
+"the tables' koid type: uint64 when koid_wide, else uint32; trace_end already at least 0), written as the\n"
+"tables' columns: the CPU slices' cpu (uint16), start, end (int64), tid and pid (the koid type) to cs_* (room\n"
+"for every switch to a thread not idle), the thread states' tid, pid, start, end, state (uint8) and cpu (uint16) to st_* (room\n"
+"for every event: a wakeup, each switch's non-idle threads). Returns how many of each were written;\n"
+"ValueError when an output is too short or a column's length differs; a koid past 32 bits is written\n"
+"truncated to a uint32 output (the caller sizes the koid type to the values).");
 
 static PyObject *sched_replay(PyObject *self, PyObject *args)
 {
-    Py_buffer kb, tb, cb, ob, ib, sb, iib, oib, csr, css, cse, str_, sti, sts, ste, stst;
-    int owide, iwide;
+    Py_buffer kb, tb, cb, ob, ib, sb, iib, oib, ipb, opb, csc, css, cse, cst, csp, stt, stp, sts, ste, stst, stc;
+    int owide, iwide, kwide;
     long long trace_end;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*py*py*y*y*Lw*w*w*w*w*w*w*w*", &kb, &tb, &cb, &ob, &owide, &ib, &iwide, &sb,
-                          &iib, &oib, &trace_end, &csr, &css, &cse, &str_, &sti, &sts, &ste, &stst))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*py*py*y*y*y*y*pLw*w*w*w*w*w*w*w*w*w*w*", &kb, &tb, &cb, &ob, &owide, &ib,
+                          &iwide, &sb, &iib, &oib, &ipb, &opb, &kwide, &trace_end, &csc, &css, &cse, &cst, &csp,
+                          &stt, &stp, &sts, &ste, &stst, &stc))
         return NULL;
     PyObject *ret = NULL;
     Py_ssize_t n = kb.len;
+    const int kz = kwide ? 8 : 4;
     if (check_items(&tb, 8, n, "ts") || check_items(&cb, 2, n, "cpu") || check_items(&ob, owide ? 8 : 4, n, "out_tid")
         || check_items(&ib, iwide ? 8 : 4, n, "in_tid") || check_items(&sb, 1, n, "out_state")
         || check_items(&iib, 1, n, "in_idle") || check_items(&oib, 1, n, "out_idle")
-        || check_items(&csr, 8, -1, "cs_rec") || check_items(&css, 8, csr.len / 8, "cs_start")
-        || check_items(&cse, 8, csr.len / 8, "cs_end") || check_items(&str_, 8, -1, "st_rec")
-        || check_items(&sti, 1, str_.len / 8, "st_in") || check_items(&sts, 8, str_.len / 8, "st_start")
-        || check_items(&ste, 8, str_.len / 8, "st_end") || check_items(&stst, 1, str_.len / 8, "st_state"))
+        || check_items(&ipb, kz, n, "in_pid") || check_items(&opb, kz, n, "out_pid")
+        || check_items(&css, 8, -1, "cs_start") || check_items(&csc, 2, css.len / 8, "cs_cpu")
+        || check_items(&cse, 8, css.len / 8, "cs_end") || check_items(&cst, kz, css.len / 8, "cs_tid")
+        || check_items(&csp, kz, css.len / 8, "cs_pid") || check_items(&sts, 8, -1, "st_start")
+        || check_items(&stt, kz, sts.len / 8, "st_tid") || check_items(&stp, kz, sts.len / 8, "st_pid")
+        || check_items(&ste, 8, sts.len / 8, "st_end") || check_items(&stst, 1, sts.len / 8, "st_state")
+        || check_items(&stc, 2, sts.len / 8, "st_cpu"))
         goto done;
+    if ((uint64_t)n > REC_MASK) {
+        PyErr_SetString(PyExc_ValueError, "sched_replay: 2**38 records or more");
+        goto done;
+    }
     {
         const uint8_t *kind = kb.buf, *out_state = sb.buf, *in_idle = iib.buf, *out_idle = oib.buf;
         const int64_t *ts = tb.buf;
         const uint16_t *cpu = cb.buf;
-        const void *out_tid = ob.buf, *in_tid = ib.buf;
-        int64_t *cs_rec = csr.buf, *cs_start = css.buf, *cs_end = cse.buf;
-        int64_t *st_rec = str_.buf, *st_start = sts.buf, *st_end = ste.buf;
-        uint8_t *st_in = sti.buf, *st_state = stst.buf;
+        const void *out_tid = ob.buf, *in_tid = ib.buf, *in_pid = ipb.buf, *out_pid = opb.buf;
+        uint16_t *cs_cpu = csc.buf, *st_cpu = stc.buf;
+        int64_t *cs_start = css.buf, *cs_end = cse.buf;
+        void *cs_tid = cst.buf, *cs_pid = csp.buf, *st_tid = stt.buf, *st_pid = stp.buf;
+        int64_t *st_start = sts.buf, *st_end = ste.buf;
+        uint8_t *st_state = stst.buf;
         int64_t end_ns = trace_end;
         Py_ssize_t n_cs = 0, n_st = 0;
         int failed = 0;  /* 1: out of memory, 2: an output too short */
-        Py_ssize_t cs_room = csr.len / 8, st_room = str_.len / 8;
+        Py_ssize_t cs_room = css.len / 8, st_room = sts.len / 8;
         Item *items = NULL;
         int64_t *ptr = NULL, *rank_of = NULL;
         uint64_t *uniq = NULL;
         KoidMap map = {NULL, NULL, 0, 0, NULL};
         Py_BEGIN_ALLOW_THREADS
         /* --- CPU slices: the switches by (cpu, ts, record), a counting sort by CPU */
+        /* the events of the threads' states: a wakeup, each switch's non-idle threads */
+        Py_ssize_t n_ev = 0, n_run = 0; /* (n_run: the CPU slices, a switch to a thread not idle each) */
+        for (Py_ssize_t r = 0; r < n; r++) {
+            n_ev += kind[r] == WAKEUP ? 1 : (!out_idle[r]) + (!in_idle[r]);
+            n_run += kind[r] != WAKEUP && !in_idle[r];
+        }
+        if (n_ev > st_room || n_run > cs_room) {
+            failed = 2;
+            goto out;
+        }
+        /* one buffer of items for both sorts, sized for the larger (fresh pages are faulted in once: at 100M
+           events a second buffer's faults were most of the replay's system time) */
         ptr = calloc(65536 + 1, sizeof(int64_t));
-        items = malloc((size_t)(n > 0 ? n : 1) * sizeof(Item));
+        items = malloc((size_t)(n > n_ev ? n : (n_ev > 0 ? n_ev : 1)) * sizeof(Item));
         map.small = calloc(SMALL_KOIDS, sizeof(int64_t));
         if (!ptr || !items || !map.small || map_resize(&map, 1024)) {
             failed = 1;
@@ -201,35 +251,30 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
         for (int c = 0; c < 65536; c++)
             ptr[c + 1] += ptr[c];
         Py_ssize_t n_sw = ptr[65536];
-        if (n_sw > cs_room) {
-            failed = 2;
-            goto out;
-        }
         for (Py_ssize_t r = 0; r < n; r++)
             if (kind[r] != WAKEUP)
-                items[ptr[cpu[r]]++] = (Item){ts[r], r};
+                items[ptr[cpu[r]]++] = (Item){ts[r], (uint64_t)r};
         /* (ptr[c] is now the end of CPU c's run: runs are ptr[c - 1] .. ptr[c]) */
         for (int c = 0; c < 65536; c++)
             order_run(items, c ? ptr[c - 1] : 0, ptr[c]);
         for (Py_ssize_t j = 0; j < n_sw; j++) {
-            int64_t r = items[j].rr;
+            int64_t r = (int64_t)(items[j].rr & REC_MASK);
             if (in_idle[r])
                 continue;
-            int last = j + 1 == n_sw || cpu[items[j + 1].rr] != cpu[r];
+            int last = j + 1 == n_sw || cpu[items[j + 1].rr & REC_MASK] != cpu[r];
             int64_t e = last ? end_ns : items[j + 1].ts;
-            cs_rec[n_cs] = r;
+            cs_cpu[n_cs] = cpu[r];
             cs_start[n_cs] = ts[r];
             cs_end[n_cs] = e > ts[r] ? e : ts[r];
+            koid_put(cs_tid, kwide, n_cs, koid_at(in_tid, iwide, r));
+            koid_put(cs_pid, kwide, n_cs, koid_at(in_pid, kwide, r));
             n_cs++;
         }
-        free(items);
-        items = NULL;
         free(ptr);
         ptr = NULL;
         /* --- thread states: each thread's events by (ts, rank, record), threads by koid. First the
          * threads (numbered as first seen) and their events' counts, then the events placed by thread in
          * record order (a stable counting sort), each thread's run sorted only when out of order */
-        Py_ssize_t n_ev = 0;
         for (Py_ssize_t r = 0; r < n; r++) {
             int wake = kind[r] == WAKEUP;
             if ((wake || !out_idle[r]) && koid_number(&map, wake ? koid_at(in_tid, iwide, r) : koid_at(out_tid, owide, r)) < 0) {
@@ -240,18 +285,12 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
                 failed = 1;
                 goto out;
             }
-            n_ev += wake ? 1 : (!out_idle[r]) + (!in_idle[r]);
-        }
-        if (n_ev > st_room) {
-            failed = 2;
-            goto out;
         }
         Py_ssize_t k = map.n;
         uniq = malloc((size_t)(k > 0 ? k : 1) * 2 * sizeof(uint64_t));
         rank_of = malloc((size_t)(k > 0 ? k : 1) * sizeof(int64_t));
         ptr = calloc((size_t)k + 1, sizeof(int64_t));
-        items = malloc((size_t)(n_ev > 0 ? n_ev : 1) * sizeof(Item));
-        if (!uniq || !rank_of || !ptr || !items) {
+        if (!uniq || !rank_of || !ptr) {
             failed = 1;
             goto out;
         }
@@ -284,7 +323,9 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
                     if (pass == 0)
                         ptr[g + 1]++;
                     else
-                        items[ptr[g]++] = (Item){ts[r], (rank << RANK_SHIFT) | r};
+                        items[ptr[g]++] = (Item){ts[r], (uint64_t)rank << RANK_SHIFT | (uint64_t)cpu[r] << CPU_SHIFT
+                                                            | (uint64_t)(rank ? 0 : out_state[r]) << STATE_SHIFT
+                                                            | (uint64_t)r};
                 }
             }
             if (pass == 0) {
@@ -300,7 +341,8 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
             int running = 0;
             Py_ssize_t first = n_st;
             for (Py_ssize_t j = lo; j < hi; j++) {
-                int64_t rank = items[j].rr >> RANK_SHIFT, rec = items[j].rr & (((int64_t)1 << RANK_SHIFT) - 1);
+                const uint64_t rr = items[j].rr;
+                const int64_t rank = (int64_t)(rr >> RANK_SHIFT), rec = (int64_t)(rr & REC_MASK);
                 int64_t t = items[j].ts;
                 if (rank == 1) {
                     if (running)
@@ -310,10 +352,11 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
                 }
                 if (n_st > first)
                     st_end[n_st - 1] = t > st_start[n_st - 1] ? t : st_start[n_st - 1];
-                st_rec[n_st] = rec;
-                st_in[n_st] = rank != 0;
+                koid_put(st_tid, kwide, n_st, uniq[2 * g]); /* (the thread's koid: its events are its own) */
+                koid_put(st_pid, kwide, n_st, koid_at(rank ? in_pid : out_pid, kwide, rec));
+                st_cpu[n_st] = (uint16_t)(rr >> CPU_SHIFT);
                 st_start[n_st] = t;
-                uint8_t state = rank == 0 ? out_state[rec] : rank == 1 ? RUNNABLE : RUNNING;
+                uint8_t state = rank == 0 ? (uint8_t)(rr >> STATE_SHIFT) : rank == 1 ? RUNNABLE : RUNNING;
                 st_state[n_st] = rank == 0 && state == RUNNING ? PREEMPTED : state;
                 n_st++;
             }
@@ -345,14 +388,19 @@ done:
     PyBuffer_Release(&sb);
     PyBuffer_Release(&iib);
     PyBuffer_Release(&oib);
-    PyBuffer_Release(&csr);
+    PyBuffer_Release(&ipb);
+    PyBuffer_Release(&opb);
+    PyBuffer_Release(&csc);
     PyBuffer_Release(&css);
     PyBuffer_Release(&cse);
-    PyBuffer_Release(&str_);
-    PyBuffer_Release(&sti);
+    PyBuffer_Release(&cst);
+    PyBuffer_Release(&csp);
+    PyBuffer_Release(&stt);
+    PyBuffer_Release(&stp);
     PyBuffer_Release(&sts);
     PyBuffer_Release(&ste);
     PyBuffer_Release(&stst);
+    PyBuffer_Release(&stc);
     return ret;
 }
 

@@ -590,6 +590,280 @@ done:
     return ret;
 }
 
+/* ----------------------------------------------------------------------------------- counter series */
+
+/* A signed integer of a 1-, 2-, 4- or 8-byte column (the samples' names come as the name column's type). */
+static inline int64_t signed_at(const void *a, int size, Py_ssize_t i)
+{
+    switch (size) {
+    case 1:
+        return ((const int8_t *)a)[i];
+    case 2:
+        return ((const int16_t *)a)[i];
+    case 4:
+        return ((const int32_t *)a)[i];
+    default:
+        return ((const int64_t *)a)[i];
+    }
+}
+
+/* A series' key: (process koid, name, counter id, argument name), compared in that order (koid and id
+ * unsigned, the string ids signed: -1 unresolved), as numpy orders the dense ranks of each column. */
+typedef struct {
+    uint64_t pid, cid;
+    int64_t name, arg;
+} SeriesKey;
+
+static int key_cmp(const SeriesKey *a, const SeriesKey *b)
+{
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    if (a->name != b->name)
+        return a->name < b->name ? -1 : 1;
+    if (a->cid != b->cid)
+        return a->cid < b->cid ? -1 : 1;
+    if (a->arg != b->arg)
+        return a->arg < b->arg ? -1 : 1;
+    return 0;
+}
+
+static int key_order_cmp(const void *pa, const void *pb)
+{
+    return key_cmp(pa, pb);
+}
+
+static inline uint64_t series_hash(const SeriesKey *k)
+{
+    uint64_t h = k->pid * 0x9E3779B97F4A7C15ull;
+    h ^= (h >> 29) ^ ((uint64_t)k->name * 0xC2B2AE3D27D4EB4Full);
+    h ^= (h >> 31) ^ (k->cid * 0x165667B19E3779F9ull);
+    h ^= (h >> 27) ^ ((uint64_t)k->arg * 0xBF58476D1CE4E5B9ull);
+    h ^= h >> 33;
+    return h * 0xff51afd7ed558ccdull;
+}
+
+/* A sample of a series being sorted by time: (time, position in the series' run) */
+typedef struct {
+    int64_t ts;
+    int64_t at;
+} TimeAt;
+
+static int time_at_cmp(const void *pa, const void *pb)
+{
+    const TimeAt *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+PyDoc_STRVAR(counter_series_doc,
+"counter_series(pid, name, name_size, cid, arg, ts, ev, value, out_ev, out_value, out_ts, key_pid, key_name,\n"
+"               key_cid, key_arg, starts) -> n_series\n\n"
+"The counters' samples (core/trace/counters.py build_counters) grouped into their series and each series\n"
+"sorted by time, ties in sample order: what numpy does with dense ranks of the four key columns, a radix\n"
+"sort of the series numbers, a sort of each series out of time order and gathers of the events, values and\n"
+"times by that order (~15 passes over the samples and their temporaries) in one hashing pass, a counting\n"
+"sort and one writing pass. Per sample: pid, cid uint64, name (signed, name_size bytes), arg int32, ts int64,\n"
+"ev int32, value float64. The samples' events, values and times are written in series order (series by\n"
+"(pid, name, cid, arg); out_* as long as the samples); the series' keys to key_* (uint64, int64, uint64,\n"
+"int64) and where each starts to starts (int64, one more). Returns the number of series, or -1 when there\n"
+"are more than key_pid holds (nothing written: the caller sorts with numpy). ValueError for columns of\n"
+"different lengths.");
+
+static PyObject *counter_series(PyObject *self, PyObject *args)
+{
+    Py_buffer pb, nb, cb, ab, tb, eb, vb, oeb, ovb, otb, kpb, knb, kcb, kab, sb;
+    int name_size;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*iy*y*y*y*y*w*w*w*w*w*w*w*w*", &pb, &nb, &name_size, &cb, &ab, &tb, &eb, &vb,
+                          &oeb, &ovb, &otb, &kpb, &knb, &kcb, &kab, &sb))
+        return NULL;
+    PyObject *ret = NULL;
+    const Py_ssize_t n = pb.len / 8, cap = kpb.len / 8;
+    if (name_size != 1 && name_size != 2 && name_size != 4 && name_size != 8) {
+        PyErr_SetString(PyExc_ValueError, "counter_series: name_size is not 1, 2, 4 or 8");
+        goto done;
+    }
+    if (check_items(&pb, 8, n, "pid") || check_items(&nb, name_size, n, "name") || check_items(&cb, 8, n, "cid")
+        || check_items(&ab, 4, n, "arg") || check_items(&tb, 8, n, "ts") || check_items(&eb, 4, n, "ev")
+        || check_items(&vb, 8, n, "value") || check_items(&oeb, 4, n, "out_ev") || check_items(&ovb, 8, n, "out_value")
+        || check_items(&otb, 8, n, "out_ts") || check_items(&kpb, 8, cap, "key_pid")
+        || check_items(&knb, 8, cap, "key_name") || check_items(&kcb, 8, cap, "key_cid")
+        || check_items(&kab, 8, cap, "key_arg") || check_items(&sb, 8, cap + 1, "starts"))
+        goto done;
+    if (cap >= (Py_ssize_t)1 << 30) {
+        PyErr_SetString(PyExc_ValueError, "counter_series: room for 2**30 series or more");
+        goto done;
+    }
+    {
+        const uint64_t *pid = pb.buf, *cid = cb.buf;
+        const int32_t *arg = ab.buf, *ev = eb.buf;
+        const int64_t *ts = tb.buf;
+        const double *value = vb.buf;
+        int32_t *out_ev = oeb.buf;
+        double *out_value = ovb.buf;
+        int64_t *out_ts = otb.buf, *starts = sb.buf, *key_name = knb.buf, *key_arg = kab.buf;
+        uint64_t *key_pid = kpb.buf, *key_cid = kcb.buf;
+        Py_ssize_t k = 0;
+        int failed = 0; /* 1: out of memory, 2: more series than room */
+        /* the series' table: open addressing over twice the room (a power of two), slot = series + 1 */
+        size_t slots = 16;
+        while (slots < 2 * (size_t)(cap > 0 ? cap : 1))
+            slots *= 2;
+        int32_t *slot = NULL, *rank_of = NULL;
+        uint32_t *sid = NULL;
+        SeriesKey *keys = NULL;
+        int64_t *pos = NULL;
+        TimeAt *run = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        slot = calloc(slots, sizeof(int32_t));
+        keys = malloc((size_t)(cap > 0 ? cap : 1) * sizeof(SeriesKey));
+        sid = malloc((size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
+        if (!slot || !keys || !sid) {
+            failed = 1;
+            goto out;
+        }
+        /* each sample's series, numbered as first seen (a sample of the last one's series: no lookup) */
+        Py_ssize_t last = -1;
+        SeriesKey prev = {0, 0, 0, 0};
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const SeriesKey key = {pid[i], cid[i], signed_at(nb.buf, name_size, i), (int64_t)arg[i]};
+            if (last >= 0 && !key_cmp(&key, &prev)) {
+                sid[i] = (uint32_t)last;
+                continue;
+            }
+            size_t at = (size_t)series_hash(&key) & (slots - 1);
+            for (;;) {
+                const int32_t s = slot[at];
+                if (!s) {
+                    if (k == cap) {
+                        failed = 2;
+                        goto out;
+                    }
+                    keys[k] = key;
+                    slot[at] = (int32_t)++k;
+                    last = k - 1;
+                    break;
+                }
+                if (!key_cmp(&keys[s - 1], &key)) {
+                    last = s - 1;
+                    break;
+                }
+                at = (at + 1) & (slots - 1);
+            }
+            sid[i] = (uint32_t)last;
+            prev = key;
+        }
+        /* the series in key order: each one's rank, key and start */
+        free(slot);
+        slot = NULL;
+        rank_of = malloc((size_t)(k > 0 ? k : 1) * sizeof(int32_t));
+        pos = calloc((size_t)k + 1, sizeof(int64_t));
+        SeriesKey *sorted = malloc((size_t)(k > 0 ? k : 1) * sizeof(SeriesKey));
+        if (!rank_of || !pos || !sorted) {
+            free(sorted);
+            failed = 1;
+            goto out;
+        }
+        memcpy(sorted, keys, (size_t)k * sizeof(SeriesKey));
+        qsort(sorted, (size_t)k, sizeof(SeriesKey), key_order_cmp);
+        for (Py_ssize_t r = 0; r < k; r++) {
+            key_pid[r] = sorted[r].pid;
+            key_name[r] = sorted[r].name;
+            key_cid[r] = sorted[r].cid;
+            key_arg[r] = sorted[r].arg;
+        }
+        for (Py_ssize_t s = 0; s < k; s++) { /* (keys are distinct: a binary search finds each one's rank) */
+            Py_ssize_t lo = 0, hi = k;
+            while (lo < hi) {
+                const Py_ssize_t mid = lo + (hi - lo) / 2;
+                if (key_cmp(&sorted[mid], &keys[s]) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            rank_of[s] = (int32_t)lo;
+        }
+        free(sorted);
+        /* a counting sort by rank (stable: sample order within a series), written as it goes */
+        for (Py_ssize_t i = 0; i < n; i++)
+            pos[rank_of[sid[i]] + 1]++;
+        for (Py_ssize_t r = 0; r < k; r++)
+            pos[r + 1] += pos[r];
+        memcpy(starts, pos, ((size_t)k + 1) * sizeof(int64_t));
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const int64_t p = pos[rank_of[sid[i]]]++;
+            out_ev[p] = ev[i];
+            out_value[p] = value[i];
+            out_ts[p] = ts[i];
+        }
+        /* each series out of time order sorted by time, ties in sample order */
+        for (Py_ssize_t r = 0; r < k && !failed; r++) {
+            const int64_t a = starts[r], b = starts[r + 1];
+            int64_t j = a + 1;
+            while (j < b && out_ts[j - 1] <= out_ts[j])
+                j++;
+            if (j >= b)
+                continue;
+            const size_t len = (size_t)(b - a);
+            run = malloc(len * sizeof(TimeAt));
+            int32_t *ev_tmp = malloc(len * sizeof(int32_t));
+            double *value_tmp = malloc(len * sizeof(double));
+            if (!run || !ev_tmp || !value_tmp) {
+                free(ev_tmp);
+                free(value_tmp);
+                failed = 1;
+                break;
+            }
+            for (size_t q = 0; q < len; q++) {
+                run[q].ts = out_ts[a + (int64_t)q];
+                run[q].at = (int64_t)q;
+            }
+            qsort(run, len, sizeof(TimeAt), time_at_cmp);
+            memcpy(ev_tmp, out_ev + a, len * sizeof(int32_t));
+            memcpy(value_tmp, out_value + a, len * sizeof(double));
+            for (size_t q = 0; q < len; q++) {
+                out_ts[a + (int64_t)q] = run[q].ts;
+                out_ev[a + (int64_t)q] = ev_tmp[run[q].at];
+                out_value[a + (int64_t)q] = value_tmp[run[q].at];
+            }
+            free(ev_tmp);
+            free(value_tmp);
+            free(run);
+            run = NULL;
+        }
+    out:
+        free(slot);
+        free(keys);
+        free(sid);
+        free(rank_of);
+        free(pos);
+        free(run);
+        Py_END_ALLOW_THREADS
+        if (failed == 1)
+            PyErr_NoMemory();
+        else
+            ret = PyLong_FromSsize_t(failed == 2 ? -1 : k);
+    }
+done:
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&oeb);
+    PyBuffer_Release(&ovb);
+    PyBuffer_Release(&otb);
+    PyBuffer_Release(&kpb);
+    PyBuffer_Release(&knb);
+    PyBuffer_Release(&kcb);
+    PyBuffer_Release(&kab);
+    PyBuffer_Release(&sb);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"dense_names", dense_names, METH_VARARGS, dense_names_doc},
     {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
@@ -597,6 +871,7 @@ static PyMethodDef methods[] = {
     {"self_times", self_times, METH_VARARGS, self_times_doc},
     {"call_nodes", call_nodes, METH_VARARGS, call_nodes_doc},
     {"renumber", renumber, METH_VARARGS, renumber_doc},
+    {"counter_series", counter_series, METH_VARARGS, counter_series_doc},
     {NULL, NULL, 0, NULL},
 };
 

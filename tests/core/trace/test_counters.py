@@ -54,6 +54,26 @@ def test_one_series_per_process_name_id_and_argument(fxt) -> None:
     assert cs.series[0].event.tolist() == [0, 1]
 
 
+@pytest.mark.parametrize("paths", ["compiled", "numpy"])
+def test_counter_ids_past_2_63(fxt, monkeypatch, paths: str) -> None:
+    """Counter ids are any 64-bit data word: ids past 2**63 (all of them, so that the numpy path's dense ranks
+    start there: it raised OverflowError) are series of their own, by both groupings."""
+    from tests.compiled_loops import choose_loops
+
+    choose_loops(paths, monkeypatch, compiled, "summary_kernels")
+    big = (1 << 64) - 3
+    cols = fxt(
+        [
+            (K.COUNTER, 100, P1, "mem", big, [(1, A.INT64, 1)]),
+            (K.COUNTER, 200, P1, "mem", big + 1, [(1, A.INT64, 2)]),
+            (K.COUNTER, 150, P1, "mem", big, [(1, A.INT64, 3)]),
+        ],
+        setup=_registered,
+    )
+    got = [(s.counter_id, s.ts.tolist(), s.value.tolist()) for s in build_counters(cols).series]
+    assert got == [(big, [100, 150], [1.0, 3.0]), (big + 1, [200], [2.0])]
+
+
 def brute_force_lod(ts: np.ndarray, v: np.ndarray, t0: int, t1: int, bucket: float):
     """Per pixel [t0 + k*b, t0 + (k+1)*b) of [t0, t1), one at a time: (min, max, last) of the samples in
     force during it (the last at or before its start, and those strictly inside), or None before any."""

@@ -52,7 +52,8 @@ def test_same_tables_of_generated_schedules(kernels, monkeypatch):
     for data in (generate_trace(20_000, seed=4, scheduling=True), generate_trace(5_000, seed=9, scheduling=True,
                                                                                    start_ns=1 << 40)):  # fmt: skip
         cols = read_fxt_bytes(data)
-        assert sched._replay_compiled(cols, *(np.zeros(len(cols.sched_kind), bool),) * 2, 0) is not None
+        n, pids = len(cols.sched_kind), np.zeros(len(cols.sched_kind), np.uint32)
+        assert sched._replay_compiled(cols, *(np.zeros(n, bool),) * 2, pids, pids, np.uint32, 0) is not None
         assert assert_same_sched(cols, monkeypatch, kernels) > 300
 
 
@@ -104,11 +105,29 @@ def test_replay_checks_its_outputs(kernels):
     cols = _records(np.random.default_rng(1), 100, np.array([0, 5, 6], np.uint64), False)
     n = len(cols.sched_kind)
     idle = np.zeros(n, np.uint8)
-    short = [np.empty(3, np.int64)] * 3 + [np.empty(3, np.int64), np.empty(3, np.uint8), np.empty(3, np.int64),
-                                           np.empty(3, np.int64), np.empty(3, np.uint8)]  # fmt: skip
+    pid = np.zeros(n, np.uint32)
+
+    def outputs(room: int, koid=np.uint32) -> list[np.ndarray]:
+        return [np.empty(room, np.uint16), np.empty(room, np.int64), np.empty(room, np.int64), np.empty(room, koid),
+                np.empty(room, koid), np.empty(room, koid), np.empty(room, koid), np.empty(room, np.int64),
+                np.empty(room, np.int64), np.empty(room, np.uint8), np.empty(room, np.uint16)]  # fmt: skip
+
+    def replay(ts=cols.sched_ts, in_pid=pid, out=None, wide=False):
+        return kernels.sched_replay(cols.sched_kind, ts, cols.sched_cpu, cols.sched_out_tid, False,
+                                    cols.sched_in_tid, False, cols.sched_out_state, idle, idle, in_pid, pid, wide, 0,
+                                    *(outputs(3 * n) if out is None else out))  # fmt: skip
+
+    assert replay()[1] > 0
     with pytest.raises(ValueError):  # outputs too short for the records: refused, nothing written past them
-        kernels.sched_replay(cols.sched_kind, cols.sched_ts, cols.sched_cpu, cols.sched_out_tid, False,
-                             cols.sched_in_tid, False, cols.sched_out_state, idle, idle, 0, *short)  # fmt: skip
+        replay(out=outputs(3))
     with pytest.raises(ValueError):  # a column of the wrong length
-        kernels.sched_replay(cols.sched_kind, cols.sched_ts[:50], cols.sched_cpu, cols.sched_out_tid, False,
-                             cols.sched_in_tid, False, cols.sched_out_state, idle, idle, 0, *short)  # fmt: skip
+        replay(ts=cols.sched_ts[:50])
+    with pytest.raises(ValueError):  # processes of another length, or not of the outputs' koid type
+        replay(in_pid=pid[:50])
+    with pytest.raises(ValueError):
+        replay(in_pid=pid.astype(np.uint64), wide=False, out=outputs(3 * n, np.uint64))
+    for i in range(11):  # a table's outputs of differing room
+        out = outputs(3 * n)
+        out[i] = out[i][:-1]
+        with pytest.raises(ValueError):
+            replay(out=out)
