@@ -218,7 +218,8 @@ def merge_touching(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndar
     np.greater(x[1:], run_right[:-1] + 0.5, out=first[1:], where=same_row)
     starts = np.flatnonzero(first)
     left = x[starts]
-    return left, y[starts], np.maximum.reduceat(right, starts) - left
+    with np.errstate(invalid="ignore"):  # (a NaN or infinite box stays one: its width NaN, not a warning)
+        return left, y[starts], np.maximum.reduceat(right, starts) - left
 
 
 def pixels_since(ns: np.ndarray, since: int, sx: float, origin: int) -> np.ndarray:
