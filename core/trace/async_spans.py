@@ -43,6 +43,7 @@ from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
+from fxscope.formats.fxt.frequent_codes import FrequentCodedColumn
 
 FLAG_UNMATCHED_END = 1
 FLAG_UNCLOSED = 2
@@ -299,12 +300,16 @@ def _pair_compiled(cols: FxtColumns, n: int, trace_start: int, trace_end: int, c
     finds a time before the one before it), the walk starts again on every event's time and id read at once
     and sorted."""
     kernels = compiled.span_kernels
-    # (the kernel reads the rows it is given and only tells the values apart: a one-byte code column's index)
-    cat, name = (compiled.key_values(c) for c in (cols.ev_category, cols.ev_name))
+    # (the kernel reads the rows it is given and only tells the values apart: a one-byte code column's index;
+    # names coded by frequency are expanded a block at a time, _name_keys)
+    cat = compiled.key_values(cols.ev_category)
+    whole_names = None if isinstance(cols.ev_name, FrequentCodedColumn) else compiled.key_values(cols.ev_name)
     if kernels is None or n >= 1 << 31 or not all(
-        isinstance(c, np.ndarray) and c.dtype.kind in "iu" and c.dtype.itemsize <= 4 for c in (cat, name)
+        isinstance(c, np.ndarray) and c.dtype.kind in "iu" and c.dtype.itemsize <= 4
+        for c in (cat, np.zeros(0, np.int16) if whole_names is None else whole_names)
     ):
         return None
+    names = functools.partial(_name_keys, cols.ev_name, None if whole_names is None else contiguous(whole_names))
     thread = _thread_tracks(cols)
     if thread is None:
         return None
@@ -317,10 +322,10 @@ def _pair_compiled(cols: FxtColumns, n: int, trace_start: int, trace_end: int, c
              np.empty(n, row_type), no_ids, np.empty(n, np.int32), np.empty(n, np.int32))  # fmt: skip
     thread_col, track_of, offset, pids = thread
     inst = (np.empty(n, row_type), np.empty(n, np.int64), no_ids, np.empty(n, np.int64))
-    fixed = (contiguous(cols.ev_kind, np.uint8), contiguous(cat), contiguous(name), thread_col, track_of, offset)
+    fixed = (contiguous(cols.ev_kind, np.uint8), contiguous(cat), thread_col, track_of, offset)
     walk = functools.partial(_walk_block, kernels, fixed, int(trace_start), (*spans, *inst))
     state = kernels.async_state(n)
-    if not _walk_blocks(cols, row_type, functools.partial(walk, state), check):
+    if not _walk_blocks(cols, row_type, names, functools.partial(walk, state), check):
         sel = kind_rows(cols.ev_kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END).astype(row_type, copy=False)
         ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
         order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order
@@ -329,7 +334,7 @@ def _pair_compiled(cols: FxtColumns, n: int, trace_start: int, trace_end: int, c
         del order
         check()
         state = kernels.async_state(n)
-        if not walk(state, contiguous(sel), ts, cid):
+        if not walk(state, contiguous(sel), ts, cid, *names(0, len(cols.ev_kind))):
             raise AssertionError("async spans: events sorted by time walked out of time order")
         del sel, ts, cid
     del walk
@@ -351,51 +356,65 @@ def _pair_compiled(cols: FxtColumns, n: int, trace_start: int, trace_end: int, c
     return (*spans, s_id, n_begins, queries, tie_keys, (s_track, pids))
 
 
+def _name_keys(column, whole: np.ndarray | None, start: int, stop: int) -> tuple[np.ndarray, int]:
+    """The name keys the pairing kernel reads for event rows ``start..stop-1`` and the row of their first:
+    ``whole`` (the column's keys, :func:`compiled.key_values`: a view, nothing built) and 0 when given; else
+    the column's values of those rows (a :class:`FrequentCodedColumn`: its one-byte codes do not tell its rare
+    names apart, and its whole int16 values would be 2 bytes an event built, 200 MB at 100M events)."""
+    if whole is not None:
+        return whole, 0
+    return contiguous(np.asarray(column[start:stop])), start
+
+
 def _walk_block(kernels, fixed: tuple, trace_start: int, outputs: tuple[np.ndarray, ...], state, rows: np.ndarray,
-                ts: np.ndarray, cid: np.ndarray) -> bool:  # fmt: skip
+                ts: np.ndarray, cid: np.ndarray, name: np.ndarray, name_base: int) -> bool:  # fmt: skip
     """span_kernels.async_spans of one block of events (``rows``, their times and ids) in the walk ``state``
-    (``fixed``: the kind, category and name columns and the thread column, its ranks and offset, as
-    :func:`_pair_compiled` gives them): False when their times go back (not one walk in time order)."""
-    kind, cat, name, thread_col, track_of, offset = fixed
+    (``fixed``: the kind and category columns and the thread column, its ranks and offset, as
+    :func:`_pair_compiled` gives them; ``name``: the name keys from event row ``name_base`` on,
+    :func:`_name_keys`): False when their times go back (not one walk in time order)."""
+    kind, cat, thread_col, track_of, offset = fixed
     return kernels.async_spans(
-        state, kind, rows, rows.dtype.itemsize, cat, cat.dtype.itemsize, name, name.dtype.itemsize,
+        state, kind, rows, rows.dtype.itemsize, cat, cat.dtype.itemsize, name, name.dtype.itemsize, name_base,
         contiguous(cid, np.uint64), contiguous(ts, np.int64), thread_col, thread_col.dtype.itemsize, track_of,
         offset, int(EventKind.ASYNC_BEGIN), int(EventKind.ASYNC_INSTANT), int(EventKind.ASYNC_END), trace_start,
         *outputs,
     )  # fmt: skip
 
 
-def _async_block(cols: FxtColumns, row_type: np.dtype, start: int, stop: int) -> tuple[np.ndarray, ...]:
-    """(rows, times, ids) of the async events among event rows ``start..stop-1`` (rows of ``row_type``)."""
+def _async_block(cols: FxtColumns, row_type: np.dtype, names, start: int, stop: int) -> tuple:
+    """(rows, times, ids, name keys, their first row) of the async events among event rows ``start..stop-1``
+    (rows of ``row_type``; the names' keys by ``names(start, stop)``, :func:`_name_keys`)."""
     rows = kind_rows(cols.ev_kind[start:stop], EventKind.ASYNC_BEGIN, EventKind.ASYNC_END).astype(row_type, copy=False)
     rows += row_type.type(start)
-    return (rows, *cols.times_and_data(rows)) if len(rows) else (rows, np.zeros(0, np.int64), np.zeros(0, np.uint64))
+    if not len(rows):
+        return rows, np.zeros(0, np.int64), np.zeros(0, np.uint64), np.zeros(0, np.int16), start
+    return (rows, *cols.times_and_data(rows), *names(start, stop))
 
 
-def _walk_blocks(cols: FxtColumns, row_type: np.dtype, walk, check) -> bool:
-    """``walk(rows, ts, cid)`` of the async events of ``cols`` (rows of ``row_type``, ascending), those of a
-    block of :data:`PAIR_BLOCK` event rows at a time, with their times and ids read from the file (the next
-    block's on a worker thread while this one is walked), until a walk returns False (events out of time
-    order): then False, else True. ``check()`` before each block (a Cancel raises from it and stops the
-    reading)."""
+def _walk_blocks(cols: FxtColumns, row_type: np.dtype, names, walk, check) -> bool:
+    """``walk(rows, ts, cid, name, name_base)`` of the async events of ``cols`` (rows of ``row_type``,
+    ascending), those of a block of :data:`PAIR_BLOCK` event rows at a time, with their times and ids read
+    from the file and their names' keys (``names(start, stop)``) (the next block's on a worker thread while
+    this one is walked), until a walk returns False (events out of time order): then False, else True.
+    ``check()`` before each block (a Cancel raises from it and stops the reading)."""
     n = len(cols.ev_kind)
-    read = functools.partial(_async_block, cols, row_type)
+    read = functools.partial(_async_block, cols, row_type, names)
     if n <= PAIR_BLOCK:  # (one block: read here, no thread)
         check()
-        rows, ts, cid = read(0, n)
-        return not len(rows) or walk(rows, ts, cid)
+        block = read(0, n)
+        return not len(block[0]) or walk(*block)
     with ThreadPoolExecutor(1, thread_name_prefix="fxscope-async") as pool:
         ahead: Future | None = pool.submit(read, 0, min(PAIR_BLOCK, n))
         try:
             for a in range(0, n, PAIR_BLOCK):
                 check()
                 assert ahead is not None
-                rows, ts, cid = ahead.result()
+                block = ahead.result()
                 b = a + PAIR_BLOCK
                 ahead = pool.submit(read, b, min(b + PAIR_BLOCK, n)) if b < n else None
-                if len(rows) and not walk(rows, ts, cid):
+                if len(block[0]) and not walk(*block):
                     return False
-                del rows, ts, cid
+                del block
         finally:
             if ahead is not None:
                 ahead.cancel()

@@ -1427,12 +1427,13 @@ static AsyncState *async_state_of(PyObject *capsule)
 }
 
 PyDoc_STRVAR(async_spans_doc,
-"async_spans(state, kind, rows, rows_size, cat, cat_size, name, name_size, cid, ts, thread, thread_size,\n"
+"async_spans(state, kind, rows, rows_size, cat, cat_size, name, name_size, name_base, cid, ts, thread, thread_size,\n"
 "            track_of, thread_offset, begin, instant, end, trace_start, s_start, s_end, s_flags, s_event,\n"
 "            s_end_event, s_id, s_level, s_track, i_event, i_ts, i_cid, i_open) -> walked\n\n"
 "One block of the async events, given in time order (rows: their event rows, of rows_size bytes, 4 or 8;\n"
-"kind: the reader's ev_kind, uint8, read at the rows; the key of event i is (cat[rows[i]], name[rows[i]], cid[i]): the reader's ev_category and ev_name,\n"
-"of their item sizes, and the uint64 ids; ts int64 their times), walked on from the blocks before it in\n"
+"kind: the reader's ev_kind, uint8, read at the rows; the key of event i is (cat[rows[i]], name[rows[i] -\n"
+"name_base], cid[i]): the reader's ev_category and ev_name (or the rows of ev_name from row name_base on: a\n"
+"block's), of their item sizes, and the uint64 ids; ts int64 their times), walked on from the blocks before it in\n"
 "`state` (async_state's), matched as fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy:\n"
 "per key a stack of open begins; an end closes the top one, or is unmatched when the stack is empty. The\n"
 "spans, as _spans lays them out once async_spans_end has ended the walk: the j-th begin's at j, the u-th\n"
@@ -1447,7 +1448,7 @@ PyDoc_STRVAR(async_spans_doc,
 "room for the state's n events (the same buffers for every block; the rows past those written are left as\n"
 "they are, the last ones of the span outputs used while walking). Returns False, the state then unusable\n"
 "(start again with a new one), when a time is before the one walked before it (not in time order), else\n"
-"True. Raises IndexError for a row outside kind, cat or name, ValueError for outputs of the wrong size,\n"
+"True. Raises IndexError for a row outside kind, cat or name (past name_base), ValueError for outputs of the wrong size,\n"
 "more events than the state's n or keys wider than 32 bits, MemoryError.");
 
 static PyObject *async_spans(PyObject *self, PyObject *args)
@@ -1455,11 +1456,11 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
     Py_buffer kb, rb, cb, nb_, ib, tb, hb, xb, o_st, o_en, o_fl, o_ev, o_ee, o_id, o_lv, o_tr, q_ev, q_ts, q_id, q_op;
     PyObject *capsule;
     int r_size, c_size, n_size, h_size, k_begin, k_instant, k_end;
-    Py_ssize_t h_offset;
+    Py_ssize_t h_offset, name_base;
     long long trace_start;
     (void)self;
-    if (!PyArg_ParseTuple(args, "Oy*y*iy*iy*iy*y*y*iy*niiiLw*w*w*w*w*w*w*w*w*w*w*w*", &capsule, &kb, &rb, &r_size,
-                          &cb, &c_size, &nb_, &n_size, &ib, &tb, &hb, &h_size, &xb, &h_offset, &k_begin, &k_instant,
+    if (!PyArg_ParseTuple(args, "Oy*y*iy*iy*iny*y*y*iy*niiiLw*w*w*w*w*w*w*w*w*w*w*w*", &capsule, &kb, &rb, &r_size,
+                          &cb, &c_size, &nb_, &n_size, &name_base, &ib, &tb, &hb, &h_size, &xb, &h_offset, &k_begin, &k_instant,
                           &k_end, &trace_start, &o_st, &o_en, &o_fl, &o_ev, &o_ee, &o_id, &o_lv, &o_tr, &q_ev,
                           &q_ts, &q_id, &q_op))
         return NULL;
@@ -1516,7 +1517,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) {
             const int64_t r = r_size == 4 ? ((const int32_t *)rb.buf)[i] : ((const int64_t *)rb.buf)[i];
-            if (r < 0 || r >= nkind || r >= ncat || r >= nname || r >= nthr) {
+            if (r < 0 || r >= nkind || r >= ncat || r - name_base < 0 || r - name_base >= nname || r >= nthr) {
                 bad_row = 1;
                 break;
             }
@@ -1528,7 +1529,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             const int k = kind[r];
             if (k != k_begin && k != k_end && k != k_instant)
                 continue;
-            const int32_t cat = key_at(cb.buf, c_size, r), name = key_at(nb_.buf, n_size, r);
+            const int32_t cat = key_at(cb.buf, c_size, r), name = key_at(nb_.buf, n_size, r - name_base);
             KeySlot *s = key_find(keys, cid[i], cat, name);
             const uint32_t depth = s->depth;
             int32_t track = 0;

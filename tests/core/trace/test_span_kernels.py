@@ -381,7 +381,7 @@ def _async_spans(kind, rows, cat, name, cid, ts=None, spans=None, instants=None,
     cuts = np.linspace(0, len(rows), blocks + 1).astype(int).tolist()
     for a, b in itertools.pairwise(cuts):
         assert KERNELS.async_spans(state, kind, rows[a:b], rows.itemsize, cat, cat.itemsize, name, name.itemsize,
-                                   cid[a:b], ts[a:b], thread, thread.itemsize, track_of, 1, K.ASYNC_BEGIN,
+                                   0, cid[a:b], ts[a:b], thread, thread.itemsize, track_of, 1, K.ASYNC_BEGIN,
                                    K.ASYNC_INSTANT, K.ASYNC_END, trace[0], *outs) is True  # fmt: skip
     nb, nu, ni = KERNELS.async_spans_end(state, rows.itemsize, trace[1], *outs[:8])
     assert nb == int((kind == K.ASYNC_BEGIN).sum()) and ni == int((kind == K.ASYNC_INSTANT).sum())
@@ -414,7 +414,7 @@ def test_async_kernel_refuses_bad_input():
     rest = [np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int64), no_ids,
             np.zeros(4, np.int64)]  # fmt: skip
     state = KERNELS.async_state(4)
-    assert KERNELS.async_spans(state, kind, np.arange(4, dtype=np.int32), 4, col, 2, col, 2, cid,
+    assert KERNELS.async_spans(state, kind, np.arange(4, dtype=np.int32), 4, col, 2, col, 2, 0, cid,
                                np.arange(4, dtype=np.int64), np.zeros(4, np.int16), 2, np.zeros(2, np.int32), 1,
                                K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, -5, *outs, no_ids, *rest) is True  # fmt: skip
     assert KERNELS.async_spans_end(state, 4, 50, *outs, no_ids, *rest[:2]) == (1, 1, 1)
@@ -489,7 +489,7 @@ def test_async_kernel_walk_refuses_what_is_not_one_walk():
                 np.zeros(m, np.int64), no_ids, np.zeros(m, np.int64)]  # fmt: skip
 
     def walk(state, a, b, ts, outs):
-        return KERNELS.async_spans(state, kind, rows[a:b], 4, col, 2, col, 2, cid[a:b], ts[a:b], np.zeros(4, np.int16),
+        return KERNELS.async_spans(state, kind, rows[a:b], 4, col, 2, col, 2, 0, cid[a:b], ts[a:b], np.zeros(4, np.int16),
                                    2, np.zeros(2, np.int32), 1, K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END, 0, *outs)  # fmt: skip
 
     back_in_block = np.array([0, 2, 1, 3], np.int64)
@@ -764,3 +764,36 @@ def test_instant_order_kernel_is_lexsort(per_span):
         assert KERNELS.async_instant_order(p, begin_row, bad_ts, spans, span, order) == 1
     with pytest.raises(ValueError):
         KERNELS.async_instant_order(pos[1:], begin_row, ts, n_spans, span, order)
+
+
+def test_async_kernel_reads_a_block_s_names_from_their_first_row():
+    """Names given as a block's rows (name_base: the block's first event row, a FrequentCodedColumn's values
+    expanded a block at a time) pair as the whole column does; a row before the base or past the block's
+    names is refused (IndexError), never read outside the buffer."""
+    rng = np.random.default_rng(5)
+    n = 400
+    kind = rng.choice(np.array([K.ASYNC_BEGIN, K.ASYNC_INSTANT, K.ASYNC_END], np.uint8), n)
+    cid, name = rng.integers(0, 4, n).astype(np.uint64), rng.integers(0, 3, n).astype(np.int16)
+    cat = np.zeros(n, np.int16)
+    rows = np.arange(n, dtype=np.int32)
+    ts = np.arange(n, dtype=np.int64)
+
+    def walk(cuts, names_of):
+        outs = [np.zeros(n, d) for d in (np.int64, np.int64, np.uint8, np.int32, np.int32, np.uint64, np.int32,
+                                         np.int32, np.int32, np.int64, np.uint64, np.int64)]  # fmt: skip
+        state = KERNELS.async_state(n)
+        for a, b in itertools.pairwise(cuts):
+            names, base = names_of(a, b)
+            assert KERNELS.async_spans(state, kind, rows[a:b], 4, cat, 2, names, 2, base, cid[a:b], ts[a:b],
+                                       np.zeros(n, np.int16), 2, np.zeros(2, np.int32), 1, K.ASYNC_BEGIN,
+                                       K.ASYNC_INSTANT, K.ASYNC_END, 0, *outs) is True  # fmt: skip
+        return KERNELS.async_spans_end(state, 4, n, *outs[:8]), [o.tolist() for o in outs]
+
+    cuts = [0, 97, 250, n]
+    whole = walk(cuts, lambda a, b: (name, 0))
+    assert walk(cuts, lambda a, b: (name[a:b].copy(), a)) == whole
+    assert walk([0, n], lambda a, b: (name.copy(), 0)) == whole
+    with pytest.raises(IndexError):  # the block's names start after its first row
+        walk(cuts, lambda a, b: (name[a + 1 : b].copy(), a + 1))
+    with pytest.raises(IndexError):  # the block's names end before its last row
+        walk(cuts, lambda a, b: (name[a : b - 1].copy(), a))

@@ -182,3 +182,40 @@ def test_the_reader_stores_a_trace_s_names_so_and_the_model_reads_them(monkeypat
     for name in rare:
         row = int(search(model, name)[0])
         assert model.name_of(row) == name
+
+
+@pytest.mark.parametrize("block", [7, 1 << 20])
+def test_async_events_with_rare_names_pair_by_their_names(monkeypatch, block):
+    """Async begins and ends of two rare names under one id and category (their one-byte codes are the same
+    escape): each end closes its own name's begin, as with the int16 names, walked in blocks of ``block``
+    events (the names expanded a block at a time) or in one."""
+    from fxscope.core.trace import async_spans
+
+    w = FxtWriter()
+    w.thread(1, 10, 11)
+    t = 0
+    for _rep in range(8):  # 255 frequent names (8 slices each) and 20 rare ones
+        for n in range(255):
+            w.event(K.DURATION_BEGIN, t, 1, "cat", f"frequent {n}")
+            w.event(K.DURATION_END, t + 5, 1, "cat", f"frequent {n}")
+            t += 10
+    for k in range(10):  # rare "a k" and "b k" interleaved on the same id: a stack of one key would swap them
+        w.event(K.ASYNC_BEGIN, t, 1, "cat", f"rare a {k}", data=7)
+        w.event(K.ASYNC_BEGIN, t + 1, 1, "cat", f"rare b {k}", data=7)
+        w.event(K.ASYNC_END, t + 2, 1, "cat", f"rare a {k}", data=7)
+        w.event(K.ASYNC_END, t + 9, 1, "cat", f"rare b {k}", data=7)
+        t += 10
+    data = w.getvalue()
+    monkeypatch.setattr(async_spans, "PAIR_BLOCK", block)
+    cols = read_fxt_bytes(data)
+    assert isinstance(cols.ev_name, FrequentCodedColumn) and len(cols.ev_name.rare_rows) == 40
+    spans = TraceModel(cols).async_spans
+    names = [cols.strings[int(v)] for v in np.asarray(spans.name)]
+    assert sorted(names) == sorted(f"rare {c} {k}" for c in "ab" for k in range(10))
+    durations = dict(zip(names, (np.asarray(spans.end) - np.asarray(spans.start)).tolist(), strict=True))
+    assert all(durations[f"rare a {k}"] == 2 and durations[f"rare b {k}"] == 8 for k in range(10))
+    monkeypatch.setattr(frequent_codes, "RARE_SHARE", 0.0)
+    plain = read_fxt_bytes(data)
+    ref = TraceModel(plain).async_spans
+    for column in ("start", "end", "event", "lane"):
+        assert np.array_equal(np.asarray(getattr(spans, column)), np.asarray(getattr(ref, column))), column
