@@ -15,6 +15,7 @@ import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.formats.fxt.coded_column import CodedColumn
+from fxscope.formats.fxt.frequent_codes import FrequentCodedColumn
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -358,11 +359,15 @@ def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.nda
     kernels = compiled.summary_kernels
     col = model.slices.name
     source, index = getattr(col, "source", None), getattr(col, "index", None)
-    codes = None
+    codes, rare = None, ()
     if isinstance(source, CodedColumn):  # (a one-byte code column: its codes and values)
         codes, source = source.index, source.values
-        if not compiled.plain(codes, np.uint8):
+    elif isinstance(source, FrequentCodedColumn):  # (names coded by frequency: their rare rows looked up too)
+        codes, rare, source = source.codes, (source.rare_rows, source.rare_values), source.table
+        if not all(compiled.plain(a, np.int64, np.int16, np.int32) for a in rare):
             return None
+    if codes is not None and not compiled.plain(codes, np.uint8):
+        return None
     if kernels is None or getattr(col, "missing", 0) is not None or not compiled.plain(source, np.int16, np.int32):
         return None
     rows = ar.take(index) if compiled.plain(index, np.int32, np.int64) else None
@@ -371,7 +376,7 @@ def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.nda
     out = np.empty(len(rows), source.dtype)
     try:
         ids = kernels.dense_names(source, source.dtype == np.int32, rows, rows.dtype == np.int64, out,
-                                  *(() if codes is None else (codes,)))  # fmt: skip
+                                  *(() if codes is None else (codes, *rare)))  # fmt: skip
     except ValueError:  # (a row or id out of range: the numpy path decides)
         return None
     return out, np.frombuffer(ids, np.int64).copy()

@@ -501,21 +501,33 @@ PyDoc_STRVAR(dense_names_doc,
 "when source_wide), renumbered 0..k-1 in ascending order of their ids, into ``out`` (the source's type);\n"
 "returns the k ids (int64, ascending) as bytes. selection.py's dense_ids of the gathered names, without the\n"
 "gathered copy's passes. With ``codes`` (uint8, a one-byte code column), the column is ``source[codes]``:\n"
-"``source`` holds its values. ValueError for a row or code out of range or an id below -1.");
+"``source`` holds its values; with ``rare_rows`` (int64, ascending) and ``rare_values`` (the source's type)\n"
+"too, a row coded 255 holds the rare value at its row's place in rare_rows (a names column coded by\n"
+"frequency). ValueError for a row or code out of range, a row coded 255 not among the rare rows, or an id\n"
+"below -1.");
 
 static PyObject *dense_names(PyObject *self, PyObject *args)
 {
-    Py_buffer sb, ib, ob, cb = {0};
+    Py_buffer sb, ib, ob, cb = {0}, rb = {0}, vb = {0};
     int swide, iwide;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*py*pw*|y*", &sb, &swide, &ib, &iwide, &ob, &cb))
+    if (!PyArg_ParseTuple(args, "y*py*pw*|y*y*y*", &sb, &swide, &ib, &iwide, &ob, &cb, &rb, &vb))
         return NULL;
     PyObject *ret = NULL;
     const uint8_t *codes = cb.buf;  /* (NULL: no code column) */
+    const int64_t *rare_rows = rb.obj ? (const int64_t *)rb.buf : NULL;  /* (NULL: no rare rows) */
+    const void *rare_values = vb.obj ? vb.buf : NULL;
     Py_ssize_t n = ib.len / (iwide ? 8 : 4), n_values = sb.len / (swide ? 4 : 2), m = codes ? cb.len : n_values;
+    Py_ssize_t n_rare = rb.len / 8;
     if (check_items(&sb, swide ? 4 : 2, -1, "source") || check_items(&ib, iwide ? 8 : 4, -1, "index")
         || check_items(&ob, swide ? 4 : 2, n, "out"))
         goto done;
+    if ((rb.obj != NULL) != (vb.obj != NULL) || (rb.obj && (!codes || check_items(&rb, 8, -1, "rare_rows")
+                                                           || check_items(&vb, swide ? 4 : 2, n_rare, "rare_values")))) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "rare_rows and rare_values go together, with codes");
+        goto done;
+    }
     {
         const void *source = sb.buf, *index = ib.buf;
         void *out = ob.buf;
@@ -531,14 +543,31 @@ static PyObject *dense_names(PyObject *self, PyObject *args)
                 status = 1;
                 break;
             }
-            if (codes) {
-                r = codes[r];
-                if (r >= n_values) {
+            int64_t v;
+            if (codes && codes[r] == 255 && rare_rows) {  /* a rare value: its row's place among the rare rows */
+                Py_ssize_t lo = 0, hi = n_rare;
+                while (lo < hi) {
+                    const Py_ssize_t mid = lo + (hi - lo) / 2;
+                    if (rare_rows[mid] < r)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo == n_rare || rare_rows[lo] != r) {
                     status = 1;
                     break;
                 }
+                v = name_at(rare_values, swide, lo);
+            } else {
+                if (codes) {
+                    r = codes[r];
+                    if (r >= n_values) {
+                        status = 1;
+                        break;
+                    }
+                }
+                v = name_at(source, swide, r);
             }
-            int64_t v = name_at(source, swide, r);
             if (v < -1) {
                 status = 1;
                 break;
@@ -587,6 +616,10 @@ done:
     PyBuffer_Release(&ob);
     if (cb.obj)
         PyBuffer_Release(&cb);
+    if (rb.obj)
+        PyBuffer_Release(&rb);
+    if (vb.obj)
+        PyBuffer_Release(&vb);
     return ret;
 }
 

@@ -43,8 +43,8 @@ class FrequentCodedColumn(NDArrayOperatorsMixin, ColumnView):
         self.rare_rows = rare_rows  # int64, ascending: the rows coded ESCAPE
         self.rare_values = rare_values  # their values (the column's dtype)
         #: the values as the decoding gathers them: 256 entries, the escape's a placeholder patched after
-        self._table = np.zeros(ESCAPE + 1, values.dtype)
-        self._table[: len(values)] = values
+        self.table = np.zeros(ESCAPE + 1, values.dtype)
+        self.table[: len(values)] = values
 
     @property
     def dtype(self) -> np.dtype:
@@ -66,7 +66,7 @@ class FrequentCodedColumn(NDArrayOperatorsMixin, ColumnView):
             if not 0 <= row < n:
                 raise IndexError(f"index {int(key)} is out of bounds for a column of {n} rows")
             code = self.codes[row]
-            return self._table[code] if code != ESCAPE else self.rare_values[self._rare_at(row)]
+            return self.table[code] if code != ESCAPE else self.rare_values[self._rare_at(row)]
         if isinstance(key, slice):
             start, stop, step = key.indices(n)
             out = self._decoded(self.codes[key])
@@ -112,9 +112,9 @@ class FrequentCodedColumn(NDArrayOperatorsMixin, ColumnView):
         return out
 
     def _decoded(self, codes: np.ndarray) -> np.ndarray:
-        """``_table[codes]`` (the escape's placeholder included) by the compiled loop when built, else numpy."""
+        """``table[codes]`` (the escape's placeholder included) by the compiled loop when built, else numpy."""
         scan = compiled.record_scan
-        t = self._table
+        t = self.table
         if scan is not None and codes.ndim == 1 and codes.flags.c_contiguous and t.dtype.itemsize in (2, 4):
             out = np.empty(len(codes), t.dtype)
             scan.decode_codes(codes, t, out)

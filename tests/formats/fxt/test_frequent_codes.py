@@ -219,3 +219,39 @@ def test_async_events_with_rare_names_pair_by_their_names(monkeypatch, block):
     ref = TraceModel(plain).async_spans
     for column in ("start", "end", "event", "lane"):
         assert np.array_equal(np.asarray(getattr(spans, column)), np.asarray(getattr(ref, column))), column
+
+
+def test_the_analysis_of_names_coded_by_frequency(monkeypatch):
+    """The analysis panel's statistics and flame graph of the whole trace: the same with names coded by
+    frequency as with int16 names, the compiled renumbering of the names taking the rare rows (not the
+    slower numpy path), and refusing rare rows that do not hold a row coded as rare."""
+    from fxscope.core.analysis import selection
+    from fxscope.core.analysis.call_tree import top_down
+    from fxscope.core.analysis.selection import Area, area_rows
+    from fxscope.core.analysis.stats import name_stats
+    from fxscope.core.trace import compiled as trace_compiled
+
+    data = _trace_with_rare_names()
+    model = TraceModel(read_fxt_bytes(data))
+    assert isinstance(model.cols.ev_name, FrequentCodedColumn)
+    ar = area_rows(model, Area())
+    assert selection._compiled_dense(model, ar) is not None
+    got = name_stats(model, ar=ar), top_down(model, ar=ar)
+    monkeypatch.setattr(frequent_codes, "RARE_SHARE", 0.0)
+    ref_model = TraceModel(read_fxt_bytes(data))
+    ref_ar = area_rows(ref_model, Area())
+    ref = name_stats(ref_model, ar=ref_ar), top_down(ref_model, ar=ref_ar)
+    assert got[0].names == ref[0].names and any(n.startswith("rare ") for n in got[0].names)
+    for column in ("count", "total_ns", "self_ns", "min_ns", "p50_ns", "max_ns"):
+        assert np.array_equal(getattr(got[0], column), getattr(ref[0], column)), column
+    assert [model.strings[int(i)] for i in got[1].name] == [ref_model.strings[int(i)] for i in ref[1].name]
+    assert np.array_equal(got[1].total, ref[1].total) and np.array_equal(got[1].count, ref[1].count)
+    kernels = trace_compiled.summary_kernels
+    col = model.cols.ev_name
+    rows = np.asarray(model.slices.event, np.int64)
+    out = np.empty(len(rows), np.int16)
+    kernels.dense_names(col.table, False, rows, True, out, col.codes, col.rare_rows, col.rare_values)
+    with pytest.raises(ValueError):  # a row coded as rare missing from the rare rows
+        kernels.dense_names(col.table, False, rows, True, out, col.codes, col.rare_rows[1:], col.rare_values[1:])
+    with pytest.raises(ValueError):  # rare rows without their values
+        kernels.dense_names(col.table, False, rows, True, out, col.codes, col.rare_rows)
