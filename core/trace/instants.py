@@ -15,7 +15,7 @@ import numpy as np
 from fxscope.core.trace import compiled
 from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.gathered import Gathered
-from fxscope.core.trace.segments import key_rows
+from fxscope.core.trace.segments import key_rows, sorted_run_starts
 from fxscope.core.trace.sorting import lexsort
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
@@ -134,10 +134,9 @@ def build_instants(cols: FxtColumns) -> InstantTable:
 
 def _thread_bounds(thread: np.ndarray) -> dict[int, tuple[int, int]]:
     """Each thread's row range in ``thread``, an ascending column (a dict: a trace has few threads)."""
-    if len(thread) == 0:
-        return {}
-    starts = (np.flatnonzero(thread[1:] != thread[:-1]) + 1).tolist()
-    return {int(thread[a]): (a, b) for a, b in zip([0, *starts], [*starts, len(thread)], strict=True)}
+    starts = sorted_run_starts(thread).tolist()
+    ends = [*starts[1:], len(thread)] if starts else []
+    return {int(thread[a]): (a, b) for a, b in zip(starts, ends, strict=True)}
 
 
 #: thread values told apart by the compiled grouping, at most (a counting sort: one slot a value)

@@ -39,6 +39,7 @@ from fxscope.formats.fxt.event_data import EventData
 from fxscope.formats.fxt.event_times import EventTimes
 from fxscope.formats.fxt.fields import RECORD_TYPE_NAMES, record_size
 from fxscope.formats.fxt.framing import PADDING, split_records
+from fxscope.formats.fxt.frequent_codes import frequent_coded
 from fxscope.formats.fxt.lazy_args import ArgDecoder
 from fxscope.formats.fxt.mapped_column import PageHold
 from fxscope.formats.fxt.page_ahead import PageAhead
@@ -319,7 +320,11 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         ev["category"] = narrowest_codes(ev["category"], len(t.strings))
         ev["name"] = narrowest_codes(ev["name"], len(t.strings))
         for key in _CODE_KEYS:  # one byte a row where a column holds at most 256 distinct codes (categories, threads)
-            ev[key] = coded(ev[key], frequent=key == "name")  # (names: their 255 most frequent, when they cover it)
+            ev[key] = coded(ev[key])
+        if isinstance(ev["name"], np.ndarray):  # (too many names: their 255 most frequent coded, when they cover it)
+            frequent = frequent_coded(ev["name"])
+            if frequent is not None:
+                ev["name"] = frequent
         self._warn_missing_init()
         decoder = ArgDecoder(self.w, self.raw, t, self.str_lookup)
         # the columns read from the mapped file, sharing one hold on its pages (FxtColumns.holding_pages)

@@ -17,7 +17,6 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.column_view import ColumnView
-from fxscope.formats.fxt.frequent_codes import FrequentCodedColumn, frequent_coded
 
 #: distinct values a uint8 index can name
 MAX_VALUES = 256
@@ -58,28 +57,7 @@ class CodedColumn(NDArrayOperatorsMixin, ColumnView):
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def _decoded(self, index: np.ndarray) -> np.ndarray:
-        """``values[index]``: by the compiled loop (record_scan.decode_codes: one pass, ~4x numpy's take,
-        which widens every uint8 index first) when it is built and takes them, else by numpy a block at a time."""
-        scan = compiled.record_scan
-        v = self.values
-        if (
-            scan is not None
-            and index.ndim == 1
-            and len(index) >= _COMPILED_FROM
-            and index.flags.c_contiguous
-            and v.dtype.itemsize in (2, 4)
-            and v.dtype.isnative
-            and v.flags.c_contiguous
-        ):
-            out = np.empty(len(index), v.dtype)
-            scan.decode_codes(index, v, out)
-            return out
-        if index.ndim != 1:
-            return v[index]
-        out = np.empty(len(index), v.dtype)
-        for a in range(0, len(index), _BLOCK):
-            np.take(v, index[a : a + _BLOCK], out=out[a : a + _BLOCK])
-        return out
+        return decode_codes(index, self.values)
 
     def min(self):
         """The smallest value present (ValueError when empty, as numpy's)."""
@@ -93,12 +71,37 @@ class CodedColumn(NDArrayOperatorsMixin, ColumnView):
         return f"CodedColumn({np.asarray(self)!r})"
 
 
-def coded(codes: np.ndarray, frequent: bool = False) -> np.ndarray | CodedColumn | FrequentCodedColumn:
+def decode_codes(index: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values[index]`` (``index`` uint8, at most 256 values): by the compiled loop (record_scan.decode_codes:
+    one pass, ~4x numpy's take, which widens every uint8 index first) when it is built and takes them, else by
+    numpy a block at a time."""
+    scan = compiled.record_scan
+    v = values
+    if (
+        scan is not None
+        and index.ndim == 1
+        and len(index) >= _COMPILED_FROM
+        and index.flags.c_contiguous
+        and v.dtype.itemsize in (2, 4)
+        and v.dtype.isnative
+        and v.flags.c_contiguous
+    ):
+        out = np.empty(len(index), v.dtype)
+        scan.decode_codes(index, v, out)
+        return out
+    if index.ndim != 1:
+        return v[index]
+    out = np.empty(len(index), v.dtype)
+    for a in range(0, len(index), _BLOCK):
+        np.take(v, index[a : a + _BLOCK], out=out[a : a + _BLOCK])
+    return out
+
+
+def coded(codes: np.ndarray) -> np.ndarray | CodedColumn:
     """``codes`` (int16: a narrowed code column) as a :class:`CodedColumn` when it holds at most
-    :data:`MAX_VALUES` distinct values, else, with ``frequent``, as a
-    :class:`~fxscope.formats.fxt.frequent_codes.FrequentCodedColumn` when its most frequent values cover
-    nearly every row (a trace's names), else as it is. Counts the values a block at a time (a 65,536-bin
-    count over the int16 range), so nothing sorts or copies the whole column but the uint8 index built; the
+    :data:`MAX_VALUES` distinct values, else as it is (a trace's names:
+    :func:`~fxscope.formats.fxt.frequent_codes.frequent_coded` codes their most frequent values). Counts the
+    values a block at a time (a 65,536-bin count over the int16 range), so nothing sorts or copies the whole column but the uint8 index built; the
     compiled ``record_scan.code_index`` does the same in two passes (numpy's count widens every code first)."""
     if codes.dtype != np.int16 or len(codes) == 0:
         return codes
@@ -106,15 +109,12 @@ def coded(codes: np.ndarray, frequent: bool = False) -> np.ndarray | CodedColumn
     if scan is not None and codes.flags.c_contiguous and codes.dtype.isnative:  # (two passes, no temporaries)
         index, values = np.empty(len(codes), np.uint8), np.empty(MAX_VALUES, np.int16)
         k = scan.code_index(codes, index, values)
-        if k >= 0:
-            return CodedColumn(index, values[:k].copy())
-        del index
-        return _frequent_or_plain(codes, frequent)
+        return codes if k < 0 else CodedColumn(index, values[:k].copy())
     counts = np.zeros(1 << 16, np.int64)
     for a in range(0, len(codes), _BLOCK):
         counts += np.bincount(codes[a : a + _BLOCK].view(np.uint16), minlength=1 << 16)
         if np.count_nonzero(counts) > MAX_VALUES:  # (a trace's names: known after the first block, as a rule)
-            return _frequent_or_plain(codes, frequent)
+            return codes
     present = np.flatnonzero(counts)  # as uint16 bit patterns: negative int16 values sort last here
     values = np.sort(present.astype(np.uint16).view(np.int16))
     lut = np.zeros(1 << 16, np.uint8)
@@ -124,9 +124,3 @@ def coded(codes: np.ndarray, frequent: bool = False) -> np.ndarray | CodedColumn
         np.take(lut, codes[a : a + _BLOCK].view(np.uint16), out=index[a : a + _BLOCK])
     return CodedColumn(index, values)
 
-
-def _frequent_or_plain(codes: np.ndarray, frequent: bool) -> np.ndarray | FrequentCodedColumn:
-    """A column of too many values for a :class:`CodedColumn`: its frequent values coded when asked and
-    they cover nearly every row, else the int16 column as it is."""
-    column = frequent_coded(codes) if frequent else None
-    return codes if column is None else column

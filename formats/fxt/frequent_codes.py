@@ -22,6 +22,7 @@ import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from fxscope.formats.fxt import compiled
+from fxscope.formats.fxt.coded_column import decode_codes
 from fxscope.formats.fxt.column_view import ColumnView
 
 #: the code of a row whose value is not one of the frequent ones (and how many frequent values are coded)
@@ -112,14 +113,8 @@ class FrequentCodedColumn(NDArrayOperatorsMixin, ColumnView):
         return out
 
     def _decoded(self, codes: np.ndarray) -> np.ndarray:
-        """``table[codes]`` (the escape's placeholder included) by the compiled loop when built, else numpy."""
-        scan = compiled.record_scan
-        t = self.table
-        if scan is not None and codes.ndim == 1 and codes.flags.c_contiguous and t.dtype.itemsize in (2, 4):
-            out = np.empty(len(codes), t.dtype)
-            scan.decode_codes(codes, t, out)
-            return out
-        return t[codes]
+        """``table[codes]`` (the escape's placeholder included)."""
+        return decode_codes(codes, self.table)
 
     def min(self):
         """The smallest value present (ValueError when empty, as numpy's)."""
