@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from fxscope.app.settings_store import APPLICATION, ORGANIZATION, settings
+from fxscope.app.ui_thread_gc import collect_on_ui_thread
 
 #: the desktop file's base name, so Wayland compositors match windows to packaging/linux/*.desktop
 DESKTOP_FILE = "io.github.fxscope.fxscope"
@@ -97,6 +98,7 @@ def launch(paths: Sequence[str], new_window: bool = False) -> int:
     if problem:
         raise CliError(problem)
     app = application()
+    collect_on_ui_thread()  # (never on the loader's or the build's threads: see app/ui_thread_gc.py)
     server = None
     if single_instance.enabled(new_window):
         if single_instance.send_to_running(paths):

@@ -28,13 +28,13 @@ would wait out a whole switch interval (5 ms) behind a worker summarizing in a t
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QThread, Signal
 
+from fxscope.app.ui_thread_gc import collection_paused
 from fxscope.app.worker_threads import _LIVE, QUIT_BUDGET_S, start_worker, stop_all  # noqa: F401 - re-exported
 from fxscope.core.reports.crash_log import CrashLog
 
@@ -130,14 +130,12 @@ class LogSplitter(CrashWorker):
     def run(self) -> None:
         # the split makes a string per line (100,000s, no reference cycles); the collections they would
         # trigger walk every object of the process with the GIL held and stall the UI thread ~100 ms
-        gc.disable()
         try:
-            log = CrashLog.from_path(self.path)
+            with collection_paused():
+                log = CrashLog.from_path(self.path)
         except (OSError, ValueError) as exc:
             self.failed.emit(str(exc))
             return
-        finally:
-            gc.enable()
         if self.cancelled():
             return
         self.split.emit(log, [log.report_time(i) for i in range(len(log.reports))])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +11,28 @@ import pytest
 from fxscope.formats.fxt.args import ArgType as A
 from fxscope.formats.fxt.columns import EventKind as K
 from fxscope.formats.fxt.writer import FxtWriter
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _garbage_collected_on_the_main_thread():
+    """Cyclic garbage collected on the main thread only while the window tests run (as the application
+    does, app/ui_thread_gc.py): with the interpreter's automatic collection, a worker thread (a loader's, a
+    build's, distributed's event loop left by an earlier test) could delete an earlier test's widgets while
+    the main thread processes Qt events, a rare segmentation fault of the suite. Then on again for the
+    other tests."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    yield
+    gc.collect()
+    if was_enabled:
+        gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_each_test():
+    """Each window test's cyclic garbage (closed windows, finished workers) collected on the main thread."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture
