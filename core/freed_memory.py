@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import importlib
+import os
 import sys
 import threading
 
@@ -37,6 +39,9 @@ _M_ARENA_MAX = -8
 HELD_BYTES = 1 << 30
 #: arrays from this size on get their own mapping (glibc's largest mmap threshold on 64-bit systems)
 MMAP_THRESHOLD = 32 << 20
+
+#: set to 1 to keep numpy's advice of transparent huge pages for its large arrays (:func:`use_small_pages`)
+HUGE_PAGES_ENV = "FXSCOPE_HUGE_PAGES"
 
 #: the block freed to trim a thread's heap (:func:`_return_thread_heap_top`)
 _TOP_BLOCK = 1 << 20
@@ -96,3 +101,32 @@ def hold_freed_memory() -> bool:
         return False
     return (bool(_mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) & bool(_mallopt(_M_TRIM_THRESHOLD, HELD_BYTES))
             & bool(_mallopt(_M_ARENA_MAX, 1)))  # fmt: skip
+
+
+def use_small_pages() -> bool:
+    """Stop numpy advising transparent huge pages (``madvise(MADV_HUGEPAGE)``) for the arrays it allocates
+    from now on (those of 4 MB and more, its default on Linux); True when numpy took the setting. Process-wide
+    and idempotent; with ``FXSCOPE_HUGE_PAGES=1`` in the environment it does nothing.
+
+    Why: a trace's load allocates and first-touches a few bytes an event for every table and temporary
+    (~1.4 GB of fresh pages over the build of a 30M-event trace), and on the development machine (a
+    virtual machine: ``thp_fault_alloc`` rose by 707 huge pages in that build) each fresh 2 MB page cost far
+    more than the 512 small pages that replace it: the kernel zeroing huge pages (``clear_page_erms``) was a
+    quarter of the build's CPU time. Measured there at 30M events, four alternating pairs: read 2.3-3.1 ->
+    2.0-2.2 s, model build 5.1-6.7 -> 3.4-3.8 s (system time 2.2-2.9 -> 1.0-1.1 s), and the window's first
+    frame 5.3 -> 3.9 s, its frames' p95 26.8 -> 23.5 ms (the pictures' arrays are fresh memory too). A free
+    2 MB block that the hypervisor has taken back (free page reporting works on such blocks) must be
+    faulted in again by the host before the guest zeroes it; the small pages come from memory freed
+    recently (the likely cause; measured is the difference). The compiled kernels' own hash tables keep their advice (span_kernels.c: they are probed at
+    random, and measured no slower or faster either way)."""
+    if os.environ.get(HUGE_PAGES_ENV) == "1":
+        return False
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):  # (numpy 2, numpy 1)
+        try:
+            setter = getattr(importlib.import_module(name), "_set_madvise_hugepage", None)
+        except ImportError:
+            continue
+        if setter is not None:
+            setter(False)
+            return True
+    return False

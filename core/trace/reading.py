@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 
 from fxscope.core.filetype import Kind, require_trace
-from fxscope.core.freed_memory import hold_freed_memory
+from fxscope.core.freed_memory import hold_freed_memory, use_small_pages
 from fxscope.formats.errors import FormatError
 from fxscope.formats.fxt.columns import FxtColumns
 from fxscope.formats.fxt.reader import read_fxt
@@ -32,6 +32,7 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
     spath = os.fspath(path)
     found = require_trace(spath)
     hold_freed_memory()  # block temporaries reused, not faulted in again block after block
+    use_small_pages()  # (fresh huge pages cost more than they save on a virtual machine: see there)
     report = progress or (lambda _fraction: None)
     force: bool | str = False if found.kind == Kind.FXT else (found.byte_order or "little")
     if found.compression is None:

@@ -89,3 +89,67 @@ def test_a_worker_threads_freed_memory_is_given_back():
     """The model's steps run on worker threads (fxscope.core.concurrent_steps), each step's temporaries freed
     in the heap that thread allocates from: the trim after the step gives them back."""
     assert _kept_mb() < 10  # (of the 50 MB freed)
+
+
+#: reads a trace, then allocates and writes a 64 MB array: numpy's huge-page advice before and after the read,
+#: and the huge pages that array got (AnonHugePages of the process, in kB)
+_PAGES = r"""
+import sys
+import numpy as np
+from fxscope.core.trace.reading import read_trace
+
+def huge_kb():
+    with open("/proc/self/smaps_rollup") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("AnonHugePages"))
+
+try:
+    from numpy._core import multiarray
+except ImportError:  # numpy 1
+    from numpy.core import multiarray
+before = multiarray._get_madvise_hugepage()
+read_trace(sys.argv[1])
+after = multiarray._get_madvise_hugepage()
+base = huge_kb()
+array = np.empty(64 << 20, np.uint8)
+array[:] = 1
+print(int(before), int(after), huge_kb() - base)
+"""
+
+
+def _thp_mode() -> str:
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def _pages(env_value: str | None) -> tuple[int, int, int]:
+    import os
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != freed_memory.HUGE_PAGES_ENV}
+    if env_value is not None:
+        env[freed_memory.HUGE_PAGES_ENV] = env_value
+    demo = Path(freed_memory.__file__).resolve().parents[1] / "resources" / "demo" / "demo.fxt"
+    out = subprocess.run([sys.executable, "-c", _PAGES, str(demo)], capture_output=True, text=True, timeout=120,
+                         env=env)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    before, after, huge = (int(v) for v in out.stdout.split())
+    return before, after, huge
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_a_read_turns_numpys_huge_page_advice_off():
+    before, after, huge = _pages(None)
+    assert (before, after) == (1, 0)
+    if _thp_mode() == "madvise":  # (only advised memory gets huge pages: the array got none)
+        assert huge == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_the_environment_keeps_numpys_huge_page_advice():
+    before, after, huge = _pages("1")
+    assert (before, after) == (1, 1)
+    if _thp_mode() == "madvise":  # (advised: the written 64 MB array is mostly huge pages, where the kernel has them)
+        assert huge > 0
