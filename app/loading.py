@@ -72,11 +72,12 @@ class TraceLoader(QThread):
         try:
             cols = read_trace(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
             self._tick(self.READ_SHARE)
-            model = TraceModel(cols, check=self._check)
-            # every table the first frame reads, built here rather than on the UI thread when the tab opens (a
-            # large trace's flows and statistics: in the background after it, app/deferred_tables.py)
-            prepare_model(model, lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f),
-                          first_frame_only=defers_later_steps(model))  # fmt: skip
+            with cols.holding_pages():  # (the constructor's mapped file pages kept for the steps after it)
+                model = TraceModel(cols, check=self._check)
+                # every table the first frame reads, built here rather than on the UI thread when the tab opens
+                # (a large trace's flows and statistics: in the background after it, app/deferred_tables.py)
+                prepare_model(model, lambda f: self._tick(self.READ_SHARE + (1 - self.READ_SHARE) * f),
+                              first_frame_only=defers_later_steps(model))  # fmt: skip
             # and what the tab's first turn on the UI thread would do: the timeline's tracks, its modules
             prebuild_groups(model)
             self._check()

@@ -170,6 +170,11 @@ cols = read_trace(sys.argv[1])
 t1 = time.perf_counter()
 after_read = _status()
 sampler.mark("model")
+# as the window's loader does: the file pages mapped by the constructor's reads kept for the steps after it
+# (an older checkout without the hold: each step maps them again)
+hold = cols.holding_pages() if hasattr(cols, "holding_pages") else None
+if hold is not None:
+    hold.__enter__()
 model = TraceModel(cols)
 t2 = time.perf_counter()
 try:  # the steps on two threads (each step's own time, and the build's wall time)
@@ -183,6 +188,8 @@ if StepClock is not None:
     sampler.phase_of = lambda: "+".join(sorted(clock.running)) or "build"  # (the steps running at a sample)
     t = time.perf_counter()
     prepare_model(model, clock=clock)
+    if hold is not None:
+        hold.__exit__(None, None, None)  # (the pages dropped: part of the build's time, as in the loader)
     build_wall = time.perf_counter() - t
     sampler.phase_of = None
     steps = dict(clock.seconds)
@@ -194,6 +201,8 @@ else:
         t = time.perf_counter()
         build_step(model, build)
         steps[name] = time.perf_counter() - t
+    if hold is not None:
+        hold.__exit__(None, None, None)
     build_wall = sum(steps.values())
 sampler.mark("trim")
 return_freed_memory()  # as prepare_model ends

@@ -218,3 +218,23 @@ def test_a_held_build_keeps_its_pages_until_it_ends(tmp_path):
     unmapped = read_fxt_bytes(_trace()[0])  # (no map: holding it releases nothing, reads still work)
     with unmapped.holding_pages():
         assert np.asarray(unmapped.ev_ts).tolist() == _trace()[1]
+
+
+def test_a_builds_steps_share_one_hold_of_the_pages(tmp_path):
+    """The model's steps (prepare_model, two at a time) keep the file pages their reads map until the last
+    step ends: the map is released once for the whole build, not by each step (which mapped the whole file
+    again each time), and no read releases its pages on its own meanwhile."""
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.core.trace.prepare import PREPARE_STEPS, prepare_model
+
+    path = tmp_path / "t.fxt"
+    path.write_bytes(generate_trace(150_000, seed=4, scheduling=True))
+    cols = read_fxt(path)
+    model = TraceModel(cols)
+    calls = []
+    for col in (cols.ev_ts, cols.ev_data):
+        col.release = lambda a, b, release=col.release: (calls.append((a, b)), release(a, b))
+    cols.page_hold._release_all = lambda release=cols.page_hold._release_all: (calls.append("all"), release())
+    prepare_model(model, workers=2)
+    assert len(PREPARE_STEPS) > 5 and model.flows is not None and len(model.counters.series) > 0
+    assert calls == ["all"]
