@@ -60,8 +60,8 @@ LATER_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("stats", lambda m: m.stats),
 ]
 #: every step: what a load that does not defer builds, and what the benchmark times. The async pyramid and
-#: the flows first, while the model holds least (their temporaries are the largest, :data:`STEP_APART`:
-#: built last they would add to every table's); the statistics last (they read every table)
+#: the flows first, while the model holds least (their temporaries are the largest: built last they would
+#: add to every table's); the statistics last (they read every table)
 PREPARE_STEPS = [FIRST_FRAME_STEPS[0], LATER_STEPS[0], *FIRST_FRAME_STEPS[1:], LATER_STEPS[1]]
 #: what each step reads of the others' tables (the rest read only the model's columns and its constructor's
 #: tables, and write their own: any two of them can be built at once, :mod:`fxscope.core.concurrent_steps`).
@@ -70,19 +70,15 @@ STEP_AFTER: dict[str, frozenset[str]] = {
     "sched_pyramid_cpu": frozenset({"sched"}),
     "sched_pyramid_state": frozenset({"sched"}),
 }
-#: the steps that do not run at the same time as the others named (either way): those whose temporaries
-#: are largest. At 10M events (302 MB; the goal: a peak within 1.5x the file, 453 MB) the async pyramid's
-#: are ~160 MB (16 bytes an event), the flows' ~130 MB, the counters' ~90 MB, the scheduling tables' ~70 MB
-#: (with what they keep), the others' 50 MB at most; the load's peak is what the tables built so far hold
-#: plus the temporaries of the steps running: 405 MB one step after the other. Measured peaks on two
-#: threads: the async pyramid beside the flows 479 MB, the flows beside the counters 471-477, beside the
-#: scheduling tables 452-464, the counters beside them 409-441 (and once 460); with these four apart and
-#: the largest first (while the model holds least), 403-426 MB. The smaller steps run beside them.
-STEP_APART: dict[str, frozenset[str]] = {
-    "async_pyramid": frozenset({"flows", "counters", "sched"}),
-    "flows": frozenset({"counters", "sched"}),
-    "counters": frozenset({"sched"}),
-}
+#: the steps that do not run at the same time as the others named (either way), to bound the load's peak
+#: memory (what the tables built so far hold plus the temporaries of the steps running). None now: the steps'
+#: temporaries have shrunk (the async pairing and the flows a block at a time) and the load's peak is well
+#: within the goal of 1.5x the file with any two steps at once. Measured at 10M / 30M events (302 / 906 MB),
+#: two alternating pairs (bench_scale): with the async pyramid, flows, counters and scheduling tables kept
+#: apart (as before) the build took 1.13-1.17 / 3.18-3.87 s at a peak of 361 / 975 MB (1.20 / 1.08x the
+#: file); with none apart 0.87-0.91 / 2.40-2.66 s at 376-381 / 1,027-1,030 MB (1.26 / 1.14x): the four
+#: largest steps one after the other were the build's critical path.
+STEP_APART: dict[str, frozenset[str]] = {}
 #: how much lower than the UI thread's the OS priority of the window's background build is (a nice value):
 #: its two worker threads and the UI thread are three on a two-core machine, and a frame drawn meanwhile
 #: must not wait for a core. Measured at 10M events (bench_scale --frame --during, a loaded machine): pan/zoom
