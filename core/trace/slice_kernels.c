@@ -2340,6 +2340,106 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(range_min_max_blocks_doc,
+"range_min_max_blocks(v, offset, block, bmin, bmax, first, stop, vmin, vmax) -> None\n\n"
+"range_min_max over v[offset:] (first, stop index it from offset), reading whole blocks of v from their\n"
+"summaries: bmin[j], bmax[j] are the min and max of v[j*block:(j+1)*block] (float64, ceil(len(v)/block)\n"
+"of them, NaN where the block holds a NaN). A run's blocks inside it are read from the summaries, then the\n"
+"parts of blocks at its ends are read only where their block's bounds reach past what its whole blocks have\n"
+"(the bounds of a whole block bound any part of it): a zoomed-out counter's pixel is a run of hundreds of\n"
+"samples, of which a few dozen are then read (a frame at 100M events read every sample of every counter\n"
+"shown: tens of MB). The results equal range_min_max's (a NaN in the run gives NaN). A first or stop\n"
+"outside [0, len(v) - offset], an offset outside [0, len(v)], a block < 1 or summaries of another length\n"
+"raise ValueError (nothing is read outside the buffers).");
+
+static PyObject *range_min_max_blocks(PyObject *self, PyObject *args)
+{
+    Py_buffer vb, nb0, xb0, fb, sb, nb, xb;
+    Py_ssize_t offset, block;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nny*y*y*y*w*w*", &vb, &offset, &block, &nb0, &xb0, &fb, &sb, &nb, &xb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&vb, 8, "v") < 0 || check_buffer(&nb0, 8, "bmin") < 0 || check_buffer(&xb0, 8, "bmax") < 0 ||
+        check_buffer(&fb, 8, "first") < 0 || check_buffer(&sb, 8, "stop") < 0 || check_buffer(&nb, 8, "vmin") < 0 ||
+        check_buffer(&xb, 8, "vmax") < 0)
+        goto done;
+    const int64_t n = vb.len / 8, n_px = fb.len / 8;
+    if (block < 1 || offset < 0 || offset > n || nb0.len / 8 != (n + block - 1) / block || xb0.len != nb0.len ||
+        sb.len / 8 != n_px || nb.len / 8 != n_px || xb.len / 8 != n_px) {
+        PyErr_SetString(PyExc_ValueError, "range_min_max_blocks: bad buffer sizes");
+        goto done;
+    }
+    const double *v = vb.buf, *bmin = nb0.buf, *bmax = xb0.buf;
+    const int64_t *first = fb.buf, *stop = sb.buf;
+    double *vmin = nb.buf, *vmax = xb.buf;
+    const int64_t B = block, m = n - offset;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t k = 0; k < n_px; k++) {
+        if (first[k] < 0 || first[k] > m || stop[k] < 0 || stop[k] > m) {
+            bad = 1;
+            break;
+        }
+        const int64_t a = offset + first[k], b = offset + stop[k];
+        if (b <= a) {
+            vmin[k] = vmax[k] = NAN;
+            continue;
+        }
+        const int64_t j0 = (a + B - 1) / B, j1 = b / B; /* blocks j0..j1-1 lie inside [a, b) */
+        double lo = INFINITY, hi = -INFINITY;
+        int nan = 0;
+        if (j1 <= j0) { /* no whole block: every value */
+            for (int64_t i = a; i < b; i++) {
+                const double x = v[i];
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
+                nan |= x != x;
+            }
+        } else {
+            for (int64_t j = j0; j < j1; j++) {
+                const double x = bmin[j], y = bmax[j];
+                lo = x < lo ? x : lo;
+                hi = y > hi ? y : hi;
+                nan |= x != x;
+            }
+            /* the two ends, [a, j0 * B) in block j0 - 1 and [j1 * B, b) in block j1: read only where the
+               block's bounds reach past lo..hi (a NaN bound compares false: read); the first value (the one
+               carried into a pixel) is one of them, so a pixel whose ends are within its blocks' range
+               reads no value at all */
+            const int64_t ends[2][3] = {{a, j0 * B, j0 - 1}, {j1 * B, b, j1}};
+            for (int e = 0; e < 2 && !nan; e++) {
+                const int64_t p = ends[e][0], q = ends[e][1], j = ends[e][2];
+                if (q <= p || (bmin[j] >= lo && bmax[j] <= hi))
+                    continue;
+                for (int64_t i = p; i < q; i++) {
+                    const double x = v[i];
+                    lo = x < lo ? x : lo;
+                    hi = x > hi ? x : hi;
+                    nan |= x != x;
+                }
+            }
+        }
+        vmin[k] = nan ? NAN : lo, vmax[k] = nan ? NAN : hi;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "range_min_max_blocks: first or stop out of range");
+        goto done;
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&nb0);
+    PyBuffer_Release(&xb0);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&xb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
@@ -2358,6 +2458,7 @@ static PyMethodDef methods[] = {
     {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},
+    {"range_min_max_blocks", range_min_max_blocks, METH_VARARGS, range_min_max_blocks_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -282,3 +282,62 @@ def test_compiled_bucket_min_max_is_numpys(monkeypatch) -> None:
         with pytest.raises(ValueError, match="out of range"):
             kernels.range_min_max(np.zeros(5), np.array(first, np.int64), np.array(stop, np.int64), np.empty(1),
                                   np.empty(1))  # fmt: skip
+
+
+@pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
+@pytest.mark.parametrize("kind", ["walk", "uniform", "nan", "flat"])
+def test_block_bounds_give_the_min_and_max_of_every_value(kind: str) -> None:
+    """slice_kernels.range_min_max_blocks (whole blocks read from a series' block bounds, the ends of a run
+    only where their block reaches past them) against range_min_max, which reads every value: runs from a
+    sample to many blocks, at offsets, over random walks (extremes at the runs' ends), uniform noise, NaNs
+    and infinities, and a flat series (every end skipped)."""
+    from fxscope.core.trace.counters import BOUND_BLOCK, CounterSeries
+
+    rng = np.random.default_rng(7)
+    n = 20_000
+    v = {"walk": rng.normal(0, 1, n).cumsum(), "uniform": rng.integers(0, 1000, n).astype(np.float64),
+         "nan": rng.normal(0, 1, n), "flat": np.full(n, 3.0)}[kind]  # fmt: skip
+    if kind == "nan":
+        v[rng.random(n) < 0.001] = np.nan
+        v[rng.random(n) < 0.001] = np.inf
+        v[rng.random(n) < 0.001] = -np.inf
+    series = CounterSeries(1, "c", 0, "v", np.arange(n, dtype=np.int64), v, np.arange(n, dtype=np.int32))
+    series._bounds = None
+    bmin, bmax = series.block_bounds()
+    assert len(bmin) == -(-n // BOUND_BLOCK)
+    kernels = compiled.slice_kernels
+    for offset in (0, 1, 63, 64, 5000):
+        m = n - offset
+        cuts = np.sort(rng.integers(0, m + 1, 400))
+        first = np.maximum(cuts[:-1] - rng.integers(0, 2, 399), 0)  # (runs that share their first value)
+        stop = cuts[1:]
+        got_min, got_max = np.empty(len(first)), np.empty(len(first))
+        kernels.range_min_max_blocks(v, offset, BOUND_BLOCK, bmin, bmax, first, stop, got_min, got_max)
+        want_min, want_max = np.empty(len(first)), np.empty(len(first))
+        kernels.range_min_max(v[offset:], first, stop, want_min, want_max)
+        valid = stop > first
+        np.testing.assert_array_equal(got_min[valid], want_min[valid])
+        np.testing.assert_array_equal(got_max[valid], want_max[valid])
+    for offset, first, stop, block in ((0, [0], [n + 1], 64), (n - 5, [0], [6], 64), (n + 1, [0], [0], 64),
+                                       (0, [-1], [2], 64), (0, [0], [6], 32)):  # fmt: skip
+        with pytest.raises(ValueError):
+            kernels.range_min_max_blocks(v, offset, block, bmin, bmax, np.array(first, np.int64),
+                                         np.array(stop, np.int64), np.empty(1), np.empty(1))  # fmt: skip
+
+
+def test_lod_of_a_long_series_reads_its_block_bounds(lod_paths) -> None:
+    """A series long enough for block bounds gives the same pixels as the brute force, zoomed out (pixels
+    of hundreds of samples: whole blocks read from the bounds) and in; short series have none."""
+    from fxscope.core.trace.counters import BOUNDED_FROM, CounterSeries, CounterSet
+
+    rng = np.random.default_rng(3)
+    n = BOUNDED_FROM + 777
+    ts = np.sort(rng.integers(0, 10 * n, n)).astype(np.int64)
+    v = rng.normal(0, 1, n).cumsum().round(2)
+    s = CounterSeries(1, "c", 0, "v", ts, v, np.arange(n, dtype=np.int32))
+    cs = CounterSet([s])
+    for t0, t1, bucket in ((0, 10 * n, 10 * n / 97), (-500, 10 * n + 500, 3_000.0), (n, 3 * n, 700.5), (n, n + 300, 7.0)):
+        got = expand(*cs.lod(0, t0, t1, bucket), t0, t1, bucket)
+        assert got == brute_force_lod(ts, v, t0, t1, bucket), (t0, t1, bucket)
+    assert s.block_bounds() is not None
+    assert CounterSeries(1, "c", 0, "v", ts[:100], v[:100], np.arange(100, dtype=np.int32)).block_bounds() is None
