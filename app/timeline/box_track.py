@@ -9,6 +9,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QTransform
 
 from fxscope.app.timeline.box_fills import box_geometry, colour_fills
+from fxscope.app.timeline.lane_image import RowFills
 from fxscope.app.timeline.lane_item import (
     BRUSHES,
     LABEL_PEN,
@@ -202,9 +203,11 @@ class BoxTrackItem(LaneItem):
         painter.save()
         painter.setTransform(QTransform.fromTranslate(shift, self.y0 * sy + dy))
         painter.setPen(Qt.PenStyle.NoPen)
-        for brush, rects, n in p.fill_calls():
-            painter.setBrush(brush)
-            painter.drawRects(rects, n)
+        row = p.row_fills()
+        if row is None or not row.paint(painter):  # (a lane a pixel a box: one image)
+            for brush, rects, n in p.fill_calls():
+                painter.setBrush(brush)
+                painter.drawRects(rects, n)
         self._paint_matches(painter, p, view_left, view_right)
         if self.selected_row >= 0:
             sel = np.flatnonzero(p.rows == self.selected_row)
@@ -301,6 +304,7 @@ class BoxPicture:
         self.level: object = None  # the track's summary level the boxes come from (BoxTrackItem.summary_level)
         self.fills: list[tuple[int, np.ndarray]] = []
         self._fill_calls: list[tuple[QBrush, QRectF, int]] | None = None
+        self._row_fills: RowFills | bool | None = False  # (False: not made yet)
         self.labelled = np.zeros(0, np.int64)
         self.marks: np.ndarray | None = None  # what a kind of track keeps besides the boxes (a thread's instants)
         self.instant_matches: tuple | None = None  # (match mask, times of the matched instants): a thread's
@@ -316,6 +320,14 @@ class BoxPicture:
                 (MERGED_BRUSH if colour < 0 else BRUSHES[colour], shiboken6.wrapInstance(rects.ctypes.data, QRectF),
                  len(rects)) for colour, rects in self.fills if len(rects)]  # fmt: skip
         return calls
+
+    def row_fills(self) -> RowFills | None:
+        """The fills as one row of pixels (:mod:`~fxscope.app.timeline.lane_image`) when the picture is one
+        row of many rectangles (a CPU lane, a state strip zoomed out), else None; made once per picture."""
+        if self._row_fills is False:
+            self._row_fills = RowFills.of([(MERGED_BRUSH if colour < 0 else BRUSHES[colour], rects)
+                                           for colour, rects in self.fills if len(rects)])  # fmt: skip
+        return self._row_fills
 
     def covers(self, t0: int, t1: int, sx: float, sy: float) -> bool:
         """Whether this picture holds the view [t0, t1) at zoom (sx, sy)."""

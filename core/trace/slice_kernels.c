@@ -2460,6 +2460,176 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(paint_columns_doc,
+"paint_columns(x1, x2, value, row) -> None\n\n"
+"row[x1[i]:x2[i]] = value[i] for each i in order (int64 x1, x2; uint32 value, row), each range cut to the\n"
+"row: a single-row box lane's rectangles as pixel columns, a later rectangle over an earlier one as Qt fills\n"
+"them one after the other (app/timeline/lane_image.py).");
+
+static PyObject *paint_columns(PyObject *self, PyObject *args)
+{
+    Py_buffer ab, bb, vb, rb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &ab, &bb, &vb, &rb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&ab, 8, "x1") < 0 || check_buffer(&bb, 8, "x2") < 0 || check_buffer(&vb, 4, "value") < 0 ||
+        check_buffer(&rb, 4, "row") < 0)
+        goto done;
+    const int64_t n = ab.len / 8, w = rb.len / 4;
+    if (bb.len / 8 != n || vb.len / 4 != n) {
+        PyErr_SetString(PyExc_ValueError, "paint_columns: bad buffer sizes");
+        goto done;
+    }
+    {
+        const int64_t *x1 = ab.buf, *x2 = bb.buf;
+        const uint32_t *value = vb.buf;
+        uint32_t *row = rb.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t a = x1[i] < 0 ? 0 : x1[i], b = x2[i] > w ? w : x2[i];
+            for (int64_t c = a; c < b; c++)
+                row[c] = value[i];
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&rb);
+    return result;
+}
+
+PyDoc_STRVAR(raster_rect_spans_doc,
+"raster_rect_spans(rects, dx, dy, clip_left, clip_top, clip_right, clip_bottom, spans) -> None\n\n"
+"The pixels Qt's raster engine fills for each rectangle (rects: float64, 4 a rectangle: x, y, w, h) painted\n"
+"without antialiasing under a transform that moves by (dx, dy) into a clip rectangle (ints, inclusive):\n"
+"QRasterPaintEngine::drawRects hands each one to QRasterizer::rasterizeLine as a line from the middle of\n"
+"its left edge to the middle of its right edge with a width, which clips the line and turns it into\n"
+"spans; the same double arithmetic in the same order here (an edge on a pixel's centre comes out as Qt's,\n"
+"its rounding noise included). spans (int64, 4 a rectangle): first and last column, first and last row,\n"
+"inclusive; an empty rectangle's last column is below its first (app/timeline/lane_image.py).");
+
+static PyObject *raster_rect_spans(PyObject *self, PyObject *args)
+{
+    Py_buffer rb, sb;
+    double dx, dy;
+    int cl, ct, cr, cb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*ddiiiiw*", &rb, &dx, &dy, &cl, &ct, &cr, &cb, &sb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&rb, 8, "rects") < 0 || check_buffer(&sb, 8, "spans") < 0)
+        goto done;
+    if (sb.len != rb.len || rb.len % 32 != 0) {
+        PyErr_SetString(PyExc_ValueError, "raster_rect_spans: bad buffer sizes");
+        goto done;
+    }
+    {
+        const double *r = rb.buf;
+        int64_t *out = sb.buf;
+        const int64_t n = rb.len / 32;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t i = 0; i < n; i++) {
+            int64_t *o = out + 4 * i;
+            o[0] = 0, o[1] = -1, o[2] = 0, o[3] = -1; /* (nothing) */
+            double x = r[4 * i], y = r[4 * i + 1], w = r[4 * i + 2], h = r[4 * i + 3];
+            if (w < 0) /* QRectF::normalized */
+                x += w, w = -w;
+            if (h < 0)
+                y += h, h = -h;
+            if (!(w > 0) || !(h > 0) || cr < cl || cb < ct) /* (isEmpty; an empty clip) */
+                continue;
+            /* a = map((topLeft + bottomLeft) * 0.5), b = map((topRight + bottomRight) * 0.5) */
+            const double my = (y + (y + h)) * 0.5;
+            const double ax = ((x + x) * 0.5) + dx, ay = my + dy;
+            const double bx = (((x + w) + (x + w)) * 0.5) + dx, by = my + dy;
+            double width = h / w;
+            if ((ax == bx && ay == by) || !(width > 0.0))
+                continue;
+            /* the clip, widened by the line's half width across it */
+            const double ox = (fabs(by - ay) * width) * 0.5, oy = (fabs(bx - ax) * width) * 0.5;
+            const double xp = (double)cl - ox, yp = (double)ct - oy;
+            const double xmin = xp, xmax = xp + (((double)(cr + 1) + ox) - xp);
+            const double ymin = yp, ymax = yp + (((double)(cb + 1) + oy) - yp);
+            double x1 = ax, y1 = ay, x2 = bx, y2 = by;
+            if (!isfinite(x1) || !isfinite(y1) || !isfinite(x2) || !isfinite(y2))
+                continue;
+            int gone = 0;
+            if (x1 < xmin) {
+                if (x2 <= xmin)
+                    gone = 1;
+                else
+                    y1 += (y2 - y1) / (x2 - x1) * (xmin - x1), x1 = xmin;
+            } else if (x1 > xmax) {
+                if (x2 >= xmax)
+                    gone = 1;
+                else
+                    y1 += (y2 - y1) / (x2 - x1) * (xmax - x1), x1 = xmax;
+            }
+            if (gone)
+                continue;
+            if (x2 < xmin)
+                y2 += (y2 - y1) / (x2 - x1) * (xmin - x2), x2 = xmin;
+            else if (x2 > xmax)
+                y2 += (y2 - y1) / (x2 - x1) * (xmax - x2), x2 = xmax;
+            if (y1 < ymin) {
+                if (y2 <= ymin)
+                    continue;
+                x1 += (x2 - x1) / (y2 - y1) * (ymin - y1), y1 = ymin;
+            } else if (y1 > ymax) {
+                if (y2 >= ymax)
+                    continue;
+                x1 += (x2 - x1) / (y2 - y1) * (ymax - y1), y1 = ymax;
+            }
+            if (y2 < ymin)
+                x2 += (x2 - x1) / (y2 - y1) * (ymin - y2), y2 = ymin;
+            else if (y2 > ymax)
+                x2 += (x2 - x1) / (y2 - y1) * (ymax - y2), y2 = ymax;
+            {
+                const double d0x = ax - bx, d0y = ay - by, d1x = x1 - x2, d1y = y1 - y2;
+                const double w0 = d0x * d0x + d0y * d0y, w1 = d1x * d1x + d1y * d1y;
+                if (w1 == 0)
+                    continue;
+                width *= sqrt(w0 / w1);
+            }
+            double pax = x1, pay = y1, pbx = x2, pby = y2;
+            if ((int)((pby - pay) * 64.) == 0) { /* horizontal: the same as a vertical line */
+                const double X = (pax + pbx) * 0.5, DX = fabs(pbx - pax) * 0.5, Y = pay, DY = width * DX;
+                pax = X, pay = Y - DY, pbx = X, pby = Y + DY;
+                width = 1 / width;
+            }
+            if ((int)((pbx - pax) * 64.) != 0)
+                continue; /* (a slanted line: never a rectangle's) */
+            if (pay > pby) {
+                double t = pax; pax = pbx; pbx = t;
+                t = pay; pay = pby; pby = t;
+            }
+            const double dyy = pby - pay, half = 0.5 * width * dyy;
+            double left = pax - half, right = pax + half;
+            const double L = cl, R = (double)cr + 1, T = ct, B = (double)cb + 1;
+            left = left > R ? R : left, left = left < L ? L : left;
+            right = right > R ? R : right, right = right < L ? L : right;
+            pay = pay > B ? B : pay, pay = pay < T ? T : pay;
+            pby = pby > B ? B : pby, pby = pby < T ? T : pby;
+            if ((int)((right - left) * 64.) == 0 || (int)((pby - pay) * 64.) == 0)
+                continue;
+            o[2] = (int)(pay + 0.5);
+            o[3] = pby < 0.5 ? -1 : (int)(pby - 0.5);
+            o[0] = (int)(left + 0.5);
+            o[1] = right < 0.5 ? -1 : (int)(right - 0.5);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&sb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
@@ -2479,6 +2649,8 @@ static PyMethodDef methods[] = {
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},
     {"range_min_max_blocks", range_min_max_blocks, METH_VARARGS, range_min_max_blocks_doc},
+    {"paint_columns", paint_columns, METH_VARARGS, paint_columns_doc},
+    {"raster_rect_spans", raster_rect_spans, METH_VARARGS, raster_rect_spans_doc},
     {NULL, NULL, 0, NULL},
 };
 
