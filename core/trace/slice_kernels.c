@@ -2630,6 +2630,77 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(area_pixels_doc,
+"area_pixels(left, width, y_max, y_min, zero, y0, pixels) -> None\n\n"
+"A counter picture's pixels (app/timeline/counter_picture.py area_pixels, its numpy path the reference): for\n"
+"each pixel column of pixels (uint8, rows x columns, zeroed by the caller) the entry over its centre (left\n"
+"ascending; float64 left, width, y_max, y_min, one an entry), 1 over its area between the band's edge nearest\n"
+"zero and the zero line, 2 over its band from y_max down (at least a pixel), rows from y0, pixels taken by\n"
+"their centres. A NaN edge counts as row 0 (as numpy's cast of it).");
+
+static inline int64_t area_row(double y, int64_t y0, int64_t rows)
+{
+    double r = ceil(y - 0.5) - (double)y0;
+    if (r != r)
+        return 0;
+    return r < 0 ? 0 : r > (double)rows ? rows : (int64_t)r;
+}
+
+static PyObject *area_pixels(PyObject *self, PyObject *args)
+{
+    Py_buffer lb, wb, xb, nb, pb;
+    double zero;
+    Py_ssize_t y0, rows, columns;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*dnnnw*", &lb, &wb, &xb, &nb, &zero, &y0, &rows, &columns, &pb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&lb, 8, "left") < 0 || check_buffer(&wb, 8, "width") < 0 || check_buffer(&xb, 8, "y_max") < 0 ||
+        check_buffer(&nb, 8, "y_min") < 0)
+        goto done;
+    const int64_t n = lb.len / 8;
+    if (wb.len / 8 != n || xb.len / 8 != n || nb.len / 8 != n || rows < 0 || columns < 0 || pb.len != rows * columns) {
+        PyErr_SetString(PyExc_ValueError, "area_pixels: bad buffer sizes");
+        goto done;
+    }
+    {
+        const double *left = lb.buf, *width = wb.buf, *ymax = xb.buf, *ymin = nb.buf;
+        uint8_t *px = pb.buf;
+        Py_BEGIN_ALLOW_THREADS
+        int64_t e = -1; /* the last entry whose left is at or before the column's centre */
+        for (int64_t c = 0; c < columns; c++) {
+            const double centre = (double)c + 0.5;
+            while (e + 1 < n && left[e + 1] <= centre)
+                e++;
+            if (e < 0)
+                continue;
+            const double right = left[e] + (width[e] > 1.0 ? width[e] : 1.0);
+            if (!(centre < right))
+                continue;
+            const double hi = ymax[e], lo = ymin[e];
+            const double near = lo > zero ? hi : lo;
+            const double gap = lo - hi;
+            const double band_bottom = hi + (gap > 1.0 ? gap : (gap != gap ? gap : 1.0));
+            const int64_t at = area_row(near < zero ? near : zero, y0, rows);
+            const int64_t ab = area_row(near > zero ? near : zero, y0, rows);
+            const int64_t bt = area_row(hi, y0, rows), be = area_row(band_bottom, y0, rows);
+            for (int64_t r = at; r < ab; r++)
+                px[r * columns + c] |= 1;
+            for (int64_t r = bt; r < be; r++)
+                px[r * columns + c] |= 2;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&pb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
@@ -2650,6 +2721,7 @@ static PyMethodDef methods[] = {
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},
     {"range_min_max_blocks", range_min_max_blocks, METH_VARARGS, range_min_max_blocks_doc},
     {"paint_columns", paint_columns, METH_VARARGS, paint_columns_doc},
+    {"area_pixels", area_pixels, METH_VARARGS, area_pixels_doc},
     {"raster_rect_spans", raster_rect_spans, METH_VARARGS, raster_rect_spans_doc},
     {NULL, NULL, 0, NULL},
 };

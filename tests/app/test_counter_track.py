@@ -7,8 +7,10 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pytest
 
 from fxscope.app.timeline.tracks import ROW_FILL, ROW_HEIGHT, CounterTrackItem
+from fxscope.core.trace import compiled
 from fxscope.core.trace.model import TraceModel
 from fxscope.formats.fxt.args import ArgType as A
 from fxscope.formats.fxt.columns import EventKind as K
@@ -177,3 +179,29 @@ def test_a_pan_draws_what_a_cold_frame_draws_and_each_pixel_is_exact(qtbot, trac
     for c in range(0, kept.pixels.shape[1], 97):
         got = [kept.image.pixel(c, r) for r in range(kept.pixels.shape[0])]
         assert got == [colours[v] for v in kept.pixels[:, c].tolist()], c
+
+
+@pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_compiled_area_pixels_are_numpys() -> None:
+    """slice_kernels.area_pixels (the counter picture's pixels in one pass) against the numpy path: random
+    entries past either end, bands from fractional and half-pixel edges, NaN values, zero lines inside and
+    at either edge of the lane, empty pictures."""
+    from fxscope.app.timeline.counter_picture import area_pixels, area_pixels_numpy
+
+    rng = np.random.default_rng(0)
+    for t in range(400):
+        n, columns, full = int(rng.integers(0, 60)), int(rng.integers(0, 200)), float(rng.uniform(1, 40))
+        left = np.sort(rng.uniform(-5, columns + 5, n)).round(int(rng.integers(0, 3)))
+        width = rng.uniform(0, 8, n)
+        a, b = rng.uniform(-5, full + 5, n), rng.uniform(-5, full + 5, n)
+        y_max, y_min = np.minimum(a, b), np.maximum(a, b)
+        if t % 3 == 0:
+            y_min[rng.random(n) < 0.2] = np.nan
+        if t % 5 == 0:
+            y_max, y_min = y_max.round(), y_min.round() + 0.5
+        zero = float(rng.choice([full, 0.0, full / 2, 3.5]))
+        got = area_pixels(left, width, y_max, y_min, zero, full, columns)
+        with np.errstate(invalid="ignore"):
+            want = area_pixels_numpy(left, width, y_max, y_min, zero, full, columns)
+        assert got[0] == want[0]
+        np.testing.assert_array_equal(got[1], want[1])
