@@ -24,7 +24,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QKeyEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QHBoxLayout, QMenu, QScrollBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsView,
+    QHBoxLayout,
+    QMenu,
+    QScrollBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from fxscope.app.theme import LIGHT, Theme
 from fxscope.app.timeline.counter_track import CounterTrackItem
