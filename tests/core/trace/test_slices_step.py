@@ -74,7 +74,7 @@ def test_the_steps_reading_the_slices_start_after_their_step(trace: bytes, monke
     for name in SLICE_READERS:
         assert started[name] >= ended["slices"], name
     # the steps of the columns alone ran beside the slices (the point of the step)
-    assert any(started[name] < ended["slices"] for name in started if name not in SLICE_READERS + ("slices",))
+    assert any(started[name] < ended["slices"] for name in started if name not in (*SLICE_READERS, "slices"))
 
 
 def test_two_threads_asking_for_the_slices_build_them_once(trace: bytes, monkeypatch) -> None:
