@@ -223,6 +223,9 @@ class TraceModel:
         self._check = check
         self.cols = cols
         self.strings = cols.strings
+        before_read = getattr(cols.ev_ts, "before_read", None)
+        if before_read is not None:  # (no compiled SIGBUS guard: a file truncated since the read zero-mapped
+            before_read()  # before the steps read the map, several at once; as the slices' first read did)
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
         #: the complete events' ends, read once for the extent and the slices (dropped once those are built)
         self._complete: CompleteEnds | None = CompleteEnds(cols)
