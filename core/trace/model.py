@@ -14,7 +14,7 @@ import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.core.trace.built_once import BuiltOnce, once_property
-from fxscope.core.trace.complete_ends import CompleteEnds
+from fxscope.core.trace.complete_ends import CompleteEnds, decoded_ends
 from fxscope.core.trace.gathered import Difference, Gathered
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
@@ -227,9 +227,13 @@ class TraceModel:
         if before_read is not None:  # (no compiled SIGBUS guard: a file truncated since the read zero-mapped
             before_read()  # before the steps read the map, several at once; as the slices' first read did)
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
-        #: the complete events' ends, read once for the extent and the slices (dropped once those are built)
-        self._complete: CompleteEnds | None = CompleteEnds(cols)
-        ends = self._complete.ends
+        #: the complete events' ends when the extent had to read them from the file (kept for the slices, then
+        #: dropped); else the extent reads the reader's decoded ends, which the slices' build takes
+        self._complete: CompleteEnds | None = None
+        ends = decoded_ends(cols)
+        if ends is None:
+            self._complete = CompleteEnds(cols)
+            ends = self._complete.ends
         times = [*ts_all, ends] if ts_all and len(ends) else ts_all or [np.zeros(1, np.int64)]
         self.start_ns = min(int(a.min()) for a in times)  # (each column's extremes: no concatenated copy)
         self.end_ns = max(max(int(a.max()) for a in times), self.start_ns + 1)

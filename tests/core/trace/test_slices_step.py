@@ -123,3 +123,46 @@ def test_a_cancel_of_the_slices_step_stops_the_build_and_leaves_them_unbuilt(tra
     cancel.clear()
     model.done_checking()
     assert len(model.slices) > 0 and model.slices_ready  # (built by the next reader)
+
+
+def _extent_of_the_columns(cols) -> tuple[int, int]:
+    """The extent a model must have, from every column read whole: every event's time, the scheduling and
+    log records', every complete event's end (read back from its record's data word)."""
+    from fxscope.formats.fxt.columns import EventKind
+
+    complete = np.flatnonzero(np.asarray(cols.ev_kind) == EventKind.DURATION_COMPLETE)
+    parts = [np.asarray(cols.ev_ts), np.asarray(cols.sched_ts), np.asarray(cols.log_ts),
+             np.asarray(cols.ev_data[complete]).view(np.int64)]  # fmt: skip
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return 0, 1
+    start = min(int(p.min()) for p in parts)
+    return start, max(max(int(p.max()) for p in parts), start + 1)
+
+
+def test_the_extent_is_every_columns_on_real_and_hostile_traces(testdata, cut_and_flip) -> None:
+    """The constructor takes the event times' extremes the reader found and the complete events' ends it
+    decoded (read back from the file when it did not keep them): the extent of every column read whole."""
+    import random
+
+    from fxscope.formats.errors import FormatError
+
+    rng = random.Random(22)
+    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))]
+    sources += [generate_trace(3_000, seed=9, scheduling=True)]
+    checked = 0
+    for data in sources:
+        variants = [data] + [cut_and_flip(data, rng, 6, len(data) // 2) for _ in range(15)]
+        for variant in variants:
+            try:
+                cols = read_fxt_bytes(variant)
+            except FormatError:
+                continue
+            model = TraceModel(cols)
+            assert (model.start_ns, model.end_ns) == _extent_of_the_columns(cols)
+            checked += 1
+            kept = read_fxt_bytes(variant)
+            kept.ev_complete_end = None  # (a reader that did not keep them: the ends read from the file)
+            model = TraceModel(kept)
+            assert (model.start_ns, model.end_ns) == _extent_of_the_columns(kept)
+    assert checked > 50
