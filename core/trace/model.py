@@ -287,7 +287,10 @@ class TraceModel:
 
     def _build_slice_tables(self) -> tuple[SliceTable, list[ProcessGroup], LaneIndex]:
         cols = self.cols
-        complete = self._complete if self._complete is not None else CompleteEnds(cols)
+        if self._complete is None:  # (kept until the build succeeds: a cancelled one's retry reads them again)
+            self._complete = CompleteEnds(cols)
+        complete = self._complete
+        self._density_read, self._density_rows, self._density_blocks_missed = None, 0, False  # (counted anew)
         with cols.holding_pages():  # (the pages its passes over the mapped times map kept until it is built)
             slices = build_slices(cols, trace_end=self.end_ns, check=self._check, complete=complete,
                                   times_seen=self._count_density)  # fmt: skip

@@ -123,6 +123,10 @@ def test_a_cancel_of_the_slices_step_stops_the_build_and_leaves_them_unbuilt(tra
     cancel.clear()
     model.done_checking()
     assert len(model.slices) > 0 and model.slices_ready  # (built by the next reader)
+    fresh = TraceModel(read_fxt_bytes(trace))
+    assert np.array_equal(model.density(1000), fresh.density(1000))
+    assert model._density_read is None  # (counted anew by the build that finished, and taken: not read again)
+    assert all(np.array_equal(a, b) for a, b in zip(_slice_columns(model).values(), _slice_columns(fresh).values(), strict=True))
 
 
 def _extent_of_the_columns(cols) -> tuple[int, int]:
