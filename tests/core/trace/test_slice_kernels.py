@@ -451,6 +451,7 @@ def test_same_model_when_the_matched_threads_pages_are_released(monkeypatch):
     real = slices.release_rows
     monkeypatch.setattr(slices, "release_rows", counting)
     monkeypatch.setattr(slices, "BATCH_EVENTS", 100)  # (a step of one thread: a release after each)
+    monkeypatch.setattr(slices, "RELEASE_EVENTS", 1000)
     cols = read_fxt_bytes(generate_trace(60_000, seed=8, scheduling=True, extra_threads=3))
     m = assert_same_model(cols)
     assert m is not None and len(m.processes) > 1
