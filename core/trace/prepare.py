@@ -46,8 +46,8 @@ FIRST_FRAME_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("objects", lambda m: m.objects),
     ("logs", lambda m: m.logs),
 ]
-#: the steps a large trace's window draws its first frame with: the thread slices' pyramid, the object labels
-#: and the log records (tens of ms at 10M events; the slice tracks mark crash reports from them). The other
+#: the steps a large trace's window draws its first frame with: the thread slices and their pyramid, the
+#: object labels and the log records (tens of ms at 10M events; the slice tracks mark crash reports from them). The other
 #: track kinds' tables (:data:`TRACK_STEPS`: ~15 s of the first frame's ~45 s at 100M events before) follow
 #: in the background build after the first frame, each track showing "building…" until its table is in
 LARGE_FIRST_FRAME_STEPS = [step for step in FIRST_FRAME_STEPS if step[0] in ("slices", "pyramid", "objects", "logs")]
