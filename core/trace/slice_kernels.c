@@ -2351,6 +2351,20 @@ done:
     return result;
 }
 
+/* lo, hi widened to v[p:q] (a NaN compares false: noted in nan instead) */
+static inline void scan_min_max(const double *v, int64_t p, int64_t q, double *lo, double *hi, int *nan)
+{
+    double l = *lo, h = *hi;
+    int bad = *nan;
+    for (int64_t i = p; i < q; i++) {
+        const double x = v[i];
+        l = x < l ? x : l;
+        h = x > h ? x : h;
+        bad |= x != x;
+    }
+    *lo = l, *hi = h, *nan = bad;
+}
+
 PyDoc_STRVAR(range_min_max_blocks_doc,
 "range_min_max_blocks(v, offset, block, bmin, bmax, first, stop, vmin, vmax) -> None\n\n"
 "range_min_max over v[offset:] (first, stop index it from offset), reading whole blocks of v from their\n"
@@ -2410,12 +2424,7 @@ static PyObject *range_min_max_blocks(PyObject *self, PyObject *args)
         double lo = INFINITY, hi = -INFINITY;
         int nan = 0;
         if (j1 <= j0) { /* no whole block: every value */
-            for (int64_t i = a; i < b; i++) {
-                const double x = v[i];
-                lo = x < lo ? x : lo;
-                hi = x > hi ? x : hi;
-                nan |= x != x;
-            }
+            scan_min_max(v, a, b, &lo, &hi, &nan);
         } else {
             for (int64_t j = j0; j < j1; j++) {
                 const double x = bmin[j], y = bmax[j];
@@ -2432,12 +2441,7 @@ static PyObject *range_min_max_blocks(PyObject *self, PyObject *args)
                 const int64_t p = ends[e][0], q = ends[e][1], j = ends[e][2];
                 if (q <= p || (bmin[j] >= lo && bmax[j] <= hi))
                     continue;
-                for (int64_t i = p; i < q; i++) {
-                    const double x = v[i];
-                    lo = x < lo ? x : lo;
-                    hi = x > hi ? x : hi;
-                    nan |= x != x;
-                }
+                scan_min_max(v, p, q, &lo, &hi, &nan);
             }
         }
         vmin[k] = nan ? NAN : lo, vmax[k] = nan ? NAN : hi;
