@@ -153,6 +153,14 @@ class CounterSet:
             carry = np.searchsorted(rel, edges[:-1], "right") - 1
             stop = np.searchsorted(rel, edges[1:], "left")
         first = np.maximum(carry, 0)
+        runs = _lod_runs(s, a, first, stop)
+        if runs is not None:  # (the rest in one compiled pass)
+            px, lo, hi, la = runs
+            if not len(px):
+                return empty
+            start = np.int64(base if exact else first_ns) + np.ceil(edges[px]).astype(np.int64)
+            start[0] = max(int(start[0]), int(ts[0]))
+            return start, lo, hi, la
         valid = stop > first
         vmin, vmax = _bucket_min_max(v, first, stop, s, a)
         # the value in force at each bucket's end: the last sample before it
@@ -398,6 +406,23 @@ def _key_starts(sorted_keys: list[np.ndarray]) -> np.ndarray:
     for k in sorted_keys:
         new |= k[1:] != k[:-1]
     return np.flatnonzero(np.r_[True, new])
+
+
+def _lod_runs(series: CounterSeries, a: int, first: np.ndarray, stop: np.ndarray):
+    """(bucket indices, min, max, last) of the entries :meth:`CounterSet.lod` keeps, by the compiled loop
+    (slice_kernels.lod_runs: the buckets' min and max from the series' block bounds, the last values and the
+    runs of equal entries in one pass), or None without it (the numpy path, the tests' reference).
+    ``first``, ``stop``: each bucket's samples, indices into ``series.value[a:]``."""
+    kernels = compiled.slice_kernels
+    if kernels is None or not compiled.plain(series.value, np.float64):
+        return None
+    bounds = series.block_bounds()
+    block, (bmin, bmax) = (BOUND_BLOCK, bounds) if bounds is not None else (0, (np.zeros(0), np.zeros(0)))
+    n = len(first)
+    idx, lo, hi, la = np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n)
+    m = kernels.lod_runs(series.value, a, block, bmin, bmax, np.ascontiguousarray(first, np.int64),
+                         np.ascontiguousarray(stop, np.int64), idx, lo, hi, la)  # fmt: skip
+    return idx[:m], lo[:m], hi[:m], la[:m]
 
 
 def _bucket_min_max(v: np.ndarray, first: np.ndarray, stop: np.ndarray, series: CounterSeries | None = None,

@@ -2365,6 +2365,45 @@ static inline void scan_min_max(const double *v, int64_t p, int64_t q, double *l
     *lo = l, *hi = h, *nan = bad;
 }
 
+/* The min and max of v[a:b] (b > a) into *out_min, *out_max (NaN both when one is NaN), whole blocks of B
+   values read from their bounds bmin, bmax when B > 0 (range_min_max_blocks), every value when B is 0. */
+static inline void bounded_min_max(const double *v, int64_t a, int64_t b, int64_t B, const double *bmin,
+                                   const double *bmax, double *out_min, double *out_max)
+{
+    if (B <= 0) {
+        double lo = INFINITY, hi = -INFINITY;
+        int nan = 0;
+        scan_min_max(v, a, b, &lo, &hi, &nan);
+        *out_min = nan ? NAN : lo, *out_max = nan ? NAN : hi;
+        return;
+    }
+    const int64_t j0 = (a + B - 1) / B, j1 = b / B; /* blocks j0..j1-1 lie inside [a, b) */
+    double lo = INFINITY, hi = -INFINITY;
+    int nan = 0;
+    if (j1 <= j0) { /* no whole block: every value */
+        scan_min_max(v, a, b, &lo, &hi, &nan);
+    } else {
+        for (int64_t j = j0; j < j1; j++) {
+            const double x = bmin[j], y = bmax[j];
+            lo = x < lo ? x : lo;
+            hi = y > hi ? y : hi;
+            nan |= x != x;
+        }
+        /* the two ends, [a, j0 * B) in block j0 - 1 and [j1 * B, b) in block j1: read only where the
+           block's bounds reach past lo..hi (a NaN bound compares false: read); the first value (the one
+           carried into a pixel) is one of them, so a pixel whose ends are within its blocks' range
+           reads no value at all */
+        const int64_t ends[2][3] = {{a, j0 * B, j0 - 1}, {j1 * B, b, j1}};
+        for (int e = 0; e < 2 && !nan; e++) {
+            const int64_t p = ends[e][0], q = ends[e][1], j = ends[e][2];
+            if (q <= p || (bmin[j] >= lo && bmax[j] <= hi))
+                continue;
+            scan_min_max(v, p, q, &lo, &hi, &nan);
+        }
+    }
+    *out_min = nan ? NAN : lo, *out_max = nan ? NAN : hi;
+}
+
 PyDoc_STRVAR(range_min_max_blocks_doc,
 "range_min_max_blocks(v, offset, block, bmin, bmax, first, stop, vmin, vmax) -> None\n\n"
 "range_min_max over v[offset:] (first, stop index it from offset), reading whole blocks of v from their\n"
@@ -2420,31 +2459,7 @@ static PyObject *range_min_max_blocks(PyObject *self, PyObject *args)
             vmin[k] = vmax[k] = NAN;
             continue;
         }
-        const int64_t j0 = (a + B - 1) / B, j1 = b / B; /* blocks j0..j1-1 lie inside [a, b) */
-        double lo = INFINITY, hi = -INFINITY;
-        int nan = 0;
-        if (j1 <= j0) { /* no whole block: every value */
-            scan_min_max(v, a, b, &lo, &hi, &nan);
-        } else {
-            for (int64_t j = j0; j < j1; j++) {
-                const double x = bmin[j], y = bmax[j];
-                lo = x < lo ? x : lo;
-                hi = y > hi ? y : hi;
-                nan |= x != x;
-            }
-            /* the two ends, [a, j0 * B) in block j0 - 1 and [j1 * B, b) in block j1: read only where the
-               block's bounds reach past lo..hi (a NaN bound compares false: read); the first value (the one
-               carried into a pixel) is one of them, so a pixel whose ends are within its blocks' range
-               reads no value at all */
-            const int64_t ends[2][3] = {{a, j0 * B, j0 - 1}, {j1 * B, b, j1}};
-            for (int e = 0; e < 2 && !nan; e++) {
-                const int64_t p = ends[e][0], q = ends[e][1], j = ends[e][2];
-                if (q <= p || (bmin[j] >= lo && bmax[j] <= hi))
-                    continue;
-                scan_min_max(v, p, q, &lo, &hi, &nan);
-            }
-        }
-        vmin[k] = nan ? NAN : lo, vmax[k] = nan ? NAN : hi;
+        bounded_min_max(v, a, b, B, bmin, bmax, &vmin[k], &vmax[k]);
     }
     Py_END_ALLOW_THREADS
     if (bad) {
@@ -2705,6 +2720,93 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(lod_runs_doc,
+"lod_runs(v, offset, block, bmin, bmax, first, stop, idx, vmin, vmax, last) -> m\n\n"
+"A counter window's pixel entries (core/trace/counters.py CounterSet.lod, its numpy path the reference): of\n"
+"the buckets k whose samples v[offset + first[k] : offset + stop[k]] are not empty, their min and max (as\n"
+"range_min_max_blocks reads them, whole blocks from the bounds bmin, bmax; block 0: every value, no\n"
+"bounds) and the last sample, each bucket kept when one of the three differs (!=) from the previous such\n"
+"bucket's: written to idx (int64: k), vmin, vmax, last (float64), m of them. One pass instead of a dozen\n"
+"numpy calls over the pixels a counter a frame. A first or stop outside [0, len(v) - offset], a bad\n"
+"offset, block or bounds length raise ValueError.");
+
+static PyObject *lod_runs(PyObject *self, PyObject *args)
+{
+    Py_buffer vb, nb0, xb0, fb, sb, ib, nb, xb, lb;
+    Py_ssize_t offset, block;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nny*y*y*y*w*w*w*w*", &vb, &offset, &block, &nb0, &xb0, &fb, &sb, &ib, &nb, &xb, &lb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&vb, 8, "v") < 0 || check_buffer(&nb0, 8, "bmin") < 0 || check_buffer(&xb0, 8, "bmax") < 0 ||
+        check_buffer(&fb, 8, "first") < 0 || check_buffer(&sb, 8, "stop") < 0 || check_buffer(&ib, 8, "idx") < 0 ||
+        check_buffer(&nb, 8, "vmin") < 0 || check_buffer(&xb, 8, "vmax") < 0 || check_buffer(&lb, 8, "last") < 0)
+        goto done;
+    const int64_t n = vb.len / 8, n_px = fb.len / 8;
+    if (block < 0 || offset < 0 || offset > n || (block > 0 && (nb0.len / 8 != (n + block - 1) / block || xb0.len != nb0.len)) ||
+        sb.len / 8 != n_px || ib.len / 8 < n_px || nb.len / 8 < n_px || xb.len / 8 < n_px || lb.len / 8 < n_px) {
+        PyErr_SetString(PyExc_ValueError, "lod_runs: bad buffer sizes");
+        goto done;
+    }
+    const double *v = vb.buf, *bmin = nb0.buf, *bmax = xb0.buf;
+    const int64_t *first = fb.buf, *stop = sb.buf;
+    int64_t *idx = ib.buf;
+    double *vmin = nb.buf, *vmax = xb.buf, *last = lb.buf;
+    const int64_t m_max = n - offset;
+    int64_t m = 0;
+    int bad = 0, seen = 0;
+    double p_lo = 0, p_hi = 0, p_la = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t k = 0; k < n_px; k++) {
+        if (first[k] < 0 || first[k] > m_max || stop[k] < 0 || stop[k] > m_max) {
+            bad = 1;
+            break;
+        }
+        if (k + PREFETCH_KEYS < n_px) { /* a run ahead: its bounds and its ends' values asked for now */
+            const int64_t fa = offset + first[k + PREFETCH_KEYS], fz = offset + stop[k + PREFETCH_KEYS];
+            if (fa >= offset && fa < n && fz > fa && fz <= n) {
+                if (block > 0) {
+                    __builtin_prefetch(&bmin[fa / block]);
+                    __builtin_prefetch(&bmax[fa / block]);
+                }
+                __builtin_prefetch(&v[fa]);
+                __builtin_prefetch(&v[fz - 1]);
+            }
+        }
+        const int64_t a = offset + first[k], b = offset + stop[k];
+        if (b <= a)
+            continue;
+        double lo, hi;
+        bounded_min_max(v, a, b, block, bmin, bmax, &lo, &hi);
+        const double la = v[b - 1];
+        /* compared with the previous non-empty bucket (kept or not), as numpy's neighbours; a kept entry
+           keeps its own values (-0.0 and 0.0 compare equal) */
+        const int same = seen && !(lo != p_lo || hi != p_hi || la != p_la);
+        p_lo = lo, p_hi = hi, p_la = la, seen = 1;
+        if (same)
+            continue;
+        idx[m] = k, vmin[m] = lo, vmax[m] = hi, last[m] = la;
+        m++;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "lod_runs: first or stop out of range");
+        goto done;
+    }
+    result = PyLong_FromLongLong(m);
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&nb0);
+    PyBuffer_Release(&xb0);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&lb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
@@ -2725,6 +2827,7 @@ static PyMethodDef methods[] = {
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},
     {"range_min_max_blocks", range_min_max_blocks, METH_VARARGS, range_min_max_blocks_doc},
     {"paint_columns", paint_columns, METH_VARARGS, paint_columns_doc},
+    {"lod_runs", lod_runs, METH_VARARGS, lod_runs_doc},
     {"area_pixels", area_pixels, METH_VARARGS, area_pixels_doc},
     {"raster_rect_spans", raster_rect_spans, METH_VARARGS, raster_rect_spans_doc},
     {NULL, NULL, 0, NULL},

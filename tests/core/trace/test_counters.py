@@ -341,3 +341,27 @@ def test_lod_of_a_long_series_reads_its_block_bounds(lod_paths) -> None:
         assert got == brute_force_lod(ts, v, t0, t1, bucket), (t0, t1, bucket)
     assert s.block_bounds() is not None
     assert CounterSeries(1, "c", 0, "v", ts[:100], v[:100], np.arange(100, dtype=np.int32)).block_bounds() is None
+
+
+@pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
+@pytest.mark.parametrize("n", [50, 20_000])
+def test_compiled_lod_runs_give_numpys_entries(monkeypatch, n: int) -> None:
+    """CounterSet.lod with slice_kernels.lod_runs (min, max, last value and the runs of equal pixels in one
+    pass) gives the numpy path's entries: plateaus merged, NaNs never merged, -0.0 and 0.0 equal, windows
+    anchored and not, zoomed out (block bounds: the long series) and in."""
+    from fxscope.core.trace.counters import CounterSeries, CounterSet
+
+    rng = np.random.default_rng(n)
+    ts = np.sort(rng.integers(0, 50 * n, n)).astype(np.int64)
+    v = np.repeat(rng.integers(-3, 4, n // 10 + 1).astype(np.float64), 10)[:n]  # plateaus
+    v[rng.random(n) < 0.01] = np.nan
+    v[rng.random(n) < 0.05] = -0.0
+    cs = CounterSet([CounterSeries(1, "c", 0, "v", ts, v, np.arange(n, dtype=np.int32))])
+    for t0, t1, bucket, anchor in ((0, 50 * n, 50 * n / 300, None), (-77, 50 * n + 3, 97.5, 0), (n, 9 * n, 13.0, 5),
+                                   (3 * n, 3 * n + 400, 1.0, None)):  # fmt: skip
+        got = cs.lod(0, t0, t1, bucket, anchor=anchor)
+        monkeypatch.setattr(compiled, "slice_kernels", None)
+        want = cs.lod(0, t0, t1, bucket, anchor=anchor)
+        monkeypatch.undo()
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)  # (-0.0 equals 0.0: the same pixel; NaNs at the same places)
