@@ -365,3 +365,17 @@ def test_compiled_lod_runs_give_numpys_entries(monkeypatch, n: int) -> None:
         monkeypatch.undo()
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g, w)  # (-0.0 equals 0.0: the same pixel; NaNs at the same places)
+
+
+@pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_compiled_lod_runs_refuse_runs_outside_the_values() -> None:
+    """lod_runs reads nothing outside its buffers: runs past the values, a bad offset, block or bounds raise."""
+    kernels = compiled.slice_kernels
+    v, out = np.zeros(100), [np.empty(1, np.int64), np.empty(1), np.empty(1), np.empty(1)]
+    bmin = bmax = np.zeros(2)
+    for offset, block, first, stop, bounds in ((0, 64, [0], [101], (bmin, bmax)), (50, 64, [0], [51], (bmin, bmax)),
+                                               (101, 64, [0], [0], (bmin, bmax)), (0, 64, [-1], [3], (bmin, bmax)),
+                                               (0, 32, [0], [5], (bmin, bmax)), (0, -1, [0], [5], (bmin, bmax))):  # fmt: skip
+        with pytest.raises(ValueError):
+            kernels.lod_runs(v, offset, block, *bounds, np.array(first, np.int64), np.array(stop, np.int64), *out)
+    assert kernels.lod_runs(v, 0, 0, np.zeros(0), np.zeros(0), np.array([0], np.int64), np.array([5], np.int64), *out) == 1
