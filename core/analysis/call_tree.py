@@ -34,6 +34,7 @@ from fxscope.core.analysis.selection import (
     AreaNames,
     AreaRows,
     area_names,
+    area_pass,
     area_rows,
     grouped_sums,
     local_parents,
@@ -216,11 +217,11 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
     if names is None:
         names = area_names(model, ar)
-    self_clip, dense, ids = names.self_clip, names.dense, names.ids
     depth = ar.take(s.depth)
     tree = _compiled_tree(ar, par, depth, names)
     if tree is not None:
         return _drop_empty(tree)
+    self_clip, dense, ids = names.self_clip, names.dense, names.ids
     orphan = par < 0
     orphan &= depth > 0
     if orphan.any():  # a slice whose parent is missing (never from area_rows) is a root
@@ -270,28 +271,24 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
 
 
 def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: AreaNames) -> CallTree | None:
-    """:func:`top_down`'s tree (before :func:`_drop_empty`) by the compiled loop (summary_kernels.c): one
+    """:func:`top_down`'s tree (before :func:`_drop_empty`) by the compiled loops (summary_kernels.c): one
     forward pass over the rows finds each row's node (parent row's node, name) in a hash table and sums the
-    nodes' times and counts; the nodes (a few thousand) are then numbered as the levels of the numpy path
-    number them and the rows' nodes renumbered in a second pass. None when the loop is not built, does not
-    take these columns, or the rows are not one forward pass (a parent after its child: the levels decide)."""
+    nodes' times and counts (made by :func:`~fxscope.core.analysis.selection.area_names` with the per-name
+    sums when it could: taken from ``names``); the nodes (a few thousand) are then numbered as the levels of
+    the numpy path number them and the rows' nodes renumbered in a second pass. None when the loops are not
+    built, do not take these columns, or the rows are not one forward pass (a parent after its child: the
+    levels decide)."""
     kernels = compiled.summary_kernels
-    dense, clipped, self_clip = names.dense, ar.clipped, names.self_clip
-    if kernels is None or not (compiled.plain(par, np.int32, np.int64) and compiled.plain(depth, np.uint16)
-                               and compiled.plain(dense, np.int16, np.int32) and compiled.plain(clipped, np.int64)
-                               and compiled.plain(self_clip, np.float64)
-                               and (ar.all_hit or compiled.plain(ar.hit, np.bool_))):  # fmt: skip
+    found, names.call_nodes = names.call_nodes, None  # (renumbered in place below: used once)
+    if kernels is None:
         return None
-    wide = len(ar) >= 1 << 31
-    node_of = np.empty(len(ar), np.int64 if wide else np.int32)
+    if found is None:
+        found = _found_nodes(ar, par, depth, names)
+    if found is None:
+        return None
+    out, node_of = found
+    wide = node_of.dtype == np.int64
     hit = b"" if ar.all_hit else ar.hit.view(np.uint8)
-    try:
-        out = kernels.call_nodes(par, par.dtype == np.int64, depth, dense, dense.dtype == np.int32, hit, clipped,
-                                 self_clip, node_of, wide, len(names.ids))  # fmt: skip
-    except ValueError:  # (a parent or name out of range)
-        return None
-    if out is None:
-        return None
     parent, name, node_depth, count = (np.frombuffer(b, np.int64) for b in out[:4])
     total, self_ns = (np.frombuffer(b, np.float64) for b in out[4:])
     new = _level_numbers(parent, name, node_depth)
@@ -302,6 +299,33 @@ def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: Area
     parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
     return CallTree(parent, names.ids[name[order]], node_depth[order], saturated_int64(total[order]),
                     saturated_int64(self_ns[order]), count[order], ar, node_of)  # fmt: skip
+
+
+def _found_nodes(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: AreaNames) -> tuple[tuple, np.ndarray] | None:
+    """The rows' call-path nodes in first-encounter numbers (summary_kernels' node columns, each row's node):
+    by the one-pass walk (area_pass) when the rows are a depth-first walk, else by call_nodes over the rows'
+    self times; None when neither takes these rows."""
+    swept = area_pass(ar, par, depth, names.dense, len(names.ids))
+    if swept is not None and swept[2] is not None:
+        return swept[2]
+    kernels = compiled.summary_kernels
+    dense, clipped = names.dense, ar.clipped
+    if not (compiled.plain(par, np.int32, np.int64) and compiled.plain(depth, np.uint16)
+            and compiled.plain(dense, np.int16, np.int32) and compiled.plain(clipped, np.int64)
+            and (ar.all_hit or compiled.plain(ar.hit, np.bool_))):  # fmt: skip
+        return None
+    self_clip = names.self_clip
+    if not compiled.plain(self_clip, np.float64):
+        return None
+    wide = len(ar) >= 1 << 31
+    node_of = np.empty(len(ar), np.int64 if wide else np.int32)
+    hit = b"" if ar.all_hit else ar.hit.view(np.uint8)
+    try:
+        out = kernels.call_nodes(par, par.dtype == np.int64, depth, dense, dense.dtype == np.int32, hit, clipped,
+                                 self_clip, node_of, wide, len(names.ids))  # fmt: skip
+    except ValueError:  # (a parent or name out of range)
+        return None
+    return None if out is None else (out, node_of)
 
 
 def _level_numbers(parent: np.ndarray, name: np.ndarray, depth: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ the area are the slices' durations clipped to the range, so that the totals of a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -405,24 +406,43 @@ def dense_ids(ids: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarra
     return out, np.flatnonzero(used) - 1
 
 
-@dataclass
 class AreaNames:
     """What the per-name statistics and the flame graph of one area both derive from its rows, each a pass
-    over every row: the self times inside the range (:func:`clipped_self`) and the names renumbered densely
-    (:func:`dense_ids` of the rows' names, read through the events: a gather). The analysis panel, which
-    shows both, makes them once (:func:`area_names`): at 100M events (25M slices) the two take ~0.4 s."""
+    over every row: the names renumbered densely (:func:`dense_ids` of the rows' names, read through the
+    events: a gather), the per-name sums of the clipped and self times, and the self times inside the range
+    (:func:`clipped_self`). The analysis panel, which shows both, makes them once (:func:`area_names`).
 
-    self_clip: np.ndarray  # float64, one per row of the area
-    dense: np.ndarray  # 0..k-1, one per row, in the name column's integer type (int16/int32)
-    ids: np.ndarray  # int64 the k string ids, ascending
-    #: per name (k float64), the sums of the clipped and of the self times of the rows that overlap the
-    #: range, when the compiled loop summed them with the self times (None: the statistics sum them)
-    total: np.ndarray | None = None
-    self_total: np.ndarray | None = None
+    With the compiled loops the self times of the rows are never kept: one forward pass over the rows as a
+    depth-first walk (summary_kernels.c area_pass) sums them per name and per call-path node as it leaves
+    each row, and finds each row's node for the flame graph on the way (:attr:`call_nodes`). A per-row
+    float64 array at 100M events (25M slices) was 200 MB of fresh pages, a third of the panel's time
+    (issue 18); :attr:`self_clip` is made only when something asks for it (the numpy paths)."""
+
+    def __init__(self, dense: np.ndarray, ids: np.ndarray, total: np.ndarray | None = None,
+                 self_total: np.ndarray | None = None, self_clip: np.ndarray | Callable[[], np.ndarray] | None = None,
+                 call_nodes: tuple[tuple, np.ndarray] | None = None) -> None:  # fmt: skip
+        self.dense = dense  # 0..k-1, one per row, in the name column's integer type (int16/int32)
+        self.ids = ids  # int64 the k string ids, ascending
+        #: per name (k float64), the sums of the clipped and of the self times of the rows that overlap the
+        #: range, when the compiled loops summed them (None: the statistics sum them)
+        self.total = total
+        self.self_total = self_total
+        #: the call-path nodes the compiled pass found with the sums: (summary_kernels' node columns, each
+        #: row's node in first-encounter numbers), taken (and renumbered in place) by the first top_down
+        self.call_nodes = call_nodes
+        self._self_clip = self_clip
+
+    @property
+    def self_clip(self) -> np.ndarray:
+        """float64, each row's self time inside the range (:func:`clipped_self`), made when first asked for."""
+        if callable(self._self_clip):
+            self._self_clip = self._self_clip()
+        return self._self_clip
 
 
-def area_names(model: TraceModel, ar: AreaRows) -> AreaNames:
-    """The :class:`AreaNames` of ``ar`` (every row's, hit or not)."""
+def area_names(model: TraceModel, ar: AreaRows, call_paths: bool = True) -> AreaNames:
+    """The :class:`AreaNames` of ``ar`` (every row's, hit or not); ``call_paths``: find the rows' call-path
+    nodes in the same pass too (for :func:`~fxscope.core.analysis.call_tree.top_down`), when compiled."""
     dense_of = _compiled_dense(model, ar)
     if dense_of is not None:
         dense, ids = dense_of
@@ -431,10 +451,41 @@ def area_names(model: TraceModel, ar: AreaRows) -> AreaNames:
         owned = names.flags.owndata and names.flags.writeable
         dense, ids = dense_ids(names, names if owned else None)
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
+    swept = area_pass(ar, par, ar.take(model.slices.depth) if call_paths else None, dense, len(ids))
+    if swept is not None:
+        total, self_total, found = swept
+        return AreaNames(dense, ids, total, self_total, lambda: clipped_self(model, ar), found)
     summed = _compiled_self(par, ar.clipped, None if ar.all_hit else ar.hit, dense, len(ids))
     if summed is not None:
-        return AreaNames(summed[0], dense, ids, summed[1], summed[2])
-    return AreaNames(clipped_self(model, ar), dense, ids)
+        return AreaNames(dense, ids, summed[1], summed[2], summed[0])
+    return AreaNames(dense, ids, self_clip=clipped_self(model, ar))
+
+
+def area_pass(ar: AreaRows, par: np.ndarray, depth: np.ndarray | None, dense: np.ndarray,
+              k: int) -> tuple[np.ndarray, np.ndarray, tuple[tuple, np.ndarray] | None] | None:  # fmt: skip
+    """The per-name sums of the clipped and self times of the ``hit`` rows over the ``k`` ``dense`` names,
+    and, with ``depth``, the rows' call-path nodes (summary_kernels.c area_pass: one forward pass, no per-row
+    self time): (total, self_total, (node columns, node_of) or None). None when the loop is not built, does
+    not take these columns or the rows are not a depth-first walk (:func:`_compiled_self` and the numpy
+    paths then decide)."""
+    kernels = compiled.summary_kernels
+    nodes = depth is not None and compiled.plain(depth, np.uint16)
+    if kernels is None or not (compiled.plain(par, np.int32, np.int64) and compiled.plain(ar.clipped, np.int64)
+                               and compiled.plain(dense, np.int16, np.int32)
+                               and (ar.all_hit or compiled.plain(ar.hit, np.bool_))):  # fmt: skip
+        return None
+    wide = len(ar) >= 1 << 31
+    node_of = np.empty(len(ar) if nodes else 0, np.int64 if wide else np.int32)
+    total, self_total = np.zeros(k, np.float64), np.zeros(k, np.float64)
+    try:
+        out = kernels.area_pass(par, par.dtype == np.int64, depth if nodes else b"", dense, dense.dtype == np.int32,
+                                b"" if ar.all_hit else ar.hit.view(np.uint8), ar.clipped, total, self_total,
+                                node_of, wide)  # fmt: skip
+    except ValueError:  # (a parent or name out of range: the numpy path decides)
+        return None
+    if out is None:
+        return None
+    return total, self_total, (out, node_of) if nodes else None
 
 
 def name_text(model: TraceModel, name_id: int) -> str:

@@ -18,6 +18,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static int check_items(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *what)
@@ -399,6 +400,229 @@ done:
     return ret;
 }
 
+/* ------------------------------------------------------------------ self times, sums and nodes in one pass */
+
+/* A row of the forward pass: open while its descendants may still follow, then closed. */
+typedef struct {
+    Py_ssize_t row;
+    int64_t node, name, clipped;
+    double child;  /* the clipped times of its children so far */
+    double self;   /* its self time, once closed */
+    int hit;
+} OpenRow;
+
+/* The self time of a row with its children's time so far (as self_times computes it, bit for bit). */
+static inline double self_of(const OpenRow *o)
+{
+    double s = (double)o->clipped - o->child;
+    return s > 0 ? s : 0;
+}
+
+/* Adds ``sign`` times a closed row's self time to its name's and node's sums. */
+static inline void sum_self(const OpenRow *o, double sign, double *self_total, Nodes *t)
+{
+    if (!o->hit)
+        return;
+    self_total[o->name] += sign * o->self;
+    if (t)
+        t->self[o->node] += sign * o->self;
+}
+
+/* closed rows kept for a late child (a zero-length slice at its parent's end that sorts after a slice of
+ * a level above starting there): direct-mapped by row */
+#define CLOSED_ROWS 4096
+/* below this sum of the clipped times every float sum of the pass is an exact integer, whatever the order
+ * of its additions (the self times are summed as rows close, self_times sums them in row order) */
+#define EXACT_SUMS ((uint64_t)1 << 53)
+
+PyDoc_STRVAR(area_pass_doc,
+"area_pass(parent, parent_wide, depth, dense, dense_wide, hit, clipped, out_total, out_self_total, node_of,\n"
+"          node_wide) -> () | (parent, name, depth, count, total, self) | None\n\n"
+"self_times' per-name sums and, when ``node_of`` is not empty, call_nodes' nodes, in one forward pass that\n"
+"keeps no per-row self time: the rows are read as a depth-first walk (each row's parent is one of the rows\n"
+"still open: the row before it or one of that row's ancestors), so a row's self time is final when the walk\n"
+"leaves it; only the open rows (a stack, one per level) and a bit a row are held. A row whose parent was\n"
+"left shortly before (a zero-length slice at its parent's end, sorted after a slice of a level above that\n"
+"starts there) is added to that parent, whose sums are made again, while the parent is among the last 4,096\n"
+"rows left. Adds the sums of ``clipped`` and of the self times of the ``hit`` rows per ``dense`` name\n"
+"(0..k-1) to ``out_total`` / ``out_self_total`` (k float64 each); with ``node_of``, writes each row's node\n"
+"(first-encounter numbering) and returns the nodes' columns as call_nodes does. Returns None when the rows\n"
+"are not such a walk, a depth is not its parent's plus one, or the clipped times sum to 2**53 ns or more\n"
+"(float sums in another order than self_times': the outputs are then partial, self_times and call_nodes\n"
+"decide). ValueError for a parent or name out of range. Same parameter types as self_times and\n"
+"call_nodes.");
+
+static PyObject *area_pass(PyObject *self_, PyObject *args)
+{
+    Py_buffer pb, deb, db, hb, cb, tb, stb, nb;
+    int pwide, dwide, nwide;
+    (void)self_;
+    if (!PyArg_ParseTuple(args, "y*py*y*py*y*w*w*w*p", &pb, &pwide, &deb, &db, &dwide, &hb, &cb, &tb, &stb, &nb,
+                          &nwide))
+        return NULL;
+    PyObject *ret = NULL;
+    Nodes t;
+    memset(&t, 0, sizeof t);
+    Py_ssize_t n = cb.len / 8;
+    int nodes = nb.len != 0;
+    if (check_items(&cb, 8, -1, "clipped") || check_items(&pb, pwide ? 8 : 4, n, "parent")
+        || check_items(&deb, 2, nodes ? n : -1, "depth") || check_items(&db, dwide ? 4 : 2, n, "dense")
+        || check_items(&tb, 8, -1, "out_total") || check_items(&stb, 8, tb.len / 8, "out_self_total")
+        || (nodes && check_items(&nb, nwide ? 8 : 4, n, "node_of")))
+        goto done;
+    if (hb.len != 0 && hb.len != n) {
+        PyErr_SetString(PyExc_ValueError, "hit: one byte a row, or empty");
+        goto done;
+    }
+    if (nodes && !nwide && n > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "node_of: int32 cannot number this many rows");
+        goto done;
+    }
+    {
+        const void *par = pb.buf, *dense = db.buf;
+        const uint16_t *depth = deb.buf;
+        const int64_t *clipped = cb.buf;
+        const uint8_t *hit = hb.len ? hb.buf : NULL;
+        double *total = tb.buf, *self_total = stb.buf;
+        void *node_of = nb.buf;
+        Py_ssize_t k = tb.len / 8;
+        int status = 0;  /* 1: out of range, 2: not a depth-first walk, 3: out of memory */
+        Py_ssize_t at = -1, sp = 0, cap = 1024;
+        uint64_t mass = 0;  /* the clipped times so far */
+        Nodes *tp = nodes ? &t : NULL;
+        OpenRow *open = NULL, *closed = NULL;
+        uint8_t *is_open = NULL;  /* a bit a row */
+        Py_BEGIN_ALLOW_THREADS
+        open = malloc((size_t)cap * sizeof(OpenRow));
+        closed = malloc(CLOSED_ROWS * sizeof(OpenRow));
+        is_open = calloc((size_t)n / 8 + 1, 1);
+        if (!open || !closed || !is_open || (nodes && nodes_grow(&t)))
+            status = 3;
+        for (Py_ssize_t c = 0; !status && c < CLOSED_ROWS; c++)
+            closed[c].row = -1;
+        if (!status && nodes && k > 0 && (t.cap + 1) * k <= DIRECT_KEYS) {  /* (as call_nodes: a few names) */
+            t.names = k;
+            t.direct = calloc((size_t)((t.cap + 1) * k), sizeof(int64_t));
+            if (!t.direct)
+                status = 3;
+        }
+        for (Py_ssize_t i = 0; !status && i < n; i++) {
+            int64_t p = int_at(par, pwide, i), name = name_at(dense, dwide, i);
+            if (p < -1 || p >= n || name < 0 || name >= k) {
+                status = 1;
+                at = i;
+                break;
+            }
+            const int64_t c = clipped[i];
+            if (c < 0 || (uint64_t)c >= EXACT_SUMS - mass) {  /* (float sums past 2**53 depend on their order) */
+                status = 2;
+                break;
+            }
+            mass += (uint64_t)c;
+            OpenRow *up = NULL;  /* the parent's entry */
+            if (p < 0 || (is_open[p >> 3] >> (p & 7) & 1)) {
+                while (sp > 0 && open[sp - 1].row != p) {  /* the rows the walk leaves */
+                    OpenRow *o = &open[--sp];
+                    is_open[o->row >> 3] &= (uint8_t) ~(1u << (o->row & 7));
+                    o->self = self_of(o);
+                    sum_self(o, 1.0, self_total, tp);
+                    closed[o->row & (CLOSED_ROWS - 1)] = *o;
+                }
+                up = p >= 0 ? &open[sp - 1] : NULL;
+            } else {  /* a late child: its parent's self time made again with it */
+                up = &closed[p & (CLOSED_ROWS - 1)];
+                if (up->row != p || p >= i) {
+                    status = 2;
+                    break;
+                }
+            }
+            int64_t node = -1;
+            if (nodes) {
+                int64_t d = depth[i], pnode = -1;
+                if (d > 0 && up) {
+                    pnode = up->node;
+                    if (t.depth[pnode] != d - 1) {
+                        status = 2;
+                        break;
+                    }
+                } else {
+                    d = 0;  /* (a root, or a row whose parent is missing: a root) */
+                }
+                node = node_of_key(&t, pnode, name, d);
+                if (node < 0) {
+                    status = 3;
+                    break;
+                }
+                if (nwide)
+                    ((int64_t *)node_of)[i] = node;
+                else
+                    ((int32_t *)node_of)[i] = (int32_t)node;
+            }
+            if (up) {
+                up->child += (double)clipped[i];
+                if (up->row >= 0 && !(is_open[p >> 3] >> (p & 7) & 1) && clipped[i]) {
+                    sum_self(up, -1.0, self_total, tp);
+                    up->self = self_of(up);
+                    sum_self(up, 1.0, self_total, tp);
+                }
+            }
+            int h = !hit || hit[i];
+            if (h) {
+                total[name] += (double)clipped[i];
+                if (nodes) {
+                    t.count[node]++;
+                    t.total[node] += (double)clipped[i];
+                }
+            }
+            if (sp == cap) {
+                OpenRow *grown = realloc(open, (size_t)cap * 2 * sizeof(OpenRow));
+                if (!grown) {
+                    status = 3;
+                    break;
+                }
+                open = grown;
+                cap *= 2;
+            }
+            open[sp++] = (OpenRow){i, node, name, clipped[i], 0.0, 0.0, h};
+            is_open[i >> 3] |= (uint8_t)(1u << (i & 7));
+        }
+        while (!status && sp > 0) {
+            OpenRow *o = &open[--sp];
+            o->self = self_of(o);
+            sum_self(o, 1.0, self_total, tp);
+        }
+        free(open);
+        free(closed);
+        free(is_open);
+        Py_END_ALLOW_THREADS
+        if (status == 1) {
+            PyErr_Format(PyExc_ValueError, "row %zd: parent or name out of range", at);
+        } else if (status == 2) {
+            ret = Py_NewRef(Py_None);
+        } else if (status == 3) {
+            PyErr_NoMemory();
+        } else if (!nodes) {
+            ret = PyTuple_New(0);
+        } else {
+            size_t ib = (size_t)t.n * sizeof(int64_t), fb = (size_t)t.n * sizeof(double);
+            ret = Py_BuildValue("(y#y#y#y#y#y#)", (char *)t.parent, (Py_ssize_t)ib, (char *)t.name, (Py_ssize_t)ib,
+                                (char *)t.depth, (Py_ssize_t)ib, (char *)t.count, (Py_ssize_t)ib, (char *)t.total,
+                                (Py_ssize_t)fb, (char *)t.self, (Py_ssize_t)fb);
+        }
+    }
+done:
+    nodes_free(&t);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&deb);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&stb);
+    PyBuffer_Release(&nb);
+    return ret;
+}
+
 PyDoc_STRVAR(renumber_doc,
 "renumber(node_of, node_wide, new, hit)\n\n"
 "``node_of[i] = new[node_of[i]]`` (``new``: int64) for the rows ``hit`` marks (empty: every row), -1 for\n"
@@ -492,6 +716,185 @@ done:
     PyBuffer_Release(&db);
     PyBuffer_Release(&ub);
     PyBuffer_Release(&kb);
+    return ret;
+}
+
+/* ------------------------------------------------------------------------------ per-name order statistics */
+
+/* The counters every pass of name_ranks shares (uint32: 4 MB), and the most names it takes: each pass then
+ * resolves at least 4 bits of a duration (three ranks a name, 16 buckets each). */
+#define RANK_COUNTERS (1 << 20)
+#define RANK_MAX_NAMES (1 << 14)
+#define RANK_MAX_FRACTIONS 8
+
+PyDoc_STRVAR(name_ranks_doc,
+"name_ranks(dense, dense_wide, dur, bits, fractions, out_count, out_min, out_max, out_pct) -> bool\n\n"
+"Per ``dense`` name (0..k-1; int16, int32 when dense_wide), the count, the shortest and longest of the\n"
+"``dur`` (int64, each below 2**bits) and, per fraction f of ``fractions`` (float64), the duration of nearest\n"
+"rank ``max(ceil(count * f) - 1, 0)`` among the name's durations in ascending order: stats.py's sort of\n"
+"(name, duration) keys without the sort or the keys. A radix selection in passes over the rows: the first\n"
+"counts each name's durations in buckets of their top bits, each next one only the durations in the buckets\n"
+"that hold a wanted rank, by their next bits, until every bit is known; the counters (4 MB) are the only\n"
+"memory. out_count, out_min, out_max: k int64; out_pct: k x len(fractions) int64 (a name's row after row).\n"
+"Returns False, writing nothing meaningful, when it does not take the rows (a duration below 0 or past\n"
+"``bits``, more names than it counts, 2**32 rows or more): the caller sorts. ValueError for a name out of\n"
+"range or buffers that do not fit.");
+
+static PyObject *name_ranks(PyObject *self, PyObject *args)
+{
+    Py_buffer db, ub, fb, cb, mnb, mxb, pb;
+    int dwide, bits;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*iy*w*w*w*w*", &db, &dwide, &ub, &bits, &fb, &cb, &mnb, &mxb, &pb))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = ub.len / 8, k = cb.len / 8, nf = fb.len / 8;
+    if (check_items(&ub, 8, -1, "dur") || check_items(&db, dwide ? 4 : 2, n, "dense")
+        || check_items(&fb, 8, -1, "fractions") || check_items(&cb, 8, -1, "out_count")
+        || check_items(&mnb, 8, k, "out_min") || check_items(&mxb, 8, k, "out_max")
+        || check_items(&pb, 8, k * nf, "out_pct"))
+        goto done;
+    if (bits < 0 || bits > 62 || nf > RANK_MAX_FRACTIONS) {
+        PyErr_SetString(PyExc_ValueError, "name_ranks: bits past 62 or too many fractions");
+        goto done;
+    }
+    if (k > RANK_MAX_NAMES || (uint64_t)n >= ((uint64_t)1 << 32)) {
+        ret = Py_NewRef(Py_False);
+        goto done;
+    }
+    {
+        const void *dense = db.buf;
+        const int64_t *dur = ub.buf;
+        const double *frac = fb.buf;
+        int64_t *count = cb.buf, *lo = mnb.buf, *hi = mxb.buf, *pct = pb.buf;
+        int status = 0;  /* 1: a name out of range, 2: a duration it does not take, 3: out of memory */
+        uint32_t *hist = NULL;
+        /* per wanted rank (name x fraction): the duration's bits known so far (its top bits, above
+         * ``shift``), its rank among the name's durations with those bits, and its counters' region */
+        int64_t *prefix = NULL, *rank = NULL, *region = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        const Py_ssize_t nt = k * nf;
+        hist = calloc(RANK_COUNTERS, sizeof(uint32_t));
+        prefix = malloc((size_t)(nt ? nt : 1) * sizeof(int64_t));
+        rank = malloc((size_t)(nt ? nt : 1) * sizeof(int64_t));
+        region = malloc((size_t)(nt ? nt : 1) * sizeof(int64_t));
+        if (!hist || !prefix || !rank || !region) {
+            status = 3;
+            goto out;
+        }
+        for (Py_ssize_t d = 0; d < k; d++) {
+            count[d] = 0;
+            lo[d] = INT64_MAX;
+            hi[d] = INT64_MIN;
+        }
+        /* the first pass: counts, shortest, longest, and the counts of the top ``b`` bits */
+        int b = bits < 16 ? bits : 16;
+        while (b > 0 && ((int64_t)k << b) > RANK_COUNTERS)
+            b--;
+        int shift = bits - b;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const int64_t d = name_at(dense, dwide, i), v = dur[i];
+            if (d < 0 || d >= k) {
+                status = 1;
+                goto out;
+            }
+            if (v < 0 || (v >> bits) != 0) {
+                status = 2;
+                goto out;
+            }
+            count[d]++;
+            lo[d] = v < lo[d] ? v : lo[d];
+            hi[d] = v > hi[d] ? v : hi[d];
+            hist[(d << b) + (v >> shift)]++;
+        }
+        /* each wanted rank's bucket: the top bits of its duration */
+        for (Py_ssize_t d = 0; d < k; d++) {
+            if (!count[d]) {
+                lo[d] = hi[d] = 0;
+                for (Py_ssize_t j = 0; j < nf; j++)
+                    prefix[d * nf + j] = rank[d * nf + j] = -1;
+                continue;
+            }
+            for (Py_ssize_t j = 0; j < nf; j++) {
+                int64_t r = (int64_t)ceil((double)count[d] * frac[j]) - 1;  /* (as numpy: float64 ops) */
+                r = r < 0 ? 0 : (r >= count[d] ? count[d] - 1 : r);
+                const uint32_t *h = hist + (d << b);
+                int64_t q = 0;
+                while (q < ((int64_t)1 << b) - 1 && r >= (int64_t)h[q])
+                    r -= h[q++];
+                prefix[d * nf + j] = q;
+                rank[d * nf + j] = r;
+            }
+        }
+        /* the next passes: the next bits of the durations in the wanted buckets (a region of counters per
+         * distinct bucket of a name) */
+        while (shift > 0) {
+            Py_ssize_t regions = 0;
+            for (Py_ssize_t t = 0; t < nt; t++) {
+                region[t] = -1;
+                if (prefix[t] < 0)
+                    continue;
+                const Py_ssize_t first = t - t % nf;  /* (the name's first wanted rank) */
+                for (Py_ssize_t u = first; u < t; u++)
+                    if (prefix[u] == prefix[t]) {
+                        region[t] = region[u];
+                        break;
+                    }
+                if (region[t] < 0)
+                    region[t] = regions++;
+            }
+            int step = shift < 16 ? shift : 16;
+            while (step > 1 && ((int64_t)regions << step) > RANK_COUNTERS)
+                step--;
+            const int next = shift - step;
+            const int64_t mask = ((int64_t)1 << step) - 1;
+            memset(hist, 0, (size_t)(regions << step) * sizeof(uint32_t));
+            for (Py_ssize_t i = 0; i < n; i++) {
+                const int64_t d = name_at(dense, dwide, i), v = dur[i], top = v >> shift;
+                if (d < 0 || d >= k)  /* (checked in the first pass; a buffer changed since: no counts) */
+                    continue;
+                const int64_t *pre = prefix + d * nf;
+                for (Py_ssize_t j = 0; j < nf; j++)
+                    if (pre[j] == top) {
+                        hist[(region[d * nf + j] << step) + ((v >> next) & mask)]++;
+                        break;
+                    }
+            }
+            for (Py_ssize_t t = 0; t < nt; t++) {
+                if (prefix[t] < 0)
+                    continue;
+                const uint32_t *h = hist + (region[t] << step);
+                int64_t r = rank[t], q = 0;
+                while (q < mask && r >= (int64_t)h[q])
+                    r -= h[q++];
+                prefix[t] = (prefix[t] << step) | q;
+                rank[t] = r;
+            }
+            shift = next;
+        }
+        for (Py_ssize_t t = 0; t < nt; t++)
+            pct[t] = prefix[t] < 0 ? 0 : prefix[t];
+    out:
+        free(hist);
+        free(prefix);
+        free(rank);
+        free(region);
+        Py_END_ALLOW_THREADS
+        if (status == 1)
+            PyErr_SetString(PyExc_ValueError, "name_ranks: a name out of range");
+        else if (status == 3)
+            PyErr_NoMemory();
+        else
+            ret = Py_NewRef(status == 2 ? Py_False : Py_True);
+    }
+done:
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&ub);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&mnb);
+    PyBuffer_Release(&mxb);
+    PyBuffer_Release(&pb);
     return ret;
 }
 
@@ -900,9 +1303,11 @@ done:
 static PyMethodDef methods[] = {
     {"dense_names", dense_names, METH_VARARGS, dense_names_doc},
     {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
+    {"name_ranks", name_ranks, METH_VARARGS, name_ranks_doc},
     {"byte_counts", byte_counts, METH_VARARGS, byte_counts_doc},
     {"self_times", self_times, METH_VARARGS, self_times_doc},
     {"call_nodes", call_nodes, METH_VARARGS, call_nodes_doc},
+    {"area_pass", area_pass, METH_VARARGS, area_pass_doc},
     {"renumber", renumber, METH_VARARGS, renumber_doc},
     {"counter_series", counter_series, METH_VARARGS, counter_series_doc},
     {NULL, NULL, 0, NULL},
