@@ -402,38 +402,37 @@ done:
 
 /* ------------------------------------------------------------------ self times, sums and nodes in one pass */
 
-/* A row of the forward pass: open while its descendants may still follow, then closed. */
+/* A row of the forward pass while it is open: its descendants may still follow. */
 typedef struct {
-    Py_ssize_t row;
-    int64_t node, name, clipped;
+    int64_t row, node, name, clipped;
     double child;  /* the clipped times of its children so far */
-    double self;   /* its self time, once closed */
-    int hit;
+    int64_t hit;
 } OpenRow;
 
-/* The self time of a row with its children's time so far (as self_times computes it, bit for bit). */
-static inline double self_of(const OpenRow *o)
-{
-    double s = (double)o->clipped - o->child;
-    return s > 0 ? s : 0;
-}
+/* A row the walk has left, kept for a late child: a zero-length slice at its parent's end that sorts after
+ * a slice of a level above starting there (direct-mapped by row). */
+typedef struct {
+    int64_t row, node;
+} ClosedRow;
 
-/* Adds ``sign`` times a closed row's self time to its name's and node's sums. */
-static inline void sum_self(const OpenRow *o, double sign, double *self_total, Nodes *t)
-{
-    if (!o->hit)
-        return;
-    self_total[o->name] += sign * o->self;
-    if (t)
-        t->self[o->node] += sign * o->self;
-}
-
-/* closed rows kept for a late child (a zero-length slice at its parent's end that sorts after a slice of
- * a level above starting there): direct-mapped by row */
 #define CLOSED_ROWS 4096
 /* below this sum of the clipped times every float sum of the pass is an exact integer, whatever the order
  * of its additions (the self times are summed as rows close, self_times sums them in row order) */
 #define EXACT_SUMS ((uint64_t)1 << 53)
+
+/* Where row ``p`` is among the open rows (their rows ascend from the bottom of the stack), or -1. */
+static inline Py_ssize_t open_at(const OpenRow *open, Py_ssize_t sp, int64_t p)
+{
+    Py_ssize_t lo = 0, hi = sp;
+    while (lo < hi) {
+        const Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (open[mid].row < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < sp && open[lo].row == p ? lo : -1;
+}
 
 PyDoc_STRVAR(area_pass_doc,
 "area_pass(parent, parent_wide, depth, dense, dense_wide, hit, clipped, out_total, out_self_total, node_of,\n"
@@ -441,10 +440,10 @@ PyDoc_STRVAR(area_pass_doc,
 "self_times' per-name sums and, when ``node_of`` is not empty, call_nodes' nodes, in one forward pass that\n"
 "keeps no per-row self time: the rows are read as a depth-first walk (each row's parent is one of the rows\n"
 "still open: the row before it or one of that row's ancestors), so a row's self time is final when the walk\n"
-"leaves it; only the open rows (a stack, one per level) and a bit a row are held. A row whose parent was\n"
-"left shortly before (a zero-length slice at its parent's end, sorted after a slice of a level above that\n"
-"starts there) is added to that parent, whose sums are made again, while the parent is among the last 4,096\n"
-"rows left. Adds the sums of ``clipped`` and of the self times of the ``hit`` rows per ``dense`` name\n"
+"leaves it; only the open rows (a stack, one per level) are held. A row with no time in the range whose\n"
+"parent was left shortly before (a zero-length slice at its parent's end, sorted after a slice of a level\n"
+"above that starts there) takes its node under that parent while the parent is among the last 4,096 rows\n"
+"left. Adds the sums of ``clipped`` and of the self times of the ``hit`` rows per ``dense`` name\n"
 "(0..k-1) to ``out_total`` / ``out_self_total`` (k float64 each); with ``node_of``, writes each row's node\n"
 "(first-encounter numbering) and returns the nodes' columns as call_nodes does. Returns None when the rows\n"
 "are not such a walk, a depth is not its parent's plus one, or the clipped times sum to 2**53 ns or more\n"
@@ -489,14 +488,12 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
         int status = 0;  /* 1: out of range, 2: not a depth-first walk, 3: out of memory */
         Py_ssize_t at = -1, sp = 0, cap = 1024;
         uint64_t mass = 0;  /* the clipped times so far */
-        Nodes *tp = nodes ? &t : NULL;
-        OpenRow *open = NULL, *closed = NULL;
-        uint8_t *is_open = NULL;  /* a bit a row */
+        OpenRow *open = NULL;
+        ClosedRow *closed = NULL;
         Py_BEGIN_ALLOW_THREADS
         open = malloc((size_t)cap * sizeof(OpenRow));
-        closed = malloc(CLOSED_ROWS * sizeof(OpenRow));
-        is_open = calloc((size_t)n / 8 + 1, 1);
-        if (!open || !closed || !is_open || (nodes && nodes_grow(&t)))
+        closed = malloc(CLOSED_ROWS * sizeof(ClosedRow));
+        if (!open || !closed || (nodes && nodes_grow(&t)))
             status = 3;
         for (Py_ssize_t c = 0; !status && c < CLOSED_ROWS; c++)
             closed[c].row = -1;
@@ -507,46 +504,61 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
                 status = 3;
         }
         for (Py_ssize_t i = 0; !status && i < n; i++) {
-            int64_t p = int_at(par, pwide, i), name = name_at(dense, dwide, i);
+            const int64_t p = int_at(par, pwide, i), name = name_at(dense, dwide, i), c = clipped[i];
             if (p < -1 || p >= n || name < 0 || name >= k) {
                 status = 1;
                 at = i;
                 break;
             }
-            const int64_t c = clipped[i];
             if (c < 0 || (uint64_t)c >= EXACT_SUMS - mass) {  /* (float sums past 2**53 depend on their order) */
                 status = 2;
                 break;
             }
             mass += (uint64_t)c;
-            OpenRow *up = NULL;  /* the parent's entry */
-            if (p < 0 || (is_open[p >> 3] >> (p & 7) & 1)) {
-                while (sp > 0 && open[sp - 1].row != p) {  /* the rows the walk leaves */
-                    OpenRow *o = &open[--sp];
-                    is_open[o->row >> 3] &= (uint8_t) ~(1u << (o->row & 7));
-                    o->self = self_of(o);
-                    sum_self(o, 1.0, self_total, tp);
-                    closed[o->row & (CLOSED_ROWS - 1)] = *o;
+            int64_t pnode = -1;  /* the parent's node; a parent left before (a late child): no open parent */
+            OpenRow *up = NULL;
+            if (p >= 0 && sp > 0 && open[sp - 1].row == p) {
+                up = &open[sp - 1];
+            } else {
+                const Py_ssize_t j = p >= 0 ? open_at(open, sp, p) : -1;
+                if (j >= 0 || p < 0) {
+                    const Py_ssize_t keep = j + 1;
+                    while (sp > keep) {  /* the rows the walk leaves: their self times are final */
+                        const OpenRow *o = &open[--sp];
+                        double s = (double)o->clipped - o->child;
+                        s = s > 0 ? s : 0;  /* (as self_times: the same additions in the same order) */
+                        if (o->hit) {
+                            self_total[o->name] += s;
+                            if (nodes)
+                                t.self[o->node] += s;
+                        }
+                        closed[o->row & (CLOSED_ROWS - 1)] = (ClosedRow){o->row, o->node};
+                    }
+                    up = j >= 0 ? &open[j] : NULL;
+                } else {
+                    const ClosedRow *left = &closed[p & (CLOSED_ROWS - 1)];
+                    if (left->row != p || c != 0) {  /* (long left, or time to add to a final self time) */
+                        status = 2;
+                        break;
+                    }
+                    pnode = left->node;
                 }
-                up = p >= 0 ? &open[sp - 1] : NULL;
-            } else {  /* a late child: its parent's self time made again with it */
-                up = &closed[p & (CLOSED_ROWS - 1)];
-                if (up->row != p || p >= i) {
-                    status = 2;
-                    break;
-                }
+            }
+            if (up) {
+                up->child += (double)c;
+                pnode = up->node;
             }
             int64_t node = -1;
             if (nodes) {
-                int64_t d = depth[i], pnode = -1;
-                if (d > 0 && up) {
-                    pnode = up->node;
+                int64_t d = depth[i];
+                if (d > 0 && p >= 0) {
                     if (t.depth[pnode] != d - 1) {
                         status = 2;
                         break;
                     }
                 } else {
                     d = 0;  /* (a root, or a row whose parent is missing: a root) */
+                    pnode = -1;
                 }
                 node = node_of_key(&t, pnode, name, d);
                 if (node < 0) {
@@ -558,20 +570,12 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
                 else
                     ((int32_t *)node_of)[i] = (int32_t)node;
             }
-            if (up) {
-                up->child += (double)clipped[i];
-                if (up->row >= 0 && !(is_open[p >> 3] >> (p & 7) & 1) && clipped[i]) {
-                    sum_self(up, -1.0, self_total, tp);
-                    up->self = self_of(up);
-                    sum_self(up, 1.0, self_total, tp);
-                }
-            }
-            int h = !hit || hit[i];
+            const int64_t h = !hit || hit[i];
             if (h) {
-                total[name] += (double)clipped[i];
+                total[name] += (double)c;
                 if (nodes) {
                     t.count[node]++;
-                    t.total[node] += (double)clipped[i];
+                    t.total[node] += (double)c;
                 }
             }
             if (sp == cap) {
@@ -583,17 +587,20 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
                 open = grown;
                 cap *= 2;
             }
-            open[sp++] = (OpenRow){i, node, name, clipped[i], 0.0, 0.0, h};
-            is_open[i >> 3] |= (uint8_t)(1u << (i & 7));
+            open[sp++] = (OpenRow){i, node, name, c, 0.0, h};
         }
         while (!status && sp > 0) {
-            OpenRow *o = &open[--sp];
-            o->self = self_of(o);
-            sum_self(o, 1.0, self_total, tp);
+            const OpenRow *o = &open[--sp];
+            double s = (double)o->clipped - o->child;
+            s = s > 0 ? s : 0;
+            if (o->hit) {
+                self_total[o->name] += s;
+                if (nodes)
+                    t.self[o->node] += s;
+            }
         }
         free(open);
         free(closed);
-        free(is_open);
         Py_END_ALLOW_THREADS
         if (status == 1) {
             PyErr_Format(PyExc_ValueError, "row %zd: parent or name out of range", at);

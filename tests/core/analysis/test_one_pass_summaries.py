@@ -158,15 +158,17 @@ def test_one_pass_is_the_two_passes(kernels):
 
 def test_one_pass_takes_late_children_and_steps_aside_for_what_is_not_a_walk(kernels):
     # 0 <- 1, 0 <- 2, 1 <- 3: row 3 comes after its parent was left (row 2 came between: a zero-length slice
-    # at its parent's end sorts after a slice one level up that starts there): its parent's sums made again
+    # at its parent's end sorts after a slice one level up that starts there): it takes its node under row 1
     r = {"par": np.array([-1, 0, 0, 1], np.int32), "depth": np.array([0, 1, 1, 2], np.uint16),
-         "dense": np.array([0, 1, 1, 2], np.int16), "clipped": np.array([100, 30, 30, 10], np.int64)}  # fmt: skip
+         "dense": np.array([0, 1, 1, 2], np.int16), "clipped": np.array([100, 30, 30, 0], np.int64)}  # fmt: skip
     want, got = _two_passes(kernels, r, b"", 3), _one_pass(kernels, r, b"", 3)
     assert got[2] is not None and want[2] == got[2] and np.array_equal(want[3], got[3])
-    assert np.array_equal(want[1], got[1]) and got[1].tolist() == [40, 50, 10]
+    assert np.array_equal(want[1], got[1]) and got[1].tolist() == [40, 60, 0]
     hit = bytes([1, 0, 1, 1])
     want, got = _two_passes(kernels, r, hit, 3), _one_pass(kernels, r, hit, 3)
     assert want[2] == got[2] and np.array_equal(want[1], got[1]) and np.array_equal(want[0], got[0])
+    # a late child with time in the range: its parent's self time was final (the two passes decide)
+    assert _one_pass(kernels, dict(r, clipped=np.array([100, 30, 30, 10], np.int64)), b"", 3)[2] is None
     # a parent left 5,000 rows before its child: past the rows kept, not a walk the pass takes
     far = 5003
     par = np.zeros(far, np.int32)
