@@ -729,10 +729,10 @@ done:
 /* ------------------------------------------------------------------------------ per-name order statistics */
 
 /* The counters every pass of name_ranks shares (uint32: 4 MB), and the most names it takes: each pass then
- * resolves at least 4 bits of a duration (three ranks a name, 16 buckets each). */
+ * resolves at least 3 bits of a duration (five ranks a name, 8 buckets each). */
 #define RANK_COUNTERS (1 << 20)
 #define RANK_MAX_NAMES (1 << 14)
-#define RANK_MAX_FRACTIONS 8
+#define RANK_MAX_FRACTIONS 6
 
 PyDoc_STRVAR(name_ranks_doc,
 "name_ranks(dense, dense_wide, dur, bits, fractions, out_count, out_min, out_max, out_pct) -> bool\n\n"
@@ -780,7 +780,7 @@ static PyObject *name_ranks(PyObject *self, PyObject *args)
          * ``shift``), its rank among the name's durations with those bits, and its counters' region */
         int64_t *prefix = NULL, *rank = NULL, *region = NULL;
         Py_BEGIN_ALLOW_THREADS
-        const Py_ssize_t nt = k * nf;
+        const Py_ssize_t nw = nf + 2, nt = k * nw;  /* wanted a name: the shortest, the longest, the fractions */
         hist = calloc(RANK_COUNTERS, sizeof(uint32_t));
         prefix = malloc((size_t)(nt ? nt : 1) * sizeof(int64_t));
         rank = malloc((size_t)(nt ? nt : 1) * sizeof(int64_t));
@@ -789,12 +789,8 @@ static PyObject *name_ranks(PyObject *self, PyObject *args)
             status = 3;
             goto out;
         }
-        for (Py_ssize_t d = 0; d < k; d++) {
-            count[d] = 0;
-            lo[d] = INT64_MAX;
-            hi[d] = INT64_MIN;
-        }
-        /* the first pass: counts, shortest, longest, and the counts of the top ``b`` bits */
+        /* the first pass: the counts of each name's durations by their top ``b`` bits (and nothing else: the
+         * counts, shortest and longest follow from them) */
         int b = bits < 16 ? bits : 16;
         while (b > 0 && ((int64_t)k << b) > RANK_COUNTERS)
             b--;
@@ -809,28 +805,29 @@ static PyObject *name_ranks(PyObject *self, PyObject *args)
                 status = 2;
                 goto out;
             }
-            count[d]++;
-            lo[d] = v < lo[d] ? v : lo[d];
-            hi[d] = v > hi[d] ? v : hi[d];
             hist[(d << b) + (v >> shift)]++;
         }
         /* each wanted rank's bucket: the top bits of its duration */
+        const int64_t width = (int64_t)1 << b;
         for (Py_ssize_t d = 0; d < k; d++) {
-            if (!count[d]) {
-                lo[d] = hi[d] = 0;
-                for (Py_ssize_t j = 0; j < nf; j++)
-                    prefix[d * nf + j] = rank[d * nf + j] = -1;
-                continue;
-            }
-            for (Py_ssize_t j = 0; j < nf; j++) {
-                int64_t r = (int64_t)ceil((double)count[d] * frac[j]) - 1;  /* (as numpy: float64 ops) */
-                r = r < 0 ? 0 : (r >= count[d] ? count[d] - 1 : r);
-                const uint32_t *h = hist + (d << b);
+            const uint32_t *h = hist + (d << b);
+            int64_t c = 0;
+            for (int64_t q = 0; q < width; q++)
+                c += h[q];
+            count[d] = c;
+            for (Py_ssize_t j = 0; j < nw; j++) {
+                const Py_ssize_t t = d * nw + j;
+                if (!c) {
+                    prefix[t] = rank[t] = -1;
+                    continue;
+                }
+                int64_t r = j == 0 ? 0 : (j == 1 ? c - 1 : (int64_t)ceil((double)c * frac[j - 2]) - 1);  /* (as numpy: float64 ops) */
+                r = r < 0 ? 0 : (r >= c ? c - 1 : r);
                 int64_t q = 0;
-                while (q < ((int64_t)1 << b) - 1 && r >= (int64_t)h[q])
+                while (q < width - 1 && r >= (int64_t)h[q])
                     r -= h[q++];
-                prefix[d * nf + j] = q;
-                rank[d * nf + j] = r;
+                prefix[t] = q;
+                rank[t] = r;
             }
         }
         /* the next passes: the next bits of the durations in the wanted buckets (a region of counters per
@@ -841,7 +838,7 @@ static PyObject *name_ranks(PyObject *self, PyObject *args)
                 region[t] = -1;
                 if (prefix[t] < 0)
                     continue;
-                const Py_ssize_t first = t - t % nf;  /* (the name's first wanted rank) */
+                const Py_ssize_t first = t - t % nw;  /* (the name's first wanted rank) */
                 for (Py_ssize_t u = first; u < t; u++)
                     if (prefix[u] == prefix[t]) {
                         region[t] = region[u];
@@ -860,10 +857,10 @@ static PyObject *name_ranks(PyObject *self, PyObject *args)
                 const int64_t d = name_at(dense, dwide, i), v = dur[i], top = v >> shift;
                 if (d < 0 || d >= k)  /* (checked in the first pass; a buffer changed since: no counts) */
                     continue;
-                const int64_t *pre = prefix + d * nf;
-                for (Py_ssize_t j = 0; j < nf; j++)
+                const int64_t *pre = prefix + d * nw;
+                for (Py_ssize_t j = 0; j < nw; j++)
                     if (pre[j] == top) {
-                        hist[(region[d * nf + j] << step) + ((v >> next) & mask)]++;
+                        hist[(region[d * nw + j] << step) + ((v >> next) & mask)]++;
                         break;
                     }
             }
@@ -879,8 +876,13 @@ static PyObject *name_ranks(PyObject *self, PyObject *args)
             }
             shift = next;
         }
-        for (Py_ssize_t t = 0; t < nt; t++)
-            pct[t] = prefix[t] < 0 ? 0 : prefix[t];
+        for (Py_ssize_t d = 0; d < k; d++) {
+            const int64_t *pre = prefix + d * nw;
+            lo[d] = pre[0] < 0 ? 0 : pre[0];
+            hi[d] = pre[1] < 0 ? 0 : pre[1];
+            for (Py_ssize_t j = 0; j < nf; j++)
+                pct[d * nf + j] = pre[j + 2] < 0 ? 0 : pre[j + 2];
+        }
     out:
         free(hist);
         free(prefix);

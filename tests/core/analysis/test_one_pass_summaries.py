@@ -250,3 +250,31 @@ def _rows_of(par: np.ndarray, clipped: np.ndarray) -> dict:
     for i, p in enumerate(par.tolist()):
         depth[i] = depth[p] + 1 if p >= 0 else 0
     return {"par": par, "depth": depth, "dense": np.zeros(len(par), np.int16), "clipped": clipped}
+
+
+def test_every_slice_lies_inside_the_traces_extent(fxt_testdata, cut_and_flip):
+    """What area_rows takes for granted for an area with no bounds (no check of the whole run): every slice,
+    of the third-party traces and of hostile variants of them, starts at or after the model's start and ends
+    before its end + 1 (the open area's end)."""
+    import random
+
+    from fxscope.formats.errors import FormatError
+
+    rng = random.Random(11)
+    sources = [p.read_bytes() for p in sorted(fxt_testdata.glob("*.fxt"))] + [nested_trace(2, threads=3, roots=20)]
+    checked = 0
+    for data in sources:
+        for variant in [data] + [cut_and_flip(data, rng, 6, len(data) // 2) for _ in range(15)]:
+            try:
+                model = TraceModel(read_fxt_bytes(variant))
+            except FormatError:
+                continue
+            s = model.slices
+            if not len(s):
+                continue
+            t0, t1 = Area().bounds(model)
+            assert int(s.ts.min()) >= t0 and selection.latest_end(s.ts, s.dur) < t1
+            ar = area_rows(model, Area())
+            assert ar.all_hit and np.array_equal(ar.clipped, s.dur)
+            checked += 1
+    assert checked >= 20
