@@ -64,10 +64,10 @@ class AreaRows:
     view, and ``rows`` is made only when asked for. A whole-trace analysis (``fxscope stacks``) reads no
     gathered copy of a column and no mask."""
 
-    def __init__(self, rows: np.ndarray | None, hit: np.ndarray, clipped: np.ndarray,
+    def __init__(self, rows: np.ndarray | None, hit: np.ndarray | None, clipped: np.ndarray,
                  parent: np.ndarray | None = None, run: tuple[int, int] | None = None) -> None:  # fmt: skip
         self._rows = rows  # int64 (None for a run, until asked for)
-        self.hit = hit  # bool
+        self._hit = hit  # bool (None for a run, until asked for)
         self.clipped = clipped  # int64 ns
         #: position in ``rows`` of each row's parent slice, -1 at depth 0 (see :func:`local_parents`); int32
         #: or int64
@@ -80,6 +80,14 @@ class AreaRows:
             lo, hi = self.run or (0, 0)
             self._rows = np.arange(lo, hi, dtype=np.int64)
         return self._rows
+
+    @property
+    def hit(self) -> np.ndarray:
+        """bool, which rows overlap the range (all of a run's: made when first asked for, 25 MB of fresh
+        pages at 100M events that the whole trace's statistics and flame graph never read)."""
+        if self._hit is None:
+            self._hit = np.ones(len(self.clipped), bool)
+        return self._hit
 
     @property
     def all_hit(self) -> bool:
@@ -219,7 +227,7 @@ def _whole_run(model: TraceModel, lo: int, hi: int, t0: int, t1: int, open_ended
     parent = s.parent[lo:hi]  # a thread's parents are its own rows: positions are rows - lo
     if lo:
         parent = np.where(parent >= 0, parent - parent.dtype.type(lo), parent)
-    return AreaRows(None, np.ones(hi - lo, bool), dur, parent, (lo, hi))
+    return AreaRows(None, None, dur, parent, (lo, hi))
 
 
 def latest_end(ts: np.ndarray, dur: np.ndarray) -> int:

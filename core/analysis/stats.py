@@ -149,7 +149,7 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     if ar is None:
         ar = area_rows(model, area or Area())
     s = model.slices
-    if not ar.hit.any():
+    if not len(ar) or not (ar.all_hit or ar.hit.any()):
         z = np.zeros(0, np.int64)
         return NameStats([], z, *(z.copy() for _ in range(8)))
     if names is None:
