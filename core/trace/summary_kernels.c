@@ -436,7 +436,7 @@ static inline Py_ssize_t open_at(const OpenRow *open, Py_ssize_t sp, int64_t p)
 
 PyDoc_STRVAR(area_pass_doc,
 "area_pass(parent, parent_wide, depth, dense, dense_wide, hit, clipped, out_total, out_self_total, node_of,\n"
-"          node_wide) -> () | (parent, name, depth, count, total, self) | None\n\n"
+"          node_wide[, base]) -> () | (parent, name, depth, count, total, self) | None\n\n"
 "self_times' per-name sums and, when ``node_of`` is not empty, call_nodes' nodes, in one forward pass that\n"
 "keeps no per-row self time: the rows are read as a depth-first walk (each row's parent is one of the rows\n"
 "still open: the row before it or one of that row's ancestors), so a row's self time is final when the walk\n"
@@ -449,15 +449,18 @@ PyDoc_STRVAR(area_pass_doc,
 "are not such a walk, a depth is not its parent's plus one, or the clipped times sum to 2**53 ns or more\n"
 "(float sums in another order than self_times': the outputs are then partial, self_times and call_nodes\n"
 "decide). ValueError for a parent or name out of range. Same parameter types as self_times and\n"
-"call_nodes.");
+"call_nodes. ``base``: the rows are those from ``base`` on of a larger table, whose positions the parents\n"
+"are (a part of the rows that begins with a root: the parts of a walk run on two threads); a parent before\n"
+"``base`` returns None.");
 
 static PyObject *area_pass(PyObject *self_, PyObject *args)
 {
     Py_buffer pb, deb, db, hb, cb, tb, stb, nb;
     int pwide, dwide, nwide;
     (void)self_;
-    if (!PyArg_ParseTuple(args, "y*py*y*py*y*w*w*w*p", &pb, &pwide, &deb, &db, &dwide, &hb, &cb, &tb, &stb, &nb,
-                          &nwide))
+    Py_ssize_t base = 0;
+    if (!PyArg_ParseTuple(args, "y*py*y*py*y*w*w*w*p|n", &pb, &pwide, &deb, &db, &dwide, &hb, &cb, &tb, &stb, &nb,
+                          &nwide, &base))
         return NULL;
     PyObject *ret = NULL;
     Nodes t;
@@ -504,10 +507,15 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
                 status = 3;
         }
         for (Py_ssize_t i = 0; !status && i < n; i++) {
-            const int64_t p = int_at(par, pwide, i), name = name_at(dense, dwide, i), c = clipped[i];
-            if (p < -1 || p >= n || name < 0 || name >= k) {
+            const int64_t pb_ = int_at(par, pwide, i), name = name_at(dense, dwide, i), c = clipped[i];
+            if (pb_ < -1 || pb_ - base >= n || name < 0 || name >= k) {
                 status = 1;
                 at = i;
+                break;
+            }
+            const int64_t p = pb_ < 0 ? -1 : pb_ - base;
+            if (pb_ >= 0 && p < 0) {  /* (a parent before the rows: part of a walk begun before them) */
+                status = 2;
                 break;
             }
             if (c < 0 || (uint64_t)c >= EXACT_SUMS - mass) {  /* (float sums past 2**53 depend on their order) */

@@ -278,3 +278,67 @@ def test_every_slice_lies_inside_the_traces_extent(fxt_testdata, cut_and_flip):
             assert ar.all_hit and np.array_equal(ar.clipped, s.dur)
             checked += 1
     assert checked >= 20
+
+
+def test_two_parts_on_two_threads_are_the_one_pass(kernels, monkeypatch, fxt_testdata):
+    """The pass split at a root near the middle and run as two parts (from PARTS_FROM rows; lowered here),
+    their nodes merged: the statistics and flame graph are the one pass's and the numpy paths'."""
+    models = [TraceModel(read_fxt_bytes(nested_trace(seed, threads=4, roots=40))) for seed in range(3)]
+    models.append(TraceModel(read_fxt_bytes((fxt_testdata / "richiesams_fxt-python_trace.fxt").read_bytes())))
+    split = 0
+    for model in models:
+        span = model.end_ns - model.start_ns
+        for area in (Area(), Area(model.start_ns + span // 5, model.end_ns - span // 4)):
+            results = []
+            for parts_from, loops in ((1 << 40, kernels), (16, kernels), (16, None)):
+                monkeypatch.setattr(selection, "PARTS_FROM", parts_from)
+                monkeypatch.setattr(compiled, "summary_kernels", loops)
+                ar = area_rows(model, area)
+                names = area_names(model, ar)
+                if loops is not None and parts_from == 16 and names.call_nodes is not None:
+                    split += len(names.call_nodes.parts) == 2
+                results.append((name_stats(model, ar=ar, names=names), top_down(model, ar=ar, names=names)))
+            (s1, t1), (s2, t2), (s3, t3) = results
+            assert s1.records() == s2.records() == s3.records()
+            for col in ("parent", "name", "depth", "total", "self_ns", "count", "node_of"):
+                a, b, c = getattr(t1, col), getattr(t2, col), getattr(t3, col)
+                assert np.array_equal(a, b) and np.array_equal(b, c) and a.dtype == b.dtype == c.dtype, col
+    assert split >= 6  # (the two parts ran, not only the one pass)
+
+
+def test_two_parts_fall_back_to_one_pass(kernels, monkeypatch):
+    """A second part that is not a walk of its own (its first rows' parent lies in the first part: a late
+    child right after the split) is done again in one pass."""
+    # roots 0 and 3 (the split: the middle row); row 4 is a late zero-length child of row 2, left when root 3 came
+    par = np.array([-1, 0, 1, -1, 2, 3, 5], np.int32)
+    r = _rows_of(par, np.array([50, 20, 10, 30, 0, 10, 5], np.int64))
+    monkeypatch.setattr(selection, "PARTS_FROM", 4)
+    from fxscope.core.analysis.selection import AreaRows, area_pass
+
+    ar = AreaRows(None, None, r["clipped"], par, (0, len(par)))
+    assert selection._root_near_middle(par) == 3
+    whole = area_pass(ar, par, r["depth"], r["dense"], 1)
+    assert whole is not None and len(whole[2].parts) == 1  # (done again in one pass)
+    monkeypatch.setattr(selection, "PARTS_FROM", 1 << 40)
+    one = area_pass(ar, par, r["depth"], r["dense"], 1)
+    assert one is not None and np.array_equal(whole[0], one[0]) and np.array_equal(whole[1], one[1])
+    assert np.array_equal(whole[2].node_of, one[2].node_of)
+
+
+def test_merged_nodes_match_by_path():
+    """Nodes of a second part merged into the first's: the same (parent, name) paths are one node, new ones
+    are added after them, level by level, and the sums add up."""
+    from fxscope.core.analysis.call_tree import _merged_nodes
+
+    def cols(parent, name, depth, count):
+        c = np.asarray(count, np.int64)
+        return (np.asarray(parent, np.int64), np.asarray(name, np.int64), np.asarray(depth, np.int64), c,
+                c * 10.0, c * 1.0)  # fmt: skip
+
+    a = cols([-1, 0, -1], [0, 1, 2], [0, 1, 0], [1, 2, 3])  # a/b, c
+    b = cols([-1, 0, 1, -1, 0], [2, 3, 4, 0, 1], [0, 1, 2, 0, 1], [4, 5, 6, 7, 0])  # c/d/e, a, and c/b
+    merged, where = _merged_nodes(a, b)
+    assert where.tolist() == [2, 3, 5, 0, 4]
+    assert merged[0].tolist() == [-1, 0, -1, 2, 2, 3] and merged[1].tolist() == [0, 1, 2, 3, 1, 4]
+    assert merged[2].tolist() == [0, 1, 0, 1, 1, 2] and merged[3].tolist() == [8, 2, 7, 5, 0, 6]
+    assert merged[4].tolist() == [80.0, 20.0, 70.0, 50.0, 0.0, 60.0]
