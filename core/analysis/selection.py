@@ -367,8 +367,9 @@ def _compiled_self(par: np.ndarray, clipped: np.ndarray, hit: np.ndarray | None 
 
 def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`dense_ids` of the area's names by the compiled loop (summary_kernels.c: the gather through the
-    events and the renumbering in one buffer, three passes), or None when it is not built or the names are
-    not a gathered plain column (the numpy path)."""
+    events and the renumbering in one buffer, three passes; from :data:`PARTS_FROM` rows two halves on two
+    threads, renumbered as one where a half lacks a name), or None when it is not built or the names are not
+    a gathered plain column (the numpy path)."""
     kernels = compiled.summary_kernels
     col = model.slices.name
     source, index = getattr(col, "source", None), getattr(col, "index", None)
@@ -387,12 +388,30 @@ def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.nda
     if rows is None or not compiled.plain(rows, np.int32, np.int64):
         return None
     out = np.empty(len(rows), source.dtype)
+
+    def part(lo: int, hi: int) -> np.ndarray:
+        ids = kernels.dense_names(source, source.dtype == np.int32, rows[lo:hi], rows.dtype == np.int64,
+                                  out[lo:hi], *(() if codes is None else (codes, *rare)))  # fmt: skip
+        return np.frombuffer(ids, np.int64)
+
+    n = len(rows)
     try:
-        ids = kernels.dense_names(source, source.dtype == np.int32, rows, rows.dtype == np.int64, out,
-                                  *(() if codes is None else (codes, *rare)))  # fmt: skip
+        if n < PARTS_FROM:
+            return out, part(0, n).copy()
+        half = n // 2  # (two halves on two threads, each numbered on its own, then renumbered as one)
+        ids = in_two(lambda: part(0, half), lambda: part(half, n))
     except ValueError:  # (a row or id out of range: the numpy path decides)
         return None
-    return out, np.frombuffer(ids, np.int64).copy()
+    every = np.union1d(*ids)
+    jobs = [(lo, hi, np.searchsorted(every, i)) for (lo, hi), i in zip(((0, half), (half, n)), ids, strict=True)
+            if not np.array_equal(i, every)]  # fmt: skip
+    renumbered = [lambda lo=lo, hi=hi, at=at: np.take(at.astype(out.dtype), out[lo:hi], out=out[lo:hi])
+                  for lo, hi, at in jobs]  # fmt: skip
+    if len(renumbered) == 2:
+        in_two(*renumbered)
+    elif renumbered:
+        renumbered[0]()
+    return out, every
 
 
 def dense_ids(ids: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -342,3 +342,35 @@ def test_merged_nodes_match_by_path():
     assert merged[0].tolist() == [-1, 0, -1, 2, 2, 3] and merged[1].tolist() == [0, 1, 2, 3, 1, 4]
     assert merged[2].tolist() == [0, 1, 0, 1, 1, 2] and merged[3].tolist() == [8, 2, 7, 5, 0, 6]
     assert merged[4].tolist() == [80.0, 20.0, 70.0, 50.0, 0.0, 60.0]
+
+
+def test_names_in_two_halves_are_numbered_as_one(kernels, monkeypatch, fxt_testdata):
+    """The rows' names gathered and numbered as two halves on two threads, then renumbered as one where a half
+    lacks a name: the same dense ids as one pass, also when the halves hold different names."""
+    models = [TraceModel(read_fxt_bytes(nested_trace(seed, threads=2, roots=12))) for seed in range(4)]
+    models.append(TraceModel(read_fxt_bytes((fxt_testdata / "richiesams_fxt-python_trace.fxt").read_bytes())))
+    models.append(_two_threads_two_name_sets())
+    differ = 0
+    for model in models:
+        ar = area_rows(model, Area())
+        monkeypatch.setattr(selection, "PARTS_FROM", 1 << 40)
+        dense, ids = selection._compiled_dense(model, ar)
+        monkeypatch.setattr(selection, "PARTS_FROM", 8)
+        dense2, ids2 = selection._compiled_dense(model, ar)
+        assert dense2.dtype == dense.dtype and np.array_equal(dense2, dense) and np.array_equal(ids2, ids)
+        half = len(dense) // 2
+        differ += len(np.unique(dense[:half])) < len(ids) or len(np.unique(dense[half:])) < len(ids)
+    assert differ >= 2
+
+
+def _two_threads_two_name_sets() -> TraceModel:
+    """Thread 1's slices named "a" and "b", thread 2's "c": the table's halves hold different names."""
+    from fxscope.formats.fxt.columns import EventKind as K
+    from fxscope.formats.fxt.writer import FxtWriter
+
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for thread, names in (((1, 2), "ab"), ((1, 3), "cc")):
+        for i in range(6):
+            w.event(K.DURATION_COMPLETE, 1000 * i, thread, "c", names[i % 2], data=1000 * i + 500)
+    return TraceModel(read_fxt_bytes(w.getvalue()))
