@@ -281,6 +281,39 @@ static inline int64_t node_of_key(Nodes *t, int64_t parent, int64_t name, int64_
     return j;
 }
 
+/* The nodes' columns as bytes: int64 parent node, dense name, depth, count; float64 total, self. */
+static PyObject *node_columns(const Nodes *t)
+{
+    size_t ib = (size_t)t->n * sizeof(int64_t), fb = (size_t)t->n * sizeof(double);
+    return Py_BuildValue("(y#y#y#y#y#y#)", (char *)t->parent, (Py_ssize_t)ib, (char *)t->name, (Py_ssize_t)ib,
+                         (char *)t->depth, (Py_ssize_t)ib, (char *)t->count, (Py_ssize_t)ib, (char *)t->total,
+                         (Py_ssize_t)fb, (char *)t->self, (Py_ssize_t)fb);
+}
+
+/* The first nodes' room, and with a few ``names`` (0: not known) the direct table of their first 1024
+ * nodes' rows; -1 when out of memory. */
+static int nodes_start(Nodes *t, Py_ssize_t names)
+{
+    if (nodes_grow(t))
+        return -1;
+    if (names > 0 && (t->cap + 1) * names <= DIRECT_KEYS) {
+        t->names = names;
+        t->direct = calloc((size_t)((t->cap + 1) * names), sizeof(int64_t));
+        if (!t->direct)
+            return -1;
+    }
+    return 0;
+}
+
+/* ``node_of[i] = node`` in the column's type. */
+static inline void put_node(void *node_of, int nwide, Py_ssize_t i, int64_t node)
+{
+    if (nwide)
+        ((int64_t *)node_of)[i] = node;
+    else
+        ((int32_t *)node_of)[i] = (int32_t)node;
+}
+
 PyDoc_STRVAR(call_nodes_doc,
 "call_nodes(parent, parent_wide, depth, dense, dense_wide, hit, clipped, self, node_of, node_wide[, names])\n"
 "    -> (parent, name, depth, count, total, self) | None\n\n"
@@ -327,17 +360,8 @@ static PyObject *call_nodes(PyObject *self_, PyObject *args)
         int status = 0;  /* 1: out of range, 2: not one forward pass, 3: out of memory */
         Py_ssize_t at = -1;
         Py_BEGIN_ALLOW_THREADS
-        if (names > 0 && names <= DIRECT_KEYS / 1024 + 1) {  /* (the first 1024 nodes' rows) */
-            t.names = names;
-            t.direct = NULL;
-        }
-        if (nodes_grow(&t))
+        if (nodes_start(&t, names))
             status = 3;
-        if (!status && t.names && (t.cap + 1) * t.names <= DIRECT_KEYS) {
-            t.direct = calloc((size_t)((t.cap + 1) * t.names), sizeof(int64_t));
-            if (!t.direct)
-                status = 3;
-        }
         for (Py_ssize_t i = 0; !status && i < n; i++) {
             int64_t p = int_at(par, pwide, i), d = depth[i], name = name_at(dense, dwide, i);
             if (p < -1 || p >= n || name < 0) {
@@ -364,10 +388,7 @@ static PyObject *call_nodes(PyObject *self_, PyObject *args)
                 status = 3;
                 break;
             }
-            if (nwide)
-                ((int64_t *)node_of)[i] = node;
-            else
-                ((int32_t *)node_of)[i] = (int32_t)node;
+            put_node(node_of, nwide, i, node);
             if (hit && !hit[i])
                 continue;
             t.count[node]++;
@@ -382,10 +403,7 @@ static PyObject *call_nodes(PyObject *self_, PyObject *args)
         } else if (status == 3) {
             PyErr_NoMemory();
         } else {
-            size_t ib = (size_t)t.n * sizeof(int64_t), fb = (size_t)t.n * sizeof(double);
-            ret = Py_BuildValue("(y#y#y#y#y#y#)", (char *)t.parent, (Py_ssize_t)ib, (char *)t.name, (Py_ssize_t)ib,
-                                (char *)t.depth, (Py_ssize_t)ib, (char *)t.count, (Py_ssize_t)ib, (char *)t.total,
-                                (Py_ssize_t)fb, (char *)t.self, (Py_ssize_t)fb);
+            ret = node_columns(&t);
         }
     }
 done:
@@ -416,6 +434,19 @@ typedef struct {
 } ClosedRow;
 
 #define CLOSED_ROWS 4096
+
+/* A row the walk leaves: its self time (as self_times computes it: the same additions in the same order)
+ * summed into its name's and (with ``t``) its node's. */
+static inline void close_row(const OpenRow *o, double *self_total, Nodes *t)
+{
+    double s = (double)o->clipped - o->child;
+    s = s > 0 ? s : 0;
+    if (!o->hit)
+        return;
+    self_total[o->name] += s;
+    if (t)
+        t->self[o->node] += s;
+}
 /* below this sum of the clipped times every float sum of the pass is an exact integer, whatever the order
  * of its additions (the self times are summed as rows close, self_times sums them in row order) */
 #define EXACT_SUMS ((uint64_t)1 << 53)
@@ -496,16 +527,10 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
         Py_BEGIN_ALLOW_THREADS
         open = malloc((size_t)cap * sizeof(OpenRow));
         closed = malloc(CLOSED_ROWS * sizeof(ClosedRow));
-        if (!open || !closed || (nodes && nodes_grow(&t)))
+        if (!open || !closed || (nodes && nodes_start(&t, k)))
             status = 3;
         for (Py_ssize_t c = 0; !status && c < CLOSED_ROWS; c++)
             closed[c].row = -1;
-        if (!status && nodes && k > 0 && (t.cap + 1) * k <= DIRECT_KEYS) {  /* (as call_nodes: a few names) */
-            t.names = k;
-            t.direct = calloc((size_t)((t.cap + 1) * k), sizeof(int64_t));
-            if (!t.direct)
-                status = 3;
-        }
         for (Py_ssize_t i = 0; !status && i < n; i++) {
             const int64_t pb_ = int_at(par, pwide, i), name = name_at(dense, dwide, i), c = clipped[i];
             if (pb_ < -1 || pb_ - base >= n || name < 0 || name >= k) {
@@ -533,13 +558,7 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
                     const Py_ssize_t keep = j + 1;
                     while (sp > keep) {  /* the rows the walk leaves: their self times are final */
                         const OpenRow *o = &open[--sp];
-                        double s = (double)o->clipped - o->child;
-                        s = s > 0 ? s : 0;  /* (as self_times: the same additions in the same order) */
-                        if (o->hit) {
-                            self_total[o->name] += s;
-                            if (nodes)
-                                t.self[o->node] += s;
-                        }
+                        close_row(o, self_total, nodes ? &t : NULL);
                         closed[o->row & (CLOSED_ROWS - 1)] = (ClosedRow){o->row, o->node};
                     }
                     up = j >= 0 ? &open[j] : NULL;
@@ -573,10 +592,7 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
                     status = 3;
                     break;
                 }
-                if (nwide)
-                    ((int64_t *)node_of)[i] = node;
-                else
-                    ((int32_t *)node_of)[i] = (int32_t)node;
+                put_node(node_of, nwide, i, node);
             }
             const int64_t h = !hit || hit[i];
             if (h) {
@@ -597,16 +613,8 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
             }
             open[sp++] = (OpenRow){i, node, name, c, 0.0, h};
         }
-        while (!status && sp > 0) {
-            const OpenRow *o = &open[--sp];
-            double s = (double)o->clipped - o->child;
-            s = s > 0 ? s : 0;
-            if (o->hit) {
-                self_total[o->name] += s;
-                if (nodes)
-                    t.self[o->node] += s;
-            }
-        }
+        while (!status && sp > 0)
+            close_row(&open[--sp], self_total, nodes ? &t : NULL);
         free(open);
         free(closed);
         Py_END_ALLOW_THREADS
@@ -619,10 +627,7 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
         } else if (!nodes) {
             ret = PyTuple_New(0);
         } else {
-            size_t ib = (size_t)t.n * sizeof(int64_t), fb = (size_t)t.n * sizeof(double);
-            ret = Py_BuildValue("(y#y#y#y#y#y#)", (char *)t.parent, (Py_ssize_t)ib, (char *)t.name, (Py_ssize_t)ib,
-                                (char *)t.depth, (Py_ssize_t)ib, (char *)t.count, (Py_ssize_t)ib, (char *)t.total,
-                                (Py_ssize_t)fb, (char *)t.self, (Py_ssize_t)fb);
+            ret = node_columns(&t);
         }
     }
 done:
