@@ -1,11 +1,15 @@
 """Per-name slice statistics of an area: count, total, self, min, p50, p90, p99, max, and the duration
 histogram of one name (log-scale bins, as Tracy's Find Zone draws it).
 
-Everything is a few numpy passes: names are renumbered densely (a table of the ids used), the durations
-sorted once by (name, duration) as one integer key (a value sort, no argsort; int32 when it fits), after
-which every percentile of every name is a gather at group offsets and the sums are bincounts over blocks
-of rows. No Python object per slice, and no whole-column temporary but the sort's key: at 100M events a
-fresh 200 MB array costs ~0.2 s of page faults alone (issue 18).
+Everything is a few passes over the rows: names are renumbered densely (a table of the ids used); the
+compiled loops (core/trace/summary_kernels.c) then find every name's shortest, longest and percentile
+durations by a radix selection (a pass counting each name's durations by their top bits, a pass per 16 more
+bits over the durations in the buckets that hold a wanted rank: 4 MB of counters, no per-slice key), and the
+sums come with the self times (selection.area_pass). The numpy path sorts the durations once by (name,
+duration) as one integer key (a value sort, no argsort; int32 when it fits), after which every percentile is a
+gather at group offsets and the sums are bincounts over blocks of rows. No Python object per slice; the
+compiled path makes no whole-column temporary: at 100M events (25M slices) a fresh 100-200 MB array costs
+~0.1-0.2 s of page faults alone (issue 18).
 
 Definitions (what ``fxscope stats`` prints):
 
