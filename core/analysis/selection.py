@@ -405,13 +405,20 @@ def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.nda
     every = np.union1d(*ids)
     jobs = [(lo, hi, np.searchsorted(every, i)) for (lo, hi), i in zip(((0, half), (half, n)), ids, strict=True)
             if not np.array_equal(i, every)]  # fmt: skip
-    renumbered = [lambda lo=lo, hi=hi, at=at: np.take(at.astype(out.dtype), out[lo:hi], out=out[lo:hi])
-                  for lo, hi, at in jobs]  # fmt: skip
+    renumbered = [lambda lo=lo, hi=hi, at=at: _renumbered(out, lo, hi, at.astype(out.dtype)) for lo, hi, at in jobs]
     if len(renumbered) == 2:
         in_two(*renumbered)
     elif renumbered:
         renumbered[0]()
     return out, every
+
+
+def _renumbered(dense: np.ndarray, lo: int, hi: int, table: np.ndarray) -> None:
+    """``dense[lo:hi] = table[dense[lo:hi]]`` in place, in blocks of rows (np.take widens its indices to intp:
+    a block's worth at a time, no whole-column copy)."""
+    for a in range(lo, hi, BLOCK):
+        part = dense[a : min(a + BLOCK, hi)]
+        np.take(table, part, out=part, mode="clip")  # (the indices widened first: no overlap; all in range)
 
 
 def dense_ids(ids: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
