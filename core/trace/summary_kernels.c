@@ -436,16 +436,18 @@ typedef struct {
 #define CLOSED_ROWS 4096
 
 /* A row the walk leaves: its self time (as self_times computes it: the same additions in the same order)
- * summed into its name's and (with ``t``) its node's. */
+ * summed into its node's (with ``t``: the names' sums are the nodes' summed after the pass), else into its
+ * name's. */
 static inline void close_row(const OpenRow *o, double *self_total, Nodes *t)
 {
     double s = (double)o->clipped - o->child;
     s = s > 0 ? s : 0;
     if (!o->hit)
         return;
-    self_total[o->name] += s;
     if (t)
         t->self[o->node] += s;
+    else
+        self_total[o->name] += s;
 }
 /* below this sum of the clipped times every float sum of the pass is an exact integer, whatever the order
  * of its additions (the self times are summed as rows close, self_times sums them in row order) */
@@ -596,10 +598,11 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
             }
             const int64_t h = !hit || hit[i];
             if (h) {
-                total[name] += (double)c;
                 if (nodes) {
                     t.count[node]++;
                     t.total[node] += (double)c;
+                } else {
+                    total[name] += (double)c;
                 }
             }
             if (sp == cap) {
@@ -615,6 +618,10 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
         }
         while (!status && sp > 0)
             close_row(&open[--sp], self_total, nodes ? &t : NULL);
+        for (Py_ssize_t j = 0; !status && nodes && j < t.n; j++) {  /* (exact: integers below 2**53) */
+            total[t.name[j]] += t.total[j];
+            self_total[t.name[j]] += t.self[j];
+        }
         free(open);
         free(closed);
         Py_END_ALLOW_THREADS
