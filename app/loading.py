@@ -72,7 +72,7 @@ class TraceLoader(QThread):
         try:
             cols = read_trace(self.path, progress=lambda f: self._tick(f * self.READ_SHARE))
             self._tick(self.READ_SHARE)
-            with cols.holding_pages():  # (the constructor's mapped file pages kept for the steps after it)
+            with cols.holding_pages():  # (the file pages the steps map, the slices first, kept until the last ends)
                 model = TraceModel(cols, check=self._check)
                 # every table the first frame reads, built here rather than on the UI thread when the tab opens
                 # (a large trace's flows and statistics: in the background after it, app/deferred_tables.py)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fxscope.core.trace.event_rows import kind_rows
+from fxscope.core.trace.event_rows import kind_counts, kind_rows
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -46,3 +46,15 @@ class CompleteEnds:
         """int64 ns ends of event ``rows``, each the row of a complete event."""
         at = np.searchsorted(self.rows, np.asarray(rows).astype(self.rows.dtype, copy=False))
         return self.ends[at]
+
+
+def decoded_ends(cols: FxtColumns) -> np.ndarray | None:
+    """The complete events' ends as the reader decoded them (not taken: :class:`CompleteEnds` takes them
+    later), when they are the ones :class:`CompleteEnds` would take (one a complete event), else None. The
+    model's time extent reads their extremes at the cost of a count of the kinds, so that its constructor
+    leaves the complete events' rows (4 bytes each, a pass writing them) to the slices' build."""
+    decoded = cols.ev_complete_end
+    if decoded is None:
+        return None
+    counts = kind_counts(cols.ev_kind, EventKind.DURATION_COMPLETE + 1)
+    return decoded if len(decoded) == int(counts[EventKind.DURATION_COMPLETE]) else None

@@ -14,7 +14,7 @@ import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.core.trace.built_once import BuiltOnce, once_property
-from fxscope.core.trace.complete_ends import CompleteEnds
+from fxscope.core.trace.complete_ends import CompleteEnds, decoded_ends
 from fxscope.core.trace.gathered import Difference, Gathered
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
@@ -209,18 +209,31 @@ class TraceModel:
 
     def __init__(self, cols: FxtColumns, check=None) -> None:
         """``check()``, when given, is called between the building steps and slice batches; a Cancel
-        raises from it (the background loader's)."""
+        raises from it (the background loader's, until :meth:`done_checking`).
+
+        The constructor finds the time extent and the object labels only: the slices and the tracks
+        (:attr:`slices`, :attr:`processes`) are built on first use, once (:meth:`build_slice_tables`), so that the
+        loader builds them as a step of its own beside the steps that read only the columns (the async spans,
+        counters, scheduling tables: :mod:`fxscope.core.trace.prepare`) instead of alone before them."""
         with cols.holding_pages():  # (its reads of the mapped columns keep their pages until it is built)
             self._build(cols, check or _no_check)
 
     def _build(self, cols: FxtColumns, check) -> None:
-        """The constructor's work: the extent, the slices, the object labels, the tracks."""
+        """The constructor's work: the extent and the object labels."""
         self._check = check
         self.cols = cols
         self.strings = cols.strings
+        before_read = getattr(cols.ev_ts, "before_read", None)
+        if before_read is not None:  # (no compiled SIGBUS guard: a file truncated since the read zero-mapped
+            before_read()  # before the steps read the map, several at once; as the slices' first read did)
         ts_all = [a for a in (cols.ev_ts, cols.sched_ts, cols.log_ts) if len(a)]
-        complete = CompleteEnds(cols)  # read once, for the extent and the slices
-        ends = complete.ends
+        #: the complete events' ends when the extent had to read them from the file (kept for the slices, then
+        #: dropped); else the extent reads the reader's decoded ends, which the slices' build takes
+        self._complete: CompleteEnds | None = None
+        ends = decoded_ends(cols)
+        if ends is None:
+            self._complete = CompleteEnds(cols)
+            ends = self._complete.ends
         times = [*ts_all, ends] if ts_all and len(ends) else ts_all or [np.zeros(1, np.int64)]
         self.start_ns = min(int(a.min()) for a in times)  # (each column's extremes: no concatenated copy)
         self.end_ns = max(max(int(a.max()) for a in times), self.start_ns + 1)
@@ -229,13 +242,10 @@ class TraceModel:
         self._density_read: np.ndarray | None = None
         self._density_rows = 0  # (the rows counted in it, and whether a block could not be counted)
         self._density_blocks_missed = False
-        self.slices: SliceTable = build_slices(cols, trace_end=self.end_ns, check=check, complete=complete,
-                                               times_seen=self._count_density)  # fmt: skip
-        del complete
-        check()
         self._labels = ObjectLabels(cols)  # object names: one table, one rule (core/trace/objects.py)
         check()
-        self.processes = self._build_tracks()
+        #: the slices, the tracks and their lane index, built once on first use (:meth:`build_slice_tables`)
+        self._slice_tables: BuiltOnce[tuple[SliceTable, list[ProcessGroup], LaneIndex]] = BuiltOnce()
         #: the parametrised tables (density per bin count, scheduling pyramids per kind), built on first use
         self._memo: dict[str, object] = {}
         #: the search index, built once even when a background build and a search ask for it together
@@ -245,6 +255,50 @@ class TraceModel:
         #: waits for that build rather than starting its own
         self._flows: BuiltOnce[FlowTable] = BuiltOnce()
         self._stats: BuiltOnce[list[Stat]] = BuiltOnce()
+
+    # ------------------------------------------------------------------ the slices and tracks
+    @property
+    def slices(self) -> SliceTable:
+        """The thread slices, sorted by (thread, start) (:func:`~fxscope.core.trace.slices.build_slices`; built
+        on first use, once: see :meth:`build_slice_tables`)."""
+        return self.build_slice_tables()[0]
+
+    @property
+    def processes(self) -> list[ProcessGroup]:
+        """The thread tracks grouped by process, in pid then tid order (built with :attr:`slices`)."""
+        return self.build_slice_tables()[1]
+
+    @property
+    def lanes(self) -> LaneIndex:
+        """The tracks' per-depth rows (their memory is the model's), built when first read."""
+        return self.build_slice_tables()[2]
+
+    @property
+    def slices_ready(self) -> bool:
+        """:attr:`slices` returns without building or waiting."""
+        return self._slice_tables.built
+
+    def build_slice_tables(self) -> tuple[SliceTable, list[ProcessGroup], LaneIndex]:
+        """Build the slices, the tracks and their lane index (once: a build in progress in another thread is
+        waited for; ``check()`` of the constructor between its batches may raise to cancel it, which leaves
+        them unbuilt). The loader's step ``slices``: the matching of every thread's duration events (0.7-0.9 s
+        at 30M events) runs beside the steps that read only the columns and the extent."""
+        return self._slice_tables.get(self._build_slice_tables)
+
+    def _build_slice_tables(self) -> tuple[SliceTable, list[ProcessGroup], LaneIndex]:
+        cols = self.cols
+        if self._complete is None:  # (kept until the build succeeds: a cancelled one's retry reads them again)
+            self._complete = CompleteEnds(cols)
+        complete = self._complete
+        self._density_read, self._density_rows, self._density_blocks_missed = None, 0, False  # (counted anew)
+        with cols.holding_pages():  # (the pages its passes over the mapped times map kept until it is built)
+            slices = build_slices(cols, trace_end=self.end_ns, check=self._check, complete=complete,
+                                  times_seen=self._count_density)  # fmt: skip
+        self._complete = None  # (12 bytes a complete event: no longer needed)
+        del complete
+        self._check()
+        lanes = LaneIndex(slices)
+        return slices, self._build_tracks(slices, lanes), lanes
 
     def check(self) -> None:
         """Between blocks of a table's building: raises when the load building this model was cancelled
@@ -264,11 +318,8 @@ class TraceModel:
         """The label of process koid ``pid`` (see :meth:`ObjectLabels.process_label`)."""
         return self._labels.process_label(pid)
 
-    def _build_tracks(self) -> list[ProcessGroup]:
-        s = self.slices
+    def _build_tracks(self, s: SliceTable, lanes: LaneIndex) -> list[ProcessGroup]:
         groups: dict[int, list[ThreadTrack]] = {}
-        #: the tracks' per-depth rows (their memory is the model's), built when first read
-        self.lanes = LaneIndex(s)
         starts = sorted_run_starts(s.thread)  # (the table is sorted by thread: a few reads a track)
         bounds = np.r_[starts, len(s)].tolist()
         max_depth = np.maximum.reduceat(s.depth, starts).tolist() if len(s) else []
@@ -277,7 +328,7 @@ class TraceModel:
             pid = int(self.cols.threads_pid[thread]) if thread >= 0 else 0
             tid = int(self.cols.threads_tid[thread]) if thread >= 0 else 0
             name = self.thread_name(thread)
-            track = ThreadTrack(thread, pid, tid, name, lo, hi, int(top), self.lanes)
+            track = ThreadTrack(thread, pid, tid, name, lo, hi, int(top), lanes)
             groups.setdefault(pid, []).append(track)
         return [
             ProcessGroup(pid, self.process_name(pid), sorted(tracks, key=lambda t: t.tid))

@@ -32,6 +32,9 @@ from fxscope.core.trace.model import TraceModel
 #: temporaries (async spans, counters: tens of bytes an event of their kind) come first, while the model holds
 #: least.
 FIRST_FRAME_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
+    # the thread slices and tracks (TraceModel.build_slice_tables): the constructor leaves them to this step,
+    # which runs beside the steps that read only the columns (not alone before every step)
+    ("slices", lambda m: m.build_slice_tables()),
     ("async_pyramid", lambda m: m.async_pyramid),
     ("counters", lambda m: m.counters),
     ("pyramid", lambda m: m.pyramid),
@@ -43,11 +46,11 @@ FIRST_FRAME_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("objects", lambda m: m.objects),
     ("logs", lambda m: m.logs),
 ]
-#: the steps a large trace's window draws its first frame with: the thread slices' pyramid, the object labels
-#: and the log records (tens of ms at 10M events; the slice tracks mark crash reports from them). The other
+#: the steps a large trace's window draws its first frame with: the thread slices and their pyramid, the
+#: object labels and the log records (tens of ms at 10M events; the slice tracks mark crash reports from them). The other
 #: track kinds' tables (:data:`TRACK_STEPS`: ~15 s of the first frame's ~45 s at 100M events before) follow
 #: in the background build after the first frame, each track showing "building…" until its table is in
-LARGE_FIRST_FRAME_STEPS = [step for step in FIRST_FRAME_STEPS if step[0] in ("pyramid", "objects", "logs")]
+LARGE_FIRST_FRAME_STEPS = [step for step in FIRST_FRAME_STEPS if step[0] in ("slices", "pyramid", "objects", "logs")]
 #: the first frame's steps that a large trace's window builds after its first frame, in their order there
 #: (the largest temporaries first, while the model holds least: with the cheap ones first, the window's
 #: peak resident size was ~30 MB higher at 10M events)
@@ -59,14 +62,25 @@ LATER_STEPS: list[tuple[str, Callable[[TraceModel], object]]] = [
     ("flows", lambda m: m.flows),
     ("stats", lambda m: m.stats),
 ]
-#: every step: what a load that does not defer builds, and what the benchmark times. The async pyramid and
-#: the flows first, while the model holds least (their temporaries are the largest: built last they would
-#: add to every table's); the statistics last (they read every table)
-PREPARE_STEPS = [FIRST_FRAME_STEPS[0], LATER_STEPS[0], *FIRST_FRAME_STEPS[1:], LATER_STEPS[1]]
+_ALL_STEPS = dict(FIRST_FRAME_STEPS + LATER_STEPS)
+#: every step: what a load that does not defer builds, and what the benchmark times. The steps with the
+#: largest temporaries first, while the model holds least (built last they would add to every table's): the
+#: slices beside the counters, then the async pyramid and the flows (after the slices) together, as they
+#: were before the slices became a step (the load's peak at 10M events, bench_scale: 1.24-1.30x the file,
+#: as before; with the async pyramid beside the slices, the flows met the counters: 1.31-1.38x); the
+#: statistics last (they read every table)
+PREPARE_STEPS = [(name, _ALL_STEPS[name]) for name in (
+    "slices", "counters", "async_pyramid", "flows", "pyramid", "sched", "sched_pyramid_cpu", "sched_pyramid_state",
+    "instants", "density", "objects", "logs", "stats")]  # fmt: skip
 #: what each step reads of the others' tables (the rest read only the model's columns and its constructor's
 #: tables, and write their own: any two of them can be built at once, :mod:`fxscope.core.concurrent_steps`).
 #: The statistics count every table, so they come after every other step of their build.
 STEP_AFTER: dict[str, frozenset[str]] = {
+    # the slices' readers (the density is counted by the slices' build, as it reads every event's time)
+    "pyramid": frozenset({"slices"}),
+    "flows": frozenset({"slices"}),
+    "density": frozenset({"slices"}),
+    "lane_ends": frozenset({"slices"}),
     "sched_pyramid_cpu": frozenset({"sched"}),
     "sched_pyramid_state": frozenset({"sched"}),
 }
@@ -122,6 +136,7 @@ def _step_built(model: TraceModel, name: str) -> bool:
     """Whether step ``name``'s table is already built (a cached property or memoized table in the model)."""
     memo = getattr(model, "_memo", {})
     return {
+        "slices": model.slices_ready,
         "async_pyramid": "async_pyramid" in vars(model),
         "counters": "counters" in vars(model),
         "sched": "sched" in vars(model),

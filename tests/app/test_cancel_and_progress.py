@@ -65,11 +65,13 @@ def test_the_model_checks_between_slice_batches(trace_file, monkeypatch) -> None
         if len(checks) == 4:
             raise Cancelled
 
+    model = TraceModel(cols, check=check)  # (the extent and labels: the slices are the step after it)
     with pytest.raises(Cancelled):
-        TraceModel(cols, check=check)
-    assert len(checks) == 4
+        model.build_slice_tables()  # (the loader's step "slices")
+    assert len(checks) == 4 and not model.slices_ready  # cancelled: left unbuilt
+    assert len(model.slices) > 0 and model.slices_ready  # (a later reader builds them)
     full = []
-    TraceModel(read_fxt_bytes(trace_file.read_bytes()), check=lambda: full.append(1))
+    TraceModel(read_fxt_bytes(trace_file.read_bytes()), check=lambda: full.append(1)).build_slice_tables()
     assert len(full) > 4  # between steps and batches
 
 

@@ -8,7 +8,9 @@ Generates (once, cached under tests/bench/.cache/) traces with scheduling record
 (``python -m fxscope generate --events N --scheduling``), then measures each size in a fresh subprocess:
 
 - ``read_s`` / ``read_mb_s``: :func:`fxscope.core.trace.reading.read_trace` (what the window's loader calls),
-- ``model_s``: the :class:`~fxscope.core.trace.model.TraceModel` constructor (slices, tracks), and
+- ``model_s``: the :class:`~fxscope.core.trace.model.TraceModel` constructor (the extent, the object labels:
+  the slices and tracks are the step ``slices``, built beside the other steps; an older checkout's
+  constructor built them), and
   ``prep.<step>_s`` for each step of :data:`fxscope.core.trace.prepare.PREPARE_STEPS` (its own time, in the
   thread that built it); ``build_s`` is the constructor's time plus the steps' *wall* time (they run two at
   once, :mod:`fxscope.core.concurrent_steps`: ``build.steps_sum_s`` is the sum of their times), the model's

@@ -76,6 +76,9 @@ def _tables(model: TraceModel) -> dict[str, object]:
         out.update(_walk(vars(model)[name], name, set()))
     for name in MEMO:
         out.update(_walk(model._memo[name], name, set()))
+    out.update(_walk(model.slices, "slices", set()))  # (the slices and tracks: the step "slices")
+    out.update(_walk([(t.thread, t.pid, t.tid, t.name, t.lo, t.hi, t.max_depth) for t in model.tracks],
+                     "tracks", set()))  # fmt: skip
     out.update(_walk(model.flows, "flows", set()))
     out.update(_walk(model.stats, "stats", set()))
     out.update(_walk([t.lane_base for t in model.tracks], "lane_base", set()))

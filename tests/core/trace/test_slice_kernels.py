@@ -43,6 +43,7 @@ def _model(cols, kernels) -> tuple[TraceModel | str, dict]:
     try:
         try:
             m = TraceModel(cols)
+            m.build_slice_tables()  # (the slices and tracks: built on first use, here)
         except Exception as e:  # noqa: BLE001 - both paths must fail alike on hostile input
             return f"{type(e).__name__}: {e}", {}
         lanes = m.lanes.get()
@@ -434,3 +435,24 @@ def test_same_model_when_the_times_are_grouped_in_many_blocks(monkeypatch):
     assert len(cols.ev_kind) > 20 * slices.GROUP_BLOCK
     m = assert_same_model(cols)
     assert m is not None and m._density_read is None  # (the density counted while the model was built, taken)
+
+
+def test_same_model_when_the_matched_threads_pages_are_released(monkeypatch):
+    """The compiled build gives back the pages of the grouped events of the threads already matched (one
+    thread a step here): the rows still to match are untouched, the model is the numpy path's."""
+    from fxscope.core.trace import slices
+
+    released: list[int] = []
+
+    def counting(array, start, stop):
+        released.append(real(array, start, stop))
+        return released[-1]
+
+    real = slices.release_rows
+    monkeypatch.setattr(slices, "release_rows", counting)
+    monkeypatch.setattr(slices, "BATCH_EVENTS", 100)  # (a step of one thread: a release after each)
+    monkeypatch.setattr(slices, "RELEASE_EVENTS", 1000)
+    cols = read_fxt_bytes(generate_trace(60_000, seed=8, scheduling=True, extra_threads=3))
+    m = assert_same_model(cols)
+    assert m is not None and len(m.processes) > 1
+    assert sum(released) > 64 * 1024  # (pages were given back while the later threads were matched)

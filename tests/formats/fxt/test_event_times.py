@@ -214,7 +214,9 @@ def test_a_held_build_keeps_its_pages_until_it_ends(tmp_path):
     assert calls and all(isinstance(c, tuple) and 0 <= c[0] < c[1] <= n_words for c in calls)
     calls.clear()
     model = TraceModel(cols)
-    assert len(model.slices) and calls == ["all"]  # the constructor's reads held their pages, then released
+    assert calls == ["all"]  # the constructor's reads held their pages, then released
+    calls.clear()
+    assert len(model.slices) and calls == ["all"]  # the slices' build's (the loader's step "slices") too
     unmapped = read_fxt_bytes(_trace()[0])  # (no map: holding it releases nothing, reads still work)
     with unmapped.holding_pages():
         assert np.asarray(unmapped.ev_ts).tolist() == _trace()[1]
