@@ -89,8 +89,10 @@ class CallTree:
 
     def slice_rows(self, node: int) -> np.ndarray:
         """Rows of the slices (overlapping the range) that ``node`` stands for (top-down trees)."""
-        if self.rows is None or self.node_of is None:
+        if self.area is None or self.node_of is None:
             return np.zeros(0, np.int64)
+        if self.area.run is not None:  # (rows lo..hi - 1: not the area's row numbers made, 8 bytes a slice)
+            return np.flatnonzero(self.node_of == node) + self.area.run[0]
         return self.rows[self.node_of == node]
 
 
