@@ -33,9 +33,13 @@ from fxscope.core.analysis.selection import (
     Area,
     AreaNames,
     AreaRows,
+    FoundNodes,
+    _node_columns,
     area_names,
+    area_pass,
     area_rows,
     grouped_sums,
+    in_two,
     local_parents,
     name_text,
     saturated_int64,
@@ -85,8 +89,10 @@ class CallTree:
 
     def slice_rows(self, node: int) -> np.ndarray:
         """Rows of the slices (overlapping the range) that ``node`` stands for (top-down trees)."""
-        if self.rows is None or self.node_of is None:
+        if self.area is None or self.node_of is None:
             return np.zeros(0, np.int64)
+        if self.area.run is not None:  # (rows lo..hi - 1: not the area's row numbers made, 8 bytes a slice)
+            return np.flatnonzero(self.node_of == node) + self.area.run[0]
         return self.rows[self.node_of == node]
 
 
@@ -216,11 +222,11 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
     if names is None:
         names = area_names(model, ar)
-    self_clip, dense, ids = names.self_clip, names.dense, names.ids
     depth = ar.take(s.depth)
     tree = _compiled_tree(ar, par, depth, names)
     if tree is not None:
         return _drop_empty(tree)
+    self_clip, dense, ids = names.self_clip, names.dense, names.ids
     orphan = par < 0
     orphan &= depth > 0
     if orphan.any():  # a slice whose parent is missing (never from area_rows) is a root
@@ -270,17 +276,108 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
 
 
 def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: AreaNames) -> CallTree | None:
-    """:func:`top_down`'s tree (before :func:`_drop_empty`) by the compiled loop (summary_kernels.c): one
+    """:func:`top_down`'s tree (before :func:`_drop_empty`) by the compiled loops (summary_kernels.c): one
     forward pass over the rows finds each row's node (parent row's node, name) in a hash table and sums the
-    nodes' times and counts; the nodes (a few thousand) are then numbered as the levels of the numpy path
-    number them and the rows' nodes renumbered in a second pass. None when the loop is not built, does not
-    take these columns, or the rows are not one forward pass (a parent after its child: the levels decide)."""
+    nodes' times and counts (made by :func:`~fxscope.core.analysis.selection.area_names` with the per-name
+    sums when it could: taken from ``names``); the nodes (a few thousand) are then numbered as the levels of
+    the numpy path number them and the rows' nodes renumbered in a second pass (each part of the rows the
+    first pass found on its own thread on a thread again). None when the loops are not built, do not take
+    these columns, or the rows are not one forward pass (a parent after its child: the levels decide)."""
     kernels = compiled.summary_kernels
-    dense, clipped, self_clip = names.dense, ar.clipped, names.self_clip
-    if kernels is None or not (compiled.plain(par, np.int32, np.int64) and compiled.plain(depth, np.uint16)
-                               and compiled.plain(dense, np.int16, np.int32) and compiled.plain(clipped, np.int64)
-                               and compiled.plain(self_clip, np.float64)
-                               and (ar.all_hit or compiled.plain(ar.hit, np.bool_))):  # fmt: skip
+    found, names.call_nodes = names.call_nodes, None  # (renumbered in place below: used once)
+    if kernels is None:
+        return None
+    if found is None:
+        found = _found_nodes(ar, par, depth, names)
+    if found is None:
+        return None
+    node_of = found.node_of
+    wide = node_of.dtype == np.int64
+    hit = None if ar.all_hit else ar.hit.view(np.uint8)
+    (parent, name, node_depth, count, total, self_ns), where = _merged_parts([p[2] for p in found.parts])
+    new = _level_numbers(parent, name, node_depth)
+
+    def renumbered(lo: int, hi: int, at: np.ndarray | None) -> None:
+        kernels.renumber(node_of[lo:hi], wide, new if at is None else new[at], b"" if hit is None else hit[lo:hi])
+
+    jobs = [lambda lo=lo, hi=hi, at=at: renumbered(lo, hi, at) for (lo, hi, _), at in zip(found.parts, where, strict=True)]
+    if len(jobs) == 2:
+        in_two(*jobs)
+    else:
+        for job in jobs:
+            job()
+    order = np.empty_like(new)
+    order[new] = np.arange(len(new))  # the found node at each final number
+    parent = parent[order]
+    parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
+    return CallTree(parent, names.ids[name[order]], node_depth[order], saturated_int64(total[order]),
+                    saturated_int64(self_ns[order]), count[order], ar, node_of)  # fmt: skip
+
+
+def _merged_parts(parts: list[tuple[np.ndarray, ...]]) -> tuple[tuple[np.ndarray, ...], list[np.ndarray | None]]:
+    """The nodes of the parts of the rows (each in its own numbers) as one set of nodes, in the first part's
+    numbers then new ones, and where each part's nodes are among them (None for the first: the same)."""
+    merged, where = parts[0], [None]
+    for other in parts[1:]:
+        merged, at = _merged_nodes(merged, other)
+        where.append(at)
+    return merged, where
+
+
+def _merged_nodes(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Nodes ``b`` (parent, name, depth, count, total, self; found in another part of the rows) merged into
+    nodes ``a``: a node of ``b`` is the node of ``a`` with the same (merged parent, name), else a new one.
+    Level by level (parents first), one search of the level's keys: a few passes over the nodes. Returns the
+    merged columns and where each node of ``b`` is among them."""
+    pa, na, da = a[:3]
+    pb, nb, db = b[:3]
+    width = int(max(na.max(initial=-1), nb.max(initial=-1))) + 2
+    where = np.full(len(pb), -1, np.int64)
+    parent, name, depth = [pa], [na], [da]
+    base = len(pa)
+    a_levels = levels(da)
+    for d, lvl in enumerate(levels(db)):
+        if not len(lvl):
+            continue
+        up = pb[lvl]
+        up = np.where(up >= 0, where[np.maximum(up, 0)], -1)
+        key = (up + 1) * width + nb[lvl]
+        mine = a_levels[d] if d < len(a_levels) else np.zeros(0, np.int64)
+        theirs = (pa[mine] + 1) * width + na[mine]
+        order = np.argsort(theirs, kind="stable")
+        at = np.minimum(np.searchsorted(theirs[order], key), max(len(order) - 1, 0))
+        same = theirs[order][at] == key if len(order) else np.zeros(len(key), bool)
+        where[lvl[same]] = mine[order[at[same]]]
+        fresh = ~same
+        m = int(np.count_nonzero(fresh))
+        where[lvl[fresh]] = np.arange(base, base + m)
+        parent.append(up[fresh])
+        name.append(nb[lvl][fresh])
+        depth.append(np.full(m, d, np.int64))
+        base += m
+    sums = []
+    for x, y in zip(a[3:], b[3:], strict=True):
+        s = np.zeros(base, x.dtype)
+        s[: len(x)] = x
+        s[where] += y  # (distinct nodes of b go to distinct merged nodes)
+        sums.append(s)
+    return (np.concatenate(parent), np.concatenate(name), np.concatenate(depth), *sums), where
+
+
+def _found_nodes(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: AreaNames) -> FoundNodes | None:
+    """The rows' call-path nodes in first-encounter numbers: by the one-pass walk (area_pass) when the rows
+    are a depth-first walk, else by call_nodes over the rows' self times; None when neither takes them."""
+    swept = area_pass(ar, par, depth, names.dense, len(names.ids))
+    if swept is not None and swept[2] is not None:
+        return swept[2]
+    kernels = compiled.summary_kernels
+    dense, clipped = names.dense, ar.clipped
+    if not (compiled.plain(par, np.int32, np.int64) and compiled.plain(depth, np.uint16)
+            and compiled.plain(dense, np.int16, np.int32) and compiled.plain(clipped, np.int64)
+            and (ar.all_hit or compiled.plain(ar.hit, np.bool_))):  # fmt: skip
+        return None
+    self_clip = names.self_clip
+    if not compiled.plain(self_clip, np.float64):
         return None
     wide = len(ar) >= 1 << 31
     node_of = np.empty(len(ar), np.int64 if wide else np.int32)
@@ -290,18 +387,7 @@ def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: Area
                                  self_clip, node_of, wide, len(names.ids))  # fmt: skip
     except ValueError:  # (a parent or name out of range)
         return None
-    if out is None:
-        return None
-    parent, name, node_depth, count = (np.frombuffer(b, np.int64) for b in out[:4])
-    total, self_ns = (np.frombuffer(b, np.float64) for b in out[4:])
-    new = _level_numbers(parent, name, node_depth)
-    kernels.renumber(node_of, wide, new, hit)
-    order = np.empty_like(new)
-    order[new] = np.arange(len(new))  # the found node at each final number
-    parent = parent[order]
-    parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
-    return CallTree(parent, names.ids[name[order]], node_depth[order], saturated_int64(total[order]),
-                    saturated_int64(self_ns[order]), count[order], ar, node_of)  # fmt: skip
+    return None if out is None else FoundNodes(node_of, [(0, len(ar), _node_columns(out))])
 
 
 def _level_numbers(parent: np.ndarray, name: np.ndarray, depth: np.ndarray) -> np.ndarray:

@@ -8,6 +8,8 @@ the area are the slices' durations clipped to the range, so that the totals of a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -63,10 +65,10 @@ class AreaRows:
     view, and ``rows`` is made only when asked for. A whole-trace analysis (``fxscope stacks``) reads no
     gathered copy of a column and no mask."""
 
-    def __init__(self, rows: np.ndarray | None, hit: np.ndarray, clipped: np.ndarray,
+    def __init__(self, rows: np.ndarray | None, hit: np.ndarray | None, clipped: np.ndarray,
                  parent: np.ndarray | None = None, run: tuple[int, int] | None = None) -> None:  # fmt: skip
         self._rows = rows  # int64 (None for a run, until asked for)
-        self.hit = hit  # bool
+        self._hit = hit  # bool (None for a run, until asked for)
         self.clipped = clipped  # int64 ns
         #: position in ``rows`` of each row's parent slice, -1 at depth 0 (see :func:`local_parents`); int32
         #: or int64
@@ -79,6 +81,14 @@ class AreaRows:
             lo, hi = self.run or (0, 0)
             self._rows = np.arange(lo, hi, dtype=np.int64)
         return self._rows
+
+    @property
+    def hit(self) -> np.ndarray:
+        """bool, which rows overlap the range (all of a run's: made when first asked for, 25 MB of fresh
+        pages at 100M events that the whole trace's statistics and flame graph never read)."""
+        if self._hit is None:
+            self._hit = np.ones(len(self.clipped), bool)
+        return self._hit
 
     @property
     def all_hit(self) -> bool:
@@ -175,7 +185,7 @@ def area_rows(model: TraceModel, area: Area) -> AreaRows:
         parts_clip.append(np.maximum(np.minimum(end, t1) - np.maximum(ts, t0), 0))
     spans = _thread_spans(model, area.threads) if searched is None else []
     if len(spans) == 1:
-        whole = _whole_run(model, *spans[0], t0, t1)
+        whole = _whole_run(model, *spans[0], t0, t1, area.t0 is None and area.t1 is None)
         if whole is not None:
             return whole
     for lo, hi in spans:
@@ -204,18 +214,21 @@ def area_rows(model: TraceModel, area: Area) -> AreaRows:
     return ar
 
 
-def _whole_run(model: TraceModel, lo: int, hi: int, t0: int, t1: int) -> AreaRows | None:
+def _whole_run(model: TraceModel, lo: int, hi: int, t0: int, t1: int, open_ended: bool = False) -> AreaRows | None:
     """Rows ``lo:hi`` (whole threads) as a run (see :class:`AreaRows`) when every one of them lies inside
     ``[t0, t1)``: the whole trace, or whole threads, with no range or a range around them; else None.
-    The check is two reductions, no column-sized temporary; the columns are then views."""
+    The check is two reductions, no column-sized temporary; the columns are then views. ``open_ended``: the
+    range is the trace's extent (no bounds given), which holds every slice by construction (the model's
+    start and end are the extremes of every event time and complete event's end, and a slice left open ends
+    at the end): no check (two passes over 400 MB at 100M events, a tenth of the whole trace's analysis)."""
     s = model.slices
     ts, dur = s.ts[lo:hi], s.dur[lo:hi]
-    if int(ts.min()) < t0 or latest_end(ts, dur) >= t1:
+    if not open_ended and (int(ts.min()) < t0 or latest_end(ts, dur) >= t1):
         return None
     parent = s.parent[lo:hi]  # a thread's parents are its own rows: positions are rows - lo
     if lo:
         parent = np.where(parent >= 0, parent - parent.dtype.type(lo), parent)
-    return AreaRows(None, np.ones(hi - lo, bool), dur, parent, (lo, hi))
+    return AreaRows(None, None, dur, parent, (lo, hi))
 
 
 def latest_end(ts: np.ndarray, dur: np.ndarray) -> int:
@@ -354,8 +367,9 @@ def _compiled_self(par: np.ndarray, clipped: np.ndarray, hit: np.ndarray | None 
 
 def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`dense_ids` of the area's names by the compiled loop (summary_kernels.c: the gather through the
-    events and the renumbering in one buffer, three passes), or None when it is not built or the names are
-    not a gathered plain column (the numpy path)."""
+    events and the renumbering in one buffer, three passes; from :data:`PARTS_FROM` rows two halves on two
+    threads, renumbered as one where a half lacks a name), or None when it is not built or the names are not
+    a gathered plain column (the numpy path)."""
     kernels = compiled.summary_kernels
     col = model.slices.name
     source, index = getattr(col, "source", None), getattr(col, "index", None)
@@ -374,12 +388,37 @@ def _compiled_dense(model: TraceModel, ar: AreaRows) -> tuple[np.ndarray, np.nda
     if rows is None or not compiled.plain(rows, np.int32, np.int64):
         return None
     out = np.empty(len(rows), source.dtype)
+
+    def part(lo: int, hi: int) -> np.ndarray:
+        ids = kernels.dense_names(source, source.dtype == np.int32, rows[lo:hi], rows.dtype == np.int64,
+                                  out[lo:hi], *(() if codes is None else (codes, *rare)))  # fmt: skip
+        return np.frombuffer(ids, np.int64)
+
+    n = len(rows)
     try:
-        ids = kernels.dense_names(source, source.dtype == np.int32, rows, rows.dtype == np.int64, out,
-                                  *(() if codes is None else (codes, *rare)))  # fmt: skip
+        if n < PARTS_FROM:
+            return out, part(0, n).copy()
+        half = n // 2  # (two halves on two threads, each numbered on its own, then renumbered as one)
+        ids = in_two(lambda: part(0, half), lambda: part(half, n))
     except ValueError:  # (a row or id out of range: the numpy path decides)
         return None
-    return out, np.frombuffer(ids, np.int64).copy()
+    every = np.union1d(*ids)
+    jobs = [(lo, hi, np.searchsorted(every, i)) for (lo, hi), i in zip(((0, half), (half, n)), ids, strict=True)
+            if not np.array_equal(i, every)]  # fmt: skip
+    renumbered = [lambda lo=lo, hi=hi, at=at: _renumbered(out, lo, hi, at.astype(out.dtype)) for lo, hi, at in jobs]
+    if len(renumbered) == 2:
+        in_two(*renumbered)
+    elif renumbered:
+        renumbered[0]()
+    return out, every
+
+
+def _renumbered(dense: np.ndarray, lo: int, hi: int, table: np.ndarray) -> None:
+    """``dense[lo:hi] = table[dense[lo:hi]]`` in place, in blocks of rows (np.take widens its indices to intp:
+    a block's worth at a time, no whole-column copy)."""
+    for a in range(lo, hi, BLOCK):
+        part = dense[a : min(a + BLOCK, hi)]
+        np.take(table, part, out=part, mode="clip")  # (the indices widened first: no overlap; all in range)
 
 
 def dense_ids(ids: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -405,24 +444,43 @@ def dense_ids(ids: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarra
     return out, np.flatnonzero(used) - 1
 
 
-@dataclass
 class AreaNames:
     """What the per-name statistics and the flame graph of one area both derive from its rows, each a pass
-    over every row: the self times inside the range (:func:`clipped_self`) and the names renumbered densely
-    (:func:`dense_ids` of the rows' names, read through the events: a gather). The analysis panel, which
-    shows both, makes them once (:func:`area_names`): at 100M events (25M slices) the two take ~0.4 s."""
+    over every row: the names renumbered densely (:func:`dense_ids` of the rows' names, read through the
+    events: a gather), the per-name sums of the clipped and self times, and the self times inside the range
+    (:func:`clipped_self`). The analysis panel, which shows both, makes them once (:func:`area_names`).
 
-    self_clip: np.ndarray  # float64, one per row of the area
-    dense: np.ndarray  # 0..k-1, one per row, in the name column's integer type (int16/int32)
-    ids: np.ndarray  # int64 the k string ids, ascending
-    #: per name (k float64), the sums of the clipped and of the self times of the rows that overlap the
-    #: range, when the compiled loop summed them with the self times (None: the statistics sum them)
-    total: np.ndarray | None = None
-    self_total: np.ndarray | None = None
+    With the compiled loops the self times of the rows are never kept: one forward pass over the rows as a
+    depth-first walk (summary_kernels.c area_pass) sums them per name and per call-path node as it leaves
+    each row, and finds each row's node for the flame graph on the way (:attr:`call_nodes`). A per-row
+    float64 array at 100M events (25M slices) was 200 MB of fresh pages, a third of the panel's time
+    (issue 18); :attr:`self_clip` is made only when something asks for it (the numpy paths)."""
+
+    def __init__(self, dense: np.ndarray, ids: np.ndarray, total: np.ndarray | None = None,
+                 self_total: np.ndarray | None = None, self_clip: np.ndarray | Callable[[], np.ndarray] | None = None,
+                 call_nodes: FoundNodes | None = None) -> None:  # fmt: skip
+        self.dense = dense  # 0..k-1, one per row, in the name column's integer type (int16/int32)
+        self.ids = ids  # int64 the k string ids, ascending
+        #: per name (k float64), the sums of the clipped and of the self times of the rows that overlap the
+        #: range, when the compiled loops summed them (None: the statistics sum them)
+        self.total = total
+        self.self_total = self_total
+        #: the call-path nodes the compiled pass found with the sums, taken (and renumbered in place) by the
+        #: first top_down
+        self.call_nodes = call_nodes
+        self._self_clip = self_clip
+
+    @property
+    def self_clip(self) -> np.ndarray:
+        """float64, each row's self time inside the range (:func:`clipped_self`), made when first asked for."""
+        if callable(self._self_clip):
+            self._self_clip = self._self_clip()
+        return self._self_clip
 
 
-def area_names(model: TraceModel, ar: AreaRows) -> AreaNames:
-    """The :class:`AreaNames` of ``ar`` (every row's, hit or not)."""
+def area_names(model: TraceModel, ar: AreaRows, call_paths: bool = True) -> AreaNames:
+    """The :class:`AreaNames` of ``ar`` (every row's, hit or not); ``call_paths``: find the rows' call-path
+    nodes in the same pass too (for :func:`~fxscope.core.analysis.call_tree.top_down`), when compiled."""
     dense_of = _compiled_dense(model, ar)
     if dense_of is not None:
         dense, ids = dense_of
@@ -431,10 +489,98 @@ def area_names(model: TraceModel, ar: AreaRows) -> AreaNames:
         owned = names.flags.owndata and names.flags.writeable
         dense, ids = dense_ids(names, names if owned else None)
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
+    swept = area_pass(ar, par, ar.take(model.slices.depth) if call_paths else None, dense, len(ids))
+    if swept is not None:
+        total, self_total, found = swept
+        return AreaNames(dense, ids, total, self_total, lambda: clipped_self(model, ar), found)
     summed = _compiled_self(par, ar.clipped, None if ar.all_hit else ar.hit, dense, len(ids))
     if summed is not None:
-        return AreaNames(summed[0], dense, ids, summed[1], summed[2])
-    return AreaNames(clipped_self(model, ar), dense, ids)
+        return AreaNames(dense, ids, summed[1], summed[2], summed[0])
+    return AreaNames(dense, ids, self_clip=clipped_self(model, ar))
+
+
+#: rows from which the compiled pass runs as two parts on two threads (split at a root near the middle: each
+#: part a walk of its own); fewer go in one pass (a thread costs more than it saves)
+PARTS_FROM = 1 << 21
+
+
+@dataclass
+class FoundNodes:
+    """The rows' call-path nodes as the compiled pass found them: ``node_of`` (each row's node) and, per part
+    of the rows (one, or two run on two threads), ``(lo, hi, columns)``: the part's rows and its nodes in its
+    own first-encounter numbers (``node_of[lo:hi]`` holds those), as int64 parent node, dense name, depth,
+    count and float64 total and self time. The flame graph merges the parts' nodes and numbers them."""
+
+    node_of: np.ndarray
+    parts: list[tuple[int, int, tuple[np.ndarray, ...]]]
+
+
+def area_pass(ar: AreaRows, par: np.ndarray, depth: np.ndarray | None, dense: np.ndarray,
+              k: int) -> tuple[np.ndarray, np.ndarray, FoundNodes | None] | None:  # fmt: skip
+    """The per-name sums of the clipped and self times of the ``hit`` rows over the ``k`` ``dense`` names,
+    and, with ``depth``, the rows' call-path nodes (summary_kernels.c area_pass: one forward pass, no per-row
+    self time): (total, self_total, :class:`FoundNodes` or None). From :data:`PARTS_FROM` rows the pass runs
+    as two parts on two threads (at 100M events, 25M slices: 0.26 s in one). None when the loop is not built,
+    does not take these columns or the rows are not a depth-first walk (:func:`_compiled_self` and the numpy
+    paths then decide)."""
+    kernels = compiled.summary_kernels
+    nodes = depth is not None and compiled.plain(depth, np.uint16)
+    if kernels is None or not (compiled.plain(par, np.int32, np.int64) and compiled.plain(ar.clipped, np.int64)
+                               and compiled.plain(dense, np.int16, np.int32)
+                               and (ar.all_hit or compiled.plain(ar.hit, np.bool_))):  # fmt: skip
+        return None
+    n = len(ar)
+    wide = n >= 1 << 31
+    node_of = np.empty(n if nodes else 0, np.int64 if wide else np.int32)
+    hit = None if ar.all_hit else ar.hit.view(np.uint8)
+
+    def part(lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, tuple | None] | None:
+        total, self_total = np.zeros(k, np.float64), np.zeros(k, np.float64)
+        out = kernels.area_pass(par[lo:hi], par.dtype == np.int64, depth[lo:hi] if nodes else b"", dense[lo:hi],
+                                dense.dtype == np.int32, b"" if hit is None else hit[lo:hi], ar.clipped[lo:hi],
+                                total, self_total, node_of[lo:hi] if nodes else node_of, wide, lo)  # fmt: skip
+        return None if out is None else (total, self_total, out)
+
+    split = _root_near_middle(par) if n >= PARTS_FROM else None
+    try:
+        if split is not None:
+            done = in_two(lambda: part(0, split), lambda: part(split, n))
+            # (a part that is not a walk of its own, or float sums past 2**53 ns together: in one pass)
+            if any(d is None for d in done) or sum(float(d[0].sum()) for d in done) >= 2.0**53:
+                split = None
+        if split is None:
+            done = [part(0, n)]
+    except ValueError:  # (a parent or name out of range: the numpy path decides)
+        return None
+    if done[0] is None:
+        return None
+    total, self_total = (np.sum([d[j] for d in done], axis=0) for j in (0, 1))
+    if not nodes:
+        return total, self_total, None
+    bounds = [(0, n)] if len(done) == 1 else [(0, split), (split, n)]
+    parts = [(lo, hi, _node_columns(d[2])) for (lo, hi), d in zip(bounds, done, strict=True)]
+    return total, self_total, FoundNodes(node_of, parts)
+
+
+def _node_columns(out: tuple[bytes, ...]) -> tuple[np.ndarray, ...]:
+    """summary_kernels' node columns (bytes) as arrays: int64 parent, name, depth, count; float64 total, self."""
+    return (*(np.frombuffer(b, np.int64) for b in out[:4]), *(np.frombuffer(b, np.float64) for b in out[4:]))
+
+
+def _root_near_middle(par: np.ndarray) -> int | None:
+    """A row near the middle whose parent is -1 (a root: the walk's stack is empty there), or None."""
+    mid = len(par) // 2
+    at = np.flatnonzero(par[mid : mid + (1 << 16)] < 0)
+    return mid + int(at[0]) if len(at) and mid else None
+
+
+def in_two(first: Callable[[], object], second: Callable[[], object]) -> list:
+    """``[first(), second()]``, ``first`` on a thread of its own while ``second`` runs on this one (compiled
+    loops that release the GIL: two cores). An exception of either is raised here."""
+    with ThreadPoolExecutor(1, thread_name_prefix="fxscope-area") as pool:
+        pending = pool.submit(first)
+        other = second()
+        return [pending.result(), other]
 
 
 def name_text(model: TraceModel, name_id: int) -> str:

@@ -1,11 +1,15 @@
 """Per-name slice statistics of an area: count, total, self, min, p50, p90, p99, max, and the duration
 histogram of one name (log-scale bins, as Tracy's Find Zone draws it).
 
-Everything is a few numpy passes: names are renumbered densely (a table of the ids used), the durations
-sorted once by (name, duration) as one integer key (a value sort, no argsort; int32 when it fits), after
-which every percentile of every name is a gather at group offsets and the sums are bincounts over blocks
-of rows. No Python object per slice, and no whole-column temporary but the sort's key: at 100M events a
-fresh 200 MB array costs ~0.2 s of page faults alone (issue 18).
+Everything is a few passes over the rows: names are renumbered densely (a table of the ids used); the
+compiled loops (core/trace/summary_kernels.c) then find every name's shortest, longest and percentile
+durations by a radix selection (a pass counting each name's durations by their top bits, a pass per 16 more
+bits over the durations in the buckets that hold a wanted rank: 4 MB of counters, no per-slice key), and the
+sums come with the self times (selection.area_pass). The numpy path sorts the durations once by (name,
+duration) as one integer key (a value sort, no argsort; int32 when it fits), after which every percentile is a
+gather at group offsets and the sums are bincounts over blocks of rows. No Python object per slice; the
+compiled path makes no whole-column temporary: at 100M events (25M slices) a fresh 100-200 MB array costs
+~0.1-0.2 s of page faults alone (issue 18).
 
 Definitions (what ``fxscope stats`` prints):
 
@@ -97,6 +101,39 @@ def _sorted_by_name(dense: np.ndarray, dur: np.ndarray, k: int) -> tuple[np.ndar
     return dur[np.lexsort((dur, dense))], grouped_sums(dense, None, k)
 
 
+def _order_statistics(dense: np.ndarray, dur: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
+    """Per name (``dense`` ids 0..k-1), the count, the shortest and the longest duration and the
+    :data:`PERCENTILES` (nearest rank): by the compiled radix selection (no sort, no per-row key) when it
+    takes the columns, else from :func:`_sorted_by_name`."""
+    ranked = _compiled_ranks(dense, dur, k)
+    if ranked is not None:
+        return ranked
+    d, count = _sorted_by_name(dense, dur, k)
+    first = np.r_[0, np.cumsum(count)[:-1]]
+    pct = [d[first + nearest_rank(count, p)].astype(np.int64) for p in PERCENTILES]
+    return count, d[first].astype(np.int64), d[first + count - 1].astype(np.int64), *pct
+
+
+def _compiled_ranks(dense: np.ndarray, dur: np.ndarray, k: int) -> tuple[np.ndarray, ...] | None:
+    """:func:`_order_statistics` by summary_kernels.c's name_ranks: a pass counting each name's durations by
+    their top bits, then a pass per further 16 bits (at most) over the durations in the buckets holding a
+    wanted rank; ~0.1 s and 4 MB at 100M events (25M slices), where the sort of a key per slice took
+    0.25-0.35 s and a fresh 100 MB (issue 18). None when not built or it does not take the columns (a
+    duration below 0, more than 16,384 names): the sort decides."""
+    kernels = compiled.summary_kernels
+    if kernels is None or not len(dur) or not (compiled.plain(dense, np.int16, np.int32) and compiled.plain(dur, np.int64)):
+        return None
+    bits = int(dur.max()).bit_length()
+    if bits > 62:
+        return None
+    fractions = np.array([p / 100.0 for p in PERCENTILES], np.float64)  # (as nearest_rank computes them)
+    count, lo, hi = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
+    pct = np.empty((k, len(PERCENTILES)), np.int64)
+    if not kernels.name_ranks(dense, dense.dtype == np.int32, dur, bits, fractions, count, lo, hi, pct):
+        return None
+    return count, lo, hi, *(pct[:, j].copy() for j in range(len(PERCENTILES)))
+
+
 def _compiled_keys(dense: np.ndarray, dur: np.ndarray, bits: int, kind: type) -> np.ndarray | None:
     """:func:`_sorted_by_name`'s keys by the compiled loop (summary_kernels.c: one pass; numpy's cast of the
     int64 durations to an int32 key goes in buffered chunks, ~0.3 s at 25M slices), or None when it is not
@@ -116,32 +153,31 @@ def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None 
     if ar is None:
         ar = area_rows(model, area or Area())
     s = model.slices
-    if not ar.hit.any():
+    if not len(ar) or not (ar.all_hit or ar.hit.any()):
         z = np.zeros(0, np.int64)
         return NameStats([], z, *(z.copy() for _ in range(8)))
     if names is None:
-        names = area_names(model, ar)
-    self_clip, dense, ids = names.self_clip, names.dense, names.ids
+        names = area_names(model, ar, call_paths=False)
+    dense, ids = names.dense, names.ids
     sums = None if names.total is None else (names.total, names.self_total)  # (summed with the self times)
+    keep = None
     if ar.all_hit:  # every row is in the range: the columns as they are (views for a run)
         clipped, dur = ar.clipped, ar.take(s.dur)
     else:
         keep = np.flatnonzero(ar.hit)
-        clipped, self_clip, dense, dur = ar.clipped[keep], self_clip[keep], dense[keep], s.dur[ar.rows[keep]]
+        clipped, dense, dur = ar.clipped[keep], dense[keep], s.dur[ar.rows[keep]]
         used = np.bincount(dense, minlength=len(ids)) > 0
         if not used.all():  # names of ancestors outside the range only: renumbered without them
             dense = (np.cumsum(used) - 1)[dense]
             ids = ids[used]
             sums = None if sums is None else (sums[0][used], sums[1][used])
     k = len(ids)
-    d, count = _sorted_by_name(dense, dur, k)
-    first = np.r_[0, np.cumsum(count)[:-1]]
+    count, lo, hi, *pct = _order_statistics(dense, dur, k)
     # float sums are exact below 2**53 ns (104 days of slices of one name); in blocks: no float64 copy
-    if sums is None:
+    if sums is None:  # (the numpy paths: each row's self time)
+        self_clip = names.self_clip if keep is None else names.self_clip[keep]
         sums = grouped_sums(dense, clipped, k), grouped_sums(dense, self_clip, k)
     total, self_total = (saturated_int64(x) for x in sums)
-    pct = [d[first + nearest_rank(count, p)].astype(np.int64) for p in PERCENTILES]
-    lo, hi = d[first].astype(np.int64), d[first + count - 1].astype(np.int64)
     name_id = ids
     texts = [name_text(model, int(i)) for i in name_id.tolist()]
     rank = sorted(range(len(texts)), key=lambda i: (-int(total[i]), texts[i]))  # per name, not per slice

@@ -18,6 +18,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static int check_items(Py_buffer *b, Py_ssize_t itemsize, Py_ssize_t n, const char *what)
@@ -280,6 +281,39 @@ static inline int64_t node_of_key(Nodes *t, int64_t parent, int64_t name, int64_
     return j;
 }
 
+/* The nodes' columns as bytes: int64 parent node, dense name, depth, count; float64 total, self. */
+static PyObject *node_columns(const Nodes *t)
+{
+    size_t ib = (size_t)t->n * sizeof(int64_t), fb = (size_t)t->n * sizeof(double);
+    return Py_BuildValue("(y#y#y#y#y#y#)", (char *)t->parent, (Py_ssize_t)ib, (char *)t->name, (Py_ssize_t)ib,
+                         (char *)t->depth, (Py_ssize_t)ib, (char *)t->count, (Py_ssize_t)ib, (char *)t->total,
+                         (Py_ssize_t)fb, (char *)t->self, (Py_ssize_t)fb);
+}
+
+/* The first nodes' room, and with a few ``names`` (0: not known) the direct table of their first 1024
+ * nodes' rows; -1 when out of memory. */
+static int nodes_start(Nodes *t, Py_ssize_t names)
+{
+    if (nodes_grow(t))
+        return -1;
+    if (names > 0 && (t->cap + 1) * names <= DIRECT_KEYS) {
+        t->names = names;
+        t->direct = calloc((size_t)((t->cap + 1) * names), sizeof(int64_t));
+        if (!t->direct)
+            return -1;
+    }
+    return 0;
+}
+
+/* ``node_of[i] = node`` in the column's type. */
+static inline void put_node(void *node_of, int nwide, Py_ssize_t i, int64_t node)
+{
+    if (nwide)
+        ((int64_t *)node_of)[i] = node;
+    else
+        ((int32_t *)node_of)[i] = (int32_t)node;
+}
+
 PyDoc_STRVAR(call_nodes_doc,
 "call_nodes(parent, parent_wide, depth, dense, dense_wide, hit, clipped, self, node_of, node_wide[, names])\n"
 "    -> (parent, name, depth, count, total, self) | None\n\n"
@@ -326,17 +360,8 @@ static PyObject *call_nodes(PyObject *self_, PyObject *args)
         int status = 0;  /* 1: out of range, 2: not one forward pass, 3: out of memory */
         Py_ssize_t at = -1;
         Py_BEGIN_ALLOW_THREADS
-        if (names > 0 && names <= DIRECT_KEYS / 1024 + 1) {  /* (the first 1024 nodes' rows) */
-            t.names = names;
-            t.direct = NULL;
-        }
-        if (nodes_grow(&t))
+        if (nodes_start(&t, names))
             status = 3;
-        if (!status && t.names && (t.cap + 1) * t.names <= DIRECT_KEYS) {
-            t.direct = calloc((size_t)((t.cap + 1) * t.names), sizeof(int64_t));
-            if (!t.direct)
-                status = 3;
-        }
         for (Py_ssize_t i = 0; !status && i < n; i++) {
             int64_t p = int_at(par, pwide, i), d = depth[i], name = name_at(dense, dwide, i);
             if (p < -1 || p >= n || name < 0) {
@@ -363,10 +388,7 @@ static PyObject *call_nodes(PyObject *self_, PyObject *args)
                 status = 3;
                 break;
             }
-            if (nwide)
-                ((int64_t *)node_of)[i] = node;
-            else
-                ((int32_t *)node_of)[i] = (int32_t)node;
+            put_node(node_of, nwide, i, node);
             if (hit && !hit[i])
                 continue;
             t.count[node]++;
@@ -381,10 +403,7 @@ static PyObject *call_nodes(PyObject *self_, PyObject *args)
         } else if (status == 3) {
             PyErr_NoMemory();
         } else {
-            size_t ib = (size_t)t.n * sizeof(int64_t), fb = (size_t)t.n * sizeof(double);
-            ret = Py_BuildValue("(y#y#y#y#y#y#)", (char *)t.parent, (Py_ssize_t)ib, (char *)t.name, (Py_ssize_t)ib,
-                                (char *)t.depth, (Py_ssize_t)ib, (char *)t.count, (Py_ssize_t)ib, (char *)t.total,
-                                (Py_ssize_t)fb, (char *)t.self, (Py_ssize_t)fb);
+            ret = node_columns(&t);
         }
     }
 done:
@@ -395,6 +414,238 @@ done:
     PyBuffer_Release(&hb);
     PyBuffer_Release(&cb);
     PyBuffer_Release(&sb);
+    PyBuffer_Release(&nb);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ self times, sums and nodes in one pass */
+
+/* A row of the forward pass while it is open: its descendants may still follow. */
+typedef struct {
+    int64_t row, node, name, clipped;
+    double child;  /* the clipped times of its children so far */
+    int64_t hit;
+} OpenRow;
+
+/* A row the walk has left, kept for a late child: a zero-length slice at its parent's end that sorts after
+ * a slice of a level above starting there (direct-mapped by row). */
+typedef struct {
+    int64_t row, node;
+} ClosedRow;
+
+#define CLOSED_ROWS 4096
+
+/* A row the walk leaves: its self time (as self_times computes it: the same additions in the same order)
+ * summed into its node's (with ``t``: the names' sums are the nodes' summed after the pass), else into its
+ * name's. */
+static inline void close_row(const OpenRow *o, double *self_total, Nodes *t)
+{
+    double s = (double)o->clipped - o->child;
+    s = s > 0 ? s : 0;
+    if (!o->hit)
+        return;
+    if (t)
+        t->self[o->node] += s;
+    else
+        self_total[o->name] += s;
+}
+/* below this sum of the clipped times every float sum of the pass is an exact integer, whatever the order
+ * of its additions (the self times are summed as rows close, self_times sums them in row order) */
+#define EXACT_SUMS ((uint64_t)1 << 53)
+
+/* Where row ``p`` is among the open rows (their rows ascend from the bottom of the stack), or -1. */
+static inline Py_ssize_t open_at(const OpenRow *open, Py_ssize_t sp, int64_t p)
+{
+    Py_ssize_t lo = 0, hi = sp;
+    while (lo < hi) {
+        const Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (open[mid].row < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < sp && open[lo].row == p ? lo : -1;
+}
+
+PyDoc_STRVAR(area_pass_doc,
+"area_pass(parent, parent_wide, depth, dense, dense_wide, hit, clipped, out_total, out_self_total, node_of,\n"
+"          node_wide[, base]) -> () | (parent, name, depth, count, total, self) | None\n\n"
+"self_times' per-name sums and, when ``node_of`` is not empty, call_nodes' nodes, in one forward pass that\n"
+"keeps no per-row self time: the rows are read as a depth-first walk (each row's parent is one of the rows\n"
+"still open: the row before it or one of that row's ancestors), so a row's self time is final when the walk\n"
+"leaves it; only the open rows (a stack, one per level) are held. A row with no time in the range whose\n"
+"parent was left shortly before (a zero-length slice at its parent's end, sorted after a slice of a level\n"
+"above that starts there) takes its node under that parent while the parent is among the last 4,096 rows\n"
+"left. Adds the sums of ``clipped`` and of the self times of the ``hit`` rows per ``dense`` name\n"
+"(0..k-1) to ``out_total`` / ``out_self_total`` (k float64 each); with ``node_of``, writes each row's node\n"
+"(first-encounter numbering) and returns the nodes' columns as call_nodes does. Returns None when the rows\n"
+"are not such a walk, a depth is not its parent's plus one, or the clipped times sum to 2**53 ns or more\n"
+"(float sums in another order than self_times': the outputs are then partial, self_times and call_nodes\n"
+"decide). ValueError for a parent or name out of range. Same parameter types as self_times and\n"
+"call_nodes. ``base``: the rows are those from ``base`` on of a larger table, whose positions the parents\n"
+"are (a part of the rows that begins with a root: the parts of a walk run on two threads); a parent before\n"
+"``base`` returns None.");
+
+static PyObject *area_pass(PyObject *self_, PyObject *args)
+{
+    Py_buffer pb, deb, db, hb, cb, tb, stb, nb;
+    int pwide, dwide, nwide;
+    (void)self_;
+    Py_ssize_t base = 0;
+    if (!PyArg_ParseTuple(args, "y*py*y*py*y*w*w*w*p|n", &pb, &pwide, &deb, &db, &dwide, &hb, &cb, &tb, &stb, &nb,
+                          &nwide, &base))
+        return NULL;
+    PyObject *ret = NULL;
+    Nodes t;
+    memset(&t, 0, sizeof t);
+    Py_ssize_t n = cb.len / 8;
+    int nodes = nb.len != 0;
+    if (check_items(&cb, 8, -1, "clipped") || check_items(&pb, pwide ? 8 : 4, n, "parent")
+        || check_items(&deb, 2, nodes ? n : -1, "depth") || check_items(&db, dwide ? 4 : 2, n, "dense")
+        || check_items(&tb, 8, -1, "out_total") || check_items(&stb, 8, tb.len / 8, "out_self_total")
+        || (nodes && check_items(&nb, nwide ? 8 : 4, n, "node_of")))
+        goto done;
+    if (hb.len != 0 && hb.len != n) {
+        PyErr_SetString(PyExc_ValueError, "hit: one byte a row, or empty");
+        goto done;
+    }
+    if (nodes && !nwide && n > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "node_of: int32 cannot number this many rows");
+        goto done;
+    }
+    {
+        const void *par = pb.buf, *dense = db.buf;
+        const uint16_t *depth = deb.buf;
+        const int64_t *clipped = cb.buf;
+        const uint8_t *hit = hb.len ? hb.buf : NULL;
+        double *total = tb.buf, *self_total = stb.buf;
+        void *node_of = nb.buf;
+        Py_ssize_t k = tb.len / 8;
+        int status = 0;  /* 1: out of range, 2: not a depth-first walk, 3: out of memory */
+        Py_ssize_t at = -1, sp = 0, cap = 1024;
+        uint64_t mass = 0;  /* the clipped times so far */
+        OpenRow *open = NULL;
+        ClosedRow *closed = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        open = malloc((size_t)cap * sizeof(OpenRow));
+        closed = malloc(CLOSED_ROWS * sizeof(ClosedRow));
+        if (!open || !closed || (nodes && nodes_start(&t, k)))
+            status = 3;
+        for (Py_ssize_t c = 0; !status && c < CLOSED_ROWS; c++)
+            closed[c].row = -1;
+        for (Py_ssize_t i = 0; !status && i < n; i++) {
+            const int64_t pb_ = int_at(par, pwide, i), name = name_at(dense, dwide, i), c = clipped[i];
+            if (pb_ < -1 || pb_ - base >= n || name < 0 || name >= k) {
+                status = 1;
+                at = i;
+                break;
+            }
+            const int64_t p = pb_ < 0 ? -1 : pb_ - base;
+            if (pb_ >= 0 && p < 0) {  /* (a parent before the rows: part of a walk begun before them) */
+                status = 2;
+                break;
+            }
+            if (c < 0 || (uint64_t)c >= EXACT_SUMS - mass) {  /* (float sums past 2**53 depend on their order) */
+                status = 2;
+                break;
+            }
+            mass += (uint64_t)c;
+            int64_t pnode = -1;  /* the parent's node; a parent left before (a late child): no open parent */
+            OpenRow *up = NULL;
+            if (p >= 0 && sp > 0 && open[sp - 1].row == p) {
+                up = &open[sp - 1];
+            } else {
+                const Py_ssize_t j = p >= 0 ? open_at(open, sp, p) : -1;
+                if (j >= 0 || p < 0) {
+                    const Py_ssize_t keep = j + 1;
+                    while (sp > keep) {  /* the rows the walk leaves: their self times are final */
+                        const OpenRow *o = &open[--sp];
+                        close_row(o, self_total, nodes ? &t : NULL);
+                        closed[o->row & (CLOSED_ROWS - 1)] = (ClosedRow){o->row, o->node};
+                    }
+                    up = j >= 0 ? &open[j] : NULL;
+                } else {
+                    const ClosedRow *left = &closed[p & (CLOSED_ROWS - 1)];
+                    if (left->row != p || c != 0) {  /* (long left, or time to add to a final self time) */
+                        status = 2;
+                        break;
+                    }
+                    pnode = left->node;
+                }
+            }
+            if (up) {
+                up->child += (double)c;
+                pnode = up->node;
+            }
+            int64_t node = -1;
+            if (nodes) {
+                int64_t d = depth[i];
+                if (d > 0 && p >= 0) {
+                    if (t.depth[pnode] != d - 1) {
+                        status = 2;
+                        break;
+                    }
+                } else {
+                    d = 0;  /* (a root, or a row whose parent is missing: a root) */
+                    pnode = -1;
+                }
+                node = node_of_key(&t, pnode, name, d);
+                if (node < 0) {
+                    status = 3;
+                    break;
+                }
+                put_node(node_of, nwide, i, node);
+            }
+            const int64_t h = !hit || hit[i];
+            if (h) {
+                if (nodes) {
+                    t.count[node]++;
+                    t.total[node] += (double)c;
+                } else {
+                    total[name] += (double)c;
+                }
+            }
+            if (sp == cap) {
+                OpenRow *grown = realloc(open, (size_t)cap * 2 * sizeof(OpenRow));
+                if (!grown) {
+                    status = 3;
+                    break;
+                }
+                open = grown;
+                cap *= 2;
+            }
+            open[sp++] = (OpenRow){i, node, name, c, 0.0, h};
+        }
+        while (!status && sp > 0)
+            close_row(&open[--sp], self_total, nodes ? &t : NULL);
+        for (Py_ssize_t j = 0; !status && nodes && j < t.n; j++) {  /* (exact: integers below 2**53) */
+            total[t.name[j]] += t.total[j];
+            self_total[t.name[j]] += t.self[j];
+        }
+        free(open);
+        free(closed);
+        Py_END_ALLOW_THREADS
+        if (status == 1) {
+            PyErr_Format(PyExc_ValueError, "row %zd: parent or name out of range", at);
+        } else if (status == 2) {
+            ret = Py_NewRef(Py_None);
+        } else if (status == 3) {
+            PyErr_NoMemory();
+        } else if (!nodes) {
+            ret = PyTuple_New(0);
+        } else {
+            ret = node_columns(&t);
+        }
+    }
+done:
+    nodes_free(&t);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&deb);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&stb);
     PyBuffer_Release(&nb);
     return ret;
 }
@@ -492,6 +743,187 @@ done:
     PyBuffer_Release(&db);
     PyBuffer_Release(&ub);
     PyBuffer_Release(&kb);
+    return ret;
+}
+
+/* ------------------------------------------------------------------------------ per-name order statistics */
+
+/* The counters every pass of name_ranks shares (uint32: 4 MB), and the most names it takes: each pass then
+ * resolves at least 3 bits of a duration (five ranks a name, 8 buckets each). */
+#define RANK_COUNTERS (1 << 20)
+#define RANK_MAX_NAMES (1 << 14)
+#define RANK_MAX_FRACTIONS 6
+
+PyDoc_STRVAR(name_ranks_doc,
+"name_ranks(dense, dense_wide, dur, bits, fractions, out_count, out_min, out_max, out_pct) -> bool\n\n"
+"Per ``dense`` name (0..k-1; int16, int32 when dense_wide), the count, the shortest and longest of the\n"
+"``dur`` (int64, each below 2**bits) and, per fraction f of ``fractions`` (float64), the duration of nearest\n"
+"rank ``max(ceil(count * f) - 1, 0)`` among the name's durations in ascending order: stats.py's sort of\n"
+"(name, duration) keys without the sort or the keys. A radix selection in passes over the rows: the first\n"
+"counts each name's durations in buckets of their top bits, each next one only the durations in the buckets\n"
+"that hold a wanted rank, by their next bits, until every bit is known; the counters (4 MB) are the only\n"
+"memory. out_count, out_min, out_max: k int64; out_pct: k x len(fractions) int64 (a name's row after row).\n"
+"Returns False, writing nothing meaningful, when it does not take the rows (a duration below 0 or past\n"
+"``bits``, more names than it counts, 2**32 rows or more): the caller sorts. ValueError for a name out of\n"
+"range or buffers that do not fit.");
+
+static PyObject *name_ranks(PyObject *self, PyObject *args)
+{
+    Py_buffer db, ub, fb, cb, mnb, mxb, pb;
+    int dwide, bits;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*iy*w*w*w*w*", &db, &dwide, &ub, &bits, &fb, &cb, &mnb, &mxb, &pb))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = ub.len / 8, k = cb.len / 8, nf = fb.len / 8;
+    if (check_items(&ub, 8, -1, "dur") || check_items(&db, dwide ? 4 : 2, n, "dense")
+        || check_items(&fb, 8, -1, "fractions") || check_items(&cb, 8, -1, "out_count")
+        || check_items(&mnb, 8, k, "out_min") || check_items(&mxb, 8, k, "out_max")
+        || check_items(&pb, 8, k * nf, "out_pct"))
+        goto done;
+    if (bits < 0 || bits > 62 || nf > RANK_MAX_FRACTIONS) {
+        PyErr_SetString(PyExc_ValueError, "name_ranks: bits past 62 or too many fractions");
+        goto done;
+    }
+    if (k > RANK_MAX_NAMES || (uint64_t)n >= ((uint64_t)1 << 32)) {
+        ret = Py_NewRef(Py_False);
+        goto done;
+    }
+    {
+        const void *dense = db.buf;
+        const int64_t *dur = ub.buf;
+        const double *frac = fb.buf;
+        int64_t *count = cb.buf, *lo = mnb.buf, *hi = mxb.buf, *pct = pb.buf;
+        int status = 0;  /* 1: a name out of range, 2: a duration it does not take, 3: out of memory */
+        uint32_t *hist = NULL;
+        /* per wanted rank (name x fraction): the duration's bits known so far (its top bits, above
+         * ``shift``), its rank among the name's durations with those bits, and its counters' region */
+        int64_t *prefix = NULL, *rank = NULL, *region = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        const Py_ssize_t nw = nf + 2, nt = k * nw;  /* wanted a name: the shortest, the longest, the fractions */
+        hist = calloc(RANK_COUNTERS, sizeof(uint32_t));
+        prefix = malloc((size_t)(nt ? nt : 1) * sizeof(int64_t));
+        rank = malloc((size_t)(nt ? nt : 1) * sizeof(int64_t));
+        region = malloc((size_t)(nt ? nt : 1) * sizeof(int64_t));
+        if (!hist || !prefix || !rank || !region) {
+            status = 3;
+            goto out;
+        }
+        /* the first pass: the counts of each name's durations by their top ``b`` bits (and nothing else: the
+         * counts, shortest and longest follow from them) */
+        int b = bits < 16 ? bits : 16;
+        while (b > 0 && ((int64_t)k << b) > RANK_COUNTERS)
+            b--;
+        int shift = bits - b;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const int64_t d = name_at(dense, dwide, i), v = dur[i];
+            if (d < 0 || d >= k) {
+                status = 1;
+                goto out;
+            }
+            if (v < 0 || (v >> bits) != 0) {
+                status = 2;
+                goto out;
+            }
+            hist[(d << b) + (v >> shift)]++;
+        }
+        /* each wanted rank's bucket: the top bits of its duration */
+        const int64_t width = (int64_t)1 << b;
+        for (Py_ssize_t d = 0; d < k; d++) {
+            const uint32_t *h = hist + (d << b);
+            int64_t c = 0;
+            for (int64_t q = 0; q < width; q++)
+                c += h[q];
+            count[d] = c;
+            for (Py_ssize_t j = 0; j < nw; j++) {
+                const Py_ssize_t t = d * nw + j;
+                if (!c) {
+                    prefix[t] = rank[t] = -1;
+                    continue;
+                }
+                int64_t r = j == 0 ? 0 : (j == 1 ? c - 1 : (int64_t)ceil((double)c * frac[j - 2]) - 1);  /* (as numpy: float64 ops) */
+                r = r < 0 ? 0 : (r >= c ? c - 1 : r);
+                int64_t q = 0;
+                while (q < width - 1 && r >= (int64_t)h[q])
+                    r -= h[q++];
+                prefix[t] = q;
+                rank[t] = r;
+            }
+        }
+        /* the next passes: the next bits of the durations in the wanted buckets (a region of counters per
+         * distinct bucket of a name) */
+        while (shift > 0) {
+            Py_ssize_t regions = 0;
+            for (Py_ssize_t t = 0; t < nt; t++) {
+                region[t] = -1;
+                if (prefix[t] < 0)
+                    continue;
+                const Py_ssize_t first = t - t % nw;  /* (the name's first wanted rank) */
+                for (Py_ssize_t u = first; u < t; u++)
+                    if (prefix[u] == prefix[t]) {
+                        region[t] = region[u];
+                        break;
+                    }
+                if (region[t] < 0)
+                    region[t] = regions++;
+            }
+            int step = shift < 16 ? shift : 16;
+            while (step > 1 && ((int64_t)regions << step) > RANK_COUNTERS)
+                step--;
+            const int next = shift - step;
+            const int64_t mask = ((int64_t)1 << step) - 1;
+            memset(hist, 0, (size_t)(regions << step) * sizeof(uint32_t));
+            for (Py_ssize_t i = 0; i < n; i++) {
+                const int64_t d = name_at(dense, dwide, i), v = dur[i], top = v >> shift;
+                if (d < 0 || d >= k)  /* (checked in the first pass; a buffer changed since: no counts) */
+                    continue;
+                const int64_t *pre = prefix + d * nw;
+                for (Py_ssize_t j = 0; j < nw; j++)
+                    if (pre[j] == top) {
+                        hist[(region[d * nw + j] << step) + ((v >> next) & mask)]++;
+                        break;
+                    }
+            }
+            for (Py_ssize_t t = 0; t < nt; t++) {
+                if (prefix[t] < 0)
+                    continue;
+                const uint32_t *h = hist + (region[t] << step);
+                int64_t r = rank[t], q = 0;
+                while (q < mask && r >= (int64_t)h[q])
+                    r -= h[q++];
+                prefix[t] = (prefix[t] << step) | q;
+                rank[t] = r;
+            }
+            shift = next;
+        }
+        for (Py_ssize_t d = 0; d < k; d++) {
+            const int64_t *pre = prefix + d * nw;
+            lo[d] = pre[0] < 0 ? 0 : pre[0];
+            hi[d] = pre[1] < 0 ? 0 : pre[1];
+            for (Py_ssize_t j = 0; j < nf; j++)
+                pct[d * nf + j] = pre[j + 2] < 0 ? 0 : pre[j + 2];
+        }
+    out:
+        free(hist);
+        free(prefix);
+        free(rank);
+        free(region);
+        Py_END_ALLOW_THREADS
+        if (status == 1)
+            PyErr_SetString(PyExc_ValueError, "name_ranks: a name out of range");
+        else if (status == 3)
+            PyErr_NoMemory();
+        else
+            ret = Py_NewRef(status == 2 ? Py_False : Py_True);
+    }
+done:
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&ub);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&mnb);
+    PyBuffer_Release(&mxb);
+    PyBuffer_Release(&pb);
     return ret;
 }
 
@@ -900,9 +1332,11 @@ done:
 static PyMethodDef methods[] = {
     {"dense_names", dense_names, METH_VARARGS, dense_names_doc},
     {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
+    {"name_ranks", name_ranks, METH_VARARGS, name_ranks_doc},
     {"byte_counts", byte_counts, METH_VARARGS, byte_counts_doc},
     {"self_times", self_times, METH_VARARGS, self_times_doc},
     {"call_nodes", call_nodes, METH_VARARGS, call_nodes_doc},
+    {"area_pass", area_pass, METH_VARARGS, area_pass_doc},
     {"renumber", renumber, METH_VARARGS, renumber_doc},
     {"counter_series", counter_series, METH_VARARGS, counter_series_doc},
     {NULL, NULL, 0, NULL},

@@ -86,6 +86,23 @@ def test_frame_selects_its_slices():
         assert np.all(np.isin(model.slices.thread[rows], area.threads))
 
 
+def test_a_runs_frame_rows_without_the_areas_row_numbers():
+    """A whole-trace tree's areas are a run of rows (lo..hi - 1): a node's slice rows are found without making
+    the area's row numbers (8 bytes a slice), and equal them where they are made; a bounded area's too."""
+    model = _model(4)
+    td = top_down(model, Area())
+    assert td.area is not None and td.area.run is not None
+    got = [td.slice_rows(node) for node in range(len(td))]
+    assert td.area._rows is None  # (not made)
+    for node, rows in enumerate(got):
+        assert np.array_equal(rows, td.rows[td.node_of == node]) and len(rows)
+    t0, t1 = model.start_ns, (model.start_ns + model.end_ns) // 2
+    bounded = top_down(model, Area(t0, t1))
+    assert bounded.area is not None and bounded.area.run is None
+    for node in range(len(bounded)):
+        assert np.array_equal(bounded.slice_rows(node), bounded.rows[bounded.node_of == node])
+
+
 def test_empty_area_gives_empty_results():
     model = _model(5)
     area = Area(model.end_ns + 10, model.end_ns + 20)
