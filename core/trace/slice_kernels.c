@@ -2404,6 +2404,22 @@ static inline void bounded_min_max(const double *v, int64_t a, int64_t b, int64_
     *out_min = nan ? NAN : lo, *out_max = nan ? NAN : hi;
 }
 
+/* A run ahead (v[offset + first : offset + stop]): its first block's bounds and its ends' values asked of
+   the memory now (nothing for a run outside v) */
+static inline void prefetch_run(const double *v, int64_t n, int64_t offset, int64_t B, const double *bmin,
+                                const double *bmax, int64_t first, int64_t stop)
+{
+    const int64_t a = offset + first, b = offset + stop;
+    if (first < 0 || a >= n || b <= a || b > n)
+        return;
+    if (B > 0) {
+        __builtin_prefetch(&bmin[a / B]);
+        __builtin_prefetch(&bmax[a / B]);
+    }
+    __builtin_prefetch(&v[a]);
+    __builtin_prefetch(&v[b - 1]);
+}
+
 PyDoc_STRVAR(range_min_max_blocks_doc,
 "range_min_max_blocks(v, offset, block, bmin, bmax, first, stop, vmin, vmax) -> None\n\n"
 "range_min_max over v[offset:] (first, stop index it from offset), reading whole blocks of v from their\n"
@@ -2446,15 +2462,8 @@ static PyObject *range_min_max_blocks(PyObject *self, PyObject *args)
             break;
         }
         const int64_t a = offset + first[k], b = offset + stop[k];
-        if (k + PREFETCH_KEYS < n_px) { /* a run ahead: its bounds and its ends' values asked for now */
-            const int64_t fa = offset + first[k + PREFETCH_KEYS], fb = offset + stop[k + PREFETCH_KEYS];
-            if (fa >= offset && fa < n && fb > fa && fb <= n) {
-                __builtin_prefetch(&bmin[fa / B]);
-                __builtin_prefetch(&bmax[fa / B]);
-                __builtin_prefetch(&v[fa]);
-                __builtin_prefetch(&v[fb - 1]);
-            }
-        }
+        if (k + PREFETCH_KEYS < n_px)
+            prefetch_run(v, n, offset, B, bmin, bmax, first[k + PREFETCH_KEYS], stop[k + PREFETCH_KEYS]);
         if (b <= a) {
             vmin[k] = vmax[k] = NAN;
             continue;
@@ -2762,17 +2771,8 @@ static PyObject *lod_runs(PyObject *self, PyObject *args)
             bad = 1;
             break;
         }
-        if (k + PREFETCH_KEYS < n_px) { /* a run ahead: its bounds and its ends' values asked for now */
-            const int64_t fa = offset + first[k + PREFETCH_KEYS], fz = offset + stop[k + PREFETCH_KEYS];
-            if (fa >= offset && fa < n && fz > fa && fz <= n) {
-                if (block > 0) {
-                    __builtin_prefetch(&bmin[fa / block]);
-                    __builtin_prefetch(&bmax[fa / block]);
-                }
-                __builtin_prefetch(&v[fa]);
-                __builtin_prefetch(&v[fz - 1]);
-            }
-        }
+        if (k + PREFETCH_KEYS < n_px)
+            prefetch_run(v, n, offset, block, bmin, bmax, first[k + PREFETCH_KEYS], stop[k + PREFETCH_KEYS]);
         const int64_t a = offset + first[k], b = offset + stop[k];
         if (b <= a)
             continue;
