@@ -39,6 +39,32 @@ def test_rows_kernel_refuses_a_wrong_count(span_paths) -> None:
             compiled.span_kernels.kind_rows(kind, 5, 7, wrong, False)
 
 
+def test_long_columns_and_wrapped_kind_ranges(span_paths) -> None:
+    """Columns past the compiled count's 16-byte steps and 255-step sums (lengths around their edges), every
+    kind of row matching or none."""
+    rng = np.random.default_rng(8)
+    for n in (15, 16, 17, 4079, 4080, 4081, 16 * 255 * 3 + 5, 200_003):
+        kind = rng.integers(0, 256 if n % 2 else 11, n).astype(np.uint8)
+        for first, last in ((2, 4), (0, 255), (200, 210), (255, 255), (7, 7)):
+            want = np.flatnonzero((kind >= first) & (kind <= last))
+            assert np.array_equal(kind_rows(kind, first, last), want), (n, first, last)
+
+
+def test_rows_kernel_writes_nothing_past_a_short_buffer(span_paths) -> None:
+    """A rows buffer shorter than the rows found is filled and refused, the memory after it untouched."""
+    if span_paths == "numpy":
+        pytest.skip("the kernel's own checks")
+    from fxscope.core.trace import compiled
+
+    kind = np.random.default_rng(9).integers(0, 4, 100_000).astype(np.uint8)
+    found = int(np.count_nonzero(kind == 1))
+    for wide, dtype in ((False, np.int32), (True, np.int64)):
+        buffer = np.full(found + 8, -9, dtype)
+        with pytest.raises(ValueError):
+            compiled.span_kernels.kind_rows(kind, 1, 1, buffer[: found - 5], wide)
+        assert buffer[found - 5 :].tolist() == [-9] * 13
+
+
 @pytest.fixture(params=["compiled", "numpy"])
 def summary_loops(request, monkeypatch) -> str:
     """Once with the compiled byte counts (core/trace/summary_kernels.c), once with the numpy blocks."""
