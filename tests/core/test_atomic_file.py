@@ -38,10 +38,17 @@ def _temporaries(directory: Path) -> list[Path]:
     return [p for p in directory.iterdir() if ".fxscope-tmp-" in p.name]
 
 
+def _default_sigint() -> None:
+    """In the export's process before it starts: SIGINT at its default, whatever the test run inherited (an
+    ignored SIGINT, as a shell gives a background job, is inherited through exec, and the export would never
+    see the signal: one CI run saw the export finish with status 0 after the SIGINT, not reproduced since)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _export_until_temporary(trace: Path, out: Path) -> subprocess.Popen:
     """Start an export and return once its temporary exists and has data in it."""
     proc = subprocess.Popen([sys.executable, "-m", "fxscope", "export", str(trace), "-o", str(out)], env=ENV,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_default_sigint)
     give_up = time.monotonic() + 120
     while time.monotonic() < give_up and proc.poll() is None:
         temps = _temporaries(out.parent)
