@@ -290,6 +290,22 @@ static PyObject *node_columns(const Nodes *t)
                          (Py_ssize_t)fb, (char *)t->self, (Py_ssize_t)fb);
 }
 
+/* What a walk over the rows returns for its status: 1 a row's parent or name out of range (ValueError at
+   row `at`), 2 not a walk it can take (None: the caller's other path), 3 out of memory; else the nodes'
+   columns (an empty tuple when no nodes were asked for, t NULL). */
+static PyObject *walk_result(int status, Py_ssize_t at, const Nodes *t)
+{
+    if (status == 1) {
+        PyErr_Format(PyExc_ValueError, "row %zd: parent or name out of range", at);
+        return NULL;
+    }
+    if (status == 2)
+        return Py_NewRef(Py_None);
+    if (status == 3)
+        return PyErr_NoMemory();
+    return t ? node_columns(t) : PyTuple_New(0);
+}
+
 /* The first nodes' room, and with a few ``names`` (0: not known) the direct table of their first 1024
  * nodes' rows; -1 when out of memory. */
 static int nodes_start(Nodes *t, Py_ssize_t names)
@@ -396,15 +412,7 @@ static PyObject *call_nodes(PyObject *self_, PyObject *args)
             t.self[node] += selfs[i];
         }
         Py_END_ALLOW_THREADS
-        if (status == 1) {
-            PyErr_Format(PyExc_ValueError, "row %zd: parent or name out of range", at);
-        } else if (status == 2) {
-            ret = Py_NewRef(Py_None);
-        } else if (status == 3) {
-            PyErr_NoMemory();
-        } else {
-            ret = node_columns(&t);
-        }
+        ret = walk_result(status, at, &t);
     }
 done:
     nodes_free(&t);
@@ -625,17 +633,7 @@ static PyObject *area_pass(PyObject *self_, PyObject *args)
         free(open);
         free(closed);
         Py_END_ALLOW_THREADS
-        if (status == 1) {
-            PyErr_Format(PyExc_ValueError, "row %zd: parent or name out of range", at);
-        } else if (status == 2) {
-            ret = Py_NewRef(Py_None);
-        } else if (status == 3) {
-            PyErr_NoMemory();
-        } else if (!nodes) {
-            ret = PyTuple_New(0);
-        } else {
-            ret = node_columns(&t);
-        }
+        ret = walk_result(status, at, nodes ? &t : NULL);
     }
 done:
     nodes_free(&t);
