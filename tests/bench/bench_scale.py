@@ -368,6 +368,7 @@ print(json.dumps({"levels": levels, "cpu": cpu, "paints_per_frame": [min(paints)
                   "first_frame_cpu_s": (Painted.cpu or float("nan")) - cpu0, "all_tracks_s": tracks_s, "later_s": later_s, **search,
                   "max_gap_ms": frame_gap, "peak_hwm": end["VmHWM"],
                   "peak_anon": sampler.peak_anon, "peak_anon_phase": sampler.peak_anon_phase, "base_anon": base_anon,
+                  "phase_anon": sampler.phase_anon,
                   "resident_anon": end["RssAnon"], "resident_file": end["RssFile"]}))
 """
 
@@ -454,6 +455,9 @@ def measure(events: int, frame: bool, search: bool, during: bool = False, window
         fig["frame.peak_anon_mb"] = f["peak_anon"] / 1e6
         fig["frame.peak_anon_x_file"] = f["peak_anon"] / size
         fig["frame.resident_anon_mb"] = f["resident_anon"] / 1e6
+        fig["frame.peak_anon_phase"] = f["peak_anon_phase"]  # (the window's phase when its peak was sampled)
+        for phase, anon in f.get("phase_anon", {}).items():
+            fig[f"frame.anon_in.{phase}_mb"] = anon / 1e6
         if search:  # typed 0.5 s after the first frame: the UI's longest stall until the count shows
             fig["frame.first_search_s"] = f["search_s"]  # until every match is counted
             fig["frame.first_search_count_s"] = f["search_first_count_s"]  # until a count shows
