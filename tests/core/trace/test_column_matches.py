@@ -1,0 +1,88 @@
+"""column_matches (core.trace.query): a string-id column looked up in a search's match table, against a row by
+row lookup, for every id type a column may have, ids out of range either way (negative ids, ids past the
+table: read False), tables shorter and longer than a 16-bit id's range, and batches cut across."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fxscope.core.trace import query
+from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.query import column_matches
+from fxscope.formats.fxt.coded_column import coded
+from fxscope.formats.fxt.frequent_codes import frequent_coded
+
+
+def _expected(table: np.ndarray, ids) -> np.ndarray:
+    """Row by row: the id's entry when it names one of the table's strings (the last entry is the sentinel)."""
+    return np.array([0 <= int(i) < len(table) - 1 and bool(table[int(i)]) for i in ids], bool)
+
+
+def _table(strings: int, seed: int) -> np.ndarray:
+    """A match table as string_matches makes it: ``strings`` entries, then the sentinel (False)."""
+    table = np.zeros(strings + 1, bool)
+    table[:strings] = np.random.default_rng(seed).random(strings) < 0.3
+    table[: min(strings, 4)] = True  # (ids 0..3 match: a wrong lookup of small ids shows)
+    return table
+
+
+def _hostile_ids(dtype: np.dtype, strings: int, n: int, seed: int) -> np.ndarray:
+    """Ids of ``dtype``: mostly valid, plus the type's extremes, -1, the sentinel's id and ids just past it."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    valid = rng.integers(0, min(strings, int(info.max) + 1), n)
+    edges = [info.min, info.max, 0, min(strings - 1, int(info.max)), min(strings, int(info.max)),
+             min(strings + 1, int(info.max))]  # fmt: skip
+    if info.min < 0:
+        edges += [-1, -2, info.min + 1]
+    ids = np.concatenate([valid.astype(dtype), np.array(edges * 3, dtype=dtype)])
+    rng.shuffle(ids)
+    return ids
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64])
+@pytest.mark.parametrize("strings", [1, 300, 40_000, 70_000])
+def test_each_id_type_reads_its_entry_and_out_of_range_ids_read_false(dtype, strings: int, monkeypatch) -> None:
+    monkeypatch.setattr(query, "MATCH_BATCH", 97)  # (batches cut across: the lookup kept between them)
+    table = _table(strings, seed=strings)
+    ids = _hostile_ids(np.dtype(dtype), strings, 1000, seed=7)
+    got = column_matches(table, ids)
+    assert got.dtype == np.bool_ and got.shape == ids.shape
+    np.testing.assert_array_equal(got, _expected(table, ids))
+
+
+def test_a_signed_16_bit_id_below_zero_never_reads_a_string_past_32767() -> None:
+    """Read unsigned, -1 of an int16 column is 65535: a table of 70,000 strings has an entry there (True),
+    which the id must not read."""
+    table = np.ones(70_001, bool)
+    table[-1] = False
+    ids = np.array([-1, -32768, 32767, 0, -2], np.int16)
+    np.testing.assert_array_equal(column_matches(table, ids), [False, False, True, True, False])
+
+
+def test_coded_and_gathered_columns_as_the_model_stores_names(monkeypatch) -> None:
+    """The slices' names and categories: a Gathered over the reader's coded columns (one-byte codes, and
+    codes with escaped rare values), some values past the table or negative."""
+    monkeypatch.setattr(query, "MATCH_BATCH", 1000)
+    rng = np.random.default_rng(3)
+    strings = 900
+    table = _table(strings, seed=11)
+    frequent = rng.integers(0, 40, 20_000)
+    frequent[rng.integers(0, 20_000, 200)] = rng.integers(-5, strings + 50, 200)  # rare: escaped values
+    names = frequent_coded(frequent.astype(np.int16))
+    categories = coded(rng.choice(np.array([-1, 2, 5, strings, strings + 3], np.int16), 20_000))
+    rows = rng.integers(0, 20_000, 7_000)
+    for column in (names, categories):
+        plain = np.asarray(column)
+        assert not isinstance(column, np.ndarray)  # (the coded forms are what is tested here)
+        gathered = Gathered(column, rows)
+        np.testing.assert_array_equal(column_matches(table, gathered), _expected(table, plain[rows]))
+        np.testing.assert_array_equal(column_matches(table, column), _expected(table, plain))
+
+
+def test_a_column_of_no_rows_and_a_table_of_no_strings() -> None:
+    assert len(column_matches(_table(5, 1), np.zeros(0, np.int16))) == 0
+    ids = np.array([-1, 0, 1, 7], np.int32)
+    np.testing.assert_array_equal(column_matches(np.zeros(1, bool), ids), [False] * 4)
+    np.testing.assert_array_equal(column_matches(np.zeros(1, bool), ids.astype(np.int16)), [False] * 4)
