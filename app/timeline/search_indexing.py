@@ -62,7 +62,8 @@ class SearchIndexing(QObject):
         # while a search runs, the builds that yield to the UI (the argument index, the tab's later tables)
         # pause as they do while frames are drawn: the search is what the user waits for. Beside two such
         # builds on this 2-core machine a search's first count at 100M events came after 6.8 s, alone ~2 s
-        # (they still run 50 ms in every 0.55 s: worker_threads.RUN_S, MAX_PAUSE_S)
+        # (they still run 50 ms in every 0.55 s: worker_threads.RUN_S, MAX_PAUSE_S; the argument index's build
+        # is held for the whole search: :func:`_search_holding`)
         self._holding_builds = QTimer(self)
         self._holding_builds.setInterval(HOLD_BUILDS_MS)
         self._holding_builds.timeout.connect(note_ui_activity)
@@ -129,9 +130,13 @@ class SearchIndexing(QObject):
         model, text = self.model, self._next_text  # (the thread holds the model, not this object)
         self._searching_text, self._next_text = text, None
         arguments = model.search_index_ready
-        self.searching = worker = ModelBuild(
-            lambda check: search_all(model, text, check, arguments=arguments)
-        )
+        # the argument index's build (which the search never waits for) is paused for the whole search, and
+        # released by the search's thread as it ends (not by the UI thread: one waiting for the build would
+        # never release it)
+        index_build = self.worker
+        if index_build is not None:
+            index_build.hold()
+        self.searching = worker = ModelBuild(lambda check: _search_holding(index_build, model, text, check, arguments))
         worker.finished.connect(self._search_ended)  # (done, failed or cancelled)
         note_ui_activity()
         self._holding_builds.start()
@@ -147,3 +152,13 @@ class SearchIndexing(QObject):
             return
         if worker is not None and worker.result is not None:
             self.found.emit(self._searching_text, worker.result)
+
+
+def _search_holding(index_build: ModelBuild | None, model, text: str, check, arguments: bool):
+    """:func:`search_all` in a search's thread, then ``index_build`` (held while it ran) released, whether the
+    search ended, failed or was cancelled."""
+    try:
+        return search_all(model, text, check, arguments=arguments)
+    finally:
+        if index_build is not None:
+            index_build.release()

@@ -118,3 +118,39 @@ def test_a_drag_is_activity_and_the_pointer_moving_over_the_view_is_not(qtbot) -
 
     assert not moved(Qt.MouseButton.NoButton)
     assert moved(Qt.MouseButton.LeftButton)
+
+
+def test_a_held_yielding_build_makes_no_step_until_released_and_a_cancel_ends_the_hold(qtbot) -> None:
+    """:meth:`ModelBuild.hold` (a search running): no bound on the pause, unlike the UI's; a build that does
+    not yield is not held."""
+    for yields in (True, False):
+        steps, started, stop = [0], threading.Event(), threading.Event()
+        worker = ModelBuild(_counting_build(steps, started, stop), yields=yields)
+        worker.start()
+        assert started.wait(10)
+        worker.hold()
+        time.sleep(0.05)  # (a step in progress ends)
+        before = steps[0]
+        time.sleep(0.3)
+        assert (steps[0] == before) == yields
+        worker.release()
+        deadline = time.monotonic() + 10
+        while steps[0] == before and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert steps[0] > before  # released: it steps again
+        stop.set()
+        assert worker.wait(10_000)
+    steps, started, stop = [0], threading.Event(), threading.Event()
+    worker = ModelBuild(_counting_build(steps, started, stop), yields=True)
+    worker.start()
+    assert started.wait(10)
+    worker.hold()
+    time.sleep(0.05)
+    worker.cancel()  # (the build's own loop does not check: the hold ends, the build goes on until stopped)
+    deadline = time.monotonic() + 10
+    before = steps[0]
+    while steps[0] == before and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert steps[0] > before
+    stop.set()
+    assert worker.wait(10_000)

@@ -307,3 +307,37 @@ def test_the_builds_that_yield_pause_while_a_search_runs(qtbot, trace_bytes, mon
     qtbot.waitUntil(lambda: timeline.search_indexing.searching is None, timeout=10_000)
     qtbot.wait(200)
     assert not worker_threads.ui_recently_active()
+
+
+def test_the_argument_index_build_is_held_for_the_whole_search_and_resumes_after(qtbot, trace_bytes, slow_build,
+                                                                                  monkeypatch) -> None:  # fmt: skip
+    """A search that outlasts the UI's bounded pauses (none here: MAX_PAUSE_S 0) still has the index's build
+    paused all along (the search never waits for it); once the search ends, the build goes on and ends."""
+    from fxscope.app import worker_threads
+
+    monkeypatch.setattr(worker_threads, "MAX_PAUSE_S", 0.0)
+    batches = [0]
+    slowed = query.event_arg_columns
+
+    def counted(*args, **kwargs):
+        batches[0] += 1
+        return slowed(*args, **kwargs)
+
+    monkeypatch.setattr(query, "event_arg_columns", counted)
+    ran: list[tuple[str, str]] = []
+    _polling_search(monkeypatch, ran)
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    indexing = timeline.search_indexing
+    timeline.search_box.setText("slow")  # starts the index's build and a search that polls until cancelled
+    build = indexing.worker
+    assert build is not None and indexing.searching is not None
+    qtbot.wait(400)  # ~20 batches of 20 ms had it run
+    before = batches[0]
+    assert before == 0 and build.isRunning() and not model.search_index_ready
+    indexing.cancel_search()
+    qtbot.waitUntil(lambda: indexing.searching is None, timeout=10_000)
+    qtbot.waitUntil(lambda: model.search_index_ready, timeout=120_000)  # released: it goes on and ends
+    assert batches[0] > before and build.wait(10_000) and build.paused_s > 0.3
+    assert ran == [("slow", "cancelled")]
