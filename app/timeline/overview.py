@@ -86,9 +86,18 @@ class OverviewStrip(pg.PlotWidget):
         span = max(m.end_ns - m.start_ns, 1)
         x = (ts - m.start_ns).astype(np.float64) / 1e9
         if len(x) > 4 * self.BINS:  # one tick per bin is all the strip can show
-            x = np.unique(np.floor(x / (span / 1e9) * 4 * self.BINS)) * (span / 1e9) / (4 * self.BINS)
+            x = matched_bins(np.floor(x / (span / 1e9) * 4 * self.BINS)) * (span / 1e9) / (4 * self.BINS)
         top = self.getViewBox().viewRange()[1][1]
         self.overview_ticks.setData(np.repeat(x, 2), np.tile([0.0, top], len(x)), connect="pairs")
 
     def _clicked(self, event) -> None:
         self.clicked.emit(self.getViewBox().mapSceneToView(event.scenePos()).x())
+
+
+def matched_bins(bins: np.ndarray) -> np.ndarray:
+    """The distinct values of ``bins``, ascending (``np.unique``): a search's hits come in time order, so their
+    bins too, and the distinct ones are where the value changes, one pass; a sort otherwise. (``np.unique``
+    sorted them all the same: ~0.1 s of the UI thread for the 2M hits of "frame" at 100M events.)"""
+    if len(bins) > 1 and bool((bins[1:] >= bins[:-1]).all()):
+        return bins[np.r_[True, bins[1:] != bins[:-1]]]
+    return np.unique(bins)

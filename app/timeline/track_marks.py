@@ -43,7 +43,7 @@ def mark_matches(lanes: list[Lane], model: TraceModel, hits: SearchHits,
     # draw "building…") is not built here on the UI thread
     for kind, size in (("slice", lambda: len(model.slices)), ("async", lambda: len(model.async_spans.start)),
                        ("instant", lambda: len(model.instants)), ("log", lambda: len(model.logs))):  # fmt: skip
-        rows = hits.rows_of(kind)
+        rows = hits.kind_rows(kind)  # (in time order: a mask needs no sort of them by row)
         if kind == "slice" and slices is not None and len(slices):
             rows = np.concatenate([rows, slices])
         if len(rows):

@@ -51,7 +51,12 @@ class SearchHits:
 
     def rows_of(self, kind: str) -> np.ndarray:
         """The rows of one kind, ascending."""
-        return np.sort(self.row[self.kind == KINDS.index(kind)])
+        return np.sort(self.kind_rows(kind))
+
+    def kind_rows(self, kind: str) -> np.ndarray:
+        """The rows of one kind in the hits' (time) order: what a mask over the kind's table is set from,
+        without the sort of :meth:`rows_of` (~0.05 s for 2M hits)."""
+        return self.row[self.kind == KINDS.index(kind)]
 
 
 def _log_matches(model: TraceModel, ids: np.ndarray, needle: str) -> np.ndarray:

@@ -112,3 +112,14 @@ def test_a_search_stops_when_its_check_raises() -> None:
         else:
             raise AssertionError(f"not stopped at check {after}")
     assert query.MATCH_BATCH > 0
+
+
+def test_a_kinds_rows_in_time_order_are_its_rows(testdata: Path) -> None:
+    """kind_rows (what the tracks' match masks are set from) holds the rows of rows_of, in the hits' order."""
+    model = TraceModel(read_fxt(DEMO_TRACE))
+    hits = search_all(model, "a")
+    assert len(hits) > 10
+    for kind in KINDS:
+        rows = hits.kind_rows(kind)
+        np.testing.assert_array_equal(np.sort(rows), hits.rows_of(kind))
+        np.testing.assert_array_equal(rows, hits.row[hits.kind == KINDS.index(kind)])
