@@ -184,14 +184,9 @@ def build_sched(
     if trace_end is None:
         ends = [int(a.max()) for a in (cols.ev_ts, cols.sched_ts) if len(a)]
         trace_end = max(ends) if ends else 0
-    legacy = kind == SchedKind.LEGACY_CONTEXT_SWITCH
-    in_pid = np.where(legacy, cols.sched_in_pid, labels.pids_of(cols.sched_in_tid))
-    out_pid = np.where(legacy, cols.sched_out_pid, labels.pids_of(cols.sched_out_tid))
+    in_pid, out_pid, in_idle, out_idle = _record_processes(cols, labels)
     koid = koid_type(cols.sched_in_tid, cols.sched_out_tid, cols.sched_waker_tid, in_pid, out_pid)
     in_pid, out_pid = in_pid.astype(koid, copy=False), out_pid.astype(koid, copy=False)
-    # (the temporaries below are per record: each dropped once used, so that the step's peak stays low)
-    in_idle = (cols.sched_in_tid == 0) | (legacy & (cols.sched_in_pid == 0) & (cols.sched_in_prio == 0))
-    out_idle = (cols.sched_out_tid == 0) | (legacy & (cols.sched_out_pid == 0) & (cols.sched_out_prio == 0))
 
     replayed = _replay_compiled(cols, in_idle, out_idle, in_pid, out_pid, koid, max(trace_end, 0))
     if replayed is not None:
@@ -203,12 +198,45 @@ def build_sched(
     wo = wk[lexsort([cols.sched_ts[wk]])]  # (by time: in order already as a rule, no sort then)
     wakeups = Wakeups(
         ts=cols.sched_ts[wo],
-        tid=cols.sched_in_tid[wo].astype(koid),
+        tid=cols.sched_in_tid[wo].astype(koid, copy=False),  # (a gather: a copy already)
         pid=in_pid[wo],
-        waker_tid=cols.sched_waker_tid[wo].astype(koid),
+        waker_tid=cols.sched_waker_tid[wo].astype(koid, copy=False),
         cpu=cols.sched_cpu[wo],
     )
     return SchedTables(cpu_slices, states, wakeups)
+
+
+#: records whose processes and idle flags :func:`_record_processes` makes at a time
+RECORD_BLOCK = 1 << 18
+
+
+def _record_processes(cols: FxtColumns, labels: ObjectLabels) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each record's incoming and outgoing process koids (a legacy switch's own, else its threads' processes:
+    :meth:`ObjectLabels.pids_of`; uint32 when every one fits, else uint64) and whether its incoming and
+    outgoing threads are idle (tid 0, or a legacy record's pid 0 with priority 0).
+
+    A block of records at a time, written into the four columns: made for the whole column at once, each
+    process column took five temporaries of 4-8 bytes a record (the lookup's index and result, the choice
+    between the record's and the thread's process, the narrowing), ~450 MB at 100M events. Past glibc's
+    32 MB mmap threshold each is a fresh mapping whose pages fault in: the scheduling step's page faults
+    grew 7.6x from 30M to 100M events (its time 4-4.3x), where block-sized temporaries are reused."""
+    kind = cols.sched_kind
+    n = len(kind)
+    in_idle, out_idle = np.empty(n, bool), np.empty(n, bool)
+    pids = [np.empty(n, np.uint32), np.empty(n, np.uint32)]
+    sides = ((cols.sched_in_pid, cols.sched_in_tid, cols.sched_in_prio, in_idle),
+             (cols.sched_out_pid, cols.sched_out_tid, cols.sched_out_prio, out_idle))  # fmt: skip
+    for a in range(0, n, RECORD_BLOCK):
+        b = min(a + RECORD_BLOCK, n)
+        legacy = kind[a:b] == SchedKind.LEGACY_CONTEXT_SWITCH
+        for side, (record_pid, tid, prio, idle) in enumerate(sides):
+            rp, t = record_pid[a:b], tid[a:b]
+            np.logical_or(t == 0, legacy & (rp == 0) & (prio[a:b] == 0), out=idle[a:b])
+            pid = np.where(legacy, rp, labels.pids_of(t))
+            if pids[side].dtype != np.uint64 and len(pid) and int(pid.max()) >= 1 << 32:
+                pids[side] = pids[side].astype(np.uint64)  # (rare: a process koid past 32 bits)
+            pids[side][a:b] = pid
+    return pids[0], pids[1], in_idle, out_idle
 
 
 def _replay(cols: FxtColumns, kind: np.ndarray, in_idle: np.ndarray, out_idle: np.ndarray, in_pid: np.ndarray,
@@ -284,7 +312,7 @@ def _replay_compiled(cols: FxtColumns, in_idle: np.ndarray, out_idle: np.ndarray
     kernels = compiled.sched_kernels
     kind, ts, cpu = cols.sched_kind, cols.sched_ts, cols.sched_cpu
     out_tid, in_tid, out_state = cols.sched_out_tid, cols.sched_in_tid, cols.sched_out_state
-    if kernels is None or len(kind) >= 1 << 38 or not (  # (the kernel's record numbers: 38 bits)
+    if kernels is None or len(kind) >= 1 << 37 or not (  # (the kernel's record numbers: 37 bits)
         compiled.plain(kind, np.uint8) and compiled.plain(ts, np.int64) and compiled.plain(cpu, np.uint16)
         and compiled.plain(out_tid, np.uint32, np.uint64) and compiled.plain(in_tid, np.uint32, np.uint64)
         and compiled.plain(out_state, np.uint8) and compiled.plain(in_idle, np.bool_)

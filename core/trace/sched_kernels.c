@@ -42,21 +42,26 @@ static inline uint64_t koid_at(const void *a, int wide, Py_ssize_t i)
 }
 
 /* A switch on a CPU or an event of a thread: its time, and above its record (the low REC_BITS bits) the
- * record's outgoing state and CPU and the event's rank (0 outgoing, 1 wakeup, 2 incoming): compared as
- * (ts, rank, record). A thread's events carry what its states' rows are made of but the process, so that
- * the walk over its events reads the records' columns once, not once a thread (each thread's events are
- * spread over all the records: with the columns read at each event's record, every cache line of them was
- * fetched once a thread, ~13 times at 100M events, where they no longer stay in cache). */
+ * record's outgoing state and CPU, whether the event's process is not its thread's (OWN_PID: see below) and
+ * the event's rank (0 outgoing, 1 wakeup, 2 incoming): compared as (ts, rank, record). A thread's events
+ * carry what its states' rows are made of, so that the walk over its events reads the records' columns
+ * once, not once a thread (each thread's events are spread over all the records: with the columns read at
+ * each event's record, every cache line of them was fetched once a thread, ~13 times at 100M events, where
+ * they no longer stay in cache). The process is the thread's (that of its first event) unless OWN_PID
+ * says the record names another (a legacy switch's own process, as a rule none): the process columns read
+ * at each event's record were ~1/3 of the replay's time at 100M events (26 MB each, past the caches),
+ * and the replay grew 5.7x from 30M to 100M events. */
 typedef struct {
     int64_t ts;
     uint64_t rr;
 } Item;
 
-#define REC_BITS 38
+#define REC_BITS 37
 #define REC_MASK (((uint64_t)1 << REC_BITS) - 1)
 #define STATE_SHIFT REC_BITS
 #define CPU_SHIFT (STATE_SHIFT + 8)
-#define RANK_SHIFT (CPU_SHIFT + 16)
+#define OWN_PID_SHIFT (CPU_SHIFT + 16)
+#define RANK_SHIFT (OWN_PID_SHIFT + 1)
 
 static inline uint64_t item_key(uint64_t rr)
 {
@@ -203,7 +208,7 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
         || check_items(&stc, 2, sts.len / 8, "st_cpu"))
         goto done;
     if ((uint64_t)n > REC_MASK) {
-        PyErr_SetString(PyExc_ValueError, "sched_replay: 2**38 records or more");
+        PyErr_SetString(PyExc_ValueError, "sched_replay: 2**37 records or more");
         goto done;
     }
     {
@@ -222,7 +227,8 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
         Py_ssize_t cs_room = css.len / 8, st_room = sts.len / 8;
         Item *items = NULL;
         int64_t *ptr = NULL, *rank_of = NULL;
-        uint64_t *uniq = NULL;
+        uint64_t *uniq = NULL, *thread_pid = NULL;
+        uint8_t *pid_seen = NULL;
         KoidMap map = {NULL, NULL, 0, 0, NULL};
         Py_BEGIN_ALLOW_THREADS
         /* --- CPU slices: the switches by (cpu, ts, record), a counting sort by CPU */
@@ -254,22 +260,25 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
         for (Py_ssize_t r = 0; r < n; r++)
             if (kind[r] != WAKEUP)
                 items[ptr[cpu[r]]++] = (Item){ts[r], (uint64_t)r};
-        /* (ptr[c] is now the end of CPU c's run: runs are ptr[c - 1] .. ptr[c]) */
-        for (int c = 0; c < 65536; c++)
-            order_run(items, c ? ptr[c - 1] : 0, ptr[c]);
-        for (Py_ssize_t j = 0; j < n_sw; j++) {
-            int64_t r = (int64_t)(items[j].rr & REC_MASK);
-            if (in_idle[r])
-                continue;
-            int last = j + 1 == n_sw || cpu[items[j + 1].rr & REC_MASK] != cpu[r];
-            int64_t e = last ? end_ns : items[j + 1].ts;
-            cs_cpu[n_cs] = cpu[r];
-            cs_start[n_cs] = ts[r];
-            cs_end[n_cs] = e > ts[r] ? e : ts[r];
-            koid_put(cs_tid, kwide, n_cs, koid_at(in_tid, iwide, r));
-            koid_put(cs_pid, kwide, n_cs, koid_at(in_pid, kwide, r));
-            n_cs++;
+        /* (ptr[c] is now the end of CPU c's run: runs are ptr[c - 1] .. ptr[c]); each run's CPU and times
+           are its items' (the records' columns read at the switches' records: their tids and processes) */
+        for (int c = 0; c < 65536; c++) {
+            const Py_ssize_t lo = c ? ptr[c - 1] : 0, hi = ptr[c];
+            order_run(items, lo, hi);
+            for (Py_ssize_t j = lo; j < hi; j++) {
+                const int64_t r = (int64_t)(items[j].rr & REC_MASK), t = items[j].ts;
+                if (in_idle[r])
+                    continue;
+                const int64_t e = j + 1 == hi ? end_ns : items[j + 1].ts;
+                cs_cpu[n_cs] = (uint16_t)c;
+                cs_start[n_cs] = t;
+                cs_end[n_cs] = e > t ? e : t;
+                koid_put(cs_tid, kwide, n_cs, koid_at(in_tid, iwide, r));
+                koid_put(cs_pid, kwide, n_cs, koid_at(in_pid, kwide, r));
+                n_cs++;
+            }
         }
+        (void)n_sw;
         free(ptr);
         ptr = NULL;
         /* --- thread states: each thread's events by (ts, rank, record), threads by koid. First the
@@ -290,7 +299,9 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
         uniq = malloc((size_t)(k > 0 ? k : 1) * 2 * sizeof(uint64_t));
         rank_of = malloc((size_t)(k > 0 ? k : 1) * sizeof(int64_t));
         ptr = calloc((size_t)k + 1, sizeof(int64_t));
-        if (!uniq || !rank_of || !ptr) {
+        thread_pid = malloc((size_t)(k > 0 ? k : 1) * sizeof(uint64_t));  /* by the threads' order */
+        pid_seen = calloc((size_t)(k > 0 ? k : 1), 1);
+        if (!uniq || !rank_of || !ptr || !thread_pid || !pid_seen) {
             failed = 1;
             goto out;
         }
@@ -320,12 +331,19 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
                         koid = koid_at(in_tid, iwide, r);
                     }
                     int64_t g = rank_of[koid_number(&map, koid)];  /* (known: no allocation) */
-                    if (pass == 0)
+                    const uint64_t pid = koid_at(rank ? in_pid : out_pid, kwide, r);
+                    if (pass == 0) {
                         ptr[g + 1]++;
-                    else
+                        if (!pid_seen[g]) {  /* the thread's process: its first event's */
+                            pid_seen[g] = 1;
+                            thread_pid[g] = pid;
+                        }
+                    } else {
                         items[ptr[g]++] = (Item){ts[r], (uint64_t)rank << RANK_SHIFT | (uint64_t)cpu[r] << CPU_SHIFT
+                                                            | (uint64_t)(pid != thread_pid[g]) << OWN_PID_SHIFT
                                                             | (uint64_t)(rank ? 0 : out_state[r]) << STATE_SHIFT
                                                             | (uint64_t)r};
+                    }
                 }
             }
             if (pass == 0) {
@@ -353,7 +371,8 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
                 if (n_st > first)
                     st_end[n_st - 1] = t > st_start[n_st - 1] ? t : st_start[n_st - 1];
                 koid_put(st_tid, kwide, n_st, uniq[2 * g]); /* (the thread's koid: its events are its own) */
-                koid_put(st_pid, kwide, n_st, koid_at(rank ? in_pid : out_pid, kwide, rec));
+                koid_put(st_pid, kwide, n_st, (rr >> OWN_PID_SHIFT) & 1 ? koid_at(rank ? in_pid : out_pid, kwide, rec)
+                                                                       : thread_pid[g]);
                 st_cpu[n_st] = (uint16_t)(rr >> CPU_SHIFT);
                 st_start[n_st] = t;
                 uint8_t state = rank == 0 ? (uint8_t)(rr >> STATE_SHIFT) : rank == 1 ? RUNNABLE : RUNNING;
@@ -368,6 +387,8 @@ static PyObject *sched_replay(PyObject *self, PyObject *args)
         free(ptr);
         free(rank_of);
         free(uniq);
+        free(thread_pid);
+        free(pid_seen);
         free(map.keys);
         free(map.slot);
         free(map.small);

@@ -131,3 +131,27 @@ def test_replay_checks_its_outputs(kernels):
         out[i] = out[i][:-1]
         with pytest.raises(ValueError):
             replay(out=out)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_record_processes_block_by_block_are_the_whole_columns(monkeypatch, wide):
+    """The records' processes and idle flags, made a block at a time (blocks of 7 records here), are what the
+    whole columns' expressions give: a legacy switch's own process, else its threads' (0 when unknown); a
+    process koid past 32 bits in a later block widens the column, values kept."""
+    monkeypatch.setattr(sched, "RECORD_BLOCK", 7)
+    rng = np.random.default_rng(5)
+    koids = np.array([0, 5, 6, 7, 70_000, (1 << 40) + 3 if wide else 4_000_000_000], np.uint64)
+    for n in (0, 1, 6, 7, 8, 100, 3000):
+        cols = _records(rng, n, koids, wide)
+        if n > 20 and wide:  # a legacy record of a late block names a process past 32 bits
+            cols.sched_kind[n - 3], cols.sched_in_pid[n - 3] = 0, (1 << 35) + 1
+        labels = ObjectLabels(cols)
+        in_pid, out_pid, in_idle, out_idle = sched._record_processes(cols, labels)
+        legacy = cols.sched_kind == 0
+        for got, tid, pid in ((in_pid, cols.sched_in_tid, cols.sched_in_pid),
+                              (out_pid, cols.sched_out_tid, cols.sched_out_pid)):  # fmt: skip
+            want = np.where(legacy, pid, labels.pids_of(tid))
+            assert np.array_equal(got, want) and got.dtype == (np.uint64 if int(want.max(initial=0)) >> 32 else np.uint32)
+        for got, tid, pid, prio in ((in_idle, cols.sched_in_tid, cols.sched_in_pid, cols.sched_in_prio),
+                                    (out_idle, cols.sched_out_tid, cols.sched_out_pid, cols.sched_out_prio)):  # fmt: skip
+            assert np.array_equal(got, (tid == 0) | (legacy & (pid == 0) & (prio == 0)))
