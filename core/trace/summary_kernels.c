@@ -1,7 +1,8 @@
 /*
  * Sums and counts over the model's columns, compiled: the Info tab's counts of one-byte columns
- * (core/trace/stats.py) and the analysis panel's per-row self times, per-name sums and call-path nodes of an
- * area's slices (core/analysis/selection.py, core/analysis/call_tree.py).
+ * (core/trace/stats.py), the analysis panel's per-row self times, per-name sums and call-path nodes of an
+ * area's slices (core/analysis/selection.py, core/analysis/call_tree.py), and the search's matches of a
+ * gathered one-byte code column (core/trace/query.py column_matches).
  *
  * Why C: numpy makes each of these several passes over every row (a bincount per block that widens its input
  * to intp, a mask per depth level, gathers of the parents' nodes, a table of keys per level). Here each is one
@@ -1053,6 +1054,91 @@ done:
     return ret;
 }
 
+/* ------------------------------------------------------------------------------------ coded matches */
+
+PyDoc_STRVAR(coded_matches_doc,
+"coded_matches(index, index_wide, codes, lut, out[, rare_rows, rare_match])\n\n"
+"The search's match of rows ``index`` (int32, int64 when index_wide) of a one-byte code column ``codes``\n"
+"(uint8): ``out[i] = lut[codes[index[i]]]`` (``lut`` 256 uint8: 0 or 1, 2 for a code that names no value;\n"
+"``out`` one byte a row); with\n"
+"``rare_rows`` (int64, ascending) and ``rare_match`` (uint8, one per rare row), a row coded 255 reads the\n"
+"match at its row's place in rare_rows (a names column coded by frequency). query.py's column_matches of a\n"
+"gathered code column, without the decoded ids' passes. ValueError for a row out of range, a code that names\n"
+"no value or a row coded 255 that is not among the rare rows (nothing is then known of ``out``).");
+
+static PyObject *coded_matches(PyObject *self, PyObject *args)
+{
+    Py_buffer ib, cb, lb, ob, rb = {0}, mb = {0};
+    int iwide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*py*y*w*|y*y*", &ib, &iwide, &cb, &lb, &ob, &rb, &mb))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t n = ib.len / (iwide ? 8 : 4), m = cb.len, n_rare = rb.len / 8;
+    if (check_items(&ib, iwide ? 8 : 4, -1, "index") || check_items(&lb, 1, 256, "lut")
+        || check_items(&ob, 1, n, "out"))
+        goto done;
+    if ((rb.obj != NULL) != (mb.obj != NULL)
+        || (rb.obj && (check_items(&rb, 8, -1, "rare_rows") || check_items(&mb, 1, n_rare, "rare_match")))) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "rare_rows and rare_match go together");
+        goto done;
+    }
+    {
+        const void *index = ib.buf;
+        const uint8_t *codes = cb.buf, *lut = lb.buf, *rare_match = mb.obj ? (const uint8_t *)mb.buf : NULL;
+        const int64_t *rare_rows = rb.obj ? (const int64_t *)rb.buf : NULL;
+        uint8_t *out = ob.buf;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const int64_t r = int_at(index, iwide, i);
+            if (r < 0 || r >= m) {
+                bad = 1;
+                break;
+            }
+            const uint8_t c = codes[r];
+            if (c == 255 && rare_rows) {  /* a rare value: its row's place among the rare rows */
+                Py_ssize_t lo = 0, hi = n_rare;
+                while (lo < hi) {
+                    const Py_ssize_t mid = lo + (hi - lo) / 2;
+                    if (rare_rows[mid] < r)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo == n_rare || rare_rows[lo] != r) {
+                    bad = 1;
+                    break;
+                }
+                out[i] = rare_match[lo] != 0;
+            } else {
+                if (lut[c] > 1) {
+                    bad = 1;
+                    break;
+                }
+                out[i] = lut[c];
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, "a row past the codes, a code past the values, or a row coded 255 "
+                                              "not among the rare rows");
+        else
+            ret = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&ob);
+    if (rb.obj)
+        PyBuffer_Release(&rb);
+    if (mb.obj)
+        PyBuffer_Release(&mb);
+    return ret;
+}
+
 /* ----------------------------------------------------------------------------------- counter series */
 
 /* A signed integer of a 1-, 2-, 4- or 8-byte column (the samples' names come as the name column's type). */
@@ -1329,6 +1415,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"dense_names", dense_names, METH_VARARGS, dense_names_doc},
+    {"coded_matches", coded_matches, METH_VARARGS, coded_matches_doc},
     {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
     {"name_ranks", name_ranks, METH_VARARGS, name_ranks_doc},
     {"byte_counts", byte_counts, METH_VARARGS, byte_counts_doc},

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fxscope.core.trace import query
+from fxscope.core.trace import compiled, query
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.query import column_matches
 from fxscope.formats.fxt.coded_column import coded
 from fxscope.formats.fxt.frequent_codes import frequent_coded
+from tests.compiled_loops import choose_loops
 
 
 def _expected(table: np.ndarray, ids) -> np.ndarray:
@@ -86,3 +87,58 @@ def test_a_column_of_no_rows_and_a_table_of_no_strings() -> None:
     ids = np.array([-1, 0, 1, 7], np.int32)
     np.testing.assert_array_equal(column_matches(np.zeros(1, bool), ids), [False] * 4)
     np.testing.assert_array_equal(column_matches(np.zeros(1, bool), ids.astype(np.int16)), [False] * 4)
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def match_loops(request, monkeypatch) -> str:
+    """Both implementations of a gathered code column's matches (summary_kernels.coded_matches, numpy)."""
+    return choose_loops(request.param, monkeypatch, compiled, "summary_kernels")
+
+
+def test_both_paths_match_a_gathered_code_column_row_by_row(match_loops, monkeypatch) -> None:
+    """Codes, escaped rare values (negative ids, ids past the table), rows in any order, int32 and int64 rows,
+    batches cut across: the compiled loop and numpy give the row-by-row lookup."""
+    monkeypatch.setattr(query, "COMPILED_MATCH_BATCH", 333)
+    monkeypatch.setattr(query, "MATCH_BATCH", 777)
+    rng = np.random.default_rng(8)
+    strings = 600
+    table = _table(strings, seed=2)
+    frequent = rng.integers(0, 30, 30_000)
+    frequent[rng.integers(0, 30_000, 300)] = rng.integers(-3, strings + 40, 300)  # escaped: rare
+    names = frequent_coded(frequent.astype(np.int16))
+    categories = coded(rng.choice(np.array([-1, 3, 9, strings - 1, strings + 2], np.int16), 30_000))
+    assert names is not None and not isinstance(categories, np.ndarray)
+    for rows in (rng.integers(0, 30_000, 5_000), np.arange(30_000), np.zeros(0, np.int64)):
+        for dtype in (np.int32, np.int64):
+            for column in (names, categories):
+                gathered = Gathered(column, rows.astype(dtype))
+                got = column_matches(table, gathered)
+                np.testing.assert_array_equal(got, _expected(table, np.asarray(column)[rows]))
+
+
+def test_rows_or_codes_out_of_range_take_the_numpy_paths_answer(match_loops) -> None:
+    """A row past the events, a code naming no value, a row coded 255 that is not a rare row: the compiled
+    loop refuses (ValueError inside), and the numpy path's answer (an IndexError, or its values) is what comes."""
+    table = _table(50, seed=4)
+    categories = coded(np.array([1, 2, 3, 1, 2], np.int16))
+    with pytest.raises(IndexError):
+        column_matches(table, Gathered(categories, np.array([0, 5], np.int64)))
+    with pytest.raises(IndexError):
+        column_matches(table, Gathered(categories, np.array([0, -9], np.int32)))
+    broken = type(categories)(np.array([0, 1, 7], np.uint8), categories.values)  # code 7: no such value
+    with pytest.raises(IndexError):
+        column_matches(table, Gathered(broken, np.array([2, 0], np.int64)))
+    rng = np.random.default_rng(1)
+    values = np.concatenate([np.repeat(np.arange(255), 150), np.arange(1000, 1020)])  # (20 values rare)
+    rng.shuffle(values)
+    names = frequent_coded(values.astype(np.int16))
+    assert names is not None and len(names.rare_rows)
+    lost = type(names)(names.codes, names.values, names.rare_rows[1:], names.rare_values[1:])  # a rare row lost
+    rows = np.array([int(names.rare_rows[0]), 1], np.int64)
+    try:
+        want = lost[rows]  # (what the numpy path reads)
+    except IndexError:
+        with pytest.raises(IndexError):
+            column_matches(table, Gathered(lost, rows))
+    else:
+        np.testing.assert_array_equal(column_matches(table, Gathered(lost, rows)), _expected(table, want))
