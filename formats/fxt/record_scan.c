@@ -705,6 +705,10 @@ static inline __attribute__((always_inline)) uint64_t data_at(const uint64_t *wo
    every few rows a TLB miss) that the hardware's prefetch, which stops at page ends, does not see coming;
    without the hint the loop waits for a few of them at a time (10M events: a time 31 ns a row) */
 #define PREFETCH_ROWS 32
+/* the same for a run of rows (event_times of a run: records in file order, each the next few words on: the
+   hardware's prefetch follows them but stops at each page's end; 64 rows ahead: a time 6.9 -> 4.0 ns a row
+   at 10M events) */
+#define PREFETCH_RUN_ROWS 64
 
 /* Ask for the record at word `at` (clamped to the file; a hint: it never faults) */
 static inline __attribute__((always_inline)) void prefetch_word(const uint64_t *words, int64_t n, int64_t at)
@@ -757,8 +761,11 @@ static PyObject *event_times(PyObject *self, PyObject *args)
                 out[i] = time_at(words, n, record_at(rw.buf, wide, rows[i]), seg_pos, seg_tps, ns, &c);
             }
         } else {
-            for (Py_ssize_t i = 0; i < m; i++)
+            for (Py_ssize_t i = 0; i < m; i++) {
+                if (i + PREFETCH_RUN_ROWS < m)
+                    prefetch_word(words, n, record_at(rw.buf, wide, start + i + PREFETCH_RUN_ROWS) + 1);
                 out[i] = time_at(words, n, record_at(rw.buf, wide, start + i), seg_pos, seg_tps, ns, &c);
+            }
         }
         Py_END_ALLOW_THREADS
         result = Py_None;
