@@ -51,7 +51,8 @@ process, alternating with the sampler running and not, on a frame-like loop of s
 wall p50 +6% with the sampler that parsed ``/proc/self/status`` (+9% on a busier machine), +2% with the one
 reading ``/proc/self/statm``, the UI thread's CPU +1-3% (the wait is wall time). The frames' memory still
 shows in ``frame.peak_hwm`` (the kernel's high-water mark) and in ``peak_anon`` through a reading after them.
-``--during`` also draws pan/zoom frames while the background build runs (``frame.during_build.*``; they
+``--tick-rate 24000000`` measures copies of the traces whose providers tick at that rate (as real traces'
+do; the generator's tick at 1 and 2 GHz: see :func:`with_tick_rate`). ``--during`` also draws pan/zoom frames while the background build runs (``frame.during_build.*``; they
 lengthen ``frame.background_done_s``); ``--window-only`` runs the window's child alone (no load child).
 
 The load child also times the search without the argument index (``search.names_only_s``), the index's build
@@ -66,6 +67,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -384,6 +386,34 @@ def trace_path(events: int) -> Path:
     return path
 
 
+def with_tick_rate(path: Path, rate: int) -> Path:
+    """A copy of the generated trace ``path`` (cached next to it) whose providers tick ``rate`` times a second:
+    its initialization records' tick rate rewritten (those before the first event record; every event's time
+    then converts at that rate). The generator's providers tick at 1 and 2 GHz; real Fuchsia traces' at
+    24 MHz and the like, whose conversion to nanoseconds costs the reader and the build more."""
+    import numpy as np
+
+    out = path.with_name(f"{path.stem}_{rate}hz.fxt")
+    if out.exists():
+        return out
+    part = out.with_name(out.name + ".part")
+    shutil.copyfile(path, part)
+    words = np.memmap(part, np.uint64, "r+")
+    at = 0
+    while at < len(words):
+        header = int(words[at])
+        kind, size = header & 0xF, (header >> 4) & 0xFFF
+        if kind == 4 or size == 0:  # (the first event record: the initialization records come before it)
+            break
+        if kind == 1 and size >= 2:
+            words[at + 1] = rate
+        at += size
+    words.flush()
+    del words
+    os.replace(part, out)
+    return out
+
+
 def _child(code: str, path: Path, *args: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code, str(path), *args], capture_output=True, text=True, env=env,
@@ -433,12 +463,14 @@ def _load_figures(path: Path, search: bool) -> dict:
 
 
 def measure(events: int, frame: bool, search: bool, during: bool = False, window_only: bool = False,
-            sample_frames: bool = False) -> dict:  # fmt: skip
+            sample_frames: bool = False, tick_rate: int | None = None) -> dict:  # fmt: skip
     """The figures of one size (see the module docstring), each from a fresh process. ``window_only``: the
     window's child alone (``--frame`` without the load child's figures); ``during``: its navigation frames
     also while the background build runs; ``sample_frames``: the memory sampler runs during the navigation
-    frames too."""
+    frames too; ``tick_rate``: the trace's providers ticking that many times a second (:func:`with_tick_rate`)."""
     path = trace_path(events)
+    if tick_rate is not None:
+        path = with_tick_rate(path, tick_rate)
     size = path.stat().st_size
     fig = {"file_mb": size / 1e6} if window_only else _load_figures(path, search)
     if frame or window_only:
@@ -531,6 +563,9 @@ def main() -> None:
     parser.add_argument("--sample-frames", action="store_true",
                         help="keep the 2 ms memory sampler running during the navigation frames (as before: "
                         "it lengthens them, see the docstring)")  # fmt: skip
+    parser.add_argument("--tick-rate", type=int, default=None,
+                        help="measure copies of the traces whose providers tick this many times a second (e.g. "
+                        "24000000, as real Fuchsia traces; the generator's tick at 1 and 2 GHz)")  # fmt: skip
     args = parser.parse_args()
     names = [s.strip().lower() for s in args.sizes.split(",") if s.strip()]
     if args.build_threads is not None:  # (read by the children's fxscope.core.concurrent_steps)
@@ -543,7 +578,8 @@ def main() -> None:
     figs = []
     for n in names:
         search = args.search == "yes" or (args.search == "auto" and SIZES[n] < 100_000_000)
-        figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only, args.sample_frames))
+        figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only, args.sample_frames,
+                            args.tick_rate))  # fmt: skip
         print(f"{n}: done", file=sys.stderr, flush=True)
     print_table(names, figs)
     if args.json:
