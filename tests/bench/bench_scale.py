@@ -388,9 +388,11 @@ def trace_path(events: int) -> Path:
 
 def with_tick_rate(path: Path, rate: int) -> Path:
     """A copy of the generated trace ``path`` (cached next to it) whose providers tick ``rate`` times a second:
-    its initialization records' tick rate rewritten (those before the first event record; every event's time
-    then converts at that rate). The generator's providers tick at 1 and 2 GHz; real Fuchsia traces' at
-    24 MHz and the like, whose conversion to nanoseconds costs the reader and the build more."""
+    its initialization records' tick rates rewritten (those before the first event record), each scaled by
+    ``rate`` / 1 GHz (the generator's 2 GHz provider then ticks at twice ``rate``: its events' times stay in
+    step with the others', every time scaled alike). The generator's providers tick at 1 and 2 GHz; real
+    Fuchsia traces' at 24 MHz and the like, whose conversion to nanoseconds costs the reader and the build
+    more."""
     import numpy as np
 
     out = path.with_name(f"{path.stem}_{rate}hz.fxt")
@@ -406,7 +408,7 @@ def with_tick_rate(path: Path, rate: int) -> Path:
         if kind == 4 or size == 0:  # (the first event record: the initialization records come before it)
             break
         if kind == 1 and size >= 2:
-            words[at + 1] = rate
+            words[at + 1] = int(words[at + 1]) * rate // 1_000_000_000
         at += size
     words.flush()
     del words
