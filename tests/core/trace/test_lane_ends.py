@@ -1,6 +1,7 @@
 """The running max of the slice lanes' ends (:meth:`fxscope.core.trace.model._Lanes.end_max_of`), scanned a batch
-of rows at a time, equals each lane's own running max, whatever the batch size (lanes cut by a batch's start
-carry their maximum over)."""
+of rows at a time and kept at every BLOCK-th row (:class:`fxscope.core.trace.lane_end_max.LaneEndMax`): its kept
+values are each lane's own running max there, whatever the batch size (lanes cut by a batch's start carry their
+maximum over), and its binary search finds what the search of the whole running max finds."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 import fxscope.core.trace.model as model_module
 from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace.lane_end_max import BLOCK, LaneEndMax
 from fxscope.core.trace.model import TraceModel
 from fxscope.formats.fxt.reader import read_fxt_bytes
 
@@ -26,7 +28,7 @@ def test_lane_end_maxima_equal_each_lanes_running_max(monkeypatch, batch: int) -
         for rows, end_max in zip(per_depth, got[t], strict=True):
             ends = s.ts[rows] + s.dur[rows]
             assert end_max.dtype == np.int64
-            assert np.array_equal(end_max, np.maximum.accumulate(ends) if len(ends) else ends)
+            _check_lane(end_max, np.maximum.accumulate(ends) if len(ends) else ends)
             lanes_seen += len(rows) > batch
     assert len(lanes.rows) > 5000 and (batch >= 1000 or lanes_seen > 10)
 
@@ -49,4 +51,17 @@ def test_batched_scan_on_unordered_ends(monkeypatch, batch: int) -> None:
     monkeypatch.setattr(model_module, "LANE_ENDS_BATCH", batch)
     got = lanes._build_end_max()[0]
     for (a, b), end_max in zip(lanes._bounds[0], got, strict=True):
-        assert np.array_equal(end_max, np.maximum.accumulate(ts[rows[a:b]] + dur[rows[a:b]]))
+        _check_lane(end_max, np.maximum.accumulate(ts[rows[a:b]] + dur[rows[a:b]]))
+
+
+def _check_lane(got: LaneEndMax, want: np.ndarray) -> None:
+    """The kept values are the running max at each block's last row (and the lane's last); the search of
+    any value, either side, finds what the search of the whole running max finds."""
+    n = len(want)
+    assert len(got) == n and np.array_equal(np.asarray(got), want)
+    keep = np.minimum(np.arange(BLOCK - 1, n + BLOCK - 1, BLOCK), n - 1) if n else np.zeros(0, np.int64)
+    assert got.coarse.tolist() == want[keep].tolist()
+    probes = np.r_[want, want - 1, want + 1, np.iinfo(np.int64).min, np.iinfo(np.int64).max - 1] if n else [0]
+    for v in np.unique(probes).tolist():
+        for side in ("left", "right"):
+            assert np.searchsorted(got, v, side) == np.searchsorted(want, v, side), (v, side)
