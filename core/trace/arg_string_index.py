@@ -5,16 +5,17 @@ It is built in the window's background after the first frame, beside what the wi
 build's temporaries are the window's peak memory (issue 18: at most 1.5x the file). Every temporary is bounded
 by a batch of :data:`INDEX_BATCH` slices, never a multiple of the slice count: the slices are read a batch of
 rows at a time (their events sorted within the batch for the argument reader), each batch keeps its pairs
-(string id, slice row) deduplicated and by row, 8 bytes a pair, and a counting sort by string id (ids are
-dense: a count per id gives each string's range) scatters them into the index, batch by batch. The batches
+(string id, slice row) deduplicated and by row, and a counting sort by string id (ids are
+dense: a count per id gives each string's range) scatters them into the index, batch by batch (a pair is held
+as 4 bytes until then: a 16-bit string id and the slice's 16-bit row in its batch, as a rule). The batches
 come by row and the scatter is stable, so each string's rows are ascending. The index itself is 4 bytes a
 pair (int32 rows) and 8 bytes a distinct argument string.
 
 Measured on the 10M-event benchmark trace (2.5M slices, 1.7M pairs; RssAnon sampled every ms, three
 alternating runs each): the build's peak above the model was +100-105 MB with the former build (a stable
 argsort of every slice's event, its int64 order, each slice's argument count read in int64 temporaries, then
-a lexsort of all pairs and sorted copies), +23 MB with this one (the index 6.7 MB, its pairs 13 MB), and its
-CPU time 0.50-0.58 -> 0.39-0.48 s. (Batches of 2**17 slices: +33 MB; 2**15: as 2**16, no faster.)
+a lexsort of all pairs and sorted copies), +21 MB with this one (the index 6.7 MB, its pairs 6.7 MB), and its
+CPU time 0.50-0.58 -> 0.35-0.48 s; at 30M events +272-314 -> +49 MB, 1.58-1.59 -> 1.07-1.38 s. (Batches of 2**17 slices: +33 MB; 2**15: as 2**16, no faster.)
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class ArgStringIndex:
 #: slices whose arguments are read together while building the search index (their argument columns, ~40
 #: bytes an argument, and each slice's event and argument count, are the build's largest temporaries)
 INDEX_BATCH = 1 << 16
+#: string ids and rows in a batch below this are held in 16 bits until the scatter (numpy sorts them by radix)
+NARROW = 1 << 16
 
 
 def _no_check() -> None:
@@ -67,8 +70,9 @@ def _grown(a: np.ndarray, n: int) -> np.ndarray:
 
 def _batch_pairs(s: SliceTable, cols: FxtColumns, strings: list[str], a: int, b: int,
                  check: Callable[[], None]) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
-    """The distinct (string id, slice row) pairs of slice rows ``[a, b)``, by row then string id, as int32
-    columns; None when none of those slices has an argument. Inline strings are interned into ``strings``."""
+    """The distinct (string id, slice row - ``a``) pairs of slice rows ``[a, b)``, by row then string id (uint16
+    columns where they fit, else int32); None when none of those slices has an argument. Inline strings are
+    interned into ``strings``."""
     ev = np.asarray(s.event[a:b], np.int64)
     has = np.flatnonzero(cols.nargs_of(ev) > 0)
     if not len(has):
@@ -103,13 +107,16 @@ def _batch_pairs(s: SliceTable, cols: FxtColumns, strings: list[str], a: int, b:
         if not new.all():
             key = key[new]
         del new
-    return (key % m).astype(np.int32), (key // m + a).astype(np.int32)
+    # held until the scatter: 2 bytes a string id below 2**16 (a trace's strings, as a rule) and 2 bytes a row
+    # in its batch of at most 2**16 slices, else 4 each
+    sid_type = np.uint16 if m <= NARROW else np.int32
+    return (key % m).astype(sid_type), (key // m).astype(np.uint16 if b - a <= NARROW else np.int32)
 
 
 def _stable_order(ids: np.ndarray, n_ids: int) -> np.ndarray:
     """A stable order grouping equal non-negative ``ids`` (< ``n_ids``), ascending: numpy sorts keys of 16
     bits by radix."""
-    if n_ids <= 1 << 16:
+    if n_ids <= NARROW:
         return np.argsort(ids.astype(np.uint16), kind="stable")
     return np.argsort(ids, kind="stable")
 
@@ -128,7 +135,7 @@ def build_arg_string_index(
     n = len(s.event)
     counts = np.zeros(len(strings), np.int64)  # pairs per string id
     named = np.zeros(len(strings), bool)  # the ids of the slices' names
-    batches: list[tuple[np.ndarray, np.ndarray]] = []
+    batches: list[tuple[int, np.ndarray, np.ndarray]] = []
     for a in range(0, n, INDEX_BATCH):  # a batch of slices at a time: bounded temporaries
         check()
         b = min(n, a + INDEX_BATCH)
@@ -144,7 +151,7 @@ def build_arg_string_index(
         per = np.bincount(pairs[0])
         counts = _grown(counts, len(per))
         counts[: len(per)] += per
-        batches.append(pairs)
+        batches.append((a, *pairs))
     check()
     n_ids = len(counts)
     start = np.zeros(n_ids + 1, np.int64)
@@ -154,14 +161,14 @@ def build_arg_string_index(
     cursor = start[:-1].copy()  # where each string's next row goes
     batches.reverse()
     while batches:  # the counting sort's scatter, in batch (= row) order; each batch freed once placed
-        sid, srow = batches.pop()
+        a, sid, srow = batches.pop()
         order = _stable_order(sid, n_ids)
-        sid, srow = sid[order], srow[order]
+        sid, srow = sid[order].astype(np.int64), srow[order]
         del order
         first = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]])
         size = np.diff(np.r_[first, len(sid)])
         rank = np.arange(len(sid)) - np.repeat(first, size)  # position among the batch's pairs of its string
-        rows[cursor[sid] + rank] = srow
+        rows[cursor[sid] + rank] = srow.astype(np.int32) + a
         cursor[sid[first]] += size
         del sid, srow, first, size, rank
     arg_ids = np.flatnonzero(counts)

@@ -99,8 +99,10 @@ def _inline_strings_trace() -> bytes:
     return w.getvalue()
 
 
-@pytest.mark.parametrize("batch", [3, 500, 1 << 16])
-def test_inline_strings_index_equals_the_reference(monkeypatch, batch: int) -> None:
+@pytest.mark.parametrize(("batch", "narrow"), [(3, 1 << 16), (500, 1 << 16), (1 << 16, 1 << 16), (3, 8), (500, 8)])
+def test_inline_strings_index_equals_the_reference(monkeypatch, batch: int, narrow: int) -> None:
+    """(``narrow`` 8: the string ids and rows held in 32 bits, as for a table of 2**16 strings or more.)"""
+    monkeypatch.setattr(arg_string_index, "NARROW", narrow)
     model = TraceModel(read_fxt_bytes(_inline_strings_trace()))
     before = len(model.strings)
     got = _check(model, batch, monkeypatch)
@@ -171,3 +173,18 @@ def test_build_temporaries_are_bounded_by_a_batch(monkeypatch) -> None:
     assert slices > 30_000 and pairs > 30_000
     bound = 16 * pairs + 512 * arg_string_index.INDEX_BATCH + 256 * 1024
     assert new < bound < old, (new, bound, old, slices, pairs)
+
+
+def test_more_than_2_16_strings(monkeypatch) -> None:
+    """70,000 distinct inline values (the string table passes 2**16 during the build: the later batches hold
+    their string ids in 32 bits), in batches of 2**16 slices and of 5,000."""
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for i in range(70_000):
+        w.event(EventKind.DURATION_COMPLETE, 10 * i, (1, 10 + i % 2), "cat", "s",
+                [("v", ArgType.STRING, f"value {i}")], data=10 * i + 5)  # fmt: skip
+    model = TraceModel(read_fxt_bytes(w.getvalue()))
+    assert len(model.strings) < 1 << 16
+    for batch in (1 << 16, 5000):
+        got = _check(model, batch, monkeypatch)
+        assert len(model.strings) > 70_000 and len(got.arg_ids) == 70_001 and len(got.rows) == 140_000
