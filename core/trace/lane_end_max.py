@@ -35,19 +35,21 @@ class LaneEndMax:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def _block(self, k: int) -> np.ndarray:
-        """The running max of the ends of block ``k``'s rows on their own (without the rows before it)."""
-        r = self.rows[k * BLOCK : (k + 1) * BLOCK]
-        return np.maximum.accumulate(self._ts[r] + self._dur[r])
-
     def searchsorted(self, v, side: str = "left", sorter=None):
-        """``np.searchsorted`` of the whole running max (what ``np.searchsorted(this, v, side)`` calls)."""
-        if sorter is not None or np.ndim(v):
+        """``np.searchsorted`` of the whole running max (what ``np.searchsorted(this, v, side)`` calls). A
+        frame zoomed in past the pyramid searches each visible lane: a few numpy calls, ~5 us more than the
+        search of a stored running max."""
+        if sorter is not None or not isinstance(v, (int, float, np.integer, np.floating)):
             return np.searchsorted(np.asarray(self), v, side, sorter)
-        k = int(np.searchsorted(self.coarse, v, side))
+        k = int(self.coarse.searchsorted(v, side))
         if k >= len(self.coarse):
             return len(self.rows)
-        return k * BLOCK + int(np.searchsorted(self._block(k), v, side))
+        # the running max of block k's rows on their own (without the rows before it)
+        r = self.rows[k * BLOCK : (k + 1) * BLOCK]
+        ends = self._ts[r]
+        ends += self._dur[r]
+        np.maximum.accumulate(ends, out=ends)
+        return k * BLOCK + int(ends.searchsorted(v, side))
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         """The whole running max (built for the caller: tests, a debugger)."""

@@ -65,3 +65,7 @@ def _check_lane(got: LaneEndMax, want: np.ndarray) -> None:
     for v in np.unique(probes).tolist():
         for side in ("left", "right"):
             assert np.searchsorted(got, v, side) == np.searchsorted(want, v, side), (v, side)
+            assert np.searchsorted(got, np.int64(v), side) == np.searchsorted(want, v, side)
+    for v in np.unique(probes)[::7].astype(np.float64).tolist():  # (a frame's window may be in float ns)
+        for side in ("left", "right"):
+            assert np.searchsorted(got, v + 0.5, side) == np.searchsorted(want, v + 0.5, side)
