@@ -48,10 +48,13 @@ class Step:
 
 @dataclass
 class StepClock:
-    """What a run did when: each step's own seconds (the wall time of its thread while it ran), the run's wall
+    """What a run did when: each step's own seconds (the wall time of its thread while it ran), when it ended
+    (seconds from the run's start: a benchmark tells when a subset of the steps was all done), the run's wall
     time, and which steps run at this moment (a benchmark's memory sampler reads it from another thread)."""
 
     seconds: dict[str, float] = field(default_factory=dict)
+    ended_s: dict[str, float] = field(default_factory=dict)
+    started_at: float = 0.0
     wall_s: float = 0.0
     running: frozenset[str] = frozenset()
 
@@ -73,7 +76,7 @@ def run_steps(
     if len(names) != len(steps):
         raise ValueError("two steps share a name")
     clock = clock if clock is not None else StepClock()
-    started_at = time.perf_counter()
+    clock.started_at = started_at = time.perf_counter()
     try:
         if workers <= 1:
             _run_inline(steps, names, check, done, clock)
@@ -101,7 +104,8 @@ def _run_inline(steps, names, check, done, clock: StepClock) -> None:
         clock.running = frozenset({step.name})
         t = time.perf_counter()
         step.run()
-        clock.seconds[step.name] = time.perf_counter() - t
+        clock.seconds[step.name] = (end := time.perf_counter()) - t
+        clock.ended_s[step.name] = end - clock.started_at
         clock.running = frozenset()
         finished.add(step.name)
         if done is not None:
@@ -200,7 +204,8 @@ class _Run:
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
                 self.results.put((step.name, exc))
                 continue
-            self.clock.seconds[step.name] = time.perf_counter() - t
+            self.clock.seconds[step.name] = (end := time.perf_counter()) - t
+            self.clock.ended_s[step.name] = end - self.clock.started_at
             self.results.put((step.name, None))
         sys.setprofile(None)
 

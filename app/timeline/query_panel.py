@@ -11,9 +11,9 @@ its slice on the timeline when it names one (its ``id`` in ``slice``, or its thr
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -32,6 +32,9 @@ from PySide6.QtWidgets import (
 from fxscope.core.sql.debug_track import SLICES, DebugTrackError, debug_track, debug_track_kind
 from fxscope.core.trace.model import TraceModel
 
+if TYPE_CHECKING:  # (imported by a query's first result: the window holds no pyarrow, ~9 MB, before one)
+    import pyarrow as pa
+
 EXAMPLE = "SELECT name, count(*) AS n, sum(dur) AS total_ns\nFROM slice\nGROUP BY name\nORDER BY total_ns DESC"
 HISTORY_MAX = 50
 
@@ -42,7 +45,7 @@ class ArrowTableModel(QAbstractTableModel):
 
     def __init__(self, table: pa.Table | None = None) -> None:
         super().__init__()
-        self.table = table if table is not None else pa.table({})
+        self.table = table  # (None: no result yet)
 
     def set_table(self, table: pa.Table) -> None:
         self.beginResetModel()
@@ -50,10 +53,10 @@ class ArrowTableModel(QAbstractTableModel):
         self.endResetModel()
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
-        return 0 if parent.isValid() else self.table.num_rows
+        return 0 if parent.isValid() or self.table is None else self.table.num_rows
 
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt API
-        return 0 if parent.isValid() else self.table.num_columns
+        return 0 if parent.isValid() or self.table is None else self.table.num_columns
 
     def value(self, row: int, column: int):
         return self.table.column(column)[row].as_py()
@@ -65,6 +68,8 @@ class ArrowTableModel(QAbstractTableModel):
             v = self.value(index.row(), index.column())
             return "NULL" if v is None else str(v)
         if role == Qt.ItemDataRole.TextAlignmentRole:
+            import pyarrow as pa
+
             t = self.table.schema.field(index.column()).type
             if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -74,7 +79,7 @@ class ArrowTableModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            return self.table.column_names[section] if section < self.table.num_columns else None
+            return self.table.column_names[section] if section < self.columnCount() else None
         return str(section + 1)
 
 
@@ -277,7 +282,7 @@ class QueryPanel(QWidget):
     # ------------------------------------------------------------------ to the timeline
     def show_row(self, row: int) -> None:
         """Select the result row's slice on the timeline, or zoom to its span (see the module docstring)."""
-        names = self.results.table.column_names
+        names = self.results.table.column_names if self.results.table is not None else []
         if "ts" not in names:
             return
         get = lambda c: self.results.value(row, names.index(c)) if c in names else None  # noqa: E731

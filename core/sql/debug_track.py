@@ -21,16 +21,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from fxscope.core.trace.async_spans import assign_lanes
 from fxscope.core.trace.counters import CounterSeries, CounterSet
 from fxscope.core.trace.lane_boxes import covering, lane_boxes
 from fxscope.core.trace.lod import SlicePyramid
 from fxscope.core.trace.sorting import lexsort
+
+if TYPE_CHECKING:  # (pyarrow is imported where a query's result is turned into a track: the window's
+    # timeline imports this module, and pyarrow with its compute kernels held ~9 MB before any query)
+    import pyarrow as pa
 
 SLICES = "slices"
 COUNTER = "counter"
@@ -156,6 +159,8 @@ class DebugCounter:
 
 def _numbers(table: pa.Table, name: str, to: pa.DataType) -> tuple[np.ndarray, np.ndarray]:
     """Column ``name`` as numpy ``to`` values and a validity mask (NULL: False, value 0)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
     col = table.column(name).combine_chunks()
     t = col.type
     if pa.types.is_dictionary(t):
@@ -185,6 +190,8 @@ def _numbers(table: pa.Table, name: str, to: pa.DataType) -> tuple[np.ndarray, n
 def _labels(table: pa.Table, title: str, rows: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """Label id of each of ``rows`` and the distinct labels: the ``name`` column as text (NULL: "NULL"), or
     the title for every box when there is none."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
     if "name" not in table.column_names:
         return np.zeros(len(rows), np.int32), pa.array([title], pa.string())
     col = table.column("name").combine_chunks()
@@ -201,6 +208,7 @@ def debug_slices(table: pa.Table, title: str, start_ns: int, end_ns: int) -> Deb
     """The rows of ``table`` (columns ``ts``, ``dur``, optional ``name``) as boxes within the trace that
     spans ``start_ns .. end_ns`` (a negative ``dur`` runs to its end; a box ending before its start is left
     out with the NULLs)."""
+    import pyarrow as pa
     ts, ts_ok = _numbers(table, "ts", pa.int64())
     dur, dur_ok = _numbers(table, "dur", pa.int64())
     start, dur = ts, dur
@@ -229,6 +237,7 @@ def debug_slices(table: pa.Table, title: str, start_ns: int, end_ns: int) -> Deb
 def debug_counter(table: pa.Table, title: str, start_ns: int) -> DebugCounter:
     """The rows of ``table`` (columns ``ts`` and ``value``) as one counter series from ``start_ns`` (the
     trace's start) on."""
+    import pyarrow as pa
     ts, ts_ok = _numbers(table, "ts", pa.int64())
     value, value_ok = _numbers(table, "value", pa.float64())
     keep = np.flatnonzero(ts_ok & value_ok)

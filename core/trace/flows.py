@@ -214,12 +214,13 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     n, unbound, ambiguous, without_start, duplicate = compiled.span_kernels.flow_table(
         k, contiguous(fid, np.uint64), proc, contiguous(ranks, np.int32), contiguous(bound, np.int32),
         contiguous(ts, np.int64), sel, contiguous(slices.ts, np.int64), int(EventKind.FLOW_BEGIN),
-        int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out,
+        int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out, False,
     )  # fmt: skip
     del k, fid, proc, bound, ts, sel
     check()
     # (views of the outputs unless most of their room went unused: the untouched pages cost nothing)
-    # (the kernel's order by destination is dropped: FlowTable.incoming scans the destinations instead)
+    # (no order by destination asked of the kernel, its fifth output only its scratch: FlowTable.incoming
+    # scans the destinations instead)
     src_slice, dst_slice, src_event, dst_event = (a[:n] if 2 * n >= room else a[:n].copy() for a in out[:4])
     del out
     dropped = {"ambiguous": ambiguous, "without_start": without_start, "duplicate_begin": duplicate}

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fxscope.core.reserved_arrays import reserved_array
 from fxscope.core.trace import compiled
 from fxscope.core.trace.gathered import Difference
 from fxscope.core.trace.segments import segmented_running_max
@@ -416,11 +417,12 @@ def _takes_compiled(ts, dur, lane, order) -> bool:
 
 
 def _compiled_levels(order, ts, dur, lane, n_lanes: int, origin: int, shifts: list[int], check) -> list[Level]:
-    """Every level by the compiled loops: one pass over the slices in lane order counts each level's
-    entries, long slices and largest count, a second fills the levels' columns, allocated at their final
-    sizes (no per-batch parts to concatenate). The same levels as the numpy path's (:func:`_lane_levels`:
-    grouping the short slices of each run of equal (lane, bucket) directly gives what it builds from the finer
-    level's entries)."""
+    """Every level by the compiled loops in one pass over the slices in lane order, filling each level's
+    columns in arrays sized for the most a level can hold (:func:`_filled_at_bounds`); where such arrays
+    cannot be had, a first pass counts each level's entries, long slices and largest count and a second
+    fills the levels' columns allocated at their exact sizes. The same levels as the numpy path's
+    (:func:`_lane_levels`: grouping the short slices of each run of equal (lane, bucket) directly gives what
+    it builds from the finer level's entries)."""
     kernels = compiled.slice_kernels
     assert kernels is not None
     dur_a, dur_b = (dur.minuend, dur.subtrahend) if isinstance(dur, Difference) else (dur, None)
@@ -428,8 +430,55 @@ def _compiled_levels(order, ts, dur, lane, n_lanes: int, origin: int, shifts: li
     shift_a = np.array(shifts, np.int64)
     wide = order.dtype == np.int64
     cuts = _lane_cuts(order, lane, COMPILED_CHUNK)
-    state = np.zeros((n_levels, _STATE), np.int64)
     args = (order, wide, ts, dur_a, dur_b, lane, n_lanes, origin & _U64, shift_a)
+    filled = _filled_at_bounds(kernels, args, cuts, len(order), n_levels, n_lanes, check)
+    filled_at_bounds = filled is not None
+    if filled is None:
+        filled = _filled_counted(kernels, args, cuts, n_levels, n_lanes, check)
+    state, bucket, row, count16, count32, longpos, lane_ptr = filled
+    levels = []
+    for k, shift in enumerate(shifts):
+        n, n_long = int(state[k, 0]), int(state[k, 1])
+        lane_ptr[k, state[k, 3] :] = n
+        e0, c0, l0 = int(state[k, 4]), int(state[k, 5]), int(state[k, 7])
+        count = count32[c0 : c0 + n] if state[k, 6] else count16[c0 : c0 + n]
+        if filled_at_bounds:  # (copies: the counts' reserved mapping, 32 bits a count, is let go of)
+            count = count.astype(np.uint16 if state[k, 2] < 1 << 16 else np.int32)
+        pos = longpos[l0 : l0 + n_long]
+        long_rows, long_end_max = _long_lists(order[pos].astype(np.int64), lane, ts, dur)
+        levels.append(Level(shift, bucket[e0 : e0 + n], row[e0 : e0 + n], count, lane_ptr[k], long_rows, long_end_max))
+    return levels
+
+
+def _filled_at_bounds(kernels, args, cuts: list[int], n: int, n_levels: int, n_lanes: int, check) -> tuple | None:
+    """(state, bucket, row, count16, count32, longpos, lane_ptr) of one pyramid pass that fills every level
+    at once (slice_kernels.pyramid with its outputs), each level's entries, counts (32 bits wide, the
+    caller narrows those that fit 16) and long slices in a region of ``n`` (the slices: a level holds at
+    most one entry and one long slice a slice) of arrays on reserved mappings
+    (:func:`~fxscope.core.reserved_arrays.reserved_array`: the pages of a region's unwritten part are never
+    resident), or None when those cannot be mapped (then the caller counts first). Why: the counting pass
+    read every slice's lane, start and duration once more, as long as the filling (a quarter of the
+    pyramid's build at 10M events)."""
+    cap = max(n, 1)
+    arrays = [reserved_array(n_levels * cap, t) for t in (np.int32, np.int32, np.int32, np.int64)]
+    if any(a is None for a in arrays):
+        return None
+    bucket, row, count32, longpos = arrays
+    state = np.zeros((n_levels, _STATE), np.int64)
+    state[:, 4] = state[:, 5] = state[:, 7] = np.arange(n_levels, dtype=np.int64) * cap  # (each level's region)
+    state[:, 6] = 1  # (every level's counts 32 bits wide)
+    count16 = np.empty(0, np.uint16)
+    lane_ptr = np.empty((n_levels, n_lanes + 1), np.int64)
+    for a, b in itertools.pairwise(cuts):
+        check()
+        kernels.pyramid(*args, a, b, state, bucket, row, count16, count32, longpos, lane_ptr)
+    return state, bucket, row, count16, count32, longpos, lane_ptr
+
+
+def _filled_counted(kernels, args, cuts: list[int], n_levels: int, n_lanes: int, check) -> tuple:
+    """:func:`_filled_at_bounds`'s outputs by two passes: one counting each level's entries, long slices and
+    largest count, then one filling arrays of those sizes (each level's counts 16 bits wide where they fit)."""
+    state = np.zeros((n_levels, _STATE), np.int64)
     for a, b in itertools.pairwise(cuts):
         check()
         kernels.pyramid(*args, a, b, state)
@@ -451,15 +500,7 @@ def _compiled_levels(order, ts, dur, lane, n_lanes: int, origin: int, shifts: li
     for a, b in itertools.pairwise(cuts):
         check()
         kernels.pyramid(*args, a, b, state, bucket, row, count16, count32, longpos, lane_ptr)
-    levels = []
-    for k, shift in enumerate(shifts):
-        lane_ptr[k, state[k, 3] :] = entries[k]
-        e0, n, c0 = int(state[k, 4]), int(entries[k]), int(state[k, 5])
-        count = count32[c0 : c0 + n] if wide_count[k] else count16[c0 : c0 + n]
-        pos = longpos[int(state[k, 7]) : int(state[k, 7]) + int(longs[k])]
-        long_rows, long_end_max = _long_lists(order[pos].astype(np.int64), lane, ts, dur)
-        levels.append(Level(shift, bucket[e0 : e0 + n], row[e0 : e0 + n], count, lane_ptr[k], long_rows, long_end_max))
-    return levels
+    return state, bucket, row, count16, count32, longpos, lane_ptr
 
 
 def _lane_cuts(order: np.ndarray, lane: np.ndarray, step: int) -> list[int]:

@@ -16,6 +16,7 @@ from fxscope.core.trace import compiled
 from fxscope.core.trace.built_once import BuiltOnce, once_property
 from fxscope.core.trace.complete_ends import CompleteEnds, decoded_ends
 from fxscope.core.trace.gathered import Difference, Gathered
+from fxscope.core.trace.lane_end_max import LaneEndMax, block_ends
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
 from fxscope.core.trace.segments import segment_starts, segmented_running_max, sorted_run_starts
@@ -58,8 +59,9 @@ class ThreadTrack:
         return self.lanes.get().by_depth[self.thread]
 
     @property
-    def end_max(self) -> list[np.ndarray]:
-        """Per depth: the running max of the ends of :attr:`by_depth`'s rows (int64 ns)."""
+    def end_max(self) -> list[LaneEndMax]:
+        """Per depth: the running max of the ends of :attr:`by_depth`'s rows (int64 ns, as ``np.searchsorted``
+        and ``np.asarray`` read it: :class:`~fxscope.core.trace.lane_end_max.LaneEndMax`)."""
         return self.lanes.get().end_max_of[self.thread]
 
 
@@ -79,6 +81,10 @@ class VisibleSlices:
     count: np.ndarray  # int64: 1 for a real slice, >1 for a box that merges sub-pixel slices
     start: np.ndarray  # int64 ns of the box
     end: np.ndarray  # int64 ns of the box
+
+
+#: slice rows whose lanes' running max of ends is scanned at a time (:meth:`_Lanes.end_max_of`)
+LANE_ENDS_BATCH = 1 << 18
 
 
 class _Lanes:
@@ -127,21 +133,53 @@ class _Lanes:
         for t, spans in self._bounds.items():
             self.by_depth[t] = [self.rows[a:b] if b > a else self.rows[:0] for a, b in spans]
             self.thread_rows[t] = self.rows[spans[0][0] : spans[-1][1]]
-        self._end_max: BuiltOnce[dict[int, list[np.ndarray]]] = BuiltOnce()
+        self._end_max: BuiltOnce[dict[int, list[LaneEndMax]]] = BuiltOnce()
 
     @property
-    def end_max_of(self) -> dict[int, list[np.ndarray]]:
-        """Per thread with slices, per depth: the int64 running max of the ends of its ``by_depth`` rows
-        (built on first use, once: one gather of the slices' ends in lane order and a segmented scan)."""
+    def end_max_of(self) -> dict[int, list[LaneEndMax]]:
+        """Per thread with slices, per depth: the running max of the ends of its ``by_depth`` rows (built on
+        first use, once: a gather of the slices' ends in lane order and a segmented scan, a batch of rows at a
+        time), kept at every :data:`~fxscope.core.trace.lane_end_max.BLOCK`-th row
+        (:class:`~fxscope.core.trace.lane_end_max.LaneEndMax`: 8 bytes a slice stored whole, 20 MB at 10M
+        events held by the window; ``np.searchsorted`` reads it as the whole)."""
         return self._end_max.get(self._build_end_max)
 
-    def _build_end_max(self) -> dict[int, list[np.ndarray]]:
+    def _build_end_max(self) -> dict[int, list[LaneEndMax]]:
         s = self._slices
-        ends = s.ts[self.rows]
-        ends += s.dur[self.rows]
-        end_max = segmented_running_max(ends, self.starts)
-        del ends
-        return {t: [end_max[a:b] if b > a else end_max[:0] for a, b in spans] for t, spans in self._bounds.items()}
+        n = len(self.rows)
+        at, first = block_ends(self.starts, n)
+        coarse = np.empty(len(at), np.int64)
+        carry = 0
+        # LANE_ENDS_BATCH rows at a time (the scan's temporaries, three int64 a row, bounded: at 10M events the
+        # step's peak was +60 MB for its 20 MB, built beside the window's other background tables); a lane
+        # cut by a batch's start carries the maximum of its rows before
+        for a in range(0, n, LANE_ENDS_BATCH):
+            b = min(n, a + LANE_ENDS_BATCH)
+            rows = self.rows[a:b]
+            ends = s.ts[rows]
+            ends += s.dur[rows]
+            lo, hi = np.searchsorted(self.starts, [a, b])
+            starts = self.starts[lo:hi] - a
+            if not len(starts) or starts[0] != 0:  # (mid-lane)
+                starts = np.r_[0, starts]
+                if a:
+                    ends[0] = max(int(ends[0]), carry)
+            end_max = segmented_running_max(ends, starts)
+            del ends
+            carry = int(end_max[-1])
+            lo, hi = np.searchsorted(at, [a, b])
+            coarse[lo:hi] = end_max[at[lo:hi] - a]
+            del end_max
+        lane_of = {start: k for k, start in enumerate(self.starts.tolist())}
+        ts, dur = s.ts, s.dur
+
+        def lane(a: int, b: int) -> LaneEndMax:
+            if b <= a:
+                return LaneEndMax(self.rows[:0], coarse[:0], ts, dur)
+            k = lane_of[a]
+            return LaneEndMax(self.rows[a:b], coarse[first[k] : first[k + 1]], ts, dur)
+
+        return {t: [lane(a, b) for a, b in spans] for t, spans in self._bounds.items()}
 
 
 def _lane_rows_compiled(s: SliceTable) -> tuple[np.ndarray, np.ndarray] | None:

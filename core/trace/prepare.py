@@ -256,13 +256,18 @@ def prepare_tracks(model: TraceModel, check: Callable[[], None],
                 workers=workers, nice=nice)  # fmt: skip
 
 
+def _flow_step(check: Callable[[], None]) -> tuple[str, Callable[[TraceModel], object]]:
+    """The flows' step of the background build (their build calls ``check()`` between its stages; a cancelled
+    table stays unbuilt)."""
+    return ("flows", lambda m: m.build_flow_table(check))
+
+
 def _later_steps(check: Callable[[], None]) -> list[tuple[str, Callable[[TraceModel], object]]]:
-    """The background build's steps after the track steps: the flows (their build calls ``check()`` between
-    its stages; a cancelled table stays unbuilt), the running max of the slice lanes' ends (8 bytes a slice),
-    which the first frame zoomed in past the pyramid's finest level reads (built there on first use, it
-    stalled that frame 2.4 s at 100M events), then the statistics (after every other step: they count them)."""
+    """The background build's steps after the track steps: the running max of the slice lanes' ends (8 bytes
+    a slice), which the first frame zoomed in past the pyramid's finest level reads (built there on first use,
+    it stalled that frame 2.4 s at 100M events), then the statistics (after every other step: they count them).
+    The flows come first (:func:`prepare_later`)."""
     return [
-        ("flows", lambda m: m.build_flow_table(check)),
         ("lane_ends", lambda m: m.lanes.get().end_max_of),
         ("stats", lambda m: m.stats),
     ]
@@ -271,9 +276,15 @@ def _later_steps(check: Callable[[], None]) -> list[tuple[str, Callable[[TraceMo
 def prepare_later(model: TraceModel, check: Callable[[], None],
                   step_done: Callable[[str], None] | None = None, workers: int = WORKERS,
                   nice: int = BACKGROUND_NICE) -> None:  # fmt: skip
-    """Build ``model``'s pending :data:`TRACK_STEPS` (``step_done(name)`` after each, as
-    :func:`prepare_tracks`), then its :data:`LATER_STEPS` (in a background thread, all of them on ``workers``
-    threads of priority lowered by ``nice``: a later step starts when a worker is free of the track steps).
-    ``check()`` before each step may raise to cancel the build (the steps running are waited for)."""
-    build_steps(model, _track_steps_pending(model) + _later_steps(check), check=check,
-                done=_track_step_done(model, step_done), workers=workers, nice=nice)  # fmt: skip
+    """Build ``model``'s flows, its pending :data:`TRACK_STEPS` (``step_done(name)`` after each, as
+    :func:`prepare_tracks`), then the rest of its :data:`LATER_STEPS` (in a background thread, all of them on
+    ``workers`` threads of priority lowered by ``nice``: a step starts when a worker is free).
+    ``check()`` before each step may raise to cancel the build (the steps running are waited for).
+
+    The flows come first, beside the first track step, while the model holds least: their build's temporaries
+    are the largest of these steps' (~50 bytes a flow event), and built last, on top of every other table,
+    they were the window's peak (at 30M events 1,274-1,304 MB; first: 1,157 MB, its peak then the
+    instants beside the lane ends; at 10M 532-534 -> 520-528 MB)."""
+    steps = [_flow_step(check), *_track_steps_pending(model), *_later_steps(check)]
+    build_steps(model, steps, check=check, done=_track_step_done(model, step_done), workers=workers,
+                nice=nice)  # fmt: skip

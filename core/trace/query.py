@@ -19,19 +19,15 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from fxscope.core.trace import compiled
+from fxscope.core.trace.arg_string_index import ArgStringIndex, build_arg_string_index  # noqa: F401 (re-exported)
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.slices import SliceTable
-from fxscope.core.trace.sorting import lexsort
-from fxscope.formats.fxt.arg_columns import event_arg_columns
-from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.coded_column import CodedColumn
-from fxscope.formats.fxt.columns import FxtColumns
 from fxscope.formats.fxt.frequent_codes import FrequentCodedColumn
 
 
@@ -129,82 +125,6 @@ def aggregate(model: SliceSource, t0: int, t1: int, threads: Iterable[int] | Non
     return out
 
 
-@dataclass
-class ArgStringIndex:
-    """The strings a search tests, and which slices use them through their arguments.
-
-    ``ids`` are the string ids of the slices' names and of their arguments' names and string values
-    (``folded``: their texts case-folded, tested once per search); the slices that use string
-    ``arg_ids[k]`` as an argument name or string value are ``rows[ptr[k]:ptr[k + 1]]``.
-    """
-
-    ids: np.ndarray  # int64 string ids to test, ascending
-    folded: list[str]  # their texts, case-folded
-    arg_ids: np.ndarray  # int64 string ids used by arguments, ascending
-    ptr: np.ndarray  # int64, len(arg_ids) + 1
-    rows: np.ndarray  # int32 slice rows, ascending within each string
-
-
-#: slices whose arguments are read together while building the search index (their argument columns, ~40
-#: bytes an argument, are the build's largest temporaries)
-INDEX_BATCH = 1 << 18
-
-
-def build_arg_string_index(
-    s: SliceTable, cols: FxtColumns, strings: list[str], check: Callable[[], None] = _no_check
-) -> ArgStringIndex:
-    """Read every slice's arguments at once (:func:`~fxscope.formats.fxt.arg_columns.event_arg_columns`).
-
-    Inline strings (argument names or values written in the record rather than as string refs) are
-    interned into the trace's string table here, one Python string per distinct text, like every other
-    bulk argument reader; string refs that do not resolve (-1) are left out.
-    """
-    event = s.event
-    order = np.argsort(event, kind="stable").astype(np.int32)  # the argument reader wants ascending event rows
-    order = order[cols.nargs_of(event[order]) > 0]
-    sids, srows = [], []
-    for a in range(0, len(order), INDEX_BATCH):  # a batch of slices at a time: bounded temporaries
-        check()
-        part = order[a : a + INDEX_BATCH]
-        ev = event[part].astype(np.int64)
-        args = event_arg_columns(cols, ev, check=check)
-        row = part[np.searchsorted(ev, args.event)]  # one slice per event row
-        string = np.flatnonzero(args.type == ArgType.STRING)
-        refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
-        values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
-        sid = np.concatenate([args.name, values])
-        srow = np.concatenate([row, row[string]])
-        del args, row, string, refs, values
-        keep = sid >= 0
-        sids.append(sid[keep].astype(np.int32))
-        srows.append(srow[keep].astype(np.int32))
-        del sid, srow, keep
-    del order
-    sid = np.concatenate(sids) if sids else np.zeros(0, np.int32)
-    srow = np.concatenate(srows) if srows else np.zeros(0, np.int32)
-    del sids, srows
-    check()
-    o = lexsort((srow, sid))
-    sid, srow = sid[o], srow[o]
-    del o
-    new = np.ones(len(sid), bool)  # one entry per (string, slice)
-    new[1:] = (sid[1:] != sid[:-1]) | (srow[1:] != srow[:-1])
-    sid, srow = sid[new], srow[new]
-    del new
-    starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]]) if len(sid) else np.zeros(0, np.int64)
-    arg_ids = sid[starts]
-    names = np.asarray(s.name)
-    name_ids = np.flatnonzero(np.bincount(names[names >= 0], minlength=0))
-    ids = np.union1d(name_ids, arg_ids).astype(np.int64)
-    return ArgStringIndex(
-        ids=ids,
-        folded=[strings[i].casefold() for i in ids.tolist()],
-        arg_ids=arg_ids.astype(np.int64),
-        ptr=np.r_[starts, len(sid)].astype(np.int64),
-        rows=srow.astype(np.int32),
-    )
-
-
 def search_index(model: SliceSource) -> ArgStringIndex:
     """The model's argument-string index for :func:`search` (its ``search_index`` table, built on first use;
     the loader builds it off the UI thread, so that the first keystroke in the search box does not wait)."""
@@ -258,7 +178,8 @@ def string_matches(model: SliceSource, needle: str) -> np.ndarray:
 #: are reused from the allocator's free memory batch after batch: with 2M rows they were 16 MB arrays that
 #: the window's other threads' trims gave back meanwhile, and in the window at 100M events the first
 #: search faulted 67,000-240,000 fresh pages (8,500-18,000 at 30M). The search's CPU time is the same
-#: from 16K to 2M rows a batch (0.76-0.86 s at 100M events)
+#: from 16K to 2M rows a batch (0.76-0.86 s at 100M events); at 10M events 2**21 rows took the window's
+#: names-only search to +60-70 MB while the argument index was built beside it, 2**18 to +18 MB
 MATCH_BATCH = 1 << 16
 
 

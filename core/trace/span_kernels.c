@@ -432,7 +432,7 @@ static void sort_links(const LinkKeys *k, uint32_t *v, size_t n, uint32_t *tmp)
 }
 
 PyDoc_STRVAR(flow_table_doc,
-"flow_table(kind, fid, proc, ranks, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst)\n"
+"flow_table(kind, fid, proc, ranks, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst[, want_by_dst])\n"
 "    -> (links, unbound, ambiguous, without_start, duplicate_begin)\n\n"
 "The flow links of flow events given in time order, as fxscope.core.trace.flows builds them with numpy\n"
 "(_key_process, _links, _table) in one walk and two counting sorts. Per event: kind uint8, fid uint64 (the\n"
@@ -444,16 +444,17 @@ PyDoc_STRVAR(flow_table_doc,
 "duplicate), a step links the flow's source to it and becomes the source, an end links and ends the flow.\n"
 "Each link points from the earlier slice (by start) to the later one; the links are written (int32 outputs,\n"
 "room for a link per bound step and end) sorted by (source slice, source time, key process, id), ties by\n"
-"destination, and by_dst = their stable order by destination slice. Raises ValueError for columns of\n"
+"destination, and by_dst = their stable order by destination slice (with want_by_dst False, by_dst is only\n"
+"the walk's scratch: its contents undefined, the counting sort by destination not made). Raises ValueError for columns of\n"
 "different lengths, outputs too short, a slice row or process rank out of range; MemoryError.");
 
 static PyObject *flow_table(PyObject *self, PyObject *args)
 {
     Py_buffer kb, fb, pb, rb, bb, tb, eb, sb, o1, o2, o3, o4, o5;
-    int k_begin, k_step, k_end;
+    int k_begin, k_step, k_end, want_by_dst = 1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iiiw*w*w*w*w*", &kb, &fb, &pb, &rb, &bb, &tb, &eb, &sb, &k_begin,
-                          &k_step, &k_end, &o1, &o2, &o3, &o4, &o5))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iiiw*w*w*w*w*|p", &kb, &fb, &pb, &rb, &bb, &tb, &eb, &sb, &k_begin,
+                          &k_step, &k_end, &o1, &o2, &o3, &o4, &o5, &want_by_dst))
         return NULL;
     PyObject *result = NULL;
     Table first = {0}, others = {0};
@@ -651,7 +652,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
                     dst_event[i] = event[lb[l]];
                 }
             }
-            if (!oom) {
+            if (!oom && want_by_dst) {
                 /* the links by destination slice, stably (np.argsort(dst_slice, kind="stable")) */
                 memset(counts, 0, ((size_t)n_slices + 1) * sizeof(uint32_t));
                 for (Py_ssize_t i = 0; i < links; i++)

@@ -491,17 +491,87 @@ done:
     return result;
 }
 
+/* A division by one tick rate r (1 <= r < 2**33) as a multiply-high, an add and two shifts (Granlund and
+   Montgomery, "Division by invariant integers using multiplication", 1994, figure 4.1): exact for every
+   64-bit dividend. Why: a real trace's providers tick at 24 MHz and the like, and each of its event times
+   took two 64-bit divisions (~25-40 cycles each on x86, not pipelined) to convert; the reciprocal is
+   computed once per rate (rate_div_init, when a read meets a segment of another rate). */
+typedef struct {
+    int64_t rate; /* the rate the fields are for (0: none yet; every rate used is > 0) */
+    uint64_t magic;
+    unsigned sh1, sh2;
+} RateDiv;
+
+static inline void rate_div_init(RateDiv *d, int64_t rate)
+{
+    const uint64_t r = (uint64_t)rate;
+    const unsigned l = r > 1 ? 64u - (unsigned)__builtin_clzll(r - 1) : 0u; /* ceil(log2 r), <= 33 */
+    d->rate = rate;
+    d->magic = (uint64_t)((((unsigned __int128)((1ull << l) - r)) << 64) / r) + 1u;
+    d->sh1 = l < 1 ? l : 1u;
+    d->sh2 = l > 0 ? l - 1u : 0u;
+}
+
+/* floor(t / d->rate) for any t (see RateDiv) */
+static inline __attribute__((always_inline)) uint64_t rate_div(uint64_t t, const RateDiv *d)
+{
+    const uint64_t t1 = (uint64_t)(((unsigned __int128)d->magic * t) >> 64);
+    return (t1 + ((t - t1) >> d->sh1)) >> d->sh2;
+}
+
 /* Nanoseconds from ticks at `rate` ticks per second (> 0), exactly as fxscope.formats.fxt.ticks.convert_rate:
-   in uint64 arithmetic below 2**33 ticks per second (wrapping as numpy's does), else exact and clamped. */
-static inline __attribute__((always_inline)) int64_t ticks_ns(uint64_t t, int64_t rate)
+   in uint64 arithmetic below 2**33 ticks per second (wrapping as numpy's does; the divisions by the rate
+   through `d`, set up for it here when it is for another rate), else exact and clamped. */
+static inline __attribute__((always_inline)) int64_t ticks_ns_div(uint64_t t, int64_t rate, RateDiv *d)
 {
     if (rate == 1000000000)
         return (int64_t)t;
     const uint64_t r = (uint64_t)rate;
-    if (r < (1ull << 33))
-        return (int64_t)((t / r) * 1000000000ull + ((t % r) * 1000000000ull) / r);
+    if (r < (1ull << 33)) {
+        if (d->rate != rate)
+            rate_div_init(d, rate);
+        const uint64_t q = rate_div(t, d);
+        /* (t - q * r: the remainder, below 2**33; times 1e9 below 2**63) */
+        return (int64_t)(q * 1000000000ull + rate_div((t - q * r) * 1000000000ull, d));
+    }
     const unsigned __int128 v = (unsigned __int128)t * 1000000000u / r;
     return v > (unsigned __int128)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+PyDoc_STRVAR(ticks_to_ns_doc,
+"ticks_to_ns(ticks, rate, out) -> None\n\n"
+"out[i] (int64) = ticks[i] (uint64) in nanoseconds at `rate` ticks per second (> 0), as the kernels here\n"
+"convert event times (ticks.convert_rate's formula): what the tests compare with Python's integers.");
+
+static PyObject *ticks_to_ns(PyObject *self, PyObject *args)
+{
+    Py_buffer tb, ob;
+    long long rate;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*Lw*", &tb, &rate, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&tb, 8, "ticks") < 0 || check_buffer(&ob, 8, "out") < 0)
+        goto done;
+    if (rate <= 0 || tb.len != ob.len) {
+        PyErr_SetString(PyExc_ValueError, "ticks_to_ns: a rate that is not positive, or ticks and out differ in length");
+        goto done;
+    }
+    {
+        const uint64_t *t = (const uint64_t *)tb.buf;
+        int64_t *out = (int64_t *)ob.buf;
+        const Py_ssize_t m = tb.len / 8;
+        RateDiv d = {0};
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++)
+            out[i] = ticks_ns_div(t[i], (int64_t)rate, &d);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&ob);
+    return result;
 }
 
 /* The provider segment of record word w: the last segment starting at or before it (the first when none
@@ -568,21 +638,58 @@ static inline int64_t record_at(const void *rw, int wide, int64_t row)
     return wide ? ((const int64_t *)rw)[row] : (int64_t)((const uint32_t *)rw)[row];
 }
 
-/* The time of the event record at word `at` (its second word) in nanoseconds; `*s` its provider segment
-   (segment_of, from the previous row's), updated: what event_times reads a row. */
-static inline int64_t time_at(const uint64_t *words, int64_t n, int64_t at, const int64_t *seg_pos,
-                              const int64_t *seg_tps, Py_ssize_t ns, Py_ssize_t *s)
+/* Where a read is among the provider segments: the segment of the last record read (s), the words it spans
+   ([lo, hi): a record there needs no search, one comparison pair a row) and the reciprocal of the last tick
+   rate other than 1e9 met (RateDiv) */
+typedef struct {
+    Py_ssize_t s;
+    int64_t lo, hi;
+    RateDiv div;
+} SegCursor;
+
+static inline void seg_cursor_init(SegCursor *c)
+{
+    c->s = 0;
+    c->lo = 1; /* (no range yet: the first record searches) */
+    c->hi = 0;
+    c->div = (RateDiv){0, 0, 0, 0};
+}
+
+/* The tick rate of the record at word w: that of segment_of's segment (the same segment for every w, as the
+   cached range is exactly segment_of's own shortcut); *c updated. ns > 0. */
+static inline __attribute__((always_inline)) int64_t rate_at(const int64_t *sp, const int64_t *st, Py_ssize_t ns,
+                                                              int64_t w, SegCursor *c)
+{
+    if (!(w >= c->lo && w < c->hi)) {
+        const Py_ssize_t s = segment_of(sp, ns, w, c->s);
+        c->s = s;
+        if (sp[s] <= w && (s + 1 == ns || sp[s + 1] > w)) {
+            c->lo = sp[s];
+            c->hi = s + 1 == ns ? INT64_MAX : sp[s + 1];
+        } else { /* (a word before the first segment, or segments out of order: nothing cached) */
+            c->lo = 1;
+            c->hi = 0;
+        }
+    }
+    return st[c->s];
+}
+
+/* The time of the event record at word `at` (its second word) in nanoseconds; `c` where the read is among
+   the segments (rate_at), updated: what event_times reads a row. */
+static inline __attribute__((always_inline)) int64_t time_at(const uint64_t *words, int64_t n, int64_t at,
+                                                              const int64_t *seg_pos, const int64_t *seg_tps,
+                                                              Py_ssize_t ns, SegCursor *c)
 {
     const uint64_t t = word_at(words, n, at + 1);
     if (ns == 0)
         return (int64_t)t;
-    *s = segment_of(seg_pos, ns, at, *s);
-    return ticks_ns(t, seg_tps[*s]);
+    return ticks_ns_div(t, rate_at(seg_pos, seg_tps, ns, at, c), &c->div);
 }
 
-/* The data word of an event of kind k whose record starts at word `at` (see event_data); `*s` as time_at's. */
-static inline uint64_t data_at(const uint64_t *words, int64_t n, int64_t at, unsigned k, const int64_t *seg_pos,
-                               const int64_t *seg_tps, Py_ssize_t ns, Py_ssize_t *s)
+/* The data word of an event of kind k whose record starts at word `at` (see event_data); `c` as time_at's. */
+static inline __attribute__((always_inline)) uint64_t data_at(const uint64_t *words, int64_t n, int64_t at,
+                                                               unsigned k, const int64_t *seg_pos,
+                                                               const int64_t *seg_tps, Py_ssize_t ns, SegCursor *c)
 {
     if (k != 1 && k < 4)
         return 0;
@@ -590,8 +697,24 @@ static inline uint64_t data_at(const uint64_t *words, int64_t n, int64_t at, uns
     const uint64_t v = word_at(words, n, at + (int64_t)((h >> 4) & 0xFFF) - 1);
     if (k != 4 || !ns)
         return v;
-    *s = segment_of(seg_pos, ns, at, *s);
-    return (uint64_t)ticks_ns(v, seg_tps[*s]);
+    return (uint64_t)ticks_ns_div(v, rate_at(seg_pos, seg_tps, ns, at, c), &c->div);
+}
+
+/* rows ahead whose record a gather of event rows (event_times, event_data, event_times_data) asks the memory
+   for while it reads a row: the rows of one kind are spread over the file, each record a cache miss (and
+   every few rows a TLB miss) that the hardware's prefetch, which stops at page ends, does not see coming;
+   without the hint the loop waits for a few of them at a time (10M events: a time 31 ns a row) */
+#define PREFETCH_ROWS 32
+/* the same for a run of rows (event_times of a run: records in file order, each the next few words on: the
+   hardware's prefetch follows them but stops at each page's end; 64 rows ahead: a time 6.9 -> 4.0 ns a row
+   at 10M events) */
+#define PREFETCH_RUN_ROWS 64
+
+/* Ask for the record at word `at` (clamped to the file; a hint: it never faults) */
+static inline __attribute__((always_inline)) void prefetch_word(const uint64_t *words, int64_t n, int64_t at)
+{
+    if (n)
+        __builtin_prefetch(&words[at < 0 ? 0 : (at >= n ? n - 1 : at)]);
 }
 
 PyDoc_STRVAR(event_times_doc,
@@ -628,10 +751,22 @@ static PyObject *event_times(PyObject *self, PyObject *args)
         const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
         const Py_ssize_t ns = sp.len / 8;
         int64_t *out = (int64_t *)ou.buf;
-        Py_ssize_t s = 0;
+        SegCursor c;
+        seg_cursor_init(&c);
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < m; i++)
-            out[i] = time_at(words, n, record_at(rw.buf, wide, rows ? rows[i] : start + i), seg_pos, seg_tps, ns, &s);
+        if (rows) {
+            for (Py_ssize_t i = 0; i < m; i++) {
+                if (i + PREFETCH_ROWS < m) /* (rows valid, checked above) */
+                    prefetch_word(words, n, record_at(rw.buf, wide, rows[i + PREFETCH_ROWS]) + 1);
+                out[i] = time_at(words, n, record_at(rw.buf, wide, rows[i]), seg_pos, seg_tps, ns, &c);
+            }
+        } else {
+            for (Py_ssize_t i = 0; i < m; i++) {
+                if (i + PREFETCH_RUN_ROWS < m)
+                    prefetch_word(words, n, record_at(rw.buf, wide, start + i + PREFETCH_RUN_ROWS) + 1);
+                out[i] = time_at(words, n, record_at(rw.buf, wide, start + i), seg_pos, seg_tps, ns, &c);
+            }
+        }
         Py_END_ALLOW_THREADS
         result = Py_None;
         Py_INCREF(result);
@@ -688,12 +823,18 @@ static PyObject *event_data(PyObject *self, PyObject *args)
         const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_tps = (const int64_t *)st.buf;
         const Py_ssize_t ns = sp.len / 8;
         uint64_t *out = (uint64_t *)ou.buf;
-        Py_ssize_t s = 0;
+        SegCursor c;
+        seg_cursor_init(&c);
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < m; i++) {
             const int64_t r = rows ? rows[i] : start + i;
+            if (rows && i + PREFETCH_ROWS < m) { /* (the rows of the kinds that have a data word) */
+                const int64_t ra = rows[i + PREFETCH_ROWS];
+                if (kind[ra] == 1 || kind[ra] >= 4)
+                    prefetch_word(words, n, record_at(rw.buf, wide, ra));
+            }
             const unsigned k = kind[r];
-            out[i] = k != 1 && k < 4 ? 0 : data_at(words, n, record_at(rw.buf, wide, r), k, seg_pos, seg_tps, ns, &s);
+            out[i] = k != 1 && k < 4 ? 0 : data_at(words, n, record_at(rw.buf, wide, r), k, seg_pos, seg_tps, ns, &c);
         }
         Py_END_ALLOW_THREADS
         result = Py_None;
@@ -733,11 +874,6 @@ PyDoc_STRVAR(event_times_data_doc,
 "file twice). out_ts int64, out_data uint64, as long as rows; the data's exceptions (EventData.exc_rows)\n"
 "are the caller's.");
 
-/* rows ahead whose record event_times_data asks the memory for while it reads a row (rows scattered
-   over the file: each record a cache miss the hardware's prefetch, which stops at page ends, does not see
-   coming) */
-#define PREFETCH_ROWS 32
-
 static PyObject *event_times_data(PyObject *self, PyObject *args)
 {
     Py_buffer w, rw, kd, ro, sp, st, ot, od;
@@ -769,20 +905,20 @@ static PyObject *event_times_data(PyObject *self, PyObject *args)
         const Py_ssize_t ns = sp.len / 8;
         int64_t *out_ts = (int64_t *)ot.buf;
         uint64_t *out_data = (uint64_t *)od.buf;
-        Py_ssize_t s = 0;
+        SegCursor c;
+        seg_cursor_init(&c);
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < m; i++) {
             const int64_t r = rows_wide ? ((const int64_t *)ro.buf)[i] : ((const int32_t *)ro.buf)[i];
             const int64_t at = record_at(rw.buf, wide, r);
             const unsigned k = kind[r];
-            if (i + PREFETCH_ROWS < m && n) { /* (rows valid, checked above; the word clamped to the file) */
+            if (i + PREFETCH_ROWS < m) { /* (rows valid, checked above) */
                 const int64_t ra = rows_wide ? ((const int64_t *)ro.buf)[i + PREFETCH_ROWS]
                                              : ((const int32_t *)ro.buf)[i + PREFETCH_ROWS];
-                const int64_t wa = record_at(rw.buf, wide, ra);
-                __builtin_prefetch(&words[wa < 0 ? 0 : (wa >= n ? n - 1 : wa)]);
+                prefetch_word(words, n, record_at(rw.buf, wide, ra));
             }
-            out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &s);
-            out_data[i] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &s);
+            out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &c);
+            out_data[i] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &c);
         }
         Py_END_ALLOW_THREADS
         result = Py_None;
@@ -967,6 +1103,7 @@ static PyObject *event_fields(PyObject *self, PyObject *args)
         int64_t *cend = (int64_t *)o_ce.buf, *odd_rows = (int64_t *)o_or.buf;
         uint64_t *odd_vals = (uint64_t *)o_ov.buf;
         Py_ssize_t nc = 0, no = 0, s = 0;
+        RateDiv div = {0};
         int64_t tmin = INT64_MAX, tmax = INT64_MIN;
         int clean = 1;
         Py_BEGIN_ALLOW_THREADS
@@ -1003,7 +1140,7 @@ static PyObject *event_fields(PyObject *self, PyObject *args)
             if (ns)
                 s = segment_of(seg_pos, ns, p, s);
             const int64_t rate = ns ? seg_tps[s] : 1000000000;
-            const int64_t t = ticks_ns(word_at(words, n, p + 1), rate);
+            const int64_t t = ticks_ns_div(word_at(words, n, p + 1), rate, &div);
             if (t < tmin)
                 tmin = t;
             if (t > tmax)
@@ -1017,7 +1154,7 @@ static PyObject *event_fields(PyObject *self, PyObject *args)
                 }
                 uint64_t v = word_at(words, n, a);
                 if (k == 4)
-                    v = (uint64_t)ticks_ns(v, rate);
+                    v = (uint64_t)ticks_ns_div(v, rate, &div);
                 if (a != end - 1) {
                     odd_rows[no] = i;
                     odd_vals[no++] = v;
@@ -1359,7 +1496,9 @@ static PyObject *numeric_args(PyObject *self, PyObject *args)
         uint64_t *out_data = (uint64_t *)o_data.buf;
         int64_t *act = (int64_t *)o_act.buf, *ref = (int64_t *)o_ref.buf, *stream = (int64_t *)o_str.buf;
         double *value = (double *)o_val.buf;
-        Py_ssize_t c = 0, s = 0, skipped = 0;
+        Py_ssize_t c = 0, skipped = 0;
+        SegCursor cur;
+        seg_cursor_init(&cur);
         int full = 0;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < m && !full; i++) {
@@ -1378,8 +1517,8 @@ static PyObject *numeric_args(PyObject *self, PyObject *args)
             const unsigned k = kind[r];
             const uint64_t h = word_at(words, n, at);
             out_rec[i] = at;
-            out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &s);
-            out_data[i] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &s);
+            out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &cur);
+            out_data[i] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &cur);
             unsigned nargs = (unsigned)((h >> 20) & 0xF);
             if (ncut) { /* the reader's cut of this record's count, if any (binary search) */
                 Py_ssize_t lo = 0, hi = ncut;
@@ -1466,6 +1605,7 @@ static PyMethodDef methods[] = {
     {"gather4", gather4, METH_VARARGS, gather4_doc},
     {"typed_args", typed_args, METH_VARARGS, typed_args_doc},
     {"event_times", event_times, METH_VARARGS, event_times_doc},
+    {"ticks_to_ns", ticks_to_ns, METH_VARARGS, ticks_to_ns_doc},
     {"event_data", event_data, METH_VARARGS, event_data_doc},
     {"event_times_data", event_times_data, METH_VARARGS, event_times_data_doc},
     {"arg_blocks", arg_blocks, METH_VARARGS, arg_blocks_doc},

@@ -162,3 +162,32 @@ def test_query_result_added_as_debug_track(qtbot, trace_tab, model, tmp_path) ->
     header = timeline.track_menu(0.5)  # the group's header row: all of them
     next(a for a in header.actions() if a.text() == "Remove all debug tracks").trigger()
     assert timeline.groups[0].pid != DEBUG_GROUP and item.scene() is None and not timeline.debug_tracks.tracks
+
+
+def test_a_window_with_a_trace_holds_no_pyarrow_until_a_query(tmp_path: Path) -> None:
+    """pyarrow (with its compute kernels ~9 MB resident, in every phase of a large trace's load) is imported
+    by the first query's result, not by the window, its timeline or the empty Query tab (a fresh interpreter:
+    this test process has imported it already)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys, time\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from fxscope.app.gui import application\n"
+        "app = application()\n"
+        "from fxscope.app.main_window import MainWindow\n"
+        "w = MainWindow(); w.show(); app.processEvents()\n"
+        "w.open_path(sys.argv[1])\n"
+        "t = time.time()\n"
+        "while not w.tabs.count() and time.time() - t < 60:\n"
+        "    app.processEvents(); time.sleep(0.01)\n"
+        "tab = w.tabs.widget(0)\n"
+        "tab.bottom.setCurrentWidget(tab.query); app.processEvents()\n"
+        "assert tab.query.results.rowCount() == 0 and tab.query.results.columnCount() == 0\n"
+        "tab.query.show_row(0)\n"
+        "print('pyarrow' in sys.modules, w.tabs.count())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(DEMO)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-2:] == ["False", "1"]

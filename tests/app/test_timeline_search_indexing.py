@@ -13,7 +13,7 @@ import shiboken6
 from PySide6.QtCore import QTimer
 
 import fxscope.app.timeline.search_indexing as search_indexing
-import fxscope.core.trace.query as query
+import fxscope.core.trace.arg_string_index as arg_string_index
 from fxscope.app.timeline.widget import TimelineWidget
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.core.trace.model import TraceModel
@@ -33,14 +33,14 @@ def trace_bytes() -> bytes:
 @pytest.fixture
 def slow_build(monkeypatch):
     """Every trace indexes in the background, in batches of 64 slices that each take ``BATCH_SLEEP_S`` more."""
-    real = query.event_arg_columns
+    real = arg_string_index.event_arg_columns
 
     def slow(*args, **kwargs):
         time.sleep(BATCH_SLEEP_S)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(query, "event_arg_columns", slow)
-    monkeypatch.setattr(query, "INDEX_BATCH", 64)
+    monkeypatch.setattr(arg_string_index, "event_arg_columns", slow)
+    monkeypatch.setattr(arg_string_index, "INDEX_BATCH", 64)
     monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)
 
 
@@ -163,11 +163,11 @@ def test_quitting_while_indexing_ends_cleanly(tmp_path, trace_bytes) -> None:
     script = (
         "import os, sys, time\n"
         "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
-        "import fxscope.core.trace.query as query\n"
+        "import fxscope.core.trace.arg_string_index as index\n"
         "import fxscope.app.timeline.search_indexing as search_indexing\n"
-        "real = query.event_arg_columns\n"
-        "query.event_arg_columns = lambda *a, **k: (time.sleep(0.05), real(*a, **k))[1]\n"
-        "query.INDEX_BATCH = 64\n"
+        "real = index.event_arg_columns\n"
+        "index.event_arg_columns = lambda *a, **k: (time.sleep(0.05), real(*a, **k))[1]\n"
+        "index.INDEX_BATCH = 64\n"
         "search_indexing.SYNC_INDEX_SLICES = 0\n"
         "from fxscope.app.gui import application\n"
         "from fxscope.app.timeline.widget import TimelineWidget\n"
@@ -317,13 +317,13 @@ def test_the_argument_index_build_is_held_for_the_whole_search_and_resumes_after
 
     monkeypatch.setattr(worker_threads, "MAX_PAUSE_S", 0.0)
     batches = [0]
-    slowed = query.event_arg_columns
+    slowed = arg_string_index.event_arg_columns
 
     def counted(*args, **kwargs):
         batches[0] += 1
         return slowed(*args, **kwargs)
 
-    monkeypatch.setattr(query, "event_arg_columns", counted)
+    monkeypatch.setattr(arg_string_index, "event_arg_columns", counted)
     ran: list[tuple[str, str]] = []
     _polling_search(monkeypatch, ran)
     model = TraceModel(read_fxt_bytes(trace_bytes))

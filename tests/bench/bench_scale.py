@@ -15,9 +15,10 @@ Generates (once, cached under tests/bench/.cache/) traces with scheduling record
   thread that built it); ``build_s`` is the constructor's time plus the steps' *wall* time (they run two at
   once, :mod:`fxscope.core.concurrent_steps`: ``build.steps_sum_s`` is the sum of their times), the model's
   build to compare with ``read_s``; ``--build-threads 1`` builds one step after the other (then the two are
-  equal, as with an older checkout's interpreter); ``first_frame_build_s`` is the constructor and the sum of
-  the steps but the :data:`~fxscope.core.trace.prepare.LATER_STEPS` that a large trace's window builds after
-  its first frame,
+  equal, as with an older checkout's interpreter); ``first_frame_build_s`` is the constructor and the time until
+  every step but the :data:`~fxscope.core.trace.prepare.LATER_STEPS` (that a large trace's window builds
+  after its first frame) has ended in that build of every step (an upper bound: the window builds those
+  steps first, without the later ones beside them; its own ``first_frame_s`` is measured with ``--frame``),
 - memory, from ``/proc/self/status``: ``peak_hwm`` is the kernel's exact high-water mark of the resident
   set (VmHWM: anonymous memory *plus* mapped file pages); ``peak_anon`` / ``peak_file`` are the largest
   RssAnon / RssFile seen by a thread sampling every 2 ms (the anonymous memory is what the process owns;
@@ -51,7 +52,8 @@ process, alternating with the sampler running and not, on a frame-like loop of s
 wall p50 +6% with the sampler that parsed ``/proc/self/status`` (+9% on a busier machine), +2% with the one
 reading ``/proc/self/statm``, the UI thread's CPU +1-3% (the wait is wall time). The frames' memory still
 shows in ``frame.peak_hwm`` (the kernel's high-water mark) and in ``peak_anon`` through a reading after them.
-``--during`` also draws pan/zoom frames while the background build runs (``frame.during_build.*``; they
+``--tick-rate 24000000`` measures copies of the traces whose providers tick at that rate (as real traces'
+do; the generator's tick at 1 and 2 GHz: see :func:`with_tick_rate`). ``--during`` also draws pan/zoom frames while the background build runs (``frame.during_build.*``; they
 lengthen ``frame.background_done_s``); ``--window-only`` runs the window's child alone (no load child).
 
 The load child also times the search without the argument index (``search.names_only_s``), the index's build
@@ -66,6 +68,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -195,7 +198,9 @@ if StepClock is not None:
     build_wall = time.perf_counter() - t
     sampler.phase_of = None
     steps = dict(clock.seconds)
+    ended = dict(getattr(clock, "ended_s", {}))  # (an older checkout: none)
 else:
+    ended = {}
     return_freed_memory()  # as prepare_model starts
     steps = {}
     for name, build in PREPARE_STEPS:
@@ -248,7 +253,7 @@ sampler.mark("end")
 after_search = sampler.stop()
 print(json.dumps({
     "events": len(cols.ev_ts), "sched": len(cols.sched_ts), "slices": len(model.slices),
-    "read_s": t1 - t0, "model_s": t2 - t1, "steps": steps, "build_wall_s": build_wall, "later": [name for name, _ in LATER_STEPS],
+    "read_s": t1 - t0, "model_s": t2 - t1, "steps": steps, "ended": ended, "build_wall_s": build_wall, "later": [name for name, _ in LATER_STEPS],
     "base_anon": base["RssAnon"], "after_read_anon": after_read["RssAnon"],
     "peak_hwm": end["VmHWM"], "peak_anon": load_peak[0], "peak_file": load_peak[1],
     "peak_anon_phase": load_peak[2], "phase_anon": sampler.phase_anon,
@@ -384,6 +389,36 @@ def trace_path(events: int) -> Path:
     return path
 
 
+def with_tick_rate(path: Path, rate: int) -> Path:
+    """A copy of the generated trace ``path`` (cached next to it) whose providers tick ``rate`` times a second:
+    its initialization records' tick rates rewritten (those before the first event record), each scaled by
+    ``rate`` / 1 GHz (the generator's 2 GHz provider then ticks at twice ``rate``: its events' times stay in
+    step with the others', every time scaled alike). The generator's providers tick at 1 and 2 GHz; real
+    Fuchsia traces' at 24 MHz and the like, whose conversion to nanoseconds costs the reader and the build
+    more."""
+    import numpy as np
+
+    out = path.with_name(f"{path.stem}_{rate}hz.fxt")
+    if out.exists():
+        return out
+    part = out.with_name(out.name + ".part")
+    shutil.copyfile(path, part)
+    words = np.memmap(part, np.uint64, "r+")
+    at = 0
+    while at < len(words):
+        header = int(words[at])
+        kind, size = header & 0xF, (header >> 4) & 0xFFF
+        if kind == 4 or size == 0:  # (the first event record: the initialization records come before it)
+            break
+        if kind == 1 and size >= 2:
+            words[at + 1] = int(words[at + 1]) * rate // 1_000_000_000
+        at += size
+    words.flush()
+    del words
+    os.replace(part, out)
+    return out
+
+
 def _child(code: str, path: Path, *args: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code, str(path), *args], capture_output=True, text=True, env=env,
@@ -406,7 +441,11 @@ def _load_figures(path: Path, search: bool) -> dict:
     fig["build.steps_sum_s"] = sum(r["steps"].values())
     fig["build/read"] = fig["build_s"] / r["read_s"]
     # what the window waits for before its first frame (the later steps are built after it): a sum of steps
-    fig["first_frame_build_s"] = r["model_s"] + sum(v for k, v in r["steps"].items() if k not in r["later"])
+    # (when the last of them ended in the build of every step: an older checkout, the sum of their times)
+    first = [k for k in r["steps"] if k not in r["later"]]
+    ended = r.get("ended") or {}
+    fig["first_frame_build_s"] = r["model_s"] + (max((ended[k] for k in first), default=0.0) if ended
+                                                 else sum(r["steps"][k] for k in first))  # fmt: skip
     fig["first_frame_build/read"] = fig["first_frame_build_s"] / r["read_s"]
     for key in ("peak_hwm", "peak_anon", "peak_file", "resident_anon", "resident_file"):
         fig[f"{key}_mb"] = r[key] / 1e6
@@ -433,12 +472,14 @@ def _load_figures(path: Path, search: bool) -> dict:
 
 
 def measure(events: int, frame: bool, search: bool, during: bool = False, window_only: bool = False,
-            sample_frames: bool = False) -> dict:  # fmt: skip
+            sample_frames: bool = False, tick_rate: int | None = None) -> dict:  # fmt: skip
     """The figures of one size (see the module docstring), each from a fresh process. ``window_only``: the
     window's child alone (``--frame`` without the load child's figures); ``during``: its navigation frames
     also while the background build runs; ``sample_frames``: the memory sampler runs during the navigation
-    frames too."""
+    frames too; ``tick_rate``: the trace's providers ticking that many times a second (:func:`with_tick_rate`)."""
     path = trace_path(events)
+    if tick_rate is not None:
+        path = with_tick_rate(path, tick_rate)
     size = path.stat().st_size
     fig = {"file_mb": size / 1e6} if window_only else _load_figures(path, search)
     if frame or window_only:
@@ -531,6 +572,9 @@ def main() -> None:
     parser.add_argument("--sample-frames", action="store_true",
                         help="keep the 2 ms memory sampler running during the navigation frames (as before: "
                         "it lengthens them, see the docstring)")  # fmt: skip
+    parser.add_argument("--tick-rate", type=int, default=None,
+                        help="measure copies of the traces whose providers tick this many times a second (e.g. "
+                        "24000000, as real Fuchsia traces; the generator's tick at 1 and 2 GHz)")  # fmt: skip
     args = parser.parse_args()
     names = [s.strip().lower() for s in args.sizes.split(",") if s.strip()]
     if args.build_threads is not None:  # (read by the children's fxscope.core.concurrent_steps)
@@ -543,7 +587,8 @@ def main() -> None:
     figs = []
     for n in names:
         search = args.search == "yes" or (args.search == "auto" and SIZES[n] < 100_000_000)
-        figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only, args.sample_frames))
+        figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only, args.sample_frames,
+                            args.tick_rate))  # fmt: skip
         print(f"{n}: done", file=sys.stderr, flush=True)
     print_table(names, figs)
     if args.json:

@@ -33,6 +33,18 @@ def test_independent_steps_run_at_the_same_time() -> None:
     assert clock.running == frozenset()
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_clock_says_when_each_step_ended(workers: int) -> None:
+    """A step run after another ends after it, at least its own time later; each ends within the run."""
+    clock = StepClock()
+    run_steps([Step("a", lambda: time.sleep(0.02)), Step("b", lambda: time.sleep(0.03), frozenset({"a"}))],
+              workers=workers, clock=clock)  # fmt: skip
+    ended = clock.ended_s
+    assert set(ended) == {"a", "b"}
+    assert ended["a"] >= clock.seconds["a"] and ended["b"] >= ended["a"] + clock.seconds["b"]
+    assert ended["b"] <= clock.wall_s
+
+
 def _recording_steps(spec: dict[str, tuple[frozenset[str], frozenset[str]]], log: list, lock: threading.Lock,
                      seconds: float = 0.01) -> list[Step]:  # fmt: skip
     """Steps named as ``spec``'s keys (``after``, ``apart``) that log ("start"/"end", name) and sleep."""

@@ -114,6 +114,41 @@ def test_every_level_is_the_summary_of_its_slices(before_origin: bool, batch, mo
         assert {k: v.tolist() for k, v in level.long_end_max.items()} == long_end_max
 
 
+@pytest.mark.skipif(lod.compiled.slice_kernels is None, reason="the compiled loops are not built")
+@pytest.mark.parametrize("chunk", [None, 5_000])
+def test_levels_filled_in_one_pass_are_the_counted_ones(chunk, monkeypatch) -> None:
+    """The compiled levels filled in one pass into regions of reserved arrays (no counting pass) equal those
+    of the counting and filling passes (taken where no such arrays can be mapped): the same rows, buckets,
+    counts, lane pointers and long slices, and each level's counts 16 bits wide where they fit, 32 where a
+    bucket holds 65,536 slices or more (the coarse levels of a lane of 200,000 slices in 1 ms)."""
+    if chunk is not None:
+        monkeypatch.setattr(lod, "COMPILED_CHUNK", chunk)  # (lanes over several chunks of the pass)
+    rng = np.random.default_rng(11)
+    n_dense, n, lanes, span, origin = 200_000, 230_000, 4, 10**9, 10**6
+    ts = np.r_[origin + np.sort(rng.integers(0, 10**6, n_dense)), rng.integers(origin, origin + span, n - n_dense)]
+    dur = (rng.integers(0, span // 20, n) * rng.choice([0, 1e-5, 1e-3, 1.0], n)).astype(np.int64)
+    dur[:n_dense] = 0
+    lane = np.r_[np.zeros(n_dense, np.int32), rng.integers(1, lanes, n - n_dense).astype(np.int32)]
+    one_pass = SlicePyramid(ts, dur, lane, lanes, origin, span)
+    mapped: list[int] = []
+    real = lod.reserved_array
+    monkeypatch.setattr(lod, "reserved_array", lambda size, dtype: mapped.append(size) or real(size, dtype))
+    SlicePyramid(ts, dur, lane, lanes, origin, span)
+    assert mapped  # (the one pass was taken)
+    monkeypatch.setattr(lod, "reserved_array", lambda size, dtype: None)
+    counted = SlicePyramid(ts, dur, lane, lanes, origin, span)
+    widths = set()
+    for a, b in zip(one_pass.levels, counted.levels, strict=True):
+        for name in ("bucket", "row", "count", "lane_ptr"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert x.dtype == y.dtype and np.array_equal(x, y), name
+        widths.add(a.count.dtype)
+        assert a.long_rows.keys() == b.long_rows.keys()
+        assert all(np.array_equal(a.long_rows[k], b.long_rows[k]) for k in a.long_rows)
+        assert all(np.array_equal(a.long_end_max[k], b.long_end_max[k]) for k in a.long_end_max)
+    assert widths == {np.dtype(np.uint16), np.dtype(np.int32)}
+
+
 def test_a_tracks_lanes_in_one_pass_are_each_lanes_boxes(testdata) -> None:
     """``query_lanes`` (a thread's depths read together, as a frame does) gives, lane by lane and in order,
     what each lane gives on its own, long slices included: on a real trace 25 deep, at every level and in

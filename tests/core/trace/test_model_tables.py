@@ -195,3 +195,33 @@ def test_lane_ends_built_on_first_use_and_pyramid_durations_computed_from_the_ta
         rank = np.r_[0, np.cumsum(key[1:] != key[:-1])]
         assert [int(lanes[r]) for r in range(len(key))] == rank.tolist()
         assert np.asarray(pyramid.dur).tolist() == (table.end - table.start).tolist()
+
+
+def test_background_build_starts_with_the_flows(monkeypatch) -> None:
+    """The window's background build starts the flows first (beside the first track step, while the model
+    holds least: their temporaries on top of every other table were the window's peak memory), the track
+    steps next in their order, then the lane ends and the statistics."""
+    from fxscope.core.trace import prepare
+
+    model = TraceModel(read_fxt_bytes(generate_trace(6_000)))
+    prepare_model(model, first_frame_only=True)
+    started: list[str] = []
+    real = prepare.build_step
+
+    def recorded(m, build):
+        names = [name for name, b in steps_of[0] if b is build]
+        started.append(names[0])
+        return real(m, build)
+
+    steps_of: list[list] = []
+    real_build_steps = prepare.build_steps
+
+    def capture(m, steps, **kwargs):
+        steps_of.append(steps)
+        return real_build_steps(m, steps, **{**kwargs, "workers": 1})
+
+    monkeypatch.setattr(prepare, "build_steps", capture)
+    monkeypatch.setattr(prepare, "build_step", recorded)
+    prepare_later(model, lambda: None)
+    assert started == ["flows", *(name for name, _ in TRACK_STEPS), "lane_ends", "stats"]
+    assert model.flows_ready and model.stats_ready and not pending_tables(model)

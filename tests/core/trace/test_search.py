@@ -112,11 +112,11 @@ def test_real_trace_matches_a_plain_scan(testdata: Path, needle: str) -> None:
 def test_index_built_in_batches_is_the_same(testdata: Path, monkeypatch) -> None:
     """The index reads the slices' arguments a batch at a time: batches of 1,000 slices give the index
     of one batch."""
-    from fxscope.core.trace import query
+    from fxscope.core.trace import arg_string_index
 
     path = testdata / "fxt" / "richiesams_fxt-python_trace.fxt"
     whole = TraceModel(read_fxt(path)).search_index
-    monkeypatch.setattr(query, "INDEX_BATCH", 1000)
+    monkeypatch.setattr(arg_string_index, "INDEX_BATCH", 1000)
     batched = TraceModel(read_fxt(path)).search_index
     assert batched.ids.tolist() == whole.ids.tolist() and batched.folded == whole.folded
     assert batched.arg_ids.tolist() == whole.arg_ids.tolist() and batched.ptr.tolist() == whole.ptr.tolist()

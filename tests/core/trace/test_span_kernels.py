@@ -300,6 +300,28 @@ def test_kernels_refuse_bad_buffers():
         KERNELS.flow_table(*args[:11], ro, *args[12:])
 
 
+def test_flow_table_without_the_order_by_destination_gives_the_same_links():
+    """Asked for no order by destination (what the flows' build asks: FlowTable.incoming scans the
+    destinations), flow_table writes the same links and counts; asked for it, by_dst is the links' stable
+    order by destination slice."""
+    rng = np.random.default_rng(4)
+    m, n_slices = 4000, 300
+    k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), m)
+    fid = rng.integers(0, 40, m).astype(np.uint64)
+    bound = rng.integers(-1, n_slices, m).astype(np.int32)
+    slice_ts = np.sort(rng.integers(0, 10**6, n_slices)).astype(np.int64)
+    args = _flow_table_args(k, n_slices, fid=fid, bound=bound, slice_ts=slice_ts)
+    with_order = [np.full_like(a, -9) for a in args[11:]]
+    counts = KERNELS.flow_table(*args[:11], *with_order)
+    without = [np.full_like(a, -9) for a in args[11:]]
+    assert KERNELS.flow_table(*args[:11], *without, False) == counts
+    links = counts[0]
+    assert links > 100
+    for a, b in zip(with_order[:4], without[:4], strict=True):
+        assert np.array_equal(a[:links], b[:links])
+    assert np.array_equal(with_order[4][:links], np.argsort(with_order[1][:links], kind="stable"))
+
+
 def _flow_table_args(k, n_slices, fid=None, proc=None, bound=None, ts=None, slice_ts=None):
     """flow_table's arguments for the flow events of kinds ``k`` (the rest made up unless given)."""
     m = len(k)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.formats.errors import FormatError
@@ -210,6 +212,74 @@ def test_event_data_refuses_rows_out_of_range_and_clips_reads():
     for error, args in bad:
         with pytest.raises(error):
             scan.event_data(words, rec, False, *args)
+
+
+def _ns_of_ticks(t: int, rate: int) -> int:
+    """ticks.convert_rate's formula in Python's integers: below 2**33 ticks a second in uint64 arithmetic
+    (its product wrapping, the int64 view of the result), else exact and clamped to 2**63 - 1."""
+    if rate < 1 << 33:
+        v = ((t // rate) * 10**9 + (t % rate) * 10**9 // rate) % (1 << 64)
+        return v - (1 << 64) if v >= 1 << 63 else v
+    return min(t * 10**9 // rate, (1 << 63) - 1)
+
+
+#: tick rates at the edges of the reciprocal division: 1, powers of two and their neighbours up to 2**34,
+#: real providers' (24 MHz, 19.2 MHz, 1 GHz +- 1), the 2**33 switch to 128-bit arithmetic and huge ones
+_EDGE_RATES = sorted({1, 3, 7, 10, 19_200_000, 24_000_000, 10**9 - 1, 10**9 + 1, 2 * 10**9, 10**12, 2**62,
+                      2**63 - 1} | {max(1, 2**k + d) for k in range(35) for d in (-1, 0, 1)})  # fmt: skip
+#: ticks at the edges: 0, 2**32, 2**63 and 2**64 and their neighbours
+_EDGE_TICKS = [v + d for v in (0, 2**32, 2**63, 2**64 - 1) for d in (-2, -1, 0, 1, 2) if 0 <= v + d < 2**64]
+
+
+def _compiled_ns(ticks: list[int], rate: int) -> list[int]:
+    out = np.empty(len(ticks), np.int64)
+    compiled.record_scan.ticks_to_ns(np.array(ticks, np.uint64), rate, out)
+    return out.tolist()
+
+
+def test_tick_division_by_reciprocal_is_exact_at_the_edges():
+    """The compiled conversion (a multiply-high by each rate's reciprocal, record_scan.c RateDiv) equals the
+    integer formula and ticks.convert_rate for every edge rate, at the edge ticks and at the multiples of
+    the rate (and their neighbours) near 2**32, 2**63 and 2**64, where a reciprocal one off would round wrong."""
+    from fxscope.formats.fxt.ticks import convert_rate
+
+    assert compiled.record_scan is not None
+    for rate in _EDGE_RATES:
+        near = [q * rate + d for top in (2**32, 2**63, 2**64) for q in (top // rate - 1, top // rate)
+                for d in (-1, 0, 1)]  # fmt: skip
+        ticks = sorted({t for t in _EDGE_TICKS + near + [rate - 1, rate, rate + 1] if 0 <= t < 2**64})
+        want = [_ns_of_ticks(t, rate) for t in ticks]
+        assert _compiled_ns(ticks, rate) == want, rate
+        assert convert_rate(np.array(ticks, np.uint64), rate).tolist() == want, rate
+    with pytest.raises(ValueError):
+        compiled.record_scan.ticks_to_ns(np.zeros(1, np.uint64), 0, np.empty(1, np.int64))
+    with pytest.raises(ValueError):
+        compiled.record_scan.ticks_to_ns(np.zeros(2, np.uint64), 3, np.empty(1, np.int64))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1) | st.sampled_from(_EDGE_TICKS) | st.integers(0, 2**40), min_size=1,
+             max_size=40),
+    st.integers(1, 2**34) | st.integers(1, 2**63 - 1) | st.sampled_from(_EDGE_RATES),
+)  # fmt: skip
+def test_tick_division_by_reciprocal_is_exact(ticks, rate):
+    """Any ticks at any rate (below and above the 2**33 switch): the compiled conversion is the integer
+    formula's (the reciprocal rebuilt when a rate changes: a second rate's conversion after the first's)."""
+    assert compiled.record_scan is not None
+    assert _compiled_ns(ticks, rate) == [_ns_of_ticks(t, rate) for t in ticks]
+    # two segments of different rates read in one pass (each segment's reciprocal in turn, then the first again)
+    words = np.zeros(2 * len(ticks), np.uint64)
+    words[1::2] = ticks
+    rec = np.arange(0, len(words), 2, dtype=np.int64)
+    half = len(ticks) // 2
+    other = 24_000_000 if rate != 24_000_000 else 19_200_000
+    seg_pos, seg_tps = np.array([0, 2 * half], np.int64), np.array([other, rate], np.int64)
+    rows = np.concatenate([np.arange(len(ticks)), np.arange(len(ticks))[::-1]]).astype(np.int64)
+    out = np.empty(len(rows), np.int64)
+    compiled.record_scan.event_times(words, rec, True, rows, 0, seg_pos, seg_tps, out)
+    want = [_ns_of_ticks(ticks[r], other if r < half else rate) for r in rows.tolist()]
+    assert out.tolist() == want
 
 
 def test_event_times_refuses_rows_out_of_range_and_converts_as_numpy():

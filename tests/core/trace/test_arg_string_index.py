@@ -1,0 +1,190 @@
+"""The search's argument index (:mod:`fxscope.core.trace.arg_string_index`), built a batch of slices at a time with
+a counting sort, equals the index of the former build (one sort of every pair, kept here as the reference) on
+real, generated and hostile traces, for any batch size; and its temporaries stay bounded by a batch."""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace import arg_string_index
+from fxscope.core.trace.arg_string_index import ArgStringIndex, build_arg_string_index
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.errors import FormatError
+from fxscope.formats.fxt.arg_columns import event_arg_columns
+from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.columns import EventKind
+from fxscope.formats.fxt.reader import read_fxt_bytes
+from fxscope.formats.fxt.writer import FxtWriter
+
+
+def _reference(model: TraceModel) -> ArgStringIndex:
+    """The former build: every slice's arguments in event order, then all (string, slice) pairs sorted at once
+    (lexsort) and deduplicated."""
+    s, cols, strings = model.slices, model.cols, model.strings
+    event = np.asarray(s.event)
+    order = np.argsort(event, kind="stable")
+    order = order[cols.nargs_of(event[order]) > 0]
+    ev = event[order].astype(np.int64)
+    args = event_arg_columns(cols, ev)
+    row = order[np.searchsorted(ev, args.event)]
+    string = np.flatnonzero(args.type == ArgType.STRING)
+    refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
+    values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
+    sid = np.concatenate([args.name, values])
+    srow = np.concatenate([row, row[string]])
+    keep = sid >= 0
+    sid, srow = sid[keep], srow[keep]
+    o = lexsort((srow, sid))
+    sid, srow = sid[o], srow[o]
+    new = np.ones(len(sid), bool)
+    new[1:] = (sid[1:] != sid[:-1]) | (srow[1:] != srow[:-1])
+    sid, srow = sid[new], srow[new]
+    starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]]) if len(sid) else np.zeros(0, np.int64)
+    arg_ids = sid[starts]
+    names = np.asarray(s.name)
+    ids = np.union1d(np.flatnonzero(np.bincount(names[names >= 0], minlength=0)), arg_ids).astype(np.int64)
+    return ArgStringIndex(ids=ids, folded=[strings[i].casefold() for i in ids.tolist()],
+                          arg_ids=arg_ids.astype(np.int64), ptr=np.r_[starts, len(sid)].astype(np.int64),
+                          rows=srow.astype(np.int32))  # fmt: skip
+
+
+def _assert_same(got: ArgStringIndex, want: ArgStringIndex) -> None:
+    for field in ("ids", "arg_ids", "ptr", "rows"):
+        a, b = getattr(got, field), getattr(want, field)
+        assert a.dtype == b.dtype and np.array_equal(a, b), field
+    assert got.folded == want.folded
+
+
+def _check(model: TraceModel, batch: int, monkeypatch) -> ArgStringIndex:
+    """The batched build of ``model`` (first: it interns the inline strings, which the reference then finds
+    with the same ids) equals the reference."""
+    monkeypatch.setattr(arg_string_index, "INDEX_BATCH", batch)
+    got = build_arg_string_index(model.slices, model.cols, model.strings)
+    _assert_same(got, _reference(model))
+    return got
+
+
+@pytest.mark.parametrize("batch", [3, 1000, 1 << 16])
+def test_real_trace_index_equals_the_reference(testdata: Path, monkeypatch, batch: int) -> None:
+    from fxscope.formats.fxt.reader import read_fxt
+
+    model = TraceModel(read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt"))
+    got = _check(model, batch, monkeypatch)
+    # MANIFEST: 17,314 string arguments on 17,296 slices: each slice's argument names and values
+    assert len(got.rows) >= 17296 and len(got.arg_ids) > 100
+
+
+def _inline_strings_trace() -> bytes:
+    """Slices on three threads whose argument names and string values are written inline (the index interns
+    them as it reads each batch: the string table grows during the build), an indexed one, a value equal to
+    its own name and the same string twice on a slice (one pair), and slices without arguments."""
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    w.string(1, "indexed")
+    rng = random.Random(4)
+    for i in range(3000):
+        thread = (1, 10 + i % 3)
+        k = rng.randrange(40)
+        args = [(f"key{k % 7}", ArgType.STRING, f"value {k}"), ("same", ArgType.STRING, "same"),
+                (f"key{k % 7}", ArgType.STRING, f"value {k}"), (1, ArgType.STRING, 1), ("n", ArgType.INT32, k)]
+        w.event(EventKind.DURATION_COMPLETE, 100 * i, thread, "cat", f"slice {i % 11}",
+                args[: rng.randrange(len(args) + 1)], data=100 * i + 50)  # fmt: skip
+    return w.getvalue()
+
+
+@pytest.mark.parametrize(("batch", "narrow"), [(3, 1 << 16), (500, 1 << 16), (1 << 16, 1 << 16), (3, 8), (500, 8)])
+def test_inline_strings_index_equals_the_reference(monkeypatch, batch: int, narrow: int) -> None:
+    """(``narrow`` 8: the string ids and rows held in 32 bits, as for a table of 2**16 strings or more.)"""
+    monkeypatch.setattr(arg_string_index, "NARROW", narrow)
+    model = TraceModel(read_fxt_bytes(_inline_strings_trace()))
+    before = len(model.strings)
+    got = _check(model, batch, monkeypatch)
+    assert len(model.strings) > before + 40  # the inline texts were interned by the build
+    assert np.all(np.diff(got.ptr) > 0) and len(got.rows) > 3000
+    for k in range(len(got.arg_ids)):  # each string's rows ascending, once each
+        assert np.all(np.diff(got.rows[got.ptr[k] : got.ptr[k + 1]]) > 0)
+
+
+@pytest.mark.parametrize("batch", [3, 500, 1 << 16])
+def test_generated_trace_index_equals_the_reference(monkeypatch, batch: int) -> None:
+    """Every argument type, inline and indexed names."""
+    model = TraceModel(read_fxt_bytes(generate_trace(20_000, seed=3)))
+    got = _check(model, batch, monkeypatch)
+    assert np.all(np.diff(got.ptr) > 0) and len(got.rows) > 1000
+    for k in range(len(got.arg_ids)):  # each string's rows ascending, once each
+        assert np.all(np.diff(got.rows[got.ptr[k] : got.ptr[k + 1]]) > 0)
+
+
+def test_hostile_traces_index_equals_the_reference(testdata: Path, monkeypatch, cut_and_flip, mutate_fxt,
+                                                   partial_80: bytes) -> None:  # fmt: skip
+    """Truncated, byte-flipped and mutated copies (argument sizes, inline lengths running past their record,
+    unresolved refs) of the real traces and of a generated one, and the 80-byte partial trace."""
+    rng = random.Random(11)
+    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generate_trace(800, seed=5)]
+    variants = [partial_80]
+    for data in sources:
+        variants += [cut_and_flip(data, rng, 6) for _ in range(40)] + [mutate_fxt(data, rng) for _ in range(40)]
+    compared = 0
+    for data in variants:
+        try:
+            model = TraceModel(read_fxt_bytes(data))
+        except FormatError:
+            continue
+        _check(model, rng.choice([5, 64, 1 << 16]) if len(model.slices) < 2000 else 1 << 16, monkeypatch)
+        compared += 1
+    assert compared >= 150
+
+
+def test_stable_order_both_ways() -> None:
+    """The scatter's grouping by string id: radix on 16 bits for a small table, numpy's stable sort beyond."""
+    rng = np.random.default_rng(2)
+    for n_ids in (5, 1 << 16, (1 << 16) + 1, 1 << 20):
+        ids = rng.integers(0, n_ids, 5000).astype(np.int32)
+        got = arg_string_index._stable_order(ids, n_ids)
+        assert np.array_equal(got, np.argsort(ids, kind="stable"))
+
+
+def test_build_temporaries_are_bounded_by_a_batch(monkeypatch) -> None:
+    """The build's traced peak is the index, its pairs (8 bytes each until placed) and one batch's
+    temporaries: not a multiple of the slice count (the former build's argsort of every slice's event, its
+    argument counts in int64, and the sort of all pairs took ~40 bytes a slice at its peak)."""
+    model = TraceModel(read_fxt_bytes(generate_trace(200_000, seed=1)))
+    monkeypatch.setattr(arg_string_index, "INDEX_BATCH", 1 << 11)
+    build_arg_string_index(model.slices, model.cols, model.strings)  # (inline strings interned: not counted)
+
+    def peak(build) -> tuple[int, ArgStringIndex]:
+        tracemalloc.start()
+        try:
+            index = build(model)
+            return tracemalloc.get_traced_memory()[1], index
+        finally:
+            tracemalloc.stop()
+
+    new, index = peak(lambda m: build_arg_string_index(m.slices, m.cols, m.strings))
+    old, _ = peak(_reference)
+    pairs, slices = len(index.rows), len(model.slices)
+    assert slices > 30_000 and pairs > 30_000
+    bound = 16 * pairs + 512 * arg_string_index.INDEX_BATCH + 256 * 1024
+    assert new < bound < old, (new, bound, old, slices, pairs)
+
+
+def test_more_than_2_16_strings(monkeypatch) -> None:
+    """70,000 distinct inline values (the string table passes 2**16 during the build: the later batches hold
+    their string ids in 32 bits), in batches of 2**16 slices and of 5,000."""
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for i in range(70_000):
+        w.event(EventKind.DURATION_COMPLETE, 10 * i, (1, 10 + i % 2), "cat", "s",
+                [("v", ArgType.STRING, f"value {i}")], data=10 * i + 5)  # fmt: skip
+    model = TraceModel(read_fxt_bytes(w.getvalue()))
+    assert len(model.strings) < 1 << 16
+    for batch in (1 << 16, 5000):
+        got = _check(model, batch, monkeypatch)
+        assert len(model.strings) > 70_000 and len(got.arg_ids) == 70_001 and len(got.rows) == 140_000
