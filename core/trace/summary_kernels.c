@@ -926,6 +926,21 @@ done:
     return ret;
 }
 
+/* The place of row ``r`` among the ``n_rare`` ascending ``rare_rows`` (a frequency-coded column's rows coded
+ * 255), -1 when it is not one of them. */
+static inline Py_ssize_t rare_place(const int64_t *rare_rows, Py_ssize_t n_rare, int64_t r)
+{
+    Py_ssize_t lo = 0, hi = n_rare;
+    while (lo < hi) {
+        const Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (rare_rows[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_rare && rare_rows[lo] == r ? lo : -1;
+}
+
 PyDoc_STRVAR(dense_names_doc,
 "dense_names(source, source_wide, index, index_wide, out[, codes]) -> bytes\n\n"
 "The names of rows ``index`` (int32, int64 when index_wide) of the string-id column ``source`` (int16, int32\n"
@@ -976,19 +991,12 @@ static PyObject *dense_names(PyObject *self, PyObject *args)
             }
             int64_t v;
             if (codes && codes[r] == 255 && rare_rows) {  /* a rare value: its row's place among the rare rows */
-                Py_ssize_t lo = 0, hi = n_rare;
-                while (lo < hi) {
-                    const Py_ssize_t mid = lo + (hi - lo) / 2;
-                    if (rare_rows[mid] < r)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (lo == n_rare || rare_rows[lo] != r) {
+                const Py_ssize_t at = rare_place(rare_rows, n_rare, r);
+                if (at < 0) {
                     status = 1;
                     break;
                 }
-                v = name_at(rare_values, swide, lo);
+                v = name_at(rare_values, swide, at);
             } else {
                 if (codes) {
                     r = codes[r];
@@ -1099,19 +1107,12 @@ static PyObject *coded_matches(PyObject *self, PyObject *args)
             }
             const uint8_t c = codes[r];
             if (c == 255 && rare_rows) {  /* a rare value: its row's place among the rare rows */
-                Py_ssize_t lo = 0, hi = n_rare;
-                while (lo < hi) {
-                    const Py_ssize_t mid = lo + (hi - lo) / 2;
-                    if (rare_rows[mid] < r)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (lo == n_rare || rare_rows[lo] != r) {
+                const Py_ssize_t at = rare_place(rare_rows, n_rare, r);
+                if (at < 0) {
                     bad = 1;
                     break;
                 }
-                out[i] = rare_match[lo] != 0;
+                out[i] = rare_match[at] != 0;
             } else {
                 if (lut[c] > 1) {
                     bad = 1;
