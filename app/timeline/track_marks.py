@@ -43,9 +43,17 @@ def mark_matches(lanes: list[Lane], model: TraceModel, hits: SearchHits,
     # draw "building…") is not built here on the UI thread
     for kind, size in (("slice", lambda: len(model.slices)), ("async", lambda: len(model.async_spans.start)),
                        ("instant", lambda: len(model.instants)), ("log", lambda: len(model.logs))):  # fmt: skip
+        extra = slices if kind == "slice" and slices is not None and len(slices) else None
+        mask = hits.masks.get(kind)  # (the search's own: no pass over the hits, no scatter of their rows)
+        if mask is not None:
+            if extra is not None:
+                mask = mask.copy()
+                mask[extra] = True
+            masks[kind] = mask
+            continue
         rows = hits.kind_rows(kind)  # (in time order: a mask needs no sort of them by row)
-        if kind == "slice" and slices is not None and len(slices):
-            rows = np.concatenate([rows, slices])
+        if extra is not None:
+            rows = np.concatenate([rows, extra])
         if len(rows):
             mask = np.zeros(size(), bool)
             mask[rows] = True

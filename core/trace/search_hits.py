@@ -15,7 +15,7 @@ cancels a running search through it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,12 +39,15 @@ def _no_check() -> None:
 class SearchHits:
     """Matches in time order: ``kind`` (index into :data:`KINDS`), ``row`` (in that kind's table; a
     counter hit is a :func:`~fxscope.core.trace.details.counter_row`) and ``ts`` (ns). ``complete`` is
-    False when the slices' argument matches were left out (their index was not built yet)."""
+    False when the slices' argument matches were left out (their index was not built yet). ``masks``: per
+    kind with hits among the slices, async spans, instants and logs, the bool mask over its table that the
+    search made (:func:`search_all`; what the tracks outline matches with, not made again from the rows)."""
 
     kind: np.ndarray  # uint8
     row: np.ndarray  # int64
     ts: np.ndarray  # int64
     complete: bool = True
+    masks: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.row)
@@ -72,12 +75,12 @@ def _log_matches(model: TraceModel, ids: np.ndarray, needle: str) -> np.ndarray:
     return match
 
 
-def _rows(table: np.ndarray, check: Callable[[], None], *columns) -> np.ndarray:
-    """Rows, ascending, where any of the string-id ``columns`` names a string that ``table`` marks."""
+def _matches(table: np.ndarray, check: Callable[[], None], *columns) -> np.ndarray:
+    """A bool mask over the rows: where any of the string-id ``columns`` names a string that ``table`` marks."""
     out = column_matches(table, columns[0], check)
     for col in columns[1:]:
         out |= column_matches(table, col, check)
-    return np.flatnonzero(out)
+    return out
 
 
 def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_check,
@@ -89,35 +92,39 @@ def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_che
     kinds: list[np.ndarray] = []
     rows: list[np.ndarray] = []
     times: list[np.ndarray] = []
+    masks: dict[str, np.ndarray] = {}
 
-    def add(kind: str, r: np.ndarray, ts: np.ndarray) -> None:
+    def add(kind: str, r: np.ndarray, ts: np.ndarray, mask: np.ndarray | None = None) -> None:
         kinds.append(np.full(len(r), KINDS.index(kind), np.uint8))
         rows.append(np.asarray(r, np.int64))
         times.append(np.asarray(ts, np.int64))
+        if mask is not None and len(r):
+            masks[kind] = mask
+
+    def add_matches(kind: str, mask: np.ndarray, ts) -> None:
+        r = np.flatnonzero(mask)
+        add(kind, r, ts[r], mask)
 
     if needle:
         s = model.slices
         if len(s):
-            r = np.flatnonzero(slice_matches(model, needle, check, arguments, categories=True))
-            add("slice", r, s.ts[r])
+            add_matches("slice", slice_matches(model, needle, check, arguments, categories=True), s.ts)
         check()
         table = string_matches(model, needle)  # (after the slices': their argument index may add strings)
         a = model.async_spans
         if len(a.start):
-            r = _rows(table, check, a.name, a.category)
-            add("async", r, a.start[r])
+            add_matches("async", _matches(table, check, a.name, a.category), a.start)
         inst = model.instants
         if len(inst):
-            r = _rows(table, check, inst.name, inst.category)
-            add("instant", r, inst.ts[r])
+            add_matches("instant", _matches(table, check, inst.name, inst.category), inst.ts)
         for index, series in enumerate(model.counters.series):
             if len(series.ts) and needle in series.label.casefold():
                 add("counter", np.array([counter_row(index, 0)]), series.ts[:1])
         logs = model.logs
         if len(logs):
             check()
-            r = _rows(_log_matches(model, logs.message, needle), check, logs.message)  # as the Logs tab shows them
-            add("log", r, logs.ts[r])
+            # (as the Logs tab shows them)
+            add_matches("log", _matches(_log_matches(model, logs.message, needle), check, logs.message), logs.ts)
     check()
     if not rows:
         z = np.zeros(0, np.int64)
@@ -125,4 +132,4 @@ def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_che
     kind, row, ts = np.concatenate(kinds), np.concatenate(rows), np.concatenate(times)
     # the parts come by kind, each by row: a stable sort by time orders by (time, kind, row)
     order = np.argsort(ts, kind="stable")
-    return SearchHits(kind[order], row[order], ts[order], complete=arguments)
+    return SearchHits(kind[order], row[order], ts[order], complete=arguments, masks=masks)

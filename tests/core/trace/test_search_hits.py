@@ -123,3 +123,25 @@ def test_a_kinds_rows_in_time_order_are_its_rows(testdata: Path) -> None:
         rows = hits.kind_rows(kind)
         np.testing.assert_array_equal(np.sort(rows), hits.rows_of(kind))
         np.testing.assert_array_equal(rows, hits.row[hits.kind == KINDS.index(kind)])
+
+
+def test_the_masks_the_search_keeps_are_its_rows_of_each_kind(testdata: Path) -> None:
+    """SearchHits.masks (what the tracks outline matches with): per kind with hits, the bool mask over its
+    table whose rows are that kind's hits; none for a kind without hits (nor for the counters)."""
+    model = TraceModel(read_fxt(DEMO_TRACE))
+    sizes = {"slice": len(model.slices), "async": len(model.async_spans.start), "instant": len(model.instants),
+             "log": len(model.logs)}  # fmt: skip
+    seen = set()
+    for text in ("a", "e", "draw", "upload", "vsync", "disk", "zzz-none"):
+        hits = search_all(model, text)
+        for kind, size in sizes.items():
+            rows = hits.rows_of(kind)
+            if not len(rows):
+                assert kind not in hits.masks, (text, kind)
+                continue
+            mask = hits.masks[kind]
+            assert mask.dtype == np.bool_ and len(mask) == size
+            np.testing.assert_array_equal(np.flatnonzero(mask), rows)
+            seen.add(kind)
+        assert "counter" not in hits.masks
+    assert seen == set(sizes)  # (every kind's mask was checked)
