@@ -125,6 +125,12 @@ def test_rows_or_codes_out_of_range_take_the_numpy_paths_answer(match_loops) -> 
         column_matches(table, Gathered(categories, np.array([0, 5], np.int64)))
     with pytest.raises(IndexError):
         column_matches(table, Gathered(categories, np.array([0, -9], np.int32)))
+    many = coded(np.tile(np.array([1, 2, 3], np.int16), 400))  # rows far past a long batch's end: the
+    for bad in (10**12, -(10**12), 1200):  # compiled loop's read-ahead skips them, its check refuses them
+        rows = np.arange(1000, dtype=np.int64)
+        rows[600] = bad
+        with pytest.raises(IndexError):
+            column_matches(table, Gathered(many, rows))
     broken = type(categories)(np.array([0, 1, 7], np.uint8), categories.values)  # code 7: no such value
     with pytest.raises(IndexError):
         column_matches(table, Gathered(broken, np.array([2, 0], np.int64)))
