@@ -145,6 +145,13 @@ def test_loops_check_their_inputs(kernels):
     assert out.tolist() == [0, 1, 2] and np.frombuffer(ids, np.int64).tolist() == [-1, 5, 7]
     with pytest.raises(ValueError):  # a code past the values
         kernels.dense_names(np.array([5, -1, 7], np.int16), False, np.array([3, 0, 1], np.int32), False, out, codes)
+    long_codes = np.tile(codes[:3], 400)  # a long gather (past its read-ahead) with a row far off the codes
+    for bad in (10**12, -(10**12), len(long_codes)):
+        rows = np.arange(1000, dtype=np.int64)
+        rows[600] = bad
+        with pytest.raises(ValueError):
+            kernels.dense_names(np.array([5, -1, 7], np.int16), False, rows, True, np.empty(1000, np.int16),
+                                long_codes)  # fmt: skip
     fresh = np.arange(5, dtype=np.int64)[::-1].copy()
     kernels.renumber(node_of, False, fresh, np.array([1, 0, 1, 1, 1], np.uint8))
     assert node_of.tolist() == [4, -1, 2, 1, 0]
