@@ -220,8 +220,16 @@ def column_matches(table: np.ndarray, column, check: Callable[[], None] = _no_ch
     return out
 
 
-#: rows a call of the compiled loop matches at a time (a cancel check between)
-COMPILED_MATCH_BATCH = 1 << 20
+#: event rows of the code column whose matches one call of the compiled loop reads, of every run together (a
+#: cancel check between calls): 1 MB of codes, in the caches while each run reads its rows there (256 KB to
+#: 4 MB measured alike; at 100M events 1 MB the best by a little)
+MATCH_WINDOW = 1 << 20
+#: rows of the index a run of the compiled loop: a table sorted by thread then time has its rows of one thread
+#: ascending, each such piece read a window at a time beside the others (a piece across two threads is read
+#: all the same, its second thread's rows at once; a few thousand pieces are a few thousand reads a window)
+MATCH_RUN = 1 << 13
+#: a row past any window: the last call reads every row left (rows past the column then refused)
+_ALL_ROWS = (1 << 63) - 1
 
 
 def _compiled_matches(table: np.ndarray, column, check: Callable[[], None]) -> np.ndarray | None:
@@ -232,7 +240,14 @@ def _compiled_matches(table: np.ndarray, column, check: Callable[[], None]) -> n
     (summary_kernels.c coded_matches): each row's code read through its event row and looked up in the
     match of the column's at most 256 values, one pass, where numpy gathered the codes, decoded them to ids
     (patching the rare rows) and looked the ids up, a pass each, ~0.29 s of the first search at 100M
-    events; None when the loop is not built or the column is another (the numpy path)."""
+    events; None when the loop is not built or the column is another (the numpy path).
+
+    The rows of a table sorted by thread then time are an ascending run a thread, each spread over the whole
+    code column (one byte an event: 100 MB at 100M events, past the caches). Read run after run, each run
+    brought the column's cache lines in again; read a window of :data:`MATCH_WINDOW` event rows at a time,
+    every run's rows in it (:func:`_match_runs`), each line comes in once. Measured at 100M events (one
+    process, the six gathers of a search: names and categories of the slices, async spans and instants):
+    218 -> 170 ms; at 30M 49 -> 48 ms (their growth 4.4 -> 3.5x; the events grow 3.33x)."""
     kernels = compiled.summary_kernels
     if kernels is None or not isinstance(column, Gathered) or column.missing is not None:
         return None
@@ -252,16 +267,29 @@ def _compiled_matches(table: np.ndarray, column, check: Callable[[], None]) -> n
     lut = np.full(256, 2, np.uint8)  # (2: a code past the values, refused by the loop)
     lut[: len(values)] = column_matches(table, values)
     extra = () if not rare else (rare[0], column_matches(table, rare[1]).view(np.uint8))
-    n = len(index)
-    out = np.empty(n, bool)
+    out = np.empty(len(index), bool)
     try:
-        for a in range(0, n, COMPILED_MATCH_BATCH):
-            check()
-            b = min(a + COMPILED_MATCH_BATCH, n)
-            kernels.coded_matches(index[a:b], index.dtype == np.int64, codes, lut, out[a:b].view(np.uint8), *extra)
+        _match_runs(kernels, index, codes, lut, out.view(np.uint8), extra, check)
     except ValueError:  # (a row out of range, or a rare row missing: the numpy path decides)
         return None
     return out
+
+
+def _match_runs(kernels, index: np.ndarray, codes: np.ndarray, lut: np.ndarray, out: np.ndarray, extra: tuple,
+                check: Callable[[], None]) -> None:  # fmt: skip
+    """The compiled loop's matches of ``index`` into ``out``: its pieces of :data:`MATCH_RUN` rows together, a
+    window of :data:`MATCH_WINDOW` code rows per call (see :func:`_compiled_matches`); ``check()`` between
+    calls. ValueError for a row out of range (or any the loop refuses)."""
+    n = len(index)
+    if n == 0:
+        return
+    wide = index.dtype == np.int64
+    ends = np.r_[np.arange(MATCH_RUN, n, MATCH_RUN, dtype=np.int64), np.int64(n)]
+    cursor = np.r_[np.int64(0), ends[:-1]]
+    for below in range(MATCH_WINDOW, len(codes) + MATCH_WINDOW, MATCH_WINDOW):
+        check()
+        kernels.coded_matches(index, wide, ends, cursor, below, codes, lut, out, *extra)
+    kernels.coded_matches(index, wide, ends, cursor, _ALL_ROWS, codes, lut, out, *extra)  # (rows past the codes)
 
 
 def _small_id_table(table: np.ndarray, dtype: np.dtype) -> np.ndarray:

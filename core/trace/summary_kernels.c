@@ -1074,26 +1074,33 @@ done:
 /* ------------------------------------------------------------------------------------ coded matches */
 
 PyDoc_STRVAR(coded_matches_doc,
-"coded_matches(index, index_wide, codes, lut, out[, rare_rows, rare_match])\n\n"
+"coded_matches(index, index_wide, run_ends, cursor, below, codes, lut, out[, rare_rows, rare_match])\n\n"
 "The search's match of rows ``index`` (int32, int64 when index_wide) of a one-byte code column ``codes``\n"
 "(uint8): ``out[i] = lut[codes[index[i]]]`` (``lut`` 256 uint8: 0 or 1, 2 for a code that names no value;\n"
-"``out`` one byte a row); with\n"
-"``rare_rows`` (int64, ascending) and ``rare_match`` (uint8, one per rare row), a row coded 255 reads the\n"
-"match at its row's place in rare_rows (a names column coded by frequency). query.py's column_matches of a\n"
-"gathered code column, without the decoded ids' passes. ValueError for a row out of range, a code that names\n"
-"no value or a row coded 255 that is not among the rare rows (nothing is then known of ``out``).");
+"``out`` one byte a row), for the positions ``i`` of each run (the runs end at ``run_ends``, int64 ascending,\n"
+"the last ``len(index)``; each starts at the one before's end, the first at 0) from the run's ``cursor``\n"
+"(int64, one a run: updated) on while its row is below ``below``: called with ``below`` rising a window of\n"
+"rows at a time, the runs (pieces of a table's threads, each ascending) read one window of the code column\n"
+"together, in the caches, rather than each thread the whole column past them; a run that is not ascending\n"
+"is read all the same (its rows past ``below`` wait for a later call). With ``rare_rows`` (int64, ascending) and\n"
+"``rare_match`` (uint8, one per rare row), a row coded 255 reads the match at its row's place in rare_rows (a\n"
+"names column coded by frequency). query.py's column_matches of a gathered code column, without the decoded\n"
+"ids' passes. ValueError for a row out of range, a code that names no value, a row coded 255 that is not\n"
+"among the rare rows, or runs and cursors that do not cover the index (nothing is then known of ``out``).");
 
 static PyObject *coded_matches(PyObject *self, PyObject *args)
 {
-    Py_buffer ib, cb, lb, ob, rb = {0}, mb = {0};
+    Py_buffer ib, eb, kb, cb, lb, ob, rb = {0}, mb = {0};
     int iwide;
+    long long below;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*py*y*w*|y*y*", &ib, &iwide, &cb, &lb, &ob, &rb, &mb))
+    if (!PyArg_ParseTuple(args, "y*py*w*Ly*y*w*|y*y*", &ib, &iwide, &eb, &kb, &below, &cb, &lb, &ob, &rb, &mb))
         return NULL;
     PyObject *ret = NULL;
-    Py_ssize_t n = ib.len / (iwide ? 8 : 4), m = cb.len, n_rare = rb.len / 8;
+    Py_ssize_t n = ib.len / (iwide ? 8 : 4), m = cb.len, n_rare = rb.len / 8, n_runs = eb.len / 8;
     if (check_items(&ib, iwide ? 8 : 4, -1, "index") || check_items(&lb, 1, 256, "lut")
-        || check_items(&ob, 1, n, "out"))
+        || check_items(&ob, 1, n, "out") || check_items(&eb, 8, -1, "run_ends")
+        || check_items(&kb, 8, n_runs, "cursor"))
         goto done;
     if ((rb.obj != NULL) != (mb.obj != NULL)
         || (rb.obj && (check_items(&rb, 8, -1, "rare_rows") || check_items(&mb, 1, n_rare, "rare_match")))) {
@@ -1102,39 +1109,60 @@ static PyObject *coded_matches(PyObject *self, PyObject *args)
         goto done;
     }
     {
+        const int64_t *run_end = eb.buf;
+        int64_t *cursor = kb.buf;
+        int64_t run_start = 0;
+        for (Py_ssize_t k = 0; k < n_runs; k++) {  /* the runs cover the index, each cursor inside its run */
+            if (run_end[k] < run_start || run_end[k] > n || cursor[k] < run_start || cursor[k] > run_end[k]
+                || (k == n_runs - 1 && run_end[k] != n)) {
+                PyErr_SetString(PyExc_ValueError, "run_ends and cursor do not cover the index");
+                goto done;
+            }
+            run_start = run_end[k];
+        }
+        if (n_runs == 0 && n != 0) {
+            PyErr_SetString(PyExc_ValueError, "run_ends and cursor do not cover the index");
+            goto done;
+        }
         const void *index = ib.buf;
         const uint8_t *codes = cb.buf, *lut = lb.buf, *rare_match = mb.obj ? (const uint8_t *)mb.buf : NULL;
         const int64_t *rare_rows = rb.obj ? (const int64_t *)rb.buf : NULL;
         uint8_t *out = ob.buf;
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < n; i++) {
-            const int64_t r = int_at(index, iwide, i);
-            if (r < 0 || r >= m) {
-                bad = 1;
-                break;
-            }
-            if (i + CODED_AHEAD < n) {  /* the code a few dozen rows on: its cache line on the way (the rows
-                                         * jump across a code column of every event, past the caches) */
-                const int64_t ahead = int_at(index, iwide, i + CODED_AHEAD);
-                if (ahead >= 0 && ahead < m)
-                    __builtin_prefetch(codes + ahead);
-            }
-            const uint8_t c = codes[r];
-            if (c == 255 && rare_rows) {  /* a rare value: its row's place among the rare rows */
-                const Py_ssize_t at = rare_place(rare_rows, n_rare, r);
-                if (at < 0) {
+        for (Py_ssize_t k = 0; k < n_runs && !bad; k++) {
+            const Py_ssize_t end = (Py_ssize_t)run_end[k];
+            Py_ssize_t i = (Py_ssize_t)cursor[k];
+            for (; i < end; i++) {
+                const int64_t r = int_at(index, iwide, i);
+                if (r >= below)  /* (the run's next window: a later call) */
+                    break;
+                if (r < 0 || r >= m) {
                     bad = 1;
                     break;
                 }
-                out[i] = rare_match[at] != 0;
-            } else {
-                if (lut[c] > 1) {
-                    bad = 1;
-                    break;
+                if (i + CODED_AHEAD < end) {  /* the code a few dozen rows on: its cache line on the way */
+                    const int64_t ahead = int_at(index, iwide, i + CODED_AHEAD);
+                    if (ahead >= 0 && ahead < below)
+                        __builtin_prefetch(codes + ahead);
                 }
-                out[i] = lut[c];
+                const uint8_t c = codes[r];
+                if (c == 255 && rare_rows) {  /* a rare value: its row's place among the rare rows */
+                    const Py_ssize_t at = rare_place(rare_rows, n_rare, r);
+                    if (at < 0) {
+                        bad = 1;
+                        break;
+                    }
+                    out[i] = rare_match[at] != 0;
+                } else {
+                    if (lut[c] > 1) {
+                        bad = 1;
+                        break;
+                    }
+                    out[i] = lut[c];
+                }
             }
+            cursor[k] = i;
         }
         Py_END_ALLOW_THREADS
         if (bad)
@@ -1145,6 +1173,8 @@ static PyObject *coded_matches(PyObject *self, PyObject *args)
     }
 done:
     PyBuffer_Release(&ib);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&kb);
     PyBuffer_Release(&cb);
     PyBuffer_Release(&lb);
     PyBuffer_Release(&ob);
