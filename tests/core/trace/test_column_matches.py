@@ -4,11 +4,11 @@ table: read False), tables shorter and longer than a 16-bit id's range, and batc
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
 import random
 from pathlib import Path
+
+import numpy as np
+import pytest
 
 from fxscope.core.synthetic_trace import generate_trace
 from fxscope.core.trace import compiled, query
@@ -16,9 +16,9 @@ from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.query import column_matches, string_matches
 from fxscope.formats.errors import FormatError
-from fxscope.formats.fxt.reader import read_fxt_bytes
 from fxscope.formats.fxt.coded_column import coded
 from fxscope.formats.fxt.frequent_codes import frequent_coded
+from fxscope.formats.fxt.reader import read_fxt_bytes
 from tests.compiled_loops import choose_loops
 
 
