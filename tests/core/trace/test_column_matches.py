@@ -207,26 +207,63 @@ def test_a_row_out_of_range_in_a_late_window_is_refused(match_loops, monkeypatch
 
 def test_the_windowed_loop_refuses_runs_that_do_not_cover_the_index() -> None:
     """summary_kernels.coded_matches checks its runs and cursors: ends past the index, not ascending, a last
-    end short of it, a cursor outside its run: ValueError, nothing read."""
+    end short of it, a cursor outside its run: ValueError, nothing read; a second column without its lookups
+    too."""
     kernels = compiled.summary_kernels
     if kernels is None:
         pytest.skip("summary_kernels not built")
     index = np.arange(10, dtype=np.int32)
     codes, lut, out = np.zeros(10, np.uint8), np.zeros(256, np.uint8), np.zeros(10, np.uint8)
+    no_rare = (np.zeros(0, np.int64), np.zeros(0, np.uint8))
     for ends, cursor in (([11], [0]), ([6, 4, 10], [0, 6, 4]), ([5], [0]), ([5, 10], [0, 11]),
                          ([5, 10], [6, 5]), ([], [])):  # fmt: skip
         with pytest.raises(ValueError):
-            kernels.coded_matches(index, False, np.array(ends, np.int64), np.array(cursor, np.int64), 1 << 40,
-                                  codes, lut, out)  # fmt: skip
+            kernels.coded_matches(index, False, np.array(ends, np.int64), np.array(cursor, np.int64), 1 << 40, out,
+                                  codes, lut, *no_rare)  # fmt: skip
+    with pytest.raises(ValueError):
+        kernels.coded_matches(index, False, np.array([10], np.int64), np.zeros(1, np.int64), 1 << 40, out, codes,
+                              lut, *no_rare, codes)  # fmt: skip
     ends, cursor = np.array([4, 10], np.int64), np.array([0, 4], np.int64)
-    kernels.coded_matches(index, False, ends, cursor, 6, codes, lut, out)
+    kernels.coded_matches(index, False, ends, cursor, 6, out, codes, lut, *no_rare)
     assert cursor.tolist() == [4, 6]  # (each run up to its first row past the window)
+
+
+def test_names_and_categories_in_one_pass_match_each_ored(match_loops, monkeypatch) -> None:
+    """A table's names (coded by frequency, rare rows among them) and categories read through the same rows
+    in one pass: the OR of each one's matches; rows out of range still refused (numpy's answer comes);
+    columns through different rows each alone."""
+    monkeypatch.setattr(query, "MATCH_RUN", 101)
+    monkeypatch.setattr(query, "MATCH_WINDOW", 700)
+    rng = np.random.default_rng(21)
+    events = 20_000
+    table = _table(500, seed=9)
+    frequent = rng.integers(0, 30, events)
+    frequent[rng.integers(0, events, 150)] = rng.integers(-3, 540, 150)
+    names = frequent_coded(frequent.astype(np.int16))
+    categories = coded(rng.choice(np.array([-1, 1, 6, 499, 510], np.int16), events))
+    assert names is not None and not isinstance(categories, np.ndarray)
+    thread = rng.integers(0, 5, events)
+    chosen = np.flatnonzero(rng.random(events) < 0.4)
+    rows = chosen[np.argsort(thread[chosen], kind="stable")]
+    for dtype in (np.int32, np.int64):
+        index = rows.astype(dtype)
+        pair = (Gathered(names, index), Gathered(categories, index))
+        want = _expected(table, np.asarray(names)[rows]) | _expected(table, np.asarray(categories)[rows])
+        np.testing.assert_array_equal(query.columns_matches(table, pair), want)
+        np.testing.assert_array_equal(query.columns_matches(table, pair[::-1]), want)
+        apart = (Gathered(names, index), Gathered(categories, index.copy()))  # (other rows' object: each alone)
+        np.testing.assert_array_equal(query.columns_matches(table, apart), want)
+    bad = rows.astype(np.int64)
+    bad[len(bad) // 2] = events + 5
+    with pytest.raises(IndexError):
+        query.columns_matches(table, (Gathered(names, bad), Gathered(categories, bad)))
 
 
 def test_real_generated_and_hostile_traces_match_as_numpy_does(testdata: Path, monkeypatch, cut_and_flip,
                                                                mutate_fxt) -> None:  # fmt: skip
-    """The names and categories of the slices, async spans and instants of the real traces, a generated one
-    and damaged copies of them: the compiled loop's windows (small, many calls) give numpy's matches."""
+    """The names and categories (each, and both in one pass) of the slices, async spans and instants of the
+    real traces, a generated one and damaged copies of them: the compiled loop's windows (small, many calls)
+    give numpy's matches."""
     monkeypatch.setattr(query, "MATCH_RUN", 61)
     monkeypatch.setattr(query, "MATCH_WINDOW", 512)
     rng = random.Random(7)
@@ -243,11 +280,11 @@ def test_real_generated_and_hostile_traces_match_as_numpy_does(testdata: Path, m
         for needle in ("a", "e", "frame"):
             table = string_matches(model, needle)
             for tab in (model.slices, model.async_spans, model.instants):
-                for column in (tab.name, tab.category):
-                    got = column_matches(table, column)
+                for columns in ((tab.name,), (tab.category,), (tab.name, tab.category)):
+                    got = query.columns_matches(table, columns)
                     with monkeypatch.context() as numpy_only:
                         numpy_only.setattr(compiled, "summary_kernels", None)
-                        want = column_matches(table, column)
+                        want = query.columns_matches(table, columns)
                     np.testing.assert_array_equal(got, want)
                     compared += len(got)
     assert compared > 100_000
