@@ -224,6 +224,10 @@ def column_matches(table: np.ndarray, column, check: Callable[[], None] = _no_ch
 #: cancel check between calls): 1 MB of codes, in the caches while each run reads its rows there (256 KB to
 #: 4 MB measured alike; at 100M events 1 MB the best by a little)
 MATCH_WINDOW = 1 << 20
+#: windows one call of the compiled loop reads (a cancel check between calls): each call takes the
+#: interpreter's lock back as it returns, which a search in a background thread waits for while the UI thread
+#: runs (up to its 5 ms switch interval): a call a window was ~100 such waits at 100M events
+MATCH_WINDOWS_A_CALL = 16
 #: rows of the index a run of the compiled loop: a table sorted by thread then time has its rows of one thread
 #: ascending, each such piece read a window at a time beside the others (a piece across two threads is read
 #: all the same, its second thread's rows at once; a few thousand pieces are a few thousand reads a window)
@@ -306,10 +310,13 @@ def _match_runs(kernels, index: np.ndarray, lookups: tuple, out: np.ndarray, che
     ends = np.r_[np.arange(MATCH_RUN, n, MATCH_RUN, dtype=np.int64), np.int64(n)]
     cursor = np.r_[np.int64(0), ends[:-1]]
     rows = max(len(lookups[0]), len(lookups[4]) if len(lookups) > 4 else 0)
-    for below in range(MATCH_WINDOW, rows + MATCH_WINDOW, MATCH_WINDOW):
+    step = MATCH_WINDOW * MATCH_WINDOWS_A_CALL
+    for first in range(MATCH_WINDOW, rows + MATCH_WINDOW, step):
         check()
-        kernels.coded_matches(index, wide, ends, cursor, below, out, *lookups)
-    kernels.coded_matches(index, wide, ends, cursor, _ALL_ROWS, out, *lookups)  # (rows past the codes)
+        kernels.coded_matches(index, wide, ends, cursor, first, first + step - MATCH_WINDOW, MATCH_WINDOW, out,
+                              *lookups)  # fmt: skip
+    # (rows past the codes: refused)
+    kernels.coded_matches(index, wide, ends, cursor, _ALL_ROWS, _ALL_ROWS, MATCH_WINDOW, out, *lookups)
 
 
 def columns_matches(table: np.ndarray, columns, check: Callable[[], None] = _no_check) -> np.ndarray:

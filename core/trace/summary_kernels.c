@@ -1074,8 +1074,8 @@ done:
 /* ------------------------------------------------------------------------------------ coded matches */
 
 PyDoc_STRVAR(coded_matches_doc,
-"coded_matches(index, index_wide, run_ends, cursor, below, out, codes, lut, rare_rows, rare_match[, codes2, lut2,\n"
-"rare_rows2, rare_match2])\n\n"
+"coded_matches(index, index_wide, run_ends, cursor, first_below, below, window, out, codes, lut, rare_rows,\n"
+"rare_match[, codes2, lut2, rare_rows2, rare_match2])\n\n"
 "The search's match of rows ``index`` (int32, int64 when index_wide) of a one-byte code column ``codes``\n"
 "(uint8): ``out[i] = lut[codes[index[i]]]`` (``lut`` 256 uint8: 0 or 1, 2 for a code that names no value;\n"
 "``out`` one byte a row); with ``codes2`` and ``lut2`` too, the match of either column (a table's names or its\n"
@@ -1083,10 +1083,10 @@ PyDoc_STRVAR(coded_matches_doc,
 "(uint8, one per rare row): a row coded 255 reads the match at its row's place in rare_rows (a names column\n"
 "coded by frequency). The rows are read for the positions ``i`` of each run (the runs end at ``run_ends``,\n"
 "int64 ascending, the last ``len(index)``; each starts at the one before's end, the first at 0) from the\n"
-"run's ``cursor`` (int64, one a run: updated) on while its row is below ``below``: called with ``below``\n"
-"rising a window of rows at a time, the runs (pieces of a table's threads, each ascending) read one window\n"
-"of the code columns together, in the caches, rather than each thread the whole column past them; a run\n"
-"that is not ascending is read all the same (its rows past ``below`` wait for a later call). query.py's\n"
+"run's ``cursor`` (int64, one a run: updated) on while its row is below a limit rising from ``first_below``\n"
+"by ``window`` rows to ``below``: the runs (pieces of a table's threads, each ascending) read one window of\n"
+"the code columns together, in the caches, rather than each thread the whole column past them; a run that\n"
+"is not ascending is read all the same (its rows past ``below`` wait for a later call). query.py's\n"
 "column_matches of gathered code columns, without the decoded ids' passes. ValueError for a row out of\n"
 "range, a code that names no value, a row coded 255 that is not among the rare rows, or runs and cursors\n"
 "that do not cover the index (nothing is then known of ``out``).");
@@ -1130,10 +1130,10 @@ static PyObject *coded_matches(PyObject *self, PyObject *args)
 {
     Py_buffer ib, eb, kb, ob, cb, lb, rb, mb, cb2 = {0}, lb2 = {0}, rb2 = {0}, mb2 = {0};
     int iwide;
-    long long below;
+    long long first_below, below, window;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*py*w*Lw*y*y*y*y*|y*y*y*y*", &ib, &iwide, &eb, &kb, &below, &ob, &cb, &lb, &rb,
-                          &mb, &cb2, &lb2, &rb2, &mb2))
+    if (!PyArg_ParseTuple(args, "y*py*w*LLLw*y*y*y*y*|y*y*y*y*", &ib, &iwide, &eb, &kb, &first_below, &below,
+                          &window, &ob, &cb, &lb, &rb, &mb, &cb2, &lb2, &rb2, &mb2))
         return NULL;
     PyObject *ret = NULL;
     const int two = cb2.obj != NULL;
@@ -1142,6 +1142,10 @@ static PyObject *coded_matches(PyObject *self, PyObject *args)
     if (check_items(&ib, iwide ? 8 : 4, -1, "index") || check_items(&ob, 1, n, "out")
         || check_items(&eb, 8, -1, "run_ends") || check_items(&kb, 8, n_runs, "cursor"))
         goto done;
+    if (window <= 0 || first_below > below) {
+        PyErr_SetString(PyExc_ValueError, "coded_matches: window must be positive, first_below at most below");
+        goto done;
+    }
     if (two && (lb2.obj == NULL || rb2.obj == NULL || mb2.obj == NULL)) {
         PyErr_SetString(PyExc_ValueError, "codes2 goes with lut2, rare_rows2 and rare_match2");
         goto done;
@@ -1170,16 +1174,17 @@ static PyObject *coded_matches(PyObject *self, PyObject *args)
         const int64_t m = col[0].m, m2 = two ? col[1].m : 0;
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS
+        for (int64_t limit = first_below;; limit = below - limit > window ? limit + window : below) {
         for (Py_ssize_t k = 0; k < n_runs && !bad; k++) {
             const Py_ssize_t end = (Py_ssize_t)run_end[k];
             Py_ssize_t i = (Py_ssize_t)cursor[k];
             for (; i < end; i++) {
                 const int64_t r = int_at(index, iwide, i);
-                if (r >= below)  /* (the run's next window: a later call) */
+                if (r >= limit)  /* (the run's next window) */
                     break;
                 if (i + CODED_AHEAD < end) {  /* the codes a few dozen rows on: their cache lines on the way */
                     const int64_t ahead = int_at(index, iwide, i + CODED_AHEAD);
-                    if (ahead >= 0 && ahead < below) {
+                    if (ahead >= 0 && ahead < limit) {
                         if (ahead < m)
                             __builtin_prefetch(codes + ahead);
                         if (two && ahead < m2)
@@ -1195,6 +1200,9 @@ static PyObject *coded_matches(PyObject *self, PyObject *args)
                 out[i] = (uint8_t)(a | b);
             }
             cursor[k] = i;
+        }
+        if (bad || limit >= below)
+            break;
         }
         Py_END_ALLOW_THREADS
         if (bad)

@@ -218,14 +218,21 @@ def test_the_windowed_loop_refuses_runs_that_do_not_cover_the_index() -> None:
     for ends, cursor in (([11], [0]), ([6, 4, 10], [0, 6, 4]), ([5], [0]), ([5, 10], [0, 11]),
                          ([5, 10], [6, 5]), ([], [])):  # fmt: skip
         with pytest.raises(ValueError):
-            kernels.coded_matches(index, False, np.array(ends, np.int64), np.array(cursor, np.int64), 1 << 40, out,
-                                  codes, lut, *no_rare)  # fmt: skip
+            kernels.coded_matches(index, False, np.array(ends, np.int64), np.array(cursor, np.int64), 1 << 40,
+                                  1 << 40, 8, out, codes, lut, *no_rare)  # fmt: skip
+    whole, start = np.array([10], np.int64), np.zeros(1, np.int64)
     with pytest.raises(ValueError):
-        kernels.coded_matches(index, False, np.array([10], np.int64), np.zeros(1, np.int64), 1 << 40, out, codes,
-                              lut, *no_rare, codes)  # fmt: skip
+        kernels.coded_matches(index, False, whole, start, 1 << 40, 1 << 40, 8, out, codes, lut, *no_rare, codes)
+    for first, below, window in ((5, 4, 1), (1, 5, 0), (1, 5, -3)):  # (limits that do not rise)
+        with pytest.raises(ValueError):
+            kernels.coded_matches(index, False, whole, start, first, below, window, out, codes, lut, *no_rare)
     ends, cursor = np.array([4, 10], np.int64), np.array([0, 4], np.int64)
-    kernels.coded_matches(index, False, ends, cursor, 6, out, codes, lut, *no_rare)
+    kernels.coded_matches(index, False, ends, cursor, 6, 6, 1, out, codes, lut, *no_rare)
     assert cursor.tolist() == [4, 6]  # (each run up to its first row past the window)
+    index = np.array([0, 5, 9, 1, 2, 8, 3], np.int32)  # (three runs: the windows 3, 6, 8 in one call)
+    ends, cursor = np.array([3, 6, 7], np.int64), np.array([0, 3, 6], np.int64)
+    kernels.coded_matches(index, False, ends, cursor, 3, 8, 3, np.zeros(7, np.uint8), codes, lut, *no_rare)
+    assert cursor.tolist() == [2, 5, 7]
 
 
 def test_names_and_categories_in_one_pass_match_each_ored(match_loops, monkeypatch) -> None:
