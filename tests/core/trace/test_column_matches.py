@@ -158,6 +158,20 @@ def test_rows_or_codes_out_of_range_take_the_numpy_paths_answer(match_loops) -> 
         np.testing.assert_array_equal(column_matches(table, Gathered(lost, rows)), _expected(table, want))
 
 
+def _event_columns(rng, events: int, strings: int, threads: int) -> tuple:
+    """(names coded by frequency with rare values among them, categories coded, some rows ascending, those
+    rows as a table sorted by thread has them: each thread's ascending) of ``events`` generated events, the
+    ids around a table of ``strings`` (-1 and ids past it among them)."""
+    frequent = rng.integers(0, 35, events)
+    frequent[rng.integers(0, events, 200)] = rng.integers(-2, strings + 40, 200)
+    names = frequent_coded(frequent.astype(np.int16))
+    categories = coded(rng.choice(np.array([-1, 2, 5, strings - 1, strings + 100], np.int16), events))
+    assert names is not None and not isinstance(categories, np.ndarray)
+    thread = rng.integers(0, threads, events)
+    chosen = np.flatnonzero(rng.random(events) < 0.35)
+    return names, categories, chosen, chosen[np.argsort(thread[chosen], kind="stable")]
+
+
 def test_rows_by_thread_read_a_window_at_a_time_match_row_by_row(match_loops, monkeypatch) -> None:
     """A table's rows as the models have them (sorted by thread, each thread's event rows ascending, spread
     over the whole column), pieces that cross threads, a thread whose rows are not ascending, rows in no order:
@@ -168,14 +182,7 @@ def test_rows_by_thread_read_a_window_at_a_time_match_row_by_row(match_loops, mo
     rng = np.random.default_rng(12)
     events = 50_000
     table = _table(600, seed=5)
-    frequent = rng.integers(0, 40, events)
-    frequent[rng.integers(0, events, 200)] = rng.integers(-2, 640, 200)
-    names = frequent_coded(frequent.astype(np.int16))
-    categories = coded(rng.choice(np.array([-1, 2, 5, 599, 700], np.int16), events))
-    assert names is not None and not isinstance(categories, np.ndarray)
-    thread = rng.integers(0, 7, events)
-    chosen = np.flatnonzero(rng.random(events) < 0.3)
-    by_thread = chosen[np.argsort(thread[chosen], kind="stable")]  # each thread's rows ascending
+    names, categories, chosen, by_thread = _event_columns(rng, events, 600, threads=7)
     unsorted_thread = by_thread.copy()
     unsorted_thread[100:400] = unsorted_thread[100:400][::-1]
     for rows in (by_thread, unsorted_thread, rng.permutation(chosen), np.arange(events)[::-1].copy()):
@@ -244,14 +251,7 @@ def test_names_and_categories_in_one_pass_match_each_ored(match_loops, monkeypat
     rng = np.random.default_rng(21)
     events = 20_000
     table = _table(500, seed=9)
-    frequent = rng.integers(0, 30, events)
-    frequent[rng.integers(0, events, 150)] = rng.integers(-3, 540, 150)
-    names = frequent_coded(frequent.astype(np.int16))
-    categories = coded(rng.choice(np.array([-1, 1, 6, 499, 510], np.int16), events))
-    assert names is not None and not isinstance(categories, np.ndarray)
-    thread = rng.integers(0, 5, events)
-    chosen = np.flatnonzero(rng.random(events) < 0.4)
-    rows = chosen[np.argsort(thread[chosen], kind="stable")]
+    names, categories, _chosen, rows = _event_columns(rng, events, 500, threads=5)
     for dtype in (np.int32, np.int64):
         index = rows.astype(dtype)
         pair = (Gathered(names, index), Gathered(categories, index))
