@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from fxscope.core.trace import compiled
+from fxscope.formats.filled_arrays import array_to_fill
 
 #: event rows examined at once
 BLOCK = 1 << 20
@@ -22,7 +23,7 @@ def kind_rows(kind: np.ndarray, first: int, last: int) -> np.ndarray:
     dtype = np.int32 if len(kind) < (1 << 31) else np.int64
     kernels = compiled.span_kernels
     if kernels is not None and compiled.plain(kind, np.uint8):  # (two streaming passes, no masks)
-        rows = np.empty(kernels.kind_rows(kind, first, last, None, False), dtype)
+        rows = array_to_fill(kernels.kind_rows(kind, first, last, None, False), dtype)
         kernels.kind_rows(kind, first, last, rows, dtype == np.int64)
         return rows
     low, span = np.uint8(first), np.uint8(last - first)

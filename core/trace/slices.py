@@ -35,6 +35,7 @@ from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import segment_ids, segment_starts, stack_depths
 from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.filled_arrays import array_to_fill
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
@@ -180,8 +181,8 @@ class _Counted(NamedTuple):
     cptr: np.ndarray  # int64: each thread key's first complete event in the grouping
 
 
-def _thread_keys(column) -> np.ndarray | None:
-    """The event thread column as the grouping loops take it: a one-byte code column as its uint8 index as it
+def thread_keys(column) -> np.ndarray | None:
+    """The event thread column as the grouping loops (and the lanes' :func:`~fxscope.core.trace.model._lane_rows_compiled`) take it: a one-byte code column as its uint8 index as it
     is (its values ascend with the index: grouped by index is grouped by value, in the same order; not
     expanded to its values, 2 bytes an event), else its int16/int32 values (:func:`compiled.values`)."""
     keys = compiled.key_values(column)
@@ -201,7 +202,7 @@ def _count_compiled(cols: FxtColumns) -> _Counted | None:
     if kernels is None or not (compiled.plain(kind, np.uint8) and len(kind) < 1 << 31
                                and (compiled.plain(ts, np.int64) or isinstance(ts, ColumnView))):  # fmt: skip
         return None
-    keys = _thread_keys(cols.ev_thread)
+    keys = thread_keys(cols.ev_thread)
     if keys is None:
         return None
     width = keys.dtype.itemsize
@@ -238,8 +239,8 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     assert kernels is not None
     n_sel, n_end, keys, width, lo, ptr, cptr = counted
     n_keys = len(ptr) - 1
-    order, ts_g, kind_g = np.empty(n_sel, np.int32), np.empty(n_sel, np.int64), np.empty(n_sel, np.uint8)
-    cend_g = np.empty(len(complete), np.int64)
+    order, ts_g, kind_g = array_to_fill(n_sel, np.int32), array_to_fill(n_sel, np.int64), array_to_fill(n_sel, np.uint8)
+    cend_g = array_to_fill(len(complete), np.int64)
     nxt, cnxt = ptr[:-1].copy(), cptr[:-1].copy()
     crow, cend = complete.rows, np.ascontiguousarray(complete.ends, np.int64)
     kind, n, j = cols.ev_kind, len(cols.ev_kind), 0
@@ -254,7 +255,7 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     del keys, nxt, cnxt
     grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
     capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
-    out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
+    out = [array_to_fill(capacity, t) for t in _COLUMN_TYPES]
     n_out, key = 0, 0
     bounds = ptr.tolist()
     # the matching's scratch (~70 bytes an event of the largest thread), one buffer for every step: allocated
