@@ -36,6 +36,16 @@ def kind_rows(kind: np.ndarray, first: int, last: int) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
+def kind_count(kind: np.ndarray, first: int, last: int) -> int:
+    """The number of rows whose ``kind`` (uint8) is in ``first..last``: the compiled count of
+    :func:`kind_rows` (one SSE2 pass, ~3 ms at 30M events) when it is built, else :func:`kind_counts`' sum
+    (a count of every kind: the byte histogram was ~10 ms at 30M events, for the one number a build asks)."""
+    kernels = compiled.span_kernels
+    if kernels is not None and compiled.plain(kind, np.uint8) and 0 <= first <= last <= 255:
+        return int(kernels.kind_rows(kind, first, last, None, False))
+    return int(kind_counts(kind, last + 1)[first : last + 1].sum())
+
+
 def kind_counts(kind: np.ndarray, minlength: int) -> np.ndarray:
     """``np.bincount(kind, minlength=minlength)`` of a small-integer column, a block at a time (bincount
     widens its input to intp: a whole column at once is an 8-byte temporary per event). A uint8 column is

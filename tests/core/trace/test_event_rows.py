@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fxscope.core.trace import event_rows
-from fxscope.core.trace.event_rows import kind_counts, kind_rows
+from fxscope.core.trace.event_rows import kind_count, kind_counts, kind_rows
 
 
 @pytest.mark.parametrize("block", [7, 1 << 20])
@@ -18,10 +18,12 @@ def test_rows_and_counts_match_numpy(block: int, monkeypatch, span_paths) -> Non
     for first, last in ((2, 4), (5, 7), (8, 10), (0, 0), (10, 10)):
         rows = kind_rows(kind, first, last)
         assert rows.dtype == np.int32
+        assert kind_count(kind, first, last) == len(rows) == int(np.count_nonzero((kind >= first) & (kind <= last)))
         assert rows.tolist() == np.flatnonzero((kind >= first) & (kind <= last)).tolist()
     assert kind_counts(kind, 11).tolist() == np.bincount(kind, minlength=11).tolist()
     assert kind_counts(kind, 3).tolist() == np.bincount(kind, minlength=3).tolist()  # longer than asked
     assert kind_rows(kind[:0], 2, 4).tolist() == [] and kind_counts(kind[:0], 4).tolist() == [0] * 4
+    assert kind_count(kind[:0], 2, 4) == 0 and kind_count(kind, 11, 255) == 0
 
 
 def test_rows_kernel_refuses_a_wrong_count(span_paths) -> None:
