@@ -32,7 +32,6 @@ from fxscope.core.trace import compiled
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.segments import ffill_index, key_rows, segment_ids, segment_starts
 from fxscope.core.trace.sorting import lexsort
-from fxscope.formats.filled_arrays import array_to_fill
 from fxscope.formats.fxt.columns import FxtColumns, SchedKind
 
 NEW, RUNNING, SUSPENDED, BLOCKED, DYING, DEAD = range(6)
@@ -327,7 +326,8 @@ def _replay_compiled(cols: FxtColumns, in_idle: np.ndarray, out_idle: np.ndarray
     del wake
     # (room for every event: the states' rows but the wakeups of running threads, dropped; the pages past
     # the rows written are never touched)
-    cs = [array_to_fill(n_run, t) for t in (np.uint16, np.int64, np.int64, koid, koid)]  # (a slice a switch)
+    cs = [np.empty(n_run, np.uint16), np.empty(n_run, np.int64), np.empty(n_run, np.int64), np.empty(n_run, koid),
+          np.empty(n_run, koid)]  # fmt: skip
     st = [np.empty(n_ev, koid), np.empty(n_ev, koid), np.empty(n_ev, np.int64), np.empty(n_ev, np.int64),
           np.empty(n_ev, np.uint8), np.empty(n_ev, np.uint16)]  # fmt: skip
     n_cs, n_st = kernels.sched_replay(kind, ts, cpu, out_tid, out_tid.dtype == np.uint64, in_tid,
