@@ -255,7 +255,9 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     del keys, nxt, cnxt
     grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
     capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
-    out = [array_to_fill(capacity, t) for t in _COLUMN_TYPES]
+    # (not populated ahead: faulted in as the matching writes it, while the grouped rows matched are given
+    # back, the step's peak is about the larger of the two, not their sum: _MatchedRelease)
+    out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
     n_out, key = 0, 0
     bounds = ptr.tolist()
     # the matching's scratch (~70 bytes an event of the largest thread), one buffer for every step: allocated
