@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fxscope.core.released_rows import release_rows
+from fxscope.core.released_rows import RecycledPages
 from fxscope.core.trace import compiled
 from fxscope.core.trace.column_blocks import column_blocks
 from fxscope.core.trace.complete_ends import CompleteEnds
@@ -264,17 +264,18 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     # at each step it was a fresh mapping each time, faulted in again (~2 s of system time at 100M events)
     largest = int(np.diff(ptr).max()) if n_keys else 0
     scratch = np.empty(kernels.match_scratch(largest), np.uint8)
-    released = _MatchedRelease(grouped)
+    released = _MatchedRelease(grouped, out)
     while key < n_keys:
         if check is not None:
             check()
         step = 4 * BATCH_EVENTS  # (IN_FLIGHT_EVENTS, read here: a test's smaller batches check more often)
         stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + step) - 1))
         n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out, scratch)
-        released.matched(key)
         if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
             capacity = max(2 * capacity, n_out + need)
             out = [np.concatenate([c[:n_out], np.empty(capacity - n_out, c.dtype)]) for c in out]
+        released.matched(key, out, n_out)
+    released.done()
     return out if n_out == capacity else [c[:n_out].copy() for c in out]
 
 
@@ -284,26 +285,46 @@ RELEASE_EVENTS = 1 << 19
 
 
 class _MatchedRelease:
-    """Gives the system the pages of the grouped events of the threads matched so far (never read again), so
+    """Takes back the pages of the grouped events of the threads matched so far (never read again), so
     that the grouping (13 bytes a duration event, 8 more a complete one) shrinks as the table it is matched
     into grows: the build's peak is then about the larger of the two, not their sum
-    (:mod:`fxscope.core.released_rows`). A range at a time of :data:`RELEASE_EVENTS` events at least."""
+    (:mod:`fxscope.core.released_rows`). A range at a time of :data:`RELEASE_EVENTS` events at least. The
+    pages are moved under the table's rows the next matching writes (:class:`RecycledPages`), rather than
+    freed while the table faults fresh pages in (at 30M events ~180 MB of pages: 45,000 faults and their
+    zeroing); the rest is given back."""
 
-    def __init__(self, grouped: tuple[np.ndarray, ...]) -> None:
+    def __init__(self, grouped: tuple[np.ndarray, ...], out: list[np.ndarray]) -> None:
         self.grouped = grouped
         self.rows = 0  # (the duration events' rows released so far, and the complete events')
         self.complete_rows = 0
+        self.pages = RecycledPages()
+        self.ready: list[int] = [0] * len(out)  # (each table column's rows under which pages were moved)
+        self.out = out
 
-    def matched(self, key: int) -> None:
-        """The threads before thread key ``key`` are matched."""
+    def matched(self, key: int, out: list[np.ndarray], n_out: int) -> None:
+        """The threads before thread key ``key`` are matched, the table ``out`` written up to row ``n_out``."""
         order, ptr, ts_g, kind_g, cend_g, cptr = self.grouped
         done, cdone = int(ptr[key]), int(cptr[key])
+        if out is not self.out:  # (a larger table: its rows past n_out are fresh)
+            self.out, self.ready = out, [n_out] * len(out)
         if done - self.rows < RELEASE_EVENTS:
             return
-        for column in (order, ts_g, kind_g):
-            release_rows(column, self.rows, done)
-        release_rows(cend_g, self.complete_rows, cdone)
+        given = sum(self.pages.give(column, self.rows, done) for column in (order, ts_g, kind_g))
+        given += self.pages.give(cend_g, self.complete_rows, cdone)
         self.rows, self.complete_rows = done, cdone
+        # the table's next rows, as many as the pages given hold across its columns
+        ahead = given // sum(c.itemsize for c in out)
+        for k, column in enumerate(out):
+            start = max(n_out, self.ready[k])
+            stop = min(len(column), start + ahead)
+            if stop > start:
+                self.pages.fill(column, start, stop)
+                self.ready[k] = stop
+        self.pages.release()
+
+    def done(self) -> None:
+        """The matching is over: pages still held given back."""
+        self.pages.release()
 
 
 #: batches matched at once, at most (each holds its temporaries, ~100 bytes an event of the batch)

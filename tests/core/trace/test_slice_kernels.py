@@ -438,24 +438,37 @@ def test_same_model_when_the_times_are_grouped_in_many_blocks(monkeypatch):
 
 
 def test_same_model_when_the_matched_threads_pages_are_released(monkeypatch):
-    """The compiled build gives back the pages of the grouped events of the threads already matched (one
-    thread a step here): the rows still to match are untouched, the model is the numpy path's."""
+    """The compiled build takes back the pages of the grouped events of the threads already matched (one
+    thread a step here) and moves them under the table's rows still to be written (RecycledPages): the rows
+    still to match are untouched, the model is the numpy path's; where the pages cannot be moved they are
+    released instead, with the same model."""
+    from fxscope.core import released_rows
     from fxscope.core.trace import slices
 
-    released: list[int] = []
+    given: list[int] = []
+    moved: list[int] = []
 
-    def counting(array, start, stop):
-        released.append(real(array, start, stop))
-        return released[-1]
+    class Counting(released_rows.RecycledPages):
+        def give(self, array, start, stop):
+            given.append(super().give(array, start, stop))
+            return given[-1]
 
-    real = slices.release_rows
-    monkeypatch.setattr(slices, "release_rows", counting)
+        def fill(self, array, start, stop):
+            moved.append(super().fill(array, start, stop))
+            return moved[-1]
+
+    monkeypatch.setattr(slices, "RecycledPages", Counting)
     monkeypatch.setattr(slices, "BATCH_EVENTS", 100)  # (a step of one thread: a release after each)
     monkeypatch.setattr(slices, "RELEASE_EVENTS", 1000)
     cols = read_fxt_bytes(generate_trace(60_000, seed=8, scheduling=True, extra_threads=3))
     m = assert_same_model(cols)
     assert m is not None and len(m.processes) > 1
-    assert sum(released) > 64 * 1024  # (pages were given back while the later threads were matched)
+    assert sum(given) > 64 * 1024  # (pages were taken back while the later threads were matched)
+    assert sum(moved) >= 4 * 4096  # (and moved under the table's rows written after)
+    given.clear()
+    monkeypatch.setattr(released_rows, "_mremap", None)  # (no mremap: released as before)
+    assert assert_same_model(cols) is not None
+    assert sum(given) > 64 * 1024
 
 
 def test_lane_rows_of_one_byte_codes_as_of_their_values() -> None:
