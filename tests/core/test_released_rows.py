@@ -86,3 +86,18 @@ def test_recycled_pages_without_mremap_release_what_is_given(monkeypatch) -> Non
     released = pages.give(a, 0, 100_000)
     assert released == int(np.count_nonzero(a[:100_000] == 0)) * 8 > 0  # (released at once)
     assert pages.fill(np.empty(1 << 18, np.int64), 0, 1000) == 0
+
+
+def test_recycled_pages_refused_by_mremap_are_released(monkeypatch) -> None:
+    """A kernel without MREMAP_DONTUNMAP refuses the move: nothing moves, what was given is released and
+    later rows are released at once (the rows of the array written are untouched)."""
+    monkeypatch.setattr(released_rows, "_mremap", lambda *args: released_rows._MAP_FAILED)
+    a = np.arange(1 << 18, dtype=np.int64) + 7
+    b = np.full(1 << 18, -1, np.int64)
+    pages = released_rows.RecycledPages()
+    assert pages.give(a, 0, 100_000) > 0
+    assert pages.fill(b, 0, 100_000) == 0 and not pages.usable
+    assert np.all(b == -1)
+    pages.release()
+    assert int(np.count_nonzero(a[:100_000] == 0)) > 0  # (released)
+    assert pages.give(a, 100_000, 200_000) == int(np.count_nonzero(a[100_000:200_000] == 0)) * 8 > 0
