@@ -12,23 +12,16 @@ array). Elsewhere than Linux it does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import mmap
-import sys
 
 import numpy as np
+
+from fxscope.formats.filled_arrays import LIBC, madvise
 
 #: madvise's advice that frees private anonymous pages (Linux's MADV_DONTNEED)
 _MADV_DONTNEED = 4
 
-_madvise = None
-if sys.platform.startswith("linux"):
-    try:
-        _madvise = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).madvise
-        _madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        _madvise.restype = ctypes.c_int
-    except (OSError, AttributeError):  # (no madvise in this C library: the rows stay)
-        _madvise = None
+_madvise = madvise  # (None: no madvise in this C library, the rows stay)
 
 
 def release_rows(array: np.ndarray, start: int, stop: int) -> int:
@@ -53,9 +46,9 @@ _MREMAP_MAYMOVE, _MREMAP_FIXED, _MREMAP_DONTUNMAP = 1, 2, 4
 _MAP_FAILED = ctypes.c_void_p(-1).value
 
 _mremap = None
-if _madvise is not None:
+if _madvise is not None and LIBC is not None:
     try:
-        _mremap = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).mremap
+        _mremap = LIBC.mremap
         _mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
         _mremap.restype = ctypes.c_void_p
     except (OSError, AttributeError):

@@ -30,15 +30,19 @@ MIN_BYTES = 1 << 20
 ENV = "FXSCOPE_POPULATE"
 
 _PAGE = 4096
-_madvise = None
+#: the C library (ctypes, errno kept: its calls release the interpreter's lock) and its madvise(addr, len,
+#: advice) -> int, on Linux; None elsewhere or where it lacks them (shared with core/released_rows.py)
+LIBC = None
+madvise = None
 if sys.platform.startswith("linux"):
     try:
-        _madvise = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).madvise
-        _madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        _madvise.restype = ctypes.c_int
+        LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        madvise = LIBC.madvise
+        madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        madvise.restype = ctypes.c_int
     except (OSError, AttributeError):
-        _madvise = None
-enabled = _madvise is not None and os.environ.get(ENV, "1") != "0"
+        LIBC = madvise = None
+enabled = madvise is not None and os.environ.get(ENV, "1") != "0"
 
 
 def populate(array: np.ndarray) -> bool:
@@ -52,7 +56,7 @@ def populate(array: np.ndarray) -> bool:
     hi = (base + array.nbytes) // _PAGE * _PAGE
     if hi <= lo:
         return False
-    if _madvise(lo, hi - lo, MADV_POPULATE_WRITE) != 0:
+    if madvise(lo, hi - lo, MADV_POPULATE_WRITE) != 0:
         if ctypes.get_errno() in (22, 38):  # EINVAL / ENOSYS: a kernel without the advice, no more tries
             enabled = False
         return False
