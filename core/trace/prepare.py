@@ -98,8 +98,9 @@ STEP_APART: dict[str, frozenset[str]] = {}
 #: time; beside each runs a step of small ones (instants, the density, the lane ends, the scheduling
 #: pyramids). Built after the first frame they come on top of every table of it, and two of them at once
 #: were the window's peak (bench_scale --frame at 10M events: 1.56-1.66x the file in flows + async spans or
-#: counters + scheduling; apart 1.47-1.48x, the peak then the window's resident size after its search; at 30M
-#: 1.28-1.36 -> 1.22-1.23x). Its wall time, alone on a quiet machine at 10M events, 0.42-0.47 -> 0.57-0.66 s;
+#: counters + scheduling; apart, with the UI's trims after each table (app/deferred_tables.py), 1.47-1.48x,
+#: the peak then the window's resident size after its search; at 30M 1.28-1.36 -> 1.22-1.23x, at 100M
+#: 1.17-1.18 -> 1.11-1.12x, where two tables' temporaries were ~0.5 GB). Its wall time, alone on a quiet machine at 10M events, 0.42-0.47 -> 0.57-0.66 s;
 #: at 30M on a loaded one (load 2.6) no slower (2.15-2.78 -> 1.81-2.49 s: the UI and the other processes
 #: have the second core anyway); no frame and no search waits for it.
 _LARGE_LATER = frozenset({"flows", "async_pyramid", "counters", "sched"})
