@@ -64,6 +64,7 @@ class TraceLoader(QThread):
         self.progressed.emit(fraction)
 
     def run(self) -> None:
+        from fxscope.core.freed_memory import return_freed_memory
         from fxscope.core.timeline.track_order import prebuild_groups
         from fxscope.core.trace.model import TraceModel
         from fxscope.core.trace.prepare import defers_later_steps, prepare_model
@@ -83,6 +84,7 @@ class TraceLoader(QThread):
             self._check()
             warm_imports()
             model.done_checking()
+            return_freed_memory()  # (this thread's heap: what the track list and the imports freed)
         except Cancelled:
             self.cancelled.emit()
             return

@@ -93,6 +93,18 @@ STEP_AFTER: dict[str, frozenset[str]] = {
 #: file); with none apart 0.87-0.91 / 2.40-2.66 s at 376-381 / 1,027-1,030 MB (1.26 / 1.14x): the four
 #: largest steps one after the other were the build's critical path.
 STEP_APART: dict[str, frozenset[str]] = {}
+#: the window's background build (:func:`prepare_later`) runs its steps of the largest temporaries (flows,
+#: async spans, counters, scheduling: 47-95 MB each at 10M events, against their 13-35 MB kept) one at a
+#: time; beside each runs a step of small ones (instants, the density, the lane ends, the scheduling
+#: pyramids). Built after the first frame they come on top of every table of it, and two of them at once
+#: were the window's peak (bench_scale --frame at 10M events: 1.56-1.66x the file in flows + async spans or
+#: counters + scheduling; apart, with the UI's trims after each table (app/deferred_tables.py), 1.47-1.48x,
+#: the peak then the window's resident size after its search; at 30M 1.28-1.36 -> 1.22-1.23x, at 100M
+#: 1.17-1.18 -> 1.11-1.12x, where two tables' temporaries were ~0.5 GB). Its wall time, alone on a quiet machine at 10M events, 0.42-0.47 -> 0.57-0.66 s;
+#: at 30M on a loaded one (load 2.6) no slower (2.15-2.78 -> 1.81-2.49 s: the UI and the other processes
+#: have the second core anyway); no frame and no search waits for it.
+_LARGE_LATER = frozenset({"flows", "async_pyramid", "counters", "sched"})
+LATER_APART: dict[str, frozenset[str]] = {name: _LARGE_LATER - {name} for name in _LARGE_LATER}
 #: how much lower than the UI thread's the OS priority of the window's background build is (a nice value):
 #: its two worker threads and the UI thread are three on a two-core machine, and a frame drawn meanwhile
 #: must not wait for a core. Measured at 10M events (bench_scale --frame --during, a loaded machine): pan/zoom
@@ -188,7 +200,8 @@ def prepare_model(
 
 def build_steps(model: TraceModel, steps: list[tuple[str, Callable[[TraceModel], object]]],
                 check: Callable[[], None] | None = None, done: Callable[[str], None] | None = None,
-                workers: int = WORKERS, nice: int = 0, clock: StepClock | None = None) -> None:  # fmt: skip
+                workers: int = WORKERS, nice: int = 0, clock: StepClock | None = None,
+                apart: dict[str, frozenset[str]] | None = None) -> None:  # fmt: skip
     """Build ``steps`` of ``model`` (each by :func:`build_step`) on ``workers`` threads, each once the steps it
     reads (:data:`STEP_AFTER`) are done, the statistics last (:func:`fxscope.core.concurrent_steps.run_steps`:
     ``check()`` before each start, ``done(name)`` after each, both on the calling thread).
@@ -199,17 +212,17 @@ def build_steps(model: TraceModel, steps: list[tuple[str, Callable[[TraceModel],
     the constructor and build 3.4-4.2 -> 3.0-3.6 s, system time 1.1-1.4 -> 0.9-1.0 s). They are the page
     cache's clean pages, which the kernel may take back: not memory the process owns."""
     names = frozenset(name for name, _build in steps)
-    run = [_step(model, name, build, names) for name, build in steps]
+    apart = STEP_APART if apart is None else apart
+    run = [_step(model, name, build, names, apart) for name, build in steps]
     with model.cols.holding_pages():  # (the file pages the steps map stay until the last one ends)
         run_steps(run, check=check, done=done, workers=workers, nice=nice, clock=clock)
 
 
-def _step(model: TraceModel, name: str, build: Callable[[TraceModel], object], names: frozenset[str]) -> Step:
+def _step(model: TraceModel, name: str, build: Callable[[TraceModel], object], names: frozenset[str],
+          apart: dict[str, frozenset[str]]) -> Step:  # fmt: skip
     """Step ``name`` of a build of the steps ``names``: :func:`build_step`, with its dependencies and the
-    steps it is kept apart from."""
-    return Step(
-        name, lambda: build_step(model, build), _after(name, names), STEP_APART.get(name, frozenset())
-    )
+    steps it is kept apart from (``apart``)."""
+    return Step(name, lambda: build_step(model, build), _after(name, names), apart.get(name, frozenset()))
 
 
 def _after(name: str, names: frozenset[str]) -> frozenset[str]:
@@ -281,10 +294,11 @@ def prepare_later(model: TraceModel, check: Callable[[], None],
     ``workers`` threads of priority lowered by ``nice``: a step starts when a worker is free).
     ``check()`` before each step may raise to cancel the build (the steps running are waited for).
 
-    The flows come first, beside the first track step, while the model holds least: their build's temporaries
-    are the largest of these steps' (~50 bytes a flow event), and built last, on top of every other table,
-    they were the window's peak (at 30M events 1,274-1,304 MB; first: 1,157 MB, its peak then the
-    instants beside the lane ends; at 10M 532-534 -> 520-528 MB)."""
+    The flows come first, while the model holds least: their build's temporaries are among the largest of
+    these steps' (~50 bytes a flow event), and built last, on top of every other table, they were the
+    window's peak (at 30M events 1,274-1,304 MB; first: 1,157 MB, its peak then the instants beside the lane
+    ends; at 10M 532-534 -> 520-528 MB). The steps of large temporaries run one at a time
+    (:data:`LATER_APART`), each beside the small ones."""
     steps = [_flow_step(check), *_track_steps_pending(model), *_later_steps(check)]
     build_steps(model, steps, check=check, done=_track_step_done(model, step_done), workers=workers,
-                nice=nice)  # fmt: skip
+                nice=nice, apart=LATER_APART)  # fmt: skip

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QThread
+
 from fxscope.app.loading import TraceLoader
 from fxscope.app.main_window import MainWindow, TraceTab
 from fxscope.resources import DEMO_TRACE
@@ -83,3 +85,26 @@ def test_closing_a_trace_tab_frees_its_model(qtbot, tmp_path: Path) -> None:
     assert win.tabs.count() == 0
     gc.collect()  # (only what the app's own collection left: nothing, if it ran)
     assert [r() for r in refs] == [None, None]
+
+
+def test_the_loader_gives_back_what_it_freed_after_the_track_list(qtbot, monkeypatch) -> None:
+    """The loader's thread gives its freed memory back to the system last, after the track list and the tab's
+    imports (its own heap's free top only its own thread can give back: left there, it stayed resident until
+    the window's background build was well under way)."""
+    from fxscope.core import freed_memory
+    from fxscope.core.timeline import track_order
+
+    calls: list[tuple[bool, bool]] = []  # (in the loader's thread?, the track list built?)
+    real = freed_memory.return_freed_memory
+    loader = TraceLoader(str(DEMO_TRACE))
+
+    def recorded() -> bool:
+        calls.append((QThread.currentThread() is loader, len(track_order._PREBUILT) > 0))
+        return real()
+
+    monkeypatch.setattr(freed_memory, "return_freed_memory", recorded)
+    with qtbot.waitSignal(loader.loaded, timeout=30000) as loaded:
+        loader.start()
+    loader.wait()
+    assert calls and calls[-1] == (True, True)
+    track_order.take_groups(loaded.args[0])

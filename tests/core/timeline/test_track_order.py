@@ -3,15 +3,23 @@ a four-CPU schedule, counters, logs, instants) and the demo."""
 
 from __future__ import annotations
 
+import tracemalloc
+import weakref
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.timeline import track_order
 from fxscope.core.timeline.layout import CPU_GROUP, GLOBAL_GROUP
 from fxscope.core.timeline.track_order import async_track_name, build_groups, thread_tracks
+from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.instants import SCOPE_GLOBAL
 from fxscope.core.trace.model import TraceModel
-from fxscope.formats.fxt.reader import read_fxt
+from fxscope.formats.fxt.coded_column import CodedColumn
+from fxscope.formats.fxt.columns import EventKind
+from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
 
 DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "demo.fxt"
 
@@ -82,3 +90,44 @@ def test_demo_async_track_is_named_after_its_spans() -> None:
     lane = next(lane for g in groups for lane in g.lanes if lane.key == ("async", pid))
     assert lane.label == async_track_name(m, pid) == "fetch, upload"
     assert async_track_name(m, 987654321) == "async"  # a process without async spans
+
+
+@pytest.fixture(scope="module")
+def kinds_trace() -> TraceModel:
+    """Every kind of event, many threads: async spans, counters, instants, flows on 8 threads more."""
+    return TraceModel(read_fxt_bytes(generate_trace(120_000, seed=3, scheduling=True, extra_threads=8)))
+
+
+@pytest.mark.parametrize("coded", [True, False])
+def test_the_threads_of_a_kind_range_as_every_event_of_it_decoded(kinds_trace, coded: bool) -> None:
+    """:func:`_kind_threads`, a block of events at a time, finds the threads the kind's rows decoded do, with
+    the thread column coded (its one-byte codes counted) or plain."""
+    cols = kinds_trace.cols
+    thread = cols.ev_thread if coded else np.asarray(cols.ev_thread)
+    assert isinstance(cols.ev_thread, CodedColumn)  # (the reader's column, as a large trace has it)
+    for first, last in ((EventKind.COUNTER, EventKind.COUNTER), (EventKind.ASYNC_BEGIN, EventKind.ASYNC_END),
+                        (EventKind.INSTANT, EventKind.INSTANT), (EventKind.FLOW_BEGIN, EventKind.FLOW_END)):  # fmt: skip
+        rows = kind_rows(cols.ev_kind, first, last)
+        expected = np.unique(np.asarray(cols.ev_thread)[rows])
+        got = track_order._kind_threads(cols.ev_kind, thread, int(first), int(last))
+        assert len(expected) > 1 and got.tolist() == expected.tolist()
+
+
+def test_the_building_tracks_pids_take_a_block_of_memory_not_the_kinds_rows(kinds_trace, monkeypatch) -> None:
+    """Where a building track goes costs a block's temporaries (:data:`KIND_BLOCK` events), whatever the
+    number of events of the kind: not their rows and decoded threads (the window's background build made the
+    track list this way after each table, ~35 MB a time at 10M events), and once a model and range."""
+    monkeypatch.setattr(track_order, "KIND_BLOCK", 4096)
+    monkeypatch.setattr(track_order, "_KIND_PIDS", weakref.WeakKeyDictionary())
+    n_async = len(kind_rows(kinds_trace.cols.ev_kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END))
+    assert n_async > 20_000
+    tracemalloc.start()
+    try:
+        pids = track_order._kind_pids(kinds_trace, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert pids == sorted({pid for pid, _lanes in kinds_trace.async_spans.tracks()})
+    assert peak < 4 * n_async  # (the rows alone were 4 bytes an async event, decoded threads 8 more)
+    assert peak < 16 * 4096 + 8192
+    assert track_order._kind_pids(kinds_trace, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END) is pids  # (once)

@@ -8,14 +8,19 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import sys
+import threading
+import time
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
+from fxscope.core.concurrent_steps import Step
 from fxscope.core.synthetic_trace import generate_trace
+from fxscope.core.trace import prepare
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.prepare import (
+    LATER_APART,
     PREPARE_STEPS,
     STEP_AFTER,
     build_steps,
@@ -149,3 +154,40 @@ def test_the_comparison_sees_a_different_table(trace: bytes) -> None:
     model.instants.ts[len(model.instants.ts) // 2] += 1
     after = _tables(model)
     assert [key for key in before if before[key] != after[key]] == ["instants.ts"]
+
+
+def test_the_background_build_runs_its_large_steps_one_at_a_time(trace: bytes, monkeypatch) -> None:
+    """The window's background build never runs two of :data:`LATER_APART`'s steps (the largest temporaries:
+    together they were the window's peak memory) at once, and still runs a small step beside one of them.
+    Each step is held 20 ms so that any two the scheduler starts together do overlap."""
+    running: set[str] = set()
+    together: set[frozenset[str]] = set()
+    lock = threading.Lock()
+    real_run_steps = prepare.run_steps
+
+    def timed(step: Step) -> Step:
+        def run() -> None:
+            with lock:
+                together.update(frozenset({step.name, other}) for other in running)
+                running.add(step.name)
+            time.sleep(0.02)
+            try:
+                step.run()
+            finally:
+                with lock:
+                    running.discard(step.name)
+
+        return dataclasses.replace(step, run=run)
+
+    def run_steps(steps, **kwargs):
+        return real_run_steps([timed(step) for step in steps], **kwargs)
+
+    monkeypatch.setattr(prepare, "run_steps", run_steps)
+    model = TraceModel(read_fxt_bytes(trace))
+    prepare_model(model, first_frame_only=True)
+    prepare_later(model, lambda: None, workers=2, nice=0)
+    assert model.stats_ready and not pending_tables(model)
+    large = set(LATER_APART)
+    assert large == {"flows", "async_pyramid", "counters", "sched"}
+    assert not [pair for pair in together if pair <= large], together
+    assert any(pair & large and pair - large for pair in together), together  # (two workers still used)
