@@ -33,6 +33,7 @@ from fxscope.core.trace.slices import SliceTable
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
 from fxscope.formats.fxt.coded_column import CodedColumn
+from fxscope.formats.filled_arrays import array_to_fill
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -136,7 +137,7 @@ def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.
     event = np.asarray(event)
     if event.dtype not in (np.int32, np.int64):  # (the rows of kind_rows)
         return None
-    out = np.empty(len(ts), dtype)
+    out = array_to_fill(len(ts), dtype)  # (the kernel writes every query's row)
     status = kernels.bind_to_slices(
         contiguous(slices.ts, np.int64), contiguous(slices.dur, np.int64), contiguous(slices.event, np.int32),
         contiguous(slices.parent, np.int32), contiguous(source), source.dtype.itemsize, contiguous(thread),
@@ -210,18 +211,19 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     del thread
     k = np.ascontiguousarray(cols.ev_kind[sel], np.uint8)
     room = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (a link ends at each step and end)
-    out = [np.empty(room, np.int32) for _ in range(5)]
+    # (the kernel keeps the links in these while it makes them: no array a link of its own; written whole
+    # when every step and end links, as in a trace a tracer wrote)
+    out = [array_to_fill(room, np.int32) for _ in range(4)]
     n, unbound, ambiguous, without_start, duplicate = compiled.span_kernels.flow_table(
         k, contiguous(fid, np.uint64), proc, contiguous(ranks, np.int32), contiguous(bound, np.int32),
         contiguous(ts, np.int64), sel, contiguous(slices.ts, np.int64), int(EventKind.FLOW_BEGIN),
-        int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out, False,
+        int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out, np.zeros(0, np.int32), False,
     )  # fmt: skip
     del k, fid, proc, bound, ts, sel
     check()
     # (views of the outputs unless most of their room went unused: the untouched pages cost nothing)
-    # (no order by destination asked of the kernel, its fifth output only its scratch: FlowTable.incoming
-    # scans the destinations instead)
-    src_slice, dst_slice, src_event, dst_event = (a[:n] if 2 * n >= room else a[:n].copy() for a in out[:4])
+    # (no order by destination asked of the kernel: FlowTable.incoming scans the destinations instead)
+    src_slice, dst_slice, src_event, dst_event = (a[:n] if 2 * n >= room else a[:n].copy() for a in out)
     del out
     dropped = {"ambiguous": ambiguous, "without_start": without_start, "duplicate_begin": duplicate}
     return _of_links(cols, src_slice, dst_slice, src_event, dst_event, unbound, dropped)

@@ -448,8 +448,9 @@ PyDoc_STRVAR(flow_table_doc,
 "duplicate), a step links the flow's source to it and becomes the source, an end links and ends the flow.\n"
 "Each link points from the earlier slice (by start) to the later one; the links are written (int32 outputs,\n"
 "room for a link per bound step and end) sorted by (source slice, source time, key process, id), ties by\n"
-"destination, and by_dst = their stable order by destination slice (with want_by_dst False, by_dst is only\n"
-"the walk's scratch: its contents undefined, the counting sort by destination not made). Raises ValueError for columns of\n"
+"destination, and by_dst = their stable order by destination slice (with want_by_dst False, by_dst may be\n"
+"empty and is not written: the counting sort by destination not made). The links are kept in the outputs\n"
+"themselves while they are made (no temporary a link: the step's peak). Raises ValueError for columns of\n"
 "different lengths, outputs too short, a slice row or process rank out of range; MemoryError.");
 
 static PyObject *flow_table(PyObject *self, PyObject *args)
@@ -462,7 +463,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     Table first = {0}, others = {0};
-    uint32_t *la = NULL, *lb = NULL, *lp = NULL, *counts = NULL, *tmp = NULL;
+    uint32_t *counts = NULL, *tmp = NULL, *spare = NULL;
     if (check_items(&fb, 8, "fid") < 0 || check_items(&rb, 4, "ranks") < 0 || check_items(&bb, 4, "bound") < 0 ||
         check_items(&tb, 8, "ts") < 0 || check_items(&eb, 4, "event") < 0 || check_items(&sb, 8, "slice_ts") < 0 ||
         check_items(&o1, 4, "src_slice") < 0 || check_items(&o2, 4, "dst_slice") < 0 ||
@@ -473,7 +474,8 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         const Py_ssize_t m = kb.len, n_slices = sb.len / 8, cap = o1.len / 4, n_ranks = rb.len / 4;
         const int coded = pb.len == m; /* (else int32 ranks: 4 bytes an event) */
         if (fb.len / 8 != m || (!coded && pb.len != 4 * m) || bb.len / 4 != m || tb.len / 8 != m || eb.len / 4 != m ||
-            o2.len / 4 != cap || o3.len / 4 != cap || o4.len / 4 != cap || o5.len / 4 != cap) {
+            o2.len / 4 != cap || o3.len / 4 != cap || o4.len / 4 != cap ||
+            (o5.len / 4 != cap && (want_by_dst || o5.len != 0))) {
             PyErr_SetString(PyExc_ValueError, "flow_table: columns differ in length");
             goto done;
         }
@@ -522,9 +524,9 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         int oom = 0;
         Py_ssize_t links = 0, unbound = 0, ambiguous = 0, no_start = 0, without = 0, duplicate = 0;
         Py_BEGIN_ALLOW_THREADS
-        la = big_array((size_t)follows, sizeof(uint32_t), 0);
-        lb = big_array((size_t)follows, sizeof(uint32_t), 0);
-        lp = big_array((size_t)follows, sizeof(uint32_t), 0);
+        /* each link (source position, destination position, key process) kept in the outputs until
+           they are written: src_event, dst_event, dst_slice (no array a link of the kernel's own) */
+        uint32_t *la = (uint32_t *)src_event, *lb = (uint32_t *)dst_event, *lp = (uint32_t *)dst_slice;
         /* the ids table dense when the ids begun span no more slots than hashing them would take */
         const size_t want = (size_t)begins + (size_t)begins / 2 + 1;
         if (begins && fid_hi - fid_lo < want) {
@@ -535,7 +537,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             oom = !first.slots;
         } else
             oom = table_init(&first, (size_t)begins, 0) < 0;
-        oom = oom || !la || !lb || !lp || table_init(&others, 16, 1) < 0;
+        oom = oom || table_init(&others, 16, 1) < 0;
         /* the walk: each flow event's key, each link (source, destination, key process) by destination */
         for (Py_ssize_t i = 0; i < m && !oom; i++) {
 #if defined(__GNUC__)
@@ -618,43 +620,75 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             }
             for (Py_ssize_t k = 0; k < n_slices; k++)
                 counts[k + 1] += counts[k];
-            /* each link written where its slice's links go (stable: by destination within a slice), read
-               in link order and scattered (the reads of one link's rows are near each other in time) */
-            uint32_t *order = (uint32_t *)by_dst; /* (scratch until the outputs are written) */
-            for (Py_ssize_t l = 0; l < links; l++) {
-                const int32_t sl = bound[la[l]];
-                const uint32_t p = counts[sl]++;
-                order[p] = (uint32_t)l;
-                src_slice[p] = sl;
-                dst_slice[p] = bound[lb[l]];
-                src_event[p] = event[la[l]];
-                dst_event[p] = event[lb[l]];
+            /* each link's place among its source slice's (stable: in link order within a slice), in
+               src_slice; then the links' source positions scattered there into a spare array, their
+               destination positions into the array the sources left, their key processes into the one
+               those left (each an independent scatter: a cycle-following permutation in place was a chain
+               of dependent cache misses, 0.2 s more at 30M events) */
+            uint32_t *dest = (uint32_t *)src_slice;
+            for (Py_ssize_t l = 0; l < links; l++)
+                dest[l] = counts[bound[la[l]]]++;
+            if (!(spare = big_array((size_t)links, sizeof(uint32_t), 0)))
+                oom = 1;
+            else {
+                uint32_t *into = spare;
+                uint32_t *from[3] = {la, lb, lp};
+                for (int c = 0; c < 3; c++) {
+                    for (Py_ssize_t l = 0; l < links; l++)
+                        into[dest[l]] = from[c][l];
+                    uint32_t *const left = from[c];
+                    from[c] = into;
+                    into = left;
+                }
+                la = from[0], lb = from[1], lp = from[2]; /* (spare, src_event, dst_event) */
             }
-            /* each slice's links (a run of one source slice) by (time, key process, id): sorted, and the
-               run's rows written again if that moved any */
-            const LinkKeys keys = {ts, fid, la, lb, lp};
+            /* each slice's links (a run of one source slice) by (time, key process, id): their order
+               sorted, and the run's links moved into it if that moved any */
             size_t tmp_cap = 0;
+            uint32_t small[32];
             for (Py_ssize_t a = 0, b; a < links && !oom; a = b) {
-                for (b = a + 1; b < links && src_slice[b] == src_slice[a]; b++)
+                const int32_t sl = bound[la[a]];
+                for (b = a + 1; b < links && bound[la[b]] == sl; b++)
                     ;
                 const size_t n = (size_t)(b - a);
                 if (n < 2)
                     continue;
-                if (n > 32 && n > tmp_cap) {
-                    PyMem_RawFree(tmp);
-                    tmp_cap = n;
-                    if (!(tmp = PyMem_RawMalloc(tmp_cap * sizeof(uint32_t)))) {
-                        oom = 1;
-                        break;
+                uint32_t *v = small;
+                if (n > 32) {
+                    if (n > tmp_cap) {
+                        PyMem_RawFree(tmp);
+                        tmp_cap = n;
+                        if (!(tmp = PyMem_RawMalloc(3 * tmp_cap * sizeof(uint32_t)))) {
+                            oom = 1;
+                            break;
+                        }
                     }
+                    v = tmp;
                 }
-                sort_links(&keys, order + a, n, tmp);
-                for (Py_ssize_t i = a; i < b; i++) {
-                    const uint32_t l = order[i];
-                    dst_slice[i] = bound[lb[l]];
-                    src_event[i] = event[la[l]];
-                    dst_event[i] = event[lb[l]];
+                for (size_t j = 0; j < n; j++)
+                    v[j] = (uint32_t)j;
+                const LinkKeys keys = {ts, fid, la + a, lb + a, lp + a};
+                sort_links(&keys, v, n, n > 32 ? tmp + tmp_cap : NULL);
+                size_t moved = 0;
+                while (moved < n && v[moved] == moved)
+                    moved++;
+                if (moved == n)
+                    continue;
+                uint32_t *run[3] = {la + a, lb + a, lp + a};
+                uint32_t held[32], *scratch = n > 32 ? tmp + 2 * tmp_cap : held;
+                for (int c = 0; c < 3; c++) {
+                    for (size_t j = 0; j < n; j++)
+                        scratch[j] = run[c][v[j]];
+                    memcpy(run[c], scratch, n * sizeof(uint32_t));
                 }
+            }
+            /* the links written: slices and event rows of their positions */
+            for (Py_ssize_t i = 0; i < links && !oom; i++) {
+                const uint32_t x = la[i], y = lb[i];
+                src_slice[i] = bound[x];
+                dst_slice[i] = bound[y];
+                src_event[i] = event[x];
+                dst_event[i] = event[y];
             }
             if (!oom && want_by_dst) {
                 /* the links by destination slice, stably (np.argsort(dst_slice, kind="stable")) */
@@ -676,10 +710,8 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
 done:
     free(first.slots);
     free(others.slots);
-    free(la);
-    free(lb);
-    free(lp);
     free(counts);
+    free(spare);
     PyMem_RawFree(tmp);
     PyBuffer_Release(&kb);
     PyBuffer_Release(&fb);

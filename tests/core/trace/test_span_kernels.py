@@ -315,10 +315,14 @@ def test_flow_table_without_the_order_by_destination_gives_the_same_links():
     counts = KERNELS.flow_table(*args[:11], *with_order)
     without = [np.full_like(a, -9) for a in args[11:]]
     assert KERNELS.flow_table(*args[:11], *without, False) == counts
+    no_scratch = [np.full_like(a, -9) for a in args[11:15]]  # (by_dst empty: what build_flows passes)
+    assert KERNELS.flow_table(*args[:11], *no_scratch, np.zeros(0, np.int32), False) == counts
+    with pytest.raises(ValueError):  # an empty by_dst only when no order by destination is asked
+        KERNELS.flow_table(*args[:11], *no_scratch, np.zeros(0, np.int32))
     links = counts[0]
     assert links > 100
-    for a, b in zip(with_order[:4], without[:4], strict=True):
-        assert np.array_equal(a[:links], b[:links])
+    for a, b, c in zip(with_order[:4], without[:4], no_scratch, strict=True):
+        assert np.array_equal(a[:links], b[:links]) and np.array_equal(a[:links], c[:links])
     assert np.array_equal(with_order[4][:links], np.argsort(with_order[1][:links], kind="stable"))
 
 
