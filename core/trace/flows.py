@@ -26,7 +26,7 @@ import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous, plain
-from fxscope.core.trace.event_rows import kind_rows
+from fxscope.core.trace.event_rows import kind_count, kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from fxscope.core.trace.slices import SliceTable
@@ -209,17 +209,23 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     else:
         proc, ranks = _process_ranks(cols, thread), np.zeros(0, np.int32)
     del thread
-    k = np.ascontiguousarray(cols.ev_kind[sel], np.uint8)
-    room = len(k) - int(np.count_nonzero(k == EventKind.FLOW_BEGIN))  # (a link ends at each step and end)
+    kind = cols.ev_kind
+    if compiled.plain(kind, np.uint8):  # (the kernel reads the kinds through the rows: no copy, 1 byte an event)
+        k, by_event = kind, True
+        begins = kind_count(kind, EventKind.FLOW_BEGIN, EventKind.FLOW_BEGIN)  # (sel holds every flow event)
+    else:
+        k, by_event = np.ascontiguousarray(kind[sel], np.uint8), False
+        begins = int(np.count_nonzero(k == EventKind.FLOW_BEGIN))
+    room = len(sel) - begins  # (a link ends at each step and end)
     # (the kernel keeps the links in these while it makes them: no array a link of its own; written whole
     # when every step and end links, as in a trace a tracer wrote)
     out = [array_to_fill(room, np.int32) for _ in range(4)]
     n, unbound, ambiguous, without_start, duplicate = compiled.span_kernels.flow_table(
         k, contiguous(fid, np.uint64), proc, contiguous(ranks, np.int32), contiguous(bound, np.int32),
         contiguous(ts, np.int64), sel, contiguous(slices.ts, np.int64), int(EventKind.FLOW_BEGIN),
-        int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out, np.zeros(0, np.int32), False,
+        int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out, np.zeros(0, np.int32), False, by_event,
     )  # fmt: skip
-    del k, fid, proc, bound, ts, sel
+    del k, kind, fid, proc, bound, ts, sel
     check()
     # (views of the outputs unless most of their room went unused: the untouched pages cost nothing)
     # (no order by destination asked of the kernel: FlowTable.incoming scans the destinations instead)

@@ -436,7 +436,7 @@ static void sort_links(const LinkKeys *k, uint32_t *v, size_t n, uint32_t *tmp)
 }
 
 PyDoc_STRVAR(flow_table_doc,
-"flow_table(kind, fid, proc, ranks, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst[, want_by_dst])\n"
+"flow_table(kind, fid, proc, ranks, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst[, want_by_dst[, kind_by_event]])\n"
 "    -> (links, unbound, ambiguous, without_start, duplicate_begin)\n\n"
 "The flow links of flow events given in time order, as fxscope.core.trace.flows builds them with numpy\n"
 "(_key_process, _links, _table) in one walk and two counting sorts. Per event: kind uint8, fid uint64 (the\n"
@@ -450,16 +450,18 @@ PyDoc_STRVAR(flow_table_doc,
 "room for a link per bound step and end) sorted by (source slice, source time, key process, id), ties by\n"
 "destination, and by_dst = their stable order by destination slice (with want_by_dst False, by_dst may be\n"
 "empty and is not written: the counting sort by destination not made). The links are kept in the outputs\n"
-"themselves while they are made (no temporary a link: the step's peak). Raises ValueError for columns of\n"
+"themselves while they are made (no temporary a link: the step's peak). With kind_by_event, kind is the\n"
+"whole event column and each flow event's kind is kind[event] (no gathered copy; event rows checked).\n"
+"Raises ValueError for columns of\n"
 "different lengths, outputs too short, a slice row or process rank out of range; MemoryError.");
 
 static PyObject *flow_table(PyObject *self, PyObject *args)
 {
     Py_buffer kb, fb, pb, rb, bb, tb, eb, sb, o1, o2, o3, o4, o5;
-    int k_begin, k_step, k_end, want_by_dst = 1;
+    int k_begin, k_step, k_end, want_by_dst = 1, kind_by_event = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iiiw*w*w*w*w*|p", &kb, &fb, &pb, &rb, &bb, &tb, &eb, &sb, &k_begin,
-                          &k_step, &k_end, &o1, &o2, &o3, &o4, &o5, &want_by_dst))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iiiw*w*w*w*w*|pp", &kb, &fb, &pb, &rb, &bb, &tb, &eb, &sb, &k_begin,
+                          &k_step, &k_end, &o1, &o2, &o3, &o4, &o5, &want_by_dst, &kind_by_event))
         return NULL;
     PyObject *result = NULL;
     Table first = {0}, others = {0};
@@ -471,7 +473,8 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         check_items(&o5, 4, "by_dst") < 0)
         goto done;
     {
-        const Py_ssize_t m = kb.len, n_slices = sb.len / 8, cap = o1.len / 4, n_ranks = rb.len / 4;
+        /* kind_by_event: `kind` is the whole event column, read through the event rows (no gathered copy) */
+        const Py_ssize_t m = kind_by_event ? eb.len / 4 : kb.len, n_kinds = kb.len, n_slices = sb.len / 8, cap = o1.len / 4, n_ranks = rb.len / 4;
         const int coded = pb.len == m; /* (else int32 ranks: 4 bytes an event) */
         if (fb.len / 8 != m || (!coded && pb.len != 4 * m) || bb.len / 4 != m || tb.len / 8 != m || eb.len / 4 != m ||
             o2.len / 4 != cap || o3.len / 4 != cap || o4.len / 4 != cap ||
@@ -498,20 +501,24 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         for (Py_ssize_t r = 0; r < n_ranks && !bad; r++)
             if (ranks[r] < 0 || ranks[r] >= (int32_t)POS_MASK)
                 bad = "flow_table: a process rank is out of range";
+#define KIND_OF(i) (kind_by_event ? kind[event[i]] : kind[i])
         for (Py_ssize_t i = 0; i < m && !bad; i++) {
-            if (bound[i] < -1 || bound[i] >= n_slices)
+            if (kind_by_event && (event[i] < 0 || event[i] >= n_kinds))
+                bad = "flow_table: an event row is out of range";
+            else if (bound[i] < -1 || bound[i] >= n_slices)
                 bad = "flow_table: a slice row is out of range";
             else if (coded ? code[i] >= n_ranks : rank[i] < 0 || rank[i] >= (int32_t)POS_MASK)
                 bad = "flow_table: a process rank is out of range";
             else if (bound[i] >= 0) {
-                if (kind[i] == k_begin) {
+                const int k = KIND_OF(i);
+                if (k == k_begin) {
                     if (!begins || fid[i] < fid_lo)
                         fid_lo = fid[i];
                     if (!begins || fid[i] > fid_hi)
                         fid_hi = fid[i];
                     begins++;
                 }
-                follows += kind[i] == k_step || kind[i] == k_end;
+                follows += k == k_step || k == k_end;
             }
         }
         Py_END_ALLOW_THREADS
@@ -550,7 +557,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             }
             const uint64_t f = fid[i];
             const uint32_t p1 = (uint32_t)(coded ? ranks[code[i]] : rank[i]) + 1;
-            const int k = kind[i];
+            const int k = KIND_OF(i);
             Slot *s;
             if (k == k_begin) {
                 Slot *e = table_add(&first, f, p1); /* (made here: this process is the id's first) */
@@ -707,6 +714,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         else
             result = Py_BuildValue("nnnnn", links, unbound, ambiguous, no_start + without, duplicate);
     }
+#undef KIND_OF
 done:
     free(first.slots);
     free(others.slots);

@@ -326,6 +326,34 @@ def test_flow_table_without_the_order_by_destination_gives_the_same_links():
     assert np.array_equal(with_order[4][:links], np.argsort(with_order[1][:links], kind="stable"))
 
 
+def test_flow_table_reads_the_kinds_through_the_event_rows():
+    """Given the whole kind column and kind_by_event (what build_flows passes: no gathered copy of the flow
+    events' kinds), flow_table reads kind[event] and gives the links and counts of the gathered kinds; an
+    event row outside the column is refused (hostile rows), not read."""
+    rng = np.random.default_rng(7)
+    m, n_slices = 5000, 200
+    k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), m)
+    fid = rng.integers(0, 60, m).astype(np.uint64)
+    bound = rng.integers(-1, n_slices, m).astype(np.int32)
+    slice_ts = np.sort(rng.integers(0, 10**6, n_slices)).astype(np.int64)
+    args = _flow_table_args(k, n_slices, fid=fid, bound=bound, slice_ts=slice_ts)
+    event = args[6]
+    column = rng.choice(np.array([1, 2, 5, 11], np.uint8), 3 * m + 1)  # (other kinds between the flow events)
+    column[event] = k
+    gathered = [np.full_like(a, -9) for a in args[11:15]]
+    counts = KERNELS.flow_table(*args[:11], *gathered, np.zeros(0, np.int32), False)
+    through = [np.full_like(a, -9) for a in args[11:15]]
+    assert KERNELS.flow_table(column, *args[1:11], *through, np.zeros(0, np.int32), False, True) == counts
+    assert counts[0] > 100
+    for a, b in zip(gathered, through, strict=True):
+        assert np.array_equal(a, b)
+    for bad in (len(column), -1):
+        rows = event.copy()
+        rows[m // 2] = bad
+        with pytest.raises(ValueError, match="event row"):
+            KERNELS.flow_table(column, *args[1:6], rows, *args[7:11], *through, np.zeros(0, np.int32), False, True)
+
+
 def _flow_table_args(k, n_slices, fid=None, proc=None, bound=None, ts=None, slice_ts=None):
     """flow_table's arguments for the flow events of kinds ``k`` (the rest made up unless given)."""
     m = len(k)
