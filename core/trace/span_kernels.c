@@ -279,14 +279,22 @@ static void *big_array(size_t n, size_t size, int zero)
 
 /* One slot of an open-addressing table: keyed by fid (the flows' ids table: the process in the slot is the
    first process that began the id) or by (fid, process) (the other processes' flows of an id). 16 bytes,
-   the process in the slot itself (a rank, not its koid: no read elsewhere per probe); the flags are the
+   the process in the slot itself (a rank, not its koid: no read elsewhere per probe; a dense table's slot is the
+   state alone, 8 bytes: its place is its id); the flags are the
    top bits (positions and ranks are below 2**31). The state of the flow keyed by it: active, and its link
    source `src`. */
 typedef struct {
-    uint64_t fid;
     uint32_t src;  /* bit 31: the flow is active */
     uint32_t proc; /* process rank + 1 (0: the slot is empty); bit 31: another process began the id (ids table) */
+} FlowState;
+
+typedef struct {
+    uint64_t fid;
+    FlowState st;
 } Slot;
+
+/* The slot that holds flow state `st` of a hashed table. */
+#define SLOT_OF(state) ((Slot *)((char *)(state) - offsetof(Slot, st)))
 
 #define FLAG_BIT 0x80000000u
 #define POS_MASK 0x7FFFFFFFu
@@ -300,7 +308,8 @@ typedef struct {
        reads the table in order, not at random); an id outside has none (`none`: empty, never written) */
     int dense;
     uint64_t base;
-    Slot none;
+    FlowState *dense_slots; /* (dense: the state alone, 8 bytes a slot: the id is the slot's place) */
+    FlowState none;
 } Table;
 
 /* The home slot of (fid, proc) in a table of `cap` slots: a multiplicative hash's high bits, scaled. */
@@ -332,15 +341,15 @@ static int table_init(Table *t, size_t want, int by_proc)
 }
 
 /* The slot of (fid, proc rank + 1 = `p1`), or the empty slot where it goes. */
-static inline Slot *table_find(Table *t, uint64_t fid, uint32_t p1)
+static inline FlowState *table_find(Table *t, uint64_t fid, uint32_t p1)
 {
     if (t->dense)
-        return fid - t->base < t->cap ? &t->slots[fid - t->base] : &t->none;
+        return fid - t->base < t->cap ? &t->dense_slots[fid - t->base] : &t->none;
     size_t i = slot_home(fid, p1, t->by_proc, t->cap);
     for (;;) {
         Slot *s = &t->slots[i];
-        if (!s->proc || (s->fid == fid && (!t->by_proc || (s->proc & POS_MASK) == p1)))
-            return s;
+        if (!s->st.proc || (s->fid == fid && (!t->by_proc || (s->st.proc & POS_MASK) == p1)))
+            return &s->st;
         if (++i == t->cap)
             i = 0;
     }
@@ -352,8 +361,8 @@ static int table_grow(Table *t)
     if (table_init(&bigger, t->cap, t->by_proc) < 0)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].proc)
-            *table_find(&bigger, t->slots[i].fid, t->slots[i].proc & POS_MASK) = t->slots[i];
+        if (t->slots[i].st.proc)
+            *SLOT_OF(table_find(&bigger, t->slots[i].fid, t->slots[i].st.proc & POS_MASK)) = t->slots[i];
     bigger.count = t->count;
     free(t->slots);
     *t = bigger;
@@ -361,9 +370,9 @@ static int table_grow(Table *t)
 }
 
 /* The slot of (fid, p1), inserted (inactive, made by process p1) when absent; NULL when out of memory. */
-static inline Slot *table_add(Table *t, uint64_t fid, uint32_t p1)
+static inline FlowState *table_add(Table *t, uint64_t fid, uint32_t p1)
 {
-    Slot *s = table_find(t, fid, p1);
+    FlowState *s = table_find(t, fid, p1);
     if (s->proc)
         return s;
     if (t->dense) {
@@ -374,22 +383,28 @@ static inline Slot *table_add(Table *t, uint64_t fid, uint32_t p1)
             return NULL;
         s = table_find(t, fid, p1);
     }
-    s->fid = fid;
+    if (!t->dense)
+        SLOT_OF(s)->fid = fid;
     s->proc = p1;
     s->src = 0;
     t->count++;
     return s;
 }
 
-/* The links' sort key within one source slice: (source time, key process, id), ties kept in link order. */
+/* The links' sort key within one group of source slices: (source slice, source time, key process, id),
+   ties kept in link order. */
 typedef struct {
     const int64_t *ts;
     const uint64_t *fid;
+    const int32_t *bound;
     const uint32_t *a, *b, *proc;
 } LinkKeys;
 
 static inline int link_before(const LinkKeys *k, uint32_t x, uint32_t y)
 {
+    const int32_t sx = k->bound[k->a[x]], sy = k->bound[k->a[y]];
+    if (sx != sy)
+        return sx < sy;
     const int64_t tx = k->ts[k->a[x]], ty = k->ts[k->a[y]];
     if (tx != ty)
         return tx < ty;
@@ -540,8 +555,8 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             first.dense = 1;
             first.base = fid_lo;
             first.cap = (size_t)(fid_hi - fid_lo) + 1;
-            first.slots = big_array(first.cap, sizeof(Slot), 1);
-            oom = !first.slots;
+            first.dense_slots = big_array(first.cap, sizeof(FlowState), 1);
+            oom = !first.dense_slots;
         } else
             oom = table_init(&first, (size_t)begins, 0) < 0;
         oom = oom || table_init(&others, 16, 1) < 0;
@@ -558,9 +573,9 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             const uint64_t f = fid[i];
             const uint32_t p1 = (uint32_t)(coded ? ranks[code[i]] : rank[i]) + 1;
             const int k = KIND_OF(i);
-            Slot *s;
+            FlowState *s;
             if (k == k_begin) {
-                Slot *e = table_add(&first, f, p1); /* (made here: this process is the id's first) */
+                FlowState *e = table_add(&first, f, p1); /* (made here: this process is the id's first) */
                 if (!e) {
                     oom = 1;
                     break;
@@ -582,7 +597,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             }
             if (k != k_step && k != k_end)
                 continue;
-            Slot *e = table_find(&first, f, 0);
+            FlowState *e = table_find(&first, f, 0);
             if (!e->proc) {
                 no_start++;
                 continue;
@@ -610,31 +625,39 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             s->src = k == k_step ? (uint32_t)i | FLAG_BIT : 0;
         }
         free(first.slots);
+        free(first.dense_slots);
         free(others.slots);
         first.slots = others.slots = NULL;
-        /* (allocated once the tables are gone: the step's peak holds one or the other) */
-        if (!oom && !(counts = big_array((size_t)n_slices + 1, sizeof(uint32_t), 1)))
+        first.dense_slots = NULL;
+        /* the links counted by groups of 2**sh source slices, no more groups than links (a count a slice
+           was 4 bytes a slice, more than the walk's table at 30M events: the step's peak); each group's
+           links then sorted by slice as well. (Allocated once the tables are gone.) */
+        int sh = 0;
+        while (sh < 31 && ((size_t)n_slices >> sh) > (size_t)links)
+            sh++;
+        const Py_ssize_t n_groups = (Py_ssize_t)((size_t)n_slices >> sh) + 1;
+        if (!oom && !(counts = big_array((size_t)n_groups + 1, sizeof(uint32_t), 1)))
             oom = 1;
         if (!oom) {
-            /* each link from the earlier slice; counted by source slice */
+            /* each link from the earlier slice; counted by source slice group */
             for (Py_ssize_t l = 0; l < links; l++) {
                 if (s_ts[bound[la[l]]] > s_ts[bound[lb[l]]]) {
                     const uint32_t x = la[l];
                     la[l] = lb[l];
                     lb[l] = x;
                 }
-                counts[bound[la[l]] + 1]++;
+                counts[(bound[la[l]] >> sh) + 1]++;
             }
-            for (Py_ssize_t k = 0; k < n_slices; k++)
+            for (Py_ssize_t k = 0; k < n_groups; k++)
                 counts[k + 1] += counts[k];
-            /* each link's place among its source slice's (stable: in link order within a slice), in
+            /* each link's place among its source group's (stable: in link order within a group), in
                src_slice; then the links' source positions scattered there into a spare array, their
                destination positions into the array the sources left, their key processes into the one
                those left (each an independent scatter: a cycle-following permutation in place was a chain
                of dependent cache misses, 0.2 s more at 30M events) */
             uint32_t *dest = (uint32_t *)src_slice;
             for (Py_ssize_t l = 0; l < links; l++)
-                dest[l] = counts[bound[la[l]]]++;
+                dest[l] = counts[bound[la[l]] >> sh]++;
             if (!(spare = big_array((size_t)links, sizeof(uint32_t), 0)))
                 oom = 1;
             else {
@@ -649,13 +672,13 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
                 }
                 la = from[0], lb = from[1], lp = from[2]; /* (spare, src_event, dst_event) */
             }
-            /* each slice's links (a run of one source slice) by (time, key process, id): their order
+            /* each group's links (a run of one source group) by (slice, time, key process, id): their order
                sorted, and the run's links moved into it if that moved any */
             size_t tmp_cap = 0;
             uint32_t small[32];
             for (Py_ssize_t a = 0, b; a < links && !oom; a = b) {
-                const int32_t sl = bound[la[a]];
-                for (b = a + 1; b < links && bound[la[b]] == sl; b++)
+                const int32_t group = bound[la[a]] >> sh;
+                for (b = a + 1; b < links && bound[la[b]] >> sh == group; b++)
                     ;
                 const size_t n = (size_t)(b - a);
                 if (n < 2)
@@ -674,7 +697,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
                 }
                 for (size_t j = 0; j < n; j++)
                     v[j] = (uint32_t)j;
-                const LinkKeys keys = {ts, fid, la + a, lb + a, lp + a};
+                const LinkKeys keys = {ts, fid, bound, la + a, lb + a, lp + a};
                 sort_links(&keys, v, n, n > 32 ? tmp + tmp_cap : NULL);
                 size_t moved = 0;
                 while (moved < n && v[moved] == moved)
@@ -698,8 +721,13 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
                 dst_event[i] = event[y];
             }
             if (!oom && want_by_dst) {
-                /* the links by destination slice, stably (np.argsort(dst_slice, kind="stable")) */
-                memset(counts, 0, ((size_t)n_slices + 1) * sizeof(uint32_t));
+                /* the links by destination slice, stably (np.argsort(dst_slice, kind="stable")): a count
+                   a slice (asked by the tests only) */
+                free(counts);
+                if (!(counts = big_array((size_t)n_slices + 1, sizeof(uint32_t), 1)))
+                    oom = 1;
+            }
+            if (!oom && want_by_dst) {
                 for (Py_ssize_t i = 0; i < links; i++)
                     counts[dst_slice[i] + 1]++;
                 for (Py_ssize_t k = 0; k < n_slices; k++)
@@ -717,6 +745,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
 #undef KIND_OF
 done:
     free(first.slots);
+    free(first.dense_slots);
     free(others.slots);
     free(counts);
     free(spare);
