@@ -32,8 +32,8 @@ from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsor
 from fxscope.core.trace.slices import SliceTable
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
-from fxscope.formats.fxt.coded_column import CodedColumn
 from fxscope.formats.filled_arrays import array_to_fill
+from fxscope.formats.fxt.coded_column import CodedColumn
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -75,9 +75,11 @@ class FlowTable:
 
 
 def bind_to_slices(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.ndarray, event: np.ndarray,
-                   dtype=np.int64) -> np.ndarray:  # fmt: skip
+                   dtype=np.int64, thread_by_event: bool = False) -> np.ndarray:  # fmt: skip
     """Row of the innermost slice of ``thread`` open at ``ts`` for each query (event row ``event``), or -1,
-    as ``dtype`` (int64, or int32: 4 bytes a query fewer).
+    as ``dtype`` (int64, or int32: 4 bytes a query fewer). With ``thread_by_event``, ``thread`` is the whole
+    event thread column (the slices' own) and a query's thread is ``thread[event]``: the compiled kernel
+    reads it through the row (no gathered copy, 1 byte a query with a code column).
 
     The slice of the thread with the latest start <= ts is the innermost candidate; slices are properly
     nested, so if it ended before ts the answer is among its ancestors (walked up, vectorized, once per
@@ -86,10 +88,10 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.
     n = len(ts)
     if n == 0 or len(slices) == 0:
         return np.full(n, -1, dtype)
-    bound = _bind_compiled(slices, thread, ts, event, dtype)
+    bound = _bind_compiled(slices, thread, ts, event, dtype, thread_by_event)
     if bound is not None:
         return bound
-    thread = np.asarray(thread)
+    thread = np.asarray(thread[event] if thread_by_event else thread)
     cand = pair_searchsorted(slices.thread, slices.ts, thread, ts, "right") - 1
     s_thread, s_ts, s_event = slices.thread, slices.ts, slices.event
     # same timestamp, but the slice's begin record comes later in the file: not open yet
@@ -112,7 +114,7 @@ def bind_to_slices(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.
 
 
 def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.ndarray, event: np.ndarray,
-                   dtype=np.int64) -> np.ndarray | None:  # fmt: skip
+                   dtype=np.int64, thread_by_event: bool = False) -> np.ndarray | None:  # fmt: skip
     """:func:`bind_to_slices` by the compiled kernel (one walk in time order, a cursor per thread), or None
     when it is not built or declines the input (the numpy path then answers). Queries' threads given as a
     :class:`CodedColumn` of the slices' thread column's codes are compared by their one-byte codes (as
@@ -129,8 +131,12 @@ def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.
         and thread.values is source.values
         and plain(source.index, np.uint8)
         and len(source.index) == len(source)
+        and (not thread_by_event or thread is source)
     ):
-        source, thread = source.index.view(np.int8), np.ascontiguousarray(thread.index).view(np.int8)
+        source = source.index.view(np.int8)
+        thread = source if thread_by_event else np.ascontiguousarray(thread.index).view(np.int8)
+    elif thread_by_event:  # (only the codes are read through the rows)
+        return None
     thread = np.asarray(thread)
     if source.dtype.kind != "i" or thread.dtype != source.dtype or not source.dtype.isnative:
         return None
@@ -141,7 +147,7 @@ def _bind_compiled(slices: SliceTable, thread: np.ndarray | CodedColumn, ts: np.
     status = kernels.bind_to_slices(
         contiguous(slices.ts, np.int64), contiguous(slices.dur, np.int64), contiguous(slices.event, np.int32),
         contiguous(slices.parent, np.int32), contiguous(source), source.dtype.itemsize, contiguous(thread),
-        contiguous(ts, np.int64), contiguous(event), event.dtype.itemsize, out,
+        contiguous(ts, np.int64), contiguous(event), event.dtype.itemsize, out, thread_by_event,
     )  # fmt: skip
     return out if status == 0 else None
 
@@ -200,21 +206,29 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     if order is not None:
         sel, ts, fid = sel[order], ts[order], fid[order]
     del order
-    thread = _query_threads(cols.ev_thread, sel)
-    check()
-    bound = bind_to_slices(slices, thread, ts, sel, np.int32)
-    check()
-    if isinstance(thread, CodedColumn):  # (each event's process rank as its thread's code: 1 byte an event)
-        proc, ranks = np.ascontiguousarray(thread.index), _process_ranks(cols, thread.values)
+    threads = cols.ev_thread
+    if isinstance(threads, CodedColumn) and plain(threads.index, np.uint8) and len(threads.index) == len(threads):
+        # each flow event's thread code read through its row by the kernels (no gathered copy: 1 byte an
+        # event), its process rank as its thread's code's
+        bound = bind_to_slices(slices, threads, ts, sel, np.int32, thread_by_event=True)
+        proc, ranks, by_event = threads.index, _process_ranks(cols, threads.values), 2
     else:
-        proc, ranks = _process_ranks(cols, thread), np.zeros(0, np.int32)
-    del thread
+        thread = _query_threads(threads, sel)
+        check()
+        bound = bind_to_slices(slices, thread, ts, sel, np.int32)
+        if isinstance(thread, CodedColumn):  # (each event's process rank as its thread's code: 1 byte an event)
+            proc, ranks = np.ascontiguousarray(thread.index), _process_ranks(cols, thread.values)
+        else:
+            proc, ranks = _process_ranks(cols, thread), np.zeros(0, np.int32)
+        del thread
+        by_event = 0
+    check()
     kind = cols.ev_kind
     if compiled.plain(kind, np.uint8):  # (the kernel reads the kinds through the rows: no copy, 1 byte an event)
-        k, by_event = kind, True
+        k, by_event = kind, by_event | 1
         begins = kind_count(kind, EventKind.FLOW_BEGIN, EventKind.FLOW_BEGIN)  # (sel holds every flow event)
     else:
-        k, by_event = np.ascontiguousarray(kind[sel], np.uint8), False
+        k = np.ascontiguousarray(kind[sel], np.uint8)
         begins = int(np.count_nonzero(k == EventKind.FLOW_BEGIN))
     room = len(sel) - begins  # (a link ends at each step and end)
     # (the kernel keeps the links in these while it makes them: no array a link of its own; written whole
@@ -225,7 +239,7 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
         contiguous(ts, np.int64), sel, contiguous(slices.ts, np.int64), int(EventKind.FLOW_BEGIN),
         int(EventKind.FLOW_STEP), int(EventKind.FLOW_END), *out, np.zeros(0, np.int32), False, by_event,
     )  # fmt: skip
-    del k, kind, fid, proc, bound, ts, sel
+    del k, kind, fid, proc, bound, ts, sel, threads
     check()
     # (views of the outputs unless most of their room went unused: the untouched pages cost nothing)
     # (no order by destination asked of the kernel: FlowTable.incoming scans the destinations instead)

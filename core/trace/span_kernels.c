@@ -102,23 +102,25 @@ static Py_ssize_t upper_gallop(const int64_t *v, Py_ssize_t lo, Py_ssize_t hi, i
 }
 
 PyDoc_STRVAR(bind_to_slices_doc,
-"bind_to_slices(s_ts, s_dur, s_event, s_parent, th, th_size, q_thread, q_ts, q_event, q_size, out) -> status\n\n"
+"bind_to_slices(s_ts, s_dur, s_event, s_parent, th, th_size, q_thread, q_ts, q_event, q_size, out[, thread_by_event]) -> status\n\n"
 "Slice row of the innermost slice open on each query's thread at its timestamp, or -1: what\n"
 "fxscope.core.trace.flows.bind_to_slices computes with numpy. The slices (s_ts, s_dur int64, s_event,\n"
 "s_parent int32) are sorted by (thread, ts), a slice's thread being th[s_event[i]] (th: integers of th_size\n"
 "bytes, the reader's ev_thread); the queries are (q_thread of th_size bytes, q_ts int64, q_event of q_size\n"
 "bytes); out is int64 or int32. Per query: the last slice of its thread starting at or before it (not one starting\n"
 "at the same time whose event row is later), then up the parents while that one ended before it. Returns\n"
+"With thread_by_event, q_thread is the whole thread column and a query's thread is q_thread[q_event] (no\n"
+"gathered copy; a query's event row outside the column is a ValueError).\n"
 "0, or 1 when the slices are not sorted, an event or parent row is out of range, a parent chain does not\n"
 "end, or the threads span too wide a range (the caller then takes its numpy path).");
 
 static PyObject *bind_to_slices(PyObject *self, PyObject *args)
 {
     Py_buffer sts, sdur, sev, spar, th, qth, qts, qev, out;
-    int th_size, q_size;
+    int th_size, q_size, thread_by_event = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*iy*y*y*iw*", &sts, &sdur, &sev, &spar, &th, &th_size, &qth, &qts,
-                          &qev, &q_size, &out))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*iy*y*y*iw*|p", &sts, &sdur, &sev, &spar, &th, &th_size, &qth, &qts,
+                          &qev, &q_size, &out, &thread_by_event))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t *lo = NULL, *hi = NULL, *cur = NULL;
@@ -132,7 +134,8 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
         const Py_ssize_t n = sts.len / 8, m = qts.len / 8, nth = th.len / th_size;
         /* out: int64, or int32 (4 bytes a query fewer; the slices' rows are int32 anyway) */
         const int wide_out = out.len != 4 * m;
-        if (sdur.len / 8 != n || sev.len / 4 != n || spar.len / 4 != n || qth.len / th_size != m ||
+        const Py_ssize_t n_qth = qth.len / th_size;
+        if (sdur.len / 8 != n || sev.len / 4 != n || spar.len / 4 != n || (!thread_by_event && n_qth != m) ||
             qev.len / q_size != m || (wide_out && out.len != 8 * m)) {
             PyErr_SetString(PyExc_ValueError, "bind_to_slices: columns differ in length");
             goto done;
@@ -185,6 +188,7 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
             result = PyLong_FromLong(status);
             goto done;
         }
+        int bad_row = 0;
         Py_BEGIN_ALLOW_THREADS
         /* each thread's row range, the order checked: (thread, ts) non-decreasing, each thread one run */
         int64_t prev_t = 0;
@@ -204,8 +208,13 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
             prev_t = t;
         }
         for (Py_ssize_t q = 0; q < m && !status; q++) {
-            int64_t t = int_at(qth.buf, th_size, q), ts = ((const int64_t *)qts.buf)[q];
             int64_t ev = int_at(qev.buf, q_size, q);
+            if (thread_by_event && (ev < 0 || ev >= n_qth)) {
+                bad_row = 1;
+                break;
+            }
+            int64_t t = int_at(qth.buf, th_size, thread_by_event ? (Py_ssize_t)ev : q);
+            int64_t ts = ((const int64_t *)qts.buf)[q];
             int64_t cand = -1;
             if (t >= tmin && t <= tmax && hi[t - tmin] > 0) {
                 Py_ssize_t k = (Py_ssize_t)(t - tmin), a = lo[k];
@@ -232,7 +241,10 @@ static PyObject *bind_to_slices(PyObject *self, PyObject *args)
                 o32[q] = (int32_t)cand;
         }
         Py_END_ALLOW_THREADS
-        result = PyLong_FromLong(status);
+        if (bad_row)
+            PyErr_SetString(PyExc_ValueError, "bind_to_slices: a query's event row is out of range");
+        else
+            result = PyLong_FromLong(status);
     }
 done:
     PyMem_Free(lo);
@@ -451,7 +463,7 @@ static void sort_links(const LinkKeys *k, uint32_t *v, size_t n, uint32_t *tmp)
 }
 
 PyDoc_STRVAR(flow_table_doc,
-"flow_table(kind, fid, proc, ranks, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst[, want_by_dst[, kind_by_event]])\n"
+"flow_table(kind, fid, proc, ranks, bound, ts, event, slice_ts, begin, step, end, src_slice, dst_slice, src_event, dst_event, by_dst[, want_by_dst[, by_event]])\n"
 "    -> (links, unbound, ambiguous, without_start, duplicate_begin)\n\n"
 "The flow links of flow events given in time order, as fxscope.core.trace.flows builds them with numpy\n"
 "(_key_process, _links, _table) in one walk and two counting sorts. Per event: kind uint8, fid uint64 (the\n"
@@ -465,18 +477,19 @@ PyDoc_STRVAR(flow_table_doc,
 "room for a link per bound step and end) sorted by (source slice, source time, key process, id), ties by\n"
 "destination, and by_dst = their stable order by destination slice (with want_by_dst False, by_dst may be\n"
 "empty and is not written: the counting sort by destination not made). The links are kept in the outputs\n"
-"themselves while they are made (no temporary a link: the step's peak). With kind_by_event, kind is the\n"
-"whole event column and each flow event's kind is kind[event] (no gathered copy; event rows checked).\n"
+"themselves while they are made (no temporary a link: the step's peak). by_event bit 1: kind is the whole\n"
+"event column, each flow event's kind kind[event]; bit 2: proc is the whole uint8 code column, each flow\n"
+"event's code proc[event] (no gathered copies; the event rows checked).\n"
 "Raises ValueError for columns of\n"
 "different lengths, outputs too short, a slice row or process rank out of range; MemoryError.");
 
 static PyObject *flow_table(PyObject *self, PyObject *args)
 {
     Py_buffer kb, fb, pb, rb, bb, tb, eb, sb, o1, o2, o3, o4, o5;
-    int k_begin, k_step, k_end, want_by_dst = 1, kind_by_event = 0;
+    int k_begin, k_step, k_end, want_by_dst = 1, by_event = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iiiw*w*w*w*w*|pp", &kb, &fb, &pb, &rb, &bb, &tb, &eb, &sb, &k_begin,
-                          &k_step, &k_end, &o1, &o2, &o3, &o4, &o5, &want_by_dst, &kind_by_event))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*iiiw*w*w*w*w*|pi", &kb, &fb, &pb, &rb, &bb, &tb, &eb, &sb, &k_begin,
+                          &k_step, &k_end, &o1, &o2, &o3, &o4, &o5, &want_by_dst, &by_event))
         return NULL;
     PyObject *result = NULL;
     Table first = {0}, others = {0};
@@ -488,9 +501,12 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
         check_items(&o5, 4, "by_dst") < 0)
         goto done;
     {
-        /* kind_by_event: `kind` is the whole event column, read through the event rows (no gathered copy) */
-        const Py_ssize_t m = kind_by_event ? eb.len / 4 : kb.len, n_kinds = kb.len, n_slices = sb.len / 8, cap = o1.len / 4, n_ranks = rb.len / 4;
-        const int coded = pb.len == m; /* (else int32 ranks: 4 bytes an event) */
+        /* by_event: the kinds (1) and the process codes (2) are whole event columns read through the event
+           rows (no gathered copies) */
+        const int kind_by_event = by_event & 1, code_by_event = (by_event & 2) != 0;
+        const Py_ssize_t m = kind_by_event ? eb.len / 4 : kb.len, n_kinds = kb.len, n_codes = pb.len;
+        const Py_ssize_t n_slices = sb.len / 8, cap = o1.len / 4, n_ranks = rb.len / 4;
+        const int coded = code_by_event || pb.len == m; /* (else int32 ranks: 4 bytes an event) */
         if (fb.len / 8 != m || (!coded && pb.len != 4 * m) || bb.len / 4 != m || tb.len / 8 != m || eb.len / 4 != m ||
             o2.len / 4 != cap || o3.len / 4 != cap || o4.len / 4 != cap ||
             (o5.len / 4 != cap && (want_by_dst || o5.len != 0))) {
@@ -517,12 +533,14 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             if (ranks[r] < 0 || ranks[r] >= (int32_t)POS_MASK)
                 bad = "flow_table: a process rank is out of range";
 #define KIND_OF(i) (kind_by_event ? kind[event[i]] : kind[i])
+#define CODE_OF(i) (code_by_event ? code[event[i]] : code[i])
         for (Py_ssize_t i = 0; i < m && !bad; i++) {
-            if (kind_by_event && (event[i] < 0 || event[i] >= n_kinds))
+            if ((kind_by_event && (event[i] < 0 || event[i] >= n_kinds)) ||
+                (code_by_event && (event[i] < 0 || event[i] >= n_codes)))
                 bad = "flow_table: an event row is out of range";
             else if (bound[i] < -1 || bound[i] >= n_slices)
                 bad = "flow_table: a slice row is out of range";
-            else if (coded ? code[i] >= n_ranks : rank[i] < 0 || rank[i] >= (int32_t)POS_MASK)
+            else if (coded ? CODE_OF(i) >= n_ranks : rank[i] < 0 || rank[i] >= (int32_t)POS_MASK)
                 bad = "flow_table: a process rank is out of range";
             else if (bound[i] >= 0) {
                 const int k = KIND_OF(i);
@@ -571,7 +589,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
                 continue;
             }
             const uint64_t f = fid[i];
-            const uint32_t p1 = (uint32_t)(coded ? ranks[code[i]] : rank[i]) + 1;
+            const uint32_t p1 = (uint32_t)(coded ? ranks[CODE_OF(i)] : rank[i]) + 1;
             const int k = KIND_OF(i);
             FlowState *s;
             if (k == k_begin) {
@@ -743,6 +761,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             result = Py_BuildValue("nnnnn", links, unbound, ambiguous, no_start + without, duplicate);
     }
 #undef KIND_OF
+#undef CODE_OF
 done:
     free(first.slots);
     free(first.dense_slots);

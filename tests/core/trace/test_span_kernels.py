@@ -211,6 +211,17 @@ def test_binding_by_thread_codes_and_to_int32_rows():
         for dtype in (np.int64, np.int32):
             got = _with(kernels, lambda: bind_to_slices(slices, codes, ts, sel, dtype))  # noqa: B023
             assert got.dtype == dtype and got.tolist() == expected.tolist()
+            # the whole thread column, each query's thread read through its event row (what build_flows passes)
+            got = _with(kernels, lambda: bind_to_slices(slices, cols.ev_thread, ts, sel, dtype, True))  # noqa: B023
+            assert got.dtype == dtype and got.tolist() == expected.tolist()
+    assert _bind_compiled(slices, cols.ev_thread, ts, sel, np.int32, True) is not None
+    whole = cols.ev_thread.index.view(np.int8)
+    args = (slices.ts, slices.dur, slices.event, slices.parent, whole, 1, whole, ts)
+    for bad in (len(whole), -1):  # (hostile rows: refused, not read)
+        rows = sel.copy()
+        rows[len(rows) // 2] = bad
+        with pytest.raises(ValueError, match="event row"):
+            KERNELS.bind_to_slices(*args, rows, 4, np.zeros(len(rows), np.int32), True)
 
 
 def test_same_tables_of_mutated_traces():
@@ -326,10 +337,11 @@ def test_flow_table_without_the_order_by_destination_gives_the_same_links():
     assert np.array_equal(with_order[4][:links], np.argsort(with_order[1][:links], kind="stable"))
 
 
-def test_flow_table_reads_the_kinds_through_the_event_rows():
-    """Given the whole kind column and kind_by_event (what build_flows passes: no gathered copy of the flow
-    events' kinds), flow_table reads kind[event] and gives the links and counts of the gathered kinds; an
-    event row outside the column is refused (hostile rows), not read."""
+def test_flow_table_reads_the_kinds_and_codes_through_the_event_rows():
+    """Given the whole kind column (by_event 1) and the whole process code column (2), as build_flows passes
+    them (no gathered copies of the flow events' kinds and codes), flow_table reads kind[event] and
+    code[event] and gives the links and counts of the gathered ones; an event row outside a column is
+    refused (hostile rows), not read."""
     rng = np.random.default_rng(7)
     m, n_slices = 5000, 200
     k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), m)
@@ -347,6 +359,21 @@ def test_flow_table_reads_the_kinds_through_the_event_rows():
     assert counts[0] > 100
     for a, b in zip(gathered, through, strict=True):
         assert np.array_equal(a, b)
+    # the process codes through the rows as well (by_event 3: what build_flows passes for a code column)
+    proc = rng.integers(0, 9, m).astype(np.uint8)
+    code_column = rng.integers(0, 9, len(column)).astype(np.uint8)
+    code_column[event] = proc
+    ranks = rng.permutation(9).astype(np.int32)
+    coded = [np.full_like(a, -9) for a in args[11:15]]
+    counts = KERNELS.flow_table(*args[:2], proc, ranks, *args[4:11], *coded, np.zeros(0, np.int32), False)
+    both = [np.full_like(a, -9) for a in args[11:15]]
+    assert KERNELS.flow_table(column, args[1], code_column, ranks, *args[4:11], *both, np.zeros(0, np.int32),
+                              False, 3) == counts  # fmt: skip
+    for a, b in zip(coded, both, strict=True):
+        assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="event row"):  # a code column shorter than the rows
+        KERNELS.flow_table(column, args[1], code_column[:10], ranks, *args[4:11], *both, np.zeros(0, np.int32),
+                           False, 3)  # fmt: skip
     for bad in (len(column), -1):
         rows = event.copy()
         rows[m // 2] = bad
