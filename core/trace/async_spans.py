@@ -30,7 +30,7 @@ import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous
-from fxscope.core.trace.event_rows import kind_counts, kind_rows
+from fxscope.core.trace.event_rows import kind_count, kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
     key_rows,
@@ -41,6 +41,7 @@ from fxscope.core.trace.segments import (
 )
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
 from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.filled_arrays import array_to_fill
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 from fxscope.formats.fxt.frequent_codes import FrequentCodedColumn
@@ -137,7 +138,7 @@ def build_async(
     given, is called between the stages (a Cancel raises from it)."""
     check = check or (lambda: None)
     kind = cols.ev_kind
-    n = int(kind_counts(kind, 16)[EventKind.ASYNC_BEGIN : EventKind.ASYNC_END + 1].sum())  # (begins to ends)
+    n = kind_count(kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)  # (begins to ends)
     if trace_start is None or trace_end is None:
         ts_all = cols.ev_ts
         trace_start = int(ts_all.min()) if trace_start is None and len(ts_all) else (trace_start or 0)
@@ -222,7 +223,7 @@ def _layout_compiled(
         return None
     track, pids = tracks if tracks is not None else _process_ranks(cols, s_event)
     n = len(s_start)
-    lane, final, row = np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32)
+    lane, final, row = array_to_fill(n, np.int32), array_to_fill(n, np.int64), array_to_fill(n, np.int32)
     lanes, counts = np.empty(len(pids), np.int32), np.empty(len(pids), np.int64)
     event = contiguous(s_event)
     status = kernels.async_layout(contiguous(track, np.int32), len(pids), contiguous(s_start, np.int64),
@@ -602,8 +603,8 @@ def _bind_compiled(
     kernels = compiled.span_kernels
     if kernels is None or not len(q.pos) or n_spans >= 1 << 31:
         return None
-    span = np.empty(len(q.pos), np.int32)
-    order = np.empty(len(q.pos), np.int64)
+    span = array_to_fill(len(q.pos), np.int32)
+    order = array_to_fill(len(q.pos), np.int64)
     status = kernels.async_instant_order(contiguous(q.pos, np.int64), contiguous(begin_row, np.int32),
                                          contiguous(q.ts, np.int64), n_spans, span, order)  # fmt: skip
     if status == 1:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fxscope.core.trace.event_rows import kind_counts, kind_rows
+from fxscope.core.trace.event_rows import kind_count, kind_rows
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
 
@@ -56,5 +56,5 @@ def decoded_ends(cols: FxtColumns) -> np.ndarray | None:
     decoded = cols.ev_complete_end
     if decoded is None:
         return None
-    counts = kind_counts(cols.ev_kind, EventKind.DURATION_COMPLETE + 1)
-    return decoded if len(decoded) == int(counts[EventKind.DURATION_COMPLETE]) else None
+    count = kind_count(cols.ev_kind, EventKind.DURATION_COMPLETE, EventKind.DURATION_COMPLETE)
+    return decoded if len(decoded) == count else None

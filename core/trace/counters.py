@@ -25,6 +25,7 @@ from fxscope.core.trace.event_rows import kind_rows
 from fxscope.core.trace.sorted_search import search_ascending
 from fxscope.core.trace.sorting import lexsort, offset_int64
 from fxscope.core.trace.threads import thread_pids
+from fxscope.formats.filled_arrays import array_to_fill, populate
 from fxscope.formats.fxt.arg_columns import numeric_args
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
@@ -228,6 +229,8 @@ def _samples(cols: FxtColumns, rows: np.ndarray, check) -> tuple[_Samples, int]:
             capacity = max(capacity, len(rows)) if out is None else capacity
             types = (rows_type, np.int32, np.float64, np.int64, np.uint64, np.uint64, part[6].dtype)
             grown = _Samples(*(np.empty(capacity, t) for t in types))
+            for column in grown:  # (the rows' samples at least: one a row as a rule, written batch by batch)
+                populate(column[n : max(n, min(capacity, len(rows)))])
             if out is not None:
                 for old, new in zip(out, grown, strict=True):
                     new[:n] = old[:n]
@@ -388,7 +391,7 @@ def _series_compiled(samples: _Samples) -> tuple[np.ndarray, np.ndarray, np.ndar
     ):  # fmt: skip
         return None
     n = len(s.ev)
-    ev, value, ts = np.empty(n, np.int32), np.empty(n), np.empty(n, np.int64)
+    ev, value, ts = array_to_fill(n, np.int32), array_to_fill(n, np.float64), array_to_fill(n, np.int64)
     key_pid, key_name = np.empty(MAX_SERIES, np.uint64), np.empty(MAX_SERIES, np.int64)
     key_cid, key_arg = np.empty(MAX_SERIES, np.uint64), np.empty(MAX_SERIES, np.int64)
     starts = np.empty(MAX_SERIES + 1, np.int64)

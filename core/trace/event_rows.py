@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from fxscope.core.trace import compiled
+from fxscope.formats.filled_arrays import array_to_fill
 
 #: event rows examined at once
 BLOCK = 1 << 20
@@ -22,7 +23,7 @@ def kind_rows(kind: np.ndarray, first: int, last: int) -> np.ndarray:
     dtype = np.int32 if len(kind) < (1 << 31) else np.int64
     kernels = compiled.span_kernels
     if kernels is not None and compiled.plain(kind, np.uint8):  # (two streaming passes, no masks)
-        rows = np.empty(kernels.kind_rows(kind, first, last, None, False), dtype)
+        rows = array_to_fill(kernels.kind_rows(kind, first, last, None, False), dtype)
         kernels.kind_rows(kind, first, last, rows, dtype == np.int64)
         return rows
     low, span = np.uint8(first), np.uint8(last - first)
@@ -33,6 +34,16 @@ def kind_rows(kind: np.ndarray, first: int, last: int) -> np.ndarray:
     if not parts:
         return np.zeros(0, dtype)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def kind_count(kind: np.ndarray, first: int, last: int) -> int:
+    """The number of rows whose ``kind`` (uint8) is in ``first..last``: the compiled count of
+    :func:`kind_rows` (one SSE2 pass, ~3 ms at 30M events) when it is built, else :func:`kind_counts`' sum
+    (a count of every kind: the byte histogram was ~10 ms at 30M events, for the one number a build asks)."""
+    kernels = compiled.span_kernels
+    if kernels is not None and compiled.plain(kind, np.uint8) and 0 <= first <= last <= 255:
+        return int(kernels.kind_rows(kind, first, last, None, False))
+    return int(kind_counts(kind, last + 1)[first : last + 1].sum())
 
 
 def kind_counts(kind: np.ndarray, minlength: int) -> np.ndarray:

@@ -20,8 +20,9 @@ from fxscope.core.trace.lane_end_max import LaneEndMax, block_ends
 from fxscope.core.trace.objects import ObjectLabels
 from fxscope.core.trace.query import ArgStringIndex, build_arg_string_index
 from fxscope.core.trace.segments import segment_starts, segmented_running_max, sorted_run_starts
-from fxscope.core.trace.slices import SliceTable, build_slices
+from fxscope.core.trace.slices import SliceTable, build_slices, thread_keys
 from fxscope.core.trace.sorting import identity_if_sorted, lexsort
+from fxscope.formats.filled_arrays import array_to_fill
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import FxtColumns
 
@@ -187,17 +188,17 @@ def _lane_rows_compiled(s: SliceTable) -> tuple[np.ndarray, np.ndarray] | None:
     of each thread's rows, one pass, no per-slice gather of the threads), or None when they are not built or
     do not take these columns (the numpy path's lexsort then)."""
     kernels = compiled.slice_kernels
-    ev_thread = s.thread.source if isinstance(s.thread, Gathered) else None
-    if ev_thread is not None:  # (a one-byte code column: its values, for the call)
-        ev_thread = compiled.values(ev_thread, np.int16, np.int32)
+    # (a one-byte code column whose values ascend with the code: its codes as they are, grouped and ordered as
+    # the values; decoded to its values it was a 2-byte temporary an event, 60 MB faulted in at 30M events)
+    ev_thread = thread_keys(s.thread.source) if isinstance(s.thread, Gathered) else None
     if (kernels is None or ev_thread is None or s.thread.index is not s.event or s.thread.missing is not None
-            or not compiled.plain(ev_thread, np.int16, np.int32) or not compiled.plain(s.event, np.int32)
+            or not compiled.plain(ev_thread, np.uint8, np.int16, np.int32) or not compiled.plain(s.event, np.int32)
             or not compiled.plain(s.depth, np.uint16)):  # fmt: skip
         return None
-    rows = np.empty(len(s), np.int32)
+    rows = array_to_fill(len(s), np.int32)
     starts = np.empty(len(s), np.int64)  # (the pages past the lanes' few are never touched)
     try:
-        n_lanes = kernels.lane_rows(ev_thread, ev_thread.dtype == np.int32, s.event, s.depth, rows, starts)
+        n_lanes = kernels.lane_rows(ev_thread, ev_thread.dtype.itemsize, s.event, s.depth, rows, starts)
     except ValueError:  # threads not ascending (not a model's table): the numpy path
         return None
     return rows, starts[:n_lanes].copy()

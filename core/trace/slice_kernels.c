@@ -831,26 +831,31 @@ done:
 /* ------------------------------------------------------------------ the slices' lanes */
 
 PyDoc_STRVAR(lane_rows_doc,
-"lane_rows(ev_thread, wide, event, depth, rows, starts) -> n_lanes\n\n"
+"lane_rows(ev_thread, width, event, depth, rows, starts) -> n_lanes\n\n"
 "The slice rows by (thread, depth), each lane's rows in row order (a stable counting sort by depth of each\n"
 "thread's rows: the slices are by thread), into rows (int32), and where each lane starts in them into\n"
-"starts (int64, as many as the slices at most). A slice's thread is ev_thread[event[row]] (int16, int32 when\n"
-"wide); depth is uint16. Raises ValueError for an event out of range or threads not ascending.");
+"starts (int64, as many as the slices at most). A slice's thread is ev_thread[event[row]]: its key, of width\n"
+"1 (uint8: a one-byte code column's codes, whose values ascend with the code), 2 (int16) or 4 (int32) bytes;\n"
+"depth is uint16. Raises ValueError for an event out of range or threads not ascending.");
 
 static PyObject *lane_rows(PyObject *self, PyObject *args)
 {
     Py_buffer tb, eb, db, rb, sb;
-    int wide;
+    int width;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*py*y*w*w*", &tb, &wide, &eb, &db, &rb, &sb))
+    if (!PyArg_ParseTuple(args, "y*iy*y*w*w*", &tb, &width, &eb, &db, &rb, &sb))
         return NULL;
     PyObject *result = NULL;
     int64_t *count = NULL;
-    if (check_buffer(&tb, wide ? 4 : 2, "ev_thread") < 0 || check_buffer(&eb, 4, "event") < 0 ||
+    if (width != 1 && width != 2 && width != 4) {
+        PyErr_SetString(PyExc_ValueError, "lane_rows: the thread width is 1, 2 or 4 bytes");
+        goto done;
+    }
+    if (check_buffer(&tb, width, "ev_thread") < 0 || check_buffer(&eb, 4, "event") < 0 ||
         check_buffer(&db, 2, "depth") < 0 || check_buffer(&rb, 4, "rows") < 0 || check_buffer(&sb, 8, "starts") < 0)
         goto done;
     {
-        const int64_t n = eb.len / 4, n_ev = tb.len / (wide ? 4 : 2);
+        const int64_t n = eb.len / 4, n_ev = tb.len / width;
         if (db.len / 2 != n || rb.len / 4 != n || sb.len / 8 < n || n > INT32_MAX) {
             PyErr_SetString(PyExc_ValueError, "lane_rows: bad buffer sizes");
             goto done;
@@ -873,7 +878,7 @@ static PyObject *lane_rows(PyObject *self, PyObject *args)
                 bad = 1;
                 break;
             }
-            const int64_t t = thread_at(tb.buf, wide, event[a]);
+            const int64_t t = key_at(tb.buf, width, event[a]);
             if (t < prev_thread) {
                 bad = 1;
                 break;
@@ -885,7 +890,7 @@ static PyObject *lane_rows(PyObject *self, PyObject *args)
                     bad = 1;
                     break;
                 }
-                if (thread_at(tb.buf, wide, event[b]) != t)
+                if (key_at(tb.buf, width, event[b]) != t)
                     break;
                 if (depth[b] > top)
                     top = depth[b];

@@ -28,13 +28,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fxscope.core.released_rows import release_rows
+from fxscope.core.released_rows import RecycledPages
 from fxscope.core.trace import compiled
 from fxscope.core.trace.column_blocks import column_blocks
 from fxscope.core.trace.complete_ends import CompleteEnds
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import segment_ids, segment_starts, stack_depths
 from fxscope.core.trace.sorting import lexsort
+from fxscope.formats.filled_arrays import array_to_fill
 from fxscope.formats.fxt.column_view import ColumnView
 from fxscope.formats.fxt.columns import EventKind, FxtColumns
 
@@ -180,8 +181,8 @@ class _Counted(NamedTuple):
     cptr: np.ndarray  # int64: each thread key's first complete event in the grouping
 
 
-def _thread_keys(column) -> np.ndarray | None:
-    """The event thread column as the grouping loops take it: a one-byte code column as its uint8 index as it
+def thread_keys(column) -> np.ndarray | None:
+    """The event thread column as the grouping loops (and the lanes' :func:`~fxscope.core.trace.model._lane_rows_compiled`) take it: a one-byte code column as its uint8 index as it
     is (its values ascend with the index: grouped by index is grouped by value, in the same order; not
     expanded to its values, 2 bytes an event), else its int16/int32 values (:func:`compiled.values`)."""
     keys = compiled.key_values(column)
@@ -201,7 +202,7 @@ def _count_compiled(cols: FxtColumns) -> _Counted | None:
     if kernels is None or not (compiled.plain(kind, np.uint8) and len(kind) < 1 << 31
                                and (compiled.plain(ts, np.int64) or isinstance(ts, ColumnView))):  # fmt: skip
         return None
-    keys = _thread_keys(cols.ev_thread)
+    keys = thread_keys(cols.ev_thread)
     if keys is None:
         return None
     width = keys.dtype.itemsize
@@ -238,8 +239,8 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     assert kernels is not None
     n_sel, n_end, keys, width, lo, ptr, cptr = counted
     n_keys = len(ptr) - 1
-    order, ts_g, kind_g = np.empty(n_sel, np.int32), np.empty(n_sel, np.int64), np.empty(n_sel, np.uint8)
-    cend_g = np.empty(len(complete), np.int64)
+    order, ts_g, kind_g = array_to_fill(n_sel, np.int32), array_to_fill(n_sel, np.int64), array_to_fill(n_sel, np.uint8)
+    cend_g = array_to_fill(len(complete), np.int64)
     nxt, cnxt = ptr[:-1].copy(), cptr[:-1].copy()
     crow, cend = complete.rows, np.ascontiguousarray(complete.ends, np.int64)
     kind, n, j = cols.ev_kind, len(cols.ev_kind), 0
@@ -254,6 +255,8 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     del keys, nxt, cnxt
     grouped = (order, ptr, ts_g, kind_g, cend_g, cptr)
     capacity = n_sel - n_end  # every begin and complete event is a slice (unmatched ends grow the table)
+    # (not populated ahead: faulted in as the matching writes it, while the grouped rows matched are given
+    # back, the step's peak is about the larger of the two, not their sum: _MatchedRelease)
     out = [np.empty(capacity, t) for t in _COLUMN_TYPES]
     n_out, key = 0, 0
     bounds = ptr.tolist()
@@ -261,17 +264,18 @@ def _match_compiled(cols: FxtColumns, complete: CompleteEnds, counted: _Counted,
     # at each step it was a fresh mapping each time, faulted in again (~2 s of system time at 100M events)
     largest = int(np.diff(ptr).max()) if n_keys else 0
     scratch = np.empty(kernels.match_scratch(largest), np.uint8)
-    released = _MatchedRelease(grouped)
+    released = _MatchedRelease(grouped, out)
     while key < n_keys:
         if check is not None:
             check()
         step = 4 * BATCH_EVENTS  # (IN_FLIGHT_EVENTS, read here: a test's smaller batches check more often)
         stop = min(n_keys, max(key + 1, bisect.bisect_right(bounds, bounds[key] + step) - 1))
         n_out, key, need = kernels.match_threads(*grouped, key, stop, trace_end, *out, n_out, scratch)
-        released.matched(key)
         if need:  # unmatched ends: this thread's slices do not fit; it is matched again in a larger table
             capacity = max(2 * capacity, n_out + need)
             out = [np.concatenate([c[:n_out], np.empty(capacity - n_out, c.dtype)]) for c in out]
+        released.matched(key, out, n_out)
+    released.done()
     return out if n_out == capacity else [c[:n_out].copy() for c in out]
 
 
@@ -281,26 +285,46 @@ RELEASE_EVENTS = 1 << 19
 
 
 class _MatchedRelease:
-    """Gives the system the pages of the grouped events of the threads matched so far (never read again), so
+    """Takes back the pages of the grouped events of the threads matched so far (never read again), so
     that the grouping (13 bytes a duration event, 8 more a complete one) shrinks as the table it is matched
     into grows: the build's peak is then about the larger of the two, not their sum
-    (:mod:`fxscope.core.released_rows`). A range at a time of :data:`RELEASE_EVENTS` events at least."""
+    (:mod:`fxscope.core.released_rows`). A range at a time of :data:`RELEASE_EVENTS` events at least. The
+    pages are moved under the table's rows the next matching writes (:class:`RecycledPages`), rather than
+    freed while the table faults fresh pages in (at 30M events ~180 MB of pages: 45,000 faults and their
+    zeroing); the rest is given back."""
 
-    def __init__(self, grouped: tuple[np.ndarray, ...]) -> None:
+    def __init__(self, grouped: tuple[np.ndarray, ...], out: list[np.ndarray]) -> None:
         self.grouped = grouped
         self.rows = 0  # (the duration events' rows released so far, and the complete events')
         self.complete_rows = 0
+        self.pages = RecycledPages()
+        self.ready: list[int] = [0] * len(out)  # (each table column's rows under which pages were moved)
+        self.out = out
 
-    def matched(self, key: int) -> None:
-        """The threads before thread key ``key`` are matched."""
+    def matched(self, key: int, out: list[np.ndarray], n_out: int) -> None:
+        """The threads before thread key ``key`` are matched, the table ``out`` written up to row ``n_out``."""
         order, ptr, ts_g, kind_g, cend_g, cptr = self.grouped
         done, cdone = int(ptr[key]), int(cptr[key])
+        if out is not self.out:  # (a larger table: its rows past n_out are fresh)
+            self.out, self.ready = out, [n_out] * len(out)
         if done - self.rows < RELEASE_EVENTS:
             return
-        for column in (order, ts_g, kind_g):
-            release_rows(column, self.rows, done)
-        release_rows(cend_g, self.complete_rows, cdone)
+        given = sum(self.pages.give(column, self.rows, done) for column in (order, ts_g, kind_g))
+        given += self.pages.give(cend_g, self.complete_rows, cdone)
         self.rows, self.complete_rows = done, cdone
+        # the table's next rows, as many as the pages given hold across its columns
+        ahead = given // sum(c.itemsize for c in out)
+        for k, column in enumerate(out):
+            start = max(n_out, self.ready[k])
+            stop = min(len(column), start + ahead)
+            if stop > start:
+                self.pages.fill(column, start, stop)
+                self.ready[k] = stop
+        self.pages.release()
+
+    def done(self) -> None:
+        """The matching is over: pages still held given back."""
+        self.pages.release()
 
 
 #: batches matched at once, at most (each holds its temporaries, ~100 bytes an event of the batch)

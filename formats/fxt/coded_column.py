@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
+from fxscope.formats.filled_arrays import array_to_fill
 from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.column_view import ColumnView
 
@@ -86,7 +87,7 @@ def decode_codes(index: np.ndarray, values: np.ndarray) -> np.ndarray:
         and v.dtype.isnative
         and v.flags.c_contiguous
     ):
-        out = np.empty(len(index), v.dtype)
+        out = array_to_fill(len(index), v.dtype)
         scan.decode_codes(index, v, out)
         return out
     if index.ndim != 1:

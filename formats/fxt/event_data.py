@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from fxscope.formats.filled_arrays import array_to_fill, populate
 from fxscope.formats.fxt.event_times import EventTimes
 from fxscope.formats.fxt.mapped_column import BLOCK, RELEASE_ROWS, MappedColumn
 from fxscope.formats.fxt.ticks import ticks_at_rates
@@ -61,6 +62,7 @@ class EventData(MappedColumn):
         ):  # (kind is a plain uint8 column as the reader builds it; anything else: the numpy path)
             return False
         rec = self.record_word
+        populate(out)  # (written whole: its pages mapped in one call)
         scan.event_data(self.words, rec, rec.dtype == np.int64, kind, rows, start, self.seg_pos, self.seg_tps, out)
         self._released_after(rows, start, len(out))
         self._put_exceptions(rows, start, out)
@@ -174,7 +176,7 @@ def times_and_data(times, data, rows: np.ndarray) -> tuple[np.ndarray, np.ndarra
         # (int32 rows as they are: the row sets of kind_rows, no int64 copy)
         rows = np.ascontiguousarray(rows, np.int32 if rows.dtype == np.int32 else np.int64)
         rec = data.record_word
-        out_ts, out_data = np.empty(len(rows), np.int64), np.empty(len(rows), np.uint64)
+        out_ts, out_data = array_to_fill(len(rows), np.int64), array_to_fill(len(rows), np.uint64)
         for a in range(0, len(rows), BLOCK):
             part = rows[a : a + BLOCK]
             scan.event_times_data(data.words, rec, rec.dtype == np.int64, data.kind, part, rows.dtype == np.int64,

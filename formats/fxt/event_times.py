@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from fxscope.formats.filled_arrays import populate
 from fxscope.formats.fxt.mapped_column import RELEASE_ROWS, MappedColumn
 from fxscope.formats.fxt.ticks import convert_rate
 
@@ -53,6 +54,7 @@ class EventTimes(MappedColumn):
         if scan is None:
             return False
         rec = self.record_word
+        populate(out)  # (written whole: its pages mapped in one call)
         scan.event_times(self.words, rec, rec.dtype == np.int64, rows, start, self.seg_pos, self.seg_tps, out)
         self._released_after(rows, start, len(out))
         return True

@@ -16,13 +16,12 @@ itself, and where the advice is missing (not Linux, a kernel before 5.14) the wo
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import sys
 import threading
 from collections import deque
 
 import numpy as np
+
+from fxscope.formats.filled_arrays import madvise
 
 #: madvise advice (Linux 5.14+): map the pages of a range as a read / a write of each would
 MADV_POPULATE_READ = 22
@@ -32,15 +31,7 @@ MADV_DONTNEED = 4
 #: bytes per madvise call: a job is split so that close() waits for at most one such call
 _STEP = 8 << 20
 
-_madvise = None
-if sys.platform.startswith("linux"):
-    try:
-        _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        _madvise = _libc.madvise
-        _madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        _madvise.restype = ctypes.c_int
-    except (OSError, AttributeError):
-        _madvise = None
+_madvise = madvise  # (the C library's, releasing the interpreter's lock; None: not Linux)
 
 _PAGE = 4096
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fxscope.core.trace import event_rows
-from fxscope.core.trace.event_rows import kind_counts, kind_rows
+from fxscope.core.trace.event_rows import kind_count, kind_counts, kind_rows
 
 
 @pytest.mark.parametrize("block", [7, 1 << 20])
@@ -18,10 +18,12 @@ def test_rows_and_counts_match_numpy(block: int, monkeypatch, span_paths) -> Non
     for first, last in ((2, 4), (5, 7), (8, 10), (0, 0), (10, 10)):
         rows = kind_rows(kind, first, last)
         assert rows.dtype == np.int32
+        assert kind_count(kind, first, last) == len(rows) == int(np.count_nonzero((kind >= first) & (kind <= last)))
         assert rows.tolist() == np.flatnonzero((kind >= first) & (kind <= last)).tolist()
     assert kind_counts(kind, 11).tolist() == np.bincount(kind, minlength=11).tolist()
     assert kind_counts(kind, 3).tolist() == np.bincount(kind, minlength=3).tolist()  # longer than asked
     assert kind_rows(kind[:0], 2, 4).tolist() == [] and kind_counts(kind[:0], 4).tolist() == [0] * 4
+    assert kind_count(kind[:0], 2, 4) == 0 and kind_count(kind, 11, 255) == 0
 
 
 def test_rows_kernel_refuses_a_wrong_count(span_paths) -> None:
@@ -43,7 +45,7 @@ def test_long_columns_and_wrapped_kind_ranges(span_paths) -> None:
     """Columns past the compiled count's 16-byte steps and 255-step sums (lengths around their edges), every
     kind of row matching or none."""
     rng = np.random.default_rng(8)
-    for n in (15, 16, 17, 4079, 4080, 4081, 16 * 255 * 3 + 5, 200_003):
+    for n in (15, 16, 17, 31, 32, 33, 63, 64, 65, 4079, 4080, 4081, 16 * 255 * 3 + 5, 200_003):  # (and the AVX2 fill's 32)
         kind = rng.integers(0, 256 if n % 2 else 11, n).astype(np.uint8)
         for first, last in ((2, 4), (0, 255), (200, 210), (255, 255), (7, 7)):
             want = np.flatnonzero((kind >= first) & (kind <= last))
@@ -59,10 +61,11 @@ def test_rows_kernel_writes_nothing_past_a_short_buffer(span_paths) -> None:
     kind = np.random.default_rng(9).integers(0, 4, 100_000).astype(np.uint8)
     found = int(np.count_nonzero(kind == 1))
     for wide, dtype in ((False, np.int32), (True, np.int64)):
-        buffer = np.full(found + 8, -9, dtype)
-        with pytest.raises(ValueError):
-            compiled.span_kernels.kind_rows(kind, 1, 1, buffer[: found - 5], wide)
-        assert buffer[found - 5 :].tolist() == [-9] * 13
+        for short in (1, 5, 8, 31, 32, 33, 100):  # (the AVX2 fill stores 8 rows at once: never past the buffer)
+            buffer = np.full(found + 40, -9, dtype)
+            with pytest.raises(ValueError):
+                compiled.span_kernels.kind_rows(kind, 1, 1, buffer[: found - short], wide)
+            assert buffer[found - short :].tolist() == [-9] * (short + 40)
 
 
 @pytest.fixture(params=["compiled", "numpy"])

@@ -383,10 +383,10 @@ def test_slice_kernels_refuse_rows_threads_and_sizes_out_of_range():
     small = [np.empty(1, t) for t in (np.int64, np.int64, np.uint16, np.int32, np.uint8, np.int32)]
     assert KERNELS.match_threads(*grouped, 0, 8, 10, *small, 0) == (1, 1, 1)
     with pytest.raises(ValueError):  # an event row past the threads column
-        KERNELS.lane_rows(thread, False, np.array([0, 5], np.int32), np.zeros(2, np.uint16), np.empty(2, np.int32),
+        KERNELS.lane_rows(thread, 2, np.array([0, 5], np.int32), np.zeros(2, np.uint16), np.empty(2, np.int32),
                           np.empty(2, np.int64))  # fmt: skip
     with pytest.raises(ValueError):  # threads not ascending
-        KERNELS.lane_rows(thread, False, np.array([4, 0], np.int32), np.zeros(2, np.uint16), np.empty(2, np.int32),
+        KERNELS.lane_rows(thread, 2, np.array([4, 0], np.int32), np.zeros(2, np.uint16), np.empty(2, np.int32),
                           np.empty(2, np.int64))  # fmt: skip
     with pytest.raises(ValueError):  # a thread past the keys, outputs of the wrong size
         KERNELS.group_by_thread_time(kind, ts, thread, False, 0, 0, 1, np.empty(1, np.int32), np.empty(1, np.int64),
@@ -438,21 +438,88 @@ def test_same_model_when_the_times_are_grouped_in_many_blocks(monkeypatch):
 
 
 def test_same_model_when_the_matched_threads_pages_are_released(monkeypatch):
-    """The compiled build gives back the pages of the grouped events of the threads already matched (one
-    thread a step here): the rows still to match are untouched, the model is the numpy path's."""
+    """The compiled build takes back the pages of the grouped events of the threads already matched (one
+    thread a step here) and moves them under the table's rows still to be written (RecycledPages): the rows
+    still to match are untouched, the model is the numpy path's; where the pages cannot be moved they are
+    released instead, with the same model."""
+    from fxscope.core import released_rows
     from fxscope.core.trace import slices
 
-    released: list[int] = []
+    given: list[int] = []
+    moved: list[int] = []
 
-    def counting(array, start, stop):
-        released.append(real(array, start, stop))
-        return released[-1]
+    class Counting(released_rows.RecycledPages):
+        def give(self, array, start, stop):
+            given.append(super().give(array, start, stop))
+            return given[-1]
 
-    real = slices.release_rows
-    monkeypatch.setattr(slices, "release_rows", counting)
+        def fill(self, array, start, stop):
+            moved.append(super().fill(array, start, stop))
+            return moved[-1]
+
+    monkeypatch.setattr(slices, "RecycledPages", Counting)
     monkeypatch.setattr(slices, "BATCH_EVENTS", 100)  # (a step of one thread: a release after each)
     monkeypatch.setattr(slices, "RELEASE_EVENTS", 1000)
     cols = read_fxt_bytes(generate_trace(60_000, seed=8, scheduling=True, extra_threads=3))
     m = assert_same_model(cols)
     assert m is not None and len(m.processes) > 1
-    assert sum(released) > 64 * 1024  # (pages were given back while the later threads were matched)
+    assert sum(given) > 64 * 1024  # (pages were taken back while the later threads were matched)
+    assert sum(moved) >= 4 * 4096  # (and moved under the table's rows written after)
+    given.clear()
+    monkeypatch.setattr(released_rows, "_mremap", None)  # (no mremap: released as before)
+    assert assert_same_model(cols) is not None
+    assert sum(given) > 64 * 1024
+
+
+def test_lane_rows_of_one_byte_codes_as_of_their_values() -> None:
+    """lane_rows takes a one-byte code column's codes (width 1: no 2-byte copy of every event's thread) and
+    gives the lanes it gives for the codes' values; every event row is checked (hostile rows raise, never read
+    past the codes), as are the width and threads out of order."""
+    rng = np.random.default_rng(7)
+    n_ev, n = 5000, 3000
+    codes = np.sort(rng.integers(0, 200, n_ev)).astype(np.uint8)
+    values = (np.arange(256) * 3 + 5).astype(np.int16)  # (ascending with the code)
+    event = np.sort(rng.choice(n_ev, n, replace=False)).astype(np.int32)
+    depth = rng.integers(0, 6, n).astype(np.uint16)
+
+    def lanes(keys, width, ev=event):
+        rows, starts = np.empty(len(ev), np.int32), np.empty(len(ev), np.int64)
+        k = KERNELS.lane_rows(keys, width, ev, depth[: len(ev)], rows, starts)
+        return rows.tolist(), starts[:k].tolist()
+
+    assert lanes(codes, 1) == lanes(values[codes], 2) == lanes(values[codes].astype(np.int32), 4)
+    for bad in (np.array([0, n_ev], np.int32), np.array([-1, 0], np.int32)):  # an event past the codes
+        with pytest.raises(ValueError):
+            lanes(codes, 1, bad)
+    with pytest.raises(ValueError):  # threads not ascending
+        lanes(codes[::-1].copy(), 1, np.array([0, n_ev - 1], np.int32))
+    with pytest.raises(ValueError):  # no such width
+        lanes(codes, 3)
+
+
+@pytest.mark.parametrize("ascending", [True, False])
+def test_model_lanes_from_codes_same_as_numpy(ascending: bool, monkeypatch) -> None:
+    """The model's lanes over a one-byte thread code column (its codes handed to lane_rows as they are when
+    its values ascend, decoded when not) are the numpy path's."""
+    from fxscope.core.trace import model as model_module
+    from fxscope.formats.fxt.coded_column import CodedColumn
+
+    cols = read_fxt_bytes(generate_trace(20_000))
+    thread = cols.ev_thread
+    assert isinstance(thread, CodedColumn) and thread.index.dtype == np.uint8
+    if not ascending:  # (the same threads, their codes in another order)
+        perm = np.arange(len(thread.values))[::-1]
+        inverse = np.argsort(perm)
+        monkeypatch.setattr(cols, "ev_thread", CodedColumn(inverse[thread.index].astype(np.uint8),
+                                                             thread.values[perm]))  # fmt: skip
+    from fxscope.core.trace.slices import thread_keys
+
+    assert (thread_keys(cols.ev_thread).dtype == np.uint8) == ascending  # (the codes as they are, or decoded)
+    m = TraceModel(cols)
+    m.build_slice_tables()
+    compiled_lanes = model_module._lane_rows_compiled(m.slices)
+    assert compiled_lanes is not None
+    monkeypatch.setattr(compiled, "slice_kernels", None)
+    numpy_lanes = model_module._Lanes(m.slices)
+    assert np.array_equal(compiled_lanes[0], numpy_lanes.rows)
+    assert np.array_equal(compiled_lanes[1], numpy_lanes.starts)
