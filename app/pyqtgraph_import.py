@@ -5,7 +5,7 @@ hundred of Qt's classes pays for those only. pyqtgraph's ``pyqtgraph.Qt`` mirror
 ``QtWidgets`` into modules of its own by copying every name of ``dir()`` (``_copy_attrs``), which asks
 for all ~720 of them: ~9.5 MB of anonymous memory that every window kept (the largest part of importing
 pyqtgraph: 25 MB; measured with PySide6 6.11 and pyqtgraph 0.14, the window's RssAnon before a trace
-67.8 -> 62.8 MB, about half of the classes made in the end).
+67.8 -> 62.8 MiB, about half of the classes made in the end).
 
 :func:`import_pyqtgraph` gives pyqtgraph those three mirror modules made here first, which look a name up
 in PySide6's module when it is asked for (a module ``__getattr__``), and hides the names from ``dir()``

@@ -13,7 +13,7 @@ It also gives the memory that the frames freed back to the system once they stop
 (:func:`fxscope.core.freed_memory.hold_freed_memory`), and a frame's pictures and query arrays (~10-13 MB
 at once in a zoomed-out view of a 10M-event trace, proportional to what the view shows) stayed resident
 after the last frame for the window's life: measured at 10M events after 60 pan/zoom steps, RssAnon 421-427
--> 407-414 MB with the trim (~0.2-0.5 ms on the UI thread, once per pause).
+-> 407-414 MiB with the trim (~0.2-0.5 ms on the UI thread, once per pause).
 """
 
 from __future__ import annotations
