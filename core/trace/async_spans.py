@@ -30,7 +30,7 @@ import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous
-from fxscope.core.trace.event_rows import kind_count, kind_rows
+from fxscope.core.trace.event_rows import event_kind_counts, kind_rows
 from fxscope.core.trace.gathered import Gathered
 from fxscope.core.trace.segments import (
     key_rows,
@@ -138,7 +138,8 @@ def build_async(
     given, is called between the stages (a Cancel raises from it)."""
     check = check or (lambda: None)
     kind = cols.ev_kind
-    n = kind_count(kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)  # (begins to ends)
+    # (begins to ends; every kind counted once, kept for the statistics: event_kind_counts)
+    n = int(event_kind_counts(cols)[EventKind.ASYNC_BEGIN : EventKind.ASYNC_END + 1].sum())
     if trace_start is None or trace_end is None:
         ts_all = cols.ev_ts
         trace_start = int(ts_all.min()) if trace_start is None and len(ts_all) else (trace_start or 0)

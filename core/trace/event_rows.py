@@ -8,10 +8,15 @@ block at a time, and as int32 rows wherever the trace's rows fit 31 bits, it cos
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from fxscope.core.trace import compiled
 from fxscope.formats.filled_arrays import array_to_fill
+
+if TYPE_CHECKING:
+    from fxscope.formats.fxt.columns import FxtColumns
 
 #: event rows examined at once
 BLOCK = 1 << 20
@@ -63,4 +68,25 @@ def kind_counts(kind: np.ndarray, minlength: int) -> np.ndarray:
         if len(part) > len(counts):
             counts = np.r_[counts, np.zeros(len(part) - len(counts), np.int64)]
         counts[: len(part)] += part
+    return counts
+
+
+#: where :func:`event_kind_counts` keeps its count on the columns object (with the kind column it counted)
+_KIND_COUNTS_ATTR = "_event_kind_counts"
+
+
+def event_kind_counts(cols: FxtColumns) -> np.ndarray:
+    """How many events of each kind ``cols`` holds (:func:`kind_counts` of ``cols.ev_kind``, at least 256
+    entries; read only): counted once, on first use (the async spans' build, which needs some of them), then
+    kept by ``cols`` for as long as its kind column is that one: the Info tab's statistics, built after it,
+    read them without a pass of their own (a count of every kind is 100 MB read at 100M events, past the
+    caches: ~37-46 ms there, 9-10 ms at 30M, the statistics' cost growing fastest). The reader's columns are
+    not changed after the read. (The model's extent asks for one count: :func:`kind_count`'s SSE2 pass.)"""
+    kind = cols.ev_kind
+    held = getattr(cols, _KIND_COUNTS_ATTR, None)
+    if held is not None and held[0] is kind:
+        return held[1]
+    counts = kind_counts(kind, 256)
+    counts.flags.writeable = False
+    setattr(cols, _KIND_COUNTS_ATTR, (kind, counts))
     return counts

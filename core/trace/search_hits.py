@@ -22,7 +22,7 @@ import numpy as np
 
 from fxscope.core.trace.details import counter_row
 from fxscope.core.trace.log_filter import strip_ansi
-from fxscope.core.trace.query import column_matches, slice_matches, string_matches
+from fxscope.core.trace.query import columns_matches, slice_matches, string_matches
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -76,11 +76,9 @@ def _log_matches(model: TraceModel, ids: np.ndarray, needle: str) -> np.ndarray:
 
 
 def _matches(table: np.ndarray, check: Callable[[], None], *columns) -> np.ndarray:
-    """A bool mask over the rows: where any of the string-id ``columns`` names a string that ``table`` marks."""
-    out = column_matches(table, columns[0], check)
-    for col in columns[1:]:
-        out |= column_matches(table, col, check)
-    return out
+    """A bool mask over the rows: where any of the string-id ``columns`` names a string that ``table`` marks
+    (a table's names and categories in one pass: :func:`~fxscope.core.trace.query.columns_matches`)."""
+    return columns_matches(table, columns, check)
 
 
 def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_check,

@@ -21,12 +21,12 @@ import numpy as np
 
 from fxscope.core.trace import async_spans, slices
 from fxscope.core.trace.counters import CounterSet
-from fxscope.core.trace.event_rows import kind_counts
+from fxscope.core.trace.event_rows import event_kind_counts, kind_counts
 from fxscope.core.trace.flows import FlowTable
 from fxscope.core.trace.instants import InstantTable
 from fxscope.core.trace.sched import SchedTables
 from fxscope.formats.fxt.coded_column import CodedColumn
-from fxscope.formats.fxt.columns import Blob, EventKind, FxtColumns, SchedKind
+from fxscope.formats.fxt.columns import Blob, FxtColumns, SchedKind
 
 if TYPE_CHECKING:
     from fxscope.core.trace.logs import LogTable  # (it brings the symbolizer)
@@ -90,11 +90,11 @@ class Stat:
     note: str = ""  # what the row means, for a tooltip
 
 
-def summarize(cols: FxtColumns, thread_values: tuple[np.ndarray, np.ndarray | None] | None = None) -> dict:
+def summarize(cols: FxtColumns, thread_values: tuple[np.ndarray, int] | None = None) -> dict:
     """The ``fxscope info --json`` object: counts, providers, distinct processes/threads that events refer
     to, first and last event timestamps, reader warnings. ``thread_values``: :func:`_thread_values` of
     ``cols`` when the caller has it."""
-    kinds = kind_counts(cols.ev_kind, len(EventKind))
+    kinds = event_kind_counts(cols)
     threads = _referenced_threads(cols, thread_values or _thread_values(cols))
     pids = np.unique(cols.threads_pid[threads]) if len(threads) else np.zeros(0)
     ts = cols.ev_ts
@@ -112,7 +112,7 @@ def summarize(cols: FxtColumns, thread_values: tuple[np.ndarray, np.ndarray | No
     }
 
 
-def _referenced_threads(cols: FxtColumns, thread_values: tuple[np.ndarray, np.ndarray | None]) -> np.ndarray:
+def _referenced_threads(cols: FxtColumns, thread_values: tuple[np.ndarray, int]) -> np.ndarray:
     """Thread table rows that some event refers to, ascending (one scatter of ``thread_values``'s values, no
     sort of the events)."""
     seen = np.zeros(len(cols.threads_pid) + 1, bool)
@@ -120,25 +120,24 @@ def _referenced_threads(cols: FxtColumns, thread_values: tuple[np.ndarray, np.nd
     return np.flatnonzero(seen[:-1])
 
 
-def _thread_values(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray | None]:
-    """(the thread codes the events hold, and how many events hold each): for a one-byte code column its
-    distinct values with the counts of its index (one count of a byte column: expanding it to its values
-    for a scatter and a comparison took ~60 ms at 10M events); else the column itself and None (each value
-    counts once)."""
+def _thread_values(cols: FxtColumns) -> tuple[np.ndarray, int]:
+    """(the thread codes the events hold, and how many events hold none: code -1). For a one-byte code
+    column its distinct values: when every one is some event's (the reader's column,
+    :attr:`~fxscope.formats.fxt.coded_column.CodedColumn.every_value_used`) without a pass over the events
+    unless -1 is among them (then a count of the index: at 100M events a pass of ~46 ms, 10 ms at 30M,
+    past the caches), else those its index counts (one count of a byte column: expanding it to its values
+    for a scatter and a comparison took ~60 ms at 10M events); else the column itself (each value counts
+    once)."""
     thread = cols.ev_thread
     if isinstance(thread, CodedColumn):
-        counts = kind_counts(thread.index, len(thread.values))[: len(thread.values)]
-        present = counts > 0
-        return thread.values[present], counts[present]
-    return np.asarray(thread), None
-
-
-def _unresolved_thread_events(thread_values: tuple[np.ndarray, np.ndarray | None]) -> int:
-    """How many events name no thread of the table (code -1), from :func:`_thread_values`."""
-    values, counts = thread_values
-    if counts is None:
-        return int(np.count_nonzero(values < 0))
-    return int(counts[values < 0].sum())
+        values = thread.values
+        negative = values < 0
+        if thread.every_value_used and not negative.any():
+            return values, 0
+        counts = kind_counts(thread.index, len(values))[: len(values)]
+        return values[counts > 0], int(counts[negative].sum())
+    values = np.asarray(thread)
+    return values, int(np.count_nonzero(values < 0))
 
 
 def _warning_row(line: str) -> Stat:
@@ -154,7 +153,10 @@ def _problem(section: str, name: str, count: int, note: str) -> Stat:
 
 
 def _flag_counts(flags: np.ndarray, *bits: int) -> list[int]:
-    """How many rows have each flag bit set."""
+    """How many rows have each flag bit set. The problems they flag are rare: a table with none set is known
+    from one count of its nonzero bytes (~1 ms at 25M slices, against ~6 ms for a mask and a count per bit)."""
+    if len(flags) == 0 or np.count_nonzero(flags) == 0:
+        return [0] * len(bits)
     return [int(np.count_nonzero(flags & bit)) for bit in bits]
 
 
@@ -197,7 +199,7 @@ def trace_stats(model: TraceTables) -> list[Stat]:
     add("Events", ("total", cols.n_events))
     add("Events", *((name.replace("_", " "), n) for name, n in events.items() if n))
 
-    unresolved = _unresolved_thread_events(thread_values) if len(cols.ev_thread) else 0
+    unresolved = thread_values[1]
     add("Processes and threads", ("processes", info["processes"]), ("threads", info["threads"]),
         ("thread tracks", sum(len(g.tracks) for g in model.processes)),
         ("kernel objects", len(cols.kernel_objects)), ("userspace objects", len(cols.userspace_objects)))  # fmt: skip
@@ -206,7 +208,9 @@ def trace_stats(model: TraceTables) -> list[Stat]:
 
     s = model.slices
     flags = _flag_counts(s.flags, slices.FLAG_UNMATCHED_END, slices.FLAG_UNCLOSED)
-    add("Slices", ("total", len(s)), ("max depth", int(s.depth.max()) if len(s) else 0),
+    # (the tracks' deepest levels, which their build found: not a pass over every slice's depth)
+    depth = max((t.max_depth for group in model.processes for t in group.tracks), default=0) if len(s) else 0
+    add("Slices", ("total", len(s)), ("max depth", int(depth)),
         _problem("Slices", "unmatched ends", flags[0], "duration ends with no open begin on their thread: the "
                  "trace began inside these slices (drawn from the thread's first event)"),
         _problem("Slices", "unclosed begins", flags[1], "duration begins never ended: the trace stopped inside "
@@ -243,8 +247,9 @@ def trace_stats(model: TraceTables) -> list[Stat]:
         ("global scope", int(scope[2])))  # fmt: skip
 
     sched = model.sched
-    kinds = np.bincount(cols.sched_kind, minlength=3) if len(cols.sched_kind) else np.zeros(3, np.int64)
-    cpus = int(np.count_nonzero(np.bincount(cols.sched_cpu))) if len(cols.sched_cpu) else 0
+    # (counted a block at a time: np.bincount widens a whole column to intp first, 8 bytes a record)
+    kinds = kind_counts(cols.sched_kind, 3)
+    cpus = int(np.count_nonzero(kind_counts(cols.sched_cpu, 0))) if len(cols.sched_cpu) else 0
     add("Scheduling", ("records", len(cols.sched_ts)), ("CPUs", cpus),
         ("context switches", int(kinds[SchedKind.CONTEXT_SWITCH] + kinds[SchedKind.LEGACY_CONTEXT_SWITCH])),
         ("CPU slices", len(sched.cpu_slices)), ("thread states", len(sched.thread_states)),

@@ -1074,67 +1074,135 @@ done:
 /* ------------------------------------------------------------------------------------ coded matches */
 
 PyDoc_STRVAR(coded_matches_doc,
-"coded_matches(index, index_wide, codes, lut, out[, rare_rows, rare_match])\n\n"
+"coded_matches(index, index_wide, run_ends, cursor, first_below, below, window, out, codes, lut, rare_rows,\n"
+"rare_match[, codes2, lut2, rare_rows2, rare_match2])\n\n"
 "The search's match of rows ``index`` (int32, int64 when index_wide) of a one-byte code column ``codes``\n"
 "(uint8): ``out[i] = lut[codes[index[i]]]`` (``lut`` 256 uint8: 0 or 1, 2 for a code that names no value;\n"
-"``out`` one byte a row); with\n"
-"``rare_rows`` (int64, ascending) and ``rare_match`` (uint8, one per rare row), a row coded 255 reads the\n"
-"match at its row's place in rare_rows (a names column coded by frequency). query.py's column_matches of a\n"
-"gathered code column, without the decoded ids' passes. ValueError for a row out of range, a code that names\n"
-"no value or a row coded 255 that is not among the rare rows (nothing is then known of ``out``).");
+"``out`` one byte a row); with ``codes2`` and ``lut2`` too, the match of either column (a table's names or its\n"
+"categories: one read of the rows for both). ``rare_rows`` (int64, ascending; empty: none) and ``rare_match``\n"
+"(uint8, one per rare row): a row coded 255 reads the match at its row's place in rare_rows (a names column\n"
+"coded by frequency). The rows are read for the positions ``i`` of each run (the runs end at ``run_ends``,\n"
+"int64 ascending, the last ``len(index)``; each starts at the one before's end, the first at 0) from the\n"
+"run's ``cursor`` (int64, one a run: updated) on while its row is below a limit rising from ``first_below``\n"
+"by ``window`` rows to ``below``: the runs (pieces of a table's threads, each ascending) read one window of\n"
+"the code columns together, in the caches, rather than each thread the whole column past them; a run that\n"
+"is not ascending is read all the same (its rows past ``below`` wait for a later call). query.py's\n"
+"column_matches of gathered code columns, without the decoded ids' passes. ValueError for a row out of\n"
+"range, a code that names no value, a row coded 255 that is not among the rare rows, or runs and cursors\n"
+"that do not cover the index (nothing is then known of ``out``).");
+
+/* One code column of coded_matches: its codes, their match, and its rare rows' (n_rare 0: none). */
+typedef struct {
+    const uint8_t *codes, *lut, *rare_match;
+    const int64_t *rare_rows;
+    Py_ssize_t m, n_rare;
+} CodedMatch;
+
+/* The match (0 or 1) of row ``r`` of column ``c``, -1 when out of range or unknown. */
+static inline int coded_match(const CodedMatch *c, int64_t r)
+{
+    if (r < 0 || r >= c->m)
+        return -1;
+    const uint8_t code = c->codes[r];
+    if (code == 255 && c->n_rare) {  /* a rare value: its row's place among the rare rows */
+        const Py_ssize_t at = rare_place(c->rare_rows, c->n_rare, r);
+        return at < 0 ? -1 : c->rare_match[at] != 0;
+    }
+    return c->lut[code] > 1 ? -1 : c->lut[code];
+}
+
+/* Checks the buffers of one column and fills ``c``; -1 with an exception set. */
+static int coded_column(CodedMatch *c, Py_buffer *cb, Py_buffer *lb, Py_buffer *rb, Py_buffer *mb)
+{
+    if (check_items(lb, 1, 256, "lut") || check_items(rb, 8, -1, "rare_rows")
+        || check_items(mb, 1, rb->len / 8, "rare_match"))
+        return -1;
+    c->codes = cb->buf;
+    c->m = cb->len;
+    c->lut = lb->buf;
+    c->rare_rows = rb->buf;
+    c->n_rare = rb->len / 8;
+    c->rare_match = mb->buf;
+    return 0;
+}
 
 static PyObject *coded_matches(PyObject *self, PyObject *args)
 {
-    Py_buffer ib, cb, lb, ob, rb = {0}, mb = {0};
+    Py_buffer ib, eb, kb, ob, cb, lb, rb, mb, cb2 = {0}, lb2 = {0}, rb2 = {0}, mb2 = {0};
     int iwide;
+    long long first_below, below, window;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*py*y*w*|y*y*", &ib, &iwide, &cb, &lb, &ob, &rb, &mb))
+    if (!PyArg_ParseTuple(args, "y*py*w*LLLw*y*y*y*y*|y*y*y*y*", &ib, &iwide, &eb, &kb, &first_below, &below,
+                          &window, &ob, &cb, &lb, &rb, &mb, &cb2, &lb2, &rb2, &mb2))
         return NULL;
     PyObject *ret = NULL;
-    Py_ssize_t n = ib.len / (iwide ? 8 : 4), m = cb.len, n_rare = rb.len / 8;
-    if (check_items(&ib, iwide ? 8 : 4, -1, "index") || check_items(&lb, 1, 256, "lut")
-        || check_items(&ob, 1, n, "out"))
+    const int two = cb2.obj != NULL;
+    Py_ssize_t n = ib.len / (iwide ? 8 : 4), n_runs = eb.len / 8;
+    CodedMatch col[2];
+    if (check_items(&ib, iwide ? 8 : 4, -1, "index") || check_items(&ob, 1, n, "out")
+        || check_items(&eb, 8, -1, "run_ends") || check_items(&kb, 8, n_runs, "cursor"))
         goto done;
-    if ((rb.obj != NULL) != (mb.obj != NULL)
-        || (rb.obj && (check_items(&rb, 8, -1, "rare_rows") || check_items(&mb, 1, n_rare, "rare_match")))) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "rare_rows and rare_match go together");
+    if (window <= 0 || first_below > below) {
+        PyErr_SetString(PyExc_ValueError, "coded_matches: window must be positive, first_below at most below");
         goto done;
     }
+    if (two && (lb2.obj == NULL || rb2.obj == NULL || mb2.obj == NULL)) {
+        PyErr_SetString(PyExc_ValueError, "codes2 goes with lut2, rare_rows2 and rare_match2");
+        goto done;
+    }
+    if (coded_column(&col[0], &cb, &lb, &rb, &mb) || (two && coded_column(&col[1], &cb2, &lb2, &rb2, &mb2)))
+        goto done;
     {
+        const int64_t *run_end = eb.buf;
+        int64_t *cursor = kb.buf;
+        int64_t run_start = 0;
+        for (Py_ssize_t k = 0; k < n_runs; k++) {  /* the runs cover the index, each cursor inside its run */
+            if (run_end[k] < run_start || run_end[k] > n || cursor[k] < run_start || cursor[k] > run_end[k]
+                || (k == n_runs - 1 && run_end[k] != n)) {
+                PyErr_SetString(PyExc_ValueError, "run_ends and cursor do not cover the index");
+                goto done;
+            }
+            run_start = run_end[k];
+        }
+        if (n_runs == 0 && n != 0) {
+            PyErr_SetString(PyExc_ValueError, "run_ends and cursor do not cover the index");
+            goto done;
+        }
         const void *index = ib.buf;
-        const uint8_t *codes = cb.buf, *lut = lb.buf, *rare_match = mb.obj ? (const uint8_t *)mb.buf : NULL;
-        const int64_t *rare_rows = rb.obj ? (const int64_t *)rb.buf : NULL;
         uint8_t *out = ob.buf;
+        const uint8_t *codes = col[0].codes, *codes2 = two ? col[1].codes : NULL;
+        const int64_t m = col[0].m, m2 = two ? col[1].m : 0;
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < n; i++) {
-            const int64_t r = int_at(index, iwide, i);
-            if (r < 0 || r >= m) {
-                bad = 1;
-                break;
-            }
-            if (i + CODED_AHEAD < n) {  /* the code a few dozen rows on: its cache line on the way (the rows
-                                         * jump across a code column of every event, past the caches) */
-                const int64_t ahead = int_at(index, iwide, i + CODED_AHEAD);
-                if (ahead >= 0 && ahead < m)
-                    __builtin_prefetch(codes + ahead);
-            }
-            const uint8_t c = codes[r];
-            if (c == 255 && rare_rows) {  /* a rare value: its row's place among the rare rows */
-                const Py_ssize_t at = rare_place(rare_rows, n_rare, r);
-                if (at < 0) {
+        for (int64_t limit = first_below;; limit = below - limit > window ? limit + window : below) {
+        for (Py_ssize_t k = 0; k < n_runs && !bad; k++) {
+            const Py_ssize_t end = (Py_ssize_t)run_end[k];
+            Py_ssize_t i = (Py_ssize_t)cursor[k];
+            for (; i < end; i++) {
+                const int64_t r = int_at(index, iwide, i);
+                if (r >= limit)  /* (the run's next window) */
+                    break;
+                if (i + CODED_AHEAD < end) {  /* the codes a few dozen rows on: their cache lines on the way */
+                    const int64_t ahead = int_at(index, iwide, i + CODED_AHEAD);
+                    if (ahead >= 0 && ahead < limit) {
+                        if (ahead < m)
+                            __builtin_prefetch(codes + ahead);
+                        if (two && ahead < m2)
+                            __builtin_prefetch(codes2 + ahead);
+                    }
+                }
+                const int a = coded_match(&col[0], r);
+                const int b = two ? coded_match(&col[1], r) : 0;
+                if (a < 0 || b < 0) {
                     bad = 1;
                     break;
                 }
-                out[i] = rare_match[at] != 0;
-            } else {
-                if (lut[c] > 1) {
-                    bad = 1;
-                    break;
-                }
-                out[i] = lut[c];
+                out[i] = (uint8_t)(a | b);
             }
+            cursor[k] = i;
+        }
+        if (bad || limit >= below)
+            break;
         }
         Py_END_ALLOW_THREADS
         if (bad)
@@ -1145,13 +1213,21 @@ static PyObject *coded_matches(PyObject *self, PyObject *args)
     }
 done:
     PyBuffer_Release(&ib);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ob);
     PyBuffer_Release(&cb);
     PyBuffer_Release(&lb);
-    PyBuffer_Release(&ob);
-    if (rb.obj)
-        PyBuffer_Release(&rb);
-    if (mb.obj)
-        PyBuffer_Release(&mb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&mb);
+    if (cb2.obj)
+        PyBuffer_Release(&cb2);
+    if (lb2.obj)
+        PyBuffer_Release(&lb2);
+    if (rb2.obj)
+        PyBuffer_Release(&rb2);
+    if (mb2.obj)
+        PyBuffer_Release(&mb2);
     return ret;
 }
 

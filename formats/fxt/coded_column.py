@@ -28,11 +28,15 @@ _COMPILED_FROM = 256
 
 
 class CodedColumn(NDArrayOperatorsMixin, ColumnView):
-    """Values ``values[index]``: ``index`` uint8, one a row; ``values`` the column's distinct values, ascending."""
+    """Values ``values[index]``: ``index`` uint8, one a row; ``values`` the column's distinct values, ascending.
+    ``every_value_used``: each of ``values`` is some row's (as :func:`coded` makes them: it codes the values
+    present), so that which values the column holds is known without a pass over its rows (the Info tab's
+    referenced threads, ~46 ms a pass at 100M events); False when unknown (a column of some rows' codes)."""
 
-    def __init__(self, index: np.ndarray, values: np.ndarray) -> None:
+    def __init__(self, index: np.ndarray, values: np.ndarray, every_value_used: bool = False) -> None:
         self.index = index
         self.values = values
+        self.every_value_used = every_value_used
 
     @property
     def dtype(self) -> np.dtype:
@@ -110,7 +114,7 @@ def coded(codes: np.ndarray) -> np.ndarray | CodedColumn:
     if scan is not None and codes.flags.c_contiguous and codes.dtype.isnative:  # (two passes, no temporaries)
         index, values = np.empty(len(codes), np.uint8), np.empty(MAX_VALUES, np.int16)
         k = scan.code_index(codes, index, values)
-        return codes if k < 0 else CodedColumn(index, values[:k].copy())
+        return codes if k < 0 else CodedColumn(index, values[:k].copy(), every_value_used=True)
     counts = np.zeros(1 << 16, np.int64)
     for a in range(0, len(codes), _BLOCK):
         counts += np.bincount(codes[a : a + _BLOCK].view(np.uint16), minlength=1 << 16)
@@ -123,5 +127,5 @@ def coded(codes: np.ndarray) -> np.ndarray | CodedColumn:
     index = np.empty(len(codes), np.uint8)
     for a in range(0, len(codes), _BLOCK):
         np.take(lut, codes[a : a + _BLOCK].view(np.uint16), out=index[a : a + _BLOCK])
-    return CodedColumn(index, values)
+    return CodedColumn(index, values, every_value_used=True)
 

@@ -4,14 +4,21 @@ table: read False), tables shorter and longer than a 16-bit id's range, and batc
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from fxscope.core.synthetic_trace import generate_trace
 from fxscope.core.trace import compiled, query
 from fxscope.core.trace.gathered import Gathered
-from fxscope.core.trace.query import column_matches
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.query import column_matches, string_matches
+from fxscope.formats.errors import FormatError
 from fxscope.formats.fxt.coded_column import coded
 from fxscope.formats.fxt.frequent_codes import frequent_coded
+from fxscope.formats.fxt.reader import read_fxt_bytes
 from tests.compiled_loops import choose_loops
 
 
@@ -98,7 +105,8 @@ def match_loops(request, monkeypatch) -> str:
 def test_both_paths_match_a_gathered_code_column_row_by_row(match_loops, monkeypatch) -> None:
     """Codes, escaped rare values (negative ids, ids past the table), rows in any order, int32 and int64 rows,
     batches cut across: the compiled loop and numpy give the row-by-row lookup."""
-    monkeypatch.setattr(query, "COMPILED_MATCH_BATCH", 333)
+    monkeypatch.setattr(query, "MATCH_RUN", 333)
+    monkeypatch.setattr(query, "MATCH_WINDOW", 1000)
     monkeypatch.setattr(query, "MATCH_BATCH", 777)
     rng = np.random.default_rng(8)
     strings = 600
@@ -148,3 +156,142 @@ def test_rows_or_codes_out_of_range_take_the_numpy_paths_answer(match_loops) -> 
             column_matches(table, Gathered(lost, rows))
     else:
         np.testing.assert_array_equal(column_matches(table, Gathered(lost, rows)), _expected(table, want))
+
+
+def _event_columns(rng, events: int, strings: int, threads: int) -> tuple:
+    """(names coded by frequency with rare values among them, categories coded, some rows ascending, those
+    rows as a table sorted by thread has them: each thread's ascending) of ``events`` generated events, the
+    ids around a table of ``strings`` (-1 and ids past it among them)."""
+    frequent = rng.integers(0, 35, events)
+    frequent[rng.integers(0, events, 200)] = rng.integers(-2, strings + 40, 200)
+    names = frequent_coded(frequent.astype(np.int16))
+    categories = coded(rng.choice(np.array([-1, 2, 5, strings - 1, strings + 100], np.int16), events))
+    assert names is not None and not isinstance(categories, np.ndarray)
+    thread = rng.integers(0, threads, events)
+    chosen = np.flatnonzero(rng.random(events) < 0.35)
+    return names, categories, chosen, chosen[np.argsort(thread[chosen], kind="stable")]
+
+
+def test_rows_by_thread_read_a_window_at_a_time_match_row_by_row(match_loops, monkeypatch) -> None:
+    """A table's rows as the models have them (sorted by thread, each thread's event rows ascending, spread
+    over the whole column), pieces that cross threads, a thread whose rows are not ascending, rows in no order:
+    the compiled loop's windows (pieces and windows small, many calls) give the row-by-row lookup, and so does
+    numpy."""
+    monkeypatch.setattr(query, "MATCH_RUN", 97)
+    monkeypatch.setattr(query, "MATCH_WINDOW", 1 << 10)
+    rng = np.random.default_rng(12)
+    events = 50_000
+    table = _table(600, seed=5)
+    names, categories, chosen, by_thread = _event_columns(rng, events, 600, threads=7)
+    unsorted_thread = by_thread.copy()
+    unsorted_thread[100:400] = unsorted_thread[100:400][::-1]
+    for rows in (by_thread, unsorted_thread, rng.permutation(chosen), np.arange(events)[::-1].copy()):
+        for dtype in (np.int32, np.int64):
+            for column in (names, categories):
+                got = column_matches(table, Gathered(column, rows.astype(dtype)))
+                np.testing.assert_array_equal(got, _expected(table, np.asarray(column)[rows]))
+
+
+def test_a_row_out_of_range_in_a_late_window_is_refused(match_loops, monkeypatch) -> None:
+    """A row past the column or negative, anywhere among rows by thread (the last window's rows, the first
+    one's): the compiled loop refuses it (the numpy path's IndexError comes), never reads past the column."""
+    monkeypatch.setattr(query, "MATCH_RUN", 50)
+    monkeypatch.setattr(query, "MATCH_WINDOW", 256)
+    table = _table(50, seed=4)
+    many = coded(np.tile(np.array([1, 2, 3], np.int16), 2000))
+    base = np.r_[np.arange(0, 6000, 3), np.arange(1, 6000, 3)].astype(np.int64)
+    for at in (0, 1999, 2000, len(base) - 1):
+        for bad in (6000, 10**12, -(10**12)):
+            rows = base.copy()
+            rows[at] = bad
+            with pytest.raises(IndexError):
+                column_matches(table, Gathered(many, rows))
+        rows = base.copy()
+        rows[at] = -1  # (refused by the loop; numpy's path reads it as the last row)
+        np.testing.assert_array_equal(column_matches(table, Gathered(many, rows)),
+                                      _expected(table, np.asarray(many)[rows]))  # fmt: skip
+
+
+def test_the_windowed_loop_refuses_runs_that_do_not_cover_the_index() -> None:
+    """summary_kernels.coded_matches checks its runs and cursors: ends past the index, not ascending, a last
+    end short of it, a cursor outside its run: ValueError, nothing read; a second column without its lookups
+    too."""
+    kernels = compiled.summary_kernels
+    if kernels is None:
+        pytest.skip("summary_kernels not built")
+    index = np.arange(10, dtype=np.int32)
+    codes, lut, out = np.zeros(10, np.uint8), np.zeros(256, np.uint8), np.zeros(10, np.uint8)
+    no_rare = (np.zeros(0, np.int64), np.zeros(0, np.uint8))
+    for ends, cursor in (([11], [0]), ([6, 4, 10], [0, 6, 4]), ([5], [0]), ([5, 10], [0, 11]),
+                         ([5, 10], [6, 5]), ([], [])):  # fmt: skip
+        with pytest.raises(ValueError):
+            kernels.coded_matches(index, False, np.array(ends, np.int64), np.array(cursor, np.int64), 1 << 40,
+                                  1 << 40, 8, out, codes, lut, *no_rare)  # fmt: skip
+    whole, start = np.array([10], np.int64), np.zeros(1, np.int64)
+    with pytest.raises(ValueError):
+        kernels.coded_matches(index, False, whole, start, 1 << 40, 1 << 40, 8, out, codes, lut, *no_rare, codes)
+    for first, below, window in ((5, 4, 1), (1, 5, 0), (1, 5, -3)):  # (limits that do not rise)
+        with pytest.raises(ValueError):
+            kernels.coded_matches(index, False, whole, start, first, below, window, out, codes, lut, *no_rare)
+    ends, cursor = np.array([4, 10], np.int64), np.array([0, 4], np.int64)
+    kernels.coded_matches(index, False, ends, cursor, 6, 6, 1, out, codes, lut, *no_rare)
+    assert cursor.tolist() == [4, 6]  # (each run up to its first row past the window)
+    index = np.array([0, 5, 9, 1, 2, 8, 3], np.int32)  # (three runs: the windows 3, 6, 8 in one call)
+    ends, cursor = np.array([3, 6, 7], np.int64), np.array([0, 3, 6], np.int64)
+    kernels.coded_matches(index, False, ends, cursor, 3, 8, 3, np.zeros(7, np.uint8), codes, lut, *no_rare)
+    assert cursor.tolist() == [2, 5, 7]
+
+
+def test_names_and_categories_in_one_pass_match_each_ored(match_loops, monkeypatch) -> None:
+    """A table's names (coded by frequency, rare rows among them) and categories read through the same rows
+    in one pass: the OR of each one's matches; rows out of range still refused (numpy's answer comes);
+    columns through different rows each alone."""
+    monkeypatch.setattr(query, "MATCH_RUN", 101)
+    monkeypatch.setattr(query, "MATCH_WINDOW", 700)
+    rng = np.random.default_rng(21)
+    events = 20_000
+    table = _table(500, seed=9)
+    names, categories, _chosen, rows = _event_columns(rng, events, 500, threads=5)
+    for dtype in (np.int32, np.int64):
+        index = rows.astype(dtype)
+        pair = (Gathered(names, index), Gathered(categories, index))
+        want = _expected(table, np.asarray(names)[rows]) | _expected(table, np.asarray(categories)[rows])
+        np.testing.assert_array_equal(query.columns_matches(table, pair), want)
+        np.testing.assert_array_equal(query.columns_matches(table, pair[::-1]), want)
+        apart = (Gathered(names, index), Gathered(categories, index.copy()))  # (other rows' object: each alone)
+        np.testing.assert_array_equal(query.columns_matches(table, apart), want)
+    bad = rows.astype(np.int64)
+    bad[len(bad) // 2] = events + 5
+    with pytest.raises(IndexError):
+        query.columns_matches(table, (Gathered(names, bad), Gathered(categories, bad)))
+
+
+def test_real_generated_and_hostile_traces_match_as_numpy_does(testdata: Path, monkeypatch, cut_and_flip,
+                                                               mutate_fxt) -> None:  # fmt: skip
+    """The names and categories (each, and both in one pass) of the slices, async spans and instants of the
+    real traces, a generated one and damaged copies of them: the compiled loop's windows (small, many calls)
+    give numpy's matches."""
+    monkeypatch.setattr(query, "MATCH_RUN", 61)
+    monkeypatch.setattr(query, "MATCH_WINDOW", 512)
+    rng = random.Random(7)
+    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generate_trace(3000, seed=3)]
+    variants = list(sources)
+    for data in sources:
+        variants += [cut_and_flip(data, rng, 6) for _ in range(10)] + [mutate_fxt(data, rng) for _ in range(10)]
+    compared = 0
+    for data in variants:
+        try:
+            model = TraceModel(read_fxt_bytes(data))
+        except FormatError:
+            continue
+        for needle in ("a", "e", "frame"):
+            table = string_matches(model, needle)
+            for tab in (model.slices, model.async_spans, model.instants):
+                for columns in ((tab.name,), (tab.category,), (tab.name, tab.category)):
+                    got = query.columns_matches(table, columns)
+                    with monkeypatch.context() as numpy_only:
+                        numpy_only.setattr(compiled, "summary_kernels", None)
+                        want = query.columns_matches(table, columns)
+                    np.testing.assert_array_equal(got, want)
+                    compared += len(got)
+    assert compared > 100_000

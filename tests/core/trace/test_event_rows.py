@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 from fxscope.core.trace import event_rows
-from fxscope.core.trace.event_rows import kind_count, kind_counts, kind_rows
+from fxscope.core.trace.event_rows import event_kind_counts, kind_count, kind_counts, kind_rows
+from fxscope.formats.fxt.columns import EventKind
+from fxscope.formats.fxt.reader import read_fxt
+from fxscope.resources import DEMO_TRACE
 
 
 @pytest.mark.parametrize("block", [7, 1 << 20])
@@ -87,3 +90,16 @@ def test_counts_of_every_byte_value(summary_loops: str) -> None:
             want = np.bincount(kind, minlength=minlength)
             got = kind_counts(kind, minlength)
             assert got.dtype == np.int64 and got.tolist() == want.tolist(), (len(kind), minlength)
+
+
+def test_event_kind_counts_are_kept_for_the_columns_kind_column() -> None:
+    """The kinds are counted once per kind column: the same counts again without a count (the kept array,
+    read only), and counted anew when the columns' kind column is another."""
+    cols = read_fxt(DEMO_TRACE)
+    counts = event_kind_counts(cols)
+    assert counts.tolist()[: len(EventKind)] == np.bincount(cols.ev_kind, minlength=len(EventKind)).tolist()
+    assert event_kind_counts(cols) is counts and not counts.flags.writeable
+    cols.ev_kind = cols.ev_kind[: len(cols.ev_kind) // 2].copy()
+    again = event_kind_counts(cols)
+    assert again is not counts
+    assert again.tolist()[: len(EventKind)] == np.bincount(cols.ev_kind, minlength=len(EventKind)).tolist()

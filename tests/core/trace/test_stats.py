@@ -187,9 +187,10 @@ def test_third_party_trace_stats_match_their_recorded_counts(testdata: Path) -> 
 
 
 def test_a_code_column_of_threads_counts_as_its_values_do() -> None:
-    """A one-byte code column of threads (counted by its index, not expanded) gives the same referenced
-    threads, processes and unresolved-thread count as the same values in a plain column, -1 included."""
-    from fxscope.core.trace.stats import _referenced_threads, _thread_values, _unresolved_thread_events
+    """A one-byte code column of threads (its values taken as they are when the reader coded them, else
+    counted by its index, not expanded) gives the same referenced threads, processes and unresolved-thread
+    count as the same values in a plain column, -1 included."""
+    from fxscope.core.trace.stats import _referenced_threads, _thread_values
     from fxscope.formats.fxt.coded_column import CodedColumn, coded
 
     cols = read_fxt(DEMO_TRACE)
@@ -199,18 +200,53 @@ def test_a_code_column_of_threads_counts_as_its_values_do() -> None:
         values = plain.copy()
         values[rng.choice(len(values), unresolved, replace=False)] = -1
         cols.ev_thread = coded(values)
-        assert isinstance(cols.ev_thread, CodedColumn)
+        assert isinstance(cols.ev_thread, CodedColumn) and cols.ev_thread.every_value_used
         by_code = _thread_values(cols)
-        assert by_code[1] is not None and by_code[1].sum() == len(values)
         cols.ev_thread = values
         by_value = _thread_values(cols)
-        assert by_value[1] is None
         assert np.array_equal(_referenced_threads(cols, by_code), _referenced_threads(cols, by_value))
-        assert _unresolved_thread_events(by_code) == _unresolved_thread_events(by_value) == unresolved
+        assert by_code[1] == by_value[1] == unresolved
         cols.ev_thread = coded(values)
         coded_info = summarize(cols)
         cols.ev_thread = values
         assert coded_info == summarize(cols)
+
+
+def test_a_code_column_of_some_rows_counts_the_values_it_holds() -> None:
+    """A code column not known to use every value (some rows' codes: a value none of them holds) is counted
+    by its index: the value no row holds is no referenced thread; the reader's column (every value used)
+    takes its values as they are, and -1 among them is counted."""
+    from fxscope.core.trace.stats import _referenced_threads, _thread_values
+    from fxscope.formats.fxt.coded_column import CodedColumn, coded
+
+    cols = read_fxt(DEMO_TRACE)
+    full = coded(np.array(cols.ev_thread, np.int16))
+    assert isinstance(full, CodedColumn) and len(full.values) > 2
+    kept = full.index != 1  # (the rows of every code but 1)
+    cols.ev_thread = CodedColumn(full.index[kept], full.values)
+    assert not cols.ev_thread.every_value_used
+    expected = np.unique(np.asarray(cols.ev_thread))
+    assert full.values[1] not in expected
+    assert np.array_equal(_referenced_threads(cols, _thread_values(cols)), expected[expected >= 0])
+    cols.ev_thread = CodedColumn(full.index, full.values, every_value_used=True)
+    assert np.array_equal(_referenced_threads(cols, _thread_values(cols)), full.values[full.values >= 0])
+    with_missing = np.array(full, np.int16)
+    with_missing[[0, 5, 9]] = -1
+    cols.ev_thread = coded(with_missing)
+    assert _thread_values(cols)[1] == 3
+
+
+def test_flag_counts_are_the_rows_with_each_bit() -> None:
+    """The flag counts (none set known from one count) equal the rows with each bit, set or not."""
+    from fxscope.core.trace.stats import _flag_counts
+
+    flags = np.random.default_rng(5).integers(0, 256, 100_000).astype(np.uint8)
+    bits = (1, 2, 4, 128)
+    assert _flag_counts(flags, *bits) == [sum(1 for f in flags.tolist() if f & b) for b in bits]
+    one = np.zeros(100_000, np.uint8)
+    one[-1] = 2
+    assert _flag_counts(one, 1, 2) == [0, 1]
+    assert _flag_counts(np.zeros(7, np.uint8), 1, 2) == [0, 0] == _flag_counts(np.zeros(0, np.uint8), 1, 2)
 
 
 def test_instant_scope_counts_are_counted_once_and_bounded() -> None:

@@ -111,3 +111,15 @@ def test_the_compiled_decoding_refuses_indexes_past_the_values():
         scan.decode_codes(np.zeros(4, np.uint8), np.zeros(257, np.int16), out)  # more values than a byte names
     with pytest.raises(ValueError):
         scan.decode_codes(np.zeros(2, np.uint8), values, np.empty(2, np.int64))  # 8-byte items
+
+
+def test_a_coded_column_says_every_value_is_some_rows(fxt_loops):
+    """coded() (the compiled loop and numpy) codes the values the rows hold: each is some row's, and the column
+    says so; a column made of some rows' codes does not claim it."""
+    rng = np.random.default_rng(9)
+    for ref in (_ref(), np.repeat(np.array([5, -1, 9], np.int16), 700), rng.integers(-3, 250, 4000).astype(np.int16)):
+        col = coded(ref.copy())
+        assert isinstance(col, CodedColumn) and col.every_value_used
+        assert np.array_equal(col.values, np.unique(ref))
+        assert np.array_equal(np.bincount(col.index, minlength=len(col.values)) > 0, np.ones(len(col.values), bool))
+    assert not CodedColumn(col.index[:10], col.values).every_value_used
