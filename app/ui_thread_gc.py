@@ -23,6 +23,9 @@ def collect_on_ui_thread() -> None:
     """Collect cyclic garbage on the calling thread's (the UI thread's) timer from now on, every second."""
     global _collector
     if _collector is None:
+        from fxscope.app.pyqtgraph_import import import_pyqtgraph
+
+        import_pyqtgraph()  # (the package first, through the one way in)
         from pyqtgraph.util.garbage_collector import GarbageCollector
 
         _collector = GarbageCollector(interval=1.0)

@@ -3,10 +3,11 @@ duration label, the area selection's rectangle, and the line at a time shown fro
 
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
+
+from fxscope.app.pyqtgraph_import import pg
 
 
 class MeasureMarks:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 
+from fxscope.app.pyqtgraph_import import pg
 from fxscope.app.theme import Theme
 from fxscope.app.timeline.lane_item import GuardedPaint
 from fxscope.core.timeline.layout import PROCESS_HEADER_ROWS

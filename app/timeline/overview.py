@@ -5,10 +5,10 @@ background build after its first frame has counted the density."""
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGraphicsItem
 
+from fxscope.app.pyqtgraph_import import pg
 from fxscope.app.timeline.building_track import TEXT as BUILDING_TEXT
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.prepare import table_pending

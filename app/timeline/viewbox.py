@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import pyqtgraph as pg
 from PySide6.QtCore import Qt
+
+from fxscope.app.pyqtgraph_import import pg
 
 
 class TimelineControls(Protocol):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import gc
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fxscope.app.pyqtgraph_import import pg
 from fxscope.app.theme import LIGHT, Theme
 from fxscope.app.timeline.counter_track import CounterTrackItem
 from fxscope.app.timeline.debug_track_items import make_debug_item

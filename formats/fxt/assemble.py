@@ -98,7 +98,7 @@ class Decoder(ControlRecords, EventRecords, LogRecords, SchedRecords, BulkResolv
         # goes: file pages and per-record arrays never add up.
         ev, other, types, bad_at = split_records(
             w, tick=lambda f: self.progress(0.05 * f), done=self._block_done, ahead=self._frame_ahead,
-            fill_ahead=self.pages.fill, parallel=self.parallel,
+            fill_ahead=self.pages.fill, parallel=self.parallel, release_ahead=self.pages.release,
         )
         if n >= 1 << 31:  # (uint32 below 16 GiB: see framing)
             ev, other = ev.astype(np.int64, copy=False), other.astype(np.int64, copy=False)

@@ -183,13 +183,17 @@ def split_records(
     ahead: Callable[[int, int], None] | None = None,
     fill_ahead: Callable[[np.ndarray], None] | None = None,
     parallel: bool = False,
+    release_ahead: Callable[[np.ndarray], None] | None = None,
 ) -> SplitRecords:
     """Frame ``words`` (as :func:`frame_records`) and sort the records as it goes: the event records (the
     bulk of a trace) apart from the rest, with the size-0 rules applied: a zero word is one word of padding
     (type :data:`PADDING`), any other header of size 0 ends the framing (``bad_at``). The last record may
     run past the end of ``words`` (the caller drops it). ``fill_ahead(part)``, when given, is called by the
     compiled walk with the part of the event starts' buffer that the next super-chunks are likely to fill
-    (the caller faults it in ahead), before the part it was given last is half used. ``parallel``: every
+    (the caller faults it in ahead), before the part it was given last is half used; ``release_ahead(part)``
+    at the end with the part of the last one no record filled (the caller gives its pages back after that
+    fill: at most a super-chunk's starts, ~2.9 MB that stayed resident with the model's event starts, at any
+    trace size). ``parallel``: every
     other super-chunk is framed ahead on a worker thread (see :class:`_Speculation`)."""
     scan = compiled.record_scan if compiled.contiguous_words(words) else None
     if scan is None:
@@ -238,6 +242,8 @@ def split_records(
     finally:
         if spec is not None:
             spec.close()
+    if release_ahead is not None and filled > ne:  # the part faulted in for records that did not come: the
+        release_ahead(ev[ne:filled])  # event starts' buffer stays the model's (~2.9 MB of a super-chunk, any size)
     return SplitRecords(ev[:ne], other[:no], types[:no], p if bad else -1)
 
 

@@ -26,6 +26,8 @@ from fxscope.formats.filled_arrays import madvise
 #: madvise advice (Linux 5.14+): map the pages of a range as a read / a write of each would
 MADV_POPULATE_READ = 22
 MADV_POPULATE_WRITE = 23
+#: madvise advice: drop the pages of a range (anonymous memory reads as zeros again, unmapped until written)
+MADV_DONTNEED = 4
 #: bytes per madvise call: a job is split so that close() waits for at most one such call
 _STEP = 8 << 20
 
@@ -70,6 +72,12 @@ class PageAhead:
     def fill(self, array: np.ndarray) -> None:
         """Queue the pages of ``array`` (contiguous, writable, about to be filled) to be faulted in."""
         self._put(array, MADV_POPULATE_WRITE, 0, array.nbytes)
+
+    def release(self, array: np.ndarray) -> None:
+        """Queue the whole pages of ``array`` (contiguous, its contents no longer wanted: a part of a buffer
+        that :meth:`fill` faulted in and nothing wrote) to be given back, after the jobs queued before it:
+        a fill still queued or running would make them resident again."""
+        self._put(array, MADV_DONTNEED, 0, array.nbytes)
 
     def _put(self, array: np.ndarray, advice: int, start: int, end: int) -> None:
         if not self.enabled or end - start < _PAGE:
