@@ -311,17 +311,20 @@ def test_kernels_refuse_bad_buffers():
         KERNELS.flow_table(*args[:11], ro, *args[12:])
 
 
+def _random_flow_table_args(rng, m: int, n_slices: int, ids: int):
+    """flow_table's arguments for ``m`` flow events of random kinds, ids below ``ids``, slices (some unbound)."""
+    k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), m)
+    fid = rng.integers(0, ids, m).astype(np.uint64)
+    bound = rng.integers(-1, n_slices, m).astype(np.int32)
+    slice_ts = np.sort(rng.integers(0, 10**6, n_slices)).astype(np.int64)
+    return _flow_table_args(k, n_slices, fid=fid, bound=bound, slice_ts=slice_ts)
+
+
 def test_flow_table_without_the_order_by_destination_gives_the_same_links():
     """Asked for no order by destination (what the flows' build asks: FlowTable.incoming scans the
     destinations), flow_table writes the same links and counts; asked for it, by_dst is the links' stable
     order by destination slice."""
-    rng = np.random.default_rng(4)
-    m, n_slices = 4000, 300
-    k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), m)
-    fid = rng.integers(0, 40, m).astype(np.uint64)
-    bound = rng.integers(-1, n_slices, m).astype(np.int32)
-    slice_ts = np.sort(rng.integers(0, 10**6, n_slices)).astype(np.int64)
-    args = _flow_table_args(k, n_slices, fid=fid, bound=bound, slice_ts=slice_ts)
+    args = _random_flow_table_args(np.random.default_rng(4), 4000, 300, 40)
     with_order = [np.full_like(a, -9) for a in args[11:]]
     counts = KERNELS.flow_table(*args[:11], *with_order)
     without = [np.full_like(a, -9) for a in args[11:]]
@@ -343,13 +346,9 @@ def test_flow_table_reads_the_kinds_and_codes_through_the_event_rows():
     code[event] and gives the links and counts of the gathered ones; an event row outside a column is
     refused (hostile rows), not read."""
     rng = np.random.default_rng(7)
-    m, n_slices = 5000, 200
-    k = rng.choice(np.array([K.FLOW_BEGIN, K.FLOW_STEP, K.FLOW_END], np.uint8), m)
-    fid = rng.integers(0, 60, m).astype(np.uint64)
-    bound = rng.integers(-1, n_slices, m).astype(np.int32)
-    slice_ts = np.sort(rng.integers(0, 10**6, n_slices)).astype(np.int64)
-    args = _flow_table_args(k, n_slices, fid=fid, bound=bound, slice_ts=slice_ts)
-    event = args[6]
+    m = 5000
+    args = _random_flow_table_args(rng, m, 200, 60)
+    k, event = args[0], args[6]
     column = rng.choice(np.array([1, 2, 5, 11], np.uint8), 3 * m + 1)  # (other kinds between the flow events)
     column[event] = k
     gathered = [np.full_like(a, -9) for a in args[11:15]]
