@@ -264,29 +264,66 @@ done:
 
 /* ----------------------------------------------------------------------------------------- flow table */
 
-/* An array of n items of `size` bytes (zeroed when asked), freed with free(): a large one aligned to 2 MB
+/* An array of n items of `size` bytes (zeroed when asked), freed with big_free(): a large one aligned to 2 MB
    and advised to the kernel as huge pages (its probes and scatters are random over tens of megabytes: with
    4 KB pages nearly each one also missed the TLB; measured at 30M events, the walk's CPU 0.20 -> 0.12 s).
-   NULL when n * size overflows or memory is short. */
+   On Linux a large one is a mapping of its own (zeroed by the kernel, no memset), given back to the system
+   when freed: from the allocator's heap (arrays below its 32 MB mmap threshold, core/freed_memory.py) its
+   pages stayed resident after the free while the build holds freed memory, under the step beside it
+   (the load's peak). A header before the array says how it was made. NULL when n * size overflows or
+   memory is short. */
+#define BIG_HEADER 64
+typedef struct {
+    void *base;   /* what malloc or mmap returned */
+    size_t total; /* bytes mapped (0: malloc'd) */
+} BigHeader;
+
 static void *big_array(size_t n, size_t size, int zero)
 {
     const size_t huge = (size_t)2 << 20;
     if (n == 0)
         n = 1;
-    if (n > SIZE_MAX / size)
+    if (n > (SIZE_MAX - 2 * huge - BIG_HEADER) / size)
         return NULL;
     const size_t bytes = n * size;
-    if (bytes < huge)
-        return zero ? calloc(n, size) : malloc(bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes) != 0)
-        return NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    (void)madvise(p, bytes, MADV_HUGEPAGE); /* (advice: without it, or refused, 4 KB pages) */
+#if defined(__linux__)
+    if (bytes >= huge) {
+        const size_t total = bytes + 2 * huge; /* (room to align the array, its header before it) */
+        char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (base == MAP_FAILED)
+            return NULL;
+        char *p = (char *)(((uintptr_t)base + BIG_HEADER + huge - 1) & ~(uintptr_t)(huge - 1));
+#if defined(MADV_HUGEPAGE)
+        (void)madvise(p, bytes, MADV_HUGEPAGE); /* (advice: without it, or refused, 4 KB pages) */
 #endif
-    if (zero)
-        memset(p, 0, bytes);
-    return p;
+        BigHeader *h = (BigHeader *)(p - BIG_HEADER);
+        h->base = base;
+        h->total = total;
+        return p;
+    }
+#endif
+    char *base = zero ? calloc(bytes + BIG_HEADER, 1) : malloc(bytes + BIG_HEADER);
+    if (!base)
+        return NULL;
+    BigHeader *h = (BigHeader *)base;
+    h->base = base;
+    h->total = 0;
+    return base + BIG_HEADER;
+}
+
+/* Free an array of big_array (NULL: nothing). */
+static void big_free(void *p)
+{
+    if (!p)
+        return;
+    const BigHeader *h = (const BigHeader *)((char *)p - BIG_HEADER);
+#if defined(__linux__)
+    if (h->total) {
+        (void)munmap(h->base, h->total);
+        return;
+    }
+#endif
+    free(h->base);
 }
 
 /* One slot of an open-addressing table: keyed by fid (the flows' ids table: the process in the slot is the
@@ -369,14 +406,14 @@ static inline FlowState *table_find(Table *t, uint64_t fid, uint32_t p1)
 
 static int table_grow(Table *t)
 {
-    Table bigger;
+    Table bigger = {0}; /* (not dense: every field set; it was left to the stack's contents before) */
     if (table_init(&bigger, t->cap, t->by_proc) < 0)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
         if (t->slots[i].st.proc)
             *SLOT_OF(table_find(&bigger, t->slots[i].fid, t->slots[i].st.proc & POS_MASK)) = t->slots[i];
     bigger.count = t->count;
-    free(t->slots);
+    big_free(t->slots);
     *t = bigger;
     return 0;
 }
@@ -642,9 +679,9 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             links++;
             s->src = k == k_step ? (uint32_t)i | FLAG_BIT : 0;
         }
-        free(first.slots);
-        free(first.dense_slots);
-        free(others.slots);
+        big_free(first.slots);
+        big_free(first.dense_slots);
+        big_free(others.slots);
         first.slots = others.slots = NULL;
         first.dense_slots = NULL;
         /* the links counted by groups of 2**sh source slices, no more groups than links (a count a slice
@@ -741,7 +778,7 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
             if (!oom && want_by_dst) {
                 /* the links by destination slice, stably (np.argsort(dst_slice, kind="stable")): a count
                    a slice (asked by the tests only) */
-                free(counts);
+                big_free(counts);
                 if (!(counts = big_array((size_t)n_slices + 1, sizeof(uint32_t), 1)))
                     oom = 1;
             }
@@ -763,11 +800,11 @@ static PyObject *flow_table(PyObject *self, PyObject *args)
 #undef KIND_OF
 #undef CODE_OF
 done:
-    free(first.slots);
-    free(first.dense_slots);
-    free(others.slots);
-    free(counts);
-    free(spare);
+    big_free(first.slots);
+    big_free(first.dense_slots);
+    big_free(others.slots);
+    big_free(counts);
+    big_free(spare);
     PyMem_RawFree(tmp);
     PyBuffer_Release(&kb);
     PyBuffer_Release(&fb);
