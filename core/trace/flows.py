@@ -206,6 +206,7 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     if order is not None:
         sel, ts, fid = sel[order], ts[order], fid[order]
     del order
+    check()  # (after the sort: a file's flow events out of time order are sorted whole)
     threads = cols.ev_thread
     if isinstance(threads, CodedColumn) and plain(threads.index, np.uint8) and len(threads.index) == len(threads):
         # each flow event's thread code read through its row by the kernels (no gathered copy: 1 byte an
