@@ -168,3 +168,36 @@ def cut_and_flip():
 def mutate_fxt():
     """``mutate_fxt(data, rng)``: a damaged copy of an FXT trace (see :func:`_mutate_fxt`)."""
     return _mutate_fxt
+
+
+def _damaged_models(rng, generated_events: int, seed: int, copies: int, originals: bool = True,
+                    extra: tuple[bytes, ...] = ()):  # fmt: skip
+    """The models of ``copies`` cut-and-flipped and ``copies`` mutated copies of the real FXT traces and of
+    a generated one (``generated_events``, ``seed``), of those traces themselves (``originals``) and of
+    ``extra``; a file the reader refuses (FormatError) is left out."""
+    from fxscope.core.synthetic_trace import generate_trace
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.errors import FormatError
+    from fxscope.formats.fxt.reader import read_fxt_bytes
+
+    sources = [p.read_bytes() for p in sorted((TESTDATA / "fxt").glob("*.fxt"))]
+    sources.append(generate_trace(generated_events, seed=seed))
+    variants = list(extra)
+    for data in sources:
+        variants += [data] if originals else []
+        variants += [_cut_and_flip(data, rng, 6) for _ in range(copies)]
+        variants += [_mutate_fxt(data, rng) for _ in range(copies)]
+    for data in variants:
+        try:
+            model = TraceModel(read_fxt_bytes(data))
+        except FormatError:
+            continue
+        yield model
+
+
+@pytest.fixture(scope="session")
+def damaged_models():
+    """``damaged_models(rng, generated_events, seed, copies, originals=True, extra=())``: models of the real traces, a
+    generated one and damaged copies of them (see :func:`_damaged_models`), for the compiled-against-reference
+    tests on hostile input."""
+    return _damaged_models

@@ -5,20 +5,15 @@ table: read False), tables shorter and longer than a 16-bit id's range, and batc
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from fxscope.core.synthetic_trace import generate_trace
 from fxscope.core.trace import compiled, query
 from fxscope.core.trace.gathered import Gathered
-from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.query import column_matches, string_matches
-from fxscope.formats.errors import FormatError
 from fxscope.formats.fxt.coded_column import coded
 from fxscope.formats.fxt.frequent_codes import frequent_coded
-from fxscope.formats.fxt.reader import read_fxt_bytes
 from tests.compiled_loops import choose_loops
 
 
@@ -266,24 +261,14 @@ def test_names_and_categories_in_one_pass_match_each_ored(match_loops, monkeypat
         query.columns_matches(table, (Gathered(names, bad), Gathered(categories, bad)))
 
 
-def test_real_generated_and_hostile_traces_match_as_numpy_does(testdata: Path, monkeypatch, cut_and_flip,
-                                                               mutate_fxt) -> None:  # fmt: skip
+def test_real_generated_and_hostile_traces_match_as_numpy_does(monkeypatch, damaged_models) -> None:
     """The names and categories (each, and both in one pass) of the slices, async spans and instants of the
     real traces, a generated one and damaged copies of them: the compiled loop's windows (small, many calls)
     give numpy's matches."""
     monkeypatch.setattr(query, "MATCH_RUN", 61)
     monkeypatch.setattr(query, "MATCH_WINDOW", 512)
-    rng = random.Random(7)
-    sources = [p.read_bytes() for p in sorted((testdata / "fxt").glob("*.fxt"))] + [generate_trace(3000, seed=3)]
-    variants = list(sources)
-    for data in sources:
-        variants += [cut_and_flip(data, rng, 6) for _ in range(10)] + [mutate_fxt(data, rng) for _ in range(10)]
     compared = 0
-    for data in variants:
-        try:
-            model = TraceModel(read_fxt_bytes(data))
-        except FormatError:
-            continue
+    for model in damaged_models(random.Random(7), 3000, 3, 10):
         for needle in ("a", "e", "frame"):
             table = string_matches(model, needle)
             for tab in (model.slices, model.async_spans, model.instants):
