@@ -37,8 +37,10 @@ IDLE_TRIM_MS = 1000
 class ViewActivity(QObject):
     """An event filter (on the timeline's view and the timeline itself, its parent) that notes their paints
     and input, and gives freed memory back when they pause; it never consumes an event. A paint of the
-    parent alone does not put the trim off: it is not a frame, and the search box's blinking cursor repaints
-    the parent's background under it every 0.5 s while the box has the focus."""
+    parent alone is neither (it does not pause the builds nor put the trim off): it is not a frame, and the
+    search box's blinking cursor repaints the parent's background under it every 0.5 s while the box has the
+    focus (the background build of a large trace paused up to :data:`~fxscope.app.worker_threads.UI_QUIET_S`
+    at each blink, the argument index's build typically, right after a search was typed)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -55,7 +57,8 @@ class ViewActivity(QObject):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         kind = event.type()
         if kind in ACTIVE_EVENTS and (kind != QEvent.Type.MouseMove or event.buttons() != Qt.MouseButton.NoButton):
+            if kind == QEvent.Type.Paint and obj is self.parent():
+                return False  # (the parent's own repaint is not a frame: see the class docstring)
             note_ui_activity()
-            if kind != QEvent.Type.Paint or obj is not self.parent():
-                self._idle.start()
+            self._idle.start()
         return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from fxscope.app import worker_threads
 from fxscope.app.timeline import view_activity
 from fxscope.app.timeline.widget import TimelineWidget
 from fxscope.core.synthetic_trace import generate_trace
@@ -46,3 +47,21 @@ class _PaintsNoted(view_activity.QObject):
         if event.type() == view_activity.QEvent.Type.Paint:
             self.painted.append(time.monotonic())
         return False
+
+
+def test_the_search_box_cursor_does_not_pause_the_background_builds(qtbot) -> None:
+    """With the search box focused its cursor blinks (the timeline's background repaints every 0.5 s): no
+    activity is noted for it, so a background build (the argument index's, after a search) is not paused at
+    each blink; a frame of the view still is."""
+    timeline = TimelineWidget(TraceModel(read_fxt_bytes(generate_trace(2_000, seed=3))))
+    qtbot.addWidget(timeline)
+    timeline.resize(800, 400)
+    timeline.show()
+    qtbot.waitExposed(timeline)
+    qtbot.wait(200)
+    timeline.search_box.setFocus()
+    before = worker_threads._ui_active_at[0]
+    qtbot.wait(1300)  # (two blinks at least)
+    assert worker_threads._ui_active_at[0] == before
+    timeline.zoom(1.1)
+    qtbot.waitUntil(lambda: worker_threads._ui_active_at[0] > before, timeout=3000)
