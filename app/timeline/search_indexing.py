@@ -17,8 +17,9 @@ A search of a trace with :data:`SYNC_INDEX_SLICES` slices or more runs in a back
 says "searching…", text typed meanwhile cancels it (one search runs at a time; the latest text is searched next),
 Esc cancels it too, and ``found(text, hits)`` brings the result to the UI thread. Such a search does not wait
 for the index: until it is built, the hits leave the slices' argument matches out (the count says so) and the
-timeline searches again when it is (the index takes 3-12 s at 30M-100M events: a search waiting for it took
-5-70 s to show its count).
+timeline searches the arguments when it is (the index takes 0.4-1.2 s at 30M-100M events, 3-12 s when this
+was written: a search waiting for it took 5-70 s to show its count). That second search only adds the
+argument matches: when they add no slice (a search by a name, as a rule) the first hits stay, complete.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class SearchIndexing(QObject):
         self.searching: ModelBuild | None = None  # the search running
         self._searching_text = ""
         self._next_text: str | None = None  # the text to search once it is done
+        self._next_without = None  # (its hits without the arguments, if any: search_all's without_arguments)
         # while a search runs, the builds that yield to the UI (the argument index, the tab's later tables)
         # pause as they do while frames are drawn: the search is what the user waits for. Beside two such
         # builds on this 2-core machine a search's first count at 100M events came after 6.8 s, alone ~2 s
@@ -109,12 +111,13 @@ class SearchIndexing(QObject):
         slices and millions of counter samples)."""
         return len(self.model.slices) >= SYNC_INDEX_SLICES or bool(pending_tables(self.model))
 
-    def search(self, text: str) -> None:
+    def search(self, text: str, without_arguments=None) -> None:
         """Search ``text`` in a background thread: ``found(text, hits)`` follows, unless another text is
         searched before it is done: the running search is then cancelled (it stops at its next check, tens
         of ms) and only the latest text's result comes. Until the index is built the search leaves the
-        slices' argument matches out (``hits.complete`` is False: the timeline searches again on ``done``)."""
-        self._next_text = text
+        slices' argument matches out (``hits.complete`` is False: the timeline searches again on ``done``,
+        giving those hits as ``without_arguments``: :func:`~fxscope.core.trace.search_hits.search_all`)."""
+        self._next_text, self._next_without = text, without_arguments
         if self.searching is not None:
             self.searching.cancel()  # (its end starts the latest text's search)
             return
@@ -127,8 +130,8 @@ class SearchIndexing(QObject):
             self.searching.cancel()
 
     def _start_search(self) -> None:
-        model, text = self.model, self._next_text  # (the thread holds the model, not this object)
-        self._searching_text, self._next_text = text, None
+        model, text, without = self.model, self._next_text, self._next_without  # (the thread holds the model)
+        self._searching_text, self._next_text, self._next_without = text, None, None
         arguments = model.search_index_ready
         # the argument index's build (which the search never waits for) is paused for the whole search, and
         # released by the search's thread as it ends (not by the UI thread: one waiting for the build would
@@ -136,7 +139,9 @@ class SearchIndexing(QObject):
         index_build = self.worker
         if index_build is not None:
             index_build.hold()
-        self.searching = worker = ModelBuild(lambda check: _search_holding(index_build, model, text, check, arguments))
+        self.searching = worker = ModelBuild(
+            lambda check: _search_holding(index_build, model, text, check, arguments, without)
+        )
         worker.finished.connect(self._search_ended)  # (done, failed or cancelled)
         note_ui_activity()
         self._holding_builds.start()
@@ -154,11 +159,11 @@ class SearchIndexing(QObject):
             self.found.emit(self._searching_text, worker.result)
 
 
-def _search_holding(index_build: ModelBuild | None, model, text: str, check, arguments: bool):
+def _search_holding(index_build: ModelBuild | None, model, text: str, check, arguments: bool, without=None):
     """:func:`search_all` in a search's thread, then ``index_build`` (held while it ran) released, whether the
     search ended, failed or was cancelled."""
     try:
-        return search_all(model, text, check, arguments=arguments)
+        return search_all(model, text, check, arguments=arguments, without_arguments=without)
     finally:
         if index_build is not None:
             index_build.release()

@@ -571,6 +571,16 @@ class TimelineWidget(QWidget):
         self.search_status.setText(self.search.status())
         self._show_matches()
 
+    def _search_arguments(self, text: str) -> None:
+        """The argument index is built: the hits of ``text``, found without the argument matches, completed
+        (in the background: only the arguments are searched, and when they add no slice the hits stay)."""
+        indexing = self.search_indexing
+        if text == self.search.text and not self.hits.complete and indexing.searches_in_background():
+            indexing.start()
+            indexing.search(text, without_arguments=self.hits)
+            return
+        self._search_changed(text)
+
     def _search_found(self, text: str, hits) -> None:
         """A background search is done: its hits shown, unless the box's text changed since (then a newer
         search is running, or the box was cleared). Hits without the argument matches are searched again
@@ -581,7 +591,7 @@ class TimelineWidget(QWidget):
         self.search_status.setText(self.search.status())
         self._show_matches()
         if not hits.complete and self.model.search_index_ready:
-            self._search_changed(text)
+            self._search_arguments(text)
 
     def _search_index_built(self) -> None:
         """The background build finished: search the box's text as it is now (the latest typed wins), and
@@ -590,7 +600,7 @@ class TimelineWidget(QWidget):
         gc.freeze()
         text = self.search_box.text()
         if text.strip() and self.search_indexing.searching is None and (text != self.search.text or not self.hits.complete):
-            self._search_changed(text)
+            self._search_arguments(text)
 
     def _search_escaped(self) -> None:
         """Esc in the search bar: the keys go back to the timeline, and a running search stops (the count

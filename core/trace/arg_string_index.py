@@ -16,6 +16,13 @@ alternating runs each): the build's peak above the model was +100-105 MB with th
 argsort of every slice's event, its int64 order, each slice's argument count read in int64 temporaries, then
 a lexsort of all pairs and sorted copies), +21 MB with this one (the index 6.7 MB, its pairs 6.7 MB), and its
 CPU time 0.50-0.58 -> 0.35-0.48 s; at 30M events +272-314 -> +49 MB, 1.58-1.59 -> 1.07-1.38 s. (Batches of 2**17 slices: +33 MB; 2**15: as 2**16, no faster.)
+
+A batch's arguments are read in one compiled pass over each slice's record
+(:func:`~fxscope.formats.fxt.arg_columns.string_arg_refs`: the records were read three times, their headers for
+the argument counts, again for the blocks, then the arguments), on a worker thread one batch ahead of the
+strings' resolution, sort and count here (:mod:`fxscope.core.computed_ahead`; the strings must be interned on
+one thread). The build at 30M events 0.96 -> 0.33 s, at 100M 2.9 -> 1.15 s (the benchmark's load child, idle
+machine), its temporaries two batches' worth.
 """
 
 from __future__ import annotations
@@ -25,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fxscope.core.computed_ahead import computed_ahead
 from fxscope.core.trace.slices import SliceTable
-from fxscope.formats.fxt.arg_columns import event_arg_columns
-from fxscope.formats.fxt.args import ArgType
+from fxscope.formats.fxt.arg_columns import StringArgRefs, string_arg_ids, string_arg_refs
 from fxscope.formats.fxt.columns import FxtColumns
 
 
@@ -68,29 +75,22 @@ def _grown(a: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _batch_pairs(s: SliceTable, cols: FxtColumns, strings: list[str], a: int, b: int,
-                 check: Callable[[], None]) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
-    """The distinct (string id, slice row - ``a``) pairs of slice rows ``[a, b)``, by row then string id (uint16
-    columns where they fit, else int32); None when none of those slices has an argument. Inline strings are
-    interned into ``strings``."""
+def _batch_refs(s: SliceTable, cols: FxtColumns, a: int, b: int) -> tuple[np.ndarray, StringArgRefs]:
+    """The argument string refs of slice rows ``[a, b)`` (:func:`string_arg_refs`) and the order of their
+    events (the refs' ``act`` are positions in it): reads only, on the build's worker thread."""
     ev = np.asarray(s.event[a:b], np.int64)
-    has = np.flatnonzero(cols.nargs_of(ev) > 0)
-    if not len(has):
-        return None
-    ev = ev[has]
     order = np.argsort(ev, kind="stable")  # the argument reader wants ascending event rows
-    ev, row = ev[order], has[order]  # (rows relative to a)
-    del has, order
-    args = event_arg_columns(cols, ev, check=check)
-    if not len(args):
-        return None
-    arow = row[args.record] if args.record is not None else row[np.searchsorted(ev, args.event)]
-    string = np.flatnonzero(args.type == ArgType.STRING)
-    refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
-    values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
-    sid = np.concatenate([args.name, values])
-    srow = np.concatenate([arow, arow[string]])
-    del args, arow, string, refs, values
+    return order, string_arg_refs(cols, ev[order])
+
+
+def _batch_pairs(cols: FxtColumns, strings: list[str], order: np.ndarray, refs: StringArgRefs,
+                 ) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+    """The distinct (string id, slice row - ``a``) pairs of a batch of slice rows ``[a, b)`` read by
+    :func:`_batch_refs`, by row then string id (uint16 columns where they fit, else int32); None when none of
+    those slices has an argument. Inline strings are interned into ``strings`` (on the build's own thread)."""
+    args = string_arg_ids(cols, refs)
+    sid, srow = args.sid, order[args.record]  # (rows relative to a)
+    del args
     keep = sid >= 0
     if not keep.all():
         sid, srow = sid[keep], srow[keep]
@@ -110,7 +110,7 @@ def _batch_pairs(s: SliceTable, cols: FxtColumns, strings: list[str], a: int, b:
     # held until the scatter: 2 bytes a string id below 2**16 (a trace's strings, as a rule) and 2 bytes a row
     # in its batch of at most 2**16 slices, else 4 each
     sid_type = np.uint16 if m <= NARROW else np.int32
-    return (key % m).astype(sid_type), (key // m).astype(np.uint16 if b - a <= NARROW else np.int32)
+    return (key % m).astype(sid_type), (key // m).astype(np.uint16 if len(order) <= NARROW else np.int32)
 
 
 def _stable_order(ids: np.ndarray, n_ids: int) -> np.ndarray:
@@ -136,7 +136,12 @@ def build_arg_string_index(
     counts = np.zeros(len(strings), np.int64)  # pairs per string id
     named = np.zeros(len(strings), bool)  # the ids of the slices' names
     batches: list[tuple[int, np.ndarray, np.ndarray]] = []
-    for a in range(0, n, INDEX_BATCH):  # a batch of slices at a time: bounded temporaries
+    starts = range(0, n, INDEX_BATCH)
+    # a batch of slices at a time (bounded temporaries), the next batch's arguments read on a worker thread
+    # meanwhile (the strings are resolved and interned here, in batch order)
+    read = computed_ahead(lambda a: _batch_refs(s, cols, a, min(n, a + INDEX_BATCH)), starts,
+                          "fxscope-arg-index", check)  # fmt: skip
+    for a, (order, refs) in zip(starts, read, strict=True):
         check()
         b = min(n, a + INDEX_BATCH)
         names = np.asarray(s.name[a:b], np.int64)
@@ -145,7 +150,8 @@ def build_arg_string_index(
             named = _grown(named, int(names.max()) + 1)
             named[names] = True
         del names
-        pairs = _batch_pairs(s, cols, strings, a, b, check)
+        pairs = _batch_pairs(cols, strings, order, refs)
+        del order, refs
         if pairs is None:
             continue
         per = np.bincount(pairs[0])

@@ -11,10 +11,10 @@ the consumer's work on the block before (the machine has at least two cores to g
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from fxscope.core.computed_ahead import computed_ahead
 from fxscope.formats.fxt.column_view import ColumnView
 
 
@@ -34,17 +34,6 @@ def column_blocks(column, n: int, block: int, dtype, check: Callable[[], None] |
                 check()
             yield a, _read(column, a, min(a + block, n), dtype)
         return
-    with ThreadPoolExecutor(1, thread_name_prefix="fxscope-blocks") as pool:
-        ahead = pool.submit(_read, column, 0, min(block, n), dtype)
-        try:
-            for a in range(0, n, block):
-                if check is not None:
-                    check()
-                values = ahead.result()
-                b = a + block
-                ahead = pool.submit(_read, column, b, min(b + block, n), dtype) if b < n else None
-                yield a, values
-                del values
-        finally:
-            if ahead is not None:
-                ahead.cancel()
+    starts = range(0, n, block)
+    blocks = computed_ahead(lambda a: _read(column, a, min(a + block, n), dtype), starts, "fxscope-blocks", check)
+    yield from zip(starts, blocks, strict=True)

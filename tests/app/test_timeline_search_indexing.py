@@ -33,13 +33,13 @@ def trace_bytes() -> bytes:
 @pytest.fixture
 def slow_build(monkeypatch):
     """Every trace indexes in the background, in batches of 64 slices that each take ``BATCH_SLEEP_S`` more."""
-    real = arg_string_index.event_arg_columns
+    real = arg_string_index.string_arg_ids
 
     def slow(*args, **kwargs):
         time.sleep(BATCH_SLEEP_S)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(arg_string_index, "event_arg_columns", slow)
+    monkeypatch.setattr(arg_string_index, "string_arg_ids", slow)
     monkeypatch.setattr(arg_string_index, "INDEX_BATCH", 64)
     monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)
 
@@ -88,6 +88,25 @@ def test_a_search_typed_while_indexing_shows_the_name_matches_then_the_argument_
     assert timeline.search_indexing.worker.wait(10_000)
 
 
+def test_a_name_search_typed_while_indexing_keeps_its_hits_once_the_arguments_add_none(qtbot, trace_bytes,
+                                                                                      slow_build) -> None:  # fmt: skip
+    """A text no argument holds (a slice name): once the index is built the same hits are kept, complete (only
+    the arguments searched: search_all's ``without_arguments``), equal to a full search's."""
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    text = _common_name(model)
+    timeline.search_box.setText(text)
+    qtbot.waitUntil(lambda: "matches" in timeline.search_status.text(), timeout=60_000)
+    assert not model.search_index_ready and not timeline.hits.complete
+    first = timeline.hits
+    qtbot.waitUntil(lambda: timeline.search_status.text() == f"{len(first)} matches", timeout=120_000)
+    assert timeline.hits.complete and timeline.hits.row is first.row  # (kept: not searched again)
+    expected = search_all(TraceModel(read_fxt_bytes(trace_bytes)), text)
+    assert len(expected) > 1 and np.array_equal(timeline.hits.row, expected.row)
+    assert np.array_equal(timeline.hits.kind, expected.kind)
+
+
 def test_the_build_starts_with_the_tab_and_a_later_search_runs_at_once(qtbot, trace_bytes, slow_build) -> None:
     model = TraceModel(read_fxt_bytes(trace_bytes))
     timeline = TimelineWidget(model)
@@ -111,10 +130,10 @@ def test_a_large_traces_search_runs_off_the_ui_thread_and_the_latest_text_wins(q
     real = indexing_module.search_all
     searched: list[str] = []
 
-    def slow(model, text, check, arguments):
+    def slow(model, text, check, arguments, without_arguments=None):
         searched.append(text)
         time.sleep(0.3)
-        return real(model, text, check, arguments=arguments)
+        return real(model, text, check, arguments=arguments, without_arguments=without_arguments)
 
     monkeypatch.setattr(indexing_module, "search_all", slow)
     model = TraceModel(read_fxt_bytes(trace_bytes))
@@ -165,8 +184,8 @@ def test_quitting_while_indexing_ends_cleanly(tmp_path, trace_bytes) -> None:
         "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
         "import fxscope.core.trace.arg_string_index as index\n"
         "import fxscope.app.timeline.search_indexing as search_indexing\n"
-        "real = index.event_arg_columns\n"
-        "index.event_arg_columns = lambda *a, **k: (time.sleep(0.05), real(*a, **k))[1]\n"
+        "real = index.string_arg_ids\n"
+        "index.string_arg_ids = lambda *a, **k: (time.sleep(0.05), real(*a, **k))[1]\n"
         "index.INDEX_BATCH = 64\n"
         "search_indexing.SYNC_INDEX_SLICES = 0\n"
         "from fxscope.app.gui import application\n"
@@ -218,7 +237,7 @@ def _polling_search(monkeypatch, ran: list[tuple[str, str]]):
 
     real = indexing_module.search_all
 
-    def polling(model, text, check, arguments):
+    def polling(model, text, check, arguments, without_arguments=None):
         end = time.monotonic() + 60
         try:
             while text != "quick" and time.monotonic() < end:
@@ -228,7 +247,7 @@ def _polling_search(monkeypatch, ran: list[tuple[str, str]]):
             ran.append((text, "cancelled"))
             raise
         ran.append((text, "done"))
-        return real(model, text, check, arguments=arguments)
+        return real(model, text, check, arguments=arguments, without_arguments=without_arguments)
 
     monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)
     monkeypatch.setattr(indexing_module, "search_all", polling)
@@ -317,13 +336,13 @@ def test_the_argument_index_build_is_held_for_the_whole_search_and_resumes_after
 
     monkeypatch.setattr(worker_threads, "MAX_PAUSE_S", 0.0)
     batches = [0]
-    slowed = arg_string_index.event_arg_columns
+    slowed = arg_string_index.string_arg_ids
 
     def counted(*args, **kwargs):
         batches[0] += 1
         return slowed(*args, **kwargs)
 
-    monkeypatch.setattr(arg_string_index, "event_arg_columns", counted)
+    monkeypatch.setattr(arg_string_index, "string_arg_ids", counted)
     ran: list[tuple[str, str]] = []
     _polling_search(monkeypatch, ran)
     model = TraceModel(read_fxt_bytes(trace_bytes))

@@ -21,6 +21,15 @@ from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.columns import EventKind
 from fxscope.formats.fxt.reader import read_fxt_bytes
 from fxscope.formats.fxt.writer import FxtWriter
+from tests.compiled_loops import choose_loops
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def arg_loops(request, monkeypatch) -> str:
+    """The arguments read by the compiled one-pass kernel (record_scan.string_arg_refs) and by the numpy walk."""
+    from fxscope.formats.fxt import compiled
+
+    return choose_loops(request.param, monkeypatch, compiled, "record_scan")
 
 
 def _reference(model: TraceModel) -> ArgStringIndex:
@@ -71,7 +80,7 @@ def _check(model: TraceModel, batch: int, monkeypatch) -> ArgStringIndex:
 
 
 @pytest.mark.parametrize("batch", [3, 1000, 1 << 16])
-def test_real_trace_index_equals_the_reference(testdata: Path, monkeypatch, batch: int) -> None:
+def test_real_trace_index_equals_the_reference(testdata: Path, monkeypatch, batch: int, arg_loops: str) -> None:
     from fxscope.formats.fxt.reader import read_fxt
 
     model = TraceModel(read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt"))
@@ -99,7 +108,7 @@ def _inline_strings_trace() -> bytes:
 
 
 @pytest.mark.parametrize(("batch", "narrow"), [(3, 1 << 16), (500, 1 << 16), (1 << 16, 1 << 16), (3, 8), (500, 8)])
-def test_inline_strings_index_equals_the_reference(monkeypatch, batch: int, narrow: int) -> None:
+def test_inline_strings_index_equals_the_reference(monkeypatch, batch: int, narrow: int, arg_loops: str) -> None:
     """(``narrow`` 8: the string ids and rows held in 32 bits, as for a table of 2**16 strings or more.)"""
     monkeypatch.setattr(arg_string_index, "NARROW", narrow)
     model = TraceModel(read_fxt_bytes(_inline_strings_trace()))
@@ -112,7 +121,7 @@ def test_inline_strings_index_equals_the_reference(monkeypatch, batch: int, narr
 
 
 @pytest.mark.parametrize("batch", [3, 500, 1 << 16])
-def test_generated_trace_index_equals_the_reference(monkeypatch, batch: int) -> None:
+def test_generated_trace_index_equals_the_reference(monkeypatch, batch: int, arg_loops: str) -> None:
     """Every argument type, inline and indexed names."""
     model = TraceModel(read_fxt_bytes(generate_trace(20_000, seed=3)))
     got = _check(model, batch, monkeypatch)
@@ -121,7 +130,8 @@ def test_generated_trace_index_equals_the_reference(monkeypatch, batch: int) -> 
         assert np.all(np.diff(got.rows[got.ptr[k] : got.ptr[k + 1]]) > 0)
 
 
-def test_hostile_traces_index_equals_the_reference(monkeypatch, damaged_models, partial_80: bytes) -> None:
+def test_hostile_traces_index_equals_the_reference(monkeypatch, damaged_models, partial_80: bytes, arg_loops: str,
+                                                   ) -> None:  # fmt: skip
     """Truncated, byte-flipped and mutated copies (argument sizes, inline lengths running past their record,
     unresolved refs) of the real traces and of a generated one, and the 80-byte partial trace."""
     rng = random.Random(11)

@@ -145,3 +145,35 @@ def test_the_masks_the_search_keeps_are_its_rows_of_each_kind(testdata: Path) ->
             seen.add(kind)
         assert "counter" not in hits.masks
     assert seen == set(sizes)  # (every kind's mask was checked)
+
+
+def test_hits_without_arguments_completed_equal_the_full_search(testdata: Path) -> None:
+    """The window's second search, once the argument index is built (``without_arguments``: the first search's
+    hits): the same hits, masks and order as one full search, for texts that match names only, argument names
+    or values only, both, categories, and nothing; when the arguments add no slice, the first hits come back
+    as they were (their columns, not searched again), complete."""
+    from fxscope.core.synthetic_trace import generate_trace
+    from fxscope.formats.fxt.reader import read_fxt_bytes
+
+    generated = TraceModel(read_fxt_bytes(generate_trace(20_000, seed=5)))  # arguments named "count", "ptr"
+    real = TraceModel(read_fxt(str(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")))
+    demo = TraceModel(read_fxt(str(DEMO_TRACE)))
+    kept = searched = 0
+    for model, texts in ((generated, ["cou", "ptr", "e", "zzz-none"]), (real, ["msr", "pt_", "jane", "e", "zzz"]),
+                         (demo, ["fetch", "render", "frames queued", "zzz-none"])):  # fmt: skip
+        for text in texts:
+            first = search_all(model, text, arguments=False)
+            assert not first.complete
+            got = search_all(model, text, without_arguments=first)
+            full = search_all(model, text)
+            assert got.complete
+            for f in ("kind", "row", "ts"):
+                assert np.array_equal(getattr(got, f), getattr(full, f)), (text, f)
+            assert got.masks.keys() == full.masks.keys()
+            for kind, mask in got.masks.items():
+                assert np.array_equal(mask, full.masks[kind]), (text, kind)
+            if got.row is first.row:
+                kept += 1
+            else:
+                searched += 1
+    assert kept >= 5 and searched >= 2  # (both ways taken: "cou" adds argument matches, "zzz-none" nothing)
