@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import functools
 import heapq
-from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
+from fxscope.core.computed_ahead import computed_ahead
 from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous
 from fxscope.core.trace.event_rows import event_kind_counts, kind_rows
@@ -405,21 +406,12 @@ def _walk_blocks(cols: FxtColumns, row_type: np.dtype, names, walk, check) -> bo
         check()
         block = read(0, n)
         return not len(block[0]) or walk(*block)
-    with ThreadPoolExecutor(1, thread_name_prefix="fxscope-async") as pool:
-        ahead: Future | None = pool.submit(read, 0, min(PAIR_BLOCK, n))
-        try:
-            for a in range(0, n, PAIR_BLOCK):
-                check()
-                assert ahead is not None
-                block = ahead.result()
-                b = a + PAIR_BLOCK
-                ahead = pool.submit(read, b, min(b + PAIR_BLOCK, n)) if b < n else None
-                if len(block[0]) and not walk(*block):
-                    return False
-                del block
-        finally:
-            if ahead is not None:
-                ahead.cancel()
+    starts = range(0, n, PAIR_BLOCK)
+    with closing(computed_ahead(lambda a: read(a, min(a + PAIR_BLOCK, n)), starts, "fxscope-async", check)) as blocks:
+        for block in blocks:
+            if len(block[0]) and not walk(*block):
+                return False
+            del block
     return True
 
 
