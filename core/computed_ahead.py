@@ -24,8 +24,12 @@ def computed_ahead(work: Callable[[_In], _Out], inputs: Iterable[_In], name: str
     profile hook (a window build that pauses while the UI draws pauses there too); an exception of ``work``
     is raised to the caller where its result would have come."""
     hook = sys.getprofile()
+    if not callable(hook):  # (a C profiler's, cProfile's: not a function sys.setprofile takes)
+        hook = None
 
     def run(x: _In) -> _Out:
+        if hook is None:
+            return work(x)
         sys.setprofile(hook)  # (this worker thread's own)
         try:
             return work(x)

@@ -122,6 +122,8 @@ class _Run:
         self.clock = clock
         self.nice = nice
         self.hook = sys.getprofile()  # (the caller's: the window's build yields to the UI with it)
+        if not callable(self.hook):  # (a C profiler's, cProfile's: not a function sys.setprofile takes)
+            self.hook = None
         self.jobs: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
         self.results: queue.SimpleQueue[tuple[str, BaseException | None]] = queue.SimpleQueue()
         self.n_workers = min(workers, len(steps))

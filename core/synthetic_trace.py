@@ -343,6 +343,7 @@ MAX_START_NS = (1 << 63) - (1 << 40)
 def generate_trace(
     events: int, seed: int = 1, big_endian: bool = False, peer_compatible: bool = False,
     crash_log: str | None = None, scheduling: bool = False, start_ns: int = 0, extra_threads: int = 0,
+    providers_in_turn: bool = False,
 ) -> bytes:
     """The bytes of a synthetic trace with exactly ``events`` event records.
 
@@ -356,6 +357,10 @@ def generate_trace(
     or, with a bogus clock, nearly ``2**63`` ns after it (kept below ``2**63 - 2**40`` so that the 2 GHz
     provider's ticks fit 64 bits). ``extra_threads`` adds that many threads (in processes of 20), each with a
     few nested slices, a log record and a counter sample: a trace with hundreds of tracks.
+    ``providers_in_turn`` writes each provider's chunks together, one provider after the other, as Fuchsia's
+    trace manager saves a one-shot trace (each provider's buffer in turn): the file is then out of time order
+    wherever one provider's records end and the next one's begin (else the chunks take turns in time order, as
+    a streamed trace's do).
     """
     if not 0 <= start_ns <= MAX_START_NS:
         raise ValueError(f"start_ns must be between 0 and {MAX_START_NS}")
@@ -369,8 +374,10 @@ def generate_trace(
     unit = 0
     t0 = start_ns + 1_000_000
     chunk = 0
+    chunks: list[tuple[int, int]] = []  # (provider, where its parts start) of each chunk
     while remaining > 0:
         provider, _name, tps = PROVIDERS[chunk % len(PROVIDERS)]
+        chunks.append((provider, len(parts)))
         w = FxtWriter(big_endian=big_endian, magic=False)
         w.provider_section(provider)
         rich_events = _rich_block(w, chunk, provider, tps, t0, unit, not peer_compatible, not scheduling)
@@ -394,6 +401,10 @@ def generate_trace(
             parts.append(w.getvalue())
             remaining = 0
         chunk += 1
+    if providers_in_turn:  # each provider's chunks (a chunk: its parts up to the next chunk's) together, in turn
+        bounds = [at for _, at in chunks] + [len(parts)]
+        spans = [(provider, parts[bounds[i] : bounds[i + 1]]) for i, (provider, _) in enumerate(chunks)]
+        parts = parts[: bounds[0]] + [part for p, _, _ in PROVIDERS for q, span in spans if q == p for part in span]
     if scheduling:
         w = FxtWriter(big_endian=big_endian, magic=False)
         w.provider_section(PROVIDERS[0][0])
@@ -421,8 +432,10 @@ def write_trace(
     scheduling: bool = False,
     start_ns: int = 0,
     extra_threads: int = 0,
+    providers_in_turn: bool = False,
 ) -> int:
     """Write :func:`generate_trace` output atomically (see :mod:`fxscope.core.atomic_file`)."""
-    data = generate_trace(events, seed, big_endian, peer_compatible, crash_log, scheduling, start_ns, extra_threads)
+    data = generate_trace(events, seed, big_endian, peer_compatible, crash_log, scheduling, start_ns, extra_threads,
+                          providers_in_turn)
     write_atomic(path, data)
     return len(data)

@@ -1,4 +1,4 @@
-"""``fxscope generate -o OUT.fxt --events N [--seed S] [--big-endian] [--crash-log FILE] [--scheduling] [--start-ns NS] [--threads N]``: a deterministic synthetic trace."""
+"""``fxscope generate -o OUT.fxt --events N [--seed S] [--big-endian] [--crash-log FILE] [--scheduling] [--start-ns NS] [--threads N] [--providers-in-turn]``: a deterministic synthetic trace."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def run(args: argparse.Namespace) -> int:
     from fxscope.core.synthetic_trace import write_trace  # (here: every fxscope command loads this module)
 
     size = write_trace(args.output, args.events, seed=args.seed, big_endian=args.big_endian, crash_log=crash_log,
-                       scheduling=args.scheduling, start_ns=args.start_ns, extra_threads=args.threads)
+                       scheduling=args.scheduling, start_ns=args.start_ns, extra_threads=args.threads,
+                       providers_in_turn=args.providers_in_turn)
     print(f"wrote {args.output}: {args.events} events, {size} bytes")
     return 0
 
@@ -52,4 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="shift every timestamp by NS (real traces are stamped from boot: hours are 2**33 ns and more)")
     p.add_argument("--threads", type=int, default=0, metavar="N",
                    help="add N threads (processes of 20), each with slices, a log record and a counter sample")
+    p.add_argument("--providers-in-turn", action="store_true",
+                   help="write each provider's records together, one provider after the other, as a one-shot "
+                   "Fuchsia trace is saved (the file is then out of time order between providers)")
     p.set_defaults(func=run)

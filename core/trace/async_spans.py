@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
+from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import InitVar, dataclass, field
 
@@ -328,18 +330,30 @@ def _pair_compiled(cols: FxtColumns, n: int, trace_start: int, trace_end: int, c
     fixed = (contiguous(cols.ev_kind, np.uint8), contiguous(cat), thread_col, track_of, offset)
     walk = functools.partial(_walk_block, kernels, fixed, int(trace_start), (*spans, *inst))
     state = kernels.async_state(n)
-    if not _walk_blocks(cols, row_type, names, functools.partial(walk, state), check):
-        sel = kind_rows(cols.ev_kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END).astype(row_type, copy=False)
-        ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
-        order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order
-        if order is not None:
-            sel, ts, cid = sel[order], ts[order], cid[order]
-        del order
-        check()
+    runs = _section_runs(cols)
+    named = functools.partial(_names_of_rows, cols.ev_name, whole_names)
+    if runs is not None:  # (a trace saved one provider after the other: its sections merged from the start)
+        unordered_at = None if _walk_merged(cols, row_type, runs, named, functools.partial(walk, state), check) else 0
+    else:
+        unordered_at = _walk_blocks(cols, row_type, names, functools.partial(walk, state), check)
+    if unordered_at is not None:
+        del state  # (its stack links: 4 bytes an async event, freed before the next walk's are made)
         state = kernels.async_state(n)
-        if not walk(state, contiguous(sel), ts, cid, *names(0, len(cols.ev_kind))):
-            raise AssertionError("async spans: events sorted by time walked out of time order")
-        del sel, ts, cid
+        runs = _time_ordered_runs(cols, row_type, check, unordered_at)
+        if runs is not None:  # (few time-ordered runs, as a one-shot trace's providers give)
+            if not _walk_merged(cols, row_type, runs, named, functools.partial(walk, state), check):
+                raise AssertionError("async spans: events merged in time order walked out of time order")
+        else:
+            sel = kind_rows(cols.ev_kind, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END).astype(row_type, copy=False)
+            ts, cid = cols.times_and_data(sel)  # (one pass over the records for both)
+            order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order
+            if order is not None:
+                sel, ts, cid = sel[order], ts[order], cid[order]
+            del order
+            check()
+            if not walk(state, contiguous(sel), ts, cid, *names(0, len(cols.ev_kind))):
+                raise AssertionError("async spans: events sorted by time walked out of time order")
+            del sel, ts, cid
     del walk
     n_begins, n_unmatched, n_instants = kernels.async_spans_end(state, row_type.itemsize, int(trace_end), *spans)
     del state
@@ -394,25 +408,192 @@ def _async_block(cols: FxtColumns, row_type: np.dtype, names, start: int, stop: 
     return (rows, *cols.times_and_data(rows), *names(start, stop))
 
 
-def _walk_blocks(cols: FxtColumns, row_type: np.dtype, names, walk, check) -> bool:
+def _walk_blocks(cols: FxtColumns, row_type: np.dtype, names, walk, check) -> int | None:
     """``walk(rows, ts, cid, name, name_base)`` of the async events of ``cols`` (rows of ``row_type``,
     ascending), those of a block of :data:`PAIR_BLOCK` event rows at a time, with their times and ids read
     from the file and their names' keys (``names(start, stop)``) (the next block's on a worker thread while
-    this one is walked), until a walk returns False (events out of time order): then False, else True.
-    ``check()`` before each block (a Cancel raises from it and stops the reading)."""
+    this one is walked), until a walk returns False (events out of time order): then the first event row of
+    that block (the async events before it are in time order), else None. ``check()`` before each block (a
+    Cancel raises from it and stops the reading)."""
     n = len(cols.ev_kind)
     read = functools.partial(_async_block, cols, row_type, names)
     if n <= PAIR_BLOCK:  # (one block: read here, no thread)
         check()
         block = read(0, n)
-        return not len(block[0]) or walk(*block)
+        return None if not len(block[0]) or walk(*block) else 0
     starts = range(0, n, PAIR_BLOCK)
     with closing(computed_ahead(lambda a: read(a, min(a + PAIR_BLOCK, n)), starts, "fxscope-async", check)) as blocks:
-        for block in blocks:
+        for a, block in zip(starts, blocks, strict=False):
             if len(block[0]) and not walk(*block):
-                return False
+                return a
             del block
+    return None
+
+
+#: time-ordered runs of async events (their file order broken that many times, less one) up to which the
+#: compiled pairing merges them a block at a time (:func:`_walk_merged`); past it, every async event's time,
+#: id and row is read at once and sorted (~40 bytes an async event at the step's peak: +130 MB at 10M events)
+MERGE_RUNS = 64
+#: about how many async events a merged block holds (the runs' next events read ahead: ~20 bytes each, at
+#: most three blocks' worth in all)
+MERGE_BLOCK = 1 << 17
+#: event rows a run's next async events are read from at once, at most (twice a run's share of a block)
+MERGE_READ = 1 << 18
+
+
+def _section_runs(cols: FxtColumns) -> list[tuple[int, int]] | None:
+    """The event-row ranges ``[a, b)`` between the provider segments whose first event is earlier than the
+    event before it (:meth:`~fxscope.formats.fxt.columns.FxtColumns.segment_rows`), when there are such
+    segments and at most :data:`MERGE_RUNS` ranges: a trace saved one provider after the other, whose sections
+    the pairing merges from the start (no first walk in file order to find where its times go back). Within a
+    range the events may still go back (the merged walk then says so); None: walk in file order."""
+    rows = cols.segment_rows()
+    if not len(rows):
+        return None
+    back = rows[np.asarray(cols.ev_ts[rows], np.int64) < np.asarray(cols.ev_ts[rows - 1], np.int64)]
+    if not len(back) or len(back) + 1 > MERGE_RUNS:
+        return None
+    starts = [0, *back.tolist()]
+    return list(zip(starts, [*starts[1:], len(cols.ev_kind)], strict=True))
+
+
+def _time_ordered_runs(cols: FxtColumns, row_type: np.dtype, check, ordered_to: int = 0,
+                       ) -> list[tuple[int, int]] | None:  # fmt: skip
+    """The event-row ranges ``[a, b)`` over which the async events of ``cols`` come in time order (ties in file
+    order), in file order, covering every row; None past :data:`MERGE_RUNS` of them. A trace saved one provider
+    after the other (Fuchsia's one-shot traces) has one run a provider. Read from the block of
+    :data:`PAIR_BLOCK` event rows before ``ordered_to`` on (those before it are known to be in order: the
+    first walk's), a block at a time (their times only)."""
+    n = len(cols.ev_kind)
+    starts = [0]
+    last = None
+    for a in range(max(0, ordered_to - PAIR_BLOCK), n, PAIR_BLOCK):
+        check()
+        rows = kind_rows(cols.ev_kind[a : a + PAIR_BLOCK], EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)
+        if not len(rows):
+            continue
+        rows = rows.astype(row_type, copy=False) + row_type.type(a)
+        ts = np.asarray(cols.ev_ts[rows], np.int64)
+        if last is not None and ts[0] < last:
+            starts.append(int(rows[0]))
+        starts.extend((rows[1:][ts[1:] < ts[:-1]]).tolist())
+        if len(starts) > MERGE_RUNS:
+            return None
+        last = int(ts[-1])
+    return list(zip(starts, [*starts[1:], n], strict=True))
+
+
+class _Unordered(Exception):
+    """A run given to the merged walk is not in time order (a provider's section whose times go back)."""
+
+
+class _Run:
+    """One time-ordered run of async events (:func:`_time_ordered_runs`) as a merged walk takes it: the rows,
+    times and ids of its next events read ahead, and the event row its reading is at. Its times are checked as
+    they are read (:class:`_Unordered`): the merge is right only for runs in time order."""
+
+    def __init__(self, row_type: np.dtype, start: int, stop: int) -> None:
+        self.rows = np.zeros(0, row_type)
+        self.ts = np.zeros(0, np.int64)
+        self.cid = np.zeros(0, np.uint64)
+        self.at, self.stop = start, stop
+        self.last: int | None = None  # the time of the last event read
+
+    def read(self, cols: FxtColumns, want: int, chunk: int) -> None:
+        """Read ahead, ``chunk`` event rows at a time, until ``want`` events are held or the run is read."""
+        parts = [(self.rows, self.ts, self.cid)]
+        held = len(self.rows)
+        while held < want and self.at < self.stop:
+            b = min(self.stop, self.at + chunk)
+            rows = kind_rows(cols.ev_kind[self.at : b], EventKind.ASYNC_BEGIN, EventKind.ASYNC_END)
+            rows = rows.astype(self.rows.dtype, copy=False) + self.rows.dtype.type(self.at)
+            self.at = b
+            if len(rows):
+                ts, cid = cols.times_and_data(rows)
+                if (self.last is not None and ts[0] < self.last) or np.any(ts[1:] < ts[:-1]):
+                    raise _Unordered
+                self.last = int(ts[-1])
+                parts.append((rows, ts, cid))
+                held += len(rows)
+        if len(parts) > 1:
+            self.rows, self.ts, self.cid = (np.concatenate(c) for c in zip(*parts, strict=True))
+
+    @property
+    def read_whole(self) -> bool:
+        return self.at >= self.stop
+
+    def take(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The next ``k`` events held (rows, times, ids), dropped from the run."""
+        out = self.rows[:k], self.ts[:k], self.cid[:k]
+        self.rows, self.ts, self.cid = self.rows[k:], self.ts[k:], self.cid[k:]
+        return out
+
+
+def _names_of_rows(column, whole: np.ndarray | None, rows: np.ndarray) -> tuple[np.ndarray, int]:
+    """The name keys the pairing kernel reads for a merged block's ``rows`` (from several parts of the file):
+    ``whole`` and 0 (:func:`_name_keys`), else the names of the rows themselves, one a row (``name_base`` -1:
+    by position)."""
+    if whole is not None:
+        return whole, 0
+    return contiguous(np.asarray(column[rows])), -1
+
+
+def _walk_merged(cols: FxtColumns, row_type: np.dtype, runs: list[tuple[int, int]], names, walk, check) -> bool:
+    """``walk(rows, ts, cid, name, name_base)`` of every async event of ``cols`` in time order, ties in file order,
+    a block at a time (:func:`_merged_blocks`, the next block merged on a worker thread while this one is
+    walked): False when a walk returns False or a run is not in time order (the walk's state is then no
+    longer any walk's: start again with a new one)."""
+    blocks = _merged_blocks(cols, row_type, runs, names)
+    ahead = computed_ahead(lambda _: next(blocks, None), itertools.repeat(None), "fxscope-async-merge", check)
+    with closing(ahead):
+        try:
+            for block in ahead:
+                if block is None:
+                    return True
+                if not walk(*block):
+                    return False
+        except _Unordered:  # (a run's times go back: not runs to merge)
+            return False
     return True
+
+
+def _merged_blocks(cols: FxtColumns, row_type: np.dtype, runs: list[tuple[int, int]], names) -> Iterator[tuple]:
+    """The async events of ``cols`` in time order, ties in file order, a block at a time: (rows, times, ids,
+    name keys, their base), merged from the time-ordered ``runs`` (:func:`_time_ordered_runs`). Each run's next
+    events are read ahead (:class:`_Run`); a block takes from every run its events before the earliest of the
+    times the runs' read-ahead reaches (none later can come before them), put in time order by one stable sort
+    (the runs are in file order), ``names(rows)`` their name keys (:func:`_names_of_rows`). Its memory is a
+    block's, never a multiple of the trace's async events."""
+    active = [_Run(row_type, a, b) for a, b in runs]
+    while True:
+        active = [r for r in active if len(r.rows) or not r.read_whole]
+        if not active:
+            return
+        per = max(MERGE_BLOCK // len(active), 1)
+        chunk = min(MERGE_READ, 2 * per)
+        for r in active:
+            r.read(cols, per, chunk)
+        # runs not all held: their events past the read-ahead are no earlier than its last one (in order)
+        bounds = [int(r.ts[min(per, len(r.ts)) - 1]) for r in active if not r.read_whole and len(r.ts)]
+        if not bounds:
+            counts = [len(r.rows) for r in active]
+        else:
+            t = min(bounds)
+            counts = [int(np.searchsorted(r.ts, t, "left")) for r in active]
+            if not any(counts):  # every run's next event at t: those at t, with each run read past it
+                for r in active:
+                    while not r.read_whole and len(r.ts) and r.ts[-1] <= t:
+                        r.read(cols, len(r.rows) + chunk, chunk)
+                counts = [int(np.searchsorted(r.ts, t, "right")) for r in active]
+        parts = [r.take(k) for r, k in zip(active, counts, strict=True) if k]
+        if not parts:
+            continue
+        rows, ts, cid = (np.concatenate(c) for c in zip(*parts, strict=True))
+        del parts
+        order = np.argsort(ts, kind="stable")  # (the parts in file order, each in it: ties stay in file order)
+        rows, ts, cid = contiguous(rows[order]), ts[order], cid[order]
+        del order
+        yield (rows, ts, cid, *names(rows))
 
 
 def _thread_tracks(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:

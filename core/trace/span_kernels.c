@@ -1566,7 +1566,8 @@ PyDoc_STRVAR(async_spans_doc,
 "One block of the async events, given in time order (rows: their event rows, of rows_size bytes, 4 or 8;\n"
 "kind: the reader's ev_kind, uint8, read at the rows; the key of event i is (cat[rows[i]], name[rows[i] -\n"
 "name_base], cid[i]): the reader's ev_category and ev_name (or the rows of ev_name from row name_base on: a\n"
-"block's), of their item sizes, and the uint64 ids; ts int64 their times), walked on from the blocks before it in\n"
+"block's; with name_base below 0, name[i], the names of the rows one a row: a block merged from several parts\n"
+"of the file), of their item sizes, and the uint64 ids; ts int64 their times), walked on from the blocks before it in\n"
 "`state` (async_state's), matched as fxscope.core.trace.async_spans._KeyMarkers and _pair do with numpy:\n"
 "per key a stack of open begins; an end closes the top one, or is unmatched when the stack is empty. The\n"
 "spans, as _spans lays them out once async_spans_end has ended the walk: the j-th begin's at j, the u-th\n"
@@ -1581,7 +1582,8 @@ PyDoc_STRVAR(async_spans_doc,
 "room for the state's n events (the same buffers for every block; the rows past those written are left as\n"
 "they are, the last ones of the span outputs used while walking). Returns False, the state then unusable\n"
 "(start again with a new one), when a time is before the one walked before it (not in time order), else\n"
-"True. Raises IndexError for a row outside kind, cat or name (past name_base), ValueError for outputs of the wrong size,\n"
+"True. Raises IndexError for a row outside kind, cat or name (past name_base), ValueError for outputs of the wrong size\n"
+"(or names by position not one a row),\n"
 "more events than the state's n or keys wider than 32 bits, MemoryError.");
 
 static PyObject *async_spans(PyObject *self, PyObject *args)
@@ -1625,6 +1627,11 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "async_spans: columns differ in length");
             goto done;
         }
+        const int by_position = name_base < 0; /* (name[i]: the names of the rows, one a row) */
+        if (by_position && nname != n) {
+            PyErr_SetString(PyExc_ValueError, "async_spans: names by position not one a row");
+            goto done;
+        }
         const uint8_t *kind = (const uint8_t *)kb.buf;
         /* (every row written is below the events walked so far, at most room: the outputs hold room rows) */
         if (nspan < st->room || ninst < st->room || n > st->room - st->seen) {
@@ -1650,7 +1657,8 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) {
             const int64_t r = r_size == 4 ? ((const int32_t *)rb.buf)[i] : ((const int64_t *)rb.buf)[i];
-            if (r < 0 || r >= nkind || r >= ncat || r - name_base < 0 || r - name_base >= nname || r >= nthr) {
+            const int64_t nr = by_position ? (int64_t)i : r - name_base;
+            if (r < 0 || r >= nkind || r >= ncat || nr < 0 || nr >= nname || r >= nthr) {
                 bad_row = 1;
                 break;
             }
@@ -1662,7 +1670,7 @@ static PyObject *async_spans(PyObject *self, PyObject *args)
             const int k = kind[r];
             if (k != k_begin && k != k_end && k != k_instant)
                 continue;
-            const int32_t cat = key_at(cb.buf, c_size, r), name = key_at(nb_.buf, n_size, r - name_base);
+            const int32_t cat = key_at(cb.buf, c_size, r), name = key_at(nb_.buf, n_size, nr);
             KeySlot *s = key_find(keys, cid[i], cat, name);
             const uint32_t depth = s->depth;
             int32_t track = 0;

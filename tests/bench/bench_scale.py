@@ -378,14 +378,16 @@ print(json.dumps({"levels": levels, "cpu": cpu, "paints_per_frame": [min(paints)
 """
 
 
-def trace_path(events: int) -> Path:
-    """The cached generated trace of ``events`` events with scheduling (generated on first use)."""
+def trace_path(events: int, providers_in_turn: bool = False) -> Path:
+    """The cached generated trace of ``events`` events with scheduling (generated on first use); with
+    ``providers_in_turn``, its providers' records one provider after the other (``fxscope generate
+    --providers-in-turn``: as a one-shot Fuchsia trace is saved, out of time order between providers)."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"scale_{events}_sched.fxt"
+    path = CACHE / f"scale_{events}_sched{'_in_turn' * providers_in_turn}.fxt"
     if not path.exists():
         print(f"generating {path.name} ...", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-m", "fxscope", "generate", "-o", str(path), "--events", str(events),
-                        "--scheduling"], check=True, cwd=ROOT)  # fmt: skip
+                        "--scheduling", *["--providers-in-turn"] * providers_in_turn], check=True, cwd=ROOT)  # fmt: skip
     return path
 
 
@@ -472,12 +474,14 @@ def _load_figures(path: Path, search: bool) -> dict:
 
 
 def measure(events: int, frame: bool, search: bool, during: bool = False, window_only: bool = False,
-            sample_frames: bool = False, tick_rate: int | None = None) -> dict:  # fmt: skip
+            sample_frames: bool = False, tick_rate: int | None = None, providers_in_turn: bool = False,
+            ) -> dict:  # fmt: skip
     """The figures of one size (see the module docstring), each from a fresh process. ``window_only``: the
     window's child alone (``--frame`` without the load child's figures); ``during``: its navigation frames
     also while the background build runs; ``sample_frames``: the memory sampler runs during the navigation
-    frames too; ``tick_rate``: the trace's providers ticking that many times a second (:func:`with_tick_rate`)."""
-    path = trace_path(events)
+    frames too; ``tick_rate``: the trace's providers ticking that many times a second (:func:`with_tick_rate`);
+    ``providers_in_turn``: the trace written one provider after the other (:func:`trace_path`)."""
+    path = trace_path(events, providers_in_turn)
     if tick_rate is not None:
         path = with_tick_rate(path, tick_rate)
     size = path.stat().st_size
@@ -575,6 +579,9 @@ def main() -> None:
     parser.add_argument("--tick-rate", type=int, default=None,
                         help="measure copies of the traces whose providers tick this many times a second (e.g. "
                         "24000000, as real Fuchsia traces; the generator's tick at 1 and 2 GHz)")  # fmt: skip
+    parser.add_argument("--providers-in-turn", action="store_true",
+                        help="measure traces written one provider after the other, as a one-shot Fuchsia trace is "
+                        "saved (out of time order between providers; the default is a streamed trace's order)")  # fmt: skip
     args = parser.parse_args()
     names = [s.strip().lower() for s in args.sizes.split(",") if s.strip()]
     if args.build_threads is not None:  # (read by the children's fxscope.core.concurrent_steps)
@@ -588,7 +595,7 @@ def main() -> None:
     for n in names:
         search = args.search == "yes" or (args.search == "auto" and SIZES[n] < 100_000_000)
         figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only, args.sample_frames,
-                            args.tick_rate))  # fmt: skip
+                            args.tick_rate, args.providers_in_turn))  # fmt: skip
         print(f"{n}: done", file=sys.stderr, flush=True)
     print_table(names, figs)
     if args.json:

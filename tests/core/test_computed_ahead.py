@@ -83,3 +83,17 @@ def test_the_worker_takes_the_callers_profile_hook() -> None:
     finally:
         sys.setprofile(None)
     assert workers and workers <= seen
+
+
+def test_under_cprofile_the_work_runs() -> None:
+    """cProfile's profiler is what ``sys.getprofile()`` returns under it, not a function ``sys.setprofile``
+    takes: the worker then runs without a hook (it raised TypeError in the worker)."""
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        got = list(computed_ahead(abs, [-1, -2, 3], "test-ahead"))
+    finally:
+        profiler.disable()
+    assert got == [1, 2, 3]

@@ -902,3 +902,131 @@ def test_async_kernel_reads_a_block_s_names_from_their_first_row():
         walk(cuts, lambda a, b: (name[a + 1 : b].copy(), a + 1))
     with pytest.raises(IndexError):  # the block's names end before its last row
         walk(cuts, lambda a, b: (name[a : b - 1].copy(), a))
+    # names by position (name_base below 0: one a row, a merged block's rows from several parts of the file)
+    assert walk(cuts, lambda a, b: (name[a:b].copy(), -1)) == whole
+    with pytest.raises(ValueError):  # not one a row
+        walk(cuts, lambda a, b: (name[a : b + 1].copy(), -1))
+
+
+@pytest.fixture
+def small_merges(monkeypatch):
+    """The merged walk (async events out of time order between runs: a trace saved one provider after the
+    other) in blocks of a few events, each run read a few event rows at a time, the first walk in blocks of
+    64 event rows; records which walks ran (``calls``: "merged" or "sorted") and the names' bases given."""
+    from fxscope.core.trace import async_spans
+
+    monkeypatch.setattr(async_spans, "PAIR_BLOCK", 64)
+    monkeypatch.setattr(async_spans, "MERGE_BLOCK", 9)
+    monkeypatch.setattr(async_spans, "MERGE_READ", 5)
+    calls: list[str] = []
+    bases: set[int] = set()
+    merged, names = async_spans._walk_merged, async_spans._names_of_rows
+
+    def counted(*args, **kwargs):
+        calls.append("merged")
+        return merged(*args, **kwargs)
+
+    def named(*args, **kwargs):
+        out = names(*args, **kwargs)
+        bases.add(out[1])
+        return out
+
+    monkeypatch.setattr(async_spans, "_walk_merged", counted)
+    monkeypatch.setattr(async_spans, "_names_of_rows", named)
+    return calls, bases
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_same_async_of_traces_saved_one_provider_after_another(small_merges, seed):
+    """A one-shot trace (``providers_in_turn``: each provider's events in turn, out of time order where one
+    provider's end and the next one's begin) is paired by the merged walk, a few events a block, the same
+    spans and instants as the numpy path; with its names frequency-coded (a trace of more than 256 names) the
+    blocks' names are given by position."""
+    from fxscope.formats.fxt.frequent_codes import frequent_coded
+
+    calls, bases = small_merges
+    cols = read_fxt_bytes(generate_trace(6_000, seed=seed, providers_in_turn=True, scheduling=seed == 2))
+    assert_same_async(cols)
+    assert calls and 0 in bases
+    names = np.asarray(cols.ev_name, np.int16).copy()
+    names[::97] = 300 + np.arange(len(names[::97])) % 400  # (rare names: more than 256 in all)
+    cols.ev_name = frequent_coded(names)
+    assert cols.ev_name is not None
+    calls.clear()
+    assert_same_async(cols)
+    assert calls and -1 in bases
+
+
+def test_same_async_of_many_runs_sorted_at_once(small_merges, monkeypatch):
+    """Past MERGE_RUNS time-ordered runs the async events are sorted at once (as before the merged walk):
+    the same tables."""
+    from fxscope.core.trace import async_spans
+
+    calls, _ = small_merges
+    monkeypatch.setattr(async_spans, "MERGE_RUNS", 2)
+    cols = read_fxt_bytes(generate_trace(6_000, seed=3, providers_in_turn=True))
+    assert_same_async(cols)
+    assert not calls  # (three providers: three runs, over the limit)
+    monkeypatch.setattr(async_spans, "MERGE_RUNS", 3)
+    assert_same_async(cols)
+    assert calls
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(_event, max_size=80), st.integers(1, 6), st.integers(1, 6))
+def test_same_async_of_hostile_traces_merged(small_merges, events, block, read):
+    """Times going back anywhere, with many ties (few timestamps): the merged walk's blocks (of any size,
+    each run read any few rows at a time) pair them as the numpy path does."""
+    from fxscope.core.trace import async_spans
+
+    async_spans.MERGE_BLOCK, async_spans.MERGE_READ = block, read  # (restored by the fixture's monkeypatch)
+    assert_same_async(_columns(events))
+
+
+def _columns_in_sections(events: list[tuple], cuts: list[int]):
+    """As :func:`_columns`, the events written in provider sections (providers 1, 2, 1, ...) that begin at
+    the positions ``cuts``: a trace whose sections may go back in time, and whose sections' own events may too."""
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for provider in (1, 2):
+        w.provider_info(provider, f"p{provider}")
+    for i, (kind, ts, thread, name, data, category) in enumerate(events):
+        if i in cuts:
+            w.provider_section(1 + cuts.index(i) % 2)
+        if kind == K.DURATION_COMPLETE:
+            data = ts + data * 7
+        elif kind not in _WITH_ID:
+            data = None
+        w.event(kind, ts, thread, category, name, (), data=data)
+    return read_fxt_bytes(w.getvalue())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(_event, max_size=80), st.lists(st.integers(1, 79), max_size=4, unique=True), st.integers(1, 6))
+def test_same_async_of_hostile_sections_merged(small_merges, events, cuts, block):
+    """Provider sections that go back in time are merged from the start; where a section's own times go back
+    too, the merge stops (that run is not in order) and the events are walked again from their time-ordered
+    runs: the numpy path's spans and instants either way."""
+    from fxscope.core.trace import async_spans
+
+    async_spans.MERGE_BLOCK = block  # (restored by the fixture's monkeypatch)
+    assert_same_async(_columns_in_sections(events, sorted(cuts)))
+
+
+def test_sections_going_back_are_merged_from_the_start(small_merges, monkeypatch):
+    """A one-shot trace's sections are merged at once: no first walk in file order (which would stop where the
+    second provider's events begin) and no pass to find its runs."""
+    from fxscope.core.trace import async_spans
+
+    calls, _ = small_merges
+    walked: list[int] = []
+    runs_found: list[int] = []
+    blocks, found = async_spans._walk_blocks, async_spans._time_ordered_runs
+    monkeypatch.setattr(async_spans, "_walk_blocks", lambda *a, **k: walked.append(1) or blocks(*a, **k))
+    monkeypatch.setattr(async_spans, "_time_ordered_runs", lambda *a, **k: runs_found.append(1) or found(*a, **k))
+    cols = read_fxt_bytes(generate_trace(6_000, seed=4, providers_in_turn=True))
+    assert len(async_spans._section_runs(cols)) == 3  # (three providers, each one's chunks together)
+    assert_same_async(cols)
+    assert calls and not walked and not runs_found
+    streamed = read_fxt_bytes(generate_trace(6_000, seed=4))  # (sections in time order: walked in file order)
+    assert async_spans._section_runs(streamed) is None
