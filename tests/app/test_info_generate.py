@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import numpy as np
+
 EVENT_KEYS = {"instant", "counter", "duration_begin", "duration_end", "duration_complete", "async_begin",
               "async_instant", "async_end", "flow_begin", "flow_step", "flow_end"}  # fmt: skip
 RECORD_KEYS = {"metadata", "initialization", "string", "thread", "event", "blob", "userspace_object",
@@ -117,3 +119,26 @@ def test_generated_schedule_keeps_cpus_and_threads_consistent(tmp_path):
     assert {RUNNING, RUNNABLE, 3} <= set(np.unique(states.state).tolist())  # 3: blocked
     woken = set(sched.wakeups.tid.tolist())
     assert woken <= set(cs.tid.tolist())
+
+
+def test_generate_providers_in_turn(tmp_path):
+    """``--providers-in-turn``: the same records, each provider's together (one provider after the other, as a
+    one-shot Fuchsia trace is saved): the same counts, the events' times going back where a provider's records
+    end and the next one's begin, and the same model once read."""
+    from fxscope.core.trace.model import TraceModel
+    from fxscope.formats.fxt.reader import read_fxt
+
+    streamed, in_turn = tmp_path / "s.fxt", tmp_path / "t.fxt"
+    assert _run("generate", "-o", str(streamed), "--events", "6000", "--seed", "5").returncode == 0
+    r = _run("generate", "-o", str(in_turn), "--events", "6000", "--seed", "5", "--providers-in-turn")
+    assert r.returncode == 0, r.stderr
+    assert sorted(streamed.read_bytes()) == sorted(in_turn.read_bytes()) and streamed.read_bytes() != in_turn.read_bytes()
+    a, b = (json.loads(_run("info", str(p), "--json").stdout) for p in (streamed, in_turn))
+    assert a["events"] == b["events"] and a["records"] == b["records"]
+    models = [TraceModel(read_fxt(str(p))) for p in (streamed, in_turn)]
+    ts = [np.asarray(m.cols.ev_ts, np.int64) for m in models]
+    assert np.all(np.diff(ts[0]) >= 0) and 1 <= np.count_nonzero(np.diff(ts[1]) < 0) <= 3
+    sa, sb = (m.async_spans for m in models)  # (the same spans: the one-shot trace's by the merged walk)
+    assert len(sa) == len(sb) > 100
+    spans = [sorted(zip(s.start.tolist(), s.end.tolist(), strict=True)) for s in (sa, sb)]
+    assert spans[0] == spans[1]
