@@ -51,6 +51,10 @@ class SearchIndexing(QObject):
     failed = Signal(str)
     #: a background search's (text, :class:`~fxscope.core.trace.search_hits.SearchHits`), the latest text's only
     found = Signal(str, object)
+    #: True: a search's hits are shown without the argument matches, which wait for the index being built (the
+    #: tab holds its other background build meanwhile, :mod:`fxscope.app.trace_tab`: the index's build then
+    #: has the machine); False once it is built or failed, or that search was stopped
+    awaited = Signal(bool)
 
     def __init__(self, model, parent: QObject) -> None:
         super().__init__(parent)
@@ -61,6 +65,7 @@ class SearchIndexing(QObject):
         self._searching_text = ""
         self._next_text: str | None = None  # the text to search once it is done
         self._next_without = None  # (its hits without the arguments, if any: search_all's without_arguments)
+        self._awaited = False  # (what awaited said last)
         # while a search runs, the builds that yield to the UI (the argument index, the tab's later tables)
         # pause as they do while frames are drawn: the search is what the user waits for. Beside two such
         # builds on this 2-core machine a search's first count at 100M events came after 6.8 s, alone ~2 s
@@ -100,6 +105,8 @@ class SearchIndexing(QObject):
         self.worker = worker = ModelBuild(self.model.build_search_index, yields=True)  # (as the later tables)
         worker.built.connect(self.done)  # queued to this object's (UI) thread; dropped when it is destroyed
         worker.failed.connect(self.failed)
+        worker.built.connect(lambda: self._await(False))
+        worker.failed.connect(lambda _message: self._await(False))
         # a lambda holding the worker, not this object: it runs while this object is being destroyed
         self.destroyed.connect(lambda *_: worker.cancel())
         start_worker(worker)
@@ -124,10 +131,17 @@ class SearchIndexing(QObject):
         self._start_search()
 
     def cancel_search(self) -> None:
-        """Stop the running search, if any (Esc): nothing is found for it."""
+        """Stop the running search, if any (Esc): nothing is found for it (and no argument matches are
+        awaited for an earlier one)."""
         self._next_text = None
+        self._await(False)
         if self.searching is not None:
             self.searching.cancel()
+
+    def _await(self, awaited: bool) -> None:
+        if awaited != self._awaited:
+            self._awaited = awaited
+            self.awaited.emit(awaited)
 
     def _start_search(self) -> None:
         model, text, without = self.model, self._next_text, self._next_without  # (the thread holds the model)
@@ -157,6 +171,8 @@ class SearchIndexing(QObject):
             return
         if worker is not None and worker.result is not None:
             self.found.emit(self._searching_text, worker.result)
+            # (hits without the argument matches, the index still being built: the user waits for it)
+            self._await(not worker.result.complete and not self.model.search_index_ready and self.worker is not None)
 
 
 def _search_holding(index_build: ModelBuild | None, model, text: str, check, arguments: bool, without=None):

@@ -360,3 +360,56 @@ def test_the_argument_index_build_is_held_for_the_whole_search_and_resumes_after
     qtbot.waitUntil(lambda: model.search_index_ready, timeout=120_000)  # released: it goes on and ends
     assert batches[0] > before and build.wait(10_000) and build.paused_s > 0.3
     assert ran == [("slow", "cancelled")]
+
+
+def test_hits_without_the_arguments_say_the_index_is_awaited_until_it_is_built(qtbot, trace_bytes,
+                                                                               slow_build) -> None:  # fmt: skip
+    """``awaited``: True once a search's hits are shown without the argument matches while the index builds,
+    False when it is built; Esc (the search stopped) says False too."""
+    model = TraceModel(read_fxt_bytes(trace_bytes))
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    said: list[tuple[bool, bool]] = []  # (awaited, the index built then)
+    timeline.search_indexing.awaited.connect(lambda a: said.append((a, model.search_index_ready)))
+    timeline.search_box.setText(_common_name(model))
+    qtbot.waitUntil(lambda: "indexing arguments" in timeline.search_status.text(), timeout=60_000)
+    assert said == [(True, False)] and not timeline.hits.complete
+    qtbot.waitUntil(lambda: len(said) == 2, timeout=120_000)
+    assert said[1] == (False, True)
+    qtbot.waitUntil(lambda: timeline.hits.complete, timeout=60_000)
+    assert len(said) == 2  # (the complete hits: nothing awaited)
+
+    model = TraceModel(read_fxt_bytes(trace_bytes))  # Esc while the arguments are awaited
+    timeline = TimelineWidget(model)
+    qtbot.addWidget(timeline)
+    said.clear()
+    timeline.search_indexing.awaited.connect(said.append)
+    timeline.search_box.setText(_common_name(model))
+    qtbot.waitUntil(lambda: said == [True], timeout=60_000)
+    timeline.search_indexing.cancel_search()
+    assert said == [True, False] and not model.search_index_ready
+
+
+def test_the_tab_holds_its_later_tables_while_a_search_awaits_the_arguments(qtbot, trace_bytes, tmp_path,
+                                                                           monkeypatch) -> None:  # fmt: skip
+    """A large trace's tab (its later tables built in the background) holds that build while a search awaits
+    the argument index, and lets it go on once the index is in; the tables are then all built."""
+    from fxscope.app.main_window import MainWindow
+    from fxscope.core.trace import prepare
+
+    monkeypatch.setattr(prepare, "DEFER_EVENTS", 0)
+    path = tmp_path / "large.fxt"
+    path.write_bytes(trace_bytes)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_path(str(path), background=True)
+    qtbot.waitUntil(lambda: win.tabs.count() == 1, timeout=60_000)
+    tab = win.tabs.currentWidget()
+    assert tab.deferred is not None
+    qtbot.waitUntil(lambda: tab.deferred.worker is not None, timeout=10_000)
+    worker = tab.deferred.worker
+    tab.timeline.search_indexing.awaited.emit(True)
+    assert worker._held.is_set()
+    tab.timeline.search_indexing.awaited.emit(False)
+    assert not worker._held.is_set()
+    qtbot.waitUntil(lambda: not tab.deferred.pending(), timeout=120_000)

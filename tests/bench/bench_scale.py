@@ -35,8 +35,9 @@ measure that checkout's code on the same traces (the children import ``fxscope``
 and prints ``first_frame_s`` (open to the first paint of the timeline), ``frame.all_tracks_s`` (until the
 track kinds a large trace's window builds after its first frame are all drawn), ``frame.background_done_s``
 (until its background build is done: the window's peak memory is measured over all of it), the UI thread's longest stall and
-the peak RSS of that process; with the search, ``frame.first_search_*``: a search typed in that window 0.5 s
-after its first frame, the time until a count shows (``_count_s``: without the argument index, whose build
+the peak RSS of that process; with the search, ``frame.first_search_*``: a search typed in that window once its
+background build is done (``--search-early``: right after its first frame, while that build runs), the time
+until a count shows (``_count_s``: without the argument index, whose build
 runs in the background, the count says "N+ matches, indexing arguments…"), until every match is counted
 (``_s``), and the UI thread's longest stall meanwhile. Then, once the search index's background build is done
 too (``frame.index_done_s``), the window's frames as ``bench_timeline.py`` draws them (its code, imported:
@@ -319,20 +320,12 @@ tracks_s = time.perf_counter() - t0
 deferred = getattr(window.tabs.widget(0), "deferred", None) if window.tabs.count() else None
 widget = window.tabs.widget(0).timeline
 """ + FRAME_STEPS + r"""
-during = sys.argv[3] == "during"  # pan/zoom frames while the build runs (else the build runs alone)
-i, during_ms = 0, []
-while deferred is not None and deferred.pending() and time.perf_counter() - t0 < 900:
-    if during:  # (a navigation step, one frame, as bench_timeline's during_build)
-        step(i)
-        during_ms.append(frame(redraw=False, level="during_build"))
-        i += 1
-    else:
-        app.processEvents()  # the rest of the background build (flows, statistics): the peak memory includes it
-        time.sleep(0.005)
-later_s = time.perf_counter() - t0
-frame_gap = max(gaps) if gaps else 0.0
 search = {}
-if sys.argv[2] == "search":  # the first search typed right after: the UI's longest stall until its count shows
+
+
+def first_search():
+    # the first search typed in the window: the UI's longest stall until its count shows, when the count and
+    # when every match showed
     sampler.mark("first search")
     timeline = window.tabs.widget(0).timeline
     gaps.clear()
@@ -346,10 +339,28 @@ if sys.argv[2] == "search":  # the first search typed right after: the UI's long
             first_count, first_count_status = time.perf_counter() - t1, timeline.search_status.text()
         time.sleep(0.001)
     done = time.perf_counter() - t1
-    search = {"search_s": done, "search_max_gap_ms": max(gaps + [(time.perf_counter() - last[0]) * 1000]),
-              "search_first_status": said, "search_status": timeline.search_status.text(),
-              "search_first_count_s": done if first_count is None else first_count,
-              "search_first_count_status": first_count_status or timeline.search_status.text()}
+    return {"search_s": done, "search_max_gap_ms": max(gaps + [(time.perf_counter() - last[0]) * 1000]),
+            "search_first_status": said, "search_status": timeline.search_status.text(),
+            "search_first_count_s": done if first_count is None else first_count,
+            "search_first_count_status": first_count_status or timeline.search_status.text()}
+
+
+if sys.argv[2] == "search" and sys.argv[5] == "search-early":  # typed right after the first frame
+    search = first_search()
+during = sys.argv[3] == "during"  # pan/zoom frames while the build runs (else the build runs alone)
+i, during_ms = 0, []
+while deferred is not None and deferred.pending() and time.perf_counter() - t0 < 900:
+    if during:  # (a navigation step, one frame, as bench_timeline's during_build)
+        step(i)
+        during_ms.append(frame(redraw=False, level="during_build"))
+        i += 1
+    else:
+        app.processEvents()  # the rest of the background build (flows, statistics): the peak memory includes it
+        time.sleep(0.005)
+later_s = time.perf_counter() - t0
+frame_gap = max(gaps) if gaps else 0.0
+if sys.argv[2] == "search" and sys.argv[5] != "search-early":  # typed once the background build is done
+    search = first_search()
 # the frames of the loaded trace, as bench_timeline's: once the search index's background build (started
 # when the later tables are in, or by the search above) is done too
 sampler.mark("frames")
@@ -475,12 +486,14 @@ def _load_figures(path: Path, search: bool) -> dict:
 
 def measure(events: int, frame: bool, search: bool, during: bool = False, window_only: bool = False,
             sample_frames: bool = False, tick_rate: int | None = None, providers_in_turn: bool = False,
-            ) -> dict:  # fmt: skip
+            search_early: bool = False) -> dict:  # fmt: skip
     """The figures of one size (see the module docstring), each from a fresh process. ``window_only``: the
     window's child alone (``--frame`` without the load child's figures); ``during``: its navigation frames
     also while the background build runs; ``sample_frames``: the memory sampler runs during the navigation
     frames too; ``tick_rate``: the trace's providers ticking that many times a second (:func:`with_tick_rate`);
-    ``providers_in_turn``: the trace written one provider after the other (:func:`trace_path`)."""
+    ``providers_in_turn``: the trace written one provider after the other (:func:`trace_path`);
+    ``search_early``: the window's search typed right after its first frame, while its background build runs
+    (else once that build is done)."""
     path = trace_path(events, providers_in_turn)
     if tick_rate is not None:
         path = with_tick_rate(path, tick_rate)
@@ -488,7 +501,8 @@ def measure(events: int, frame: bool, search: bool, during: bool = False, window
     fig = {"file_mb": size / 1e6} if window_only else _load_figures(path, search)
     if frame or window_only:
         f = _child(_CHILD_FRAME, path, "search" if search else "no-search", "during" if during else "after",
-                   "sample-frames" if sample_frames else "quiet-frames")  # fmt: skip
+                   "sample-frames" if sample_frames else "quiet-frames",
+                   "search-early" if search_early else "search-built")  # fmt: skip
         fig["first_frame_s"] = f["first_frame_s"]
         fig["first_frame_cpu_s"] = f["first_frame_cpu_s"]  # all threads' CPU time until then (less noisy under load)
         fig["frame.tab_s"] = f["tab_s"]
@@ -582,6 +596,9 @@ def main() -> None:
     parser.add_argument("--providers-in-turn", action="store_true",
                         help="measure traces written one provider after the other, as a one-shot Fuchsia trace is "
                         "saved (out of time order between providers; the default is a streamed trace's order)")  # fmt: skip
+    parser.add_argument("--search-early", action="store_true",
+                        help="with --frame: type the window's search right after its first frame, while its "
+                        "background build runs (else once the build is done)")  # fmt: skip
     args = parser.parse_args()
     names = [s.strip().lower() for s in args.sizes.split(",") if s.strip()]
     if args.build_threads is not None:  # (read by the children's fxscope.core.concurrent_steps)
@@ -595,7 +612,7 @@ def main() -> None:
     for n in names:
         search = args.search == "yes" or (args.search == "auto" and SIZES[n] < 100_000_000)
         figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only, args.sample_frames,
-                            args.tick_rate, args.providers_in_turn))  # fmt: skip
+                            args.tick_rate, args.providers_in_turn, args.search_early))  # fmt: skip
         print(f"{n}: done", file=sys.stderr, flush=True)
     print_table(names, figs)
     if args.json:
