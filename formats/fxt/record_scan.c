@@ -82,6 +82,41 @@ static inline int64_t args_skip(uint64_t h)
     return skip;
 }
 
+/* The argument count of the record at word `at` whose header says `nargs`: the reader's cut of it where
+   cut_words (int64, ascending) holds `at` (binary search), else `nargs`. */
+static inline unsigned cut_count(const int64_t *cut_words, const uint8_t *cut_nargs, Py_ssize_t ncut, int64_t at,
+                                 unsigned nargs)
+{
+    Py_ssize_t lo = 0, hi = ncut;
+    while (lo < hi) {
+        const Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (cut_words[mid] < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ncut && cut_words[lo] == at ? cut_nargs[lo] : nargs;
+}
+
+/* One argument's header fields, read at word p of a record ending at word e (of n words): its header, name
+   ref, the words of an inline name, and the word after it. */
+typedef struct {
+    uint64_t h;
+    int64_t ref, name_words, after;
+} ArgHead;
+
+/* The argument at word p (p < e, 0 <= p < n): 1 with its fields, or 0 when it ends the walk (size 0, past its
+   record or the words, or an inline name past its size: the reader's rules, as the numpy walk's). */
+static inline int arg_head(const uint64_t *words, int64_t n, int64_t p, int64_t e, ArgHead *a)
+{
+    a->h = words[p];
+    const int64_t size = (int64_t)((a->h >> 4) & 0xFFF);
+    a->ref = (int64_t)((a->h >> 16) & 0xFFFF);
+    a->name_words = a->ref >= 0x8000 ? ((a->ref & 0x7FFF) + 7) >> 3 : 0;
+    a->after = p + size;
+    return size > 0 && a->after <= e && 1 + a->name_words <= size && a->after <= n;
+}
+
 /* words ahead of the chain that frame_split prefetches (512 bytes: ~18 records of a usual trace) */
 #define PREFETCH_WORDS 64
 
@@ -332,29 +367,25 @@ static PyObject *arg_columns(PyObject *self, PyObject *args)
             int64_t p = pos[i];
             const int64_t e = endw[i];
             for (unsigned k = 0; k < nargs[i] && p < e && p >= 0 && p < n && c < cap; k++) {
-                const uint64_t h = words[p];
-                const int64_t size = (int64_t)((h >> 4) & 0xFFF);
-                const int64_t r = (int64_t)((h >> 16) & 0xFFFF);
-                const int64_t name_words = r >= 0x8000 ? ((r & 0x7FFF) + 7) >> 3 : 0;
-                const int64_t after = p + size;
-                if (!(size > 0 && after <= e && 1 + name_words <= size && after <= n))
+                ArgHead a;
+                if (!arg_head(words, n, p, e, &a))
                     break;
-                const unsigned t = (unsigned)(h & 0xF);
-                const int64_t v = p + 1 + name_words;
+                const unsigned t = (unsigned)(a.h & 0xF);
+                const int64_t v = p + 1 + a.name_words;
                 uint64_t value;
                 if ((word_types >> t) & 1)
-                    value = v < after ? words[v < n ? v : n - 1] : 0;
+                    value = v < a.after ? words[v < n ? v : n - 1] : 0;
                 else
-                    value = h >> 32;
+                    value = a.h >> 32;
                 act[c] = i;
                 index[c] = (uint8_t)k;
-                ref[c] = r;
+                ref[c] = a.ref;
                 stream[c] = p + 1;
                 type[c] = (uint8_t)t;
                 raw[c] = value;
                 value_at[c] = v;
                 c++;
-                p = after;
+                p = a.after;
             }
         }
         Py_END_ALLOW_THREADS
@@ -1519,43 +1550,28 @@ static PyObject *numeric_args(PyObject *self, PyObject *args)
             out_rec[i] = at;
             out_ts[i] = time_at(words, n, at, seg_pos, seg_tps, ns, &cur);
             out_data[i] = k != 1 && k < 4 ? 0 : data_at(words, n, at, k, seg_pos, seg_tps, ns, &cur);
-            unsigned nargs = (unsigned)((h >> 20) & 0xF);
-            if (ncut) { /* the reader's cut of this record's count, if any (binary search) */
-                Py_ssize_t lo = 0, hi = ncut;
-                while (lo < hi) {
-                    const Py_ssize_t mid = lo + (hi - lo) / 2;
-                    if (cut_words[mid] < at)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (lo < ncut && cut_words[lo] == at)
-                    nargs = cut_nargs[lo];
-            }
+            const unsigned nargs = ncut ? cut_count(cut_words, cut_nargs, ncut, at, (unsigned)((h >> 20) & 0xF))
+                                        : (unsigned)((h >> 20) & 0xF);
             int64_t p = at + args_skip(h);
             const int64_t e = at + (int64_t)((h >> 4) & 0xFFF);
             for (unsigned a = 0; a < nargs && p < e && p >= 0 && p < n; a++) {
-                const uint64_t ah = words[p];
-                const int64_t size = (int64_t)((ah >> 4) & 0xFFF);
-                const int64_t rf = (int64_t)((ah >> 16) & 0xFFFF);
-                const int64_t name_words = rf >= 0x8000 ? ((rf & 0x7FFF) + 7) >> 3 : 0;
-                const int64_t after = p + size;
-                if (!(size > 0 && after <= e && 1 + name_words <= size && after <= n))
+                ArgHead ah;
+                if (!arg_head(words, n, p, e, &ah))
                     break;
-                const unsigned t = (unsigned)(ah & 0xF);
+                const unsigned t = (unsigned)(ah.h & 0xF);
                 if (t < 1 || t > 5) {
                     skipped++;
-                    p = after;
+                    p = ah.after;
                     continue;
                 }
                 if (c >= cap) {
                     full = 1;
                     break;
                 }
-                const int64_t v = p + 1 + name_words;
+                const int64_t v = p + 1 + ah.name_words;
                 /* int32 (1), uint32 (2): bits 32..63 of the header; int64 (3), uint64 (4), double (5): the word
                    after the name (0 when the argument has none) */
-                const uint64_t raw = t <= 2 ? ah >> 32 : (v < after ? words[v < n ? v : n - 1] : 0);
+                const uint64_t raw = t <= 2 ? ah.h >> 32 : (v < ah.after ? words[v < n ? v : n - 1] : 0);
                 double x;
                 if (t == 1)
                     x = (double)(int32_t)(uint32_t)raw;
@@ -1568,11 +1584,11 @@ static PyObject *numeric_args(PyObject *self, PyObject *args)
                 else
                     memcpy(&x, &raw, 8);
                 act[c] = i;
-                ref[c] = rf;
+                ref[c] = ah.ref;
                 stream[c] = p + 1;
                 value[c] = x;
                 c++;
-                p = after;
+                p = ah.after;
             }
         }
         Py_END_ALLOW_THREADS
@@ -1669,43 +1685,29 @@ static PyObject *string_arg_refs(PyObject *self, PyObject *args)
             const int64_t at = record_at(rw.buf, wide, rows[i]);
             const uint64_t h = word_at(words, n, at);
             unsigned nargs = (unsigned)((h >> 20) & 0xF);
-            if (nargs && ncut) { /* the reader's cut of this record's count, if any (binary search) */
-                Py_ssize_t lo = 0, hi = ncut;
-                while (lo < hi) {
-                    const Py_ssize_t mid = lo + (hi - lo) / 2;
-                    if (cut_words[mid] < at)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (lo < ncut && cut_words[lo] == at)
-                    nargs = cut_nargs[lo];
-            }
+            if (nargs && ncut) /* (the reader's cut of this record's count, if any) */
+                nargs = cut_count(cut_words, cut_nargs, ncut, at, nargs);
             if ((Py_ssize_t)nargs > cap - c)
                 break; /* (the next call starts at this row) */
             out_rec[i] = at;
             int64_t p = at + args_skip(h);
             const int64_t e = at + (int64_t)((h >> 4) & 0xFFF);
             for (unsigned a = 0; a < nargs && p < e && p >= 0 && p < n; a++) {
-                const uint64_t ah = words[p];
-                const int64_t size = (int64_t)((ah >> 4) & 0xFFF);
-                const int64_t rf = (int64_t)((ah >> 16) & 0xFFFF);
-                const int64_t name_words = rf >= 0x8000 ? ((rf & 0x7FFF) + 7) >> 3 : 0;
-                const int64_t after = p + size;
-                if (!(size > 0 && after <= e && 1 + name_words <= size && after <= n))
+                ArgHead ah;
+                if (!arg_head(words, n, p, e, &ah))
                     break;
                 act[c] = i;
-                ref[c] = rf;
+                ref[c] = ah.ref;
                 stream[c] = p + 1;
-                if ((ah & 0xF) == 6) { /* string: its value's ref in bits 32..47 */
-                    value_ref[c] = (int64_t)((ah >> 32) & 0xFFFF);
-                    value_at[c] = p + 1 + name_words;
+                if ((ah.h & 0xF) == 6) { /* string: its value's ref in bits 32..47 */
+                    value_ref[c] = (int64_t)((ah.h >> 32) & 0xFFFF);
+                    value_at[c] = p + 1 + ah.name_words;
                 } else {
                     value_ref[c] = -1;
                     value_at[c] = 0;
                 }
                 c++;
-                p = after;
+                p = ah.after;
             }
         }
         Py_END_ALLOW_THREADS

@@ -130,10 +130,18 @@ _event = st.tuples(
 )
 
 
-def _columns(events: list[tuple]):
+def _columns(events: list[tuple], cuts: list[int] = ()):
+    """The columns of a trace of ``events``; with ``cuts``, written in provider sections (providers 1, 2, 1, ...)
+    that begin at those positions: a trace whose sections may go back in time, and whose sections' own events
+    may too."""
     w = FxtWriter()
     w.initialization(1_000_000_000)
-    for kind, ts, thread, name, data, category in events:
+    if cuts:
+        for provider in (1, 2):
+            w.provider_info(provider, f"p{provider}")
+    for i, (kind, ts, thread, name, data, category) in enumerate(events):
+        if i in cuts:
+            w.provider_section(1 + cuts.index(i) % 2)
         if kind == K.DURATION_COMPLETE:
             data = ts + data * 7
         elif kind not in _WITH_ID:
@@ -983,24 +991,6 @@ def test_same_async_of_hostile_traces_merged(small_merges, events, block, read):
     assert_same_async(_columns(events))
 
 
-def _columns_in_sections(events: list[tuple], cuts: list[int]):
-    """As :func:`_columns`, the events written in provider sections (providers 1, 2, 1, ...) that begin at
-    the positions ``cuts``: a trace whose sections may go back in time, and whose sections' own events may too."""
-    w = FxtWriter()
-    w.initialization(1_000_000_000)
-    for provider in (1, 2):
-        w.provider_info(provider, f"p{provider}")
-    for i, (kind, ts, thread, name, data, category) in enumerate(events):
-        if i in cuts:
-            w.provider_section(1 + cuts.index(i) % 2)
-        if kind == K.DURATION_COMPLETE:
-            data = ts + data * 7
-        elif kind not in _WITH_ID:
-            data = None
-        w.event(kind, ts, thread, category, name, (), data=data)
-    return read_fxt_bytes(w.getvalue())
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(_event, max_size=80), st.lists(st.integers(1, 79), max_size=4, unique=True), st.integers(1, 6))
 def test_same_async_of_hostile_sections_merged(small_merges, events, cuts, block):
@@ -1010,7 +1000,7 @@ def test_same_async_of_hostile_sections_merged(small_merges, events, cuts, block
     from fxscope.core.trace import async_spans
 
     async_spans.MERGE_BLOCK = block  # (restored by the fixture's monkeypatch)
-    assert_same_async(_columns_in_sections(events, sorted(cuts)))
+    assert_same_async(_columns(events, sorted(cuts)))
 
 
 def test_sections_going_back_are_merged_from_the_start(small_merges, monkeypatch):
