@@ -155,17 +155,23 @@ def test_compiled_arg_blocks_equal_the_numpy_ones(testdata) -> None:
                         np.empty(1, np.uint8))  # fmt: skip
 
 
-def _numeric_both(cols, rows, per_row: float = 1.25):
-    """numeric_args of ``rows`` compiled (one pass a record) and by the numpy composition (the reference)."""
+def _compiled_and_numpy(read, cols, rows, per_row: float):
+    """``read(cols, rows)`` by the compiled pass (its outputs first sized for ``per_row`` arguments a row) and by
+    the numpy path (the reference)."""
     scan = compiled.record_scan
     assert scan is not None
-    a = numeric_args(cols, rows, per_row=per_row)
+    a = read(cols, rows, per_row=per_row)
     compiled.record_scan = None
     try:
-        b = numeric_args(cols, rows)
+        b = read(cols, rows)
     finally:
         compiled.record_scan = scan
     return a, b
+
+
+def _numeric_both(cols, rows, per_row: float = 1.25):
+    """numeric_args of ``rows`` compiled (one pass a record) and by the numpy composition (the reference)."""
+    return _compiled_and_numpy(numeric_args, cols, rows, per_row)
 
 
 def _assert_same_numeric(a, b) -> None:
@@ -238,17 +244,8 @@ def test_numeric_args_refuses_rows_out_of_range() -> None:
 
 
 def _string_refs_both(cols, rows, per_row: float = 2.0):
-    """string_arg_refs of ``rows`` compiled (one pass, outputs of ``per_row`` arguments a row first) and by the
-    numpy walk."""
-    scan = compiled.record_scan
-    assert scan is not None
-    a = string_arg_refs(cols, rows, per_row=per_row)
-    compiled.record_scan = None
-    try:
-        b = string_arg_refs(cols, rows)
-    finally:
-        compiled.record_scan = scan
-    return a, b
+    """string_arg_refs of ``rows`` compiled (one pass a record) and by the numpy walk."""
+    return _compiled_and_numpy(string_arg_refs, cols, rows, per_row)
 
 
 def _assert_same_refs(a, b) -> None:
