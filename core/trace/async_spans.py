@@ -35,6 +35,7 @@ from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous
 from fxscope.core.trace.event_rows import event_kind_counts, kind_rows
 from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.run_merge import merge_runs
 from fxscope.core.trace.segments import (
     key_rows,
     pair_searchsorted,
@@ -588,12 +589,12 @@ def _merged_blocks(cols: FxtColumns, row_type: np.dtype, runs: list[tuple[int, i
         parts = [r.take(k) for r, k in zip(active, counts, strict=True) if k]
         if not parts:
             continue
+        starts = np.cumsum([0] + [len(p[0]) for p in parts], dtype=np.int64)
         rows, ts, cid = (np.concatenate(c) for c in zip(*parts, strict=True))
         del parts
-        order = np.argsort(ts, kind="stable")  # (the parts in file order, each in it: ties stay in file order)
-        rows, ts, cid = contiguous(rows[order]), ts[order], cid[order]
-        del order
-        yield (rows, ts, cid, *names(rows))
+        # (the parts in file order, each in time order: merged, ties in file order)
+        rows, ts, cid = merge_runs(starts, ts, rows, cid)
+        yield (contiguous(rows), ts, cid, *names(rows))
 
 
 def _thread_tracks(cols: FxtColumns) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:

@@ -28,6 +28,7 @@ from fxscope.core.trace import compiled
 from fxscope.core.trace.compiled import contiguous, plain
 from fxscope.core.trace.event_rows import kind_count, kind_rows
 from fxscope.core.trace.gathered import Gathered
+from fxscope.core.trace.run_merge import merge_runs, run_starts
 from fxscope.core.trace.segments import bfill_index, ffill_index, pair_searchsorted, segment_ids
 from fxscope.core.trace.slices import SliceTable
 from fxscope.core.trace.sorting import lexsort, lexsort_unless_sorted
@@ -202,11 +203,18 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     flows in a hash table, counting sorts by slice), what the numpy stages below do in a dozen passes."""
     ts, fid = cols.times_and_data(sel)
     check()
-    order = lexsort_unless_sorted((sel, ts))  # timestamp order, ties in file order (as a rule: as they are)
-    if order is not None:
+    # timestamp order, ties in file order: as a rule as they are; a trace saved one provider after the other
+    # in a few time-ordered runs (merged: :mod:`~fxscope.core.trace.run_merge`); else sorted whole
+    starts = run_starts(ts)
+    if starts is not None:
+        if len(starts) > 2:
+            sel, ts, fid = merge_runs(starts, ts, sel, fid)
+    else:
+        order = lexsort_unless_sorted((sel, ts))
         sel, ts, fid = sel[order], ts[order], fid[order]
-    del order
-    check()  # (after the sort: a file's flow events out of time order are sorted whole)
+        del order
+    del starts
+    check()
     threads = cols.ev_thread
     if isinstance(threads, CodedColumn) and plain(threads.index, np.uint8) and len(threads.index) == len(threads):
         # each flow event's thread code read through its row by the kernels (no gathered copy: 1 byte an

@@ -2023,6 +2023,154 @@ release:
     return result;
 }
 
+/* ------------------------------------------------------------------ time-ordered runs merged */
+
+/* The run heads of a merge as a binary min-heap of run indices, ordered by (time of the head, run): the
+   earlier run wins a tie, so that the merge is stable (runs in file order, each in it). */
+typedef struct {
+    Py_ssize_t *heap; /* run indices */
+    Py_ssize_t size;
+    const int64_t *ts;
+    Py_ssize_t *at; /* each run's next row */
+} RunHeap;
+
+static inline int run_before(const RunHeap *h, Py_ssize_t a, Py_ssize_t b)
+{
+    const int64_t ta = h->ts[h->at[a]], tb = h->ts[h->at[b]];
+    return ta < tb || (ta == tb && a < b);
+}
+
+static void run_sift_down(RunHeap *h, Py_ssize_t i)
+{
+    for (;;) {
+        Py_ssize_t l = 2 * i + 1, m = i;
+        if (l < h->size && run_before(h, h->heap[l], h->heap[m]))
+            m = l;
+        if (l + 1 < h->size && run_before(h, h->heap[l + 1], h->heap[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        Py_ssize_t t = h->heap[i];
+        h->heap[i] = h->heap[m];
+        h->heap[m] = t;
+        i = m;
+    }
+}
+
+/* Merge the runs [starts[r], starts[r + 1]) of (ts, rows, data) into the outputs; 0, or ST_FALLBACK when a
+   run's times go back (the outputs are then partly written). Rows and data are moved as 4- or 8-byte items. */
+static int merge_runs_into(const int64_t *starts, Py_ssize_t k, const int64_t *ts, const char *rows, int rsz,
+                           const uint64_t *data, int64_t *o_ts, char *o_rows, uint64_t *o_data,
+                           Py_ssize_t *heap, Py_ssize_t *at)
+{
+    RunHeap h = {heap, 0, ts, at};
+    for (Py_ssize_t r = 0; r < k; r++) {
+        at[r] = starts[r];
+        for (Py_ssize_t i = starts[r] + 1; i < starts[r + 1]; i++) /* (one comparison pass: runs in order) */
+            if (ts[i] < ts[i - 1])
+                return ST_FALLBACK;
+        if (starts[r] < starts[r + 1])
+            heap[h.size++] = r;
+    }
+    for (Py_ssize_t i = h.size / 2; i-- > 0;)
+        run_sift_down(&h, i);
+    Py_ssize_t j = 0;
+    while (h.size) {
+        const Py_ssize_t r = heap[0];
+        const Py_ssize_t end = starts[r + 1];
+        /* the head run's rows up to the next run's head time (ties to the earlier run) go out at once */
+        Py_ssize_t i = at[r];
+        if (h.size == 1) {
+            i = end;
+        } else {
+            /* (the next run by its head: the earlier of the root's children) */
+            const Py_ssize_t next = heap[(h.size > 2 && run_before(&h, heap[2], heap[1])) ? 2 : 1];
+            const int64_t bound = ts[at[next]];
+            if (r < next)
+                while (i < end && ts[i] <= bound)
+                    i++;
+            else
+                while (i < end && ts[i] < bound)
+                    i++;
+        }
+        const Py_ssize_t a = at[r], cnt = i - a;
+        memcpy(o_ts + j, ts + a, (size_t)cnt * 8);
+        memcpy(o_data + j, data + a, (size_t)cnt * 8);
+        memcpy(o_rows + (size_t)j * rsz, rows + (size_t)a * rsz, (size_t)cnt * rsz);
+        j += cnt;
+        at[r] = i;
+        if (i == end)
+            heap[0] = heap[--h.size];
+        run_sift_down(&h, 0);
+    }
+    return ST_OK;
+}
+
+PyDoc_STRVAR(merge_runs_doc,
+"merge_runs(starts, ts, rows, data, o_ts, o_rows, o_data) -> status\n\n"
+"The events (ts int64, rows int32 or int64, data 8-byte) of the runs [starts[r], starts[r + 1]) (starts int64,\n"
+"ascending from 0 to the events' count), each in time order, merged in time order, ties in run order: what\n"
+"np.argsort(ts, kind=\"stable\") and three gathers give (fxscope.core.trace.run_merge), written to the\n"
+"outputs (the inputs' types and length) in one pass that copies a run's stretch before the next run's head\n"
+"at once. Returns 0, or 1 when a run's times go back (the outputs are then not the merge). ValueError\n"
+"for starts that are not such bounds, or columns of other lengths.");
+
+static PyObject *merge_runs(PyObject *self, PyObject *args)
+{
+    Py_buffer sb, tb, rb, db, otb, orb, odb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*", &sb, &tb, &rb, &db, &otb, &orb, &odb))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t *heap = NULL;
+    if (check_items(&sb, 8, "starts") < 0 || check_items(&tb, 8, "ts") < 0 || check_items(&db, 8, "data") < 0 ||
+        check_items(&otb, 8, "o_ts") < 0 || check_items(&odb, 8, "o_data") < 0)
+        goto done;
+    {
+        const Py_ssize_t n = tb.len / 8, k = sb.len / 8 - 1;
+        const int rsz = n ? (int)(rb.len / n) : 4;
+        if ((rsz != 4 && rsz != 8) || rb.len != n * rsz || db.len != tb.len || otb.len != tb.len ||
+            odb.len != tb.len || orb.len != rb.len || check_items(&rb, rsz, "rows") < 0 ||
+            check_items(&orb, rsz, "o_rows") < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "merge_runs: columns differ in length, or rows not 4 or 8 bytes");
+            goto done;
+        }
+        const int64_t *starts = (const int64_t *)sb.buf;
+        if (k < 1 || starts[0] != 0 || starts[k] != n) {
+            PyErr_SetString(PyExc_ValueError, "merge_runs: starts do not run from 0 to the events' count");
+            goto done;
+        }
+        for (Py_ssize_t r = 0; r < k; r++)
+            if (starts[r + 1] < starts[r]) {
+                PyErr_SetString(PyExc_ValueError, "merge_runs: starts not ascending");
+                goto done;
+            }
+        heap = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (size_t)k);
+        if (!heap) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int status;
+        Py_BEGIN_ALLOW_THREADS
+        status = merge_runs_into(starts, k, (const int64_t *)tb.buf, (const char *)rb.buf, rsz,
+                                 (const uint64_t *)db.buf, (int64_t *)otb.buf, (char *)orb.buf, (uint64_t *)odb.buf,
+                                 heap, heap + k);
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLong(status);
+    }
+done:
+    PyMem_Free(heap);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&otb);
+    PyBuffer_Release(&orb);
+    PyBuffer_Release(&odb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"bind_to_slices", bind_to_slices, METH_VARARGS, bind_to_slices_doc},
     {"flow_table", flow_table, METH_VARARGS, flow_table_doc},
@@ -2034,6 +2182,7 @@ static PyMethodDef methods[] = {
     {"async_spans", async_spans, METH_VARARGS, async_spans_doc},
     {"async_spans_end", async_spans_end, METH_VARARGS, async_spans_end_doc},
     {"kind_rows", kind_rows, METH_VARARGS, kind_rows_doc},
+    {"merge_runs", merge_runs, METH_VARARGS, merge_runs_doc},
     {NULL, NULL, 0, NULL},
 };
 
