@@ -1,7 +1,7 @@
 """How the whole-trace queries grow from 30M to 100M events, measured in one process (issue 18: "the 100M
 figures <= 3.5x the 30M figures"; the events grow 3.33x).
 
-Run: ``.venv/bin/python tests/bench/bench_growth.py [--pieces stats,names,indexed,flows] [--rounds 7]``.
+Run: ``.venv/bin/python tests/bench/bench_growth.py [--pieces stats,analysis,names,indexed,flows] [--rounds 7]``.
 Reads bench_scale.py's cached traces (``scale_30000000_sched.fxt`` and ``scale_100000000_sched.fxt`` under
 tests/bench/.cache/: run bench_scale.py with ``--sizes 30m,100m`` once to make them), builds both models in
 this process (~4.5 GB), then times each piece on the 30M model and on the 100M model in turn, ``--rounds``
@@ -10,7 +10,8 @@ same piece on the smaller trace, run just before it: a loaded machine's minute-t
 the development VM, cancel out of it) and the ratio of the CPU times. A bench_scale.py run times each piece
 once per size, each size in its own process minutes apart, whose ratios moved by +-0.3 from run to run.
 
-Pieces: ``stats`` (the Info tab's statistics, :func:`~fxscope.core.trace.stats.trace_stats`), ``names``
+Pieces: ``stats`` (the Info tab's statistics, :func:`~fxscope.core.trace.stats.trace_stats`), ``analysis``
+(the analysis panel of the whole trace: its rows, per-name statistics and flame graph), ``names``
 (the search without the argument index: the window's first count), ``indexed`` (the search with it),
 ``flows`` (the flow table's build, the file pages it reads held as the loader's build holds them).
 Run it with another checkout's interpreter to measure that checkout's code.
@@ -31,6 +32,9 @@ SIZES = {"30m": 30_000_000, "100m": 100_000_000}
 
 def _pieces(model) -> dict:
     """The timed calls on ``model``: name -> a function of no arguments."""
+    from fxscope.core.analysis.call_tree import top_down
+    from fxscope.core.analysis.selection import Area, area_names, area_rows
+    from fxscope.core.analysis.stats import name_stats
     from fxscope.core.trace.flows import build_flows
     from fxscope.core.trace.search_hits import search_all
     from fxscope.core.trace.stats import trace_stats
@@ -41,8 +45,15 @@ def _pieces(model) -> dict:
         with cols.holding_pages():
             build_flows(cols, model.slices)
 
+    def analysis() -> None:  # (the analysis panel of the whole trace, as bench_scale.py's load child times it)
+        ar = area_rows(model, Area())
+        names = {"names": area_names(model, ar)}
+        name_stats(model, ar=ar, **names)
+        top_down(model, ar=ar, **names)
+
     return {
         "stats": lambda: trace_stats(model),
+        "analysis": analysis,
         "names": lambda: search_all(model, "frame", arguments=False),
         "indexed": lambda: search_all(model, "frame"),
         "flows": flows,
@@ -51,7 +62,7 @@ def _pieces(model) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pieces", default="stats,names,indexed,flows")
+    parser.add_argument("--pieces", default="stats,analysis,names,indexed,flows")
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     names = args.pieces.split(",")
