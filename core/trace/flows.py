@@ -209,8 +209,7 @@ def _build_compiled(cols: FxtColumns, slices: SliceTable, sel: np.ndarray, check
     if starts is not None:
         if len(starts) > 2:
             sel, ts, fid = merge_runs(starts, ts, sel, fid)
-    else:
-        order = lexsort_unless_sorted((sel, ts))
+    elif (order := lexsort_unless_sorted((sel, ts))) is not None:
         sel, ts, fid = sel[order], ts[order], fid[order]
         del order
     del starts
