@@ -56,6 +56,9 @@ shows in ``frame.peak_hwm`` (the kernel's high-water mark) and in ``peak_anon`` 
 ``--tick-rate 24000000`` measures copies of the traces whose providers tick at that rate (as real traces'
 do; the generator's tick at 1 and 2 GHz: see :func:`with_tick_rate`). ``--during`` also draws pan/zoom frames while the background build runs (``frame.during_build.*``; they
 lengthen ``frame.background_done_s``); ``--window-only`` runs the window's child alone (no load child).
+``--rounds N`` measures every size N times, in turn, and prints each figure's median and, as its growth, the
+median of the rounds' own ratios (a size's peer is the other size of the same round: one sample per size
+moved the 100M/30M ratios by +-0.3 between runs, and the machine's speed drifts ~20% within an hour).
 
 The load child also times the search without the argument index (``search.names_only_s``), the index's build
 (``search.index_build_s``) and a search with it (``search.indexed_s``), and the analysis panel of the whole
@@ -75,6 +78,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -610,18 +614,46 @@ def _fmt(v) -> str:
     return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
 
 
-def print_table(names: list[str], figs: list[dict]) -> None:
-    """One row per figure, one column per size, then the growth between consecutive sizes."""
+def _ratio(a, b) -> float | None:
+    """``b / a`` of two numeric figures, None for text or a zero."""
+    return b / a if not isinstance(a, str) and not isinstance(b, str) and a else None
+
+
+def print_table(names: list[str], figs: list[dict], growth: dict[str, list[float | None]] | None = None) -> None:
+    """One row per figure, one column per size, then the growth between consecutive sizes (``growth``: given
+    per figure, one a pair of sizes; else each pair's ratio)."""
     keys = list(dict.fromkeys(k for f in figs for k in f))
-    growth = [f"{b}/{a}" for a, b in itertools.pairwise(names)]
-    print(f"{'figure':32s}" + "".join(f"{n:>14s}" for n in names) + "".join(f"{g:>14s}" for g in growth))
+    pairs = [f"{b}/{a}" for a, b in itertools.pairwise(names)]
+    print(f"{'figure':32s}" + "".join(f"{n:>14s}" for n in names) + "".join(f"{g:>14s}" for g in pairs))
     for k in keys:
         vals = [f.get(k, "") for f in figs]
         row = f"{k:32s}" + "".join(f"{_fmt(v) if v != '' else '-':>14s}" for v in vals)
-        for a, b in itertools.pairwise(vals):
-            ok = not isinstance(a, str) and not isinstance(b, str) and a
-            row += f"{(b / a if ok else float('nan')):>14.2f}" if ok else f"{'':>14s}"
+        ratios = growth[k] if growth is not None else [_ratio(a, b) for a, b in itertools.pairwise(vals)]
+        row += "".join(f"{r:>14.2f}" if r is not None else f"{'':>14s}" for r in ratios)
         print(row)
+
+
+def median_rounds(names: list[str], rounds: list[list[dict]]) -> tuple[list[dict], dict[str, list[float | None]]]:
+    """The figures of several rounds (each a figure dict per size): each numeric figure's median over the
+    rounds (text: the first round's), and each figure's growth between consecutive sizes as the median of the
+    rounds' own ratios (each size's peer is the other size measured in the same round, minutes apart: this
+    machine's speed drifts by ~20% within an hour, which the ratio of two medians would not cancel)."""
+    figs = []
+    for i in range(len(names)):
+        merged: dict = {}
+        for k in dict.fromkeys(k for r in rounds for k in r[i]):
+            vals = [r[i][k] for r in rounds if k in r[i]]
+            nums = [v for v in vals if not isinstance(v, str)]
+            merged[k] = statistics.median(nums) if len(nums) == len(vals) else vals[0]
+        figs.append(merged)
+    growth: dict[str, list[float | None]] = {}
+    for k in dict.fromkeys(k for f in figs for k in f):
+        per_pair = []
+        for i in range(len(names) - 1):
+            ratios = [x for r in rounds if (x := _ratio(r[i].get(k, ""), r[i + 1].get(k, ""))) is not None]
+            per_pair.append(statistics.median(ratios) if ratios else None)
+        growth[k] = per_pair
+    return figs, growth
 
 
 def main() -> None:
@@ -649,6 +681,9 @@ def main() -> None:
     parser.add_argument("--providers-in-turn", action="store_true",
                         help="measure traces written one provider after the other, as a one-shot Fuchsia trace is "
                         "saved (out of time order between providers; the default is a streamed trace's order)")  # fmt: skip
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure every size this many times, in turn, and print each figure's median and the "
+                        "median of each round's growth (the machine's speed drifts between rounds)")  # fmt: skip
     parser.add_argument("--search-early", action="store_true",
                         help="with --frame: type the window's search right after its first frame, while its "
                         "background build runs (else once the build is done)")  # fmt: skip
@@ -661,13 +696,23 @@ def main() -> None:
             raise SystemExit(f"unknown size {n!r}: one of {', '.join(SIZES)}")
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    figs = []
-    for n in names:
-        search = args.search == "yes" or (args.search == "auto" and SIZES[n] < 100_000_000)
-        figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only, args.sample_frames,
-                            args.tick_rate, args.providers_in_turn, args.search_early))  # fmt: skip
-        print(f"{n}: done", file=sys.stderr, flush=True)
-    print_table(names, figs)
+    rounds = []
+    for r in range(max(1, args.rounds)):
+        figs = []
+        for n in names:
+            search = args.search == "yes" or (args.search == "auto" and SIZES[n] < 100_000_000)
+            figs.append(measure(SIZES[n], args.frame, search, args.during, args.window_only, args.sample_frames,
+                                args.tick_rate, args.providers_in_turn, args.search_early))  # fmt: skip
+            print(f"{n}: done" + (f" (round {r + 1} of {args.rounds})" if args.rounds > 1 else ""), file=sys.stderr,
+                  flush=True)  # fmt: skip
+        rounds.append(figs)
+    if len(rounds) == 1:
+        print_table(names, figs)
+    else:
+        figs, growth = median_rounds(names, rounds)
+        print(f"medians of {len(rounds)} rounds (each round every size, in turn); growth: the median of the rounds' "
+              "own ratios")  # fmt: skip
+        print_table(names, figs, growth)
     reclaimed = {n: f.get("machine.reclaimed_mb", 0) for n, f in zip(names, figs, strict=True)}
     if any(reclaimed.values()):
         print("note: the kernel reclaimed memory (its page cache, as a rule) while the load child ran: "
@@ -675,7 +720,8 @@ def main() -> None:
               + "; those sizes' times include its reclaim, which the 2 cores share (free memory first: the"
               " README's large-traces section says how)")
     if args.json:
-        print(json.dumps(dict(zip(names, figs, strict=True))))
+        print(json.dumps(dict(zip(names, figs, strict=True)) if len(rounds) == 1 else
+                         {"rounds": [dict(zip(names, f, strict=True)) for f in rounds]}))
 
 
 if __name__ == "__main__":
