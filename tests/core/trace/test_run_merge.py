@@ -42,6 +42,11 @@ def test_compiled_merge_is_the_stable_sort(runs, row_type, data_type):
     rows = np.arange(len(ts), dtype=row_type) * 3 + 7
     data = np.random.default_rng(len(ts)).integers(0, 2**62, len(ts)).astype(data_type)
     _assert_merged_as_sorted(starts, ts, rows, data)
+    # the kernel itself merged them (merge_runs falls back to the sort when it declines: that alone would pass)
+    out = [np.empty(len(ts), np.int64), np.empty(len(ts), row_type), np.empty(len(ts), data_type)]
+    assert KERNELS.merge_runs(starts, ts, rows, data, *out) == 0
+    for a, b in zip((out[1], out[0], out[2]), _reference(ts, rows, data), strict=True):
+        assert np.array_equal(a, b)
     if len(ts) > 1:  # the runs as run_starts finds them (no empty ones): the same
         found = run_starts(ts)
         assert found is not None and found[0] == 0 and found[-1] == len(ts)
