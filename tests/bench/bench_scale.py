@@ -81,6 +81,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (run as a script: its sibling benchmarks)
@@ -656,6 +657,36 @@ def median_rounds(names: list[str], rounds: list[list[dict]]) -> tuple[list[dict
     return figs, growth
 
 
+def machine_speed(fault_mb: int = 256, sort_n: int = 4_000_000) -> dict[str, float]:
+    """Two figures of the machine itself, measured before the sizes (the fastest of three runs), so that runs
+    on different machines can be compared: ``fault_us_per_page`` is the time to first touch a page of fresh
+    anonymous memory (``fault_mb`` MB mapped, one byte written a page: the page fault, the kernel zeroing the
+    page, and on a virtual machine the hypervisor's share), which every table and temporary of a load pays
+    once a page; ``sort_s`` is numpy's sort of ``sort_n`` random int64 (the CPU and its caches). The
+    development VMs differed by ~3x in the first (1.4 against 3.7-7 us) between sessions, and the load's
+    figures with them."""
+    import mmap
+
+    import numpy as np
+
+    pages = (fault_mb << 20) // mmap.PAGESIZE
+    fault, sort = float("inf"), float("inf")
+    values = np.random.default_rng(0).integers(0, 1 << 62, sort_n)
+    for _ in range(3):
+        m = mmap.mmap(-1, pages * mmap.PAGESIZE)
+        a = np.frombuffer(m, np.uint8)
+        t = time.perf_counter()
+        a[:: mmap.PAGESIZE] = 1
+        fault = min(fault, (time.perf_counter() - t) / pages * 1e6)
+        del a
+        m.close()
+        b = values.copy()
+        t = time.perf_counter()
+        b.sort()
+        sort = min(sort, time.perf_counter() - t)
+    return {"fault_us_per_page": fault, "sort_s": sort}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10m,30m", help="comma-separated: " + ", ".join(SIZES))
@@ -695,7 +726,10 @@ def main() -> None:
         if n not in SIZES:
             raise SystemExit(f"unknown size {n!r}: one of {', '.join(SIZES)}")
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    speed = machine_speed()
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; a fresh page "
+          f"{speed['fault_us_per_page']:.2f} us to fault in, numpy's sort of 4M int64 {speed['sort_s'] * 1e3:.0f} ms "
+          "(machine_speed: compare runs on other machines by these)")  # fmt: skip
     rounds = []
     for r in range(max(1, args.rounds)):
         figs = []
@@ -720,8 +754,8 @@ def main() -> None:
               + "; those sizes' times include its reclaim, which the 2 cores share (free memory first: the"
               " README's large-traces section says how)")
     if args.json:
-        print(json.dumps(dict(zip(names, figs, strict=True)) if len(rounds) == 1 else
-                         {"rounds": [dict(zip(names, f, strict=True)) for f in rounds]}))
+        print(json.dumps({"machine": speed, **(dict(zip(names, figs, strict=True)) if len(rounds) == 1 else
+                         {"rounds": [dict(zip(names, f, strict=True)) for f in rounds]})}))  # fmt: skip
 
 
 if __name__ == "__main__":
