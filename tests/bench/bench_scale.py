@@ -40,7 +40,8 @@ background build is done (``--search-early``: right after its first frame, while
 until a count shows (``_count_s``: without the argument index, whose build
 runs in the background, the count says "N+ matches, indexing arguments…"), until every match is counted
 (``_s``), and the UI thread's longest stall meanwhile. Then, once the search index's background build is done
-too (``frame.index_done_s``), the window's frames as ``bench_timeline.py`` draws them (its code, imported:
+too (``frame.index_done_s``; ``frame.index_paused_s``: how long that build paused, for the UI and while the
+search ran), the window's frames as ``bench_timeline.py`` draws them (its code, imported:
 the full view cold and repainted, the jump to a 1 ms window and it cold, 60 pan/zoom steps):
 ``frame.p50_ms`` / ``frame.p95_ms`` over the full, 1 ms and pan/zoom frames (issue 18's goal at 100M: 16 /
 33 ms) and the longest frame (``frame.max_ms``, the jump's too: a stall the p95 hides), the same per level,
@@ -429,6 +430,7 @@ sampler.mark("end")
 end = sampler.stop()
 print(json.dumps({"levels": levels, "cpu": cpu, "paints_per_frame": [min(paints), max(paints)] if paints else [],
                   "index_done_s": index_s, "load_avg": os.getloadavg()[0],
+                  "index_paused_s": getattr(indexing.worker, "paused_s", float("nan")),
                   "tab_s": (tab_at or float("nan")) - t0, "first_frame_s": (Painted.at or float("nan")) - t0,
                   "first_frame_cpu_s": (Painted.cpu or float("nan")) - cpu0, "all_tracks_s": tracks_s, "later_s": later_s, **search,
                   "max_gap_ms": frame_gap, "peak_hwm": end["VmHWM"],
@@ -590,6 +592,9 @@ def _frame_times(f: dict) -> dict:
     search index are done): wall p50/p95 of every frame (full, 1ms, pan_zoom; as bench_timeline's overall
     figure) and per level, with the UI thread's CPU per frame (less inflated on a loaded machine)."""
     fig: dict = {"frame.index_done_s": f["index_done_s"]}
+    # how long the argument index's build paused: for the UI's frames and input, and held while a search ran
+    # (app/worker_threads.py: ModelBuild.paused_s)
+    fig["frame.index_paused_s"] = f.get("index_paused_s", float("nan"))
     apart = ("full_repaint", "during_build", "1ms_jump")  # (as bench_timeline's overall figures)
     every = [ms for level, frames in f["levels"].items() if level not in apart for ms in frames]
     every_cpu = [ms for level, c in f["cpu"].items() if level not in apart for ms in c]
