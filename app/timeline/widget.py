@@ -45,6 +45,7 @@ from fxscope.app.timeline.search_bar import SearchBar
 from fxscope.app.timeline.search_indexing import START_DELAY_MS, SearchIndexing
 from fxscope.app.timeline.slice_track import SliceTrackItem
 from fxscope.app.timeline.summary_track import GroupSummaryItem
+from fxscope.app.timeline.time_axis import TimeAxisItem
 from fxscope.app.timeline.track_marks import mark_matches, mark_selected
 from fxscope.app.timeline.track_menu import build_track_menu
 from fxscope.app.timeline.tracks import make_item
@@ -97,7 +98,7 @@ class TimelineWidget(QWidget):
         self.state = ViewState(model)
         self.search = SearchState(model)
         self.highlighted = np.zeros(0, np.int64)  # slice rows outlined besides the search's (highlight_slices)
-        self.plot = pg.PlotWidget(background="w", viewBox=TimelineViewBox(self))
+        self.plot = pg.PlotWidget(background="w", viewBox=TimelineViewBox(self), axisItems={"bottom": TimeAxisItem()})
         self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         # the background filled at each paint, not copied from a cached pixmap (pyqtgraph's default): a solid
         # colour either way, and the fill writes the viewport once where the copy read and wrote it (~1 ms of
