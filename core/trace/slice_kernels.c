@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* boxes of one colour merged from this many (lane_item.merge_touching's threshold) */
 #define MERGE_FROM 32
@@ -2078,6 +2081,73 @@ PyDoc_STRVAR(search_ascending_doc,
 /* keys (pixel edges) ahead whose values a search asks the memory for (search_ascending, range_min_max_blocks) */
 #define PREFETCH_KEYS 8
 
+/* search_ascending's loop: out[j] = np.searchsorted(v[:n], key[j], 'left') for the m keys (see its doc) */
+static void search_ascending_run(const int64_t *v, int64_t n, const int64_t *key, int64_t m, int64_t *out)
+{
+    int64_t at = 0;  /* the previous key's position: every value before it is < that key */
+    int64_t stride = 0;  /* how far the previous key's position was from the one before it */
+    for (int64_t j = 0; j < m; j++) {
+        const int64_t k = key[j];
+        if (j && k < key[j - 1])
+            at = 0, stride = 0;
+        int64_t lo = at, hi = at;  /* the answer is in [lo, hi], and v[hi] >= k unless hi == n */
+        if (stride > 0 && at + stride < n) {
+            /* evenly spaced keys (a frame's pixel edges) over evenly spread values land about one
+               stride further: gallop from there, up or down, a few reads near the answer instead of
+               ~2 log2(stride) far apart from the previous position (a cache miss each, big columns) */
+            const int64_t g = at + stride;
+            int64_t step = 1;
+            if (v[g] < k) {
+                lo = g + 1, hi = g + 1;
+                while (hi < n && v[hi] < k) {
+                    lo = hi + 1;
+                    hi = g + 1 + step;
+                    step *= 2;
+                }
+                if (hi > n)
+                    hi = n;
+            } else {
+                hi = g;
+                int64_t l = g - 1;
+                while (l > at && v[l] >= k) {
+                    hi = l;
+                    step *= 2;
+                    l = g - step;
+                }
+                lo = l > at ? l + 1 : at;
+            }
+        } else {
+            /* gallop: the first step past at whose value is >= k bounds the search */
+            int64_t step = 1;
+            while (hi < n && v[hi] < k) {
+                lo = hi + 1;
+                hi += step;
+                step *= 2;
+            }
+            if (hi > n)
+                hi = n;
+        }
+        const int64_t before = at;
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (v[mid] < k)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        out[j] = at = lo;
+        stride = at - before;
+        /* where the key PREFETCH_KEYS on will land if the spacing holds: its cache line requested now,
+           so that the misses of several keys overlap (one after the other, a zoomed-out frame's edges
+           in a column of millions waited on ~2 misses a key) */
+        if (stride > 0) {
+            const int64_t ahead = at + PREFETCH_KEYS * stride;
+            if (ahead < n)
+                __builtin_prefetch(&v[ahead]);
+        }
+    }
+}
+
 static PyObject *search_ascending(PyObject *self, PyObject *args)
 {
     Py_buffer vb, kb, ob;
@@ -2096,68 +2166,7 @@ static PyObject *search_ascending(PyObject *self, PyObject *args)
         int64_t *out = ob.buf;
         const int64_t n = vb.len / 8, m = kb.len / 8;
         Py_BEGIN_ALLOW_THREADS
-        int64_t at = 0;  /* the previous key's position: every value before it is < that key */
-        int64_t stride = 0;  /* how far the previous key's position was from the one before it */
-        for (int64_t j = 0; j < m; j++) {
-            const int64_t k = key[j];
-            if (j && k < key[j - 1])
-                at = 0, stride = 0;
-            int64_t lo = at, hi = at;  /* the answer is in [lo, hi], and v[hi] >= k unless hi == n */
-            if (stride > 0 && at + stride < n) {
-                /* evenly spaced keys (a frame's pixel edges) over evenly spread values land about one
-                   stride further: gallop from there, up or down, a few reads near the answer instead of
-                   ~2 log2(stride) far apart from the previous position (a cache miss each, big columns) */
-                const int64_t g = at + stride;
-                int64_t step = 1;
-                if (v[g] < k) {
-                    lo = g + 1, hi = g + 1;
-                    while (hi < n && v[hi] < k) {
-                        lo = hi + 1;
-                        hi = g + 1 + step;
-                        step *= 2;
-                    }
-                    if (hi > n)
-                        hi = n;
-                } else {
-                    hi = g;
-                    int64_t l = g - 1;
-                    while (l > at && v[l] >= k) {
-                        hi = l;
-                        step *= 2;
-                        l = g - step;
-                    }
-                    lo = l > at ? l + 1 : at;
-                }
-            } else {
-                /* gallop: the first step past at whose value is >= k bounds the search */
-                int64_t step = 1;
-                while (hi < n && v[hi] < k) {
-                    lo = hi + 1;
-                    hi += step;
-                    step *= 2;
-                }
-                if (hi > n)
-                    hi = n;
-            }
-            const int64_t before = at;
-            while (lo < hi) {
-                const int64_t mid = lo + (hi - lo) / 2;
-                if (v[mid] < k)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            out[j] = at = lo;
-            stride = at - before;
-            /* where the key PREFETCH_KEYS on will land if the spacing holds: its cache line requested now,
-               so that the misses of several keys overlap (one after the other, a zoomed-out frame's edges
-               in a column of millions waited on ~2 misses a key) */
-            if (stride > 0) {
-                const int64_t ahead = at + PREFETCH_KEYS * stride;
-                if (ahead < n)
-                    __builtin_prefetch(&v[ahead]);
-            }
-        }
+        search_ascending_run(v, n, key, m, out);
         Py_END_ALLOW_THREADS
     }
     result = Py_NewRef(Py_None);
@@ -2275,6 +2284,43 @@ done:
 
 /* ------------------------------------------------------------------ a counter frame's per-pixel min and max */
 
+static inline void scan_min_max(const double *v, int64_t p, int64_t q, double *lo, double *hi, int *nan)
+{
+    double l = *lo, h = *hi;
+    int bad = *nan;
+#ifdef __SSE2__
+    /* minpd/maxpd over four independent lanes: a compare and select a value compiled to a branch each (a
+       counter's values are noise to the branch predictor: ~2.3 ns a sample, a zoomed-out counter's pixels
+       read ~50 samples each); minpd(x, l) is exactly x < l ? x : l. A NaN is flagged apart (the caller's
+       result is NaN then); the same min and max, 0.0 and -0.0 aside, which compare equal */
+    if (q - p >= 8) {
+        __m128d l0 = _mm_set1_pd(l), l1 = l0, h0 = _mm_set1_pd(h), h1 = h0, u = _mm_setzero_pd();
+        int64_t i = p;
+        for (; i + 4 <= q; i += 4) {
+            const __m128d x0 = _mm_loadu_pd(v + i), x1 = _mm_loadu_pd(v + i + 2);
+            l0 = _mm_min_pd(x0, l0), l1 = _mm_min_pd(x1, l1);
+            h0 = _mm_max_pd(x0, h0), h1 = _mm_max_pd(x1, h1);
+            u = _mm_or_pd(u, _mm_or_pd(_mm_cmpunord_pd(x0, x0), _mm_cmpunord_pd(x1, x1)));
+        }
+        double ls[4], hs[4];
+        _mm_storeu_pd(ls, l0), _mm_storeu_pd(ls + 2, l1), _mm_storeu_pd(hs, h0), _mm_storeu_pd(hs + 2, h1);
+        for (int j = 0; j < 4; j++) {
+            l = ls[j] < l ? ls[j] : l;
+            h = hs[j] > h ? hs[j] : h;
+        }
+        bad |= _mm_movemask_pd(u) != 0;
+        p = i;
+    }
+#endif
+    for (int64_t i = p; i < q; i++) {
+        const double x = v[i];
+        l = x < l ? x : l;
+        h = x > h ? x : h;
+        bad |= x != x;
+    }
+    *lo = l, *hi = h, *nan = bad;
+}
+
 PyDoc_STRVAR(range_min_max_doc,
 "range_min_max(v, first, stop, vmin, vmax) -> None\n\n"
 "The min and max of v[first[k]:stop[k]] (v float64; first, stop int64, one a bucket) into vmin, vmax\n"
@@ -2313,32 +2359,10 @@ static PyObject *range_min_max(PyObject *self, PyObject *args)
             vmin[k] = vmax[k] = NAN;
             continue;
         }
-        /* four independent min/max chains (a chain of dependent compares is latency-bound: ~4x slower);
-           a NaN compares false (never taken), and is noted apart: it makes both NaN, as numpy's */
-        double lo[4], hi[4];
+        double lo = INFINITY, hi = -INFINITY;
         int nan = 0;
-        for (int j = 0; j < 4; j++)
-            lo[j] = hi[j] = v[a];
-        int64_t i = a;
-        for (; i + 4 <= b; i += 4) {
-            for (int j = 0; j < 4; j++) {
-                const double x = v[i + j];
-                lo[j] = x < lo[j] ? x : lo[j];
-                hi[j] = x > hi[j] ? x : hi[j];
-                nan |= x != x;
-            }
-        }
-        for (; i < b; i++) {
-            const double x = v[i];
-            lo[0] = x < lo[0] ? x : lo[0];
-            hi[0] = x > hi[0] ? x : hi[0];
-            nan |= x != x;
-        }
-        for (int j = 1; j < 4; j++) {
-            lo[0] = lo[j] < lo[0] ? lo[j] : lo[0];
-            hi[0] = hi[j] > hi[0] ? hi[j] : hi[0];
-        }
-        vmin[k] = nan ? NAN : lo[0], vmax[k] = nan ? NAN : hi[0];
+        scan_min_max(v, a, b, &lo, &hi, &nan);
+        vmin[k] = nan ? NAN : lo, vmax[k] = nan ? NAN : hi;
     }
     Py_END_ALLOW_THREADS
     if (bad) {
@@ -2357,18 +2381,6 @@ done:
 }
 
 /* lo, hi widened to v[p:q] (a NaN compares false: noted in nan instead) */
-static inline void scan_min_max(const double *v, int64_t p, int64_t q, double *lo, double *hi, int *nan)
-{
-    double l = *lo, h = *hi;
-    int bad = *nan;
-    for (int64_t i = p; i < q; i++) {
-        const double x = v[i];
-        l = x < l ? x : l;
-        h = x > h ? x : h;
-        bad |= x != x;
-    }
-    *lo = l, *hi = h, *nan = bad;
-}
 
 /* The min and max of v[a:b] (b > a) into *out_min, *out_max (NaN both when one is NaN), whole blocks of B
    values read from their bounds bmin, bmax when B > 0 (range_min_max_blocks), every value when B is 0. */
@@ -2812,6 +2824,172 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(counter_strip_doc,
+"counter_strip(ts, v, block, bmin, bmax, anchor, origin, w0, w1, bucket, sx, lo, hi, full,\n"
+"              left, width, y_max, y_min) -> m\n\n"
+"A counter picture's strip in one call (app/timeline/counter_track.py CounterTrackItem._strip, whose\n"
+"reference is CounterTrackItem.bands over CounterSet.lod with an anchor): the entries of the window\n"
+"[w0, w1) on the pixel grid anchor + k * bucket ns, of the series ts (int64, ascending), v (float64; block,\n"
+"bmin, bmax: its block bounds as lod_runs reads them), as pixels from w0 at sx pixels a second (left, width,\n"
+"clipped to [-10, 1e7]) and as y on a scale lo..hi drawn full pixels high from the lane's top (y_max, y_min).\n"
+"The same float and integer operations in the same order as the numpy path, so that the pixels are its\n"
+"own; the galloping searches of the pixel edges and the runs of equal pixels in one pass (the numpy glue\n"
+"around lod_runs was ~0.25 ms a counter a frame: a dozen counters on every pan and zoom). Returns the\n"
+"number m of entries written (the outputs hold at least the window's pixels + 1), or -1 where the numpy\n"
+"path must answer: a window whose offsets from the anchor do not fit the exact integer case (a corrupt\n"
+"trace's span past 2**53 ns), or more pixels than the outputs hold.");
+
+static PyObject *counter_strip(PyObject *self, PyObject *args)
+{
+    Py_buffer tb, vb, nb0, xb0, lb, wb, yb, zb;
+    Py_ssize_t block;
+    long long anchor, origin, w0, w1;
+    double bucket, sx, scale_lo, scale_hi, full;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*LLLLdddddw*w*w*w*", &tb, &vb, &block, &nb0, &xb0, &anchor, &origin, &w0,
+                          &w1, &bucket, &sx, &scale_lo, &scale_hi, &full, &lb, &wb, &yb, &zb))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *carry = NULL;
+    if (check_buffer(&tb, 8, "ts") < 0 || check_buffer(&vb, 8, "v") < 0 || check_buffer(&nb0, 8, "bmin") < 0 ||
+        check_buffer(&xb0, 8, "bmax") < 0 || check_buffer(&lb, 8, "left") < 0 || check_buffer(&wb, 8, "width") < 0 ||
+        check_buffer(&yb, 8, "y_max") < 0 || check_buffer(&zb, 8, "y_min") < 0)
+        goto done;
+    const int64_t n = tb.len / 8, cap = lb.len / 8;
+    if (vb.len != tb.len || block < 0 || (block > 0 && (nb0.len / 8 != (n + block - 1) / block || xb0.len != nb0.len)) ||
+        wb.len / 8 != cap || yb.len / 8 != cap || zb.len / 8 != cap) {
+        PyErr_SetString(PyExc_ValueError, "counter_strip: bad buffer sizes");
+        goto done;
+    }
+    if (!(bucket >= 1.0) || !isfinite(bucket) || !(sx > 0) || w1 <= w0) {
+        result = PyLong_FromLong(-1);
+        goto done;
+    }
+    {
+        const int64_t *ts = tb.buf;
+        const double *v = vb.buf, *bmin = nb0.buf, *bmax = xb0.buf;
+        double *left = lb.buf, *width = wb.buf, *ymax = yb.buf, *ymin = zb.buf;
+        int64_t d0, d1, dorigin;
+        /* (lod's offsets from the anchor, in Python's integers: outside int64 is the numpy path's) */
+        if (__builtin_sub_overflow((int64_t)w0, (int64_t)anchor, &d0) ||
+            __builtin_sub_overflow((int64_t)w1, (int64_t)anchor, &d1) ||
+            __builtin_sub_overflow((int64_t)w0, (int64_t)origin, &dorigin) || d1 >= ((int64_t)1 << 53)) {
+            result = PyLong_FromLong(-1);
+            goto done;
+        }
+        const double k0d = floor((double)d0 / bucket);
+        const double n_raw = ceil((double)d1 / bucket) - k0d;
+        if (!(fabs(k0d) < 9.0e15) || !(n_raw < (double)cap)) {
+            result = PyLong_FromLong(-1);
+            goto done;
+        }
+        const int64_t k0 = (int64_t)k0d, n_px = n_raw > 1 ? (int64_t)n_raw : 1;
+        const double e0 = ((double)0 + (double)k0) * bucket;
+        const double f0 = floor(e0);
+        /* first_raw = anchor + floor(edges[0]) must be first_ns (not clamped) and w1 + 2 * bucket below 2**63 - 1 */
+        int64_t first_ns;
+        if (!(fabs(f0) < 9.0e18) || __builtin_add_overflow((int64_t)anchor, (int64_t)f0, &first_ns) ||
+            first_ns == INT64_MIN || !((double)w1 + 2 * bucket < 9223372036854775808.0)) {
+            result = PyLong_FromLong(-1);
+            goto done;
+        }
+        carry = PyMem_Malloc(sizeof(int64_t) * (size_t)(4 * n_px));
+        if (carry == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int64_t *stop = carry + n_px, *carry_key = carry + 2 * n_px, *stop_key = carry + 3 * n_px;
+        int64_t m = 0;
+        Py_BEGIN_ALLOW_THREADS
+        /* a = max(searchsorted(ts, first_ns, "right") - 1, 0); b = searchsorted(ts, w1, "left") */
+        int64_t a = 0, b = 0;
+        {
+            int64_t lo = 0, hi = n;  /* side right: the first value > first_ns */
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (ts[mid] <= first_ns)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            a = lo - 1 > 0 ? lo - 1 : 0;
+            lo = 0, hi = n;
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (ts[mid] < (int64_t)w1)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            b = lo;
+        }
+        if (b > a) {
+            /* the buckets' samples in force, indices from a: carry (the last at or before the bucket's start) and
+               stop (the first at or after its end), as lod's exact case: keys anchor + floor(e) + 1, anchor + ceil(e) */
+            for (int64_t k = 0; k < n_px; k++) {
+                const double ea = ((double)k + (double)k0) * bucket, eb = ((double)(k + 1) + (double)k0) * bucket;
+                carry_key[k] = (int64_t)anchor + (int64_t)floor(ea) + 1;
+                stop_key[k] = (int64_t)anchor + (int64_t)ceil(eb);
+            }
+            search_ascending_run(ts + a, b - a, carry_key, n_px, carry);
+            search_ascending_run(ts + a, b - a, stop_key, n_px, stop);
+            for (int64_t k = 0; k < n_px; k++)
+                carry[k] -= 1;
+            const double half_span = scale_hi * 0.5 - scale_lo * 0.5, lo_half = scale_lo * 0.5;
+            const double to_px = sx / 1e9, offset = (double)dorigin;
+            double p_lo = 0, p_hi = 0, p_la = 0;
+            int seen = 0;
+            for (int64_t k = 0; k < n_px; k++) {
+                const int64_t f = carry[k] > 0 ? carry[k] : 0;
+                if (k + PREFETCH_KEYS < n_px)
+                    prefetch_run(v, n, a, block, bmin, bmax, carry[k + PREFETCH_KEYS] > 0 ? carry[k + PREFETCH_KEYS] : 0,
+                                 stop[k + PREFETCH_KEYS]);
+                const int64_t ra = a + f, rb = a + stop[k];
+                if (rb <= ra)
+                    continue;
+                double lo, hi;
+                bounded_min_max(v, ra, rb, block, bmin, bmax, &lo, &hi);
+                const double la = v[rb - 1];
+                const int same = seen && !(lo != p_lo || hi != p_hi || la != p_la);
+                p_lo = lo, p_hi = hi, p_la = la, seen = 1;
+                if (same)
+                    continue;
+                const double ek = ((double)k + (double)k0) * bucket;
+                int64_t start = (int64_t)anchor + (int64_t)ceil(ek);
+                if (m == 0 && start < ts[a])
+                    start = ts[a];
+                const uint64_t rel = (uint64_t)start - (uint64_t)origin;
+                double x = (dorigin ? ((double)rel - offset) * to_px : (double)rel * to_px) + 0.0;
+                left[m] = x < -10.0 ? -10.0 : x > 1e7 ? 1e7 : x;
+                ymax[m] = full - (hi * 0.5 - lo_half) / half_span * full;
+                ymin[m] = full - (lo * 0.5 - lo_half) / half_span * full;
+                m++;
+            }
+            if (m) {
+                double end = (double)((int64_t)w1 - (int64_t)w0) / 1e9 * sx + 0.0;
+                end = end < -10.0 ? -10.0 : end > 1e7 ? 1e7 : end;
+                for (int64_t j = 0; j < m; j++) {
+                    const double r = j + 1 < m ? left[j + 1] : end, d = r - left[j];
+                    width[j] = d > 0.0 ? d : (d != d ? d : 0.0);
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromLongLong(m);
+    }
+done:
+    PyMem_Free(carry);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&nb0);
+    PyBuffer_Release(&xb0);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&zb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
@@ -2828,6 +3006,7 @@ static PyMethodDef methods[] = {
     {"pyramid_query_boxes", pyramid_query_boxes, METH_VARARGS, pyramid_query_boxes_doc},
     {"pixel_buckets", pixel_buckets, METH_VARARGS, pixel_buckets_doc},
     {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
+    {"counter_strip", counter_strip, METH_VARARGS, counter_strip_doc},
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},
     {"range_min_max_blocks", range_min_max_blocks, METH_VARARGS, range_min_max_blocks_doc},

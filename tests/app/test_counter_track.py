@@ -5,6 +5,7 @@ zero."""
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 import pytest
@@ -205,3 +206,57 @@ def test_compiled_area_pixels_are_numpys() -> None:
             want = area_pixels_numpy(left, width, y_max, y_min, zero, full, columns)
         assert got[0] == want[0]
         np.testing.assert_array_equal(got[1], want[1])
+
+
+def _series_model(ts: np.ndarray, values: np.ndarray) -> TraceModel:
+    """A trace of one counter with samples ``values`` (doubles: NaN allowed) at times ``ts`` (ns, 1 GHz)."""
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    for t, v in zip(ts.tolist(), values.tolist(), strict=True):
+        w.event(K.COUNTER, t, (1, 2), "c", "s", [("v", A.DOUBLE, v)], data=0)
+    return TraceModel(read_fxt_bytes(w.getvalue()))
+
+
+@pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_compiled_strip_is_the_bands_of_the_numpy_path(qtbot) -> None:
+    """slice_kernels.counter_strip (a picture's strip in one call) against CounterTrackItem.bands over
+    CounterSet.lod, the reference: random series (short, and long enough to read block bounds; NaN values,
+    flat stretches, equal times), traces stamped from 0, hours after boot and near 2**63 ns, zooms from a
+    fraction of a nanosecond a pixel to most of the trace, windows before, across and past the samples: the
+    same entries to the last bit. Where the window leaves the exact integer case the numpy path answers."""
+    from fxscope.core.trace.counters import BOUNDED_FROM
+
+    rng = np.random.default_rng(3)
+    compared = 0
+    for t in range(40):
+        n = int(rng.choice([1, 7, 300, BOUNDED_FROM + 900]))
+        origin = int(rng.choice([0, 30 * 3_600 * 10**9, (1 << 63) - 10**13]))
+        spacing = int(rng.choice([1, 3, 1000, 10**6]))
+        ts = origin + np.sort(rng.integers(0, n * spacing, n)).astype(np.int64)
+        values = rng.integers(-1000, 1000, n).astype(np.float64)
+        if t % 3 == 0:
+            values = np.round(values / 400)  # (runs of equal pixels)
+        if t % 4 == 1:
+            values[rng.random(n) < 0.01] = np.nan
+        model = _series_model(ts, values)
+        item = CounterTrackItem(model, 0, 0.0)
+        span = max(int(ts[-1] - ts[0]), 1000)
+        for _ in range(12):
+            ns_per_px = float(rng.choice([0.37, 1.0, 14.5, span / 1900, span / 200, span / 3]))
+            sx = 1e9 / ns_per_px
+            reach = min(int(span / ns_per_px), 10**7)
+            ka = int(rng.integers(-300, reach + 300))
+            kb = ka + int(rng.integers(1, 2500))
+            full = float(rng.choice([35.0, 12.6]))
+            got = item._strip(ka, kb, sx, full)
+            lo, hi = -(1 << 63) + 1, (1 << 63) - 2  # (as _strip keeps the window in int64)
+            w0 = min(max(item.origin + math.ceil(ka * (1e9 / sx)), lo), hi)
+            w1 = min(max(item.origin + math.ceil(kb * (1e9 / sx)), lo), hi)
+            with np.errstate(invalid="ignore"):
+                want = item.bands(w0, w1, sx, 0.0, full, full, since=w0, anchor=item.origin)
+            if item._compiled_strip(w0, w1, sx, full, kb - ka) is not None:
+                compared += 1
+            for g, w in zip(got[:4], want[:4], strict=True):
+                np.testing.assert_array_equal(g, w)
+            assert got[4] == want[4]
+    assert compared > 300  # (the compiled call answered: not every window fell back)

@@ -285,6 +285,29 @@ def test_compiled_bucket_min_max_is_numpys(monkeypatch) -> None:
 
 
 @pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
+def test_compiled_min_max_of_runs_of_every_length_and_alignment() -> None:
+    """The vector loop of slice_kernels' min/max scan (four values a step, the rest one by one): runs of 0 to
+    70 values from every alignment, with a NaN at each position a step can hold it (the run's min and max
+    are NaN then), infinities and ties, each against numpy's min and max of the run."""
+    kernels = compiled.slice_kernels
+    rng = np.random.default_rng(11)
+    v = rng.normal(0, 100, 400).round()
+    v[rng.random(400) < 0.03] = np.inf
+    v[rng.random(400) < 0.03] = -np.inf
+    first = np.array([a for a in range(0, 9) for _ in range(71)], np.int64)
+    stop = first + np.tile(np.arange(71), 9)
+    with_nan = v.copy()
+    with_nan[[13, 14, 15, 16, 40, 41, 70, 131]] = np.nan
+    for values in (v, with_nan):
+        got_min, got_max = np.empty(len(first)), np.empty(len(first))
+        kernels.range_min_max(values, first, stop, got_min, got_max)
+        for k, (a, b) in enumerate(zip(first.tolist(), stop.tolist(), strict=True)):
+            if b > a:
+                assert np.array_equal(got_min[k], values[a:b].min(), equal_nan=True), (a, b)
+                assert np.array_equal(got_max[k], values[a:b].max(), equal_nan=True), (a, b)
+
+
+@pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
 @pytest.mark.parametrize("kind", ["walk", "uniform", "nan", "flat"])
 def test_block_bounds_give_the_min_and_max_of_every_value(kind: str) -> None:
     """slice_kernels.range_min_max_blocks (whole blocks read from a series' block bounds, the ends of a run
