@@ -10,11 +10,14 @@ from fxscope.app.timeline.lane_item import (
     ROW_FILL,
     LaneItem,
     draw_rects,
+    merge_touching,
     outline_rects,
     outline_selection,
+    run_starts,
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.sorted_search import search_ascending
 
 
 class MarkerTrackItem(LaneItem):
@@ -38,13 +41,17 @@ class MarkerTrackItem(LaneItem):
         return nearest_point(self.ts, self.point_rows, t, tol_ns, self.kind)
 
 
+    def first_per_pixel(self, a: int, b: int, t0: int, t1: int, sx: float) -> np.ndarray:
+        """The points' times ``a:b`` (those in [t0, t1)) a frame turns into pixels: :func:`first_in_buckets`."""
+        return first_in_buckets(self.ts, a, b, t0, t1, 1e9 / sx)
+
     def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
         if f is None or not len(self.ts):
             return
         t0, t1, sx, dx, sy, dy = f
         a, b = np.searchsorted(self.ts, [t0, t1])
-        px = np.unique(np.floor(self.px(self.ts[a:b], sx, dx)))
+        px = distinct_pixels(np.floor(self.px(self.first_per_pixel(a, b, t0, t1, sx), sx, dx)))
         self.last_drawn = len(px)
         if not len(px):
             return
@@ -54,11 +61,13 @@ class MarkerTrackItem(LaneItem):
         painter.setBrush(self._brush)
         top = self.y0 * sy + dy
         height = ROW_FILL * ROW_HEIGHT * sy
-        draw_rects(painter, px - 0.5, np.full(len(px), top), np.full(len(px), 2.0), height)
+        # ticks of neighbouring pixels overlap: one rectangle a run of them (zoomed out most pixels have a
+        # tick, two thousand 2-pixel fills a lane every frame), the same pixels
+        draw_rects(painter, *merge_touching(px - 0.5, np.full(len(px), top), np.full(len(px), 2.0)), height)
         self.last_matches = 0
         if self.match_mask is not None:
             hit = self.match_mask[np.clip(self.point_rows[a:b], 0, len(self.match_mask) - 1)]
-            mx = np.unique(np.floor(self.px(self.ts[a:b][hit], sx, dx)))
+            mx = distinct_pixels(np.floor(self.px(self.ts[a:b][hit], sx, dx)))
             self.last_matches = len(mx)
             outline_rects(painter, mx - 2.0, np.full(len(mx), top - 1.0), np.full(len(mx), 5.0), height + 2.0)
         if self.selected_row >= 0:
@@ -67,6 +76,27 @@ class MarkerTrackItem(LaneItem):
                 x = (int(self.ts[int(at[0])]) - self.origin) / 1e9 * sx + dx
                 outline_selection(painter, QRectF(x - 3.0, top - 1.0, 6.0, height + 2.0))
         painter.restore()
+
+
+def first_in_buckets(ts: np.ndarray, a: int, b: int, t0: int, t1: int, ns_per_px: float) -> np.ndarray:
+    """The times ``ts[a:b]`` (sorted, those in [t0, t1)) to draw a mark per pixel from: all of them, or, when
+    they outnumber the pixels four to one, the first time in each pixel-wide bucket from ``t0`` that holds
+    any (found by searching the buckets' edges, as a thread's instants are: a lane zoomed out over a large
+    trace holds hundreds of thousands of points, each turned into a pixel every frame)."""
+    if b - a <= 4 * (t1 - t0) / ns_per_px:
+        return ts[a:b]
+    view = ts[a:b]
+    edges = np.arange(t0, t1 + ns_per_px, ns_per_px)
+    # searched as integers (ts >= e is ts >= ceil(e)), kept below 2**63 for the conversion
+    idx = search_ascending(view, np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
+    return view[idx[:-1][np.diff(idx) > 0]]
+
+
+def distinct_pixels(px: np.ndarray) -> np.ndarray:
+    """The distinct values of ``px``, the pixels of times in order (non-decreasing): the first of each run,
+    as np.unique gives them without its sort (a marker lane zoomed out holds hundreds of thousands of
+    points: the sort was most of its frame)."""
+    return px[run_starts(px)]
 
 
 def nearest_point(ts: np.ndarray, rows: np.ndarray, t: int, tol_ns: float, kind: str) -> tuple[str, int]:
