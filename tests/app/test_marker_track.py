@@ -65,7 +65,5 @@ def test_far_more_points_than_pixels_read_one_point_a_pixel() -> None:
             assert np.array_equal(got, ts[a:b])
             continue
         assert len(got) <= width + 1 and np.all(np.diff(got) > 0)
-        def pixels(t):
-            return set(np.floor((t - t0) / ns_per_px).astype(np.int64).tolist())
-        every, first = pixels(ts[a:b]), pixels(got)
+        every, first = ({int(k) for k in np.floor((t - t0) / ns_per_px)} for t in (ts[a:b], got))
         assert first <= every and len(every - first) <= 2, len(every - first)

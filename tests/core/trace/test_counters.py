@@ -294,7 +294,7 @@ def test_compiled_min_max_of_runs_of_every_length_and_alignment() -> None:
     v = rng.normal(0, 100, 400).round()
     v[rng.random(400) < 0.03] = np.inf
     v[rng.random(400) < 0.03] = -np.inf
-    first = np.array([a for a in range(0, 9) for _ in range(71)], np.int64)
+    first = np.array([a for a in range(9) for _ in range(71)], np.int64)
     stop = first + np.tile(np.arange(71), 9)
     with_nan = v.copy()
     with_nan[[13, 14, 15, 16, 40, 41, 70, 131]] = np.nan
