@@ -29,7 +29,10 @@ class CounterPicture:
     entries in pixels from pixel ``k0`` (x) and the track's top (y), drawn as two rectangle buffers (few
     entries) or as one image of one byte a pixel (:func:`area_pixels`)."""
 
-    def __init__(self, k0: int, sx: float, sy: float, full: float, fill: int, band: int) -> None:
+    def __init__(self, k0: int, sx: float, sy: float, full: float, fill: int, band: int,
+                 spare: CounterPicture | None = None) -> None:  # fmt: skip
+        """``spare``: the picture this one replaces (a zoom's), whose pixel buffers it may take: fresh
+        memory is faulted in page by page, ~1 ms for a counter's buffers on this machine."""
         self.k0 = self.k1 = k0
         self.sx, self.sy, self.full = sx, sy, full
         self._colours = [0, fill, band, band]
@@ -37,9 +40,16 @@ class CounterPicture:
         self.left, self.width, self.y_max, self.y_min = z, z, z, z
         self.zero = 0.0
         self.rects: tuple[np.ndarray, np.ndarray] | None = None  # (area, band) rectangles, or
-        self.pixels: np.ndarray | None = None  # one byte a pixel (1 area, 2 band), rows from ``y_top``
-        self.image: QImage | None = None  # ``pixels`` in colour
-        self.y_top = 0
+        self.y_top = 0  # the image's first row (pixels from the track's top)
+        # the image's pixels in buffers wider than the picture, with room to add strips on either side
+        # without copying what it has: one byte a pixel (1 area, 2 band), and the same in colour, which
+        # ``image`` (a QImage over the whole buffer) shows from column ``c0``
+        self._codes: np.ndarray | None = None
+        self._argb: np.ndarray | None = None
+        self.image: QImage | None = None
+        self.c0 = 0
+        self._lut = np.array(self._colours, np.uint32)
+        self._spare = (spare._codes, spare._argb, spare.image) if spare is not None and spare._codes is not None else None
 
     def same_zoom(self, sx: float, sy: float) -> bool:
         return abs(sx - self.sx) <= 1e-9 * sx and sy == self.sy
@@ -76,18 +86,71 @@ class CounterPicture:
                           rect_buffer(self.left, self.y_max, w, np.maximum(self.y_min - self.y_max, 1.0)))  # fmt: skip
             return
         self.rects = None
-        if self.pixels is None:  # (the first image of this picture: all of it)
-            self.y_top, self.pixels = area_pixels(self.left, self.width, self.y_max, self.y_min, zero, self.full,
-                                                  self.k1 - self.k0)  # fmt: skip
-        else:  # the strip alone, joined to the pixels the picture has
-            _, new = area_pixels(left, width, y_max, y_min, zero, self.full, kb - ka)
-            self.pixels = np.concatenate((new, self.pixels) if before else (self.pixels, new), axis=1)
-        rows, cols = self.pixels.shape
-        indexed = QImage(self.pixels.data, cols, rows, cols, QImage.Format.Format_Indexed8)
-        indexed.setColorTable(self._colours)
-        # converted once here: Qt converts an indexed image at every draw (0.1 ms a counter a frame, five
-        # times the draw of the converted one)
-        self.image = indexed.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+        if self._codes is None:  # (the first image of this picture: all of it)
+            self.y_top, codes = area_pixels(self.left, self.width, self.y_max, self.y_min, zero, self.full,
+                                            self.k1 - self.k0)  # fmt: skip
+            self._place(codes, 0, before=False)
+        else:  # the strip alone, beside the pixels the picture has
+            _, codes = area_pixels(left, width, y_max, y_min, zero, self.full, kb - ka)
+            self._place(codes, ka - self.k0 if not before else 0, before)
+
+    def _place(self, codes: np.ndarray, at: int, before: bool) -> None:
+        """Write a strip's pixel codes (rows x columns) at picture column ``at`` (``before``: left of the
+        picture, whose column 0 has already moved to the strip's first), and in colour beside them; the
+        buffers grow (by copying what they hold once) when the strip does not fit."""
+        rows, width = codes.shape
+        have = 0 if self._codes is None else self._codes.shape[1]
+        used = self.k1 - self.k0  # the picture's columns, the strip's included
+        old = used - width
+        start = self.c0 - width if before else self.c0 + at
+        if self._codes is None or start < 0 or start + width > have:
+            # room for the strip and as much again on either side as the picture is wide (pans add strips
+            # either way; a picture grows to CounterTrackItem.KEEP view widths at most)
+            cap = 3 * used + 64
+            new_codes, new_argb, image = self._buffers(rows, cap)
+            cap = new_codes.shape[1]
+            c0 = (cap - used) // 2
+            if self._codes is not None and old:
+                keep = slice(c0 + width, c0 + used) if before else slice(c0, c0 + old)
+                new_codes[:, keep] = self._codes[:, self.c0 : self.c0 + old]
+                new_argb[:, keep] = self._argb[:, self.c0 : self.c0 + old]
+            self._codes, self._argb, self.c0, self.image = new_codes, new_argb, c0, image
+            start = c0 if before else c0 + at
+        elif before:
+            self.c0 = start
+        self._codes[:, start : start + width] = codes
+        # (in colour once here: Qt converts an indexed image at every draw, 0.1 ms a counter a frame)
+        kernels = compiled.slice_kernels
+        if kernels is not None:
+            kernels.colour_codes(np.ascontiguousarray(codes), rows, width, self._lut, self._argb, self._argb.shape[1],
+                                 start)  # fmt: skip
+        else:
+            self._argb[:, start : start + width] = self._lut[codes & 3]
+
+    def _buffers(self, rows: int, cap: int) -> tuple[np.ndarray, np.ndarray, QImage]:
+        """Pixel buffers of ``rows`` x at least ``cap`` columns and the image over the colours: the spare
+        picture's when they are that large (only the columns a picture writes are shown: no need to clear
+        them), else new ones."""
+        spare, self._spare = self._spare, None
+        if spare is not None and spare[0].shape[0] == rows and spare[0].shape[1] >= cap:
+            return spare
+        codes, argb = np.empty((rows, cap), np.uint8), np.empty((rows, cap), np.uint32)
+        return codes, argb, QImage(argb.data, cap, rows, 4 * cap, QImage.Format.Format_ARGB32_Premultiplied)
+
+    @property
+    def pixels(self) -> np.ndarray | None:
+        """The picture's pixel codes (rows from ``y_top`` x its columns: 1 area, 2 band), None when it is
+        drawn as rectangles."""
+        if self._codes is None or self.rects is not None:
+            return None
+        return self._codes[:, self.c0 : self.c0 + self.k1 - self.k0]
+
+    @property
+    def colours(self) -> np.ndarray | None:
+        """The pixels as ``image`` shows them (premultiplied ARGB), the same columns as :attr:`pixels`."""
+        if self._argb is None or self.rects is not None:
+            return None
+        return self._argb[:, self.c0 : self.c0 + self.k1 - self.k0]
 
     def entries_in(self, ka: int, kb: int) -> int:
         """How many entries grid pixels [ka, kb) show (what a frame drew)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPixmap, QTransform
 
 from fxscope.app.timeline.counter_picture import CounterPicture, round_up4
@@ -109,7 +109,7 @@ class CounterTrackItem(LaneItem):
                 if hi > p.k1:
                     p.add(p.k1, hi, self._strip(p.k1, hi, sx, full))
                 return p
-        p = CounterPicture(ka, sx, sy, full, self._fill.color().rgba(), self._min_fill.color().rgba())
+        p = CounterPicture(ka, sx, sy, full, self._fill.color().rgba(), self._min_fill.color().rgba(), spare=p)
         kb = ka + round_up4(kb - ka)
         p.add(ka, kb, self._strip(ka, kb, sx, full))
         self._picture = p
@@ -182,7 +182,8 @@ class CounterTrackItem(LaneItem):
             painter.resetTransform()
         elif p.image is not None:
             # at whole device pixels: the picture's pixel columns land on the device's (within half a pixel)
-            painter.drawImage(QPoint(round(shift), round(top + p.y_top)), p.image)
+            painter.drawImage(QPoint(round(shift), round(top + p.y_top)), p.image,
+                              QRect(p.c0, 0, p.k1 - p.k0, p.image.height()))  # fmt: skip
         i = self.selected_sample()
         if i >= 0:
             ts = self.series.ts

@@ -2990,6 +2990,48 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(colour_codes_doc,
+"colour_codes(codes, lut, out, column) -> None\n\n"
+"A counter picture's pixel codes in colour (app/timeline/counter_picture.py): codes (uint8, rows x w, C order)\n"
+"mapped through lut (uint32, 4 colours: a code's two bits index it) into columns column .. column + w of out\n"
+"(uint32, rows x its width, C order: the picture's buffer, wider than the strip). One pass, where numpy's\n"
+"gather into the strided columns cost ~0.1 ms a strip, every pan of every counter.");
+
+static PyObject *colour_codes(PyObject *self, PyObject *args)
+{
+    Py_buffer cb, lb, ob;
+    Py_ssize_t rows, w, width, column;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nny*w*nn", &cb, &rows, &w, &lb, &ob, &width, &column))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&lb, 4, "lut") < 0 || check_buffer(&ob, 4, "out") < 0)
+        goto done;
+    if (rows < 0 || w < 0 || width < 0 || column < 0 || column + w > width || cb.len != rows * w ||
+        lb.len != 16 || ob.len != rows * width * 4) {
+        PyErr_SetString(PyExc_ValueError, "colour_codes: bad buffer sizes");
+        goto done;
+    }
+    {
+        const uint8_t *codes = cb.buf;
+        const uint32_t *lut = lb.buf;
+        uint32_t *out = ob.buf;
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            const uint8_t *src = codes + r * w;
+            uint32_t *dst = out + r * width + column;
+            for (Py_ssize_t c = 0; c < w; c++)
+                dst[c] = lut[src[c] & 3];
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
@@ -3007,6 +3049,7 @@ static PyMethodDef methods[] = {
     {"pixel_buckets", pixel_buckets, METH_VARARGS, pixel_buckets_doc},
     {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
     {"counter_strip", counter_strip, METH_VARARGS, counter_strip_doc},
+    {"colour_codes", colour_codes, METH_VARARGS, colour_codes_doc},
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},
     {"range_min_max_blocks", range_min_max_blocks, METH_VARARGS, range_min_max_blocks_doc},
