@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QTransform
+from PySide6.QtGui import QBrush, QFont, QFontMetrics, QFontMetricsF, QPainter, QStaticText, QTransform
 
 from fxscope.app.timeline.box_fills import box_geometry, colour_fills
 from fxscope.app.timeline.lane_image import RowFills
@@ -54,6 +54,8 @@ class BoxTrackItem(LaneItem):
         self._font = QFont()
         self._font.setPointSizeF(8.0)
         self._metrics = QFontMetrics(self._font)
+        self._ascent = QFontMetricsF(self._font).ascent()  # (where a static text's top is above its baseline)
+        self._static_texts: dict[str, QStaticText] = {}
         self._name_ids = np.zeros(0, np.int64)
         self._name_colours = np.zeros(0, np.int64)
         self._direct_colours = False
@@ -269,10 +271,14 @@ class BoxTrackItem(LaneItem):
         painter.setFont(self._font)
         painter.setPen(LABEL_PEN)
         m = self._metrics
-        base = (height + m.ascent() - m.descent()) / 2
-        texts, elided = self._label_cache, self._elided_cache
+        # the baseline as drawText's, and the top left that puts a static text's baseline there (QStaticText
+        # keeps a text's layout: drawText shaped it again at every call, ~10 us a label, hundreds a frame)
+        base = (height + m.ascent() - m.descent()) / 2 - self._ascent
+        texts, elided, static = self._label_cache, self._elided_cache, self._static_texts
         if len(elided) > 50_000:  # a bound for long sessions; refilled from the frames that follow
             elided.clear()
+        if len(static) > 20_000:
+            static.clear()
         for n, x, y, w in zip(names[idx].tolist(), left.tolist(), top.tolist(), width.tolist(), strict=True):
             entry = texts.get(n)
             if entry is None:
@@ -288,7 +294,11 @@ class BoxTrackItem(LaneItem):
                     text = elided[key] = m.elidedText(entry[0], Qt.TextElideMode.ElideRight, step)
                 if not text or text == "…":  # nothing but an ellipsis says nothing
                     continue
-            painter.drawText(QPointF(x + 2, y + base), text)
+            shown = static.get(text)
+            if shown is None:
+                shown = static[text] = QStaticText(text)
+                shown.setTextFormat(Qt.TextFormat.PlainText)
+            painter.drawStaticText(QPointF(x + 2, y + base), shown)
 
 
 class BoxPicture:
