@@ -7,6 +7,7 @@ survive float32 drawing."""
 from __future__ import annotations
 
 import logging
+import math
 import weakref
 import zlib
 from typing import ClassVar
@@ -320,10 +321,11 @@ class LaneItem(GuardedPaint, QGraphicsObject):
         vb = self.getViewBox()
         if vb is None:
             return None
-        (x0, x1), _ = vb.viewRange()
+        # (the view box's own range, not viewRange()'s copy of it: a lane asks at every paint, dozens a frame)
+        x0, x1 = vb.state["viewRange"][0]
         tr = painter.transform()
         sx, dx, sy, dy = tr.m11(), tr.dx(), tr.m22(), tr.dy()
-        if sx <= 0 or not (np.isfinite(x0) and np.isfinite(x1)):
+        if sx <= 0 or not (math.isfinite(x0) and math.isfinite(x1)):
             return None
         # within int64: a corrupt trace's span can reach past it, and numpy refuses larger Python ints
         lo, hi = -(1 << 63) + 1, (1 << 63) - 2
