@@ -483,6 +483,43 @@ def with_tick_rate(path: Path, rate: int) -> Path:
     return out
 
 
+def warm(path: Path) -> float:
+    """Read the whole trace once (16 MB at a time) and return how long that took: the children then read it
+    from the page cache, as a trace just saved or opened before is. The development VM pages out what is left
+    unaccessed for a minute (DAMON's proactive reclaim, :func:`damon_pageout`), so a trace generated or read
+    minutes earlier came partly from the disk: the 100M read at 308-335 MB/s against 379-402 MB/s cached."""
+    t = time.perf_counter()
+    with open(path, "rb", buffering=0) as f:
+        while f.read(16 << 20):
+            pass
+    return time.perf_counter() - t
+
+
+def damon_pageout() -> str:
+    """What the kernel's DAMON does to unaccessed pages, when a kdamond runs a pageout scheme (the
+    development VM's proactive reclaim), e.g. "pages unaccessed for 60 s paged out, at most 128 MB/s"; ""
+    otherwise (or where /sys says nothing)."""
+    root = Path("/sys/kernel/mm/damon/admin/kdamonds")
+    try:
+        for kd in root.iterdir():
+            if not kd.is_dir() or (kd / "state").read_text().strip() != "on":
+                continue
+            for ctx in (kd / "contexts").iterdir():
+                if not ctx.is_dir():
+                    continue
+                aggr_us = int((ctx / "monitoring_attrs/intervals/aggr_us").read_text())
+                for scheme in (ctx / "schemes").iterdir():
+                    if not scheme.is_dir() or (scheme / "action").read_text().strip() != "pageout":
+                        continue
+                    age = int((scheme / "access_pattern/age/min").read_text()) * aggr_us / 1e6
+                    quota = int((scheme / "quotas/bytes").read_text()) >> 20
+                    ms = int((scheme / "quotas/reset_interval_ms").read_text())
+                    return f"pages unaccessed for {age:.0f} s paged out, at most {quota} MB per {ms} ms"
+    except (OSError, ValueError):
+        return ""
+    return ""
+
+
 def _child(code: str, path: Path, *args: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code, str(path), *args], capture_output=True, text=True, env=env,
@@ -558,8 +595,11 @@ def measure(events: int, frame: bool, search: bool, during: bool = False, window
     if tick_rate is not None:
         path = with_tick_rate(path, tick_rate)
     size = path.stat().st_size
+    warm_s = warm(path)
     fig = {"file_mb": size / 1e6} if window_only else _load_figures(path, search)
+    fig["machine.warm_read_mb_s"] = size / 1e6 / warm_s  # (the trace read once first: GB/s when it was cached)
     if frame or window_only:
+        warm(path)
         f = _child(_CHILD_FRAME, path, "search" if search else "no-search", "during" if during else "after",
                    "sample-frames" if sample_frames else "quiet-frames",
                    "search-early" if search_early else "search-built")  # fmt: skip
@@ -735,6 +775,10 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; a fresh page "
           f"{speed['fault_us_per_page']:.2f} us to fault in, numpy's sort of 4M int64 {speed['sort_s'] * 1e3:.0f} ms "
           "(machine_speed: compare runs on other machines by these)")  # fmt: skip
+    pageout = damon_pageout()
+    if pageout:
+        print(f"machine: the kernel's DAMON pages out what goes unused ({pageout}): each trace is read once "
+              "right before its children run (machine.warm_read_mb_s)")  # fmt: skip
     rounds = []
     for r in range(max(1, args.rounds)):
         figs = []
