@@ -136,19 +136,27 @@ class StateTrackItem(SchedLaneItem):
     def draw_marks(self, painter: QPainter, f: tuple) -> None:
         self._paint_wakeups(painter, f)
 
-    def _paint_wakeups(self, painter: QPainter, f: tuple) -> None:
-        """The thread's wakeups as small dark wedges on the strip's top edge (one per pixel at most): the
-        moments it became runnable; selecting the state or the CPU slice after one draws who woke it."""
-        t0, t1, sx, dx, sy, dy = f
+    def wakeup_marks(self, f: tuple) -> np.ndarray | None:
+        """The device pixel columns of the thread's wakeups in the frame ``f`` (one a pixel), or None when
+        there are none to draw: none in view, or closer than 12 pixels apart on average (clutter, not marks:
+        the runnable stretches of the strip show them at that zoom; ``last_wakeups`` is then 0)."""
+        t0, t1, sx, dx, _sy, _dy = f
         wakeups = self.model.sched.wakeups
         rows = wakeups.rows_in(t0, t1, tid=self.tid)
         if not len(rows):
-            return
+            return None
         px = self._wakeup_pixels(wakeups.ts, rows, sx, dx, (t1 - t0) / 1e9 * sx / 12)
-        if px is None:  # closer than 12 px apart on average: clutter, not marks
-            self.last_wakeups = 0  # (the runnable stretches of the strip show them at this zoom)
+        if px is None:
+            self.last_wakeups = 0
+        return px
+
+    def _paint_wakeups(self, painter: QPainter, f: tuple) -> None:
+        """The thread's wakeups as small dark wedges on the strip's top edge (one per pixel at most): the
+        moments it became runnable; selecting the state or the CPU slice after one draws who woke it."""
+        px = self.wakeup_marks(f)
+        if px is None:
             return
-        top = self.y0 * sy + dy
+        top = self.y0 * f[4] + f[5]
         painter.save()
         painter.resetTransform()
         row = math.floor(top)

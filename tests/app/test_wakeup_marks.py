@@ -16,16 +16,10 @@ from fxscope.app.timeline.sched_tracks import StateTrackItem, wakeup_polygon
 
 def _polygon_wakeups(self, painter, f) -> None:
     """The marks as wedge polygons, one drawPolygon each (the reference)."""
-    t0, t1, sx, dx, sy, dy = f
-    wakeups = self.model.sched.wakeups
-    rows = wakeups.rows_in(t0, t1, tid=self.tid)
-    if not len(rows):
-        return
-    px = self._wakeup_pixels(wakeups.ts, rows, sx, dx, (t1 - t0) / 1e9 * sx / 12)
+    px = self.wakeup_marks(f)
     if px is None:
-        self.last_wakeups = 0
         return
-    top = self.y0 * sy + dy
+    top = self.y0 * f[4] + f[5]
     painter.save()
     painter.resetTransform()
     painter.setPen(Qt.PenStyle.NoPen)
