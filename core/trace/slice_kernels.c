@@ -2384,10 +2384,17 @@ done:
 
 /* The min and max of v[a:b] (b > a) into *out_min, *out_max (NaN both when one is NaN), whole blocks of B
    values read from their bounds bmin, bmax when B > 0 (range_min_max_blocks), every value when B is 0. */
+/* runs shorter than this many blocks are scanned value by value, not through the block bounds: with the
+   vector scan, a run of a few blocks reads its values faster than its bounds and the ends they leave open (a
+   zoomed-out counter's strip with cold caches, ~50 samples a pixel: 0.57 -> 0.41 ms; ~180: 1.27 -> 1.18 ms) */
+#ifndef BOUNDS_FROM_BLOCKS
+#define BOUNDS_FROM_BLOCKS 8
+#endif
+
 static inline void bounded_min_max(const double *v, int64_t a, int64_t b, int64_t B, const double *bmin,
                                    const double *bmax, double *out_min, double *out_max)
 {
-    if (B <= 0) {
+    if (B <= 0 || b - a < BOUNDS_FROM_BLOCKS * B) {
         double lo = INFINITY, hi = -INFINITY;
         int nan = 0;
         scan_min_max(v, a, b, &lo, &hi, &nan);

@@ -329,10 +329,12 @@ def test_block_bounds_give_the_min_and_max_of_every_value(kind: str) -> None:
     bmin, bmax = series.block_bounds()
     assert len(bmin) == -(-n // BOUND_BLOCK)
     kernels = compiled.slice_kernels
-    for offset in (0, 1, 63, 64, 5000):
+    for offset, runs in ((0, 400), (1, 400), (63, 400), (64, 400), (5000, 400), (0, 12), (1, 20), (63, 9), (5000, 7)):
+        # (400 runs: ~50 values each, scanned; 7-20: ~1000-2000, past slice_kernels' BOUNDS_FROM_BLOCKS, read
+        # through the bounds)
         m = n - offset
-        cuts = np.sort(rng.integers(0, m + 1, 400))
-        first = np.maximum(cuts[:-1] - rng.integers(0, 2, 399), 0)  # (runs that share their first value)
+        cuts = np.sort(rng.integers(0, m + 1, runs))
+        first = np.maximum(cuts[:-1] - rng.integers(0, 2, runs - 1), 0)  # (runs that share their first value)
         stop = cuts[1:]
         got_min, got_max = np.empty(len(first)), np.empty(len(first))
         kernels.range_min_max_blocks(v, offset, BOUND_BLOCK, bmin, bmax, first, stop, got_min, got_max)
@@ -359,7 +361,8 @@ def test_lod_of_a_long_series_reads_its_block_bounds(lod_paths) -> None:
     v = rng.normal(0, 1, n).cumsum().round(2)
     s = CounterSeries(1, "c", 0, "v", ts, v, np.arange(n, dtype=np.int32))
     cs = CounterSet([s])
-    for t0, t1, bucket in ((0, 10 * n, 10 * n / 97), (-500, 10 * n + 500, 3_000.0), (n, 3 * n, 700.5), (n, n + 300, 7.0)):
+    for t0, t1, bucket in ((0, 10 * n, 10 * n / 97), (0, 10 * n, 10 * n / 11), (-500, 10 * n + 500, 3_000.0),
+                           (n, 3 * n, 700.5), (n, n + 300, 7.0)):  # fmt: skip
         got = expand(*cs.lod(0, t0, t1, bucket), t0, t1, bucket)
         assert got == brute_force_lod(ts, v, t0, t1, bucket), (t0, t1, bucket)
     assert s.block_bounds() is not None
