@@ -3039,6 +3039,83 @@ done:
 }
 
 
+PyDoc_STRVAR(row_pixels_doc,
+"row_pixels(spans, rgba, row) -> (c0, c1, y1, y2) or None\n\n"
+"A single-row picture's pixels from its rectangles' spans (raster_rect_spans' output, int64, 4 a rectangle;\n"
+"rgba: uint32, a colour each; app/timeline/lane_image.py RowFills.paint, its numpy path the reference): None\n"
+"when the drawn rectangles do not all cover the same rows (not one row of pixels); else their columns c0..c1\n"
+"(exclusive) and rows y1..y2 (exclusive), (0, 0, 0, 0) when none is drawn, and row[0 : c1 - c0] (uint32,\n"
+"cleared here) painted as paint_columns paints, each rectangle's columns in order, a later one over an earlier\n"
+"one. One pass for the dozen numpy calls a CPU lane's frame made over its thousands of spans. A row shorter\n"
+"than c1 - c0 raises ValueError.");
+
+static PyObject *row_pixels(PyObject *self, PyObject *args)
+{
+    Py_buffer sb, vb, rb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &sb, &vb, &rb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&sb, 8, "spans") < 0 || check_buffer(&vb, 4, "rgba") < 0 || check_buffer(&rb, 4, "row") < 0)
+        goto done;
+    const int64_t n = sb.len / 32, cap = rb.len / 4;
+    if (sb.len % 32 != 0 || vb.len / 4 != n) {
+        PyErr_SetString(PyExc_ValueError, "row_pixels: bad buffer sizes");
+        goto done;
+    }
+    {
+        const int64_t *sp = sb.buf;
+        const uint32_t *rgba = vb.buf;
+        uint32_t *row = rb.buf;
+        int64_t c0 = 0, c1 = 0, y1 = 0, y2 = 0;
+        int any = 0, one_row = 1;
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t *o = sp + 4 * i;
+            if (!(o[1] >= o[0] && o[3] >= o[2]))
+                continue;
+            if (!any) {
+                any = 1, c0 = o[0], c1 = o[1] + 1, y1 = o[2], y2 = o[3] + 1;
+                continue;
+            }
+            if (o[2] != y1 || o[3] + 1 != y2) {
+                one_row = 0;
+                break;
+            }
+            c0 = o[0] < c0 ? o[0] : c0;
+            c1 = o[1] + 1 > c1 ? o[1] + 1 : c1;
+        }
+        if (!one_row) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (!any) {
+            result = Py_BuildValue("(LLLL)", 0LL, 0LL, 0LL, 0LL);
+            goto done;
+        }
+        const int64_t w = c1 - c0;
+        if (w > cap) {
+            PyErr_SetString(PyExc_ValueError, "row_pixels: the row is shorter than the columns drawn");
+            goto done;
+        }
+        memset(row, 0, (size_t)w * 4);
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t *o = sp + 4 * i;
+            if (!(o[1] >= o[0] && o[3] >= o[2]))
+                continue;
+            const int64_t a = o[0] - c0 < 0 ? 0 : o[0] - c0, b = o[1] + 1 - c0 > w ? w : o[1] + 1 - c0;
+            for (int64_t c = a; c < b; c++)
+                row[c] = rgba[i];
+        }
+        result = Py_BuildValue("(LLLL)", (long long)c0, (long long)c1, (long long)y1, (long long)y2);
+    }
+done:
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&rb);
+    return result;
+}
+
+
 static PyMethodDef methods[] = {
     {"duration_threads", duration_threads, METH_VARARGS, duration_threads_doc},
     {"thread_counts", thread_counts, METH_VARARGS, thread_counts_doc},
@@ -3057,6 +3134,7 @@ static PyMethodDef methods[] = {
     {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
     {"counter_strip", counter_strip, METH_VARARGS, counter_strip_doc},
     {"colour_codes", colour_codes, METH_VARARGS, colour_codes_doc},
+    {"row_pixels", row_pixels, METH_VARARGS, row_pixels_doc},
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},
     {"range_min_max", range_min_max, METH_VARARGS, range_min_max_doc},
     {"range_min_max_blocks", range_min_max_blocks, METH_VARARGS, range_min_max_blocks_doc},

@@ -34,6 +34,10 @@ def _pixels(image: QImage) -> np.ndarray:
     return np.frombuffer(image.constBits(), np.uint32).reshape(image.height(), image.width()).copy()
 
 
+#: whether each _draw(as_image=True) drew an image (True) or left it to the rectangles (False)
+IMAGES: list[bool] = []
+
+
 def _draw(fills, dx: float, dy: float, as_image: bool, size=(300, 40), clip: QRect | None = None) -> np.ndarray:
     image = QImage(*size, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor("#202020"))
@@ -43,6 +47,8 @@ def _draw(fills, dx: float, dy: float, as_image: bool, size=(300, 40), clip: QRe
         painter.setClipRect(clip)
     painter.setTransform(QTransform.fromTranslate(dx, dy))
     drawn = as_image and RowFills.of(fills).paint(painter)
+    if as_image:
+        IMAGES.append(drawn)
     if not drawn:
         for brush, rects in fills:
             painter.setBrush(brush)
@@ -64,8 +70,11 @@ def test_row_image_is_the_rectangles_pixels(qapp, seed: int) -> None:
         w = np.maximum(rng.uniform(0, 9, n), 1.0) + rng.choice([0, 0.5], n)
         fills.append((brush, rect_buffer(x, np.full(n, top), w, height)))
     clip = QRect(int(rng.integers(0, 40)), int(rng.integers(0, 5)), int(rng.integers(100, 260)), 30) if seed % 2 else None
+    IMAGES.clear()
     for dx, dy in ((0.0, 0.0), (float(rng.uniform(-4, 4)), float(rng.uniform(0, 6))), (0.5, 0.5), (-0.5, 2.5)):
         np.testing.assert_array_equal(_draw(fills, dx, dy, True, clip=clip), _draw(fills, dx, dy, False, clip=clip))
+    if height >= 1.0:  # (rows a pixel high or more: drawn as images, not left to the rectangles)
+        assert any(IMAGES), IMAGES
 
 
 def test_rows_of_several_tops_or_few_rectangles_are_not_one_image(qapp) -> None:
