@@ -66,6 +66,11 @@ class RowFills:
         heights, a brush that is not one opaque colour, or fewer than :data:`IMAGE_FROM` rectangles."""
         if sum(len(r) for _, r in fills) < IMAGE_FROM:
             return None
+        # (a lane of several rows, a thread's depths, as a rule shows it in the first rectangles of its colours:
+        # no copy of its thousands of rectangles to find it)
+        heads = [r[0] for _, r in fills if len(r)]
+        if any(h[1] != heads[0][1] or h[3] != heads[0][3] for h in heads):
+            return None
         rects = np.concatenate([r for _, r in fills])
         if not (np.all(rects[:, 1] == rects[0, 1]) and np.all(rects[:, 3] == rects[0, 3])):
             return None
