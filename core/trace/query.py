@@ -5,7 +5,7 @@ then spreads to the slices with one gather; the summary groups with a sort and `
 
 The search matches what Perfetto's omnibox matches for slices: the slice's name, and its arguments' names
 (keys) and string values. The arguments are read once, on the first search, into :class:`ArgStringIndex`
-(for each string id used by a slice argument, the slices that use it: 4 bytes per argument).
+(each slice's argument strings as (string id, row) pairs: 4 bytes per string, as a rule).
 
 Area summary numbers, and why (Perfetto's area selection is what users compare with): Perfetto sums the
 *full* durations of the slices that overlap the selected area (``sum(dur)``, its "Wall duration"), and
@@ -355,26 +355,27 @@ def slice_matches(model: SliceSource, needle: str, check: Callable[[], None] = _
     hit = columns_matches(table, (s.name, s.category) if categories else (s.name,), check)
     if index is not None:
         check()
-        hit[_argument_rows(index, table)] = True
+        hit[_argument_rows(index, table, check)] = True
     return hit
 
 
-def _argument_rows(index: ArgStringIndex, table: np.ndarray) -> np.ndarray:
-    """The slice rows (int32, each string's ascending, strings one after the other) of every argument string
-    that ``table`` (:func:`string_matches`) marks: their ranges of the index's rows, concatenated."""
-    k = np.flatnonzero(table[np.minimum(index.arg_ids, len(table) - 1)])
-    lo, n = index.ptr[k], index.ptr[k + 1] - index.ptr[k]
-    at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
-    return index.rows[at]
+def _argument_rows(index: ArgStringIndex, table: np.ndarray, check: Callable[[], None] = _no_check) -> np.ndarray:
+    """The slice rows (int64, unordered, repeated when a slice uses several such strings) that use a string
+    ``table`` (:func:`string_matches`) marks through an argument: the index's pairs' string ids looked up a
+    batch at a time (:func:`column_matches`, ``check()`` between), each marked pair's row found from its
+    batch's first row."""
+    pos = np.flatnonzero(column_matches(table, index.sid, check))
+    batch = np.searchsorted(index.pair_start, pos, side="right") - 1
+    return index.row_start[batch] + index.row[pos]
 
 
 def argument_matches(model: SliceSource, needle: str, check: Callable[[], None] = _no_check) -> np.ndarray:
-    """The slice rows (int32, unordered, possibly repeated) one of whose arguments' names or string values
+    """The slice rows (int64, unordered, possibly repeated) one of whose arguments' names or string values
     contains ``needle`` (folded): :func:`slice_matches`' argument part alone, from the argument index (built or
     waited for here), for a search whose name matches are already found."""
     index = search_index(model)  # first: its build may add strings to the table
     check()
-    return _argument_rows(index, string_matches(model, needle))
+    return _argument_rows(index, string_matches(model, needle), check)
 
 
 def search(model: SliceSource, text: str, check: Callable[[], None] = _no_check, arguments: bool = True) -> np.ndarray:

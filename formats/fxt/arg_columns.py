@@ -17,6 +17,7 @@ from fxscope.formats.fxt import compiled
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.columns import FxtColumns
 from fxscope.formats.fxt.event_data import compiled_pair, times_and_data
+from fxscope.formats.fxt.tables import STRING_KEYS
 
 _U = np.uint64
 #: argument types whose value is a number (pointers and koids are identifiers, not quantities)
@@ -331,3 +332,89 @@ def string_arg_ids(cols: FxtColumns, refs: StringArgRefs) -> StringArgIds:
     act = refs.act[string]
     values = dec.string_ids(refs.value_ref[string], refs.value_at[string], refs.record[act])
     return StringArgIds(np.concatenate([refs.act, act]), np.concatenate([names, values]))
+
+
+@dataclass
+class StringArgSids:
+    """The strings the arguments of event rows use, resolved in the reading pass (:func:`string_arg_sids`):
+    ``sid[k]`` (int32 global string id, -1 unresolved) is used by the row at position ``act[k]`` (int32) among the
+    rows; the strings that pass could not resolve (inline streams, keys registered more than once) are
+    ``sid[special_at]`` (-3, -2) until :func:`resolve_special_sids` sets them, with their refs, stream words and
+    record words (int64) beside."""
+
+    act: np.ndarray
+    sid: np.ndarray
+    special_at: np.ndarray
+    special_ref: np.ndarray
+    special_word: np.ndarray
+    special_record: np.ndarray
+
+
+def string_arg_sids(cols: FxtColumns, rows: np.ndarray, per_row: float = 2.0) -> StringArgSids | None:
+    """The argument names and string values of event ``rows`` (ascending) as global string ids, read and resolved
+    in one compiled pass over each row's record (record_scan.string_arg_ids): the string refs through the
+    string table of the provider in force at each record, as :meth:`~fxscope.formats.fxt.lazy_args.ArgDecoder.string_ids`
+    resolves them, with none of the per-argument arrays :func:`string_arg_refs` then gives that call (at 100M
+    events their resolution was half the search index's build). Reads only, nothing is interned: the strings
+    left (inline, or keys registered more than once) are the caller's (:func:`resolve_special_sids`, on one
+    thread at a time). None when the pass is not built, the columns are not plain words, or the string table
+    has no dense lookup (then :func:`string_arg_refs` and :func:`string_arg_ids`). ``per_row``: the strings a
+    row expected (the outputs' first size; a row whose arguments do not fit makes the next call, with room for
+    twice as many)."""
+    dec = cols.arg_decoder
+    rec = cols.ev_word
+    scan = compiled.record_scan
+    lookup = dec.str_lookup
+    dense = getattr(lookup, "_dense", None)
+    if (
+        scan is None
+        or not hasattr(scan, "string_arg_ids")
+        or dense is None
+        or not compiled.contiguous_words(dec.w)
+        or not (isinstance(rec, np.ndarray) and rec.flags.c_contiguous and rec.dtype in (np.uint32, np.int64))
+    ):
+        return None
+    rows = np.ascontiguousarray(rows, np.int64)
+    m = len(rows)
+    if m and int(rows[-1]) >= 1 << 31:  # (act is int32)
+        return None
+    if cols.ev_data.before_read is not None:  # (no compiled SIGBUS guard: the file's size checked first)
+        cols.ev_data.before_read()
+    cut_words, cut_nargs = cols.ev_nargs_cut
+    cut_words = np.ascontiguousarray(cut_words, np.int64)
+    cut_nargs = np.ascontiguousarray(cut_nargs, np.uint8)
+    first, value = dense
+    seg_pos = np.ascontiguousarray(dec._seg_pos, np.int64)
+    seg_gen = np.ascontiguousarray(dec._seg_gen, np.int64)
+    check_first = bool(m) and int(rec[rows[0]]) <= lookup._single_last
+    parts: list[tuple[np.ndarray, ...]] = []
+    specials: list[tuple[np.ndarray, ...]] = []
+    start, cap, written = 0, int(m * max(per_row, 0.0)) + 32, 0  # (32: room for any one row's strings)
+    while start < m:
+        act, sid = np.empty(cap, np.int32), np.empty(cap, np.int32)
+        at, ref, word, record = (np.empty(cap, np.int64) for _ in range(4))
+        c, start, k = scan.string_arg_ids(dec.w, rec, rec.dtype == np.int64, rows, start, cut_words, cut_nargs,
+                                          seg_pos, seg_gen, value, first, STRING_KEYS, check_first,
+                                          act, sid, at, ref, word, record)  # fmt: skip
+        parts.append((act[:c], sid[:c]))
+        specials.append((at[:k] + written, ref[:k], word[:k], record[:k]))
+        written += c
+        cap *= 2
+    if not parts:  # (no rows)
+        act, sid = np.zeros(0, np.int32), np.zeros(0, np.int32)
+        at, ref, word, record = (np.zeros(0, np.int64) for _ in range(4))
+    elif len(parts) == 1:
+        (act, sid), (at, ref, word, record) = parts[0], specials[0]
+    else:
+        act, sid = (np.concatenate(c) for c in zip(*parts, strict=True))
+        at, ref, word, record = (np.concatenate(c) for c in zip(*specials, strict=True))
+    return StringArgSids(act, sid, at, ref, word, record)
+
+
+def resolve_special_sids(cols: FxtColumns, sids: StringArgSids) -> np.ndarray:
+    """``sids.sid`` with the strings :func:`string_arg_sids` left resolved: inline texts interned into the
+    string table (on one thread at a time: the table grows), keys registered more than once looked up."""
+    if len(sids.special_at):
+        sids.sid[sids.special_at] = cols.arg_decoder.string_ids(sids.special_ref, sids.special_word,
+                                                                sids.special_record)  # fmt: skip
+    return sids.sid

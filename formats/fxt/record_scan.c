@@ -1728,6 +1728,165 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(string_arg_ids_doc,
+"string_arg_ids(words, record_word, wide, rows, start, cut_words, cut_nargs, seg_pos, seg_gen, value, first,\n"
+"               width, check_first, act, sid, sp_at, sp_ref, sp_word, sp_rec) -> (count, next, specials)\n\n"
+"The strings the arguments of event rows[start:] use (int64 rows, ascending, each a valid row of record_word:\n"
+"uint32, or int64 when wide), read as string_arg_refs reads them and resolved in the same pass: for each\n"
+"argument its name, then its value if it is a string, act = i (int32) and sid its global string id (int32):\n"
+"0 for ref 0, else through the table of the provider generation in force at the record (seg_gen[s], s the\n"
+"last of seg_pos, int64 ascending, at or before the record's word; the first if none), key = gen * width +\n"
+"ref, value[key] (int32; -1 past the table), -1 when check_first and the record's word is at or before\n"
+"first[key] (int64: that key's one registration comes later). An inline stream (ref bit 15) or a key\n"
+"registered more than once (value -2) is left to the caller: its sid is -3 or -2 and sp_at (its position among\n"
+"the outputs), sp_ref, sp_word (where its stream would start) and sp_rec (its record's word) say where (int64,\n"
+"as many rooms as act). Stops before a row whose arguments (two strings each at most) do not fit the room\n"
+"left: returns the strings written, the row to start the next call from and the strings left to the caller.\n"
+"The search index's reader (fxscope.formats.fxt.arg_columns.string_arg_sids).");
+
+static PyObject *string_arg_ids(PyObject *self, PyObject *args)
+{
+    Py_buffer w, rw, ro, cw, cn, sp, sg, va, fi, o_act, o_sid, o_at, o_ref, o_word, o_rec;
+    int wide, check_first;
+    Py_ssize_t start, width;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*py*ny*y*y*y*y*y*npw*w*w*w*w*w*", &w, &rw, &wide, &ro, &start, &cw, &cn, &sp, &sg,
+                          &va, &fi, &width, &check_first, &o_act, &o_sid, &o_at, &o_ref, &o_word, &o_rec))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t isz = wide ? 8 : 4;
+    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
+        check_buffer(&ro, 8, "rows") < 0 || check_buffer(&cw, 8, "cut_words") < 0 ||
+        check_buffer(&sp, 8, "seg_pos") < 0 || check_buffer(&sg, 8, "seg_gen") < 0 ||
+        check_buffer(&va, 4, "value") < 0 || check_buffer(&fi, 8, "first") < 0 ||
+        check_buffer(&o_act, 4, "act") < 0 || check_buffer(&o_sid, 4, "sid") < 0 ||
+        check_buffer(&o_at, 8, "sp_at") < 0 || check_buffer(&o_ref, 8, "sp_ref") < 0 ||
+        check_buffer(&o_word, 8, "sp_word") < 0 || check_buffer(&o_rec, 8, "sp_rec") < 0)
+        goto done;
+    const Py_ssize_t m = ro.len / 8, nrec = rw.len / isz, ncut = cw.len / 8, cap = o_act.len / 4;
+    const Py_ssize_t nseg = sp.len / 8, nkeys = va.len / 4;
+    if (cn.len != ncut || sg.len / 8 != nseg || fi.len / 8 != nkeys || o_sid.len / 4 != cap ||
+        o_at.len / 8 != cap || o_ref.len / 8 != cap || o_word.len / 8 != cap || o_rec.len / 8 != cap || width < 0) {
+        PyErr_SetString(PyExc_ValueError, "string_arg_ids: column lengths differ");
+        goto done;
+    }
+    if (start < 0 || start > m) {
+        PyErr_SetString(PyExc_IndexError, "string_arg_ids: start out of range");
+        goto done;
+    }
+    if (check_rows(&ro, nrec, "string_arg_ids") < 0)
+        goto done;
+    {
+        const uint64_t *words = (const uint64_t *)w.buf;
+        const int64_t n = (int64_t)(w.len / 8);
+        const int64_t *rows = (const int64_t *)ro.buf, *cut_words = (const int64_t *)cw.buf;
+        const uint8_t *cut_nargs = (const uint8_t *)cn.buf;
+        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_gen = (const int64_t *)sg.buf;
+        const int32_t *value = (const int32_t *)va.buf;
+        const int64_t *first = (const int64_t *)fi.buf;
+        int32_t *act = (int32_t *)o_act.buf, *sid = (int32_t *)o_sid.buf;
+        int64_t *sp_at = (int64_t *)o_at.buf, *sp_ref = (int64_t *)o_ref.buf, *sp_word = (int64_t *)o_word.buf;
+        int64_t *sp_rec = (int64_t *)o_rec.buf;
+        Py_ssize_t c = 0, k = 0, i = start;
+        /* the segment of the last record resolved, and the words it spans: [lo, hi) */
+        Py_ssize_t s = -1;
+        int64_t lo = 0, hi = -1, gen = -1;
+        Py_BEGIN_ALLOW_THREADS
+/* one string of row i's record at word `at`: ref (16 bits) whose stream would start at word WORD */
+#define EMIT(REF, WORD)                                                                                          \
+        do {                                                                                                     \
+            const int64_t r_ = (REF);                                                                            \
+            int32_t v_ = 0;                                                                                      \
+            if (r_ & 0x8000) {                                                                                   \
+                v_ = -3;                                                                                         \
+            } else if (r_) {                                                                                     \
+                if (at < lo || at >= hi) { /* another segment: the last seg_pos at or before at (or the first) */ \
+                    Py_ssize_t a_ = 0, b_ = nseg;                                                                \
+                    while (a_ < b_) {                                                                            \
+                        const Py_ssize_t mid_ = a_ + (b_ - a_) / 2;                                              \
+                        if (seg_pos[mid_] <= at)                                                                 \
+                            a_ = mid_ + 1;                                                                       \
+                        else                                                                                     \
+                            b_ = mid_;                                                                           \
+                    }                                                                                            \
+                    s = a_ > 0 ? a_ - 1 : 0;                                                                     \
+                    lo = s > 0 ? seg_pos[s] : INT64_MIN;                                                         \
+                    hi = s + 1 < nseg ? seg_pos[s + 1] : INT64_MAX;                                              \
+                    gen = nseg ? seg_gen[s] : -1;                                                                \
+                }                                                                                                \
+                const int64_t key_ = gen * (int64_t)width + r_;                                                  \
+                v_ = -1;                                                                                         \
+                if (gen >= 0 && key_ >= 0 && key_ < nkeys) {                                                     \
+                    v_ = value[key_];                                                                            \
+                    if (check_first && v_ >= 0 && at <= first[key_])                                             \
+                        v_ = -1;                                                                                 \
+                }                                                                                                \
+            }                                                                                                    \
+            if (v_ <= -2) {                                                                                      \
+                sp_at[k] = c;                                                                                    \
+                sp_ref[k] = r_;                                                                                  \
+                sp_word[k] = (WORD);                                                                             \
+                sp_rec[k] = at;                                                                                  \
+                k++;                                                                                             \
+            }                                                                                                    \
+            act[c] = (int32_t)i;                                                                                 \
+            sid[c] = v_;                                                                                         \
+            c++;                                                                                                 \
+        } while (0)
+        for (; i < m; i++) {
+            /* (prefetched as string_arg_refs does: the rows are spread over the file) */
+            if (i + 2 * STRING_REFS_AHEAD < m)
+                __builtin_prefetch(wide ? (const void *)((const int64_t *)rw.buf + rows[i + 2 * STRING_REFS_AHEAD])
+                                        : (const void *)((const uint32_t *)rw.buf + rows[i + 2 * STRING_REFS_AHEAD]));
+            if (i + STRING_REFS_AHEAD < m) {
+                const int64_t at2 = record_at(rw.buf, wide, rows[i + STRING_REFS_AHEAD]);
+                if (at2 >= 0 && at2 + 8 < n) {
+                    __builtin_prefetch(words + at2);
+                    __builtin_prefetch(words + at2 + 7);
+                }
+            }
+            const int64_t at = record_at(rw.buf, wide, rows[i]);
+            const uint64_t h = word_at(words, n, at);
+            unsigned nargs = (unsigned)((h >> 20) & 0xF);
+            if (nargs && ncut)
+                nargs = cut_count(cut_words, cut_nargs, ncut, at, nargs);
+            if (2 * (Py_ssize_t)nargs > cap - c)
+                break; /* (the next call starts at this row) */
+            int64_t p = at + args_skip(h);
+            const int64_t e = at + (int64_t)((h >> 4) & 0xFFF);
+            for (unsigned a = 0; a < nargs && p < e && p >= 0 && p < n; a++) {
+                ArgHead ah;
+                if (!arg_head(words, n, p, e, &ah))
+                    break;
+                EMIT(ah.ref, p + 1);
+                if ((ah.h & 0xF) == 6) /* string: its value's ref in bits 32..47 */
+                    EMIT((int64_t)((ah.h >> 32) & 0xFFFF), p + 1 + ah.name_words);
+                p = ah.after;
+            }
+        }
+#undef EMIT
+        Py_END_ALLOW_THREADS
+        result = Py_BuildValue("nnn", c, i, k);
+    }
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&rw);
+    PyBuffer_Release(&ro);
+    PyBuffer_Release(&cw);
+    PyBuffer_Release(&cn);
+    PyBuffer_Release(&sp);
+    PyBuffer_Release(&sg);
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&fi);
+    PyBuffer_Release(&o_act);
+    PyBuffer_Release(&o_sid);
+    PyBuffer_Release(&o_at);
+    PyBuffer_Release(&o_ref);
+    PyBuffer_Release(&o_word);
+    PyBuffer_Release(&o_rec);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
@@ -1748,6 +1907,7 @@ static PyMethodDef methods[] = {
     {"generation_refs", generation_refs, METH_VARARGS, generation_refs_doc},
     {"numeric_args", numeric_args, METH_VARARGS, numeric_args_doc},
     {"string_arg_refs", string_arg_refs, METH_VARARGS, string_arg_refs_doc},
+    {"string_arg_ids", string_arg_ids, METH_VARARGS, string_arg_ids_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -33,13 +33,13 @@ def trace_bytes() -> bytes:
 @pytest.fixture
 def slow_build(monkeypatch):
     """Every trace indexes in the background, in batches of 64 slices that each take ``BATCH_SLEEP_S`` more."""
-    real = arg_string_index.string_arg_ids
+    real = arg_string_index._batch_pairs
 
     def slow(*args, **kwargs):
         time.sleep(BATCH_SLEEP_S)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(arg_string_index, "string_arg_ids", slow)
+    monkeypatch.setattr(arg_string_index, "_batch_pairs", slow)
     monkeypatch.setattr(arg_string_index, "INDEX_BATCH", 64)
     monkeypatch.setattr(search_indexing, "SYNC_INDEX_SLICES", 0)
 
@@ -184,8 +184,8 @@ def test_quitting_while_indexing_ends_cleanly(tmp_path, trace_bytes) -> None:
         "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
         "import fxscope.core.trace.arg_string_index as index\n"
         "import fxscope.app.timeline.search_indexing as search_indexing\n"
-        "real = index.string_arg_ids\n"
-        "index.string_arg_ids = lambda *a, **k: (time.sleep(0.05), real(*a, **k))[1]\n"
+        "real = index._batch_pairs\n"
+        "index._batch_pairs = lambda *a, **k: (time.sleep(0.05), real(*a, **k))[1]\n"
         "index.INDEX_BATCH = 64\n"
         "search_indexing.SYNC_INDEX_SLICES = 0\n"
         "from fxscope.app.gui import application\n"
@@ -336,13 +336,13 @@ def test_the_argument_index_build_is_held_for_the_whole_search_and_resumes_after
 
     monkeypatch.setattr(worker_threads, "MAX_PAUSE_S", 0.0)
     batches = [0]
-    slowed = arg_string_index.string_arg_ids
+    slowed = arg_string_index._batch_pairs
 
     def counted(*args, **kwargs):
         batches[0] += 1
         return slowed(*args, **kwargs)
 
-    monkeypatch.setattr(arg_string_index, "string_arg_ids", counted)
+    monkeypatch.setattr(arg_string_index, "_batch_pairs", counted)
     ran: list[tuple[str, str]] = []
     _polling_search(monkeypatch, ran)
     model = TraceModel(read_fxt_bytes(trace_bytes))

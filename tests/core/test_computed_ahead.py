@@ -97,3 +97,36 @@ def test_under_cprofile_the_work_runs() -> None:
     finally:
         profiler.disable()
     assert got == [1, 2, 3]
+
+
+def test_two_workers_run_two_blocks_at_once_and_keep_the_order() -> None:
+    """``workers=2``: two blocks computed at the same time (each waits at a barrier for the other: one worker
+    alone would time out), the results still in order, at most two ahead of the caller; a raise still reaches
+    the caller where its result would have come."""
+    together = threading.Barrier(2, timeout=10)
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def work(x: int) -> int:
+        with lock:
+            started.append(x)
+        if x < 2:
+            together.wait()  # (blocks 0 and 1 at once: a BrokenBarrierError with one worker)
+        return -x
+
+    got = []
+    for y in computed_ahead(work, range(9), "test-ahead", workers=2):
+        got.append(y)
+        assert len(started) <= len(got) + 2
+    assert got == [-x for x in range(9)]
+
+    def bad(x: int) -> int:
+        if x == 4:
+            raise ValueError("bad block")
+        return x
+
+    got = []
+    with pytest.raises(ValueError, match="bad block"):
+        for y in computed_ahead(bad, range(9), "test-ahead", workers=2):
+            got.append(y)
+    assert got == [0, 1, 2, 3]

@@ -1,6 +1,7 @@
-"""The search's argument index (:mod:`fxscope.core.trace.arg_string_index`), built a batch of slices at a time with
-a counting sort, equals the index of the former build (one sort of every pair, kept here as the reference) on
-real, generated and hostile traces, for any batch size; and its temporaries stay bounded by a batch."""
+"""The search's argument index (:mod:`fxscope.core.trace.arg_string_index`), built a batch of slices at a time,
+holds the (string, slice) pairs of the former build (every slice's arguments read at once, the pairs sorted and
+deduplicated: kept here as the reference) on real, generated and hostile traces, for any batch size; its
+columns are as narrow as their values allow; and its temporaries stay bounded by a batch."""
 
 from __future__ import annotations
 
@@ -32,10 +33,10 @@ def arg_loops(request, monkeypatch) -> str:
     return choose_loops(request.param, monkeypatch, compiled, "record_scan")
 
 
-def _reference(model: TraceModel) -> ArgStringIndex:
-    """The former build: every slice's arguments in event order, then all (string, slice) pairs sorted at once
-    (lexsort) and deduplicated."""
-    s, cols, strings = model.slices, model.cols, model.strings
+def _reference(model: TraceModel) -> tuple[np.ndarray, np.ndarray]:
+    """The former build's pairs: every slice's arguments in event order, then all (string, slice) pairs sorted
+    at once (lexsort) and deduplicated; (string ids, slice rows), int64, by string then row."""
+    s, cols = model.slices, model.cols
     event = np.asarray(s.event)
     order = np.argsort(event, kind="stable")
     order = order[cols.nargs_of(event[order]) > 0]
@@ -48,34 +49,43 @@ def _reference(model: TraceModel) -> ArgStringIndex:
     sid = np.concatenate([args.name, values])
     srow = np.concatenate([row, row[string]])
     keep = sid >= 0
-    sid, srow = sid[keep], srow[keep]
-    o = lexsort((srow, sid))
-    sid, srow = sid[o], srow[o]
+    return _distinct_pairs(sid[keep], srow[keep])
+
+
+def _distinct_pairs(sid: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sid, row = np.asarray(sid, np.int64), np.asarray(row, np.int64)
+    o = lexsort((row, sid))
+    sid, row = sid[o], row[o]
     new = np.ones(len(sid), bool)
-    new[1:] = (sid[1:] != sid[:-1]) | (srow[1:] != srow[:-1])
-    sid, srow = sid[new], srow[new]
-    starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]]) if len(sid) else np.zeros(0, np.int64)
-    arg_ids = sid[starts]
-    names = np.asarray(s.name)
-    ids = np.union1d(np.flatnonzero(np.bincount(names[names >= 0], minlength=0)), arg_ids).astype(np.int64)
-    return ArgStringIndex(ids=ids, folded=[strings[i].casefold() for i in ids.tolist()],
-                          arg_ids=arg_ids.astype(np.int64), ptr=np.r_[starts, len(sid)].astype(np.int64),
-                          rows=srow.astype(np.int32))  # fmt: skip
+    new[1:] = (sid[1:] != sid[:-1]) | (row[1:] != row[:-1])
+    return sid[new], row[new]
 
 
-def _assert_same(got: ArgStringIndex, want: ArgStringIndex) -> None:
-    for field in ("ids", "arg_ids", "ptr", "rows"):
-        a, b = getattr(got, field), getattr(want, field)
-        assert a.dtype == b.dtype and np.array_equal(a, b), field
-    assert got.folded == want.folded
+def _pairs(index: ArgStringIndex) -> tuple[np.ndarray, np.ndarray]:
+    """The index's pairs, each slice's row found from its batch's first row: (string ids, slice rows)."""
+    batch = np.repeat(np.arange(len(index.row_start)), np.diff(index.pair_start))
+    return index.sid.astype(np.int64), index.row_start[batch] + index.row.astype(np.int64)
+
+
+def _assert_same(got: ArgStringIndex, want: tuple[np.ndarray, np.ndarray]) -> None:
+    """The same pairs (the index may hold a pair twice: a slice that uses a string twice), the same strings."""
+    sid, row = _distinct_pairs(*_pairs(got))
+    assert np.array_equal(sid, want[0]) and np.array_equal(row, want[1])
+    assert np.array_equal(got.arg_ids, np.unique(want[0])) and got.arg_ids.dtype == np.int64
+    assert got.pair_start[0] == 0 and np.all(np.diff(got.pair_start) > 0) and got.pair_start[-1] == len(got.sid)
+    assert len(got.row_start) == len(got.pair_start) - 1 and np.all(np.diff(got.row_start) > 0)
+    assert len(got.row) == len(got.sid)
 
 
 def _check(model: TraceModel, batch: int, monkeypatch) -> ArgStringIndex:
     """The batched build of ``model`` (first: it interns the inline strings, which the reference then finds
-    with the same ids) equals the reference."""
+    with the same ids) has the reference's pairs; its rows in a batch and string ids are 16-bit where they fit."""
     monkeypatch.setattr(arg_string_index, "INDEX_BATCH", batch)
     got = build_arg_string_index(model.slices, model.cols, model.strings)
     _assert_same(got, _reference(model))
+    narrow = arg_string_index.NARROW
+    assert got.row.dtype == (np.uint16 if batch <= narrow else np.int32)
+    assert got.sid.dtype == (np.uint16 if len(model.strings) <= narrow else np.int32)
     return got
 
 
@@ -86,13 +96,13 @@ def test_real_trace_index_equals_the_reference(testdata: Path, monkeypatch, batc
     model = TraceModel(read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt"))
     got = _check(model, batch, monkeypatch)
     # MANIFEST: 17,314 string arguments on 17,296 slices: each slice's argument names and values
-    assert len(got.rows) >= 17296 and len(got.arg_ids) > 100
+    assert len(got.sid) >= 17296 and len(got.arg_ids) > 100
 
 
 def _inline_strings_trace() -> bytes:
     """Slices on three threads whose argument names and string values are written inline (the index interns
     them as it reads each batch: the string table grows during the build), an indexed one, a value equal to
-    its own name and the same string twice on a slice (one pair), and slices without arguments."""
+    its own name and the same string twice on a slice, and slices without arguments."""
     w = FxtWriter()
     w.initialization(1_000_000_000)
     w.string(1, "indexed")
@@ -115,9 +125,10 @@ def test_inline_strings_index_equals_the_reference(monkeypatch, batch: int, narr
     before = len(model.strings)
     got = _check(model, batch, monkeypatch)
     assert len(model.strings) > before + 40  # the inline texts were interned by the build
-    assert np.all(np.diff(got.ptr) > 0) and len(got.rows) > 3000
-    for k in range(len(got.arg_ids)):  # each string's rows ascending, once each
-        assert np.all(np.diff(got.rows[got.ptr[k] : got.ptr[k + 1]]) > 0)
+    assert len(got.sid) > 3000
+    # the same string twice on a slice: two pairs, the search's mask marks the slice once
+    sid, row = _pairs(got)
+    assert len(_distinct_pairs(sid, row)[0]) < len(sid)
 
 
 @pytest.mark.parametrize("batch", [3, 500, 1 << 16])
@@ -125,9 +136,7 @@ def test_generated_trace_index_equals_the_reference(monkeypatch, batch: int, arg
     """Every argument type, inline and indexed names."""
     model = TraceModel(read_fxt_bytes(generate_trace(20_000, seed=3)))
     got = _check(model, batch, monkeypatch)
-    assert np.all(np.diff(got.ptr) > 0) and len(got.rows) > 1000
-    for k in range(len(got.arg_ids)):  # each string's rows ascending, once each
-        assert np.all(np.diff(got.rows[got.ptr[k] : got.ptr[k + 1]]) > 0)
+    assert len(got.sid) > 1000
 
 
 def test_hostile_traces_index_equals_the_reference(monkeypatch, damaged_models, partial_80: bytes, arg_loops: str,
@@ -142,18 +151,9 @@ def test_hostile_traces_index_equals_the_reference(monkeypatch, damaged_models, 
     assert compared >= 150
 
 
-def test_stable_order_both_ways() -> None:
-    """The scatter's grouping by string id: radix on 16 bits for a small table, numpy's stable sort beyond."""
-    rng = np.random.default_rng(2)
-    for n_ids in (5, 1 << 16, (1 << 16) + 1, 1 << 20):
-        ids = rng.integers(0, n_ids, 5000).astype(np.int32)
-        got = arg_string_index._stable_order(ids, n_ids)
-        assert np.array_equal(got, np.argsort(ids, kind="stable"))
-
-
 def test_build_temporaries_are_bounded_by_a_batch(monkeypatch) -> None:
-    """The build's traced peak is the index, its pairs (8 bytes each until placed) and one batch's
-    temporaries: not a multiple of the slice count (the former build's argsort of every slice's event, its
+    """The build's traced peak is the index and its batches' pairs (4 bytes each, both at once while they are
+    joined) and one batch's temporaries: not a multiple of the slice count (the former build's argsort of every slice's event, its
     argument counts in int64, and the sort of all pairs took ~40 bytes a slice at its peak)."""
     model = TraceModel(read_fxt_bytes(generate_trace(200_000, seed=1)))
     monkeypatch.setattr(arg_string_index, "INDEX_BATCH", 1 << 11)
@@ -169,7 +169,7 @@ def test_build_temporaries_are_bounded_by_a_batch(monkeypatch) -> None:
 
     new, index = peak(lambda m: build_arg_string_index(m.slices, m.cols, m.strings))
     old, _ = peak(_reference)
-    pairs, slices = len(index.rows), len(model.slices)
+    pairs, slices = len(index.sid), len(model.slices)
     assert slices > 30_000 and pairs > 30_000
     bound = 16 * pairs + 512 * arg_string_index.INDEX_BATCH + 256 * 1024
     assert new < bound < old, (new, bound, old, slices, pairs)
@@ -187,4 +187,4 @@ def test_more_than_2_16_strings(monkeypatch) -> None:
     assert len(model.strings) < 1 << 16
     for batch in (1 << 16, 5000):
         got = _check(model, batch, monkeypatch)
-        assert len(model.strings) > 70_000 and len(got.arg_ids) == 70_001 and len(got.rows) == 140_000
+        assert len(model.strings) > 70_000 and len(got.arg_ids) == 70_001 and len(got.sid) == 140_000

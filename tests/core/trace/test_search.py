@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fxscope.core.trace.model import TraceModel
@@ -110,14 +111,23 @@ def test_real_trace_matches_a_plain_scan(testdata: Path, needle: str) -> None:
 
 
 def test_index_built_in_batches_is_the_same(testdata: Path, monkeypatch) -> None:
-    """The index reads the slices' arguments a batch at a time: batches of 1,000 slices give the index
-    of one batch."""
+    """The index reads the slices' arguments a batch at a time: batches of 1,000 slices give the pairs of
+    one batch (each batch's in its slices' event order) and the same searches."""
     from fxscope.core.trace import arg_string_index
 
     path = testdata / "fxt" / "richiesams_fxt-python_trace.fxt"
-    whole = TraceModel(read_fxt(path)).search_index
+    whole_model = TraceModel(read_fxt(path))
+    whole = whole_model.search_index
     monkeypatch.setattr(arg_string_index, "INDEX_BATCH", 1000)
-    batched = TraceModel(read_fxt(path)).search_index
-    assert batched.ids.tolist() == whole.ids.tolist() and batched.folded == whole.folded
-    assert batched.arg_ids.tolist() == whole.arg_ids.tolist() and batched.ptr.tolist() == whole.ptr.tolist()
-    assert batched.rows.tolist() == whole.rows.tolist() and len(whole.rows) >= 17296
+    batched_model = TraceModel(read_fxt(path))
+    batched = batched_model.search_index
+    assert len(whole.row_start) == 1 and len(batched.row_start) == -(-len(batched_model.slices) // 1000)
+
+    def pairs(index) -> list[tuple[int, int]]:
+        batch = np.repeat(np.arange(len(index.row_start)), np.diff(index.pair_start))
+        return sorted(zip((index.row_start[batch] + index.row).tolist(), index.sid.tolist(), strict=True))
+
+    assert batched.arg_ids.tolist() == whole.arg_ids.tolist()
+    assert pairs(batched) == pairs(whole) and len(whole.sid) >= 17296
+    for needle in ("TRUE", "symbol", "_start"):
+        assert search(batched_model, needle).tolist() == search(whole_model, needle).tolist()

@@ -22,9 +22,7 @@ def trace_bytes() -> bytes:
 
 
 def _same_index(a, b) -> bool:
-    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("ids", "arg_ids", "ptr", "rows")) and (
-        a.folded == b.folded
-    )
+    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("sid", "row", "pair_start", "row_start", "arg_ids"))
 
 
 def test_concurrent_callers_share_one_build(trace_bytes, monkeypatch) -> None:

@@ -17,8 +17,10 @@ from fxscope.formats.fxt.arg_columns import (
     event_arg_columns,
     numeric_args,
     python_values,
+    resolve_special_sids,
     string_arg_ids,
     string_arg_refs,
+    string_arg_sids,
 )
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.columns import EventKind
@@ -326,3 +328,90 @@ def test_string_arg_refs_refuses_bad_calls() -> None:
         call(np.array([0, 1], np.int64), out_rows=3)
     with pytest.raises(ValueError):  # int32 rows
         call(np.array([0, 1], np.int32))
+
+
+def _sids_from_refs(cols, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference of string_arg_sids: string_arg_refs (numpy walk) resolved by string_arg_ids (names first,
+    then the string values), put in the pass's order: each argument's name, then its string value."""
+    saved = compiled.record_scan
+    compiled.record_scan = None
+    try:
+        refs = string_arg_refs(cols, rows)
+    finally:
+        compiled.record_scan = saved
+    ids = string_arg_ids(cols, refs)
+    n = len(refs.act)
+    string = np.flatnonzero(refs.value_ref >= 0)
+    # the name of argument k lands after the names and values of the arguments before it
+    name_at = np.arange(n) + np.searchsorted(string, np.arange(n))
+    act = np.empty(len(ids.sid), np.int64)
+    sid = np.empty(len(ids.sid), np.int64)
+    act[name_at], sid[name_at] = refs.act, ids.sid[:n]
+    act[name_at[string] + 1], sid[name_at[string] + 1] = refs.act[string], ids.sid[n:]
+    return act, sid
+
+
+def _assert_sids_equal_refs(cols, rows: np.ndarray, per_row: float = 2.0) -> int:
+    got = string_arg_sids(cols, rows, per_row)
+    assert got is not None
+    sid = resolve_special_sids(cols, got)
+    act, want = _sids_from_refs(cols, rows)  # (after: the inline texts interned, the ids are the same)
+    assert got.act.dtype == got.sid.dtype == np.int32
+    assert np.array_equal(got.act, act) and np.array_equal(sid, want)
+    return len(got.special_at)
+
+
+def _registrations_trace() -> bytes:
+    """Two providers (two string tables), a string index registered again with another text (its key
+    registered twice: left to the lookup's search), a ref used before its registration (unresolved) and
+    after, inline names and values, ref 0 (the empty string), and events without arguments."""
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    w.thread(1, 10, 11)
+    for p in (1, 2):
+        w.provider_info(p, f"provider {p}")
+    for i in range(400):
+        w.provider_section(1 + i % 2)
+        if i == 7:
+            w.string(5, "five")
+        if i == 200:
+            w.string(5, "five again")
+        if i % 50 == 3:
+            w.string(6 + i % 2, f"late {i}")
+        args = [(5, ArgType.STRING, 6), ("inline name", ArgType.STRING, f"inline value {i % 9}"),
+                (6, ArgType.INT32, i), (7, ArgType.STRING, 0)]
+        w.event(EventKind.INSTANT, 10 * i, 1, "cat", "n", args=args[: i % 5])
+    return w.getvalue()
+
+
+def test_string_arg_sids_one_pass_equals_the_refs_resolved(testdata, cut_and_flip) -> None:
+    """The compiled string_arg_sids (each record's argument strings read and resolved in one pass, the inline
+    ones and keys registered twice left to resolve_special_sids) gives the ids string_arg_ids gives the numpy
+    walk's refs, in the pass's order: on registrations in two providers' tables, generated and real traces,
+    outputs sized too small (the pass resumed at the row that did not fit), and 200+ mutated traces."""
+    cols = read_fxt_bytes(_registrations_trace())
+    rows = np.arange(len(cols.ev_word))
+    specials = _assert_sids_equal_refs(cols, rows)
+    sid = resolve_special_sids(cols, string_arg_sids(cols, rows))
+    texts = {cols.strings[i] if i >= 0 else None for i in sid.tolist()}
+    assert {"five", "five again", "", None, "inline name"} <= texts and specials > 100
+    assert _assert_sids_equal_refs(cols, rows[rows % 3 == 0], 0.0) > 10
+    cols = read_fxt_bytes(generate_trace(30_000, seed=3))
+    slices = np.flatnonzero(np.isin(cols.ev_kind, (EventKind.DURATION_BEGIN, EventKind.DURATION_COMPLETE)))
+    for rows, per_row in ((slices, 2.0), (slices, 0.0), (np.arange(len(cols.ev_word)), 0.1)):
+        _assert_sids_equal_refs(cols, rows, per_row)
+    real = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
+    _assert_sids_equal_refs(real, np.arange(len(real.ev_word)))
+    rng = random.Random(17)
+    compared = 0
+    for cols in _mutated(testdata, cut_and_flip, rng, generate_trace(500, seed=8)):
+        if len(cols.ev_word) and string_arg_sids(cols, np.zeros(0, np.int64)) is not None:
+            _assert_sids_equal_refs(cols, np.arange(len(cols.ev_word)), rng.choice([0.0, 2.0]))
+            compared += 1
+    assert compared >= 200
+
+
+def test_string_arg_sids_is_left_to_the_numpy_path_without_the_compiled_pass(monkeypatch) -> None:
+    cols = read_fxt_bytes(generate_trace(2_000, seed=3))
+    monkeypatch.setattr(compiled, "record_scan", None)
+    assert string_arg_sids(cols, np.arange(len(cols.ev_word))) is None
