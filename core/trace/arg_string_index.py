@@ -6,8 +6,8 @@ build's temporaries are the window's peak memory (issue 18: at most 1.5x the fil
 by a batch of :data:`INDEX_BATCH` slices, never a multiple of the slice count: the slices are read a batch of
 rows at a time (their events sorted within the batch for the argument reader), and each batch keeps its pairs
 (string id, slice row in the batch) as they were read, 4 bytes a pair as a rule (a 16-bit string id and a
-16-bit row). That is the index: a search looks up the pairs' string ids in its table of matching strings
-(one gather, a batch of pairs at a time) and finds the marked pairs' slices from their batches' first rows.
+16-bit row). That is the index: a search looks up each batch's string ids in its table of matching strings
+(one gather a batch) and finds the marked pairs' slices from the batch's first row.
 
 The index was a string's slices, by string (its build sorted each batch's pairs, deduplicated them, then
 scattered them by string id, a counting sort): a search read only its strings' slices, but at 100M events
@@ -22,7 +22,9 @@ the table grows) and keeps the pairs. Measured on the benchmark's traces (standa
 loaded; wall time): at 30M events 0.54 s (the pairs sorted and scattered, the refs read on one worker and
 resolved here) -> 0.34 s (unsorted) -> 0.19-0.25 s (resolved in the pass, two readers); at 100M 1.73 -> 1.17-1.33
 -> 0.71-0.84 s; in the window at 100M a search typed once the load is done counted every match after 3.12 ->
-1.91 s (0.66-0.70 s of it the search without the arguments, which holds the build).
+1.91 s (0.66-0.70 s of it the search without the arguments, which holds the build). There the build takes
+~1.0 s (1.1 s with its batches joined into one array each), ~0.25 s more than standalone: the window's load
+dropped the file's pages from the process, and mapping them again is most of its ~57,000 page faults.
 """
 
 from __future__ import annotations
@@ -51,16 +53,20 @@ def _no_check() -> None:
 
 @dataclass
 class ArgStringIndex:
-    """Which strings the slices use through their arguments: pair ``k`` says that the slice of row
-    ``row_start[b] + row[k]`` (``b``: the batch whose pairs ``pair_start[b]:pair_start[b + 1]`` hold ``k``) has an
-    argument whose name or string value is string ``sid[k]``. :meth:`rows_where` finds the slices of the strings a
-    search matches."""
+    """Which strings the slices use through their arguments, a batch of slices at a time: pair ``k`` of batch
+    ``b`` says that the slice of row ``row_start[b] + row[b][k]`` has an argument whose name or string value is
+    string ``sid[b][k]`` (:func:`fxscope.core.trace.query.argument_rows` finds the slices of the strings a search
+    matches). The batches stay apart as they were read: joined, their pairs were copied once more into fresh
+    pages (at 100M events 2 x 33 MB, ~16,000 page faults of the build, and those twice at its peak)."""
 
-    sid: np.ndarray  # uint16 (a table of at most 2**16 strings) or int32 string ids, a pair each
-    row: np.ndarray  # uint16 (batches of at most 2**16 slices) or int32: the pair's slice row in its batch
-    pair_start: np.ndarray  # int64, a batch's first pair (and the pairs' count last)
-    row_start: np.ndarray  # int64, a batch's first slice row
+    sid: list[np.ndarray]  # per batch: uint16 (a table of at most 2**16 strings then) or int32 string ids
+    row: list[np.ndarray]  # per batch: uint16 (batches of at most 2**16 slices) or int32, the slice's row in it
+    row_start: np.ndarray  # int64, each batch's first slice row
     arg_ids: np.ndarray  # int64, the distinct string ids used by arguments, ascending
+
+    @property
+    def pairs(self) -> int:
+        return sum(len(x) for x in self.sid)
 
 
 #: slices whose arguments are read together while building the search index (their argument columns, ~40
@@ -116,7 +122,7 @@ def _batch_pairs(cols: FxtColumns, strings: list[str], order: np.ndarray, read: 
 def build_arg_string_index(
     s: SliceTable, cols: FxtColumns, strings: list[str], check: Callable[[], None] = _no_check
 ) -> ArgStringIndex:
-    """Read every slice's arguments (:func:`~fxscope.formats.fxt.arg_columns.string_arg_refs`), a batch of
+    """Read every slice's argument strings (:func:`~fxscope.formats.fxt.arg_columns.string_arg_sids`), a batch of
     slices at a time, into an :class:`ArgStringIndex` (see the module docstring); ``check()`` is called between
     the batches and may raise to cancel the build.
 
@@ -130,8 +136,8 @@ def build_arg_string_index(
     rows: list[np.ndarray] = []
     row_start: list[int] = []
     starts = range(0, n, INDEX_BATCH)
-    # a batch of slices at a time (bounded temporaries), the next batch's arguments read on a worker thread
-    # meanwhile (the strings are resolved and interned here, in batch order)
+    # a batch of slices at a time (bounded temporaries), the next batches' argument strings read and resolved
+    # on the reader threads meanwhile (what they leave, the inline strings, interned here, in batch order)
     read = computed_ahead(lambda a: _batch_read(s, cols, a, min(n, a + INDEX_BATCH)), starts,
                           "fxscope-arg-index", check, workers=READERS)  # fmt: skip
     for a, (order, batch) in zip(starts, read, strict=True):
@@ -146,28 +152,5 @@ def build_arg_string_index(
         rows.append(srow)
         row_start.append(a)
     check()
-    pair_start = np.zeros(len(sids) + 1, np.int64)
-    np.cumsum([len(x) for x in sids], out=pair_start[1:])
-    # one dtype each for the whole index: the widest of its batches' (the table grew during the build)
-    sid_type = np.result_type(np.uint16, *(x.dtype for x in sids))
-    row_type = np.result_type(np.uint16, *(x.dtype for x in rows))
-    return ArgStringIndex(
-        sid=_joined(sids, sid_type),
-        row=_joined(rows, row_type),
-        pair_start=pair_start,
-        row_start=np.asarray(row_start, np.int64),
-        arg_ids=np.flatnonzero(used).astype(np.int64),
-    )
-
-
-def _joined(parts: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
-    """``parts`` concatenated into one array of ``dtype``, each part dropped once copied (the parts and the
-    whole are not held together longer than a part)."""
-    out = np.empty(sum(len(x) for x in parts), dtype)
-    at = 0
-    parts.reverse()
-    while parts:
-        x = parts.pop()
-        out[at : at + len(x)] = x
-        at += len(x)
-    return out
+    return ArgStringIndex(sid=sids, row=rows, row_start=np.asarray(row_start, np.int64),
+                          arg_ids=np.flatnonzero(used).astype(np.int64))  # fmt: skip

@@ -361,12 +361,24 @@ def slice_matches(model: SliceSource, needle: str, check: Callable[[], None] = _
 
 def _argument_rows(index: ArgStringIndex, table: np.ndarray, check: Callable[[], None] = _no_check) -> np.ndarray:
     """The slice rows (int64, unordered, repeated when a slice uses several such strings) that use a string
-    ``table`` (:func:`string_matches`) marks through an argument: the index's pairs' string ids looked up a
-    batch at a time (:func:`column_matches`, ``check()`` between), each marked pair's row found from its
-    batch's first row."""
-    pos = np.flatnonzero(column_matches(table, index.sid, check))
-    batch = np.searchsorted(index.pair_start, pos, side="right") - 1
-    return index.row_start[batch] + index.row[pos]
+    ``table`` (:func:`string_matches`) marks through an argument: each batch's string ids looked up (16-bit
+    ids in one table over every 16-bit value, made once; wider ones by :func:`column_matches`), ``check()``
+    every few batches, each marked pair's row found from its batch's first row."""
+    found: list[np.ndarray] = []
+    small: np.ndarray | None = None
+    for b, (sid, row) in enumerate(zip(index.sid, index.row, strict=True)):
+        if b % 16 == 0:
+            check()
+        if sid.dtype == np.uint16:
+            if small is None:
+                small = _small_id_table(table, sid.dtype)
+            hit = np.take(small, sid)
+        else:
+            hit = column_matches(table, sid)
+        pos = np.flatnonzero(hit)
+        if len(pos):
+            found.append(row[pos] + index.row_start[b])  # (int64: the batch's first row is)
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
 
 
 def argument_matches(model: SliceSource, needle: str, check: Callable[[], None] = _no_check) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fxscope.core.synthetic_trace import generate_trace
-from fxscope.core.trace import arg_string_index
+from fxscope.core.trace import arg_string_index, query
 from fxscope.core.trace.arg_string_index import ArgStringIndex, build_arg_string_index
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.sorting import lexsort
@@ -63,8 +63,10 @@ def _distinct_pairs(sid: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def _pairs(index: ArgStringIndex) -> tuple[np.ndarray, np.ndarray]:
     """The index's pairs, each slice's row found from its batch's first row: (string ids, slice rows)."""
-    batch = np.repeat(np.arange(len(index.row_start)), np.diff(index.pair_start))
-    return index.sid.astype(np.int64), index.row_start[batch] + index.row.astype(np.int64)
+    if not index.sid:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return (np.concatenate([x.astype(np.int64) for x in index.sid]),
+            np.concatenate([a + r.astype(np.int64) for a, r in zip(index.row_start, index.row, strict=True)]))
 
 
 def _assert_same(got: ArgStringIndex, want: tuple[np.ndarray, np.ndarray]) -> None:
@@ -72,20 +74,23 @@ def _assert_same(got: ArgStringIndex, want: tuple[np.ndarray, np.ndarray]) -> No
     sid, row = _distinct_pairs(*_pairs(got))
     assert np.array_equal(sid, want[0]) and np.array_equal(row, want[1])
     assert np.array_equal(got.arg_ids, np.unique(want[0])) and got.arg_ids.dtype == np.int64
-    assert got.pair_start[0] == 0 and np.all(np.diff(got.pair_start) > 0) and got.pair_start[-1] == len(got.sid)
-    assert len(got.row_start) == len(got.pair_start) - 1 and np.all(np.diff(got.row_start) > 0)
-    assert len(got.row) == len(got.sid)
+    assert len(got.row_start) == len(got.sid) == len(got.row) and np.all(np.diff(got.row_start) > 0)
+    assert all(len(s) == len(r) and len(s) for s, r in zip(got.sid, got.row, strict=True))
 
 
 def _check(model: TraceModel, batch: int, monkeypatch) -> ArgStringIndex:
     """The batched build of ``model`` (first: it interns the inline strings, which the reference then finds
-    with the same ids) has the reference's pairs; its rows in a batch and string ids are 16-bit where they fit."""
+    with the same ids) has the reference's pairs; its rows in a batch and string ids are 16-bit where they fit
+    (the string ids of a batch read while the table had at most 2**16 strings)."""
     monkeypatch.setattr(arg_string_index, "INDEX_BATCH", batch)
     got = build_arg_string_index(model.slices, model.cols, model.strings)
     _assert_same(got, _reference(model))
     narrow = arg_string_index.NARROW
-    assert got.row.dtype == (np.uint16 if batch <= narrow else np.int32)
-    assert got.sid.dtype == (np.uint16 if len(model.strings) <= narrow else np.int32)
+    assert all(r.dtype == (np.uint16 if batch <= narrow else np.int32) for r in got.row)
+    for sid in got.sid:
+        assert sid.dtype in (np.uint16, np.int32) and (sid.dtype == np.int32 or sid.max() < narrow)
+    if len(model.strings) <= narrow:
+        assert all(sid.dtype == np.uint16 for sid in got.sid)
     return got
 
 
@@ -96,7 +101,7 @@ def test_real_trace_index_equals_the_reference(testdata: Path, monkeypatch, batc
     model = TraceModel(read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt"))
     got = _check(model, batch, monkeypatch)
     # MANIFEST: 17,314 string arguments on 17,296 slices: each slice's argument names and values
-    assert len(got.sid) >= 17296 and len(got.arg_ids) > 100
+    assert got.pairs >= 17296 and len(got.arg_ids) > 100
 
 
 def _inline_strings_trace() -> bytes:
@@ -125,7 +130,7 @@ def test_inline_strings_index_equals_the_reference(monkeypatch, batch: int, narr
     before = len(model.strings)
     got = _check(model, batch, monkeypatch)
     assert len(model.strings) > before + 40  # the inline texts were interned by the build
-    assert len(got.sid) > 3000
+    assert got.pairs > 3000
     # the same string twice on a slice: two pairs, the search's mask marks the slice once
     sid, row = _pairs(got)
     assert len(_distinct_pairs(sid, row)[0]) < len(sid)
@@ -136,7 +141,7 @@ def test_generated_trace_index_equals_the_reference(monkeypatch, batch: int, arg
     """Every argument type, inline and indexed names."""
     model = TraceModel(read_fxt_bytes(generate_trace(20_000, seed=3)))
     got = _check(model, batch, monkeypatch)
-    assert len(got.sid) > 1000
+    assert got.pairs > 1000
 
 
 def test_hostile_traces_index_equals_the_reference(monkeypatch, damaged_models, partial_80: bytes, arg_loops: str,
@@ -152,8 +157,8 @@ def test_hostile_traces_index_equals_the_reference(monkeypatch, damaged_models, 
 
 
 def test_build_temporaries_are_bounded_by_a_batch(monkeypatch) -> None:
-    """The build's traced peak is the index and its batches' pairs (4 bytes each, both at once while they are
-    joined) and one batch's temporaries: not a multiple of the slice count (the former build's argsort of every slice's event, its
+    """The build's traced peak is the index (its batches' pairs, 4 bytes each) and a few batches'
+    temporaries: not a multiple of the slice count (the former build's argsort of every slice's event, its
     argument counts in int64, and the sort of all pairs took ~40 bytes a slice at its peak)."""
     model = TraceModel(read_fxt_bytes(generate_trace(200_000, seed=1)))
     monkeypatch.setattr(arg_string_index, "INDEX_BATCH", 1 << 11)
@@ -169,7 +174,7 @@ def test_build_temporaries_are_bounded_by_a_batch(monkeypatch) -> None:
 
     new, index = peak(lambda m: build_arg_string_index(m.slices, m.cols, m.strings))
     old, _ = peak(_reference)
-    pairs, slices = len(index.sid), len(model.slices)
+    pairs, slices = index.pairs, len(model.slices)
     assert slices > 30_000 and pairs > 30_000
     bound = 16 * pairs + 512 * arg_string_index.INDEX_BATCH + 256 * 1024
     assert new < bound < old, (new, bound, old, slices, pairs)
@@ -183,8 +188,16 @@ def test_more_than_2_16_strings(monkeypatch) -> None:
     for i in range(70_000):
         w.event(EventKind.DURATION_COMPLETE, 10 * i, (1, 10 + i % 2), "cat", "s",
                 [("v", ArgType.STRING, f"value {i}")], data=10 * i + 5)  # fmt: skip
-    model = TraceModel(read_fxt_bytes(w.getvalue()))
-    assert len(model.strings) < 1 << 16
-    for batch in (1 << 16, 5000):
+    for batch in (5000, 1 << 16):
+        model = TraceModel(read_fxt_bytes(w.getvalue()))  # (its inline strings not interned yet)
+        assert len(model.strings) < 1 << 16
         got = _check(model, batch, monkeypatch)
-        assert len(model.strings) > 70_000 and len(got.arg_ids) == 70_001 and len(got.sid) == 140_000
+        assert len(model.strings) > 70_000 and len(got.arg_ids) == 70_001 and got.pairs == 140_000
+        # the index's batches of 16-bit ids and (once the table passed 2**16) of 32-bit ones, searched
+        assert {x.dtype for x in got.sid} == ({np.dtype(np.uint16), np.dtype(np.int32)} if batch == 5000
+                                              else {np.dtype(np.int32)})  # fmt: skip
+        table = np.zeros(len(model.strings) + 1, bool)
+        for text in ("value 7", "value 69999"):
+            table[model.strings.index(text)] = True
+        rows = np.unique(query._argument_rows(got, table))  # (each value is one slice's)
+        assert sorted(dict(model.slice_details(int(r))["args"])["v"] for r in rows) == ["value 69999", "value 7"]

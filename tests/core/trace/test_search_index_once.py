@@ -22,7 +22,9 @@ def trace_bytes() -> bytes:
 
 
 def _same_index(a, b) -> bool:
-    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("sid", "row", "pair_start", "row_start", "arg_ids"))
+    same = all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("row_start", "arg_ids"))
+    return same and all(len(getattr(a, k)) == len(getattr(b, k)) and all(
+        np.array_equal(x, y) for x, y in zip(getattr(a, k), getattr(b, k), strict=True)) for k in ("sid", "row"))
 
 
 def test_concurrent_callers_share_one_build(trace_bytes, monkeypatch) -> None:
