@@ -32,20 +32,15 @@ KOID_COLUMNS = ("out_tid", "in_tid", "out_pid", "in_pid", "waker")
 POSITION_COLUMNS = ("offset", "args_word")
 
 
-def narrow_sched_columns(sc: dict[str, np.ndarray], nbytes: int) -> dict[str, np.ndarray]:
-    """``sc`` (the columns of :data:`SCHED_COLUMNS`) with the koid and position columns in uint32 where the
-    file's values fit (see :data:`KOID_COLUMNS`, :data:`POSITION_COLUMNS`); a column at a time, so the
-    temporary is one narrow column. Consumers read them as values (``int()``, comparisons, indexing)."""
-    out = dict(sc)
-    limit = np.iinfo(np.uint32).max
-    for key in KOID_COLUMNS:
-        col = out[key]
-        if not len(col) or int(col.max()) <= limit:
-            out[key] = col.astype(np.uint32)
-    if nbytes <= limit:
-        for key in POSITION_COLUMNS:
-            out[key] = out[key].astype(np.uint32)
-    return out
+def narrow_sched_columns(nbytes: int) -> dict[str, type]:
+    """The scheduling columns the reader keeps in uint32 (:meth:`~fxscope.formats.fxt.assemble.Decoder._columns`'
+    ``narrow``): the koid columns (:data:`KOID_COLUMNS`), widened back to uint64 by a value past 2**32 - 1, and
+    the position columns (:data:`POSITION_COLUMNS`) of a file under 4 GiB. Consumers read them as values
+    (``int()``, comparisons, indexing)."""
+    narrow = dict.fromkeys(KOID_COLUMNS, np.uint32)
+    if nbytes <= np.iinfo(np.uint32).max:
+        narrow.update(dict.fromkeys(POSITION_COLUMNS, np.uint32))
+    return narrow
 
 
 class SchedRecords:

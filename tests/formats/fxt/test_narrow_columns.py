@@ -97,3 +97,23 @@ def test_thread_codes_widen_mid_read_when_inline_threads_pass_int16(monkeypatch)
     assert cols.threads_tid[cols.ev_thread].tolist() == [5000 + i for i in range(n)]
     assert cols.threads_pid[cols.ev_thread].tolist() == [1000 + i for i in range(n)]
     assert [cols.strings[i] for i in cols.ev_name[:3].tolist()] == ["same"] * 3
+
+
+def test_sched_koids_widen_mid_read_when_a_later_block_passes_2_32(monkeypatch):
+    """The koid columns start in uint32 and are widened to uint64 by the first block with a koid past
+    2**32 - 1 (blocks of 256 records: that one the 25th): every koid, before and after, keeps its value;
+    the other koid columns and the positions (a file under 4 GiB) stay uint32."""
+    from fxscope.formats.fxt import assemble
+
+    monkeypatch.setattr(assemble.Decoder, "BLOCK_RECORDS", 256)
+    big = (1 << 40) + 7
+    w = FxtWriter()
+    ins = [1000 + i if i != 6_400 else big for i in range(10_000)]
+    for i, tid in enumerate(ins):
+        w.context_switch(10 * i, 1, 2, 1000 + i, tid, [])
+    cols = read_fxt_bytes(w.getvalue())
+    assert cols.sched_in_tid.dtype == np.uint64 and cols.sched_in_tid.tolist() == ins
+    assert cols.sched_out_tid.dtype == np.uint32 and cols.sched_out_tid.tolist() == [1000 + i for i in range(10_000)]
+    assert cols.sched_offset.dtype == np.uint32
+    offsets = cols.sched_offset.tolist()
+    assert offsets == sorted(offsets) and len(set(offsets)) == 10_000 and offsets[-1] < len(w.getvalue())
