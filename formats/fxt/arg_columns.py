@@ -276,51 +276,16 @@ class StringArgIds:
     sid: np.ndarray
 
 
-def string_arg_refs(cols: FxtColumns, rows: np.ndarray, check=None, per_row: float = 2.0) -> StringArgRefs:
+def string_arg_refs(cols: FxtColumns, rows: np.ndarray, check=None) -> StringArgRefs:
     """The string refs of the arguments of event ``rows`` (ascending): their names' and string values'
-    (:func:`string_arg_ids` resolves them). Reads only, nothing is interned: the search index reads the next
-    batch of slices on a worker thread meanwhile.
-
-    Compiled (record_scan.string_arg_refs): one pass over each row's record, its header, argument count and
-    argument headers read while its cache lines are in, a few rows ahead (:func:`event_arg_columns` reads
-    each record three times: its header for the argument counts, again for the block, then the arguments;
-    at 30M events that was 0.54 s of the search index's 0.92 s, this pass 0.22 s). ``per_row``: the
-    arguments a row expected (the outputs' first size; a row whose arguments do not fit makes the next call,
-    with room for twice as many). ``check()`` as :func:`event_arg_columns`'s."""
+    (:func:`string_arg_ids` resolves them), by the numpy walk of :func:`event_arg_columns`: the search index's
+    reader where the compiled pass (:func:`string_arg_sids`, which reads and resolves them at once) is not
+    built. ``check()`` as :func:`event_arg_columns`'s."""
     rows = np.ascontiguousarray(rows, np.int64)
-    dec = cols.arg_decoder
-    rec = cols.ev_word
-    scan = compiled.record_scan
-    if (
-        scan is None
-        or not compiled.contiguous_words(dec.w)
-        or not (isinstance(rec, np.ndarray) and rec.flags.c_contiguous and rec.dtype in (np.uint32, np.int64))
-    ):
-        record, act, _index, ref, stream, atype, raw, value_at = _arg_walk(cols, rows, check)
-        string = atype == ArgType.STRING
-        value_ref = np.where(string, (raw & _U(0xFFFF)).astype(np.int64), -1)
-        return StringArgRefs(record, act, ref, stream, value_ref, np.where(string, value_at, 0))
-    if check is not None:
-        check()
-    if cols.ev_data.before_read is not None:  # (no compiled SIGBUS guard: the file's size checked first)
-        cols.ev_data.before_read()
-    cut_words, cut_nargs = cols.ev_nargs_cut
-    cut_words = np.ascontiguousarray(cut_words, np.int64)
-    cut_nargs = np.ascontiguousarray(cut_nargs, np.uint8)
-    m = len(rows)
-    record = np.empty(m, np.int64)
-    parts: list[tuple[np.ndarray, ...]] = []
-    start, cap = 0, int(m * max(per_row, 0.0)) + 16  # (16: room for any one row's arguments)
-    while start < m:
-        act, ref, stream, value_ref, value_at = (np.empty(cap, np.int64) for _ in range(5))
-        c, start = scan.string_arg_refs(dec.w, rec, rec.dtype == np.int64, rows, start, cut_words, cut_nargs,
-                                        record, act, ref, stream, value_ref, value_at)  # fmt: skip
-        parts.append(tuple(a[:c] for a in (act, ref, stream, value_ref, value_at)))
-        cap *= 2
-    act, ref, stream, value_ref, value_at = (
-        parts[0] if len(parts) == 1 else tuple(np.concatenate(c) for c in zip(*parts, strict=True))
-    )
-    return StringArgRefs(record, act, ref, stream, value_ref, value_at)
+    record, act, _index, ref, stream, atype, raw, value_at = _arg_walk(cols, rows, check)
+    string = atype == ArgType.STRING
+    value_ref = np.where(string, (raw & _U(0xFFFF)).astype(np.int64), -1)
+    return StringArgRefs(record, act, ref, stream, value_ref, np.where(string, value_at, 0))
 
 
 def string_arg_ids(cols: FxtColumns, refs: StringArgRefs) -> StringArgIds:
@@ -357,19 +322,18 @@ def string_arg_sids(cols: FxtColumns, rows: np.ndarray, per_row: float = 2.0) ->
     resolves them, with none of the per-argument arrays :func:`string_arg_refs` then gives that call (at 100M
     events their resolution was half the search index's build). Reads only, nothing is interned: the strings
     left (inline, or keys registered more than once) are the caller's (:func:`resolve_special_sids`, on one
-    thread at a time). None when the pass is not built, the columns are not plain words, or the string table
-    has no dense lookup (then :func:`string_arg_refs` and :func:`string_arg_ids`). ``per_row``: the strings a
+    thread at a time; every indexed ref too when the string table has no dense lookup: a trace of thousands of
+    provider generations). None when the pass is not built or the columns are not plain words (then
+    :func:`string_arg_refs` and :func:`string_arg_ids`). ``per_row``: the strings a
     row expected (the outputs' first size; a row whose arguments do not fit makes the next call, with room for
     twice as many)."""
     dec = cols.arg_decoder
     rec = cols.ev_word
     scan = compiled.record_scan
     lookup = dec.str_lookup
-    dense = getattr(lookup, "_dense", None)
     if (
         scan is None
         or not hasattr(scan, "string_arg_ids")
-        or dense is None
         or not compiled.contiguous_words(dec.w)
         or not (isinstance(rec, np.ndarray) and rec.flags.c_contiguous and rec.dtype in (np.uint32, np.int64))
     ):
@@ -383,10 +347,11 @@ def string_arg_sids(cols: FxtColumns, rows: np.ndarray, per_row: float = 2.0) ->
     cut_words, cut_nargs = cols.ev_nargs_cut
     cut_words = np.ascontiguousarray(cut_words, np.int64)
     cut_nargs = np.ascontiguousarray(cut_nargs, np.uint8)
-    first, value = dense
+    dense = getattr(lookup, "_dense", None)
+    first, value = dense if dense is not None else (np.zeros(0, np.int64), np.zeros(0, np.int32))
     seg_pos = np.ascontiguousarray(dec._seg_pos, np.int64)
     seg_gen = np.ascontiguousarray(dec._seg_gen, np.int64)
-    check_first = bool(m) and int(rec[rows[0]]) <= lookup._single_last
+    check_first = dense is not None and bool(m) and int(rec[rows[0]]) <= lookup._single_last
     parts: list[tuple[np.ndarray, ...]] = []
     specials: list[tuple[np.ndarray, ...]] = []
     start, cap, written = 0, int(m * max(per_row, 0.0)) + 32, 0  # (32: room for any one row's strings)

@@ -1613,134 +1613,25 @@ done:
     return result;
 }
 
-/* rows ahead whose record words string_arg_refs requests before it reads them (and twice as far ahead, the
+/* rows ahead whose record words string_arg_ids requests before it reads them (and twice as far ahead, the
    rows' entries of record_word) */
 #define STRING_REFS_AHEAD 16
-
-PyDoc_STRVAR(string_arg_refs_doc,
-"string_arg_refs(words, record_word, wide, rows, start, cut_words, cut_nargs, out_rec, act, ref, stream,\n"
-"                value_ref, value_at) -> (count, next)\n\n"
-"The string refs of the arguments of event rows[start:] (int64, each a valid row of record_word: uint32, or\n"
-"int64 when wide), in one pass over each record (what arg_blocks then arg_columns read, each record's words\n"
-"fetched once, a few rows ahead): out_rec[i] (int64) the record's first word of row i; for each argument,\n"
-"walked as arg_columns walks them (the header's count, or cut_nargs[j] where cut_words[j], int64 ascending,\n"
-"is the record's word: the reader's cuts), act = i (int64), ref its name ref and stream the word after its\n"
-"header (int64), and for a string argument value_ref its value's ref (bits 32..47 of its header) and value_at\n"
-"where its value's stream starts (int64; value_ref -1 for other types). Stops before a row whose header count\n"
-"does not fit the outputs' room left (a row's arguments are never split): returns the arguments written and\n"
-"the row to start the next call from (len(rows) when every row is done). The search index's reader\n"
-"(fxscope.formats.fxt.arg_columns.string_arg_ids).");
-
-static PyObject *string_arg_refs(PyObject *self, PyObject *args)
-{
-    Py_buffer w, rw, ro, cw, cn, o_rec, o_act, o_ref, o_str, o_vref, o_vat;
-    int wide;
-    Py_ssize_t start;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*py*ny*y*w*w*w*w*w*w*", &w, &rw, &wide, &ro, &start, &cw, &cn, &o_rec, &o_act,
-                          &o_ref, &o_str, &o_vref, &o_vat))
-        return NULL;
-    PyObject *result = NULL;
-    const Py_ssize_t isz = wide ? 8 : 4;
-    if (check_buffer(&w, 8, "words") < 0 || check_buffer(&rw, isz, "record_word") < 0 ||
-        check_buffer(&ro, 8, "rows") < 0 || check_buffer(&cw, 8, "cut_words") < 0 ||
-        check_buffer(&o_rec, 8, "out_rec") < 0 || check_buffer(&o_act, 8, "act") < 0 ||
-        check_buffer(&o_ref, 8, "ref") < 0 || check_buffer(&o_str, 8, "stream") < 0 ||
-        check_buffer(&o_vref, 8, "value_ref") < 0 || check_buffer(&o_vat, 8, "value_at") < 0)
-        goto done;
-    const Py_ssize_t m = ro.len / 8, nrec = rw.len / isz, ncut = cw.len / 8, cap = o_act.len / 8;
-    if (o_rec.len / 8 != m || cn.len != ncut || o_ref.len / 8 != cap || o_str.len / 8 != cap ||
-        o_vref.len / 8 != cap || o_vat.len / 8 != cap) {
-        PyErr_SetString(PyExc_ValueError, "string_arg_refs: column lengths differ");
-        goto done;
-    }
-    if (start < 0 || start > m) {
-        PyErr_SetString(PyExc_IndexError, "string_arg_refs: start out of range");
-        goto done;
-    }
-    if (check_rows(&ro, nrec, "string_arg_refs") < 0)
-        goto done;
-    {
-        const uint64_t *words = (const uint64_t *)w.buf;
-        const int64_t n = (int64_t)(w.len / 8);
-        const int64_t *rows = (const int64_t *)ro.buf, *cut_words = (const int64_t *)cw.buf;
-        const uint8_t *cut_nargs = (const uint8_t *)cn.buf;
-        int64_t *out_rec = (int64_t *)o_rec.buf, *act = (int64_t *)o_act.buf, *ref = (int64_t *)o_ref.buf;
-        int64_t *stream = (int64_t *)o_str.buf, *value_ref = (int64_t *)o_vref.buf, *value_at = (int64_t *)o_vat.buf;
-        Py_ssize_t c = 0, i = start;
-        Py_BEGIN_ALLOW_THREADS
-        for (; i < m; i++) {
-            /* the rows are spread over the file: each record a cache (often a TLB) miss the loop would wait
-               for, so later rows' record words and records are requested now */
-            if (i + 2 * STRING_REFS_AHEAD < m)
-                __builtin_prefetch(wide ? (const void *)((const int64_t *)rw.buf + rows[i + 2 * STRING_REFS_AHEAD])
-                                        : (const void *)((const uint32_t *)rw.buf + rows[i + 2 * STRING_REFS_AHEAD]));
-            if (i + STRING_REFS_AHEAD < m) {
-                const int64_t at2 = record_at(rw.buf, wide, rows[i + STRING_REFS_AHEAD]);
-                if (at2 >= 0 && at2 + 8 < n) {
-                    __builtin_prefetch(words + at2);
-                    __builtin_prefetch(words + at2 + 7);
-                }
-            }
-            const int64_t at = record_at(rw.buf, wide, rows[i]);
-            const uint64_t h = word_at(words, n, at);
-            unsigned nargs = (unsigned)((h >> 20) & 0xF);
-            if (nargs && ncut) /* (the reader's cut of this record's count, if any) */
-                nargs = cut_count(cut_words, cut_nargs, ncut, at, nargs);
-            if ((Py_ssize_t)nargs > cap - c)
-                break; /* (the next call starts at this row) */
-            out_rec[i] = at;
-            int64_t p = at + args_skip(h);
-            const int64_t e = at + (int64_t)((h >> 4) & 0xFFF);
-            for (unsigned a = 0; a < nargs && p < e && p >= 0 && p < n; a++) {
-                ArgHead ah;
-                if (!arg_head(words, n, p, e, &ah))
-                    break;
-                act[c] = i;
-                ref[c] = ah.ref;
-                stream[c] = p + 1;
-                if ((ah.h & 0xF) == 6) { /* string: its value's ref in bits 32..47 */
-                    value_ref[c] = (int64_t)((ah.h >> 32) & 0xFFFF);
-                    value_at[c] = p + 1 + ah.name_words;
-                } else {
-                    value_ref[c] = -1;
-                    value_at[c] = 0;
-                }
-                c++;
-                p = ah.after;
-            }
-        }
-        Py_END_ALLOW_THREADS
-        result = Py_BuildValue("nn", c, i);
-    }
-done:
-    PyBuffer_Release(&w);
-    PyBuffer_Release(&rw);
-    PyBuffer_Release(&ro);
-    PyBuffer_Release(&cw);
-    PyBuffer_Release(&cn);
-    PyBuffer_Release(&o_rec);
-    PyBuffer_Release(&o_act);
-    PyBuffer_Release(&o_ref);
-    PyBuffer_Release(&o_str);
-    PyBuffer_Release(&o_vref);
-    PyBuffer_Release(&o_vat);
-    return result;
-}
 
 PyDoc_STRVAR(string_arg_ids_doc,
 "string_arg_ids(words, record_word, wide, rows, start, cut_words, cut_nargs, seg_pos, seg_gen, value, first,\n"
 "               width, check_first, act, sid, sp_at, sp_ref, sp_word, sp_rec) -> (count, next, specials)\n\n"
 "The strings the arguments of event rows[start:] use (int64 rows, ascending, each a valid row of record_word:\n"
-"uint32, or int64 when wide), read as string_arg_refs reads them and resolved in the same pass: for each\n"
+"uint32, or int64 when wide), each record's arguments walked as arg_columns walks them (the header's count, or\n"
+"cut_nargs[j] where cut_words[j], int64 ascending, is the record's word: the reader's cuts), a few rows ahead,\n"
+"and resolved in the same pass: for each\n"
 "argument its name, then its value if it is a string, act = i (int32) and sid its global string id (int32):\n"
 "0 for ref 0, else through the table of the provider generation in force at the record (seg_gen[s], s the\n"
 "last of seg_pos, int64 ascending, at or before the record's word; the first if none), key = gen * width +\n"
 "ref, value[key] (int32; -1 past the table), -1 when check_first and the record's word is at or before\n"
-"first[key] (int64: that key's one registration comes later). An inline stream (ref bit 15) or a key\n"
-"registered more than once (value -2) is left to the caller: its sid is -3 or -2 and sp_at (its position among\n"
-"the outputs), sp_ref, sp_word (where its stream would start) and sp_rec (its record's word) say where (int64,\n"
-"as many rooms as act). Stops before a row whose arguments (two strings each at most) do not fit the room\n"
+"first[key] (int64: that key's one registration comes later). An inline stream (ref bit 15), a key\n"
+"registered more than once (value -2), or any indexed ref when value is empty (no dense table) is left to the\n"
+"caller: its sid is -3 or -2 and sp_at (its position among the outputs), sp_ref, sp_word (where its stream\n"
+"would start) and sp_rec (its record's word) say where (int64, as many rooms as act). Stops before a row whose arguments (two strings each at most) do not fit the room\n"
 "left: returns the strings written, the row to start the next call from and the strings left to the caller.\n"
 "The search index's reader (fxscope.formats.fxt.arg_columns.string_arg_sids).");
 
@@ -1815,7 +1706,7 @@ static PyObject *string_arg_ids(PyObject *self, PyObject *args)
                     gen = nseg ? seg_gen[s] : -1;                                                                \
                 }                                                                                                \
                 const int64_t key_ = gen * (int64_t)width + r_;                                                  \
-                v_ = -1;                                                                                         \
+                v_ = nkeys ? -1 : -2; /* (no dense table: the caller's lookup) */                                \
                 if (gen >= 0 && key_ >= 0 && key_ < nkeys) {                                                     \
                     v_ = value[key_];                                                                            \
                     if (check_first && v_ >= 0 && at <= first[key_])                                             \
@@ -1834,7 +1725,8 @@ static PyObject *string_arg_ids(PyObject *self, PyObject *args)
             c++;                                                                                                 \
         } while (0)
         for (; i < m; i++) {
-            /* (prefetched as string_arg_refs does: the rows are spread over the file) */
+            /* the rows are spread over the file: each record a cache (often a TLB) miss the loop would wait
+               for, so later rows' record words and records are requested now */
             if (i + 2 * STRING_REFS_AHEAD < m)
                 __builtin_prefetch(wide ? (const void *)((const int64_t *)rw.buf + rows[i + 2 * STRING_REFS_AHEAD])
                                         : (const void *)((const uint32_t *)rw.buf + rows[i + 2 * STRING_REFS_AHEAD]));
@@ -1906,7 +1798,6 @@ static PyMethodDef methods[] = {
     {"code_escape", code_escape, METH_VARARGS, code_escape_doc},
     {"generation_refs", generation_refs, METH_VARARGS, generation_refs_doc},
     {"numeric_args", numeric_args, METH_VARARGS, numeric_args_doc},
-    {"string_arg_refs", string_arg_refs, METH_VARARGS, string_arg_refs_doc},
     {"string_arg_ids", string_arg_ids, METH_VARARGS, string_arg_ids_doc},
     {NULL, NULL, 0, NULL},
 };

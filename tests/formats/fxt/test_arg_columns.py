@@ -245,89 +245,37 @@ def test_numeric_args_refuses_rows_out_of_range() -> None:
         call(np.array([0, 1], np.int64), kind=d.kind[:-1].copy())
 
 
-def _string_refs_both(cols, rows, per_row: float = 2.0):
-    """string_arg_refs of ``rows`` compiled (one pass a record) and by the numpy walk."""
-    return _compiled_and_numpy(string_arg_refs, cols, rows, per_row)
-
-
-def _assert_same_refs(a, b) -> None:
-    assert np.array_equal(a.record, b.record), "record"
-    for f in ("act", "ref", "stream", "value_ref", "value_at"):
-        x, y = getattr(a, f), getattr(b, f)
-        assert x.dtype == y.dtype == np.int64 and np.array_equal(x, y), f
-
-
-def test_string_arg_refs_one_pass_equals_the_argument_walk(testdata, cut_and_flip) -> None:
-    """The compiled string_arg_refs (each record's arguments read in one pass, for the search's argument
-    index) keeps the arguments the numpy walk keeps, with the same name refs, streams and string values' refs:
-    on generated and real traces, every row and the slices alone, outputs sized too small (the pass resumed at
-    the row that did not fit), the reader's cut counts, and 200+ mutated traces; and the resolved ids equal
-    event_arg_columns' names and string values."""
+def _cut_count_trace() -> bytes:
+    """An instant with an inline, an indexed and an int argument, and an event with two arguments announced,
+    the second of size 0 (A2: the reader cuts its count to 1)."""
     w = FxtWriter()
     w.string(1, "n")
     w.thread(1, 10, 11)
     w.event(EventKind.INSTANT, 5, 1, 1, 1, args=[("a", ArgType.STRING, "x"), (1, ArgType.STRING, 1),
                                                 ("b", ArgType.INT32, 3)])  # fmt: skip
-    # an event with two arguments announced, the second of size 0 (A2: the reader cuts its count to 1)
     w.raw(b"".join(v.to_bytes(8, "little") for v in (4 | (6 << 4) | (1 << 16) | (2 << 20) | (1 << 48), 6, 1, 2,
                    6 | (1 << 4) | (1 << 16) | (1 << 32), 0, 99)))  # fmt: skip
-    cols = read_fxt_bytes(w.getvalue())
-    rows = np.arange(len(cols.ev_word))
-    a, b = _string_refs_both(cols, rows)
-    _assert_same_refs(a, b)
-    assert a.value_ref.tolist()[:3] == [a.value_ref[0], 1, -1] and a.value_ref[0] >= 0x8000  # inline, ref, int
-    cols = read_fxt_bytes(generate_trace(30_000, seed=3))
-    slices = np.flatnonzero(np.isin(cols.ev_kind, (EventKind.DURATION_BEGIN, EventKind.DURATION_COMPLETE)))
-    for rows, per_row in ((slices, 2.0), (slices, 0.0), (np.arange(len(cols.ev_word)), 0.1)):
-        a, b = _string_refs_both(cols, rows, per_row)
-        _assert_same_refs(a, b)
-        assert len(a.act) > 1000
-    got = string_arg_ids(cols, a)  # resolved: the names, then the string values, of event_arg_columns
-    args = event_arg_columns(cols, rows)
-    string = args.type == ArgType.STRING
-    refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
-    values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
-    assert np.array_equal(got.sid, np.concatenate([args.name, values]))
-    assert np.array_equal(got.record, np.concatenate([args.record, args.record[string]]))
-    real = read_fxt(testdata / "fxt" / "richiesams_fxt-python_trace.fxt")
-    _assert_same_refs(*_string_refs_both(real, np.arange(len(real.ev_word))))
-    rng = random.Random(13)
-    compared = 0
-    for cols in _mutated(testdata, cut_and_flip, rng, generate_trace(500, seed=7)):
-        if len(cols.ev_word):
-            _assert_same_refs(*_string_refs_both(cols, np.arange(len(cols.ev_word)), rng.choice([0.0, 2.0])))
-            compared += 1
-    assert compared >= 200
+    return w.getvalue()
 
 
-def test_string_arg_refs_refuses_bad_calls() -> None:
-    """The compiled pass checks every row before reading a record (IndexError), its start, and its columns'
-    sizes (ValueError)."""
-    cols = read_fxt_bytes(generate_trace(2_000, seed=1))
-    scan = compiled.record_scan
-    assert scan is not None
-    n = len(cols.ev_word)
-
-    def call(rows, start=0, out_rows=None, cap=8):
-        out = [np.empty(cap, np.int64) for _ in range(5)]
-        return scan.string_arg_refs(cols.arg_decoder.w, cols.ev_word, cols.ev_word.dtype == np.int64, rows, start,
-                                    np.zeros(0, np.int64), np.zeros(0, np.uint8),
-                                    np.empty(len(rows) if out_rows is None else out_rows, np.int64), *out)  # fmt: skip
-
-    with_args = np.flatnonzero(cols.nargs_of(np.arange(n)) > 0)[:2].astype(np.int64)
-    assert call(with_args, cap=32)[1] == 2
-    assert call(with_args, cap=0) == (0, 0)  # (stops before a row whose arguments do not fit)
-    assert call(with_args, start=2) == (0, 2)
-    with pytest.raises(IndexError):
-        call(np.array([0, n], np.int64))
-    with pytest.raises(IndexError):
-        call(np.array([-1, 0], np.int64))
-    with pytest.raises(IndexError):
-        call(np.array([0, 1], np.int64), start=3)
-    with pytest.raises(ValueError):  # the record column not one a row
-        call(np.array([0, 1], np.int64), out_rows=3)
-    with pytest.raises(ValueError):  # int32 rows
-        call(np.array([0, 1], np.int32))
+def test_string_arg_refs_resolved_equal_the_argument_columns() -> None:
+    """string_arg_refs (the numpy walk: the index's reader without the compiled pass) keeps each argument's
+    name ref and string value's ref, and string_arg_ids resolves them to event_arg_columns' names and string
+    values: the reader's cut count, every row and the slices alone of a generated trace."""
+    cut = read_fxt_bytes(_cut_count_trace())
+    a = string_arg_refs(cut, np.arange(len(cut.ev_word)))
+    assert a.value_ref.tolist() == [a.value_ref[0], 1, -1, 1] and a.value_ref[0] >= 0x8000  # inline, ref, int, cut
+    gen = read_fxt_bytes(generate_trace(30_000, seed=3))
+    slices = np.flatnonzero(np.isin(gen.ev_kind, (EventKind.DURATION_BEGIN, EventKind.DURATION_COMPLETE)))
+    for cols, rows in ((cut, np.arange(len(cut.ev_word))), (gen, slices), (gen, np.arange(len(gen.ev_word)))):
+        got = string_arg_ids(cols, string_arg_refs(cols, rows))  # the names, then the string values
+        args = event_arg_columns(cols, rows)
+        string = args.type == ArgType.STRING
+        refs = (args.raw[string] & np.uint64(0xFFFF)).astype(np.int64)
+        values = cols.arg_decoder.string_ids(refs, args.value_word[string], cols.ev_word[args.event[string]])
+        assert np.array_equal(got.sid, np.concatenate([args.name, values]))
+        assert np.array_equal(got.record, np.concatenate([args.record, args.record[string]]))
+    assert len(got.sid) > 1000
 
 
 def _sids_from_refs(cols, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -388,7 +336,10 @@ def test_string_arg_sids_one_pass_equals_the_refs_resolved(testdata, cut_and_fli
     """The compiled string_arg_sids (each record's argument strings read and resolved in one pass, the inline
     ones and keys registered twice left to resolve_special_sids) gives the ids string_arg_ids gives the numpy
     walk's refs, in the pass's order: on registrations in two providers' tables, generated and real traces,
-    outputs sized too small (the pass resumed at the row that did not fit), and 200+ mutated traces."""
+    outputs sized too small (the pass resumed at the row that did not fit), the reader's cut counts, a table
+    without a dense lookup, and 200+ mutated traces."""
+    cols = read_fxt_bytes(_cut_count_trace())  # (the reader's cut count honoured)
+    _assert_sids_equal_refs(cols, np.arange(len(cols.ev_word)))
     cols = read_fxt_bytes(_registrations_trace())
     rows = np.arange(len(cols.ev_word))
     specials = _assert_sids_equal_refs(cols, rows)
@@ -396,6 +347,14 @@ def test_string_arg_sids_one_pass_equals_the_refs_resolved(testdata, cut_and_fli
     texts = {cols.strings[i] if i >= 0 else None for i in sid.tolist()}
     assert {"five", "five again", "", None, "inline name"} <= texts and specials > 100
     assert _assert_sids_equal_refs(cols, rows[rows % 3 == 0], 0.0) > 10
+    # a string table without a dense lookup (thousands of provider generations): every indexed ref left to it
+    lookup = cols.arg_decoder.str_lookup
+    dense, lookup._dense = lookup._dense, None
+    try:
+        refs = string_arg_refs(cols, rows)  # (every string but those of ref 0, the empty string's)
+        assert _assert_sids_equal_refs(cols, rows) == (refs.ref != 0).sum() + (refs.value_ref > 0).sum() > specials
+    finally:
+        lookup._dense = dense
     cols = read_fxt_bytes(generate_trace(30_000, seed=3))
     slices = np.flatnonzero(np.isin(cols.ev_kind, (EventKind.DURATION_BEGIN, EventKind.DURATION_COMPLETE)))
     for rows, per_row in ((slices, 2.0), (slices, 0.0), (np.arange(len(cols.ev_word)), 0.1)):
