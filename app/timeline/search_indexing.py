@@ -17,7 +17,7 @@ A search of a trace with :data:`SYNC_INDEX_SLICES` slices or more runs in a back
 says "searching…", text typed meanwhile cancels it (one search runs at a time; the latest text is searched next),
 Esc cancels it too, and ``found(text, hits)`` brings the result to the UI thread. Such a search does not wait
 for the index: until it is built, the hits leave the slices' argument matches out (the count says so) and the
-timeline searches the arguments when it is (the index takes 0.4-1.2 s at 30M-100M events, 3-12 s when this
+timeline searches the arguments when it is (the index takes 0.3-1.0 s at 30M-100M events, 3-12 s when this
 was written: a search waiting for it took 5-70 s to show its count). That second search only adds the
 argument matches: when they add no slice (a search by a name, as a rule) the first hits stay, complete.
 """
