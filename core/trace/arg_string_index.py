@@ -55,8 +55,8 @@ def _no_check() -> None:
 class ArgStringIndex:
     """Which strings the slices use through their arguments, a batch of slices at a time: pair ``k`` of batch
     ``b`` says that the slice of row ``row_start[b] + row[b][k]`` has an argument whose name or string value is
-    string ``sid[b][k]`` (:func:`fxscope.core.trace.query.argument_rows` finds the slices of the strings a search
-    matches). The batches stay apart as they were read: joined, their pairs were copied once more into fresh
+    string ``sid[b][k]`` (:func:`fxscope.core.trace.query.argument_matches` finds the slices of the strings a
+    search matches). The batches stay apart as they were read: joined, their pairs were copied once more into fresh
     pages (at 100M events 2 x 33 MB, ~16,000 page faults of the build, and those twice at its peak)."""
 
     sid: list[np.ndarray]  # per batch: uint16 (a table of at most 2**16 strings then) or int32 string ids
@@ -66,11 +66,12 @@ class ArgStringIndex:
 
     @property
     def pairs(self) -> int:
+        """The (string, slice) pairs held, every batch's."""
         return sum(len(x) for x in self.sid)
 
 
-#: slices whose arguments are read together while building the search index (their argument columns, ~40
-#: bytes an argument, and each slice's event and argument count, are the build's largest temporaries)
+#: slices whose arguments are read together while building the search index (their events and order, 16 bytes
+#: a slice, and their strings' outputs, ~50 bytes a string at most, are a batch's temporaries)
 INDEX_BATCH = 1 << 16
 #: string ids and rows below this are held in 16 bits
 NARROW = 1 << 16

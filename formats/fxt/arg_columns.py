@@ -333,25 +333,23 @@ def string_arg_sids(cols: FxtColumns, rows: np.ndarray, per_row: float = 2.0) ->
     lookup = dec.str_lookup
     if (
         scan is None
-        or not hasattr(scan, "string_arg_ids")
         or not compiled.contiguous_words(dec.w)
         or not (isinstance(rec, np.ndarray) and rec.flags.c_contiguous and rec.dtype in (np.uint32, np.int64))
     ):
         return None
     rows = np.ascontiguousarray(rows, np.int64)
     m = len(rows)
-    if m and int(rows[-1]) >= 1 << 31:  # (act is int32)
+    if m >= 1 << 31:  # (act, a position among the rows, is int32)
         return None
     if cols.ev_data.before_read is not None:  # (no compiled SIGBUS guard: the file's size checked first)
         cols.ev_data.before_read()
     cut_words, cut_nargs = cols.ev_nargs_cut
     cut_words = np.ascontiguousarray(cut_words, np.int64)
     cut_nargs = np.ascontiguousarray(cut_nargs, np.uint8)
-    dense = getattr(lookup, "_dense", None)
-    first, value = dense if dense is not None else (np.zeros(0, np.int64), np.zeros(0, np.int32))
-    seg_pos = np.ascontiguousarray(dec._seg_pos, np.int64)
-    seg_gen = np.ascontiguousarray(dec._seg_gen, np.int64)
-    check_first = dense is not None and bool(m) and int(rec[rows[0]]) <= lookup._single_last
+    dense = lookup.dense
+    first, value, single_last = dense if dense is not None else (np.zeros(0, np.int64), np.zeros(0, np.int32), -1)
+    seg_pos, seg_gen = (np.ascontiguousarray(a, np.int64) for a in dec.segments)
+    check_first = bool(m) and int(rec[rows[0]]) <= single_last
     parts: list[tuple[np.ndarray, ...]] = []
     specials: list[tuple[np.ndarray, ...]] = []
     start, cap, written = 0, int(m * max(per_row, 0.0)) + 32, 0  # (32: room for any one row's strings)

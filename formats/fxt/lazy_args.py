@@ -27,6 +27,13 @@ class ArgDecoder:
         self._seg_pos = np.asarray(tables.seg_pos, np.int64)
         self._seg_gen = np.asarray(tables.seg_gen, np.int64)
 
+    @property
+    def segments(self) -> tuple[np.ndarray, np.ndarray]:
+        """The provider segments: the word where each begins (int64, ascending) and the provider generation
+        in force in it (int64): a record's string refs resolve with the table of the last segment at or before
+        its word (the first segment's before any)."""
+        return self._seg_pos, self._seg_gen
+
     def providers_at(self, record_words: np.ndarray) -> np.ndarray:
         """uint16 provider index of the records whose headers are at ``record_words`` (the provider whose
         section each is in), a block at a time."""

@@ -172,6 +172,16 @@ class Lookup:
             self._single_last = int(self.pos[single].max()) if single.any() else -1
             self._has_multi = bool((count > 1).any())
 
+    @property
+    def dense(self) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """The dense table a compiled pass resolves keys with, as :meth:`__call__` does: ``(first, value,
+        single_last)``: per key its one registration's position (int64) and value (int32; -1 none, -2
+        registered more than once: :meth:`__call__`'s), and the last position of such a registration (a record
+        after it needs no ``first`` check); None when the keyspace is too large for one (every key searched)."""
+        if self._dense is None:
+            return None
+        return (*self._dense, self._single_last)
+
     def __call__(self, keys: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """Values for each query (-1 when no registration of the key precedes the position).
 
