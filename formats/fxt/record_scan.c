@@ -1779,6 +1779,81 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(ref_ids_doc,
+"ref_ids(refs, record_words, seg_pos, seg_gen, value, first, width, check_first, out) -> specials\n\n"
+"Global string ids (out, int64) of string refs (refs, int64) found in the records at record_words (int64, as\n"
+"many; ascending costs one comparison a ref for the segment): 0 for ref 0, else through the table of the\n"
+"provider generation in force at the record (seg_gen[s], s the last of seg_pos, int64 ascending, at or before\n"
+"the record's word; the first if none), key = gen * width + ref, value[key] (int32; -1 past the table or a\n"
+"negative ref), -1 when check_first and the record's word is at or before first[key] (that key's one\n"
+"registration comes later). An inline stream (ref bit 15: -3), a key registered more than once (value -2) or\n"
+"any indexed ref when value is empty (no dense table: -2) is left to the caller. Returns how many refs were\n"
+"left (fxscope.formats.fxt.lazy_args.ArgDecoder.string_ids, as string_arg_ids resolves its refs).");
+
+static PyObject *ref_ids(PyObject *self, PyObject *args)
+{
+    Py_buffer re, rw, sp, sg, va, fi, ou;
+    Py_ssize_t width;
+    int check_first;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*npw*", &re, &rw, &sp, &sg, &va, &fi, &width, &check_first, &ou))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&re, 8, "refs") < 0 || check_buffer(&rw, 8, "record_words") < 0 ||
+        check_buffer(&sp, 8, "seg_pos") < 0 || check_buffer(&sg, 8, "seg_gen") < 0 ||
+        check_buffer(&va, 4, "value") < 0 || check_buffer(&fi, 8, "first") < 0 || check_buffer(&ou, 8, "out") < 0)
+        goto done;
+    const Py_ssize_t m = re.len / 8, nseg = sp.len / 8, nkeys = va.len / 4;
+    if (rw.len / 8 != m || ou.len / 8 != m || sg.len / 8 != nseg || fi.len / 8 != nkeys || width < 0) {
+        PyErr_SetString(PyExc_ValueError, "ref_ids: buffer lengths do not match");
+        goto done;
+    }
+    {
+        const int64_t *refs = (const int64_t *)re.buf, *words = (const int64_t *)rw.buf;
+        const int64_t *seg_pos = (const int64_t *)sp.buf, *seg_gen = (const int64_t *)sg.buf;
+        const int32_t *value = (const int32_t *)va.buf;
+        const int64_t *first = (const int64_t *)fi.buf;
+        int64_t *out = (int64_t *)ou.buf;
+        Py_ssize_t left = 0, s = 0;
+        int64_t lo = 0, hi = -1, gen = -1; /* the segment of the last record: the words [lo, hi) it spans */
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m; i++) {
+            const int64_t r = refs[i], at = words[i];
+            int64_t v = 0;
+            if (r >= 0x8000) {
+                v = -3;
+            } else if (r) {
+                if (at < lo || at >= hi) {
+                    s = segment_of(seg_pos, nseg, at, s);
+                    lo = s > 0 ? seg_pos[s] : INT64_MIN;
+                    hi = s + 1 < nseg ? seg_pos[s + 1] : INT64_MAX;
+                    gen = nseg ? seg_gen[s] : -1;
+                }
+                const int64_t key = gen * (int64_t)width + r;
+                v = nkeys ? -1 : -2;
+                if (gen >= 0 && r > 0 && key >= 0 && key < nkeys) {
+                    v = value[key];
+                    if (check_first && v >= 0 && at <= first[key])
+                        v = -1;
+                }
+            }
+            left += v <= -2;
+            out[i] = v;
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(left);
+    }
+done:
+    PyBuffer_Release(&re);
+    PyBuffer_Release(&rw);
+    PyBuffer_Release(&sp);
+    PyBuffer_Release(&sg);
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&fi);
+    PyBuffer_Release(&ou);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame_split", frame_split, METH_VARARGS, frame_split_doc},
     {"walk_args", walk_args, METH_VARARGS, walk_args_doc},
@@ -1797,6 +1872,7 @@ static PyMethodDef methods[] = {
     {"code_counts", code_counts, METH_VARARGS, code_counts_doc},
     {"code_escape", code_escape, METH_VARARGS, code_escape_doc},
     {"generation_refs", generation_refs, METH_VARARGS, generation_refs_doc},
+    {"ref_ids", ref_ids, METH_VARARGS, ref_ids_doc},
     {"numeric_args", numeric_args, METH_VARARGS, numeric_args_doc},
     {"string_arg_ids", string_arg_ids, METH_VARARGS, string_arg_ids_doc},
     {NULL, NULL, 0, NULL},

@@ -25,6 +25,7 @@ from fxscope.formats.fxt.arg_columns import (
 from fxscope.formats.fxt.args import ArgType
 from fxscope.formats.fxt.columns import EventKind
 from fxscope.formats.fxt.reader import read_fxt, read_fxt_bytes
+from fxscope.formats.fxt.tables import STRING_KEYS
 from fxscope.formats.fxt.writer import FxtWriter
 
 
@@ -282,12 +283,12 @@ def _sids_from_refs(cols, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The reference of string_arg_sids: string_arg_refs (numpy walk) resolved by string_arg_ids (names first,
     then the string values), put in the pass's order: each argument's name, then its string value."""
     saved = compiled.record_scan
-    compiled.record_scan = None
+    compiled.record_scan = None  # (the walk and the refs' resolution both numpy's)
     try:
         refs = string_arg_refs(cols, rows)
+        ids = string_arg_ids(cols, refs)
     finally:
         compiled.record_scan = saved
-    ids = string_arg_ids(cols, refs)
     n = len(refs.act)
     string = np.flatnonzero(refs.value_ref >= 0)
     # the name of argument k lands after the names and values of the arguments before it
@@ -374,3 +375,77 @@ def test_string_arg_sids_is_left_to_the_numpy_path_without_the_compiled_pass(mon
     cols = read_fxt_bytes(generate_trace(2_000, seed=3))
     monkeypatch.setattr(compiled, "record_scan", None)
     assert string_arg_sids(cols, np.arange(len(cols.ev_word))) is None
+
+
+def _assert_string_ids_equal_numpy(cols) -> int:
+    """ArgDecoder.string_ids (one compiled pass, record_scan.ref_ids, with what it leaves resolved by numpy)
+    gives the ids of its numpy path for every argument name and string value of every row; the refs left."""
+    dec = cols.arg_decoder
+    left = 0
+    for ref, stream, record in _refs_of(cols):
+        want = dec._string_ids(ref, stream, record)  # (first: the inline texts interned, ids then the same)
+        got = dec.string_ids(ref, stream, record)
+        assert got.dtype == np.int64 and np.array_equal(got, want)
+        if len(ref) and dec.str_lookup.dense is not None:
+            out = np.empty(len(ref), np.int64)
+            first, value, single_last = dec.str_lookup.dense
+            left += compiled.record_scan.ref_ids(np.ascontiguousarray(ref, np.int64), record, *dec.segments, value,
+                                                 first, STRING_KEYS, int(record.min()) <= single_last, out)  # fmt: skip
+    return left
+
+
+def test_string_ids_one_pass_equals_the_numpy_resolution(testdata, cut_and_flip) -> None:
+    """The string refs of arguments resolved by one compiled pass (the provider segment, key and dense
+    table of each, as the counter tracks' names are) equal the numpy resolution: on two providers' tables
+    with a key registered twice, a ref used before its registration and inline strings (left to numpy), a
+    table without a dense lookup (every ref left), generated and real traces, and 200+ mutated traces."""
+    cols = read_fxt_bytes(_registrations_trace())
+    left = _assert_string_ids_equal_numpy(cols)
+    names, values = (cols.arg_decoder.string_ids(*q).tolist() for q in _refs_of(cols))
+    assert {"five", "five again", "inline name", "late 3"} <= {cols.strings[i] for i in names if i >= 0}
+    assert {"", "inline value 1"} <= {cols.strings[i] for i in values if i >= 0}
+    assert -1 in names and -1 in values and left > 100  # (ref 6: never registered)
+    w = FxtWriter()  # a ref used before its one registration (unresolved), then after it
+    w.initialization(1_000_000_000)
+    w.thread(1, 10, 11)
+    w.event(EventKind.INSTANT, 1, 1, "cat", "n", args=[(9, ArgType.INT32, 1)])
+    w.string(9, "nine")
+    w.event(EventKind.INSTANT, 2, 1, "cat", "n", args=[(9, ArgType.INT32, 2)])
+    cols = read_fxt_bytes(w.getvalue())
+    _assert_string_ids_equal_numpy(cols)
+    assert [cols.strings[i] if i >= 0 else None for i in cols.arg_decoder.string_ids(*_refs_of(cols)[0])] == [None, "nine"]
+    lookup = cols.arg_decoder.str_lookup
+    dense, lookup._dense = lookup._dense, None
+    try:  # (no dense table: the numpy path, whose search answers every key)
+        assert _assert_string_ids_equal_numpy(cols) == 0
+    finally:
+        lookup._dense = dense
+    for data in (generate_trace(30_000, seed=3), (testdata / "fxt" / "richiesams_fxt-python_trace.fxt").read_bytes()):
+        _assert_string_ids_equal_numpy(read_fxt_bytes(data))
+    compared = 0
+    for cols in _mutated(testdata, cut_and_flip, random.Random(23), generate_trace(500, seed=9)):
+        if len(cols.ev_word):
+            _assert_string_ids_equal_numpy(cols)
+            compared += 1
+    assert compared >= 200
+
+
+def _refs_of(cols) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The string refs of every argument of ``cols``: (refs, stream words, record words) of the names, then
+    of the string values."""
+    refs = string_arg_refs(cols, np.arange(len(cols.ev_word)))
+    string = np.flatnonzero(refs.value_ref >= 0)
+    return [(refs.ref, refs.stream, refs.record[refs.act]),
+            (refs.value_ref[string], refs.value_at[string], refs.record[refs.act[string]])]  # fmt: skip
+
+
+def test_ref_ids_checks_its_buffers() -> None:
+    scan = compiled.record_scan
+    z8, z4 = np.zeros(3, np.int64), np.zeros(2, np.int32)
+    with pytest.raises(ValueError):  # (refs and record words differ in length)
+        scan.ref_ids(z8, z8[:2], z8[:1], z8[:1], z4, z8[:2], 4, False, z8)
+    with pytest.raises(ValueError):  # (the dense table's value and first differ)
+        scan.ref_ids(z8, z8, z8[:1], z8[:1], z4, z8, 4, False, z8)
+    out = np.full(3, 7, np.int64)  # no segments, no keys: -2 (no dense table) for an indexed ref, 0 for ref 0
+    assert scan.ref_ids(np.array([0, 3, 0x8001]), z8, z8[:0], z8[:0], z4[:0], z8[:0], 4, False, out) == 2
+    assert out.tolist() == [0, -2, -3]
