@@ -17,14 +17,31 @@ temporaries (~25 bytes an event at 10M events) on top of the model, for a search
 
 from __future__ import annotations
 
+import importlib
 import threading
 import weakref
 from collections.abc import Callable
+
+import numpy.ma  # noqa: F401 - see STEP_MODULES
 
 from fxscope.core.concurrent_steps import WORKERS, Step, StepClock, run_steps
 from fxscope.core.freed_memory import return_freed_memory
 from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from fxscope.core.trace.model import TraceModel
+
+#: the modules the steps build their tables with, imported with this one: a step's first build in a process
+#: imported them itself (the model imports them on first use), ~40-65 ms in all (the logs' crash-report
+#: reader and the symbolizer it starts most; numpy.ma, which np.unique imports at its first call), inside
+#: worker threads that held the interpreter and the import lock meanwhile (at 10M events ~5% of the build's
+#: wall time); the loader imports this module before it reads (measured at 10M events, twelve alternating
+#: pairs: the build 0.91 -> 0.87 s, its CPU time 1.63 -> 1.56 s)
+STEP_MODULES = (
+    "fxscope.core.trace.async_spans", "fxscope.core.trace.counters", "fxscope.core.trace.flows",
+    "fxscope.core.trace.instants", "fxscope.core.trace.lod", "fxscope.core.trace.logs", "fxscope.core.trace.sched",
+    "fxscope.core.trace.stats",
+)  # fmt: skip
+for _name in STEP_MODULES:
+    importlib.import_module(_name)
 
 #: (name, build) of each table the first frame of the window reads, in the order the loader builds them (the
 #: names are what tests/bench/bench_scale.py prints each step's time and memory under). The load's peak memory
