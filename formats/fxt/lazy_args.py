@@ -52,7 +52,9 @@ class ArgDecoder:
         ``refs`` are 16-bit string refs found in the records whose headers are at ``record_words``
         (ascending); ``stream_words`` is where each inline stream would start. Indexed refs resolve with the
         table of the provider in force at the record; inline streams are interned (new texts are appended
-        to the strings list, so ids stay valid for everyone holding it).
+        to the strings list, so ids stay valid for everyone holding it). The indexed refs are resolved by one
+        compiled pass when the string table has a dense lookup (:meth:`_string_ids` is the numpy path, the
+        tests' reference).
         """
         refs = np.asarray(refs, np.int64)
         record_words = np.asarray(record_words, np.int64)
