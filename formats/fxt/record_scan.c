@@ -1613,6 +1613,54 @@ done:
     return result;
 }
 
+/* Resolving 16-bit string refs to global string ids, as ArgDecoder.string_ids does, one ref at a time: the
+   provider segment of the ref's record (the last seg_pos at or before its word, the first if none; the words
+   the last one spans kept, so that ascending records cost a comparison pair), its generation's key
+   (gen * width + ref) and the dense table's answer (value[key]: -1 past the table; -1 when check_first and the
+   record is at or before first[key], the key's one registration). string_arg_ids and ref_ids. */
+typedef struct {
+    const int64_t *seg_pos, *seg_gen, *first;
+    const int32_t *value;
+    Py_ssize_t nseg, nkeys;
+    int64_t width;
+    int check_first;
+    Py_ssize_t s;       /* the segment of the last record resolved */
+    int64_t lo, hi, gen; /* the words [lo, hi) it spans, its generation */
+} RefResolver;
+
+static void ref_resolver_init(RefResolver *c, const int64_t *seg_pos, const int64_t *seg_gen, Py_ssize_t nseg,
+                              const int32_t *value, const int64_t *first, Py_ssize_t nkeys, int64_t width,
+                              int check_first)
+{
+    c->seg_pos = seg_pos, c->seg_gen = seg_gen, c->nseg = nseg;
+    c->value = value, c->first = first, c->nkeys = nkeys, c->width = width, c->check_first = check_first;
+    c->s = 0, c->lo = 0, c->hi = -1, c->gen = -1; /* (no range yet: the first record searches) */
+}
+
+/* The id of ref r (16 bits) of the record at word at: 0 for ref 0, -3 for an inline stream (bit 15), -2 for a
+   key registered more than once or any indexed ref without a dense table (the caller's), else the table's. */
+static inline __attribute__((always_inline)) int64_t resolve_ref(RefResolver *c, int64_t r, int64_t at)
+{
+    if (r >= 0x8000)
+        return -3;
+    if (!r)
+        return 0;
+    if (at < c->lo || at >= c->hi) {
+        c->s = segment_of(c->seg_pos, c->nseg, at, c->s);
+        c->lo = c->s > 0 ? c->seg_pos[c->s] : INT64_MIN;
+        c->hi = c->s + 1 < c->nseg ? c->seg_pos[c->s + 1] : INT64_MAX;
+        c->gen = c->nseg ? c->seg_gen[c->s] : -1;
+    }
+    const int64_t key = c->gen * c->width + r;
+    int64_t v = c->nkeys ? -1 : -2; /* (no dense table: the caller's lookup) */
+    if (c->gen >= 0 && r > 0 && key >= 0 && key < c->nkeys) {
+        v = c->value[key];
+        if (c->check_first && v >= 0 && at <= c->first[key])
+            v = -1;
+    }
+    return v;
+}
+
 /* rows ahead whose record words string_arg_ids requests before it reads them (and twice as far ahead, the
    rows' entries of record_word) */
 #define STRING_REFS_AHEAD 16
@@ -1679,40 +1727,14 @@ static PyObject *string_arg_ids(PyObject *self, PyObject *args)
         int64_t *sp_at = (int64_t *)o_at.buf, *sp_ref = (int64_t *)o_ref.buf, *sp_word = (int64_t *)o_word.buf;
         int64_t *sp_rec = (int64_t *)o_rec.buf;
         Py_ssize_t c = 0, k = 0, i = start;
-        /* the segment of the last record resolved, and the words it spans: [lo, hi) */
-        Py_ssize_t s = -1;
-        int64_t lo = 0, hi = -1, gen = -1;
+        RefResolver rr;
+        ref_resolver_init(&rr, seg_pos, seg_gen, nseg, value, first, nkeys, width, check_first);
         Py_BEGIN_ALLOW_THREADS
 /* one string of row i's record at word `at`: ref (16 bits) whose stream would start at word WORD */
 #define EMIT(REF, WORD)                                                                                          \
         do {                                                                                                     \
             const int64_t r_ = (REF);                                                                            \
-            int32_t v_ = 0;                                                                                      \
-            if (r_ & 0x8000) {                                                                                   \
-                v_ = -3;                                                                                         \
-            } else if (r_) {                                                                                     \
-                if (at < lo || at >= hi) { /* another segment: the last seg_pos at or before at (or the first) */ \
-                    Py_ssize_t a_ = 0, b_ = nseg;                                                                \
-                    while (a_ < b_) {                                                                            \
-                        const Py_ssize_t mid_ = a_ + (b_ - a_) / 2;                                              \
-                        if (seg_pos[mid_] <= at)                                                                 \
-                            a_ = mid_ + 1;                                                                       \
-                        else                                                                                     \
-                            b_ = mid_;                                                                           \
-                    }                                                                                            \
-                    s = a_ > 0 ? a_ - 1 : 0;                                                                     \
-                    lo = s > 0 ? seg_pos[s] : INT64_MIN;                                                         \
-                    hi = s + 1 < nseg ? seg_pos[s + 1] : INT64_MAX;                                              \
-                    gen = nseg ? seg_gen[s] : -1;                                                                \
-                }                                                                                                \
-                const int64_t key_ = gen * (int64_t)width + r_;                                                  \
-                v_ = nkeys ? -1 : -2; /* (no dense table: the caller's lookup) */                                \
-                if (gen >= 0 && key_ >= 0 && key_ < nkeys) {                                                     \
-                    v_ = value[key_];                                                                            \
-                    if (check_first && v_ >= 0 && at <= first[key_])                                             \
-                        v_ = -1;                                                                                 \
-                }                                                                                                \
-            }                                                                                                    \
+            const int32_t v_ = (int32_t)resolve_ref(&rr, r_, at);                                                \
             if (v_ <= -2) {                                                                                      \
                 sp_at[k] = c;                                                                                    \
                 sp_ref[k] = r_;                                                                                  \
@@ -1814,29 +1836,12 @@ static PyObject *ref_ids(PyObject *self, PyObject *args)
         const int32_t *value = (const int32_t *)va.buf;
         const int64_t *first = (const int64_t *)fi.buf;
         int64_t *out = (int64_t *)ou.buf;
-        Py_ssize_t left = 0, s = 0;
-        int64_t lo = 0, hi = -1, gen = -1; /* the segment of the last record: the words [lo, hi) it spans */
+        Py_ssize_t left = 0;
+        RefResolver rr;
+        ref_resolver_init(&rr, seg_pos, seg_gen, nseg, value, first, nkeys, width, check_first);
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < m; i++) {
-            const int64_t r = refs[i], at = words[i];
-            int64_t v = 0;
-            if (r >= 0x8000) {
-                v = -3;
-            } else if (r) {
-                if (at < lo || at >= hi) {
-                    s = segment_of(seg_pos, nseg, at, s);
-                    lo = s > 0 ? seg_pos[s] : INT64_MIN;
-                    hi = s + 1 < nseg ? seg_pos[s + 1] : INT64_MAX;
-                    gen = nseg ? seg_gen[s] : -1;
-                }
-                const int64_t key = gen * (int64_t)width + r;
-                v = nkeys ? -1 : -2;
-                if (gen >= 0 && r > 0 && key >= 0 && key < nkeys) {
-                    v = value[key];
-                    if (check_first && v >= 0 && at <= first[key])
-                        v = -1;
-                }
-            }
+            const int64_t v = resolve_ref(&rr, refs[i], words[i]);
             left += v <= -2;
             out[i] = v;
         }
