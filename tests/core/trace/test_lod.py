@@ -114,6 +114,44 @@ def test_every_level_is_the_summary_of_its_slices(before_origin: bool, batch, mo
         assert {k: v.tolist() for k, v in level.long_end_max.items()} == long_end_max
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_levels_of_dense_lanes_with_slices_long_at_the_fine_levels(seed: int) -> None:
+    """Lanes of slices whose starts ascend (the compiled pass that keeps one open entry a level and merges a
+    closed one into the level above), many to a bucket, each slice long at none, some or all of the levels
+    (its duration around each level's threshold): a slice long at the finest levels joins or opens a coarser
+    entry while finer ones stay open, and the finer ones must then close before it; lanes end with entries
+    open at every level. Every level is still the summary of its slices."""
+    rng = np.random.default_rng(100 + seed)
+    n, lanes, span, origin = 4000, 3, 10**8, 10**6
+    lane = np.sort(rng.integers(0, lanes, n)).astype(np.int32)
+    ts = np.empty(n, np.int64)
+    for ln in range(lanes):  # (each lane's starts in runs of equal and near starts: many a bucket)
+        at = lane == ln
+        steps = rng.choice([0, 1, 50, 5_000, 200_000], int(at.sum()), p=[0.2, 0.3, 0.3, 0.15, 0.05])
+        ts[at] = origin + np.cumsum(steps)
+    pyramid = SlicePyramid(ts, np.zeros(n, np.int64), lane, lanes, origin, span)
+    shifts = [level.shift for level in pyramid.levels]
+    assert len(shifts) > 3
+    thresholds = np.array([LONG_BUCKETS << s for s in shifts], np.int64)
+    dur = rng.choice(thresholds, n) + rng.integers(-1, 1, n, endpoint=True)  # (just short or long at a level)
+    short = rng.random(n) < 0.3
+    dur[short] = rng.integers(0, 100, int(short.sum()))  # (short at every level)
+    pyramid = SlicePyramid(ts, dur, lane, lanes, origin, span)
+    assert [level.shift for level in pyramid.levels] == shifts
+    long_at_finest = int((dur >= thresholds[0]).sum())
+    assert 0 < long_at_finest < n and int((dur < thresholds[-1]).sum()) > n // 2
+    for level in pyramid.levels:
+        entries, long_rows, long_end_max = _summary_by_hand(ts, dur, lane, origin, level.shift)
+        got = [
+            [ln, int(level.bucket[i]), int(level.count[i]), int(level.row[i])]
+            for ln in range(lanes)
+            for i in range(int(level.lane_ptr[ln]), int(level.lane_ptr[ln + 1]))
+        ]
+        assert got == [[ln, b, c, r] for ln, b, c, r, _d in entries]
+        assert {k: v.tolist() for k, v in level.long_rows.items()} == long_rows
+        assert {k: v.tolist() for k, v in level.long_end_max.items()} == long_end_max
+
+
 @pytest.mark.skipif(lod.compiled.slice_kernels is None, reason="the compiled loops are not built")
 @pytest.mark.parametrize("chunk", [None, 5_000])
 def test_levels_filled_in_one_pass_are_the_counted_ones(chunk, monkeypatch) -> None:
