@@ -18,7 +18,10 @@ Generates (once, cached under tests/bench/.cache/) traces with scheduling record
   equal, as with an older checkout's interpreter); ``first_frame_build_s`` is the constructor and the time until
   every step but the :data:`~fxscope.core.trace.prepare.LATER_STEPS` (that a large trace's window builds
   after its first frame) has ended in that build of every step (an upper bound: the window builds those
-  steps first, without the later ones beside them; its own ``first_frame_s`` is measured with ``--frame``),
+  steps first, without the later ones beside them; its own ``first_frame_s`` is measured with ``--frame``);
+  ``read.*`` / ``build.*``: their CPU and system time, minor page faults and system time per fault (most of
+  it is first touches of fresh pages, whose cost is the machine's: compare it between sizes before reading
+  a growth past 3.5x as the code's),
 - memory, from ``/proc/self/status``: ``peak_hwm`` is the kernel's exact high-water mark of the resident
   set (VmHWM: anonymous memory *plus* mapped file pages); ``peak_anon`` / ``peak_file`` are the largest
   RssAnon / RssFile seen by a thread sampling every 2 ms (the anonymous memory is what the process owns;
@@ -191,11 +194,22 @@ try:  # each step as prepare_model runs it (with the freed memory given back aft
     from fxscope.core.trace.prepare import build_step
 except ImportError:  # an older checkout: the step alone
     build_step = lambda model, build: build(model)
+import resource
+
+
+def _usage():
+    # (user s, system s, minor page faults) of the process so far: the sampler's share is small
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return [r.ru_utime, r.ru_stime, r.ru_minflt]
+
+
 base = _status()
 sampler.mark("read")
+u0 = _usage()
 t0 = time.perf_counter()
 cols = read_trace(sys.argv[1])
 t1 = time.perf_counter()
+u1 = _usage()
 after_read = _status()
 sampler.mark("model")
 # as the window's loader does: the file pages mapped by the constructor's reads kept for the steps after it
@@ -237,6 +251,7 @@ else:
 sampler.mark("trim")
 return_freed_memory()  # as prepare_model ends
 sampler.mark("done")
+u2 = _usage()
 end = _status()
 load_peak = (sampler.peak_anon, sampler.peak_file, sampler.peak_anon_phase)  # (the search's comes after)
 from fxscope.core.trace.search_hits import search_all
@@ -313,6 +328,7 @@ print(json.dumps({
     "indexed_search_cpu_s": indexed_search_cpu, "analysis_s": analysis, "analysis_cpu_s": analysis_cpu,
     "load_avg": os.getloadavg()[0], "names_search_best_s": names_best, "indexed_search_best_s": indexed_best,
     "analysis_best_s": analysis_best, "reclaimed_pages": reclaimed,
+    "read_usage": [b - a for a, b in zip(u0, u1)], "build_usage": [b - a for a, b in zip(u1, u2)],
 }))
 """
 
@@ -541,6 +557,16 @@ def _load_figures(path: Path, search: bool) -> dict:
     fig["build_s"] = r["model_s"] + r["build_wall_s"]
     fig["build.steps_sum_s"] = sum(r["steps"].values())
     fig["build/read"] = fig["build_s"] / r["read_s"]
+    # their CPU time and page faults: the system time is mostly first touches of fresh pages, whose cost per
+    # page is the machine's (on the development VM it rose ~3x once a process had a few GB in use, and with
+    # what the machine had freed recently: a 100M figure can grow past 3.5x on page faults alone)
+    for phase in ("read", "build"):
+        if f"{phase}_usage" in r:  # (an older bench's child: none)
+            user, system, faults = r[f"{phase}_usage"]
+            fig[f"{phase}.cpu_s"] = user + system
+            fig[f"{phase}.sys_s"] = system
+            fig[f"{phase}.page_faults_k"] = faults / 1e3
+            fig[f"{phase}.sys_us_per_fault"] = system / faults * 1e6 if faults else float("nan")
     # what the window waits for before its first frame (the later steps are built after it): a sum of steps
     # (when the last of them ended in the build of every step: an older checkout, the sum of their times)
     first = [k for k in r["steps"] if k not in r["later"]]
