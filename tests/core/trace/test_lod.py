@@ -101,6 +101,12 @@ def test_every_level_is_the_summary_of_its_slices(before_origin: bool, batch, mo
     for a, b in zip(pyramid.levels, given.levels, strict=True):  # the caller's order: the same levels
         assert (a.row == b.row).all() and (a.bucket == b.bucket).all() and (a.lane_ptr == b.lane_ptr).all()
     assert len(pyramid.levels) > 3
+    _assert_levels_by_hand(pyramid, ts, dur, lane, lanes, origin)
+
+
+def _assert_levels_by_hand(pyramid: SlicePyramid, ts, dur, lane, lanes: int, origin: int) -> None:
+    """Every level of ``pyramid`` is :func:`_summary_by_hand` of the slices at its shift: entries lane by
+    lane (bucket, count, first longest row) and each lane's long slices with the running max of their ends."""
     for level in pyramid.levels:
         entries, long_rows, long_end_max = _summary_by_hand(ts, dur, lane, origin, level.shift)
         got = [
@@ -140,16 +146,7 @@ def test_levels_of_dense_lanes_with_slices_long_at_the_fine_levels(seed: int) ->
     assert [level.shift for level in pyramid.levels] == shifts
     long_at_finest = int((dur >= thresholds[0]).sum())
     assert 0 < long_at_finest < n and int((dur < thresholds[-1]).sum()) > n // 2
-    for level in pyramid.levels:
-        entries, long_rows, long_end_max = _summary_by_hand(ts, dur, lane, origin, level.shift)
-        got = [
-            [ln, int(level.bucket[i]), int(level.count[i]), int(level.row[i])]
-            for ln in range(lanes)
-            for i in range(int(level.lane_ptr[ln]), int(level.lane_ptr[ln + 1]))
-        ]
-        assert got == [[ln, b, c, r] for ln, b, c, r, _d in entries]
-        assert {k: v.tolist() for k, v in level.long_rows.items()} == long_rows
-        assert {k: v.tolist() for k, v in level.long_end_max.items()} == long_end_max
+    _assert_levels_by_hand(pyramid, ts, dur, lane, lanes, origin)
 
 
 @pytest.mark.skipif(lod.compiled.slice_kernels is None, reason="the compiled loops are not built")
