@@ -558,15 +558,14 @@ def _load_figures(path: Path, search: bool) -> dict:
     fig["build.steps_sum_s"] = sum(r["steps"].values())
     fig["build/read"] = fig["build_s"] / r["read_s"]
     # their CPU time and page faults: the system time is mostly first touches of fresh pages, whose cost per
-    # page is the machine's (on the development VM it rose ~3x once a process had a few GB in use, and with
-    # what the machine had freed recently: a 100M figure can grow past 3.5x on page faults alone)
+    # page is the machine's (on the development VM it rose ~3x once a process had a few GB in use: a 100M
+    # figure can grow past 3.5x on page faults alone)
     for phase in ("read", "build"):
-        if f"{phase}_usage" in r:  # (an older bench's child: none)
-            user, system, faults = r[f"{phase}_usage"]
-            fig[f"{phase}.cpu_s"] = user + system
-            fig[f"{phase}.sys_s"] = system
-            fig[f"{phase}.page_faults_k"] = faults / 1e3
-            fig[f"{phase}.sys_us_per_fault"] = system / faults * 1e6 if faults else float("nan")
+        user, system, faults = r[f"{phase}_usage"]
+        fig[f"{phase}.cpu_s"] = user + system
+        fig[f"{phase}.sys_s"] = system
+        fig[f"{phase}.page_faults_k"] = faults / 1e3
+        fig[f"{phase}.sys_us_per_fault"] = system / faults * 1e6 if faults else float("nan")
     # what the window waits for before its first frame (the later steps are built after it): a sum of steps
     # (when the last of them ended in the build of every step: an older checkout, the sum of their times)
     first = [k for k in r["steps"] if k not in r["later"]]
