@@ -40,7 +40,8 @@ HELD_BYTES = 1 << 30
 #: arrays from this size on get their own mapping (glibc's largest mmap threshold on 64-bit systems)
 MMAP_THRESHOLD = 32 << 20
 
-#: set to 1 to keep numpy's advice of transparent huge pages for its large arrays (:func:`use_small_pages`)
+#: 1: numpy's advice of transparent huge pages for its large arrays always on; 0: always off (small pages);
+#: unset: on for a load's read and build, off after it (:func:`use_huge_pages`, :func:`use_small_pages`)
 HUGE_PAGES_ENV = "FXSCOPE_HUGE_PAGES"
 
 #: the block freed to trim a thread's heap (:func:`_return_thread_heap_top`)
@@ -49,6 +50,7 @@ _TOP_BLOCK = 1 << 20
 _trim = None
 _mallopt = None
 _malloc = _free = None
+_madvise = None
 if sys.platform.startswith("linux"):
     try:
         _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -61,8 +63,10 @@ if sys.platform.startswith("linux"):
         _malloc, _free = _libc.malloc, _libc.free
         _malloc.argtypes, _malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
         _free.argtypes, _free.restype = [ctypes.c_void_p], None
+        _madvise = _libc.madvise
+        _madvise.argtypes, _madvise.restype = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int], ctypes.c_int
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-        _trim = _mallopt = _malloc = _free = None
+        _trim = _mallopt = _malloc = _free = _madvise = None
 _threshold_lock = threading.Lock()
 
 
@@ -103,30 +107,85 @@ def hold_freed_memory() -> bool:
             & bool(_mallopt(_M_ARENA_MAX, 1)))  # fmt: skip
 
 
-def use_small_pages() -> bool:
-    """Stop numpy advising transparent huge pages (``madvise(MADV_HUGEPAGE)``) for the arrays it allocates
-    from now on (those of 4 MB and more, its default on Linux); True when numpy took the setting. Process-wide
-    and idempotent; with ``FXSCOPE_HUGE_PAGES=1`` in the environment it does nothing.
-
-    Why: a trace's load allocates and first-touches a few bytes an event for every table and temporary
-    (~1.4 GB of fresh pages over the build of a 30M-event trace), and on the development machine (a
-    virtual machine: ``thp_fault_alloc`` rose by 707 huge pages in that build) each fresh 2 MB page cost far
-    more than the 512 small pages that replace it: the kernel zeroing huge pages (``clear_page_erms``) was a
-    quarter of the build's CPU time. Measured there at 30M events, four alternating pairs: read 2.3-3.1 ->
-    2.0-2.2 s, model build 5.1-6.7 -> 3.4-3.8 s (system time 2.2-2.9 -> 1.0-1.1 s), and the window's first
-    frame 5.3 -> 3.9 s, its frames' p95 26.8 -> 23.5 ms (the pictures' arrays are fresh memory too). A free
-    2 MB block that the hypervisor has taken back (free page reporting works on such blocks) must be
-    faulted in again by the host before the guest zeroes it; the small pages come from memory freed
-    recently (the likely cause; measured is the difference). The compiled kernels' own hash tables keep their advice (span_kernels.c: they are probed at
-    random, and measured no slower or faster either way)."""
-    if os.environ.get(HUGE_PAGES_ENV) == "1":
-        return False
+def _numpy_advice(on: bool) -> bool:
+    """Set numpy's advice of transparent huge pages (``madvise(MADV_HUGEPAGE)`` on the arrays of 4 MB and
+    more it allocates from now on); True when numpy took the setting."""
     for name in ("numpy._core.multiarray", "numpy.core.multiarray"):  # (numpy 2, numpy 1)
         try:
             setter = getattr(importlib.import_module(name), "_set_madvise_hugepage", None)
         except ImportError:
             continue
         if setter is not None:
-            setter(False)
+            setter(on)
             return True
     return False
+
+
+def use_huge_pages() -> bool:
+    """numpy's advice of transparent huge pages on (its default on Linux), for a large trace's read and build
+    (:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`); True when numpy took the setting. Process-wide and idempotent; with ``FXSCOPE_HUGE_PAGES=0`` in the
+    environment it turns the advice off instead (small pages throughout) and returns False.
+
+    Why: the read and the build allocate and first-touch a few bytes an event for every table and
+    temporary in large arrays, each written in a few passes: a fresh 2 MB page costs one fault for 512 small
+    pages' traps. Measured on the development machine (a virtual machine) on 2026-11-27, bench_scale at 10M /
+    30M / 100M events, four rounds each way: with huge pages for the load the build took 0.69-0.72 / 2.27-2.31
+    / 7.53-7.60 s against 0.86-0.99 / 2.12-2.40 / 8.57-9.09 s with small pages (system time at 100M 4.0-4.2
+    against 6.2-6.4 s), the read no slower (7.6-7.8 against 7.9-8.7 s at 100M). A fresh small page there
+    cost 3.1-3.9 us; a fresh huge one 0.8-0.9 us a 4 KB part when the guest had freed it recently, 4-7 us when
+    the host had to fault it in again. Earlier measurements on a machine of the same kind had found the
+    opposite (huge pages 1.5-1.8x the build's time at 30M events; the likely cause, 2 MB blocks the host
+    had taken back),
+    so the environment variable keeps the choice open: ``0`` small pages throughout, ``1`` huge pages
+    throughout (after the load too)."""
+    if os.environ.get(HUGE_PAGES_ENV) == "0":
+        _numpy_advice(False)
+        return False
+    return _numpy_advice(True)
+
+
+def use_small_pages() -> bool:
+    """Stop numpy advising transparent huge pages for the arrays it allocates from now on; True when numpy
+    took the setting. Process-wide and idempotent; with ``FXSCOPE_HUGE_PAGES=1`` in the environment it does
+    nothing. Called once a load's tables are built (:mod:`fxscope.core.trace.prepare`), for what a window
+    allocates after it (the search index, the pictures of its frames): with huge pages there the window's
+    peak at 10M events was 457 MB (1.51x the file, against the goal of 1.5x) against 438 MB with small ones
+    (bench_scale, two rounds each way; the frames' times alike). A load in another tab turns the advice on
+    again for its own read and build (:func:`use_huge_pages`): the setting is the process's, advice only.
+
+    Also the choice for the whole life of the process with ``FXSCOPE_HUGE_PAGES=0``, as it was before
+    :func:`use_huge_pages` (on an earlier machine of the same kind, small pages made the 30M-event build
+    3.4-3.8 s against 5.1-6.7 s with huge ones). The compiled kernels' own hash tables keep their advice
+    (span_kernels.c: they are probed at random, and measured no slower or faster either way)."""
+    if os.environ.get(HUGE_PAGES_ENV) == "1":
+        return False
+    took = _numpy_advice(False)
+    _heap_without_huge_pages()
+    return took
+
+
+#: madvise advice: no transparent huge pages for the range, khugepaged's collapsing included (Linux)
+_MADV_NOHUGEPAGE = 15
+
+
+def _heap_without_huge_pages() -> None:
+    """Take the advice of huge pages off the allocator's heap (``[heap]`` in /proc/self/maps; with
+    :func:`hold_freed_memory`'s one arena, every thread's): numpy's advice on an array it allocated there
+    stays on that part of the heap after the array is freed, so the next arrays placed there got huge pages
+    anyway, and khugepaged may fill a 2 MB range around a few live pages. Measured at 10M events
+    (bench_scale, two rounds): with numpy's advice off after the load alone, the window's peak stayed 454-458
+    MB, as with huge pages throughout, against 438-442 MB with small pages throughout. Huge pages the heap has
+    stay (the advice takes no page away); nothing is done where the system lacks it. With it the window's
+    peak at 10M events was 453 MB in two rounds: within the noise of those without it, so that a 10M-event
+    trace is now read on small pages throughout (:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`); it
+    keeps the switch what it says for the large ones."""
+    if _madvise is None:
+        return
+    try:
+        with open("/proc/self/maps") as f:
+            heaps = [line.split()[0] for line in f if line.rstrip().endswith("[heap]")]
+    except OSError:
+        return
+    for span in heaps:
+        lo, hi = (int(x, 16) for x in span.split("-"))
+        _madvise(lo, hi - lo, _MADV_NOHUGEPAGE)

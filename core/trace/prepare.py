@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy.ma  # noqa: F401 - see STEP_MODULES
 
 from fxscope.core.concurrent_steps import WORKERS, Step, StepClock, run_steps
-from fxscope.core.freed_memory import return_freed_memory
+from fxscope.core.freed_memory import return_freed_memory, use_small_pages
 from fxscope.core.trace.instants import SCOPE_GLOBAL, SCOPE_PROCESS
 from fxscope.core.trace.model import TraceModel
 
@@ -200,7 +200,9 @@ def prepare_model(
     """Build ``model``'s tables (with ``first_frame_only``, those of :data:`FIRST_FRAME_STEPS`) on ``workers``
     threads (:func:`build_steps`); ``progress(fraction)`` after each (it may raise to cancel the load: the steps
     running are waited for). The building's freed temporaries are then given back to the system
-    (:mod:`fxscope.core.freed_memory`). ``clock`` receives each step's time and the build's wall time."""
+    (:mod:`fxscope.core.freed_memory`). ``clock`` receives each step's time and the build's wall time. A
+    build of every step ends the load's huge pages (:func:`~fxscope.core.freed_memory.use_small_pages`; a
+    large trace's window ends them after :func:`prepare_later`)."""
     steps = LARGE_FIRST_FRAME_STEPS if first_frame_only else PREPARE_STEPS
     if first_frame_only:
         hold_track_steps(model)
@@ -212,7 +214,11 @@ def prepare_model(
         if progress is not None:
             progress(len(finished) / len(steps))
 
-    build_steps(model, steps, done=done, workers=workers, clock=clock)
+    try:
+        build_steps(model, steps, done=done, workers=workers, clock=clock)
+    finally:
+        if not first_frame_only:  # (the load's tables are built: small pages for what comes after, see there)
+            use_small_pages()
 
 
 def build_steps(model: TraceModel, steps: list[tuple[str, Callable[[TraceModel], object]]],
@@ -317,5 +323,8 @@ def prepare_later(model: TraceModel, check: Callable[[], None],
     ends; at 10M 532-534 -> 520-528 MB). The steps of large temporaries run one at a time
     (:data:`LATER_APART`), each beside the small ones."""
     steps = [_flow_step(check), *_track_steps_pending(model), *_later_steps(check)]
-    build_steps(model, steps, check=check, done=_track_step_done(model, step_done), workers=workers,
-                nice=nice, apart=LATER_APART)  # fmt: skip
+    try:
+        build_steps(model, steps, check=check, done=_track_step_done(model, step_done), workers=workers,
+                    nice=nice, apart=LATER_APART)  # fmt: skip
+    finally:
+        use_small_pages()  # (the load's last tables are built: small pages for the search index and the frames)

@@ -10,13 +10,21 @@ import os
 from collections.abc import Callable
 
 from fxscope.core.filetype import Kind, require_trace
-from fxscope.core.freed_memory import hold_freed_memory, use_small_pages
+from fxscope.core.freed_memory import hold_freed_memory, use_huge_pages, use_small_pages
 from fxscope.formats.errors import FormatError
 from fxscope.formats.fxt.columns import FxtColumns
 from fxscope.formats.fxt.reader import read_fxt
 
 #: share of the progress given to decompressing (the rest: reading the decompressed trace)
 DECOMPRESS_SHARE = 0.4
+#: files from this size on (bytes on disk) are read and modelled with numpy's advice of huge pages
+#: (:func:`~fxscope.core.freed_memory.use_huge_pages`); smaller ones with small pages. Measured on the
+#: development machine (bench_scale, four rounds each way): at 30M / 100M events (906 MB / 3 GB) huge pages
+#: made the build 2.1-2.3 / 7.5-7.6 s against 2.1-2.4 / 8.6-9.1 s, the window's peak alike (1.21 / 1.09x the
+#: file against 1.18-1.19 / 1.08x); at 10M events (302 MB) the build 0.65-0.89 s against 0.86-0.99 s, but the
+#: window's peak 450-458 MB (1.50-1.51x, the goal 1.5x) against 438-442 MB: a few tens of MB of transient
+#: peaks that huge pages round up, which only a small trace's peak shows
+HUGE_PAGES_FROM = 512 << 20
 
 HEADERLESS_WARNING = (
     "offset 0x0: no magic record at the start: read as a stream of FXT records ({order}-endian), as a "
@@ -32,7 +40,12 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
     spath = os.fspath(path)
     found = require_trace(spath)
     hold_freed_memory()  # block temporaries reused, not faulted in again block after block
-    use_small_pages()  # (fresh huge pages cost more than they save on a virtual machine: see there)
+    try:
+        large = os.path.getsize(spath) >= HUGE_PAGES_FROM
+    except OSError:
+        large = False
+    # (for a large trace's read and build: a fault a 2 MB page; small pages again after them, see there)
+    use_huge_pages() if large else use_small_pages()
     report = progress or (lambda _fraction: None)
     force: bool | str = False if found.kind == Kind.FXT else (found.byte_order or "little")
     if found.compression is None:

@@ -91,28 +91,38 @@ def test_a_worker_threads_freed_memory_is_given_back():
     assert _kept_mb() < 10  # (of the 50 MB freed)
 
 
-#: reads a trace, then allocates and writes a 64 MB array: numpy's huge-page advice before and after the read,
-#: and the huge pages that array got (AnonHugePages of the process, in kB)
+#: reads a trace and writes a 64 MB array, then builds its model and writes another: numpy's huge-page advice
+#: before the read, after it and after the build, and the huge pages each array got (AnonHugePages, in kB)
 _PAGES = r"""
 import sys
 import numpy as np
+from fxscope.core.trace.model import TraceModel
+from fxscope.core.trace.prepare import prepare_model
+from fxscope.core.trace import reading
 from fxscope.core.trace.reading import read_trace
 
 def huge_kb():
     with open("/proc/self/smaps_rollup") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("AnonHugePages"))
 
+def written_huge_kb():
+    base = huge_kb()
+    array = np.empty(64 << 20, np.uint8)
+    array[:] = 1
+    return huge_kb() - base
+
 try:
     from numpy._core import multiarray
 except ImportError:  # numpy 1
     from numpy.core import multiarray
 before = multiarray._get_madvise_hugepage()
-read_trace(sys.argv[1])
-after = multiarray._get_madvise_hugepage()
-base = huge_kb()
-array = np.empty(64 << 20, np.uint8)
-array[:] = 1
-print(int(before), int(after), huge_kb() - base)
+reading.HUGE_PAGES_FROM = int(sys.argv[2])  # (the demo trace as a large one, or not)
+cols = read_trace(sys.argv[1])
+after_read = multiarray._get_madvise_hugepage()
+huge_in_load = written_huge_kb()
+prepare_model(TraceModel(cols))
+after_build = multiarray._get_madvise_hugepage()
+print(int(before), int(after_read), int(after_build), huge_in_load, written_huge_kb())
 """
 
 
@@ -124,7 +134,7 @@ def _thp_mode() -> str:
         return ""
 
 
-def _pages(env_value: str | None) -> tuple[int, int, int]:
+def _pages(env_value: str | None, huge_from: int = 0) -> tuple[int, ...]:
     import os
     from pathlib import Path
 
@@ -132,24 +142,91 @@ def _pages(env_value: str | None) -> tuple[int, int, int]:
     if env_value is not None:
         env[freed_memory.HUGE_PAGES_ENV] = env_value
     demo = Path(freed_memory.__file__).resolve().parents[1] / "resources" / "demo" / "demo.fxt"
-    out = subprocess.run([sys.executable, "-c", _PAGES, str(demo)], capture_output=True, text=True, timeout=120,
-                         env=env)  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", _PAGES, str(demo), str(huge_from)], capture_output=True, text=True,
+                         timeout=120, env=env)  # fmt: skip
     assert out.returncode == 0, out.stderr
-    before, after, huge = (int(v) for v in out.stdout.split())
-    return before, after, huge
+    return tuple(int(v) for v in out.stdout.split())
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
-def test_a_read_turns_numpys_huge_page_advice_off():
-    before, after, huge = _pages(None)
-    assert (before, after) == (1, 0)
-    if _thp_mode() == "madvise":  # (only advised memory gets huge pages: the array got none)
-        assert huge == 0
+def test_a_load_has_huge_pages_and_what_comes_after_it_small_ones():
+    """A large trace's read and build with numpy's advice of huge pages (its default), off once the model's
+    tables are built: an array written during the load gets huge pages (where the kernel advises them only when
+    asked and has them), one written after it none."""
+    before, after_read, after_build, huge_in_load, huge_after = _pages(None)
+    assert (before, after_read, after_build) == (1, 1, 0)
+    if _thp_mode() == "madvise":  # (only advised memory gets huge pages)
+        assert huge_in_load > 0
+        assert huge_after == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_a_small_trace_loads_on_small_pages():
+    """Below reading.HUGE_PAGES_FROM bytes the read turns numpy's advice off (a small trace's window peak
+    shows the transient peaks huge pages round up)."""
+    from fxscope.core.trace import reading
+
+    before, after_read, after_build, huge_in_load, huge_after = _pages(None, reading.HUGE_PAGES_FROM)
+    assert (before, after_read, after_build) == (1, 0, 0)
+    if _thp_mode() == "madvise":
+        assert huge_in_load == 0 and huge_after == 0
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
 def test_the_environment_keeps_numpys_huge_page_advice():
-    before, after, huge = _pages("1")
-    assert (before, after) == (1, 1)
-    if _thp_mode() == "madvise":  # (advised: the written 64 MB array is mostly huge pages, where the kernel has them)
-        assert huge > 0
+    before, after_read, after_build, huge_in_load, huge_after = _pages("1")
+    assert (before, after_read, after_build) == (1, 1, 1)
+    if _thp_mode() == "madvise":  # (advised: the written 64 MB arrays are mostly huge pages, where the kernel has them)
+        assert huge_in_load > 0 and huge_after > 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_the_environment_asks_for_small_pages_throughout():
+    before, after_read, after_build, huge_in_load, huge_after = _pages("0")
+    assert (before, after_read, after_build) == (1, 0, 0)
+    if _thp_mode() == "madvise":
+        assert huge_in_load == 0 and huge_after == 0
+
+
+
+#: arrays of 4 MB and more in the allocator's heap with numpy's advice of huge pages on (as during a load),
+#: then use_small_pages: the VmFlags of the heap's mappings before ("hg": huge pages advised) and after
+_HEAP_FLAGS = r"""
+import json
+import numpy as np
+from fxscope.core import freed_memory
+
+def heap_flags():
+    flags, in_heap = [], False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            if "-" in line.split(" ", 1)[0] and ":" not in line.split(" ", 1)[0]:
+                in_heap = line.rstrip().endswith("[heap]")
+            elif in_heap and line.startswith("VmFlags:"):
+                flags.append(line.split()[1:])
+    return flags
+
+freed_memory.hold_freed_memory()  # (arrays below 32 MB from the heap, as in a load)
+freed_memory.use_huge_pages()
+kept = [np.ones((4 << 20) // 8 + 512 * i) for i in range(3)]
+before = heap_flags()
+freed_memory.use_small_pages()
+print(json.dumps([before, heap_flags()]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or freed_memory._madvise is None,
+                    reason="the advice is Linux's")  # fmt: skip
+def test_small_pages_take_the_huge_page_advice_off_the_heap():
+    """numpy's advice on an array it placed in the allocator's heap outlives the array: use_small_pages
+    marks the whole heap for small pages (VmFlags "nh"), so the next arrays placed there get no huge pages
+    either."""
+    import json
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != freed_memory.HUGE_PAGES_ENV}
+    out = subprocess.run([sys.executable, "-c", _HEAP_FLAGS], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    before, after = json.loads(out.stdout)
+    assert any("hg" in flags for flags in before)  # (the test means something: numpy advised parts of it)
+    assert after and all("nh" in flags and "hg" not in flags for flags in after)

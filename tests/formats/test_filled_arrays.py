@@ -46,3 +46,21 @@ def test_populate_keeps_contents_and_skips_what_it_cannot_map() -> None:
 def test_turned_off_leaves_arrays_to_fault_in(monkeypatch) -> None:
     monkeypatch.setattr(filled_arrays, "enabled", False)
     assert not filled_arrays.populate(np.empty(1 << 21, np.int64))
+
+
+@pytest.mark.skipif(filled_arrays._huge_advice is None or not filled_arrays.enabled,
+                    reason="no transparent huge pages, or no MADV_POPULATE_WRITE")  # fmt: skip
+def test_an_array_numpy_gives_huge_pages_is_left_to_fault_in() -> None:
+    """With numpy's advice of huge pages on (a load's read and build), an array of 4 MB and more faults in 2 MB
+    at a time anyway: not populated; a smaller one, or any with the advice off, is."""
+    from fxscope.core.freed_memory import _numpy_advice
+
+    was = filled_arrays._huge_advice()
+    try:
+        _numpy_advice(True)
+        assert not filled_arrays.populate(np.empty(1 << 19, np.int64))  # 4 MB
+        assert filled_arrays.populate(np.empty((1 << 19) - 512, np.int64))  # just under
+        _numpy_advice(False)
+        assert filled_arrays.populate(np.empty(1 << 19, np.int64))
+    finally:
+        _numpy_advice(bool(was))

@@ -225,3 +225,32 @@ def test_background_build_starts_with_the_flows(monkeypatch) -> None:
     prepare_later(model, lambda: None)
     assert started == ["flows", *(name for name, _ in TRACK_STEPS), "lane_ends", "stats"]
     assert model.flows_ready and model.stats_ready and not pending_tables(model)
+
+
+def test_the_window_s_background_build_ends_the_load_s_huge_pages(monkeypatch) -> None:
+    """A large trace's first-frame build leaves numpy's advice of huge pages on (the load goes on in the
+    background build), and the background build turns it off at its end, cancelled or not (freed_memory:
+    small pages for the search index and the frames)."""
+    from fxscope.core import freed_memory
+
+    multiarray = pytest.importorskip("numpy._core.multiarray")
+    monkeypatch.delenv(freed_memory.HUGE_PAGES_ENV, raising=False)
+    was = multiarray._get_madvise_hugepage()
+    try:
+        for cancelled in (False, True):
+            freed_memory.use_huge_pages()  # (as read_trace does)
+            model = TraceModel(read_fxt_bytes(generate_trace(6_000)))
+            prepare_model(model, first_frame_only=True)
+            assert multiarray._get_madvise_hugepage()
+
+            def cancel(cancelled: bool = cancelled) -> None:
+                if cancelled:
+                    raise RuntimeError("cancelled")
+
+            try:
+                prepare_later(model, cancel)
+            except RuntimeError:
+                assert cancelled
+            assert not multiarray._get_madvise_hugepage()
+    finally:
+        multiarray._set_madvise_hugepage(was)
