@@ -122,22 +122,21 @@ def _numpy_advice(on: bool) -> bool:
 
 
 def use_huge_pages() -> bool:
-    """numpy's advice of transparent huge pages on (its default on Linux), for a large trace's read and build
-    (:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`); True when numpy took the setting. Process-wide and idempotent; with ``FXSCOPE_HUGE_PAGES=0`` in the
-    environment it turns the advice off instead (small pages throughout) and returns False.
+    """numpy's advice of transparent huge pages on (its default on Linux), for a large trace's read and
+    build (:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`); True when numpy took the setting.
+    Process-wide and idempotent; with ``FXSCOPE_HUGE_PAGES=0`` in the environment it turns the advice off
+    instead (small pages throughout) and returns False.
 
     Why: the read and the build allocate and first-touch a few bytes an event for every table and
     temporary in large arrays, each written in a few passes: a fresh 2 MB page costs one fault for 512 small
     pages' traps. Measured on the development machine (a virtual machine) on 2026-11-27, bench_scale at 10M /
-    30M / 100M events, four rounds each way: with huge pages for the load the build took 0.69-0.72 / 2.27-2.31
-    / 7.53-7.60 s against 0.86-0.99 / 2.12-2.40 / 8.57-9.09 s with small pages (system time at 100M 4.0-4.2
-    against 6.2-6.4 s), the read no slower (7.6-7.8 against 7.9-8.7 s at 100M). A fresh small page there
-    cost 3.1-3.9 us; a fresh huge one 0.8-0.9 us a 4 KB part when the guest had freed it recently, 4-7 us when
-    the host had to fault it in again. Earlier measurements on a machine of the same kind had found the
-    opposite (huge pages 1.5-1.8x the build's time at 30M events; the likely cause, 2 MB blocks the host
-    had taken back),
-    so the environment variable keeps the choice open: ``0`` small pages throughout, ``1`` huge pages
-    throughout (after the load too)."""
+    30M / 100M events, four rounds each way: with huge pages the build took 0.69-0.72 / 2.27-2.31 / 7.53-7.60 s
+    against 0.86-0.99 / 2.12-2.40 / 8.57-9.09 s with small pages (system time at 100M 4.0-4.2 against 6.2-6.4
+    s), the read no slower (7.6-7.8 against 7.9-8.7 s at 100M). A fresh small page there cost 3.1-3.9 us; a
+    fresh huge one 0.8-0.9 us a 4 KB part when the guest had freed it recently, 4-7 us when the host had to
+    fault it in again. Earlier measurements on a machine of the same kind had found the opposite (huge pages
+    1.5-1.8x the build's time at 30M events; the likely cause, 2 MB blocks the host had taken back), so the
+    environment variable keeps the choice open: ``0`` small pages throughout, ``1`` huge pages throughout."""
     if os.environ.get(HUGE_PAGES_ENV) == "0":
         _numpy_advice(False)
         return False
@@ -145,18 +144,19 @@ def use_huge_pages() -> bool:
 
 
 def use_small_pages() -> bool:
-    """Stop numpy advising transparent huge pages for the arrays it allocates from now on; True when numpy
-    took the setting. Process-wide and idempotent; with ``FXSCOPE_HUGE_PAGES=1`` in the environment it does
-    nothing. Called once a load's tables are built (:mod:`fxscope.core.trace.prepare`), for what a window
-    allocates after it (the search index, the pictures of its frames): with huge pages there the window's
-    peak at 10M events was 457 MB (1.51x the file, against the goal of 1.5x) against 438 MB with small ones
-    (bench_scale, two rounds each way; the frames' times alike). A load in another tab turns the advice on
-    again for its own read and build (:func:`use_huge_pages`): the setting is the process's, advice only.
+    """Stop numpy advising transparent huge pages for the arrays it allocates from now on, and take the advice
+    off the allocator's heap (:func:`_heap_without_huge_pages`); True when numpy took the setting. Process-wide
+    and idempotent; with ``FXSCOPE_HUGE_PAGES=1`` in the environment it does nothing.
 
-    Also the choice for the whole life of the process with ``FXSCOPE_HUGE_PAGES=0``, as it was before
-    :func:`use_huge_pages` (on an earlier machine of the same kind, small pages made the 30M-event build
-    3.4-3.8 s against 5.1-6.7 s with huge ones). The compiled kernels' own hash tables keep their advice
-    (span_kernels.c: they are probed at random, and measured no slower or faster either way)."""
+    For a small trace's read (:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`), and once a load's tables are
+    built (:mod:`fxscope.core.trace.prepare`), for what the window allocates after it (the search index, the
+    pictures of its frames): huge pages were measured to pay in the load's build only, and the window's peak
+    and frames were alike either way at 30M and 100M events (bench_scale, four rounds each way); small pages
+    keep what the window holds afterwards to what it uses (khugepaged fills a 2 MB range of advised memory
+    around a single live page: ``max_ptes_none`` 511 here). A load in another tab turns the advice on again
+    for its own read and build: the setting is the process's, advice only. The compiled kernels' own hash
+    tables keep their advice (span_kernels.c: they are probed at random, and measured no slower or faster
+    either way)."""
     if os.environ.get(HUGE_PAGES_ENV) == "1":
         return False
     took = _numpy_advice(False)
@@ -171,14 +171,9 @@ _MADV_NOHUGEPAGE = 15
 def _heap_without_huge_pages() -> None:
     """Take the advice of huge pages off the allocator's heap (``[heap]`` in /proc/self/maps; with
     :func:`hold_freed_memory`'s one arena, every thread's): numpy's advice on an array it allocated there
-    stays on that part of the heap after the array is freed, so the next arrays placed there got huge pages
-    anyway, and khugepaged may fill a 2 MB range around a few live pages. Measured at 10M events
-    (bench_scale, two rounds): with numpy's advice off after the load alone, the window's peak stayed 454-458
-    MB, as with huge pages throughout, against 438-442 MB with small pages throughout. Huge pages the heap has
-    stay (the advice takes no page away); nothing is done where the system lacks it. With it the window's
-    peak at 10M events was 453 MB in two rounds: within the noise of those without it, so that a 10M-event
-    trace is now read on small pages throughout (:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`); it
-    keeps the switch what it says for the large ones."""
+    stays on that part of the heap after the array is freed, so the next arrays placed there would get huge
+    pages anyway. Huge pages the heap has stay (the advice takes no page away); nothing is done where the
+    system lacks it."""
     if _madvise is None:
         return
     try:

@@ -12,7 +12,7 @@ written front to back gains less (the pages zeroed ahead are out of the cache wh
 system time saved comes back as user time).
 
 Not for an array that numpy advised transparent huge pages for (4 MB and more, while its advice is on:
-:func:`fxscope.core.freed_memory.use_huge_pages`, a load's read and build): it faults in 2 MB at a time
+:func:`fxscope.core.freed_memory.use_huge_pages`, a large trace's read and build): it faults in 2 MB at a time
 anyway, and populated ahead its pages are out of the cache when written. Measured on the development
 machine at 10M / 30M / 100M events (read and build, huge pages, three alternating pairs): the build 0.77-0.97
 / 2.16-2.67 / 7.53-8.18 s populating every array against 0.70-0.90 / 1.98-2.24 / 7.58-8.21 s populating none.

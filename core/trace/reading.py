@@ -19,11 +19,11 @@ from fxscope.formats.fxt.reader import read_fxt
 DECOMPRESS_SHARE = 0.4
 #: files from this size on (bytes on disk) are read and modelled with numpy's advice of huge pages
 #: (:func:`~fxscope.core.freed_memory.use_huge_pages`); smaller ones with small pages. Measured on the
-#: development machine (bench_scale, four rounds each way): at 30M / 100M events (906 MB / 3 GB) huge pages
-#: made the build 2.1-2.3 / 7.5-7.6 s against 2.1-2.4 / 8.6-9.1 s, the window's peak alike (1.21 / 1.09x the
-#: file against 1.18-1.19 / 1.08x); at 10M events (302 MB) the build 0.65-0.89 s against 0.86-0.99 s, but the
-#: window's peak 450-458 MB (1.50-1.51x, the goal 1.5x) against 438-442 MB: a few tens of MB of transient
-#: peaks that huge pages round up, which only a small trace's peak shows
+#: development machine (bench_scale, four rounds each way): at 100M events (3 GB) huge pages made the build
+#: 7.5-7.6 s against 8.6-9.1 s, at 30M (906 MB) 2.27-2.31 s against 2.12-2.40 s, the window's peak alike
+#: (1.09 / 1.21x the file against 1.08 / 1.18-1.19x); at 10M events (302 MB) the build 0.65-0.89 s against
+#: 0.86-0.99 s (five runs), but the window's peak 453-458 MB (1.50-1.51x, the goal 1.5x) against 438-442 MB:
+#: a few tens of MB of transient peaks that huge pages round up, which only a small trace's peak shows
 HUGE_PAGES_FROM = 512 << 20
 
 HEADERLESS_WARNING = (
