@@ -40,15 +40,10 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
     spath = os.fspath(path)
     found = require_trace(spath)
     hold_freed_memory()  # block temporaries reused, not faulted in again block after block
-    try:
-        large = os.path.getsize(spath) >= HUGE_PAGES_FROM
-    except OSError:
-        large = False
-    # (for a large trace's read and build: a fault a 2 MB page; small pages again after them, see there)
-    use_huge_pages() if large else use_small_pages()
     report = progress or (lambda _fraction: None)
     force: bool | str = False if found.kind == Kind.FXT else (found.byte_order or "little")
     if found.compression is None:
+        _choose_pages(spath)
         cols = read_fxt(spath, force=force, progress=report)
     else:
         from fxscope.core.decompress import DecompressError, decompress_to_temporary
@@ -60,6 +55,7 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
         except OSError as exc:
             raise FormatError(f"cannot decompress: {exc.strerror or exc}", path=spath) from exc
         try:
+            _choose_pages(plain)  # (by the trace's own size, not the compressed file's)
             share = 1.0 - DECOMPRESS_SHARE
             cols = read_fxt(plain, force=force, progress=lambda f: report(DECOMPRESS_SHARE + f * share))
         finally:
@@ -74,3 +70,16 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
     if found.kind == Kind.FXT_HEADERLESS:
         cols.warnings.insert(0, HEADERLESS_WARNING.format(order=found.byte_order))
     return cols
+
+
+def _choose_pages(plain_path: str) -> None:
+    """numpy's page advice for reading and building the (uncompressed) trace at ``plain_path``: huge pages from
+    :data:`HUGE_PAGES_FROM` bytes on, small ones below (:mod:`fxscope.core.freed_memory`)."""
+    try:
+        large = os.path.getsize(plain_path) >= HUGE_PAGES_FROM
+    except OSError:
+        large = False
+    if large:
+        use_huge_pages()
+    else:
+        use_small_pages()

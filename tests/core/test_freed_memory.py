@@ -116,7 +116,7 @@ try:
 except ImportError:  # numpy 1
     from numpy.core import multiarray
 before = multiarray._get_madvise_hugepage()
-reading.HUGE_PAGES_FROM = int(sys.argv[2])  # (the demo trace as a large one, or not)
+reading.HUGE_PAGES_FROM = int(sys.argv[2])  # (the trace as a large one, or not)
 cols = read_trace(sys.argv[1])
 after_read = multiarray._get_madvise_hugepage()
 huge_in_load = written_huge_kb()
@@ -134,15 +134,20 @@ def _thp_mode() -> str:
         return ""
 
 
-def _pages(env_value: str | None, huge_from: int = 0) -> tuple[int, ...]:
-    import os
+def _demo():
     from pathlib import Path
+
+    return Path(freed_memory.__file__).resolve().parents[1] / "resources" / "demo" / "demo.fxt"
+
+
+def _pages(env_value: str | None, huge_from: int = 0, trace=None) -> tuple[int, ...]:
+    import os
 
     env = {k: v for k, v in os.environ.items() if k != freed_memory.HUGE_PAGES_ENV}
     if env_value is not None:
         env[freed_memory.HUGE_PAGES_ENV] = env_value
-    demo = Path(freed_memory.__file__).resolve().parents[1] / "resources" / "demo" / "demo.fxt"
-    out = subprocess.run([sys.executable, "-c", _PAGES, str(demo), str(huge_from)], capture_output=True, text=True,
+    trace = trace or _demo()
+    out = subprocess.run([sys.executable, "-c", _PAGES, str(trace), str(huge_from)], capture_output=True, text=True,
                          timeout=120, env=env)  # fmt: skip
     assert out.returncode == 0, out.stderr
     return tuple(int(v) for v in out.stdout.split())
@@ -170,6 +175,20 @@ def test_a_small_trace_loads_on_small_pages():
     assert (before, after_read, after_build) == (1, 0, 0)
     if _thp_mode() == "madvise":
         assert huge_in_load == 0 and huge_after == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_a_compressed_trace_is_sized_by_its_own_bytes(tmp_path):
+    """A gzip-compressed trace whose file is below the size and whose decompressed trace is not: read on huge
+    pages (the choice is made on the decompressed temporary)."""
+    import gzip
+
+    raw = _demo().read_bytes()
+    packed = tmp_path / "demo.fxt.gz"
+    packed.write_bytes(gzip.compress(raw))
+    assert packed.stat().st_size < len(raw)
+    assert _pages(None, len(raw), packed)[:3] == (1, 1, 0)
+    assert _pages(None, len(raw) + 1, packed)[:3] == (1, 0, 0)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
