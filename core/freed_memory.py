@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import importlib
 import os
 import sys
 import threading
+
+from fxscope.formats.filled_arrays import NUMPY_MULTIARRAY
 
 #: mallopt parameters (glibc's malloc.h)
 _M_TRIM_THRESHOLD = -1
@@ -110,15 +111,10 @@ def hold_freed_memory() -> bool:
 def _numpy_advice(on: bool) -> bool:
     """Set numpy's advice of transparent huge pages (``madvise(MADV_HUGEPAGE)`` on the arrays of 4 MB and
     more it allocates from now on); True when numpy took the setting."""
-    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):  # (numpy 2, numpy 1)
-        try:
-            setter = getattr(importlib.import_module(name), "_set_madvise_hugepage", None)
-        except ImportError:
-            continue
-        if setter is not None:
-            setter(on)
-            return True
-    return False
+    if NUMPY_MULTIARRAY is None:
+        return False
+    NUMPY_MULTIARRAY._set_madvise_hugepage(on)
+    return True
 
 
 def use_huge_pages() -> bool:

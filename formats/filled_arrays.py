@@ -66,17 +66,20 @@ def _thp_never() -> bool:
         return True
 
 
-def _advice_getter():
-    """numpy's getter of its huge page advice (numpy 2, numpy 1), or None."""
-    for multiarray in ("numpy._core.multiarray", "numpy.core.multiarray"):
-        module = sys.modules.get(multiarray)
-        getter = getattr(module, "_get_madvise_hugepage", None) if module is not None else None
-        if getter is not None:
-            return getter
+def _numpy_multiarray():
+    """numpy's module that holds its huge page advice (``_get_madvise_hugepage`` / ``_set_madvise_hugepage``:
+    numpy 2's, or numpy 1's), or None."""
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        module = sys.modules.get(name)
+        if module is not None and hasattr(module, "_set_madvise_hugepage"):
+            return module
     return None
 
 
-_huge_advice = None if not sys.platform.startswith("linux") or _thp_never() else _advice_getter()
+#: numpy's module of the advice (:mod:`fxscope.core.freed_memory` switches it for a load), or None
+NUMPY_MULTIARRAY = _numpy_multiarray()
+_huge_advice = (None if NUMPY_MULTIARRAY is None or not sys.platform.startswith("linux") or _thp_never()
+                else NUMPY_MULTIARRAY._get_madvise_hugepage)  # fmt: skip
 
 
 def gets_huge_pages(array: np.ndarray) -> bool:
