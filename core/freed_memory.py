@@ -30,7 +30,7 @@ import os
 import sys
 import threading
 
-from fxscope.formats.filled_arrays import NUMPY_MULTIARRAY
+from fxscope.formats.filled_arrays import NUMPY_MULTIARRAY, madvise
 
 #: mallopt parameters (glibc's malloc.h)
 _M_TRIM_THRESHOLD = -1
@@ -42,7 +42,8 @@ HELD_BYTES = 1 << 30
 MMAP_THRESHOLD = 32 << 20
 
 #: 1: numpy's advice of transparent huge pages for its large arrays always on; 0: always off (small pages);
-#: unset: on for a load's read and build, off after it (:func:`use_huge_pages`, :func:`use_small_pages`)
+#: unset: on for a large trace's read and build, off after it and for smaller traces (:func:`use_huge_pages`,
+#: :func:`use_small_pages`)
 HUGE_PAGES_ENV = "FXSCOPE_HUGE_PAGES"
 
 #: the block freed to trim a thread's heap (:func:`_return_thread_heap_top`)
@@ -51,7 +52,6 @@ _TOP_BLOCK = 1 << 20
 _trim = None
 _mallopt = None
 _malloc = _free = None
-_madvise = None
 if sys.platform.startswith("linux"):
     try:
         _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -64,10 +64,8 @@ if sys.platform.startswith("linux"):
         _malloc, _free = _libc.malloc, _libc.free
         _malloc.argtypes, _malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
         _free.argtypes, _free.restype = [ctypes.c_void_p], None
-        _madvise = _libc.madvise
-        _madvise.argtypes, _madvise.restype = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int], ctypes.c_int
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-        _trim = _mallopt = _malloc = _free = _madvise = None
+        _trim = _mallopt = _malloc = _free = None
 _threshold_lock = threading.Lock()
 
 
@@ -170,7 +168,7 @@ def _heap_without_huge_pages() -> None:
     stays on that part of the heap after the array is freed, so the next arrays placed there would get huge
     pages anyway. Huge pages the heap has stay (the advice takes no page away); nothing is done where the
     system lacks it."""
-    if _madvise is None:
+    if madvise is None:
         return
     try:
         with open("/proc/self/maps") as f:
@@ -179,4 +177,4 @@ def _heap_without_huge_pages() -> None:
         return
     for span in heaps:
         lo, hi = (int(x, 16) for x in span.split("-"))
-        _madvise(lo, hi - lo, _MADV_NOHUGEPAGE)
+        madvise(lo, hi - lo, _MADV_NOHUGEPAGE)

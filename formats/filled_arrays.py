@@ -83,8 +83,9 @@ _huge_advice = (None if NUMPY_MULTIARRAY is None or not sys.platform.startswith(
 
 
 def gets_huge_pages(array: np.ndarray) -> bool:
-    """Whether numpy advised huge pages for ``array``'s memory: its advice is on now (an array made while it
-    was off does not know; the load switches it only between its phases) and the array is large enough."""
+    """Whether numpy advises huge pages for an allocation like ``array``: its advice is on now (an array made
+    while it was off does not know; the load switches it only between its phases) and the array is large
+    enough (by its own size: a view of part of a larger array is judged as if it were that large alone)."""
     return _huge_advice is not None and array.nbytes >= HUGE_ADVICE_FROM and bool(_huge_advice())
 
 

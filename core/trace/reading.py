@@ -17,7 +17,7 @@ from fxscope.formats.fxt.reader import read_fxt
 
 #: share of the progress given to decompressing (the rest: reading the decompressed trace)
 DECOMPRESS_SHARE = 0.4
-#: files from this size on (bytes on disk) are read and modelled with numpy's advice of huge pages
+#: traces from this size on (their bytes, decompressed) are read and modelled with numpy's advice of huge pages
 #: (:func:`~fxscope.core.freed_memory.use_huge_pages`); smaller ones with small pages. Measured on the
 #: development machine (bench_scale, four rounds each way): at 100M events (3 GB) huge pages made the build
 #: 7.5-7.6 s against 8.6-9.1 s, at 30M (906 MB) 2.27-2.31 s against 2.12-2.40 s, the window's peak alike

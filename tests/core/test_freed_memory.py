@@ -234,7 +234,7 @@ print(json.dumps([before, heap_flags()]))
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or freed_memory._madvise is None,
+@pytest.mark.skipif(not sys.platform.startswith("linux") or freed_memory.madvise is None,
                     reason="the advice is Linux's")  # fmt: skip
 def test_small_pages_take_the_huge_page_advice_off_the_heap():
     """numpy's advice on an array it placed in the allocator's heap outlives the array: use_small_pages
