@@ -3,7 +3,9 @@ located once."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -20,6 +22,9 @@ os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fxscope-test-config-")
 # windows opened by tests keep no notes beside the traces they open (the corpus, the demo); the notes tests
 # turn this off for their own copies
 os.environ["FXSCOPE_NO_NOTES"] = "1"
+# the run's private directories go when it ends (each test process makes its own), not pile up in /tmp
+for _private in (os.environ["FXSCOPE_CACHE_DIR"], os.environ["XDG_CONFIG_HOME"]):
+    atexit.register(shutil.rmtree, _private, ignore_errors=True)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The third-party test corpus is part of the repository (a copy of ../shared/testdata with its MANIFESTs and
