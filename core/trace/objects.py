@@ -47,8 +47,9 @@ class ObjectLabels:
                 self.kernel[obj.koid] = (obj.obj_type, obj.name if old is None or obj.name else old[1])
             if obj.obj_type == THREAD_OBJ:
                 for a in obj.args:
-                    if a.name == "process" and a.type == ArgType.KOID:
-                        self.thread_process[obj.koid] = int(a.value)
+                    # (a value too short for its type reads as None, with the reader's warning: no process)
+                    if a.name == "process" and a.type == ArgType.KOID and isinstance(a.value, int):
+                        self.thread_process[obj.koid] = a.value
         self.userspace: dict[tuple[int, int], str] = {}
         for u in cols.userspace_objects:
             old_name = self.userspace.get((u.pid, u.pointer))
@@ -97,6 +98,8 @@ class ObjectLabels:
         if isinstance(arg.value, bytes):
             head = arg.value[:32].hex(" ")
             return f"<{len(arg.value)} bytes: {head}{' ...' if len(arg.value) > 32 else ''}>"
+        if arg.value is None and isinstance(arg.type, ArgType) and arg.type != ArgType.NULL:
+            return f"<{arg.type.name.lower()} argument shorter than its type needs>"  # (the reader warned)
         if arg.value is None and arg.type != ArgType.NULL:
             return f"<unknown argument type {arg.type}>"
         return str(arg.value)

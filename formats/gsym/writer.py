@@ -45,8 +45,15 @@ class _Tables:
     def string(self, text: str) -> int:
         offset = self.strings.get(text)
         if offset is None:
+            # (the table holds NUL-terminated strings: a NUL inside a name would read back as a shorter name)
+            if "\0" in text:
+                raise GsymEncodeError(f"the name or path {text!r} holds a NUL byte, which GSYM's string table cannot")
+            try:
+                data = text.encode("utf-8", "surrogateescape")  # (bytes a reader decoded that way: as they were)
+            except UnicodeEncodeError as e:
+                raise GsymEncodeError(f"the name or path {text!r} is not encodable as UTF-8: {e.reason}") from None
             offset = self.strings[text] = len(self.strtab)
-            self.strtab += text.encode("utf-8") + b"\0"
+            self.strtab += data + b"\0"
         return offset
 
     def file(self, source: SourceFile | None) -> int:

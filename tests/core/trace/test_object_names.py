@@ -58,3 +58,33 @@ def test_every_view_names_a_thread_alike(tmp_path: Path) -> None:
     }
     assert meta[("thread_name", 20)] == "wkr" and meta[("thread_name", 21)] == "io-thread-with-a-long-name"
     assert meta[("process_name", 0)] == "compositor"
+
+
+def test_a_truncated_process_argument_names_no_process() -> None:
+    """A thread object whose ``process`` koid argument is one word short (found by the FXT fuzz harness: the
+    model's constructor raised TypeError on it) reads with the reader's warning; the thread keeps the process
+    its events name, and the details panel says what the argument lacks."""
+    from fxscope.core.trace.objects import ObjectLabels
+    from fxscope.formats.fxt.args import ArgType
+    from fxscope.formats.fxt.reader import read_fxt_bytes
+
+    w = FxtWriter()
+    w.initialization(1_000_000_000)
+    w.kernel_object(20, THREAD, "worker", [("process", 8, 7)])
+    w.event(K.DURATION_COMPLETE, 10, (1, 20), "cat", "work", (), data=30)
+    blob = bytearray(w.getvalue())
+    whole = (8 | 3 << 4 | 0x8007 << 16).to_bytes(8, "little")  # the koid argument: header, name, value
+    at = blob.index(whole)
+    blob[at : at + 8] = (8 | 2 << 4 | 0x8007 << 16).to_bytes(8, "little")  # its size without the value word
+    cols = read_fxt_bytes(bytes(blob))
+    assert any("'process' is shorter than its type needs" in w for w in cols.warnings)
+    [obj] = cols.kernel_objects
+    [arg] = obj.args
+    assert (arg.type, arg.value) == (ArgType.KOID, None)
+    model = TraceModel(cols)
+    prepare_model(model)
+    [group] = model.processes
+    assert group.pid == 1 and [t.name for t in group.tracks] == ["worker 20"]
+    labels = ObjectLabels(cols)
+    assert labels.thread_process == {}
+    assert labels.label_arg(arg, 1) == "<koid argument shorter than its type needs>"

@@ -80,6 +80,21 @@ def test_encode_errors_are_clear() -> None:
         write_gsym([child_outside])
 
 
+@pytest.mark.parametrize("where", ["function", "inline", "directory"])
+def test_a_name_holding_a_nul_is_refused(where: str) -> None:
+    """The string table holds NUL-terminated strings, so a name with a NUL inside would read back cut short
+    (the fuzz harness found an inlined call named "\\x00" looked up as ""): the writer refuses it."""
+    f = SourceFile("/s\0rc" if where == "directory" else "/src", "a.c")
+    inline = InlineNode("f", [(0x1000, 0x1010)], children=[InlineNode("g\0h" if where == "inline" else "g",
+                                                                      [(0x1000, 0x1004)], f, 3)])  # fmt: skip
+    info = FunctionInfo(0x1000, 0x10, "f\0" if where == "function" else "f", [LineRow(0x1000, f, 1)], inline)
+    with pytest.raises(GsymEncodeError, match="NUL"):
+        write_gsym([info])
+    clean = FunctionInfo(0x1000, 0x10, "f", [LineRow(0x1000, SourceFile("/src", "a.c"), 1)])
+    with GsymReader.from_bytes(write_gsym([clean])) as reader:
+        assert reader.lookup(0x1000).locations[0].name == "f"
+
+
 def test_llvm_unit_test_lookups() -> None:
     """The lookup table of LLVM's GSYMTest TestGsymLookups (spec 2.14), through our writer and reader."""
     main_c, foo_h = SourceFile("", "main.c"), SourceFile("", "foo.h")
