@@ -44,3 +44,72 @@ def test_reader_model_and_export(seeds, tmp_path: Path, campaign, data: st.DataO
         return model
 
     campaign.run(len(blob), case)
+
+
+def _views(model: TraceModel) -> None:
+    """What a user reaches once a trace is open: the hover text and details of the first and last row of every
+    kind, a search, the whole trace's statistics and flame graph, every SQL table, the crash reports in the
+    logs and their text."""
+    from fxscope.core.analysis.call_tree import bottom_up, top_down
+    from fxscope.core.analysis.stats import name_stats
+    from fxscope.core.sql.engine import TraceSQL
+    from fxscope.core.trace.details import (
+        async_details,
+        counter_details,
+        counter_row,
+        describe,
+        instant_details,
+    )
+    from fxscope.core.trace.sched import cpu_slice_details, thread_state_details
+    from fxscope.core.trace.search_hits import search_all
+
+    def ends(n: int) -> list[int]:
+        return sorted({0, n - 1}) if n else []
+
+    for r in ends(len(model.slices)):
+        model.slice_details(r)
+        describe(model, "slice", r)
+    for r in ends(len(model.async_spans.start)):
+        async_details(model, r)
+        describe(model, "async", r)
+    for r in ends(len(model.instants)):
+        instant_details(model, r)
+        describe(model, "instant", r)
+    for i, series in enumerate(model.counters.series):
+        for k in ends(len(series.ts)):
+            counter_details(model, counter_row(i, k))
+            describe(model, "counter", counter_row(i, k))
+    sched = model.sched
+    for r in ends(len(sched.cpu_slices.tid)):
+        cpu_slice_details(model, r)
+        describe(model, "cpu", r)
+    for r in ends(len(sched.thread_states.tid)):
+        thread_state_details(model, r)
+        describe(model, "state", r)
+    for r in ends(len(model.logs)):
+        describe(model, "log", r)
+        model.logs.report_text(r)
+    for i in range(min(len(model.logs.reports), 3)):
+        model.logs.report_text_at(i)
+    for text in ("a", "frame", "\x00"):
+        search_all(model, text)
+    name_stats(model)
+    bottom_up(top_down(model))
+    sql = TraceSQL(model, threads=1)
+    for name in sorted(sql.tables.builders):
+        sql.query(f"select count(*) from {name}")
+
+
+@fuzz_settings(25)
+@given(st.data())
+def test_views_of_mutated_traces(seeds, campaign, data: st.DataObject) -> None:
+    """The views on a mutated trace: each may show less, none may raise (a window's panel would break)."""
+    blob = data.draw(mutated(data.draw(st.sampled_from(seeds)), max_ops=8))
+
+    def case():
+        model = TraceModel(read_fxt_bytes(blob))
+        prepare_model(model)
+        _views(model)
+        return model
+
+    campaign.run(len(blob), case)
