@@ -16,6 +16,12 @@ from typing import BinaryIO
 BLOCK = 1 << 20
 #: a decompressed trace larger than this is refused (a decompression bomb would fill the disk)
 MAX_DECOMPRESSED = 1 << 37
+#: free space the decompression leaves on the temporary folder's disk, at least: this much, or a tenth of the
+#: disk when that is less (a decompression bomb, or a trace larger than the disk has room for, stops with an
+#: error before the disk is full, not when every other program's writes fail too)
+KEEP_FREE = 1 << 30
+#: bytes written between two looks at the free space (a statvfs call each: nothing next to the writes)
+FREE_CHECK_BYTES = 64 << 20
 
 
 class DecompressError(Exception):
@@ -23,7 +29,27 @@ class DecompressError(Exception):
 
 
 class DecompressedTooLargeError(DecompressError):
-    """The content decompresses to more than the caller's limit."""
+    """The content decompresses to more than the caller's limit, or than the temporary folder's disk has room
+    for (the content may be sound: the message says which)."""
+
+
+def _size(n: int) -> str:
+    """``n`` bytes as a person reads them: GiB, MiB or bytes."""
+    for unit, shift in (("GiB", 30), ("MiB", 20)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.4g} {unit}"
+    return f"{n:,} bytes"
+
+
+def _room(folder: str) -> tuple[int, int]:
+    """Bytes that may still be written to ``folder``'s disk, and the bytes kept free there (:data:`KEEP_FREE`,
+    at most a tenth of the disk); (-1, 0) when the system does not say (no check then)."""
+    try:
+        st = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return -1, 0
+    keep = min(KEEP_FREE, st.f_blocks * st.f_frsize // 10)
+    return max(st.f_bavail * st.f_frsize - keep, 0), keep
 
 
 _ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, lzma.LZMAError, zlib.error)
@@ -65,14 +91,17 @@ def decompress_to_temporary(
 ) -> str:
     """Decompress ``path`` into a new temporary file and return its name (the caller removes it).
     ``progress(fraction)`` gets the share of the compressed input consumed after each block; an exception
-    it raises (a Cancel) removes the file and propagates. Raises :class:`DecompressError` for corrupt or
-    oversized content."""
+    it raises (a Cancel) removes the file and propagates. Raises :class:`DecompressError` for corrupt content,
+    :class:`DecompressedTooLargeError` for content over ``limit`` or that would leave the temporary folder's
+    disk less than :data:`KEEP_FREE` free (the file removed in every case)."""
     total = max(os.path.getsize(path), 1)
     fd, name = tempfile.mkstemp(prefix="fxscope-", suffix=".fxt")
+    folder = os.path.dirname(name)
     try:
         with os.fdopen(fd, "wb") as out, open(path, "rb") as raw:
             stream = _wrap(raw, compression)
             written = 0
+            (room, keep), since = _room(folder), 0  # (room: what may be written after byte ``since``)
             while True:
                 try:
                     block = stream.read(BLOCK)
@@ -82,7 +111,13 @@ def decompress_to_temporary(
                     break
                 written += len(block)
                 if written > limit:
-                    raise DecompressError(f"decompresses to more than {limit >> 30} GiB")
+                    raise DecompressedTooLargeError(f"decompresses to more than {_size(limit)}")
+                if room >= 0 and (written - since > room or written - since > FREE_CHECK_BYTES):
+                    (room, keep), since = _room(folder), written - len(block)  # (others write to the disk too)
+                    if room >= 0 and written - since > room:
+                        raise DecompressedTooLargeError(
+                            f"needs more room than {folder} has: {_size(since)} decompressed, and {_size(keep)} of "
+                            "its disk are kept free (TMPDIR can name a folder on a larger disk)")
                 out.write(block)
                 if progress is not None:
                     progress(min(raw.tell() / total, 1.0))

@@ -46,10 +46,16 @@ def read_trace(path: str | os.PathLike[str], progress: Callable[[float], None] |
         _choose_pages(spath)
         cols = read_fxt(spath, force=force, progress=report)
     else:
-        from fxscope.core.decompress import DecompressError, decompress_to_temporary
+        from fxscope.core.decompress import (
+            DecompressedTooLargeError,
+            DecompressError,
+            decompress_to_temporary,
+        )
 
         try:
             plain = decompress_to_temporary(spath, found.compression, lambda f: report(f * DECOMPRESS_SHARE))
+        except DecompressedTooLargeError as exc:  # (sound data, maybe: too large for the limit or the disk)
+            raise FormatError(f"cannot decompress: {exc}", path=spath) from exc
         except DecompressError as exc:
             raise FormatError(f"corrupt {found.compression} data: {exc}", path=spath) from exc
         except OSError as exc:

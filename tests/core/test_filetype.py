@@ -108,6 +108,46 @@ def test_cancel_while_decompressing_removes_the_temporary_file(big_endian_trace:
     assert not list(tmp_path.glob("fxscope-*"))
 
 
+def test_decompressing_keeps_room_on_the_disk(big_endian_trace: Path, tmp_path: Path, monkeypatch) -> None:
+    """A decompression bomb (or a trace larger than the disk has room for) stops with a one-line error while
+    the temporary folder's disk still has KEEP_FREE free, and its temporary file is removed; with room enough,
+    the same file reads. The disk is a fake one whose free space shrinks as the temporary file grows."""
+    import os
+    from types import SimpleNamespace
+
+    import fxscope.core.decompress as decompress
+
+    monkeypatch.setattr(decompress, "BLOCK", 4096)
+    monkeypatch.setattr(decompress, "FREE_CHECK_BYTES", 16384)
+    monkeypatch.setattr(decompress.tempfile, "tempdir", str(tmp_path))
+    data = big_endian_trace.read_bytes()
+    packed = tmp_path / "t.fxt.gz"
+    packed.write_bytes(gzip.compress(data))
+    frsize, disk = 4096, 1 << 40
+    free = {"bytes": 0}
+    looked: list[int] = []
+
+    def statvfs(folder: str) -> SimpleNamespace:
+        assert folder == str(tmp_path)
+        used = sum(f.stat().st_size for f in tmp_path.glob("fxscope-*"))
+        looked.append(used)
+        return SimpleNamespace(f_frsize=frsize, f_blocks=disk // frsize, f_bavail=(free["bytes"] - used) // frsize)
+
+    monkeypatch.setattr(decompress.os, "statvfs", statvfs)
+    free["bytes"] = decompress.KEEP_FREE + len(data) // 2  # room for half the trace
+    with pytest.raises(FormatError, match=r"cannot decompress: needs more room than .* 1 GiB of its disk are kept"):
+        read_trace(packed)
+    assert not list(tmp_path.glob("fxscope-*"))
+    assert len(looked) >= 2 and max(looked) <= len(data) // 2  # (never past the room, looked at again before)
+    free["bytes"] = decompress.KEEP_FREE + len(data) + (1 << 20)  # room for it all
+    assert np.array_equal(read_trace(packed).ev_ts, read_fxt(big_endian_trace).ev_ts)
+    with pytest.raises(decompress.DecompressedTooLargeError, match=f"decompresses to more than {len(data) // 2:,} bytes"):
+        decompress.decompress_to_temporary(str(packed), "gzip", limit=len(data) // 2)
+    assert not list(tmp_path.glob("fxscope-*"))
+    assert os.path.exists(packed)
+
+
+
 @pytest.mark.parametrize("big", [False, True])
 def test_records_without_the_magic_open_with_a_warning(tmp_path: Path, big: bool) -> None:
     data = generate_trace(800, seed=5, big_endian=big)
