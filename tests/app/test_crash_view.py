@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QColor, QImage, QTextFormat
 
 from fxscope.app.crash.editor import editor_command
 from fxscope.app.crash.source_pane import map_source
@@ -385,6 +385,82 @@ def test_source_pane_line_numbers_column_and_inline_call_sites(qtbot, crash_dir:
     assert view.open_in_editor() is None and view.message.text() == NO_EDITOR
     view.editor = "true --goto {file}:{line}:{column}"
     assert view.open_in_editor() == ["true", "--goto", f"{crash_dir}/crashdemo/src/payload.h:24:31"]
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two colours (1: the same, 21: black on white)."""
+
+    def lum(c: QColor) -> float:
+        parts = [(x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4) for x in (c.redF(), c.greenF(), c.blueF())]
+        return 0.2126 * parts[0] + 0.7152 * parts[1] + 0.0722 * parts[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_source_marks_are_readable_in_either_theme(qtbot, crash_dir: Path) -> None:
+    """The marked line and the call sites keep the theme's text readable (the dark theme's light text on the
+    light theme's yellow was not: contrast 1.2), and a theme switch recolours them without moving the view."""
+    from fxscope.app.crash.source_pane import SYNTAX_COLOURS
+    from fxscope.app.theme import DARK, LIGHT, apply_theme
+
+    view = CrashView()
+    qtbot.addWidget(view)
+    view.resize(1400, 800)
+    view.show()
+    try:
+        for theme in (DARK, LIGHT, DARK):
+            apply_theme(theme)
+            qtbot.wait(10)
+            view.open_log(crash_dir / "input.log")
+            view.call_chain.linkActivated.emit("frame:0.2")  # line 11 marked, line 17 a call site
+            source = view.source
+            text = QColor(theme.text)
+            marks = {s.cursor.blockNumber() + 1: s.format.background().color() for s in source.extraSelections()
+                     if s.format.property(QTextFormat.Property.FullWidthSelection)}  # fmt: skip
+            assert sorted(marks) == [11, 17]
+            dark = theme is DARK
+            assert source.highlighter.dark == dark  # (the syntax colours follow the theme too)
+            syntax = [f.foreground().color() for _pattern, f in source.highlighter.rules]
+            assert {c.name() for c in syntax} == set(SYNTAX_COLOURS[dark])
+            for background in (QColor(theme.base), *marks.values()):
+                assert all(_contrast(c, background) >= 4.5 for c in (text, *syntax)), (theme.name, background.name())
+        # switched with the view elsewhere: recoloured, not scrolled back
+        source.verticalScrollBar().setValue(0)
+        top = source.firstVisibleBlock().blockNumber()
+        apply_theme(LIGHT)
+        qtbot.wait(10)
+        marks = [s.format.background().color() for s in source.extraSelections()
+                 if s.format.property(QTextFormat.Property.FullWidthSelection)]  # fmt: skip
+        assert all(_contrast(QColor(LIGHT.text), colour) >= 4.5 for colour in marks) and len(marks) == 2
+        assert source.firstVisibleBlock().blockNumber() == top
+    finally:
+        apply_theme(LIGHT)
+
+
+def test_block_comments_span_lines() -> None:
+    """A ``/* ... */`` comment over several lines (a file's header comment) is a comment on every line it
+    covers, its keywords too; the code after it is code; ``/*`` inside a ``//`` comment opens nothing."""
+    from PySide6.QtGui import QTextDocument
+
+    from fxscope.app.crash.source_pane import SYNTAX_COLOURS, CHighlighter
+
+    doc = QTextDocument("/* static a\n * inline b */ int x;\nint y; // see /* no\nchar z;")
+    highlighter = CHighlighter(doc)
+    keyword, _string, _pre, comment = SYNTAX_COLOURS[False]
+
+    def colour(line: int, column: int) -> str | None:
+        block = doc.findBlockByLineNumber(line)
+        for r in block.layout().formats():
+            if r.start <= column < r.start + r.length:
+                return r.format.foreground().color().name()
+        return None
+
+    assert colour(0, 0) == colour(0, 3) == colour(0, 10) == comment  # "static" inside the comment
+    assert colour(1, 3) == colour(1, 12) == comment and colour(1, 15) == keyword  # "inline" in it; "int" after
+    assert colour(2, 0) == keyword and colour(2, 7) == colour(2, 14) == comment
+    assert colour(3, 0) == keyword and colour(3, 5) is None  # not left inside a comment by the // line
+    assert highlighter.dark is False
 
 
 def test_editor_patterns(monkeypatch) -> None:
