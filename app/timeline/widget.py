@@ -1002,8 +1002,8 @@ class TimelineWidget(QWidget):
         self.grid.set_colour(theme.grid)
         for name in ("left", "bottom"):
             axis = self.plot.getAxis(name)
-            axis.setTextPen(pg.mkPen(theme.axis_text))
-            axis.setPen(pg.mkPen(theme.grid))
+            axis.setPen(pg.mkPen(theme.grid))  # (first: pyqtgraph gives the axis' label the line's colour too)
+            axis.setTextPen(pg.mkPen(theme.axis_text))  # the tick labels and the axis' label "(ms)"
         for group in self.groups:
             if group.summary is not None:
                 group.summary.set_colour(theme.summary)

@@ -4,6 +4,8 @@ scales"). Every window test runs on both starts."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt, QUrl
@@ -490,8 +492,16 @@ def test_menu_bar_view_and_help_and_the_dark_theme(late_trace, qtbot) -> None:
     help_items = [a.text().replace("&", "") for a in menus["Help"].actions()]
     assert help_items == ["Keys and mouse", "About fxscope"]
     assert win.show_keys().isVisible()
+    def unit_colour() -> str:  # the time axis' unit label, "(ms)" and the like: as legible as its tick labels
+        axis = timeline.plot.getAxis("bottom")
+        return re.search(r"color:\s*(#[0-9a-f]{6})", axis.label.toHtml()).group(1)
+
+    from fxscope.app.theme import DARK, LIGHT
+
+    assert unit_colour() == LIGHT.axis_text  # (it was the grid's colour, #ececef on white)
     try:
         win.theme_actions["dark"].trigger()
+        assert unit_colour() == DARK.axis_text
         assert settings().value("theme") == "dark"
         window_colour = QApplication.instance().palette().color(QPalette.ColorRole.Window)
         assert window_colour.lightness() < 60
