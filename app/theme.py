@@ -51,6 +51,23 @@ DARK = Theme(
 )  # fmt: skip
 THEMES = {t.name: t for t in (LIGHT, DARK)}
 
+#: tints under text that mark a row or a cell, on a light base and on a dark one. Each comes with its theme's
+#: text colour (:func:`tinted`), so a cell tinted under one theme stays readable after a switch; every pair,
+#: and the severity colours below on them, keeps a contrast of 4.5:1 or more (tests/app/test_theme_tints.py)
+TINTS: dict[str, tuple[str, str]] = {
+    "markup": ("#fff4c2", "#4a3f14"),  # a log record of a crash report; a register pointing into a module
+    "worse": ("#f6d5d1", "#5c2723"),  # a regression (Compare)
+    "better": ("#d5f0dc", "#1e4a2b"),  # an improvement
+}
+#: log severities' text colours on a light base and on a dark one (the rest: the theme's text)
+SEVERITY_COLOURS: dict[str, tuple[str, str]] = {
+    "WARN": ("#8f5200", "#f2b366"),
+    "ERROR": ("#b71c1c", "#ff9c94"),
+    "FATAL": ("#b71c1c", "#ff9c94"),
+    "DEBUG": ("#5f5f66", "#b0b0b8"),
+    "TRACE": ("#5f5f66", "#b0b0b8"),
+}
+
 
 def palette(theme: Theme) -> QPalette:
     """The Qt palette of ``theme`` (all colour groups; disabled text dimmed)."""
@@ -67,6 +84,29 @@ def palette(theme: Theme) -> QPalette:
     p.setColor(QPalette.ColorGroup.Disabled, role.Text, QColor("#8a8a90"))
     p.setColor(QPalette.ColorGroup.Disabled, role.WindowText, QColor("#8a8a90"))
     return p
+
+
+def is_dark(p: QPalette | None = None) -> bool:
+    """Whether ``p`` (the application's palette by default) draws light text on a dark base: the dark theme,
+    or a dark system palette."""
+    if p is None:
+        p = QApplication.palette()
+    return p.color(QPalette.ColorRole.Base).lightness() < 128
+
+
+def tinted(name: str, dark: bool | None = None) -> tuple[QColor, QColor]:
+    """The background of tint ``name`` (:data:`TINTS`) and the text colour that goes with it, for a dark or a
+    light theme (None: the application's palette decides)."""
+    dark = is_dark() if dark is None else dark
+    return QColor(TINTS[name][dark]), QColor((DARK if dark else LIGHT).text)
+
+
+def severity_colour(name: str, dark: bool | None = None) -> QColor | None:
+    """The text colour of log severity ``name`` on the theme's base (None: the theme's own text colour)."""
+    pair = SEVERITY_COLOURS.get(name)
+    if pair is None:
+        return None
+    return QColor(pair[is_dark() if dark is None else dark])
 
 
 def apply_theme(theme: Theme) -> None:

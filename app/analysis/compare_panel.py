@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from fxscope.app.analysis.flame_view import FlameGraphView
 from fxscope.app.analysis.histogram_view import HistogramView, Series
 from fxscope.app.analysis.worker import run_in_pool
+from fxscope.app.theme import is_dark, tinted
 from fxscope.app.timeline.details import format_ns
 from fxscope.core.analysis.call_tree import top_down
 from fxscope.core.analysis.diff import DiffRow, compare, regressions
@@ -176,7 +177,8 @@ class ComparePanel(QWidget):
                             f"{THRESHOLD_PCT:g}% of their total time")  # fmt: skip
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(rows))
-        red, green = QBrush(QColor("#f6d5d1")), QBrush(QColor("#d5f0dc"))
+        dark = is_dark(self.table.palette())
+        red, green = tinted("worse", dark), tinted("better", dark)  # (background, text) each
         for i, r in enumerate(rows):
             pct = r.change_pct
             cells = [QTableWidgetItem(r.name), _NumberItem(str(r.a["count"]), r.a["count"]),
@@ -189,7 +191,8 @@ class ComparePanel(QWidget):
             brush = red if r.delta_ns > 0 and pct > THRESHOLD_PCT else green if pct < -THRESHOLD_PCT else None
             for col, item in enumerate(cells):
                 if brush is not None:
-                    item.setBackground(brush)
+                    item.setBackground(brush[0])
+                    item.setForeground(brush[1])
                 self.table.setItem(i, col, item)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(5, Qt.SortOrder.DescendingOrder)  # largest regression first

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QPen
+from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from fxscope.app.analysis.flame_layout import FlameLayout, layout
@@ -81,10 +81,11 @@ class FlameGraphView(QWidget):
 
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
-        p.fillRect(self.rect(), QColor("#ffffff"))
+        pal = self.palette()  # (the theme's: the frames' own colours are the same in both)
+        p.fillRect(self.rect(), pal.color(QPalette.ColorRole.Base))
         lay, tree = self.lay, self.tree
         if lay is None or tree is None or not len(lay.x):
-            p.setPen(QColor("#666666"))
+            p.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No slices in this selection")
             return
         width = self.width()
@@ -98,7 +99,7 @@ class FlameGraphView(QWidget):
                 colour = colour.lighter(170)
             p.fillRect(rect, colour)
             if i == self.selected or i in matches:
-                p.setPen(QPen(QColor("#000000"), 2 if i == self.selected else 1))
+                p.setPen(QPen(pal.color(QPalette.ColorRole.Text), 2 if i == self.selected else 1))
                 p.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
             if rect.width() > 30:
                 light = self.colours is not None or (self.search and i not in matches)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QWidget
 
 from fxscope.app.timeline.details import format_ns
@@ -80,8 +80,9 @@ class HistogramView(QWidget):
 
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
-        p.fillRect(self.rect(), QColor("#ffffff"))
-        p.setPen(QColor("#333333"))
+        text = self.palette().color(QPalette.ColorRole.Text)  # (the theme's, as the background)
+        p.fillRect(self.rect(), self.palette().color(QPalette.ColorRole.Base))
+        p.setPen(text)
         p.drawText(4, 12, self.title)
         h = self.hist
         if h is None or not any(s.hist.counts.any() for s in self.series):
@@ -95,7 +96,7 @@ class HistogramView(QWidget):
             for i in np.flatnonzero(s.hist.counts).tolist():
                 p.fillRect(self._bar_rect(i, k), QColor(SELECTED_BAR) if i == self.selected_bin and not overlaid
                            else colour)  # fmt: skip
-        p.setPen(QColor("#555555"))
+        p.setPen(text)
         base = self.height() - MARGIN_BOTTOM
         p.drawLine(0, base, self.width(), base)
         decade = math.ceil(math.log10(h.edges[0]))
@@ -124,7 +125,7 @@ class HistogramView(QWidget):
             text = s.label or "?"
             x = self.width() - fm.horizontalAdvance(text) - 22
             p.fillRect(QRectF(x, y, 12, 10), QColor(s.colour))
-            p.setPen(QColor("#333333"))
+            p.setPen(self.palette().color(QPalette.ColorRole.Text))
             p.drawText(int(x) + 16, y + 10, text)
             y += 14
 

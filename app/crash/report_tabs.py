@@ -5,15 +5,13 @@ state of its own."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QPlainTextEdit, QTableWidget, QTableWidgetItem, QWidget
 
 from fxscope.app.crash.log_html import strip_ansi
+from fxscope.app.theme import is_dark, tinted
 from fxscope.core.symbolize.crash_report import CrashReport
 from fxscope.core.symbolize.dumpfiles import DumpTarget
 
-#: the background of a register that points into a module
-ANNOTATED = QColor("#fff4c2")
 NO_DIAGNOSTICS = "No diagnostics: every element of this report was understood and every frame looked up."
 
 
@@ -65,8 +63,10 @@ def fill_registers(table: QTableWidget, report: CrashReport) -> None:
     for row, reg in enumerate(report.registers):
         for col, text in enumerate([reg.name, f"0x{reg.value:x}", reg.annotation]):
             item = QTableWidgetItem(text)
-            if reg.annotation:
-                item.setBackground(ANNOTATED)
+            if reg.annotation:  # a register that points into a module: tinted, its text in the tint's colour
+                background, text = tinted("markup", is_dark(table.palette()))
+                item.setBackground(background)
+                item.setForeground(text)
             table.setItem(row, col, item)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fxscope.app.theme import severity_colour, tinted
 from fxscope.app.timeline.details import format_ns
 from fxscope.core.trace.log_filter import SEVERITIES, filter_rows, log_facts, strip_ansi
 from fxscope.core.trace.logs import LogTable
@@ -43,12 +44,8 @@ class LogModel(QAbstractTableModel):
         super().__init__()
         self.model, self.logs, self._resolver_factory = model, logs, resolver
         self._resolver = None
-        self._highlight = QColor("#fff4c2")
         self.facts = log_facts(logs)
         self.rows = np.arange(len(logs), dtype=np.int64)
-        self._colours = {SEVERITIES.index("WARN"): QColor("#a35f00"), SEVERITIES.index("ERROR"): QColor("#c62828"),
-                         SEVERITIES.index("FATAL"): QColor("#c62828"), SEVERITIES.index("DEBUG"): QColor("#6b6b73"),
-                         SEVERITIES.index("TRACE"): QColor("#6b6b73")}  # fmt: skip
         self._lines_told: set[int] = set()
 
     def set_rows(self, rows: np.ndarray) -> None:
@@ -106,9 +103,9 @@ class LogModel(QAbstractTableModel):
                 self.rowLines.emit(view_row, lines)
             return text
         if role == Qt.ItemDataRole.BackgroundRole and self.logs.markup[row]:
-            return self._highlight
+            return tinted("markup")[0]  # (the theme's at each paint: a switch recolours the rows)
         if role == Qt.ItemDataRole.ForegroundRole and col == 2:
-            return self._colours.get(int(self.facts.severity[row]))
+            return severity_colour(SEVERITIES[int(self.facts.severity[row])])
         if role == Qt.ItemDataRole.ToolTipRole and col == 2:
             shown = self.message(row)
             if self.logs.markup[row]:
