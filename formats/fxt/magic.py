@@ -16,7 +16,7 @@ MAGIC_LE = MAGIC_WORD.to_bytes(8, "little")
 MAGIC_BE = MAGIC_WORD.to_bytes(8, "big")
 
 #: records that must chain (or the data end exactly after fewer) for a stream without the magic to pass
-CHAIN_RECORDS = 8
+CHAIN_RECORDS = 16
 
 
 def magic_byte_order(head: bytes) -> str | None:
@@ -30,9 +30,11 @@ def magic_byte_order(head: bytes) -> str | None:
 
 
 def _chained(words: np.ndarray, total_words: int) -> int:
-    """How many records chain from word 0 with plausible headers (stopping at ``CHAIN_RECORDS``); -1 when a
-    header is implausible or a record runs past the end of the data (``total_words``; ``words`` may be a
-    prefix of it)."""
+    """How many records chain from word 0 with plausible headers: :data:`CHAIN_RECORDS`, or fewer when the
+    data (``total_words``; ``words`` may be a prefix of it) ends exactly after them; -1 otherwise: a header is
+    implausible, a record runs past the end of the data, or the prefix ends before that many records do
+    (a few records whose random sizes jump past the prefix proved nothing: 49 of 400 random 100 KB files
+    passed as traces that way)."""
     pos = count = 0
     while count < CHAIN_RECORDS and pos < len(words):
         h = words[pos : pos + 1]
@@ -43,7 +45,7 @@ def _chained(words: np.ndarray, total_words: int) -> int:
             return -1
         pos += size
         count += 1
-    return count
+    return count if count == CHAIN_RECORDS or pos == total_words else -1
 
 
 def headerless_byte_order(head: bytes, total_size: int) -> str | None:
