@@ -128,9 +128,7 @@ def require_trace(path: str | os.PathLike[str]) -> FileType:
     found = detect(path)
     if found.is_trace:
         return found
-    if found.kind == Kind.MARKUP_LOG and found.compression:
-        message = f"not a trace: a {found.describe()} (the window opens it as a crash report)"
-    elif found.kind == Kind.MARKUP_LOG:
+    if found.kind == Kind.MARKUP_LOG:
         message = f"not a trace: a {found.describe()} (the window opens it as a crash report; fxscope symbolize reads it)"
     elif found.kind == Kind.TEXT:
         message = f"not a trace or crash log ({found.describe()})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import sys
 from pathlib import Path
 
@@ -16,9 +17,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="symbolize a log with symbolizer markup (like llvm-symbolizer --filter-markup)",
         description="Reads logs (stdin by default), replaces {{{...}}} markup with symbolized text and prints "
         "diagnostics on stderr in llvm-symbolizer's words. Code addresses resolve through GSYM files; data "
-        "addresses through ELF symbol tables.",
+        "addresses through ELF symbol tables. A log may be gzip-, xz- or zstd-compressed; an FXT trace "
+        "(plain or compressed) gives the crash reports in its log records, each under a line that says "
+        "where it was logged.",
     )
-    p.add_argument("files", nargs="*", metavar="FILE", help="log files (default: stdin)")
+    p.add_argument("files", nargs="*", metavar="FILE", help="log files or traces (default: stdin)")
     p.add_argument("--debug-file-directory", action="append", default=[], metavar="DIR",
                    help="directory with a .build-id/xx/rest.debug tree (repeatable)")
     p.add_argument("--symbols", action="append", default=[], metavar="PATH",
@@ -94,8 +97,20 @@ def run(args: argparse.Namespace) -> int:
     filt = MarkupFilter(resolver, pending.append, diagnose, color=color)
     sources = args.files or ["-"]
     for source in sources:
+        found = None if source == "-" else _detect(source)
+        if found is not None and found.is_trace:  # its crash reports, each in a context of its own
+            filt.finish()
+            for header, text in _trace_reports(source, diagnose):
+                pending.append(header)
+                report = MarkupFilter(resolver, pending.append, diagnose, color=color)
+                report.filter_lines(text)
+                report.finish()
+                flush()
+            continue
         if source == "-":
             stream = sys.stdin.buffer
+        elif found is not None and found.compression:
+            stream = io.BytesIO(_decompressed_log(source, found.compression))
         else:
             try:
                 stream = open(source, "rb")  # noqa: SIM115 - closed below
@@ -106,6 +121,57 @@ def run(args: argparse.Namespace) -> int:
     filt.finish()
     flush()
     return 0
+
+
+def _detect(source: str):
+    """What ``source`` holds (:func:`fxscope.core.filetype.detect`); a file that cannot be read is a CliError."""
+    from fxscope.core.filetype import detect
+    from fxscope.formats.errors import FormatError
+
+    try:
+        return detect(source)
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _decompressed_log(source: str, compression: str) -> bytes:
+    """A compressed log's bytes, as the window reads it (at most the crash view's limit of a log's size)."""
+    from fxscope.core.decompress import DecompressError, read_decompressed
+    from fxscope.core.reports.crash_log import MAX_LOG_BYTES
+
+    try:
+        return read_decompressed(source, compression, MAX_LOG_BYTES)
+    except DecompressError as exc:
+        raise CliError(f"{source}: {compression} data: {exc}") from None
+
+
+def _trace_reports(source: str, diagnose) -> list[tuple[str, str]]:
+    """The crash reports in the log records of the trace ``source``: a header line saying where each was
+    logged (process, thread, time since boot as the trace stamps it) and the report's text; a trace without
+    one is said on stderr."""
+    from fxscope.core.trace.logs import LogTable
+    from fxscope.core.trace.reading import read_trace
+    from fxscope.formats.errors import FormatError
+
+    try:
+        cols = read_trace(source)
+    except FormatError as exc:
+        raise CliError(str(exc)) from None
+    logs = LogTable(cols)
+    reports = logs.reports
+    if not reports:
+        diagnose(f"fxscope: {source}: no crash report (symbolizer markup) in its {len(logs)} log records\n")
+        return []
+    out = []
+    for k, report in enumerate(reports):
+        first = int(report.rows[0])
+        thread = int(logs.thread[first])
+        tid = int(cols.threads_tid[thread]) if 0 <= thread < len(cols.threads_tid) else 0
+        when = int(logs.ts[first])
+        header = (f"--- {source}: crash report {k + 1} of {len(reports)}, process {int(logs.pid[first])} thread "
+                  f"{tid}, at {when // 1_000_000_000}.{when % 1_000_000_000:09d} s ---\n")  # fmt: skip
+        out.append((header, logs.report_text_at(k)))
+    return out
 
 
 def _binary(stream):

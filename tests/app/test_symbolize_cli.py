@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +92,58 @@ def test_diagnostics_echo_the_input_bytes(testdata: Path) -> None:
         assert result.returncode == 0, result.stderr
         assert result.stdout == (case / "invalid-utf8.llvm19.stdout").read_bytes()
         assert result.stderr == (case / "invalid-utf8.llvm19.stderr").read_bytes()
+
+
+def _symbolize(testdata: Path, *files: Path) -> subprocess.CompletedProcess:
+    demo = testdata / "markup" / "crash-demo"
+    return subprocess.run(
+        [sys.executable, "-m", "fxscope", "symbolize", "--no-color",
+         "--symbols", str(testdata / "gsym" / "crashdemo" / "binary.gsym"),
+         "--symbols", str(testdata / "gsym" / "libdemo" / "binary.gsym"),
+         "--debug-file-directory", str(demo), *map(str, files)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+
+
+def test_compressed_logs_read_as_the_plain_one(testdata: Path, tmp_path: Path) -> None:
+    """A crash.log.gz / .xz / .zst (what log collectors hand out) symbolizes as the plain log does, rather
+    than as its compressed bytes passed through."""
+    import gzip
+    import lzma
+
+    import zstandard
+
+    demo = testdata / "markup" / "crash-demo"
+    data = (demo / "input.log").read_bytes()
+    for suffix, compress in ((".gz", gzip.compress), (".xz", lzma.compress),
+                             (".zst", zstandard.ZstdCompressor().compress)):  # fmt: skip
+        packed = tmp_path / f"crash.log{suffix}"
+        packed.write_bytes(compress(data))
+        result = _symbolize(testdata, packed)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == (demo / "expected.llvm19.stdout").read_text(), suffix
+        assert result.stderr == (demo / "expected.llvm19.stderr").read_text(), suffix
+
+
+def test_a_trace_gives_the_crash_reports_in_its_log_records(testdata: Path, tmp_path: Path) -> None:
+    """A trace (not its bytes) gives each crash report of its log records under a line saying where it was
+    logged, symbolized as llvm-symbolizer symbolizes the log; a trace without one says so on stderr."""
+    from fxscope.core.synthetic_trace import generate_trace
+
+    demo = testdata / "markup" / "crash-demo"
+    log = (demo / "input.log").read_text()
+    trace = tmp_path / "with-crash.fxt"
+    trace.write_bytes(generate_trace(300, seed=7, crash_log=log))
+    result = _symbolize(testdata, trace)
+    assert result.returncode == 0, result.stderr
+    # (the generated trace logs a small report of its own first: the demo's is the second)
+    head = re.compile(rf"^--- {re.escape(str(trace))}: crash report (\d) of 2, process 1000 thread 1010, at \d+\.\d{{9}} s ---$",
+                      re.MULTILINE)  # fmt: skip
+    parts = head.split(result.stdout)
+    assert parts[0] == "" and parts[1::2] == ["1", "2"], result.stdout[:300]
+    expected = (demo / "expected.llvm19.stdout").read_text()
+    assert parts[4] == "\n" + expected[expected.index("*** crashdemo: fatal"):]
+    assert "[[[ELF module #0x0 \"libfoo.so\"" in parts[2]  # (the first one's, whose module has no symbols)
+    result = _symbolize(testdata, testdata / "fxt" / "richiesams_fxt-python_trace.fxt")  # (magic-trace's: no logs)
+    assert result.returncode == 0 and result.stdout == ""
+    assert "richiesams_fxt-python_trace.fxt: no crash report (symbolizer markup) in its 0 log records" in result.stderr
