@@ -94,6 +94,18 @@ def is_dark(p: QPalette | None = None) -> bool:
     return p.color(QPalette.ColorRole.Base).lightness() < 128
 
 
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """The WCAG 2 contrast ratio of two colours (1: the same; 21: black on white; 4.5: the least for text),
+    by which the tints and text colours here were chosen."""
+
+    def luminance(c: QColor) -> float:
+        r, g, b = ((x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4) for x in (c.redF(), c.greenF(), c.blueF()))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 def tinted(name: str, dark: bool | None = None) -> tuple[QColor, QColor]:
     """The background of tint ``name`` (:data:`TINTS`) and the text colour that goes with it, for a dark or a
     light theme (None: the application's palette decides)."""

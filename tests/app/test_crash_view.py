@@ -387,22 +387,11 @@ def test_source_pane_line_numbers_column_and_inline_call_sites(qtbot, crash_dir:
     assert view.open_in_editor() == ["true", "--goto", f"{crash_dir}/crashdemo/src/payload.h:24:31"]
 
 
-def _contrast(a: QColor, b: QColor) -> float:
-    """WCAG contrast ratio of two colours (1: the same, 21: black on white)."""
-
-    def lum(c: QColor) -> float:
-        parts = [(x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4) for x in (c.redF(), c.greenF(), c.blueF())]
-        return 0.2126 * parts[0] + 0.7152 * parts[1] + 0.0722 * parts[2]
-
-    hi, lo = sorted((lum(a), lum(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 def test_source_marks_are_readable_in_either_theme(qtbot, crash_dir: Path) -> None:
     """The marked line and the call sites keep the theme's text readable (the dark theme's light text on the
     light theme's yellow was not: contrast 1.2), and a theme switch recolours them without moving the view."""
     from fxscope.app.crash.source_pane import SYNTAX_COLOURS
-    from fxscope.app.theme import DARK, LIGHT, apply_theme
+    from fxscope.app.theme import DARK, LIGHT, apply_theme, contrast_ratio
 
     view = CrashView()
     qtbot.addWidget(view)
@@ -424,7 +413,7 @@ def test_source_marks_are_readable_in_either_theme(qtbot, crash_dir: Path) -> No
             syntax = [f.foreground().color() for _pattern, f in source.highlighter.rules]
             assert {c.name() for c in syntax} == set(SYNTAX_COLOURS[dark])
             for background in (QColor(theme.base), *marks.values()):
-                assert all(_contrast(c, background) >= 4.5 for c in (text, *syntax)), (theme.name, background.name())
+                assert all(contrast_ratio(c, background) >= 4.5 for c in (text, *syntax)), (theme.name, background.name())
         # switched with the view elsewhere: recoloured, not scrolled back
         source.verticalScrollBar().setValue(0)
         top = source.firstVisibleBlock().blockNumber()
@@ -432,7 +421,7 @@ def test_source_marks_are_readable_in_either_theme(qtbot, crash_dir: Path) -> No
         qtbot.wait(10)
         marks = [s.format.background().color() for s in source.extraSelections()
                  if s.format.property(QTextFormat.Property.FullWidthSelection)]  # fmt: skip
-        assert all(_contrast(QColor(LIGHT.text), colour) >= 4.5 for colour in marks) and len(marks) == 2
+        assert all(contrast_ratio(QColor(LIGHT.text), colour) >= 4.5 for colour in marks) and len(marks) == 2
         assert source.firstVisibleBlock().blockNumber() == top
     finally:
         apply_theme(LIGHT)

@@ -16,6 +16,7 @@ from fxscope.app.theme import (
     SEVERITY_COLOURS,
     TINTS,
     apply_theme,
+    contrast_ratio,
     is_dark,
     severity_colour,
     tinted,
@@ -23,17 +24,6 @@ from fxscope.app.theme import (
 from fxscope.core.trace.log_filter import SEVERITIES
 from fxscope.resources import DEMO_TRACE
 from tests.core.analysis.nested_trace import nested_trace
-
-
-def contrast(a: QColor, b: QColor) -> float:
-    """WCAG contrast ratio of two colours (1: the same, 21: black on white)."""
-
-    def lum(c: QColor) -> float:
-        parts = [(x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4) for x in (c.redF(), c.greenF(), c.blueF())]
-        return 0.2126 * parts[0] + 0.7152 * parts[1] + 0.0722 * parts[2]
-
-    hi, lo = sorted((lum(a), lum(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 @pytest.fixture
@@ -50,11 +40,11 @@ def test_every_tint_and_severity_is_readable_on_its_theme(theme) -> None:
     for name in TINTS:
         background, text = tinted(name, dark)
         assert text == QColor(theme.text)
-        assert contrast(text, background) >= 4.5, name
+        assert contrast_ratio(text, background) >= 4.5, name
         for severity in SEVERITY_COLOURS:  # (a crash report's records are tinted, and have a severity)
-            assert contrast(severity_colour(severity, dark), background) >= 4.5, (name, severity)
+            assert contrast_ratio(severity_colour(severity, dark), background) >= 4.5, (name, severity)
     for severity in SEVERITY_COLOURS:
-        assert contrast(severity_colour(severity, dark), base) >= 4.5, severity
+        assert contrast_ratio(severity_colour(severity, dark), base) >= 4.5, severity
     assert severity_colour("INFO", dark) is None  # (the theme's own text)
 
 
@@ -70,14 +60,14 @@ def test_logs_tab_rows_follow_the_theme(qtbot, themed) -> None:
         assert is_dark() == (theme is DARK)
         background = model.data(model.index(markup, 1), Qt.ItemDataRole.BackgroundRole)
         assert background == tinted("markup", theme is DARK)[0]
-        assert contrast(QColor(theme.text), background) >= 4.5
+        assert contrast_ratio(QColor(theme.text), background) >= 4.5
         assert model.data(model.index(plain, 1), Qt.ItemDataRole.BackgroundRole) is None
     warn = SEVERITIES.index("WARN")
     [row] = [r for r in range(model.rowCount()) if int(model.facts.severity[int(model.rows[r])]) == warn]
     for theme in (DARK, LIGHT):
         themed(theme)
         shown = model.data(model.index(row, 2), Qt.ItemDataRole.ForegroundRole)
-        assert shown == severity_colour("WARN", theme is DARK) and contrast(shown, QColor(theme.base)) >= 4.5
+        assert shown == severity_colour("WARN", theme is DARK) and contrast_ratio(shown, QColor(theme.base)) >= 4.5
 
 
 def test_a_tinted_cell_keeps_its_text_readable_after_a_switch(qtbot, tmp_path, themed) -> None:
@@ -102,7 +92,7 @@ def test_a_tinted_cell_keeps_its_text_readable_after_a_switch(qtbot, tmp_path, t
     assert cell.text() == "alloc" and cell.background().color() == QColor(TINTS["worse"][1])
     for theme in (DARK, LIGHT):
         themed(theme)
-        assert contrast(cell.foreground().color(), cell.background().color()) >= 4.5
+        assert contrast_ratio(cell.foreground().color(), cell.background().color()) >= 4.5
     themed(DARK)
     tab.bottom.setCurrentWidget(tab.analysis)
     qtbot.wait(50)
@@ -130,4 +120,4 @@ def test_a_register_pointing_into_a_module_is_readable_in_either_theme(qtbot, th
         assert all(c.background().color() == QColor(TINTS["markup"][opened is DARK]) for c in tinted_cells)
         for now in (DARK, LIGHT):
             themed(now)
-            assert all(contrast(c.foreground().color(), c.background().color()) >= 4.5 for c in tinted_cells)
+            assert all(contrast_ratio(c.foreground().color(), c.background().color()) >= 4.5 for c in tinted_cells)
