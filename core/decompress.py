@@ -12,6 +12,8 @@ import zlib
 from collections.abc import Callable
 from typing import BinaryIO
 
+from fxscope.core.units import format_bytes
+
 #: bytes decompressed per step (between progress reports and cancel checks)
 BLOCK = 1 << 20
 #: a decompressed trace larger than this is refused (a decompression bomb would fill the disk)
@@ -31,14 +33,6 @@ class DecompressError(Exception):
 class DecompressedTooLargeError(DecompressError):
     """The content decompresses to more than the caller's limit, or than the temporary folder's disk has room
     for (the content may be sound: the message says which)."""
-
-
-def _size(n: int) -> str:
-    """``n`` bytes as a person reads them: GiB, MiB or bytes."""
-    for unit, shift in (("GiB", 30), ("MiB", 20)):
-        if n >= 1 << shift:
-            return f"{n / (1 << shift):.4g} {unit}"
-    return f"{n:,} bytes"
 
 
 def _room(folder: str) -> tuple[int, int]:
@@ -111,13 +105,14 @@ def decompress_to_temporary(
                     break
                 written += len(block)
                 if written > limit:
-                    raise DecompressedTooLargeError(f"decompresses to more than {_size(limit)}")
+                    raise DecompressedTooLargeError(f"decompresses to more than {format_bytes(limit, False)}")
                 if room >= 0 and (written - since > room or written - since > FREE_CHECK_BYTES):
                     (room, keep), since = _room(folder), written - len(block)  # (others write to the disk too)
                     if room >= 0 and written - since > room:
                         raise DecompressedTooLargeError(
-                            f"needs more room than {folder} has: {_size(since)} decompressed, and {_size(keep)} of "
-                            "its disk are kept free (TMPDIR can name a folder on a larger disk)")
+                            f"needs more room than {folder} has: {format_bytes(since, False)} decompressed, and "
+                            f"{format_bytes(keep, False)} of its disk are kept free (TMPDIR can name a folder on a "
+                            "larger disk)")
                 out.write(block)
                 if progress is not None:
                     progress(min(raw.tell() / total, 1.0))

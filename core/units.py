@@ -1,5 +1,6 @@
 """Numbers as a reader wants them: durations in one unit style (``µs``, as the time axis writes it, never a
-mix of ``us`` and ``µs``) and counter values in engineering units (``8.389 M``, not ``8.38861e+06``)."""
+mix of ``us`` and ``µs``), counter values in engineering units (``8.389 M``, not ``8.38861e+06``) and sizes in
+binary units (``641.4 KiB``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ def format_duration_ns(ns: int) -> str:
         if abs(value) >= scale:
             return f"{value / scale:.3f} {unit}"
     return f"{ns} ns"
+
+
+def format_bytes(n: int, exact: bool = True) -> str:
+    """A size in GiB, MiB or KiB with one decimal, and (``exact``) the byte count after it:
+    ``641.4 KiB  (656,760 bytes)``; below 1 KiB the bytes alone."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}  ({n:,} bytes)" if exact else f"{n / scale:.1f} {unit}"
+    return f"{n:,} bytes"
 
 
 def format_quantity(value: float) -> str:

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         if source == "-":
             stream = sys.stdin.buffer
         elif found is not None and found.compression:
-            stream = io.BytesIO(_decompressed_log(source, found.compression))
+            stream = io.BytesIO(_decompressed_log(source))
         else:
             try:
                 stream = open(source, "rb")  # noqa: SIM115 - closed below
@@ -134,15 +134,16 @@ def _detect(source: str):
         raise CliError(str(exc)) from None
 
 
-def _decompressed_log(source: str, compression: str) -> bytes:
-    """A compressed log's bytes, as the window reads it (at most the crash view's limit of a log's size)."""
-    from fxscope.core.decompress import DecompressError, read_decompressed
-    from fxscope.core.reports.crash_log import MAX_LOG_BYTES
+def _decompressed_log(source: str) -> bytes:
+    """A compressed log's bytes, as the crash view reads it (:func:`fxscope.core.reports.crash_log.log_bytes`)."""
+    from fxscope.core.reports.crash_log import LogReadError, log_bytes
 
     try:
-        return read_decompressed(source, compression, MAX_LOG_BYTES)
-    except DecompressError as exc:
-        raise CliError(f"{source}: {compression} data: {exc}") from None
+        return log_bytes(source)
+    except LogReadError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"{source}: {exc.strerror or exc}") from None
 
 
 def _trace_reports(source: str, diagnose) -> list[tuple[str, str]]:

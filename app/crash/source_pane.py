@@ -20,6 +20,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
+from fxscope.app.theme import is_dark
+
 LINE_COLOUR = QColor("#ffe08a")  # the frame's line
 COLUMN_COLOUR = QColor("#f08c00")  # the character at the frame's column
 CALL_SITE_COLOUR = QColor("#dbe9ff")  # other frames of the entry in this file
@@ -27,11 +29,6 @@ GUTTER_TEXT = QColor("#8a8a8a")
 #: the same marks on a dark theme's text (light text: a light tint under it left the line unreadable)
 DARK_LINE_COLOUR = QColor("#453610")
 DARK_CALL_SITE_COLOUR = QColor("#203456")
-
-
-def source_is_dark(widget: QWidget) -> bool:
-    """Whether ``widget``'s text is drawn light on dark (the dark theme's palette)."""
-    return widget.palette().color(QPalette.ColorRole.Base).lightness() < 128
 
 
 class _Gutter(QWidget):
@@ -81,7 +78,7 @@ class SourceEdit(QPlainTextEdit):
     def paint_gutter(self, event) -> None:
         painter = QPainter(self.gutter)
         pal = self.palette()
-        painter.fillRect(event.rect(), pal.color(QPalette.ColorRole.AlternateBase) if source_is_dark(self) else QColor("#f3f3f3"))
+        painter.fillRect(event.rect(), pal.color(QPalette.ColorRole.AlternateBase) if is_dark(self.palette()) else QColor("#f3f3f3"))
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         height = self.fontMetrics().height()
@@ -104,7 +101,7 @@ class SourceEdit(QPlainTextEdit):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:
             if self.highlighter is not None:
-                self.highlighter.set_dark(source_is_dark(self))
+                self.highlighter.set_dark(is_dark(self.palette()))
             if self.marked_line:
                 self._show_marks()
 
@@ -128,7 +125,7 @@ class SourceEdit(QPlainTextEdit):
     def _show_marks(self) -> None:
         """The extra selections of the marked line, its column and the call sites, in the theme's colours."""
         selections = []
-        dark = source_is_dark(self)
+        dark = is_dark(self.palette())
         for n in self.call_site_lines:
             block = self.document().findBlockByLineNumber(n - 1)
             if block.isValid():

@@ -39,7 +39,8 @@ from fxscope.app.crash.disassembly_pane import DisassemblyPane
 from fxscope.app.crash.editor import NO_EDITOR, editor_command
 from fxscope.app.crash.log_html import report_html, strip_ansi
 from fxscope.app.crash.reports_list import ReportsList
-from fxscope.app.crash.source_pane import CHighlighter, SourceEdit, map_source, source_is_dark, source_line
+from fxscope.app.crash.source_pane import CHighlighter, SourceEdit, map_source, source_line
+from fxscope.app.theme import is_dark
 from fxscope.core.reports.crash_log import CrashLog
 from fxscope.core.symbolize.crash_report import CrashReport, build_report
 from fxscope.core.symbolize.dumpfiles import DumpTarget, resolve_dumps
@@ -148,7 +149,7 @@ class CrashView(QWidget):
         self.open_button.clicked.connect(self.open_in_editor)
         self.source = SourceEdit()
         self.source.setFont(mono)
-        self.source.highlighter = CHighlighter(self.source.document(), dark=source_is_dark(self.source))
+        self.source.highlighter = CHighlighter(self.source.document(), dark=is_dark(self.source.palette()))
         #: the selected entry's inline chain: each frame and where it was inlined (links select the frame)
         self.call_chain = QLabel()
         self.call_chain.setWordWrap(True)

@@ -31,6 +31,7 @@ from fxscope.app.timeline.details import format_ns
 from fxscope.core.atomic_file import write_atomic
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.stats import READER_WARNINGS, WARNING, Stat, blob_type_name, model_stats, read_blob
+from fxscope.core.units import format_bytes
 
 WARNING_BACKGROUND = QColor("#ffe3a3")  # amber
 
@@ -47,13 +48,6 @@ def format_value(stat: Stat) -> str:
     if stat.unit == "bytes":
         return format_bytes(v)
     return f"{v:,}"
-
-
-def format_bytes(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}  ({n:,} bytes)"
-    return f"{n:,} bytes"
 
 
 class InfoPanel(QSplitter):

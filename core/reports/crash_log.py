@@ -49,24 +49,8 @@ class CrashLog:
 
     @classmethod
     def from_path(cls, path: str | Path) -> CrashLog:
-        """The log at ``path``, plain or compressed with gzip, xz or zstd (``crash.log.gz``: what log
-        collectors hand out), decompressed in memory up to :data:`MAX_LOG_BYTES`."""
-        from fxscope.core.decompress import DecompressedTooLargeError, DecompressError, read_decompressed
-        from fxscope.core.filetype import compression_of
-
-        with open(path, "rb") as f:
-            compression = compression_of(f.read(8))
-        if compression is not None:
-            try:
-                return cls.from_bytes(read_decompressed(str(path), compression, MAX_LOG_BYTES))
-            except DecompressedTooLargeError as exc:
-                raise LogTooLargeError(f"{path}: {exc}") from None
-            except DecompressError as exc:
-                raise LogReadError(f"{path}: {compression} data: {exc}") from None
-        size = Path(path).stat().st_size
-        if size > MAX_LOG_BYTES:
-            raise LogTooLargeError(f"{path}: {size:,} bytes is more than the {MAX_LOG_BYTES:,} a log may have")
-        return cls.from_bytes(Path(path).read_bytes())
+        """The log at ``path`` (:func:`log_bytes`)."""
+        return cls.from_bytes(log_bytes(path))
 
     @property
     def line_count(self) -> int:
@@ -105,3 +89,25 @@ class CrashLog:
             if m:
                 return f"{m.group(1)} s"
         return f"line {span.start + 1}"
+
+
+def log_bytes(path: str | Path) -> bytes:
+    """The bytes of the log at ``path``, plain or compressed with gzip, xz or zstd (``crash.log.gz``: what log
+    collectors hand out), decompressed in memory up to :data:`MAX_LOG_BYTES`. Raises :class:`LogReadError`
+    (:class:`LogTooLargeError` past the limit); OSError when the file cannot be read."""
+    from fxscope.core.decompress import DecompressedTooLargeError, DecompressError, read_decompressed
+    from fxscope.core.filetype import compression_of
+
+    with open(path, "rb") as f:
+        compression = compression_of(f.read(8))
+    if compression is not None:
+        try:
+            return read_decompressed(str(path), compression, MAX_LOG_BYTES)
+        except DecompressedTooLargeError as exc:
+            raise LogTooLargeError(f"{path}: {exc}") from None
+        except DecompressError as exc:
+            raise LogReadError(f"{path}: {compression} data: {exc}") from None
+    size = Path(path).stat().st_size
+    if size > MAX_LOG_BYTES:
+        raise LogTooLargeError(f"{path}: {size:,} bytes is more than the {MAX_LOG_BYTES:,} a log may have")
+    return Path(path).read_bytes()
