@@ -173,12 +173,12 @@ class CHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document, dark: bool = False) -> None:
         super().__init__(document)
-        self.dark = not dark
+        self.dark: bool | None = None  # (no colours yet)
         self.set_dark(dark)
 
     def set_dark(self, dark: bool) -> None:
         """Colours for a dark theme (True) or a light one; the text is highlighted again when they change."""
-        if dark == self.dark:
+        if dark is self.dark:
             return
         self.dark = dark
 
