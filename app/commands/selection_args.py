@@ -45,7 +45,8 @@ def load_model(path: str) -> TraceModel:
 
     cols = read_trace(path)  # any form the detector knows (.fxt.gz, ...); FormatError / OSError: exit 2
     if cols.warnings:
-        print(f"fxscope: warning: {path}: {len(cols.warnings)} reader warnings, the trace may be partial "
+        print(f"fxscope: warning: {path}: {len(cols.warnings)} reader "
+              f"warning{'s' if len(cols.warnings) != 1 else ''}, the trace may be partial "
               f"(fxscope info {path} lists them)", file=sys.stderr)  # fmt: skip
     return TraceModel(cols)
 

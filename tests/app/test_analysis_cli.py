@@ -144,3 +144,17 @@ def test_compressed_trace_reads_as_plain(capsys, trace, tmp_path):
     plain = _cli(capsys, "stats", str(trace), "--json")
     code, out, err = _cli(capsys, "stats", str(packed), "--json")
     assert code == 0 and out == plain[1], err
+
+
+def test_partial_trace_is_a_warning_that_counts_right(capsys, trace, tmp_path):
+    """A truncated trace still gives its statistics, with one line on stderr that counts the reader's warnings
+    (in the singular for one) and names the command that lists them."""
+    data = trace.read_bytes()
+    cut = tmp_path / "cut.fxt"
+    cut.write_bytes(data[: len(data) * 2 // 3 + 3])  # (mid-record: the reader warns once and keeps the rest)
+    n = len(read_fxt(cut).warnings)
+    assert n == 1
+    code, out, err = _cli(capsys, "stats", str(cut), "--json")
+    assert code == 0 and json.loads(out)
+    assert err.splitlines() == [f"fxscope: warning: {cut}: 1 reader warning, the trace may be partial "
+                                f"(fxscope info {cut} lists them)"]  # fmt: skip

@@ -10,6 +10,16 @@ from fxscope.core.trace.event_rows import event_kind_counts, kind_count, kind_co
 from fxscope.formats.fxt.columns import EventKind
 from fxscope.formats.fxt.reader import read_fxt
 from fxscope.resources import DEMO_TRACE
+from tests.compiled_loops import choose_loops
+
+
+def _compiled():
+    """The compiled kernels' holder, with span_kernels built (choose_loops: not built fails, FXSCOPE_NO_COMPILED
+    skips)."""
+    from fxscope.core.trace import compiled
+
+    choose_loops("compiled", None, compiled, "span_kernels")
+    return compiled
 
 
 @pytest.mark.parametrize("block", [7, 1 << 20])
@@ -29,12 +39,10 @@ def test_rows_and_counts_match_numpy(block: int, monkeypatch, span_paths) -> Non
     assert kind_count(kind[:0], 2, 4) == 0 and kind_count(kind, 11, 255) == 0
 
 
-def test_rows_kernel_refuses_a_wrong_count(span_paths) -> None:
-    """span_kernels.kind_rows writes only into rows holding exactly the rows found (never past them)."""
-    if span_paths == "numpy":
-        pytest.skip("the kernel's own checks")
-    from fxscope.core.trace import compiled
-
+def test_rows_kernel_refuses_a_wrong_count() -> None:
+    """span_kernels.kind_rows writes only into rows holding exactly the rows found (never past them); the
+    kernel's own checks, so the compiled kernel only (not built is a failure, as for span_paths)."""
+    compiled = _compiled()
     kind = np.array([5, 1, 6, 7, 5], np.uint8)
     rows = np.full(4, -9, np.int64)
     assert compiled.span_kernels.kind_rows(kind, 5, 7, None, False) == 4
@@ -55,12 +63,10 @@ def test_long_columns_and_wrapped_kind_ranges(span_paths) -> None:
             assert np.array_equal(kind_rows(kind, first, last), want), (n, first, last)
 
 
-def test_rows_kernel_writes_nothing_past_a_short_buffer(span_paths) -> None:
-    """A rows buffer shorter than the rows found is filled and refused, the memory after it untouched."""
-    if span_paths == "numpy":
-        pytest.skip("the kernel's own checks")
-    from fxscope.core.trace import compiled
-
+def test_rows_kernel_writes_nothing_past_a_short_buffer() -> None:
+    """A rows buffer shorter than the rows found is filled and refused, the memory after it untouched (the
+    compiled kernel's own checks)."""
+    compiled = _compiled()
     kind = np.random.default_rng(9).integers(0, 4, 100_000).astype(np.uint8)
     found = int(np.count_nonzero(kind == 1))
     for wide, dtype in ((False, np.int32), (True, np.int64)):
