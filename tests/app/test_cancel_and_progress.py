@@ -89,15 +89,31 @@ def test_cancel_detaches_the_load_at_once(qtbot, trace_file) -> None:
     assert win.tabs.count() == 0 and not win._stopping
 
 
-def test_loader_emits_its_first_progress_from_the_reader(qtbot, trace_file) -> None:
+def _progress_of_a_load(qtbot, trace_file, interval_s: float) -> list[float]:
+    """The progress a loader of ``trace_file`` sends with updates at least ``interval_s`` apart."""
     loader = TraceLoader(str(trace_file))
+    loader.PROGRESS_INTERVAL_S = interval_s
     seen: list[float] = []
     loader.progressed.connect(seen.append)
     with qtbot.waitSignal(loader.loaded, timeout=30000):
         loader.start()
     loader.wait()
     qtbot.wait(10)
+    return seen
+
+
+def test_loader_emits_its_first_progress_from_the_reader(qtbot, trace_file) -> None:
+    seen = _progress_of_a_load(qtbot, trace_file, 0.0)  # (every block's)
     assert seen and seen[0] == 0.0 and len([f for f in seen if f < 0.08]) >= 2
+    assert seen == sorted(seen) and seen[-1] == 1.0
+
+
+def test_loader_sends_progress_at_most_so_often(qtbot, trace_file) -> None:
+    """The reader calls back after every block; the window hears of it at most every PROGRESS_INTERVAL_S
+    (each update repaints its progress bar on the UI thread), the start and the end always."""
+    every = _progress_of_a_load(qtbot, trace_file, 0.0)
+    assert len(every) > 10
+    assert _progress_of_a_load(qtbot, trace_file, 3600.0) == [0.0, 1.0]
 
 
 #: the start of the scripts below: an offscreen application with a main window loading argv[1]

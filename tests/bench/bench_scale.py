@@ -35,7 +35,9 @@ Run it with another checkout's interpreter (``/path/to/other/.venv/bin/python te
 measure that checkout's code on the same traces (the children import ``fxscope`` as that interpreter installs it).
 
 ``--frame`` also opens each trace in the window offscreen (MainWindow, background load as the app does)
-and prints ``first_frame_s`` (open to the first paint of the timeline), ``frame.all_tracks_s`` (until the
+and prints ``first_frame_s`` (open to the first paint of the timeline), ``frame.loader_read_s`` /
+``frame.loader_build_s`` (the window's loader: its read, then its build until the first frame's tables are in,
+timed around ``read_trace`` and ``prepare_model`` in that process), ``frame.all_tracks_s`` (until the
 track kinds a large trace's window builds after its first frame are all drawn), ``frame.background_done_s``
 (until its background build is done: the window's peak memory is measured over all of it), the UI thread's longest stall and
 the peak RSS of that process; with the search, ``frame.first_search_*``: a search typed in that window once its
@@ -355,6 +357,29 @@ class Painted(QObject):
         return False
 
 painted = Painted()
+# the loader's read and its build before the first frame (the constructor and prepare_model of the first
+# frame's steps: a large trace's other tables follow in the background), timed around the functions it calls
+import fxscope.core.trace.prepare as _prepare_module  # noqa: E402
+import fxscope.core.trace.reading as _reading_module  # noqa: E402
+
+loader_at = {}
+
+
+def _stamped(module, name, key):
+    inner = getattr(module, name)
+
+    def stamped(*args, **kwargs):
+        loader_at.setdefault(key + "_start", time.perf_counter())
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            loader_at[key + "_end"] = time.perf_counter()
+
+    setattr(module, name, stamped)
+
+
+_stamped(_reading_module, "read_trace", "read")
+_stamped(_prepare_module, "prepare_model", "prepare")
 base_anon = _status()["RssAnon"]  # the window's own (Qt, the app's modules) before the trace
 sampler.mark("load")
 t0, cpu0 = time.perf_counter(), time.process_time()
@@ -447,6 +472,8 @@ end = sampler.stop()
 print(json.dumps({"levels": levels, "cpu": cpu, "paints_per_frame": [min(paints), max(paints)] if paints else [],
                   "index_done_s": index_s, "load_avg": os.getloadavg()[0],
                   "index_paused_s": getattr(indexing.worker, "paused_s", float("nan")),
+                  "loader_read_s": loader_at.get("read_end", float("nan")) - loader_at.get("read_start", float("nan")),
+                  "loader_build_s": loader_at.get("prepare_end", float("nan")) - loader_at.get("read_end", float("nan")),
                   "tab_s": (tab_at or float("nan")) - t0, "first_frame_s": (Painted.at or float("nan")) - t0,
                   "first_frame_cpu_s": (Painted.cpu or float("nan")) - cpu0, "all_tracks_s": tracks_s, "later_s": later_s, **search,
                   "max_gap_ms": frame_gap, "peak_hwm": end["VmHWM"],
@@ -631,6 +658,11 @@ def measure(events: int, frame: bool, search: bool, during: bool = False, window
         fig["first_frame_s"] = f["first_frame_s"]
         fig["first_frame_cpu_s"] = f["first_frame_cpu_s"]  # all threads' CPU time until then (less noisy under load)
         fig["frame.tab_s"] = f["tab_s"]
+        # the window's loader: its read, and its build before the first frame (the constructor and the first
+        # frame's steps; a large trace's other tables are built in the background after it)
+        fig["frame.loader_read_s"] = f.get("loader_read_s", float("nan"))
+        fig["frame.loader_build_s"] = f.get("loader_build_s", float("nan"))
+        fig["frame.loader_build/read"] = fig["frame.loader_build_s"] / fig["frame.loader_read_s"]
         fig["frame.all_tracks_s"] = f["all_tracks_s"]  # every track kind's table in (built after the first frame)
         fig["frame.background_done_s"] = f["later_s"]  # and the flows and statistics (the peak memory spans it)
         fig["frame.max_ui_gap_ms"] = f["max_gap_ms"]
