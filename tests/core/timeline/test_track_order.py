@@ -131,3 +131,20 @@ def test_the_building_tracks_pids_take_a_block_of_memory_not_the_kinds_rows(kind
     assert peak < 4 * n_async  # (the rows alone were 4 bytes an async event, decoded threads 8 more)
     assert peak < 16 * 4096 + 8192
     assert track_order._kind_pids(kinds_trace, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END) is pids  # (once)
+
+
+def test_the_kind_table_names_each_kinds_threads(kinds_trace, monkeypatch) -> None:
+    """One pass finds the threads of every kind at once (:func:`_kind_code_table`), blocks or not: for each
+    kind the codes of the threads its events name, as the decoded rows of that kind have them."""
+    cols = kinds_trace.cols
+    whole = track_order._kind_code_table(cols.ev_kind, cols.ev_thread)
+    monkeypatch.setattr(track_order, "KIND_BLOCK", 4096)
+    table = track_order._kind_code_table(cols.ev_kind, cols.ev_thread)
+    assert table.shape == (track_order.KINDS, len(cols.ev_thread.values)) and np.array_equal(table, whole)
+    thread = np.asarray(cols.ev_thread)
+    for kind in range(track_order.KINDS):
+        rows = kind_rows(cols.ev_kind, kind, kind)
+        expected = np.unique(thread[rows])
+        assert np.asarray(cols.ev_thread.values)[table[kind]].tolist() == expected.tolist(), kind
+    assert table[EventKind.DURATION_BEGIN].sum() > 8 and not table[15].any()
+    assert track_order._kind_code_table(cols.ev_kind, thread) is None  # (a plain column: a pass a range)
