@@ -51,8 +51,11 @@ KINDS = 16
 #: per model, the process koids of each range of event kinds (:func:`_kind_pids`: asked again by each
 #: track list built while that kind's table is still building)
 _KIND_PIDS: weakref.WeakKeyDictionary[TraceModel, dict[tuple[int, int], list[int]]] = weakref.WeakKeyDictionary()
-#: per model, :func:`_kind_code_table` of its events (None: its thread column is not one-byte coded)
-_KIND_CODES: weakref.WeakKeyDictionary[TraceModel, np.ndarray | None] = weakref.WeakKeyDictionary()
+#: per model, :func:`_kind_code_table` of its events (None: a thread column it does not take)
+_KIND_CODES: weakref.WeakKeyDictionary[TraceModel, tuple[np.ndarray, np.ndarray] | None] = weakref.WeakKeyDictionary()
+#: the most threads a plain thread column may index for :func:`_kind_code_table` (its table and a block's
+#: counts are 16 entries a thread)
+TABLE_THREADS = 1 << 16
 
 
 def _kind_pids(model: TraceModel, first: EventKind, last: EventKind) -> list[int]:
@@ -63,48 +66,69 @@ def _kind_pids(model: TraceModel, first: EventKind, last: EventKind) -> list[int
     key = (int(first), int(last))
     if key not in known:
         cols = model.cols
+        n_threads = len(cols.threads_pid)
         if model not in _KIND_CODES:
-            _KIND_CODES[model] = _kind_code_table(cols.ev_kind, cols.ev_thread)
+            _KIND_CODES[model] = _kind_code_table(cols.ev_kind, cols.ev_thread, n_threads)
         threads = _kind_threads(cols.ev_kind, cols.ev_thread, int(first), int(last), _KIND_CODES[model])
         known[key] = sorted({int(p) for p in thread_pids(cols, threads).tolist()}) if len(threads) else []
     return known[key]
 
 
-def _kind_code_table(kind, thread) -> np.ndarray | None:
-    """For a one-byte coded thread column (:class:`~fxscope.formats.fxt.coded_column.CodedColumn`), which
-    thread codes the events of each kind name: bool, :data:`KINDS` rows of one entry a code; None for
-    another column. One pass over the events, a block of :data:`KIND_BLOCK` at a time, counting each event's
-    kind and code as one number (``kind * codes + code``): the three kind ranges a track list asks for
-    (counters, async spans, instants) took a pass each, each gathering the codes of its kinds' rows (at 30M
-    events 0.30 s for the three against 0.08 s for the table, the first frame of a 100M-event trace waiting
-    ~1 s for them)."""
-    if not (isinstance(thread, CodedColumn) and thread.index.dtype == np.uint8):
+def _kind_code_table(kind, thread, n_threads: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(seen, threads)``: ``seen[k, c]`` whether some event of kind ``k`` names the thread of code ``c``,
+    ``threads[c]`` that thread's index (-1: unresolved). The codes are a one-byte coded column's
+    (:class:`~fxscope.formats.fxt.coded_column.CodedColumn`, at most 256 threads), or a plain column's
+    thread indexes plus one when ``n_threads`` (the thread table's length, at most :data:`TABLE_THREADS`)
+    is given; None for another column. One pass over the events, a block of :data:`KIND_BLOCK` at a time,
+    counting each event's kind and code as one number (``kind * codes + code``): the three kind ranges a
+    track list asks for (counters, async spans, instants) took a pass each, each gathering the threads of its
+    kinds' rows (at 30M events 0.30 s for the three against 0.08 s for the table, the first frame of a
+    100M-event trace waiting ~1 s for them; with 400 threads, 10M events, 0.15 s)."""
+    if isinstance(thread, CodedColumn):
+        if thread.index.dtype != np.uint8:
+            return None
+        threads = np.asarray(thread.values).astype(np.int64)
+        dtype = np.uint16  # (a block's numbers: below 16 * 256)
+
+        def codes(a: int, b: int) -> np.ndarray:
+            return thread.index[a:b]  # (a code names one of the values)
+    elif (isinstance(thread, np.ndarray) and thread.dtype.kind in "iu" and n_threads is not None
+          and 0 <= n_threads <= TABLE_THREADS):  # fmt: skip
+        threads = np.arange(-1, n_threads, dtype=np.int64)
+        dtype = np.int32
+
+        def codes(a: int, b: int) -> np.ndarray:
+            code = np.clip(thread[a:b], -1, n_threads - 1).astype(np.int32)  # (the reader's are in range)
+            code += 1  # (-1, unresolved: code 0)
+            return code
+    else:
         return None
-    n_codes = max(len(thread.values), 1)
+    n_codes = max(len(threads), 1)
     size = KINDS * n_codes
     seen = np.zeros(size, bool)
-    codes = thread.index
     for a in range(0, len(kind), KIND_BLOCK):
         b = min(a + KIND_BLOCK, len(kind))
-        number = np.asarray(kind[a:b]).astype(np.uint16)
+        number = np.asarray(kind[a:b]).astype(dtype)
         number &= KINDS - 1  # (4 bits as read; a kind column from elsewhere cannot reach past the table)
         number *= n_codes
-        number += codes[a:b]  # (a code names one of the values: below n_codes)
+        number += codes(a, b)
         seen |= np.bincount(number, minlength=size)[:size].astype(bool)
-    return seen.reshape(KINDS, n_codes)
+    return seen.reshape(KINDS, n_codes), threads
 
 
-def _kind_threads(kind, thread, first: int, last: int, table: np.ndarray | None = None) -> np.ndarray:
-    """The distinct thread indexes (-1: unresolved) of the events of kinds ``first..last``: from the table of a
-    one-byte coded thread column (``table``, :func:`_kind_code_table`: made here when not given), else a block
+def _kind_threads(kind, thread, first: int, last: int,
+                  table: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:  # fmt: skip
+    """The distinct thread indexes (-1: unresolved) of the events of kinds ``first..last``, ascending: from
+    ``table`` (:func:`_kind_code_table`; made here for a one-byte coded column when not given), else a block
     of :data:`KIND_BLOCK` events at a time. Not the kinds' rows and their decoded threads at once: at 10M
     events that was 35 MB of temporaries (41 MB resident until the next trim) for each track list built while
     a kind was building, the window's background build's peak with the step running beside it."""
     if table is None:
         table = _kind_code_table(kind, thread)
     if table is not None:
-        present = np.flatnonzero(table[max(first, 0) : min(last, KINDS - 1) + 1].any(axis=0))
-        return np.asarray(thread.values)[present[present < len(thread.values)]].astype(np.int64)
+        seen, threads = table
+        present = np.flatnonzero(seen[max(first, 0) : min(last, KINDS - 1) + 1].any(axis=0))
+        return np.unique(threads[present[present < len(threads)]])
     low, span = np.uint8(first), np.uint8(last - first)
     found: set[int] = set()
     for a in range(0, len(kind), KIND_BLOCK):

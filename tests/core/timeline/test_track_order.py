@@ -133,18 +133,41 @@ def test_the_building_tracks_pids_take_a_block_of_memory_not_the_kinds_rows(kind
     assert track_order._kind_pids(kinds_trace, EventKind.ASYNC_BEGIN, EventKind.ASYNC_END) is pids  # (once)
 
 
-def test_the_kind_table_names_each_kinds_threads(kinds_trace, monkeypatch) -> None:
-    """One pass finds the threads of every kind at once (:func:`_kind_code_table`), blocks or not: for each
-    kind the codes of the threads its events name, as the decoded rows of that kind have them."""
+@pytest.mark.parametrize("coded", [True, False])
+def test_the_kind_table_names_each_kinds_threads(kinds_trace, monkeypatch, coded: bool) -> None:
+    """One pass finds the threads of every kind at once (:func:`_kind_code_table`), blocks or not, of a
+    one-byte coded thread column or a plain one of thread indexes (a trace of more than 256 threads): for
+    each kind the threads its events name, as the decoded rows of that kind have them, and any kind range
+    from it as the pass a range gives it."""
     cols = kinds_trace.cols
-    whole = track_order._kind_code_table(cols.ev_kind, cols.ev_thread)
+    plain = np.asarray(cols.ev_thread)
+    column = cols.ev_thread if coded else plain
+    n_threads = len(cols.threads_pid)
+    whole = track_order._kind_code_table(cols.ev_kind, column, n_threads)
     monkeypatch.setattr(track_order, "KIND_BLOCK", 4096)
-    table = track_order._kind_code_table(cols.ev_kind, cols.ev_thread)
-    assert table.shape == (track_order.KINDS, len(cols.ev_thread.values)) and np.array_equal(table, whole)
-    thread = np.asarray(cols.ev_thread)
+    seen, threads = table = track_order._kind_code_table(cols.ev_kind, column, n_threads)
+    assert np.array_equal(seen, whole[0]) and np.array_equal(threads, whole[1])
+    assert seen.shape == (track_order.KINDS, len(cols.ev_thread.values) if coded else n_threads + 1)
     for kind in range(track_order.KINDS):
         rows = kind_rows(cols.ev_kind, kind, kind)
-        expected = np.unique(thread[rows])
-        assert np.asarray(cols.ev_thread.values)[table[kind]].tolist() == expected.tolist(), kind
-    assert table[EventKind.DURATION_BEGIN].sum() > 8 and not table[15].any()
-    assert track_order._kind_code_table(cols.ev_kind, thread) is None  # (a plain column: a pass a range)
+        assert threads[seen[kind]].tolist() == np.unique(plain[rows]).tolist(), kind
+    assert seen[EventKind.DURATION_BEGIN].sum() > 8 and not seen[15].any()
+    for first, last in ((EventKind.COUNTER, EventKind.COUNTER), (EventKind.ASYNC_BEGIN, EventKind.ASYNC_END),
+                        (EventKind.INSTANT, EventKind.INSTANT), (EventKind.DURATION_BEGIN, EventKind.FLOW_END)):  # fmt: skip
+        by_range = track_order._kind_threads(cols.ev_kind, plain, int(first), int(last))  # (a pass: no table)
+        assert track_order._kind_threads(cols.ev_kind, column, int(first), int(last), table).tolist() == by_range.tolist()
+    # a plain column without the thread table's length, or of more threads than a table takes: no table
+    assert track_order._kind_code_table(cols.ev_kind, plain) is None
+    assert track_order._kind_code_table(cols.ev_kind, plain, track_order.TABLE_THREADS + 1) is None
+
+
+def test_the_kind_table_keeps_unresolved_threads_apart() -> None:
+    """An unresolved thread reference (-1) is a thread of its own in the table (code 0 of a plain column),
+    as the pass a range finds it; a kind without events names none."""
+    kind = np.array([2, 2, 5, 0, 2], np.uint8)
+    thread = np.array([-1, 3, 3, 1, 3], np.int16)
+    seen, threads = table = track_order._kind_code_table(kind, thread, 4)
+    assert threads.tolist() == [-1, 0, 1, 2, 3]
+    assert [threads[seen[k]].tolist() for k in (0, 2, 5, 1)] == [[1], [-1, 3], [3], []]
+    assert track_order._kind_threads(kind, thread, 2, 5, table).tolist() == [-1, 3]
+    assert track_order._kind_threads(kind, thread, 2, 5).tolist() == [-1, 3]  # (the pass a range)
