@@ -171,3 +171,18 @@ def test_the_kind_table_keeps_unresolved_threads_apart() -> None:
     assert [threads[seen[k]].tolist() for k in (0, 2, 5, 1)] == [[1], [-1, 3], [3], []]
     assert track_order._kind_threads(kind, thread, 2, 5, table).tolist() == [-1, 3]
     assert track_order._kind_threads(kind, thread, 2, 5).tolist() == [-1, 3]  # (the pass a range)
+
+
+@pytest.mark.parametrize("name", ["richiesams_fxt-python_trace.fxt", "ocaml-trace_t2_second.fxt"])
+def test_the_kind_table_of_third_party_traces(testdata: Path, name: str) -> None:
+    """Traces other tools wrote: every kind's threads from the table (of either column form) are those the
+    pass a range finds, and each kind with events names at least one thread."""
+    cols = read_fxt(str(testdata / "fxt" / name))
+    plain = np.asarray(cols.ev_thread)
+    for column in (cols.ev_thread, plain):
+        table = track_order._kind_code_table(cols.ev_kind, column, len(cols.threads_pid))
+        assert table is not None
+        for kind in range(track_order.KINDS):
+            expected = track_order._kind_threads(cols.ev_kind, plain, kind, kind).tolist()  # (a pass: no table)
+            assert track_order._kind_threads(cols.ev_kind, column, kind, kind, table).tolist() == expected, kind
+            assert bool(expected) == bool(len(kind_rows(cols.ev_kind, kind, kind))), kind
