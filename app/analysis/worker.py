@@ -45,7 +45,8 @@ class _Job(QRunnable):
         super().__init__()
         self.model, self.area, self.generation, self.signals = model, area, generation, signals
         self.superseded = superseded
-        #: the steps this job ran to their end ("rows", "names", "stats", "tree"): tests read it
+        #: the steps this job ran to their end ("rows", "names", "stats", "tree", then "nodes" after the result
+        #: went out): tests read it
         self.steps: list[str] = []
 
     def _step(self, name: str, build):
@@ -70,6 +71,14 @@ class _Job(QRunnable):
             self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
             return
         self.signals.done.emit(self.generation, result)
+        # the flame graph shows without the node of each row; a click on a frame needs it: made now, while
+        # the user looks (a click before waits for it), unless a newer analysis came
+        try:
+            self._step("nodes", lambda: tree.node_of)
+        except _Superseded:
+            return
+        except Exception as exc:  # noqa: BLE001 - (as above: a message, never a dead window)
+            self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
 
 
 class AnalysisRunner(QObject):

@@ -23,7 +23,9 @@ Node ids increase with depth: a node's parent has a smaller id, so a pass in id 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,12 +62,29 @@ class CallTree:
     total: np.ndarray  # int64 ns
     self_ns: np.ndarray  # int64 ns
     count: np.ndarray  # int64
-    #: top-down trees only: the area's rows (:attr:`rows`) and the node each stands in (-1: not in the range)
+    #: top-down trees only: the area's rows (:attr:`rows`) and the node each stands in (:attr:`node_of`), or
+    #: the function that finds those when first asked for
     area: AreaRows | None = None
-    node_of: np.ndarray | None = None  # int32 (int64 past 2**31 rows)
+    node_of_made: np.ndarray | Callable[[], np.ndarray] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.parent)
+
+    @property
+    def node_of(self) -> np.ndarray | None:
+        """int32 (int64 past 2**31 rows): the node each of the area's rows stands in, -1 for a row not in the
+        range (top-down trees; None for the others). The compiled path finds the nodes without it (a pass
+        over every row, 4 bytes a row: at 100M events 100 MB and ~0.3 s) and makes it when first asked for:
+        a click on a frame, or the analysis panel's job right after the flame graph shows. Thread-safe: a
+        click while that job makes it waits for it."""
+        made = self.node_of_made
+        if callable(made):
+            with self._lock:
+                made = self.node_of_made
+                if callable(made):
+                    made = self.node_of_made = made()
+        return made
 
     @property
     def rows(self) -> np.ndarray | None:
@@ -280,9 +299,11 @@ def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: Area
     forward pass over the rows finds each row's node (parent row's node, name) in a hash table and sums the
     nodes' times and counts (made by :func:`~fxscope.core.analysis.selection.area_names` with the per-name
     sums when it could: taken from ``names``); the nodes (a few thousand) are then numbered as the levels of
-    the numpy path number them and the rows' nodes renumbered in a second pass (each part of the rows the
-    first pass found on its own thread on a thread again). None when the loops are not built, do not take
-    these columns, or the rows are not one forward pass (a parent after its child: the levels decide)."""
+    the numpy path number them. Each row's node (:attr:`CallTree.node_of`) is found when first asked for (a
+    click on a frame; the analysis panel's job after the flame graph shows): the pass again over the same
+    parts, keeping each row's node, then renumbered (each part on its own thread). None when the loops are not
+    built, do not take these columns, or the rows are not one forward pass (a parent after its child: the
+    levels decide)."""
     kernels = compiled.summary_kernels
     found, names.call_nodes = names.call_nodes, None  # (renumbered in place below: used once)
     if kernels is None:
@@ -291,11 +312,29 @@ def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: Area
         found = _found_nodes(ar, par, depth, names)
     if found is None:
         return None
+    (parent, name, node_depth, count, total, self_ns), where = _merged_parts([p[2] for p in found.parts])
+    new = _level_numbers(parent, name, node_depth)
+    if found.node_of is not None:
+        node_of: np.ndarray | Callable[[], np.ndarray] = _renumbered_rows(kernels, ar, found, new, where)
+    else:  # (the rows' nodes made when asked for: the columns it needs are the area's and the model's)
+        dense, k = names.dense, len(names.ids)
+        node_of = lambda: _rows_nodes(kernels, ar, par, depth, dense, k, found, new, where)  # noqa: E731
+    order = np.empty_like(new)
+    order[new] = np.arange(len(new))  # the found node at each final number
+    parent = parent[order]
+    parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
+    return CallTree(parent, names.ids[name[order]], node_depth[order], saturated_int64(total[order]),
+                    saturated_int64(self_ns[order]), count[order], ar, node_of)  # fmt: skip
+
+
+def _renumbered_rows(kernels, ar: AreaRows, found: FoundNodes, new: np.ndarray,
+                     where: list[np.ndarray | None]) -> np.ndarray:  # fmt: skip
+    """``found.node_of`` in the final numbers ``new`` (each part's found numbers through ``where``), -1 for a
+    row out of the range; renumbered in place by the compiled ``kernels``, each part of the rows on a thread
+    of its own."""
     node_of = found.node_of
     wide = node_of.dtype == np.int64
     hit = None if ar.all_hit else ar.hit.view(np.uint8)
-    (parent, name, node_depth, count, total, self_ns), where = _merged_parts([p[2] for p in found.parts])
-    new = _level_numbers(parent, name, node_depth)
 
     def renumbered(lo: int, hi: int, at: np.ndarray | None) -> None:
         kernels.renumber(node_of[lo:hi], wide, new if at is None else new[at], b"" if hit is None else hit[lo:hi])
@@ -306,12 +345,19 @@ def _compiled_tree(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: Area
     else:
         for job in jobs:
             job()
-    order = np.empty_like(new)
-    order[new] = np.arange(len(new))  # the found node at each final number
-    parent = parent[order]
-    parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
-    return CallTree(parent, names.ids[name[order]], node_depth[order], saturated_int64(total[order]),
-                    saturated_int64(self_ns[order]), count[order], ar, node_of)  # fmt: skip
+    return node_of
+
+
+def _rows_nodes(kernels, ar: AreaRows, par: np.ndarray, depth: np.ndarray, dense: np.ndarray, k: int,
+                found: FoundNodes, new: np.ndarray, where: list[np.ndarray | None]) -> np.ndarray:  # fmt: skip
+    """Each row's node in the final numbers ``new`` of the nodes ``found`` (found without the rows' nodes):
+    the compiled pass again over the same parts of the rows, which finds the same nodes in the same numbers
+    (first encounter in each part), then renumbered."""
+    swept = area_pass(ar, par, depth, dense, k, bounds=[(lo, hi) for lo, hi, _ in found.parts], kernels=kernels)
+    again = None if swept is None else swept[2]
+    if again is None or [len(p[2][0]) for p in again.parts] != [len(p[2][0]) for p in found.parts]:
+        raise RuntimeError("the call-path pass found other nodes the second time")  # (the columns changed)
+    return _renumbered_rows(kernels, ar, again, new, where)
 
 
 def _merged_parts(parts: list[tuple[np.ndarray, ...]]) -> tuple[tuple[np.ndarray, ...], list[np.ndarray | None]]:
@@ -367,7 +413,7 @@ def _merged_nodes(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple
 def _found_nodes(ar: AreaRows, par: np.ndarray, depth: np.ndarray, names: AreaNames) -> FoundNodes | None:
     """The rows' call-path nodes in first-encounter numbers: by the one-pass walk (area_pass) when the rows
     are a depth-first walk, else by call_nodes over the rows' self times; None when neither takes them."""
-    swept = area_pass(ar, par, depth, names.dense, len(names.ids))
+    swept = area_pass(ar, par, depth, names.dense, len(names.ids), rows_nodes=False)
     if swept is not None and swept[2] is not None:
         return swept[2]
     kernels = compiled.summary_kernels
@@ -418,11 +464,18 @@ def _drop_empty(tree: CallTree) -> CallTree:
     new = np.cumsum(keep) - 1
     parent = tree.parent[keep]
     parent = np.where(parent >= 0, new[np.maximum(parent, 0)], -1)
-    node_of = tree.node_of
-    if node_of is not None:
-        node_of = np.where(node_of >= 0, new[np.maximum(node_of, 0)], -1)
+    made = tree.node_of_made
+    if callable(made):  # (not made yet: renumbered when it is)
+        node_of = lambda: _kept_numbers(made(), new)  # noqa: E731
+    else:
+        node_of = None if made is None else _kept_numbers(made, new)
     return CallTree(parent, tree.name[keep], tree.depth[keep], tree.total[keep], tree.self_ns[keep],
                     tree.count[keep], tree.area, node_of)  # fmt: skip
+
+
+def _kept_numbers(node_of: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Rows' nodes in the numbers ``new`` of the nodes :func:`_drop_empty` kept (-1 stays -1)."""
+    return np.where(node_of >= 0, new[np.maximum(node_of, 0)], -1)
 
 
 #: reversed (caller) paths are followed this many levels up at most: a reversed tree of a chain N calls

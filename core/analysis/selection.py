@@ -489,7 +489,7 @@ def area_names(model: TraceModel, ar: AreaRows, call_paths: bool = True) -> Area
         owned = names.flags.owndata and names.flags.writeable
         dense, ids = dense_ids(names, names if owned else None)
     par = ar.parent if ar.parent is not None else local_parents(model, ar.rows)
-    swept = area_pass(ar, par, ar.take(model.slices.depth) if call_paths else None, dense, len(ids))
+    swept = area_pass(ar, par, ar.take(model.slices.depth) if call_paths else None, dense, len(ids), rows_nodes=False)
     if swept is not None:
         total, self_total, found = swept
         return AreaNames(dense, ids, total, self_total, lambda: clipped_self(model, ar), found)
@@ -506,24 +506,33 @@ PARTS_FROM = 1 << 21
 
 @dataclass
 class FoundNodes:
-    """The rows' call-path nodes as the compiled pass found them: ``node_of`` (each row's node) and, per part
-    of the rows (one, or two run on two threads), ``(lo, hi, columns)``: the part's rows and its nodes in its
-    own first-encounter numbers (``node_of[lo:hi]`` holds those), as int64 parent node, dense name, depth,
-    count and float64 total and self time. The flame graph merges the parts' nodes and numbers them."""
+    """The rows' call-path nodes as the compiled pass found them: ``node_of`` (each row's node; None when the
+    pass found the nodes alone, see :func:`area_pass`'s ``rows_nodes``) and, per part of the rows (one, or two
+    run on two threads), ``(lo, hi, columns)``: the part's rows and its nodes in its own first-encounter
+    numbers (``node_of[lo:hi]`` holds those), as int64 parent node, dense name, depth, count and float64 total
+    and self time. The flame graph merges the parts' nodes and numbers them."""
 
-    node_of: np.ndarray
+    node_of: np.ndarray | None
     parts: list[tuple[int, int, tuple[np.ndarray, ...]]]
 
 
-def area_pass(ar: AreaRows, par: np.ndarray, depth: np.ndarray | None, dense: np.ndarray,
-              k: int) -> tuple[np.ndarray, np.ndarray, FoundNodes | None] | None:  # fmt: skip
+def area_pass(ar: AreaRows, par: np.ndarray, depth: np.ndarray | None, dense: np.ndarray, k: int,
+              rows_nodes: bool = True, bounds: list[tuple[int, int]] | None = None,
+              kernels=None) -> tuple[np.ndarray, np.ndarray, FoundNodes | None] | None:  # fmt: skip
     """The per-name sums of the clipped and self times of the ``hit`` rows over the ``k`` ``dense`` names,
     and, with ``depth``, the rows' call-path nodes (summary_kernels.c area_pass: one forward pass, no per-row
     self time): (total, self_total, :class:`FoundNodes` or None). From :data:`PARTS_FROM` rows the pass runs
     as two parts on two threads (at 100M events, 25M slices: 0.26 s in one). None when the loop is not built,
     does not take these columns or the rows are not a depth-first walk (:func:`_compiled_self` and the numpy
-    paths then decide)."""
-    kernels = compiled.summary_kernels
+    paths then decide).
+
+    ``rows_nodes`` False: the nodes without each row's node (``node_of`` None), which only a click on a frame
+    of the flame graph needs (:attr:`fxscope.core.analysis.call_tree.CallTree.node_of`, made then): at 100M
+    events 100 MB of fresh pages and a renumbering pass less before the flame graph shows. ``bounds``: the
+    parts to run (those of an earlier pass, whose nodes' numbers the caller has: the same parts number the
+    same nodes alike), instead of the split at a root near the middle; ``kernels``: the compiled module to
+    run (by default :data:`fxscope.core.trace.compiled.summary_kernels`)."""
+    kernels = kernels or compiled.summary_kernels
     nodes = depth is not None and compiled.plain(depth, np.uint16)
     if kernels is None or not (compiled.plain(par, np.int32, np.int64) and compiled.plain(ar.clipped, np.int64)
                                and compiled.plain(dense, np.int16, np.int32)
@@ -531,35 +540,40 @@ def area_pass(ar: AreaRows, par: np.ndarray, depth: np.ndarray | None, dense: np
         return None
     n = len(ar)
     wide = n >= 1 << 31
-    node_of = np.empty(n if nodes else 0, np.int64 if wide else np.int32)
+    stored = nodes and rows_nodes
+    node_of = np.empty(n if stored else 0, np.int64 if wide else np.int32)
     hit = None if ar.all_hit else ar.hit.view(np.uint8)
 
     def part(lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, tuple | None] | None:
         total, self_total = np.zeros(k, np.float64), np.zeros(k, np.float64)
         out = kernels.area_pass(par[lo:hi], par.dtype == np.int64, depth[lo:hi] if nodes else b"", dense[lo:hi],
                                 dense.dtype == np.int32, b"" if hit is None else hit[lo:hi], ar.clipped[lo:hi],
-                                total, self_total, node_of[lo:hi] if nodes else node_of, wide, lo)  # fmt: skip
+                                total, self_total, node_of[lo:hi] if stored else node_of, wide, lo,
+                                nodes and not rows_nodes)  # fmt: skip
         return None if out is None else (total, self_total, out)
 
-    split = _root_near_middle(par) if n >= PARTS_FROM else None
+    if bounds is not None:
+        split = bounds[0][1] if len(bounds) == 2 else None
+    else:
+        split = _root_near_middle(par) if n >= PARTS_FROM else None
     try:
         if split is not None:
             done = in_two(lambda: part(0, split), lambda: part(split, n))
             # (a part that is not a walk of its own, or float sums past 2**53 ns together: in one pass)
-            if any(d is None for d in done) or sum(float(d[0].sum()) for d in done) >= 2.0**53:
+            if bounds is None and (any(d is None for d in done) or sum(float(d[0].sum()) for d in done) >= 2.0**53):
                 split = None
         if split is None:
             done = [part(0, n)]
     except ValueError:  # (a parent or name out of range: the numpy path decides)
         return None
-    if done[0] is None:
+    if any(d is None for d in done):
         return None
     total, self_total = (np.sum([d[j] for d in done], axis=0) for j in (0, 1))
     if not nodes:
         return total, self_total, None
     bounds = [(0, n)] if len(done) == 1 else [(0, split), (split, n)]
     parts = [(lo, hi, _node_columns(d[2])) for (lo, hi), d in zip(bounds, done, strict=True)]
-    return total, self_total, FoundNodes(node_of, parts)
+    return total, self_total, FoundNodes(node_of if stored else None, parts)
 
 
 def _node_columns(out: tuple[bytes, ...]) -> tuple[np.ndarray, ...]:

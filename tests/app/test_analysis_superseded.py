@@ -34,7 +34,10 @@ def test_a_newer_request_stops_the_running_analysis(qtbot, monkeypatch) -> None:
     runner.request(half)
     second = runner.last_job
     qtbot.waitUntil(lambda: len(results) == 1, timeout=30_000)
-    assert second.steps == ["rows", "names", "stats", "tree"]
+    # the result goes out with its tree; the rows' nodes (for a click on a frame) are made after it
+    qtbot.waitUntil(lambda: second.steps[-1:] == ["nodes"], timeout=30_000)
+    assert second.steps == ["rows", "names", "stats", "tree", "nodes"]
+    assert not callable(results[0].tree.node_of_made)
     assert first.steps == ["rows", "names"]  # stopped after the step it was in: no statistics, no tree
     assert results[0].area == half
     assert results[0].stats.records() == name_stats(model, half).records()

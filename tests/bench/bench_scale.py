@@ -68,7 +68,9 @@ moved the 100M/30M ratios by +-0.3 between runs, and the machine's speed drifts 
 
 The load child also times the search without the argument index (``search.names_only_s``), the index's build
 (``search.index_build_s``) and a search with it (``search.indexed_s``), and the analysis panel of the whole
-trace (``analysis.whole_trace_s``: its rows, per-name statistics and flame graph), with their CPU times (less
+trace (``analysis.whole_trace_s``: its rows, per-name statistics and flame graph; then
+``analysis.frame_nodes_s``, each slice's node of the flame graph, which the panel makes after the flame graph
+shows and a click on a frame waits for), with their CPU times (less
 noisy on a shared machine) and the 1-minute load average; then runs each of these queries twice more and
 gives the fastest of the three (``*_best_s``: the first run maps fresh memory, whose page faults cost what
 the machine makes them cost). ``machine.reclaimed_mb`` is the memory the kernel reclaimed (machine-wide)
@@ -286,9 +288,12 @@ try:
 except ImportError:  # an older checkout: each makes its own
     shared = {}
 name_stats(model, ar=ar, **shared)
-top_down(model, ar=ar, **shared)
+tree = top_down(model, ar=ar, **shared)
 analysis, analysis_cpu = time.perf_counter() - t, time.process_time() - c
-del ar, shared
+t = time.perf_counter()  # each row's node: made after the flame graph shows (the panel's job), or on a click
+_ = tree.node_of
+frame_nodes = time.perf_counter() - t
+del ar, shared, tree, _
 sampler.mark("end")
 after_search = sampler.stop()
 
@@ -329,7 +334,7 @@ print(json.dumps({
     "names_search_s": names_search, "names_search_cpu_s": names_search_cpu, "indexed_search_s": indexed_search,
     "indexed_search_cpu_s": indexed_search_cpu, "analysis_s": analysis, "analysis_cpu_s": analysis_cpu,
     "load_avg": os.getloadavg()[0], "names_search_best_s": names_best, "indexed_search_best_s": indexed_best,
-    "analysis_best_s": analysis_best, "reclaimed_pages": reclaimed,
+    "analysis_best_s": analysis_best, "reclaimed_pages": reclaimed, "frame_nodes_s": frame_nodes,
     "read_usage": [b - a for a, b in zip(u0, u1)], "build_usage": [b - a for a, b in zip(u1, u2)],
 }))
 """
@@ -618,6 +623,8 @@ def _load_figures(path: Path, search: bool) -> dict:
         fig["search.indexed_cpu_s"] = r["indexed_search_cpu_s"]
     fig["analysis.whole_trace_s"] = r["analysis_s"]  # the analysis panel's statistics and flame graph
     fig["analysis.whole_trace_cpu_s"] = r["analysis_cpu_s"]
+    # then each slice's node of the flame graph (for a click on a frame: the panel makes it right after)
+    fig["analysis.frame_nodes_s"] = r.get("frame_nodes_s", float("nan"))
     # the fastest of three runs of each query: the first maps fresh memory, whose page faults cost what the
     # machine makes them cost (on the development VM several times more at 100M events than at 30M when its
     # page cache must be reclaimed: machine.reclaimed_mb); the fastest is the query's own cost

@@ -156,6 +156,24 @@ def test_one_pass_is_the_two_passes(kernels):
             assert sums[2] == () and np.array_equal(sums[0], want[0]) and np.array_equal(sums[1], want[1])
 
 
+def test_nodes_alone_are_the_nodes_found_with_each_rows(kernels):
+    """``nodes_only``: the same nodes (and sums) as the pass that writes each row's node, none written; a
+    ``node_of`` given with it is refused (the caller meant one or the other)."""
+    rng = np.random.default_rng(21)
+    for _ in range(5):
+        r = _walk(3000, rng)
+        for hit in (b"", (rng.random(3000) < 0.7).astype(np.uint8).tobytes()):
+            want = _one_pass(kernels, r, hit, 5)
+            total, self_total = np.zeros(5), np.zeros(5)
+            got = kernels.area_pass(r["par"], False, r["depth"], r["dense"], False, hit, r["clipped"], total,
+                                    self_total, np.empty(0, np.int32), False, 0, True)  # fmt: skip
+            assert got == want[2] and len(got[0]) > 8  # (the nodes' columns: bytes)
+            assert np.array_equal(total, want[0]) and np.array_equal(self_total, want[1])
+    with pytest.raises(ValueError, match="nodes_only"):
+        kernels.area_pass(r["par"], False, r["depth"], r["dense"], False, b"", r["clipped"], np.zeros(5),
+                          np.zeros(5), np.empty(3000, np.int32), False, 0, True)  # fmt: skip
+
+
 def test_one_pass_takes_late_children_and_steps_aside_for_what_is_not_a_walk(kernels):
     # 0 <- 1, 0 <- 2, 1 <- 3: row 3 comes after its parent was left (row 2 came between: a zero-length slice
     # at its parent's end sorts after a slice one level up that starts there): it takes its node under row 1
@@ -210,8 +228,10 @@ def test_the_panel_takes_the_one_pass_and_its_numbers_are_numpys(kernels, monkey
             ar = area_rows(model, area)
             names = area_names(model, ar)
             assert names.call_nodes is not None and callable(names._self_clip)
+            assert names.call_nodes.node_of is None  # (the nodes alone: each row's made when asked for)
             got = name_stats(model, ar=ar, names=names), top_down(model, ar=ar, names=names)
             assert names.call_nodes is None and callable(names._self_clip)  # (taken; still no self times)
+            assert callable(got[1].node_of_made)  # (not made yet: the comparison below makes it)
             monkeypatch.setattr(compiled, "summary_kernels", None)
             ar_n = area_rows(model, area)
             names_n = area_names(model, ar_n)
