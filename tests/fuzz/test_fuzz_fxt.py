@@ -49,7 +49,7 @@ def test_reader_model_and_export(seeds, tmp_path: Path, campaign, data: st.DataO
 def _views(model: TraceModel) -> None:
     """What a user reaches once a trace is open: the hover text and details of the first and last row of every
     kind, a search, the whole trace's statistics and flame graph, every SQL table, the crash reports in the
-    logs and their text."""
+    logs and their text, a click on a flame graph's frames."""
     from fxscope.core.analysis.call_tree import bottom_up, top_down
     from fxscope.core.analysis.stats import name_stats
     from fxscope.core.sql.engine import TraceSQL
@@ -94,7 +94,11 @@ def _views(model: TraceModel) -> None:
     for text in ("a", "frame", "\x00"):
         search_all(model, text)
     name_stats(model)
-    bottom_up(top_down(model))
+    tree = top_down(model)
+    bottom_up(tree)
+    if len(tree):  # a click on the first and the last frame (each slice's node, made on the first)
+        tree.slice_rows(0)
+        tree.slice_rows(len(tree) - 1)
     sql = TraceSQL(model, threads=1)
     for name in sorted(sql.tables.builders):
         sql.query(f"select count(*) from {name}")

@@ -34,6 +34,12 @@ def test_magic_trace_stacks(fxt_testdata):
     folded = parse_folded("\n".join(folded_lines(td, model)))
     depth0 = model.slices.depth == 0
     assert sum(folded.values()) == int(model.slices.dur[depth0].sum())
+    # a click on each frame lists its slices: every slice in exactly one frame, named as the frame
+    listed = [td.slice_rows(node) for node in range(len(td))]
+    every = np.concatenate(listed)
+    assert len(every) == len(model.slices) and len(np.unique(every)) == len(every)
+    for node in range(0, len(td), 97):
+        assert np.all(np.asarray(model.slices.name[listed[node]]) == td.name[node])
     # a range in the middle of the trace: the reference again, with slices cut by the range
     t0 = model.start_ns + (model.end_ns - model.start_ns) // 3
     area = Area(t0, t0 + (model.end_ns - model.start_ns) // 5)
