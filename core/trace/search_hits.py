@@ -139,6 +139,13 @@ def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_che
         z = np.zeros(0, np.int64)
         return SearchHits(z.astype(np.uint8), z, z, complete=arguments)
     kind, row, ts = np.concatenate(kinds), np.concatenate(rows), np.concatenate(times)
+    del kinds[:], rows[:], times[:]  # (their blocks freed now: the sort and the columns below reuse them)
     # the parts come by kind, each by row: a stable sort by time orders by (time, kind, row)
     order = np.argsort(ts, kind="stable")
-    return SearchHits(kind[order], row[order], ts[order], complete=arguments, masks=masks)
+    # one column at a time, each freeing its unsorted self before the next is made (the allocator hands the
+    # next the block just freed): at 100M events, 2.1M hits, the first search after a load faulted in
+    # ~150 MB of fresh pages with every temporary alive until the end
+    row = row[order]
+    ts = ts[order]
+    kind = kind[order]
+    return SearchHits(kind, row, ts, complete=arguments, masks=masks)
