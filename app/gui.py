@@ -9,8 +9,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from fxscope.app.pyside_source_scan import scan_sources_uncached
 from fxscope.app.settings_store import APPLICATION, ORGANIZATION, settings
 from fxscope.app.ui_thread_gc import collect_on_ui_thread
+
+# before the window's modules are imported: PySide6's check of each would keep its source (see there)
+scan_sources_uncached()
 
 #: the desktop file's base name, so Wayland compositors match windows to packaging/linux/*.desktop
 DESKTOP_FILE = "io.github.fxscope.fxscope"
