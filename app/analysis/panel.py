@@ -93,18 +93,30 @@ class AnalysisPanel(QWidget):
         self.table = QTableWidget(0, len(STAT_COLUMNS))
         self.table.setHorizontalHeaderLabels(STAT_COLUMNS)
         self.table.verticalHeader().setVisible(False)
+        # rows of the text's height (the style's default is ~1.6 lines): more names in the bottom panel's height
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._stats_row_selected)
         self.histogram = HistogramView()
+        self.histogram.setMinimumHeight(80)  # (beside the slices, under the table: its bars still 46 px high)
         self.histogram.binClicked.connect(self._bin_clicked)
         self.slices = QListWidget()
         self.slices.itemClicked.connect(self._slice_clicked)
+        # the table over the selected name's histogram beside its listed slices: stacked three high in the
+        # bottom panel's ~250 px, the table showed a single row at 1600x1000
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.addWidget(self.histogram)
+        lower.addWidget(self.slices)
+        lower.setSizes([300, 300])
         right = QSplitter(Qt.Orientation.Vertical)
-        for w in (self.table, self.histogram, self.slices):
-            right.addWidget(w)
+        right.addWidget(self.table)
+        right.addWidget(lower)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 2)
+        right.setSizes([300, 200])
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.flame)
         split.addWidget(right)
@@ -114,7 +126,7 @@ class AnalysisPanel(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)
         layout.addWidget(split, 1)
-        split.setSizes([600, 400])
+        split.setSizes([550, 450])  # (the table's nine columns in the right part at 1600 px)
 
     # ------------------------------------------------------------------ what to analyse
     def set_area(self, t0: int, t1: int, threads: list) -> None:

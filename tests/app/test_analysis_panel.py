@@ -210,3 +210,32 @@ def test_analyse_thread_and_process_from_the_track_menu(tab, qtbot):
     threads = tuple(t.thread for g in model.processes if g.pid == pid for t in g.tracks)
     qtbot.waitUntil(lambda: panel.result is not None and panel.result.area.threads == threads, timeout=10000)
     assert panel.result.stats.records() == name_stats(model, Area(threads=threads)).records()
+
+
+def test_the_statistics_show_several_names_in_a_window_of_common_size(qtbot):
+    """At 1600x1000 the bottom panel is ~250 px high: the table must still show several names at once, with
+    the histogram and its listed slices beside each other under it (stacked three high, one row showed)."""
+    from fxscope.resources import DEMO_TRACE
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1600, 1000)
+    assert win.open_path(str(DEMO_TRACE))
+    win.show()
+    qtbot.waitExposed(win)
+    tab = win.current_tab()
+    tab.bottom.setCurrentWidget(tab.analysis)
+    panel = tab.analysis
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=10000)
+    table = panel.table
+    assert table.rowCount() >= 5
+    view_h = table.viewport().height()
+    whole_rows = [r for r in range(table.rowCount())
+                  if table.rowViewportPosition(r) >= 0 and table.rowViewportPosition(r) + table.rowHeight(r) <= view_h]
+    assert len(whole_rows) >= 4, (view_h, table.rowHeight(0))
+    hist, listed = panel.histogram.geometry(), panel.slices.geometry()
+    hist_at = panel.histogram.mapTo(panel, hist.topLeft() * 0)
+    listed_at = panel.slices.mapTo(panel, listed.topLeft() * 0)
+    assert hist.width() >= 200 and listed.width() >= 200
+    assert listed_at.x() > hist_at.x() and abs(listed_at.y() - hist_at.y()) <= 2  # side by side
+    assert hist_at.y() >= panel.table.mapTo(panel, table.rect().bottomLeft()).y()  # under the table
