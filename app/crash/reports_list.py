@@ -78,7 +78,8 @@ class ReportsList(QTableView):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         metrics = self.fontMetrics()
-        for col, sample in enumerate(("0000", "0.000000 s", "11 (SEGV)", "0x7f5cdd5de020", "worker-12",
+        # (a thread is its name and koid: a trace's are as long as "compositor-worker-0 1010")
+        for col, sample in enumerate(("0000", "0.000000 s", "11 (SEGV)", "0x7f5cdd5de020", "compositor-worker-0 1010",
                                       "payload_weight", "libdemo.so+0x1130")):  # fmt: skip
             header.resizeSection(col, metrics.horizontalAdvance(sample) + 18)
         self.clicked.connect(lambda index: self.reportChosen.emit(index.row()))

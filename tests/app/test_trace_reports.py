@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fxscope.app.crash.reports_list import ReportsList
 from fxscope.app.crash.view import CrashView
 from fxscope.app.main_window import MainWindow, TraceTab
 from fxscope.resources import DEMO_TRACE
@@ -45,6 +46,13 @@ def test_info_tab_and_reports_list(demo_tab) -> None:
     assert last[2:7] == ["11 (SEGV)", "(nil)", tab.model.thread_name(int(logs.thread[logs.reports[3].rows[0]])),
                          "payload_weight", "crashdemo+0x13ff"]  # fmt: skip
     assert model.data(model.index(0, 6)) == "libfoo.so+0x234"  # the synthetic reports: no symbols
+    # every column but the notes as wide as the demo's values: the thread's name and koid not cut
+    view = tab.reports
+    assert isinstance(view, ReportsList)
+    metrics, header = view.fontMetrics(), view.horizontalHeader()
+    for col in range(7):
+        widest = max(metrics.horizontalAdvance(str(model.data(model.index(r, col)))) for r in range(4))
+        assert header.sectionSize(col) >= widest + 6, (model.HEADERS[col], header.sectionSize(col), widest)
 
 
 def test_a_mark_per_report_on_its_threads_track_opens_it(demo_tab, qtbot) -> None:
