@@ -569,7 +569,8 @@ def damon_pageout() -> str:
 
 
 def _child(code: str, path: Path, *args: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # (numpy's OpenBLAS on one thread, as `fxscope` sets it (app/cli.py): its threads spin a while at import)
+    env = {"OPENBLAS_NUM_THREADS": "1", **os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code, str(path), *args], capture_output=True, text=True, env=env,
                          cwd=ROOT)  # fmt: skip
     if out.returncode != 0:
