@@ -16,13 +16,11 @@ from tests.core.analysis.nested_trace import nested_trace
 from tests.core.analysis.reference import tree_dict
 
 
-@pytest.fixture
-def tab(qtbot, tmp_path):
-    path = tmp_path / "nested.fxt"
-    path.write_bytes(nested_trace(11))
+def _analysis_tab(qtbot, path, width: int, height: int):
+    """The trace tab of ``path`` in a shown window of that size, its Analysis tab up with a result."""
     win = MainWindow()
     qtbot.addWidget(win)
-    win.resize(1400, 900)
+    win.resize(width, height)
     assert win.open_path(str(path))
     win.show()
     qtbot.waitExposed(win)
@@ -30,6 +28,13 @@ def tab(qtbot, tmp_path):
     tab.bottom.setCurrentWidget(tab.analysis)
     qtbot.waitUntil(lambda: tab.analysis.result is not None, timeout=10000)
     return tab
+
+
+@pytest.fixture
+def tab(qtbot, tmp_path):
+    path = tmp_path / "nested.fxt"
+    path.write_bytes(nested_trace(11))
+    return _analysis_tab(qtbot, path, 1400, 900)
 
 
 def test_flame_graph_frame_click_selects_its_slices(tab, qtbot):
@@ -217,16 +222,7 @@ def test_the_statistics_show_several_names_in_a_window_of_common_size(qtbot):
     the histogram and its listed slices beside each other under it (stacked three high, one row showed)."""
     from fxscope.resources import DEMO_TRACE
 
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1600, 1000)
-    assert win.open_path(str(DEMO_TRACE))
-    win.show()
-    qtbot.waitExposed(win)
-    tab = win.current_tab()
-    tab.bottom.setCurrentWidget(tab.analysis)
-    panel = tab.analysis
-    qtbot.waitUntil(lambda: panel.result is not None, timeout=10000)
+    panel = _analysis_tab(qtbot, DEMO_TRACE, 1600, 1000).analysis
     table = panel.table
     assert table.rowCount() >= 5
     view_h = table.viewport().height()

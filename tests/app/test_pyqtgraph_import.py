@@ -4,21 +4,10 @@ them), with pyqtgraph's mirrors giving the same classes as PySide6 and PySide6's
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
+from tests.app.window_process import in_window_process
 
-#: a fresh process that opens the main window offscreen and reports how many classes each module made
-_WINDOW = r"""
-import json, os
-os.environ["QT_QPA_PLATFORM"] = "offscreen"
-from fxscope.app.gui import application
-app = application()
-from fxscope.app.main_window import MainWindow
-window = MainWindow()
-window.show()
-app.processEvents()
+#: run in a new window's process: how many classes each module made
+_CLASSES = r"""
 import PySide6.QtCore, PySide6.QtGui, PySide6.QtWidgets
 import pyqtgraph
 from pyqtgraph.Qt import QtCore, QtGui, QtWidgets
@@ -35,10 +24,7 @@ print(json.dumps({
 
 
 def test_a_new_window_makes_a_fraction_of_the_qt_classes():
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run([sys.executable, "-c", _WINDOW], capture_output=True, text=True, env=env, timeout=120)
-    assert out.returncode == 0, out.stderr
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = in_window_process(_CLASSES)
     assert all(seen["same"]), seen
     assert seen["plot"] == "PlotWidget"
     # dir() lists every name again (hidden only while pyqtgraph copied them): ~250 names in each module

@@ -4,21 +4,15 @@ the check answers as PySide6's own for modules that use PySide6 and modules that
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 
-#: a fresh process that opens the main window offscreen, as the `fxscope` command does (gui first)
-_WINDOW = r"""
-import json, linecache, os, sys
-os.environ["QT_QPA_PLATFORM"] = "offscreen"
-from fxscope.app.gui import application
-app = application()
-from fxscope.app.main_window import MainWindow
-window = MainWindow()
-window.show()
-app.processEvents()
+from tests.app.window_process import in_window_process
+
+#: run in a new window's process: the check in place, its answers, the sources kept
+_CHECKS = r"""
+import linecache
 import shibokensupport.feature as feature
 import fxscope.app.main_window, fxscope.core.units, fxscope.app.pyside_source_scan, json as stdlib_json
 check = feature._mod_uses_pyside
@@ -37,10 +31,7 @@ print(json.dumps({
 
 
 def test_the_window_keeps_no_module_source_and_pyside_gets_the_same_answers():
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run([sys.executable, "-c", _WINDOW], capture_output=True, text=True, env=env, timeout=120)
-    assert out.returncode == 0, out.stderr
-    got = json.loads(out.stdout.strip().splitlines()[-1])
+    got = in_window_process(_CHECKS)
     assert got["ours"]
     # main_window imports PySide6; units and json do not; this module's own text names it; sys has no file
     assert got["answers"] == [True, False, True, False, False]
