@@ -60,12 +60,12 @@ def lane_boxes(
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(5))
 
 
-#: the most lanes whose spans :func:`_merged_per_pixel` merges (the merged boxes' lane is a uint16)
+#: the most lanes whose spans :func:`merged_windows` merges (the merged boxes' lane is a uint16)
 MERGED_LANES = 1 << 16
 
 
 def merged_windows(pyramid: SlicePyramid, windows: list[tuple[int, int]], t0: int,
-                      ns_per_px: float) -> tuple[np.ndarray, ...] | None:  # fmt: skip
+                   ns_per_px: float) -> tuple[np.ndarray, ...] | None:  # fmt: skip
     """(rows, lane, count, start, end): the spans of each lane's window (``windows[k]``: rows ``a:b`` of lane
     ``k``, ``pyramid``'s rows; ``lane`` is ``k``) with those under a pixel merged per pixel from ``t0``, as a
     thread's slices are past the pyramid's finest level
