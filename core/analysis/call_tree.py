@@ -46,6 +46,7 @@ from fxscope.core.analysis.selection import (
     name_text,
     saturated_int64,
 )
+from fxscope.core.query_pages import later_query, whole_trace_query
 from fxscope.core.trace import compiled
 
 if TYPE_CHECKING:
@@ -229,6 +230,7 @@ def _level_in_blocks(depth: np.ndarray, d: int, par: np.ndarray, dense: np.ndarr
     return uniq // width - 1, uniq % width - 1, count
 
 
+@whole_trace_query
 def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,
              names: AreaNames | None = None) -> CallTree:  # fmt: skip
     """The flame graph of ``area`` (the whole trace when None): see the module docstring. ``names``:
@@ -244,7 +246,10 @@ def top_down(model: TraceModel, area: Area | None = None, ar: AreaRows | None = 
     depth = ar.take(s.depth)
     tree = _compiled_tree(ar, par, depth, names)
     if tree is not None:
-        return _drop_empty(tree)
+        tree = _drop_empty(tree)
+        if callable(tree.node_of_made):  # (made later: on the query's pages too)
+            tree.node_of_made = later_query(model, tree.node_of_made)
+        return tree
     self_clip, dense, ids = names.self_clip, names.dense, names.ids
     orphan = par < 0
     orphan &= depth > 0

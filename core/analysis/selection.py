@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fxscope.core.query_pages import whole_trace_query
 from fxscope.core.trace import compiled
 from fxscope.formats.fxt.coded_column import CodedColumn
 from fxscope.formats.fxt.frequent_codes import FrequentCodedColumn
@@ -160,6 +161,7 @@ def _range_rows(model: TraceModel, area: Area, t0: int, t1: int) -> list[tuple[n
     return out
 
 
+@whole_trace_query
 def area_rows(model: TraceModel, area: Area) -> AreaRows:
     """The rows of ``area`` (see :class:`AreaRows`), vectorized over the threads' row ranges.
 
@@ -478,6 +480,7 @@ class AreaNames:
         return self._self_clip
 
 
+@whole_trace_query
 def area_names(model: TraceModel, ar: AreaRows, call_paths: bool = True) -> AreaNames:
     """The :class:`AreaNames` of ``ar`` (every row's, hit or not); ``call_paths``: find the rows' call-path
     nodes in the same pass too (for :func:`~fxscope.core.analysis.call_tree.top_down`), when compiled."""

@@ -38,6 +38,7 @@ from fxscope.core.analysis.selection import (
     name_text,
     saturated_int64,
 )
+from fxscope.core.query_pages import whole_trace_query
 from fxscope.core.trace import compiled
 
 if TYPE_CHECKING:
@@ -146,6 +147,7 @@ def _compiled_keys(dense: np.ndarray, dur: np.ndarray, bits: int, kind: type) ->
     return key
 
 
+@whole_trace_query
 def name_stats(model: TraceModel, area: Area | None = None, ar: AreaRows | None = None,
                names: AreaNames | None = None) -> NameStats:  # fmt: skip
     """The statistics of every slice name in ``area`` (the whole trace when None); see the module docstring.

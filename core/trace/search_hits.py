@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fxscope.core.query_pages import whole_trace_query
 from fxscope.core.trace.details import counter_row
 from fxscope.core.trace.log_filter import strip_ansi
 from fxscope.core.trace.query import argument_matches, columns_matches, slice_matches, string_matches
@@ -81,6 +82,7 @@ def _matches(table: np.ndarray, check: Callable[[], None], *columns) -> np.ndarr
     return columns_matches(table, columns, check)
 
 
+@whole_trace_query
 def search_all(model: TraceModel, text: str, check: Callable[[], None] = _no_check, arguments: bool = True,
                without_arguments: SearchHits | None = None) -> SearchHits:  # fmt: skip
     """Everything whose name, category or text contains ``text`` (case-insensitive), in time order; without
