@@ -144,7 +144,7 @@ def _thp_madvise() -> bool:
         return False
 
 
-@pytest.mark.skipif(not _thp_madvise(), reason="the kernel gives huge pages to advised memory only in 'madvise' mode")
+@pytest.mark.skipif(not _thp_madvise(), reason="THP not in 'madvise' mode")
 @pytest.mark.parametrize("large", [True, False])
 def test_a_large_traces_query_gets_huge_pages(large):
     import os
