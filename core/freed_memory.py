@@ -181,14 +181,15 @@ def huge_pages_for_query(large: bool):
     (a search on one thread, the analysis panel's job on another) count; the environment variable
     (:data:`HUGE_PAGES_ENV`) overrides it as it does a load's choice.
 
-    Why: a query of a large trace allocates arrays of tens to hundreds of MB (masks and gathers over every
-    slice or event), each of 32 MB or more mapped by glibc on its own and unmapped when freed
-    (:data:`MMAP_THRESHOLD`), so each query first-touches them anew; on small pages that is a fault a 4 KB
-    page. Measured on the development machine (bench_scale's load child at 100M events, huge pages throughout
-    against the default, two alternating pairs): the search without the argument index 0.55 / 0.73 -> 0.44 /
-    0.47 s, with it 0.56 / 0.45 -> 0.48 / 0.29 s, the whole trace's statistics and flame graph 0.64 / 0.63 ->
-    0.60 / 0.55 s, the flame graph's per-slice nodes 0.56 / 0.51 -> 0.46 / 0.38 s, the memory resident after
-    them the same; at 30M events (three pairs) the same times within the noise."""
+    Why: a query of a large trace allocates masks and gathers over every slice or event (tens of MB each), and
+    after a load the allocator's free memory was given back (:func:`return_freed_memory`), so a process's
+    first queries first-touch them: on small pages, a fault each 4 KB. Measured on the development machine
+    at 100M events (each query's first run in a fresh process after the load, three alternating pairs of
+    processes): the search without the argument index 29,000-35,000 -> 5,700-8,300 page faults and 0.42-0.54
+    -> 0.36-0.48 s, each slice's flame-graph node 24,400 -> 400-900 faults and 0.38-0.40 -> 0.35-0.43 s, the
+    search with the index 2,100-12,300 -> 1,000-2,500 faults in the same time; the argument index's build
+    (its faults are the mapped file's pages) and the statistics unchanged, as is the memory resident after
+    them. A query run again reuses the allocator's memory either way."""
     global _query_holders
     if not large or NUMPY_MULTIARRAY is None or os.environ.get(HUGE_PAGES_ENV) in ("0", "1"):
         yield

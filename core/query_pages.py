@@ -2,10 +2,10 @@
 flame graph) run with numpy's advice of huge pages, as the trace's read and build did.
 
 Why: after a load the process allocates on small pages (:func:`fxscope.core.freed_memory.use_small_pages`:
-what the window holds stays what it uses), but a query of a large trace allocates masks and gathers over
-every slice or event, arrays of 32 MB and more that glibc maps on their own and unmaps when freed, so every
-query first-touches them again, a page fault a 4 KB page; on huge pages one a 2 MB page
-(:func:`fxscope.core.freed_memory.huge_pages_for_query` has the measurements). "Large" is the load's own
+what the window holds stays what it uses) and has given the build's free memory back, so the first queries of
+a large trace first-touch their masks and gathers over every slice or event (tens of MB each) a 4 KB page at a
+time; on huge pages a fault brings 2 MB (:func:`fxscope.core.freed_memory.huge_pages_for_query` has the
+measurements). "Large" is the load's own
 criterion, the trace's bytes (:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`), so a query runs on the
 pages its trace was read on.
 """
