@@ -187,9 +187,9 @@ def huge_pages_for_query(large: bool):
     at 100M events (each query's first run in a fresh process after the load, three alternating pairs of
     processes): the search without the argument index 29,000-35,000 -> 5,700-8,300 page faults and 0.42-0.54
     -> 0.36-0.48 s, each slice's flame-graph node 24,400 -> 400-900 faults and 0.38-0.40 -> 0.35-0.43 s, the
-    search with the index 2,100-12,300 -> 1,000-2,500 faults in the same time; the argument index's build
-    (its faults are the mapped file's pages) and the statistics unchanged, as is the memory resident after
-    them. A query run again reuses the allocator's memory either way."""
+    search with the index 2,100-12,300 -> 1,000-2,500 faults in the same time; the memory resident after
+    them unchanged. A query run again reuses the allocator's memory either way. The argument index's build
+    took the same time either way (its faults are the mapped file's pages): not run here."""
     global _query_holders
     if not large or NUMPY_MULTIARRAY is None or os.environ.get(HUGE_PAGES_ENV) in ("0", "1"):
         yield

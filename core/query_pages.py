@@ -1,13 +1,17 @@
-"""Whole-trace queries of a large trace (a search, the argument index, the analysis panel's statistics and
-flame graph) run with numpy's advice of huge pages, as the trace's read and build did.
+"""Whole-trace queries of a large trace (a search, the analysis panel's rows, statistics and flame graph) run
+with numpy's advice of huge pages, as the trace's read and build did.
 
 Why: after a load the process allocates on small pages (:func:`fxscope.core.freed_memory.use_small_pages`:
 what the window holds stays what it uses) and has given the build's free memory back, so the first queries of
 a large trace first-touch their masks and gathers over every slice or event (tens of MB each) a 4 KB page at a
 time; on huge pages a fault brings 2 MB (:func:`fxscope.core.freed_memory.huge_pages_for_query` has the
-measurements). "Large" is the load's own
-criterion, the trace's bytes (:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`), so a query runs on the
-pages its trace was read on.
+measurements). "Large" is the load's own criterion, the trace's bytes
+(:data:`fxscope.core.trace.reading.HUGE_PAGES_FROM`), so a query runs on the pages its trace was read on.
+
+Not the argument index's build that the window runs in the background (``TraceModel.build_search_index``):
+its page faults are the mapped file's pages, and on huge pages it took the same time (three alternating pairs
+at 100M events); the index it keeps stays on small pages. A search that builds it on its way runs whole on
+the search's pages.
 """
 
 from __future__ import annotations

@@ -445,13 +445,9 @@ class TraceModel:
     def build_search_index(self, check) -> ArgStringIndex:
         """Build the search index (once: a build in progress in another thread is waited for); ``check()`` is
         called between its batches and may raise to cancel it, which leaves it unbuilt."""
-        from fxscope.core.query_pages import huge_pages_for_query, large
-
-        def build() -> ArgStringIndex:
-            with huge_pages_for_query(large(self)):  # (a whole-trace query's pages: see there)
-                return build_arg_string_index(self.slices, self.cols, self.strings, check=check)
-
-        return self._search_index.get(build)
+        return self._search_index.get(
+            lambda: build_arg_string_index(self.slices, self.cols, self.strings, check=check)
+        )
 
     @property
     def stats(self) -> list[Stat]:
