@@ -176,7 +176,7 @@ def use_small_pages() -> bool:
 @contextlib.contextmanager
 def huge_pages_for_query(large: bool):
     """``with huge_pages_for_query(large):`` numpy's advice of huge pages on for the block when ``large`` (a
-    whole-trace query of a trace read on huge pages: :mod:`fxscope.core.query_pages`), back to small pages
+    whole-trace query of a trace read on huge pages: :mod:`fxscope.core.trace.query_pages`), back to small pages
     when the last such block ends, unless a load turned them on meanwhile. Nested and concurrent blocks
     (a search on one thread, the analysis panel's job on another) count; the environment variable
     (:data:`HUGE_PAGES_ENV`) overrides it as it does a load's choice.

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fxscope.core.query_pages import whole_trace_query
 from fxscope.core.trace import compiled
+from fxscope.core.trace.query_pages import whole_trace_query
 from fxscope.formats.fxt.coded_column import CodedColumn
 from fxscope.formats.fxt.frequent_codes import FrequentCodedColumn
 

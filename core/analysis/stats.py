@@ -38,8 +38,8 @@ from fxscope.core.analysis.selection import (
     name_text,
     saturated_int64,
 )
-from fxscope.core.query_pages import whole_trace_query
 from fxscope.core.trace import compiled
+from fxscope.core.trace.query_pages import whole_trace_query
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fxscope.core.query_pages import whole_trace_query
 from fxscope.core.trace.details import counter_row
 from fxscope.core.trace.log_filter import strip_ansi
 from fxscope.core.trace.query import argument_matches, columns_matches, slice_matches, string_matches
+from fxscope.core.trace.query_pages import whole_trace_query
 
 if TYPE_CHECKING:
     from fxscope.core.trace.model import TraceModel

@@ -1,4 +1,4 @@
-"""Whole-trace queries of a large trace run with numpy's advice of huge pages (core/query_pages.py,
+"""Whole-trace queries of a large trace run with numpy's advice of huge pages (core/trace/query_pages.py,
 freed_memory.huge_pages_for_query): on while a query runs, counted across nested and concurrent queries and
 a load's own choice, off when the last one ends; the queries ask for it by their trace's size."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from fxscope.core import freed_memory, query_pages
-from fxscope.core.trace import reading
+from fxscope.core import freed_memory
+from fxscope.core.trace import query_pages, reading
 
 pytestmark = pytest.mark.skipif(freed_memory.NUMPY_MULTIARRAY is None or not sys.platform.startswith("linux"),
                                 reason="numpy advises huge pages on Linux only")  # fmt: skip
@@ -111,7 +111,7 @@ from fxscope.core.trace import reading
 from fxscope.core.trace.model import TraceModel
 from fxscope.core.trace.prepare import prepare_model
 from fxscope.core.trace.reading import read_trace
-from fxscope.core.query_pages import whole_trace_query
+from fxscope.core.trace.query_pages import whole_trace_query
 
 def huge_kb():
     with open("/proc/self/smaps_rollup") as f:
