@@ -20,12 +20,13 @@ from fxscope.app.timeline.lane_item import (
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace import compiled
-from fxscope.core.trace.counters import BOUND_BLOCK, CounterSet
+from fxscope.core.trace.counters import BOUND_BLOCK, FINE_BLOCK, CounterSet
 from fxscope.core.trace.details import COUNTER_SAMPLE_BITS, counter_row
 from fxscope.core.trace.model import TraceModel
 
 #: no block bounds (a short series: lod reads every sample)
 _EMPTY = np.zeros(0)
+_EMPTY_TS = np.zeros(0, np.int64)
 
 
 class CounterTrackItem(LaneItem):
@@ -151,10 +152,12 @@ class CounterTrackItem(LaneItem):
         bucket = max(1e9 / sx, 1.0, (w1 - w0) / CounterSet.MAX_BUCKETS)
         bounds = s.block_bounds()
         block, (bmin, bmax) = (BOUND_BLOCK, bounds) if bounds is not None else (0, (_EMPTY, _EMPTY))
+        fine = s.fine_bounds() if bounds is not None else None
+        fblock, (fmin, fmax, tsample) = (FINE_BLOCK, fine) if fine is not None else (0, (_EMPTY, _EMPTY, _EMPTY_TS))
         cap = pixels + 4
         left, width, y_max, y_min = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
-        m = kernels.counter_strip(s.ts, s.value, block, bmin, bmax, self.origin, self.origin, w0, w1, bucket, sx,
-                                  self.lo, self.hi, full, left, width, y_max, y_min)  # fmt: skip
+        m = kernels.counter_strip(s.ts, s.value, block, bmin, bmax, fblock, fmin, fmax, tsample, self.origin, self.origin,
+                                  w0, w1, bucket, sx, self.lo, self.hi, full, left, width, y_max, y_min)  # fmt: skip
         if m < 0:
             return None
         zero = float(self.value_y(np.zeros(1), full, full)[0])

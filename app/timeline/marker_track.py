@@ -17,7 +17,7 @@ from fxscope.app.timeline.lane_item import (
 )
 from fxscope.core.timeline.layout import ROW_HEIGHT
 from fxscope.core.trace.model import TraceModel
-from fxscope.core.trace.sorted_search import search_ascending
+from fxscope.core.trace.sorted_search import SampledColumn, search_ascending
 
 
 class MarkerTrackItem(LaneItem):
@@ -31,6 +31,7 @@ class MarkerTrackItem(LaneItem):
         super().__init__(model, y0)
         order = np.argsort(ts, kind="stable")
         self.ts = np.asarray(ts)[order]
+        self._searched = SampledColumn(self.ts)
         self.point_rows = (np.asarray(rows)[order] if rows is not None else order).astype(np.int64)
         self.kind = kind
         self.selected_row = -1
@@ -43,7 +44,9 @@ class MarkerTrackItem(LaneItem):
 
     def first_per_pixel(self, a: int, b: int, t0: int, t1: int, sx: float) -> np.ndarray:
         """The points' times ``a:b`` (those in [t0, t1)) a frame turns into pixels: :func:`first_in_buckets`."""
-        return first_in_buckets(self.ts, a, b, t0, t1, 1e9 / sx)
+        if self._searched.values is not self.ts:  # (new points: their sample made again)
+            self._searched = SampledColumn(self.ts)
+        return first_in_buckets(self.ts, a, b, t0, t1, 1e9 / sx, self._searched)
 
     def draw(self, painter: QPainter) -> None:
         f = self.frame(painter)
@@ -78,17 +81,20 @@ class MarkerTrackItem(LaneItem):
         painter.restore()
 
 
-def first_in_buckets(ts: np.ndarray, a: int, b: int, t0: int, t1: int, ns_per_px: float) -> np.ndarray:
+def first_in_buckets(ts: np.ndarray, a: int, b: int, t0: int, t1: int, ns_per_px: float,
+                     searched: SampledColumn | None = None) -> np.ndarray:  # fmt: skip
     """The times ``ts[a:b]`` (sorted, those in [t0, t1)) to draw a mark per pixel from: all of them, or, when
     they outnumber the pixels four to one, the first time in each pixel-wide bucket from ``t0`` that holds
     any (found by searching the buckets' edges, as a thread's instants are: a lane zoomed out over a large
-    trace holds hundreds of thousands of points, each turned into a pixel every frame)."""
+    trace holds hundreds of thousands of points, each turned into a pixel every frame). ``searched``: ``ts``
+    with its sample (searched through it)."""
     if b - a <= 4 * (t1 - t0) / ns_per_px:
         return ts[a:b]
     view = ts[a:b]
     edges = np.arange(t0, t1 + ns_per_px, ns_per_px)
     # searched as integers (ts >= e is ts >= ceil(e)), kept below 2**63 for the conversion
-    idx = search_ascending(view, np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
+    keys = np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64)
+    idx = searched.search(keys, a, b) if searched is not None else search_ascending(view, keys)
     return view[idx[:-1][np.diff(idx) > 0]]
 
 

@@ -21,7 +21,7 @@ from fxscope.app.timeline.lane_item import (
 from fxscope.app.timeline.marker_track import nearest_point
 from fxscope.core.trace.model import ThreadTrack, TraceModel
 from fxscope.core.trace.prepare import table_pending
-from fxscope.core.trace.sorted_search import search_ascending
+from fxscope.core.trace.sorted_search import SampledColumn
 
 _NO_TIMES = np.zeros(0, np.int64)
 
@@ -35,6 +35,7 @@ class SliceTrackItem(BoxTrackItem):
         self._use_string_colours()
         self._instants: np.ndarray | None = None
         self._instants_lo = 0
+        self._instants_searched = SampledColumn(_NO_TIMES)  # (with its sample, once the instants are read)
         self.selected_instant = -1  # a row of the model's instants, when one of this thread's is selected
         self.instant_brush = INSTANT_BRUSH  # the theme's mark colour
         self.instant_match_mask: np.ndarray | None = None  # search matches over the model's instants
@@ -77,6 +78,7 @@ class SliceTrackItem(BoxTrackItem):
             lo, hi = inst.thread_rows(self.track.thread)
             self._instants_lo = lo
             self._instants = inst.ts[lo:hi]
+            self._instants_searched = SampledColumn(self._instants)
         return self._instants
 
 
@@ -158,7 +160,7 @@ class SliceTrackItem(BoxTrackItem):
             edges = np.arange(p.t0, p.t1 + ns_per_px, ns_per_px)
             # searched as integers (ts >= e is ts >= ceil(e)): float edges make numpy copy every instant
             # of the thread to float64 first; kept below 2**63 for the conversion
-            idx = search_ascending(ts, np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
+            idx = self._instants_searched.search(np.minimum(np.ceil(edges), 9.2233720368547748e18).astype(np.int64))
             times = ts[idx[:-1][np.diff(idx) > 0]]
         else:
             times = ts[a:b]

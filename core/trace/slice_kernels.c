@@ -2148,6 +2148,91 @@ static void search_ascending_run(const int64_t *v, int64_t n, const int64_t *key
     }
 }
 
+/* rows ahead of a sampled search (search_sampled_run) whose group of values is asked of the memory */
+#define PREFETCH_GROUPS 16
+
+/* out[j] = np.searchsorted(v[:n], key[j], 'left') for the m keys (ascending or not), through every S-th
+   value of v (sample[i] = v[i * S], ceil(n / S) of them): each key is placed among the samples first (a
+   galloping search of an array S times smaller, whose reads move forward a little at a time as the keys
+   do: the hardware's prefetch streams it), then among the S values of its group, which are asked of the
+   memory PREFETCH_GROUPS keys ahead (their addresses known from the first pass). A frame's pixel edges in a
+   column of hundreds of thousands of values each landed on a cold cache line (and a TLB miss) of v that
+   the galloping search's guess ahead missed by a few lines: ~240 ns a key with cold caches. */
+static void search_sampled_run(const int64_t *v, int64_t n, const int64_t *sample, int64_t S, const int64_t *key,
+                               int64_t m, int64_t *out)
+{
+    const int64_t ns = (n + S - 1) / S;
+    search_ascending_run(sample, ns, key, m, out); /* out[j]: the first sample >= key[j] */
+    for (int64_t j = 0; j < m && j < PREFETCH_GROUPS; j++)
+        if (out[j] > 0)
+            __builtin_prefetch(&v[(out[j] - 1) * S + 1]), __builtin_prefetch(&v[out[j] * S - 1 < n ? out[j] * S - 1 : n - 1]);
+    for (int64_t j = 0; j < m; j++) {
+        if (j + PREFETCH_GROUPS < m) {
+            const int64_t g = out[j + PREFETCH_GROUPS];
+            if (g > 0) {
+                const int64_t first = (g - 1) * S + 1, last = g * S - 1 < n ? g * S - 1 : n - 1;
+                __builtin_prefetch(&v[first]);
+                __builtin_prefetch(&v[last]);
+            }
+        }
+        const int64_t g = out[j], k = key[j];
+        if (g == 0) { /* key <= v[0] */
+            out[j] = 0;
+            continue;
+        }
+        /* v[(g - 1) * S] < k, and v[g * S] >= k (or g * S >= n): the answer is in ((g - 1) * S, min(g * S, n)] */
+        int64_t lo = (g - 1) * S + 1, hi = g * S < n ? g * S : n;
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (v[mid] < k)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        out[j] = lo;
+    }
+}
+
+PyDoc_STRVAR(search_sampled_doc,
+"search_sampled(values, sample, step, keys, out) -> None\n\n"
+"search_ascending through a sample of the values: np.searchsorted(values, keys, side='left') of int64\n"
+"values (ascending) into out (int64, one a key), where sample is values[::step] (int64, ceil(len(values) /\n"
+"step) of them): each key placed among the samples, then among its step values (fewer cache misses in a\n"
+"big column with cold caches; the same result for any keys). A step < 1 or a sample of another length\n"
+"raise ValueError.");
+
+static PyObject *search_sampled(PyObject *self, PyObject *args)
+{
+    Py_buffer vb, sb, kb, ob;
+    Py_ssize_t step;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*ny*w*", &vb, &sb, &step, &kb, &ob))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&vb, 8, "values") < 0 || check_buffer(&sb, 8, "sample") < 0 || check_buffer(&kb, 8, "keys") < 0 ||
+        check_buffer(&ob, 8, "out") < 0)
+        goto done;
+    if (step < 1 || sb.len / 8 != (vb.len / 8 + step - 1) / step || ob.len != kb.len) {
+        PyErr_SetString(PyExc_ValueError, "search_sampled: bad step, sample or out length");
+        goto done;
+    }
+    {
+        const int64_t *v = vb.buf, *sample = sb.buf, *key = kb.buf;
+        int64_t *out = ob.buf;
+        const int64_t n = vb.len / 8, m = kb.len / 8;
+        Py_BEGIN_ALLOW_THREADS
+        search_sampled_run(v, n, sample, step, key, m, out);
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyObject *search_ascending(PyObject *self, PyObject *args)
 {
     Py_buffer vb, kb, ob;
@@ -2321,6 +2406,51 @@ static inline void scan_min_max(const double *v, int64_t p, int64_t q, double *l
     *lo = l, *hi = h, *nan = bad;
 }
 
+PyDoc_STRVAR(block_bounds_doc,
+"block_bounds(v, block, bmin, bmax) -> None\n\n"
+"The min and max of each block of `block` values of v (float64; the last block may be shorter) into bmin,\n"
+"bmax (float64, ceil(len(v) / block) each), NaN both where the block holds a NaN: np.min / np.max of\n"
+"v.reshape(-1, block) along its rows in one pass (numpy's reductions along rows of 8 took ~15 ns a value,\n"
+"a counter's fine bounds, core/trace/counters.py CounterSeries.fine_bounds). A block < 1 or outputs of\n"
+"another length raise ValueError.");
+
+static PyObject *block_bounds(PyObject *self, PyObject *args)
+{
+    Py_buffer vb, nb, xb;
+    Py_ssize_t block;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nw*w*", &vb, &block, &nb, &xb))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_buffer(&vb, 8, "v") < 0 || check_buffer(&nb, 8, "bmin") < 0 || check_buffer(&xb, 8, "bmax") < 0)
+        goto done;
+    const int64_t n = vb.len / 8;
+    if (block < 1 || nb.len / 8 != (n + block - 1) / block || xb.len != nb.len) {
+        PyErr_SetString(PyExc_ValueError, "block_bounds: bad block or buffer sizes");
+        goto done;
+    }
+    {
+        const double *v = vb.buf;
+        double *bmin = nb.buf, *bmax = xb.buf;
+        const int64_t nb_ = nb.len / 8;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t j = 0; j < nb_; j++) {
+            const int64_t p = j * block, q = p + block < n ? p + block : n;
+            double lo = INFINITY, hi = -INFINITY;
+            int nan = 0;
+            scan_min_max(v, p, q, &lo, &hi, &nan);
+            bmin[j] = nan ? NAN : lo, bmax[j] = nan ? NAN : hi;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&xb);
+    return result;
+}
+
 PyDoc_STRVAR(range_min_max_doc,
 "range_min_max(v, first, stop, vmin, vmax) -> None\n\n"
 "The min and max of v[first[k]:stop[k]] (v float64; first, stop int64, one a bucket) into vmin, vmax\n"
@@ -2391,41 +2521,87 @@ done:
 #define BOUNDS_FROM_BLOCKS 8
 #endif
 
-static inline void bounded_min_max(const double *v, int64_t a, int64_t b, int64_t B, const double *bmin,
-                                   const double *bmax, double *out_min, double *out_max)
+/* Runs at least this many fine blocks long read their fine blocks' bounds (fine_min_max), shorter ones every value */
+#ifndef FINE_FROM_BLOCKS
+#define FINE_FROM_BLOCKS 3
+#endif
+
+/* The min and max of v[p:q) folded into *lo, *hi (*nan set by a NaN), reading the fine blocks that lie inside
+   [p, q) from their bounds (fmin, fmax: of each block of F values; F 0: none, every value read) and the parts
+   of blocks at its ends only where their block's bounds reach past what is known (as bounded_min_max's
+   coarse blocks: a NaN bound compares false, and is read). The same min and max as scan_min_max. */
+static inline void fine_min_max(const double *v, int64_t p, int64_t q, int64_t F, const double *fmin,
+                                const double *fmax, double *lo, double *hi, int *nan)
 {
-    if (B <= 0 || b - a < BOUNDS_FROM_BLOCKS * B) {
-        double lo = INFINITY, hi = -INFINITY;
-        int nan = 0;
-        scan_min_max(v, a, b, &lo, &hi, &nan);
+    if (F <= 0 || q - p < FINE_FROM_BLOCKS * F) {
+        scan_min_max(v, p, q, lo, hi, nan);
+        return;
+    }
+    const int64_t j0 = (p + F - 1) / F, j1 = q / F; /* fine blocks j0..j1-1 lie inside [p, q) (j1 > j0) */
+    double l = *lo, h = *hi;
+    int bad = *nan;
+    for (int64_t j = j0; j < j1; j++) {
+        const double x = fmin[j], y = fmax[j];
+        l = x < l ? x : l;
+        h = y > h ? y : h;
+        bad |= x != x;
+    }
+    *lo = l, *hi = h, *nan = bad;
+    if (bad)
+        return;
+    if (p < j0 * F && !(fmin[j0 - 1] >= *lo && fmax[j0 - 1] <= *hi))
+        scan_min_max(v, p, j0 * F, lo, hi, nan);
+    if (j1 * F < q && !*nan && !(fmin[j1] >= *lo && fmax[j1] <= *hi))
+        scan_min_max(v, j1 * F, q, lo, hi, nan);
+}
+
+/* The min and max of v[a:b) (NaN when it holds a NaN) from the bounds of its blocks of B values (bmin, bmax;
+   B 0: none) and of its fine blocks of F values (fmin, fmax; F 0: none; B a multiple of F): whole blocks
+   from their bounds, the parts of blocks at the run's ends from their fine blocks' bounds, and values only
+   at the ends of those, each only where its block's bounds reach past what the rest has. Zoomed out over
+   a large trace a pixel is hundreds of samples: with the coarse blocks alone, a run shorter than
+   BOUNDS_FROM_BLOCKS of them read every value (at 100M events a counter's pixel, ~440 samples, read them all:
+   the whole series streamed from memory each frame, ~0.75 ms a counter); with the fine ones it reads a few
+   of them. */
+static inline void bounded_min_max2(const double *v, int64_t a, int64_t b, int64_t B, const double *bmin,
+                                    const double *bmax, int64_t F, const double *fmin, const double *fmax,
+                                    double *out_min, double *out_max)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    int nan = 0;
+    /* (with fine blocks, a run of two blocks reads its whole one from its bounds: its ends then cost a few fine
+       blocks, not up to a block of values each) */
+    const int64_t from = F > 0 ? 2 : BOUNDS_FROM_BLOCKS;
+    if (B <= 0 || b - a < from * B || (b / B) <= (a + B - 1) / B) {
+        fine_min_max(v, a, b, F, fmin, fmax, &lo, &hi, &nan);
         *out_min = nan ? NAN : lo, *out_max = nan ? NAN : hi;
         return;
     }
     const int64_t j0 = (a + B - 1) / B, j1 = b / B; /* blocks j0..j1-1 lie inside [a, b) */
-    double lo = INFINITY, hi = -INFINITY;
-    int nan = 0;
-    if (j1 <= j0) { /* no whole block: every value */
-        scan_min_max(v, a, b, &lo, &hi, &nan);
-    } else {
-        for (int64_t j = j0; j < j1; j++) {
-            const double x = bmin[j], y = bmax[j];
-            lo = x < lo ? x : lo;
-            hi = y > hi ? y : hi;
-            nan |= x != x;
-        }
-        /* the two ends, [a, j0 * B) in block j0 - 1 and [j1 * B, b) in block j1: read only where the
-           block's bounds reach past lo..hi (a NaN bound compares false: read); the first value (the one
-           carried into a pixel) is one of them, so a pixel whose ends are within its blocks' range
-           reads no value at all */
-        const int64_t ends[2][3] = {{a, j0 * B, j0 - 1}, {j1 * B, b, j1}};
-        for (int e = 0; e < 2 && !nan; e++) {
-            const int64_t p = ends[e][0], q = ends[e][1], j = ends[e][2];
-            if (q <= p || (bmin[j] >= lo && bmax[j] <= hi))
-                continue;
-            scan_min_max(v, p, q, &lo, &hi, &nan);
-        }
+    for (int64_t j = j0; j < j1; j++) {
+        const double x = bmin[j], y = bmax[j];
+        lo = x < lo ? x : lo;
+        hi = y > hi ? y : hi;
+        nan |= x != x;
+    }
+    /* the two ends, [a, j0 * B) in block j0 - 1 and [j1 * B, b) in block j1: read only where the
+       block's bounds reach past lo..hi (a NaN bound compares false: read); the first value (the one
+       carried into a pixel) is one of them, so a pixel whose ends are within its blocks' range
+       reads no value at all */
+    const int64_t ends[2][3] = {{a, j0 * B, j0 - 1}, {j1 * B, b, j1}};
+    for (int e = 0; e < 2 && !nan; e++) {
+        const int64_t p = ends[e][0], q = ends[e][1], j = ends[e][2];
+        if (q <= p || (bmin[j] >= lo && bmax[j] <= hi))
+            continue;
+        fine_min_max(v, p, q, F, fmin, fmax, &lo, &hi, &nan);
     }
     *out_min = nan ? NAN : lo, *out_max = nan ? NAN : hi;
+}
+
+static inline void bounded_min_max(const double *v, int64_t a, int64_t b, int64_t B, const double *bmin,
+                                   const double *bmax, double *out_min, double *out_max)
+{
+    bounded_min_max2(v, a, b, B, bmin, bmax, 0, NULL, NULL, out_min, out_max);
 }
 
 /* A run ahead (v[offset + first : offset + stop]): its first block's bounds and its ends' values asked of
@@ -2442,6 +2618,25 @@ static inline void prefetch_run(const double *v, int64_t n, int64_t offset, int6
     }
     __builtin_prefetch(&v[a]);
     __builtin_prefetch(&v[b - 1]);
+}
+
+#ifndef PREFETCH_PIXELS
+#define PREFETCH_PIXELS 16
+#endif
+
+/* prefetch_run, and the fine blocks' bounds at the run's two ends (F > 0) */
+static inline void prefetch_run_fine(const double *v, int64_t n, int64_t offset, int64_t B, const double *bmin,
+                                     const double *bmax, int64_t F, const double *fmin, const double *fmax,
+                                     int64_t first, int64_t stop)
+{
+    prefetch_run(v, n, offset, B, bmin, bmax, first, stop);
+    const int64_t a = offset + first, b = offset + stop;
+    if (F <= 0 || first < 0 || a >= n || b <= a || b > n)
+        return;
+    __builtin_prefetch(&fmin[a / F]);
+    __builtin_prefetch(&fmax[a / F]);
+    __builtin_prefetch(&fmin[(b - 1) / F]);
+    __builtin_prefetch(&fmax[(b - 1) / F]);
 }
 
 PyDoc_STRVAR(range_min_max_blocks_doc,
@@ -2832,12 +3027,14 @@ done:
 }
 
 PyDoc_STRVAR(counter_strip_doc,
-"counter_strip(ts, v, block, bmin, bmax, anchor, origin, w0, w1, bucket, sx, lo, hi, full,\n"
-"              left, width, y_max, y_min) -> m\n\n"
+"counter_strip(ts, v, block, bmin, bmax, fblock, fmin, fmax, tsample, anchor, origin, w0, w1, bucket, sx,\n"
+"              lo, hi, full, left, width, y_max, y_min) -> m\n\n"
 "A counter picture's strip in one call (app/timeline/counter_track.py CounterTrackItem._strip, whose\n"
 "reference is CounterTrackItem.bands over CounterSet.lod with an anchor): the entries of the window\n"
 "[w0, w1) on the pixel grid anchor + k * bucket ns, of the series ts (int64, ascending), v (float64; block,\n"
-"bmin, bmax: its block bounds as lod_runs reads them), as pixels from w0 at sx pixels a second (left, width,\n"
+"bmin, bmax: its block bounds as lod_runs reads them; fblock, fmin, fmax: those of its fine blocks, read at\n"
+"the ends of a pixel's whole blocks, fblock 0 for none, block a multiple of fblock; tsample: ts[::fblock],\n"
+"through which the pixel edges are searched: search_sampled), as pixels from w0 at sx pixels a second (left, width,\n"
 "clipped to [-10, 1e7]) and as y on a scale lo..hi drawn full pixels high from the lane's top (y_max, y_min).\n"
 "The same float and integer operations in the same order as the numpy path, so that the pixels are its\n"
 "own; the galloping searches of the pixel edges and the runs of equal pixels in one pass (the numpy glue\n"
@@ -2848,22 +3045,27 @@ PyDoc_STRVAR(counter_strip_doc,
 
 static PyObject *counter_strip(PyObject *self, PyObject *args)
 {
-    Py_buffer tb, vb, nb0, xb0, lb, wb, yb, zb;
-    Py_ssize_t block;
+    Py_buffer tb, vb, nb0, xb0, fb0, gb0, sb0, lb, wb, yb, zb;
+    Py_ssize_t block, fblock;
     long long anchor, origin, w0, w1;
     double bucket, sx, scale_lo, scale_hi, full;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*ny*y*LLLLdddddw*w*w*w*", &tb, &vb, &block, &nb0, &xb0, &anchor, &origin, &w0,
-                          &w1, &bucket, &sx, &scale_lo, &scale_hi, &full, &lb, &wb, &yb, &zb))
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*ny*y*y*LLLLdddddw*w*w*w*", &tb, &vb, &block, &nb0, &xb0, &fblock, &fb0, &gb0,
+                          &sb0, &anchor, &origin, &w0, &w1, &bucket, &sx, &scale_lo, &scale_hi, &full, &lb, &wb, &yb,
+                          &zb))
         return NULL;
     PyObject *result = NULL;
     int64_t *carry = NULL;
     if (check_buffer(&tb, 8, "ts") < 0 || check_buffer(&vb, 8, "v") < 0 || check_buffer(&nb0, 8, "bmin") < 0 ||
-        check_buffer(&xb0, 8, "bmax") < 0 || check_buffer(&lb, 8, "left") < 0 || check_buffer(&wb, 8, "width") < 0 ||
+        check_buffer(&xb0, 8, "bmax") < 0 || check_buffer(&fb0, 8, "fmin") < 0 || check_buffer(&gb0, 8, "fmax") < 0 ||
+        check_buffer(&sb0, 8, "tsample") < 0 ||
+        check_buffer(&lb, 8, "left") < 0 || check_buffer(&wb, 8, "width") < 0 ||
         check_buffer(&yb, 8, "y_max") < 0 || check_buffer(&zb, 8, "y_min") < 0)
         goto done;
     const int64_t n = tb.len / 8, cap = lb.len / 8;
     if (vb.len != tb.len || block < 0 || (block > 0 && (nb0.len / 8 != (n + block - 1) / block || xb0.len != nb0.len)) ||
+        fblock < 0 || (fblock > 0 && (block % fblock != 0 || fb0.len / 8 != (n + fblock - 1) / fblock ||
+                                      gb0.len != fb0.len || sb0.len != fb0.len)) ||
         wb.len / 8 != cap || yb.len / 8 != cap || zb.len / 8 != cap) {
         PyErr_SetString(PyExc_ValueError, "counter_strip: bad buffer sizes");
         goto done;
@@ -2874,7 +3076,8 @@ static PyObject *counter_strip(PyObject *self, PyObject *args)
     }
     {
         const int64_t *ts = tb.buf;
-        const double *v = vb.buf, *bmin = nb0.buf, *bmax = xb0.buf;
+        const double *v = vb.buf, *bmin = nb0.buf, *bmax = xb0.buf, *fmin = fb0.buf, *fmax = gb0.buf;
+        const int64_t *tsample = sb0.buf;
         double *left = lb.buf, *width = wb.buf, *ymax = yb.buf, *ymin = zb.buf;
         int64_t d0, d1, dorigin;
         /* (lod's offsets from the anchor, in Python's integers: outside int64 is the numpy path's) */
@@ -2942,7 +3145,13 @@ static PyObject *counter_strip(PyObject *self, PyObject *args)
             const int64_t *run = ts + a, len = b - a;
             for (int64_t j = 0; j <= n_px; j++)
                 edge_key[j] = (int64_t)anchor + (int64_t)ceil(((double)j + (double)k0) * bucket);
-            search_ascending_run(run, len, edge_key, n_px + 1, at_edge);
+            if (fblock > 0) { /* (the whole column's positions, then the run's: clamped to it) */
+                search_sampled_run(ts, n, tsample, fblock, edge_key, n_px + 1, at_edge);
+                for (int64_t j = 0; j <= n_px; j++)
+                    at_edge[j] = at_edge[j] < a ? 0 : at_edge[j] > b ? len : at_edge[j] - a;
+            } else {
+                search_ascending_run(run, len, edge_key, n_px + 1, at_edge);
+            }
             for (int64_t k = 0; k < n_px; k++) {
                 const double ea = ((double)k + (double)k0) * bucket;
                 int64_t c = at_edge[k];
@@ -2958,14 +3167,15 @@ static PyObject *counter_strip(PyObject *self, PyObject *args)
             int seen = 0;
             for (int64_t k = 0; k < n_px; k++) {
                 const int64_t f = carry[k] > 0 ? carry[k] : 0;
-                if (k + PREFETCH_KEYS < n_px)
-                    prefetch_run(v, n, a, block, bmin, bmax, carry[k + PREFETCH_KEYS] > 0 ? carry[k + PREFETCH_KEYS] : 0,
-                                 stop[k + PREFETCH_KEYS]);
+                if (k + PREFETCH_PIXELS < n_px)
+                    prefetch_run_fine(v, n, a, block, bmin, bmax, fblock, fmin, fmax,
+                                      carry[k + PREFETCH_PIXELS] > 0 ? carry[k + PREFETCH_PIXELS] : 0,
+                                      stop[k + PREFETCH_PIXELS]);
                 const int64_t ra = a + f, rb = a + stop[k];
                 if (rb <= ra)
                     continue;
                 double lo, hi;
-                bounded_min_max(v, ra, rb, block, bmin, bmax, &lo, &hi);
+                bounded_min_max2(v, ra, rb, block, bmin, bmax, fblock, fmin, fmax, &lo, &hi);
                 const double la = v[rb - 1];
                 const int same = seen && !(lo != p_lo || hi != p_hi || la != p_la);
                 p_lo = lo, p_hi = hi, p_la = la, seen = 1;
@@ -3000,6 +3210,9 @@ done:
     PyBuffer_Release(&vb);
     PyBuffer_Release(&nb0);
     PyBuffer_Release(&xb0);
+    PyBuffer_Release(&fb0);
+    PyBuffer_Release(&gb0);
+    PyBuffer_Release(&sb0);
     PyBuffer_Release(&lb);
     PyBuffer_Release(&wb);
     PyBuffer_Release(&yb);
@@ -3142,7 +3355,9 @@ static PyMethodDef methods[] = {
     {"pyramid_query_boxes", pyramid_query_boxes, METH_VARARGS, pyramid_query_boxes_doc},
     {"pixel_buckets", pixel_buckets, METH_VARARGS, pixel_buckets_doc},
     {"search_ascending", search_ascending, METH_VARARGS, search_ascending_doc},
+    {"search_sampled", search_sampled, METH_VARARGS, search_sampled_doc},
     {"counter_strip", counter_strip, METH_VARARGS, counter_strip_doc},
+    {"block_bounds", block_bounds, METH_VARARGS, block_bounds_doc},
     {"colour_codes", colour_codes, METH_VARARGS, colour_codes_doc},
     {"row_pixels", row_pixels, METH_VARARGS, row_pixels_doc},
     {"match_outlines", match_outlines, METH_VARARGS, match_outlines_doc},

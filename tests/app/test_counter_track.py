@@ -221,7 +221,8 @@ def _series_model(ts: np.ndarray, values: np.ndarray) -> TraceModel:
 @pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
 def test_compiled_strip_is_the_bands_of_the_numpy_path(qtbot) -> None:
     """slice_kernels.counter_strip (a picture's strip in one call) against CounterTrackItem.bands over
-    CounterSet.lod, the reference: random series (short, and long enough to read block bounds; NaN values,
+    CounterSet.lod, the reference: random series (short, and long enough to read block bounds and fine
+    bounds: pixels of a few samples, of 2-8 blocks whose ends read fine blocks, of many blocks; NaN values,
     flat stretches, equal times), traces stamped from 0, hours after boot and near 2**63 ns, zooms from a
     fraction of a nanosecond a pixel to most of the trace, windows before, across and past the samples: the
     same entries to the last bit. Where the window leaves the exact integer case the numpy path answers."""
@@ -243,7 +244,7 @@ def test_compiled_strip_is_the_bands_of_the_numpy_path(qtbot) -> None:
         item = CounterTrackItem(model, 0, 0.0)
         span = max(int(ts[-1] - ts[0]), 1000)
         for _ in range(12):
-            ns_per_px = float(rng.choice([0.37, 1.0, 14.5, span / 1900, span / 200, span / 3]))
+            ns_per_px = float(rng.choice([0.37, 1.0, 14.5, span / 1900, span / 200, span / 60, span / 25, span / 3]))
             sx = 1e9 / ns_per_px
             reach = min(int(span / ns_per_px), 10**7)
             ka = int(rng.integers(-300, reach + 300))

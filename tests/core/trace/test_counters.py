@@ -350,6 +350,43 @@ def test_block_bounds_give_the_min_and_max_of_every_value(kind: str) -> None:
                                          np.array(stop, np.int64), np.empty(1), np.empty(1))  # fmt: skip
 
 
+@pytest.mark.skipif(compiled.slice_kernels is None, reason="the compiled loops are not built")
+@pytest.mark.parametrize("kind", ["walk", "nan"])
+def test_fine_bounds_are_numpys_min_and_max_of_each_block(kind: str) -> None:
+    """CounterSeries.fine_bounds (slice_kernels.block_bounds: one pass) against np.min / np.max of each block
+    of FINE_BLOCK values, with each block's first time: a series whose last block is short, NaNs and infinities (a block holding a NaN is
+    NaN both ways); the kernel's own blocks of 1 and of more values than the series, and bad sizes refused."""
+    from fxscope.core.trace.counters import BOUNDED_FROM, FINE_BLOCK, CounterSeries
+
+    rng = np.random.default_rng(11)
+    n = BOUNDED_FROM + 5
+    v = rng.normal(0, 1, n).cumsum()
+    if kind == "nan":
+        v[rng.random(n) < 0.002] = np.nan
+        v[rng.random(n) < 0.002] = np.inf
+        v[rng.random(n) < 0.002] = -np.inf
+    ts = np.sort(rng.integers(0, 10 * n, n)).astype(np.int64)
+    series = CounterSeries(1, "c", 0, "v", ts, v, np.arange(n, dtype=np.int32))
+    fmin, fmax, tsample = series.fine_bounds()
+    np.testing.assert_array_equal(tsample, ts[::FINE_BLOCK])  # (the first time of each fine block)
+    padded = np.concatenate([v, np.full(-n % FINE_BLOCK, v[-1])]).reshape(-1, FINE_BLOCK)
+    np.testing.assert_array_equal(fmin, padded.min(axis=1))
+    np.testing.assert_array_equal(fmax, padded.max(axis=1))
+    assert series.fine_bounds()[0] is fmin  # (made once)
+    short = np.arange(100, dtype=np.int64)
+    assert CounterSeries(1, "c", 0, "v", short, v[:100], short.astype(np.int32)).fine_bounds() is None
+    kernels = compiled.slice_kernels
+    for block in (1, n + 3):
+        m = -(-n // block)
+        lo, hi = np.empty(m), np.empty(m)
+        kernels.block_bounds(v, block, lo, hi)
+        np.testing.assert_array_equal(lo, v if block == 1 else [v.min()])
+        np.testing.assert_array_equal(hi, v if block == 1 else [v.max()])
+    for block, m in ((0, 1), (8, len(fmin) - 1), (-1, 1)):
+        with pytest.raises(ValueError):
+            kernels.block_bounds(v, block, np.empty(max(m, 0)), np.empty(max(m, 0)))
+
+
 def test_lod_of_a_long_series_reads_its_block_bounds(lod_paths) -> None:
     """A series long enough for block bounds gives the same pixels as the brute force, zoomed out (pixels
     of hundreds of samples: whole blocks read from the bounds) and in; short series have none."""
