@@ -8,6 +8,13 @@ frames at 10M events (1920x1080): 2.2-2.5 ms of a 16-18 ms frame, the largest it
 them over many ranges) for the one case the timeline uses (a bottom axis without pyqtgraph's grid, ticks left
 to :meth:`tickValues`): the ticks' positions in one numpy expression, ``QPointF`` ends, each label's size
 measured once per text and font, the bounding rectangle taken once. Any other case is pyqtgraph's.
+
+It also paints that case itself (:meth:`TimeAxisItem.paint`): pyqtgraph records the layout into a
+``QPicture`` and plays it back, every pan and zoom, then draws each tick with a ``setPen`` and a ``drawLine``
+of its own. Here the layout is kept as the lines of each pen and the labels (made again when pyqtgraph drops
+its picture: a range, size or style change) and drawn straight into the view's painter, one ``drawLines`` a
+tick level: the same pixels (tests/app/test_time_axis.py compares the images), the axis' paint at 10M events
+in the benchmark's pan/zoom frames ~2.1 -> ~1 ms.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 
 #: label sizes kept per axis (texts of tick values: a long session sees a few thousand)
@@ -32,6 +39,11 @@ class TimeAxisItem(pg.AxisItem):
     def __init__(self, **kwargs) -> None:
         super().__init__("bottom", **kwargs)
         self._sizes: dict[tuple[str, str], tuple[float, float]] = {}  # (font key, text): (width, height)
+        #: the layout :meth:`paint` draws: (axis pen, axis line, [(pen, lines)], labels), made when pyqtgraph
+        #: drops its picture (``self.picture = None``: range, size or style changed)
+        self._layout: tuple | None = None
+        #: (tick pen, alpha setting) -> each level's pen, made once for a pen (two levels a frame)
+        self._pens: dict[tuple, dict[int, QPen]] = {}
 
     def _fast_case(self) -> bool:
         style = self.style
@@ -52,6 +64,20 @@ class TimeAxisItem(pg.AxisItem):
         return size
 
     def _tick_pen(self, level: int) -> QPen:
+        """The pen of a tick level (:meth:`_make_tick_pen`), made once for the axis' tick pen and alpha style."""
+        base = self.tickPen()  # (pyqtgraph makes a new QPen at each call: keyed by what the level's pen takes)
+        key = (base.color().rgba(), base.widthF(), base.style(), base.isCosmetic(), base.brush().style(),
+               base.capStyle(), self.style["tickAlpha"])  # fmt: skip
+        pens = self._pens.get(key)
+        if pens is None:
+            self._pens.clear()  # (a pen or style changed: the old one's pens are not asked again)
+            pens = self._pens[key] = {}
+        pen = pens.get(level)
+        if pen is None:
+            pen = pens[level] = self._make_tick_pen(level)
+        return pen
+
+    def _make_tick_pen(self, level: int) -> QPen:
         """The pen of a tick level: the axis' tick pen at alpha 255 / (level + 1), or the style's alpha."""
         alpha = self.style["tickAlpha"]
         if alpha is None:
@@ -149,7 +175,7 @@ class TimeAxisItem(pg.AxisItem):
             for _x, _s, (w, h) in labels:
                 widths.append(w)
                 heights.append(h)
-            size, size2 = (np.sum(widths), np.max(heights)) if widths else (0, 0)
+            size, size2 = (sum(widths), max(heights)) if widths else (0, 0)
             if i > 0 and any(len(text_specs) >= n and size / length >= limit for n, limit in style["textFillLimits"]):
                 break  # (crowded: no more levels' labels)
             last_size2 = size2
@@ -160,3 +186,53 @@ class TimeAxisItem(pg.AxisItem):
                 text_specs.append((rect, _LABEL_FLAGS, s))
         self._updateMaxTextSize(last_size2)
         return axis_spec, tick_specs, text_specs
+
+    def paint(self, p: QPainter, *args) -> None:
+        """The timeline's case drawn straight into ``p`` from the kept layout (module docstring); any other
+        case is pyqtgraph's (its picture)."""
+        if not self._fast_case():
+            if self._layout is not None or self.picture is True:  # (pyqtgraph's own picture from here on)
+                self._layout = self.picture = None
+            return super().paint(p, *args)
+        if self.picture is None or self._layout is None:
+            p.save()
+            try:
+                if self.style["tickFont"]:
+                    p.setFont(self.style["tickFont"])
+                specs = self.generateDrawSpecs(p)
+            finally:
+                p.restore()
+            self._layout = None if specs is None else self._grouped(*specs)
+            self.picture = True  # (pyqtgraph's "laid out" flag: set to None again when the layout changes)
+        if self._layout is None:
+            return
+        (axis_pen, axis_line), levels, texts = self._layout
+        p.save()
+        try:
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            p.setPen(axis_pen)
+            p.drawLine(axis_line)
+            for pen, lines in levels:
+                p.setPen(pen)
+                p.drawLines(lines)
+            if self.style["tickFont"] is not None:
+                p.setFont(self.style["tickFont"])
+            p.setPen(self.textPen())
+            p.setClipRect(self.boundingRect().toAlignedRect(), Qt.ClipOperation.IntersectClip)
+            for rect, flags, text in texts:
+                p.drawText(rect, int(flags), text)
+        finally:
+            p.restore()
+
+    @staticmethod
+    def _grouped(axis_spec: tuple, tick_specs: list, text_specs: list) -> tuple:
+        """:meth:`generateDrawSpecs`' specifications as :meth:`paint` draws them: the ticks' lines per pen
+        (consecutive ticks of one level share their pen), in their order."""
+        pen, a, b = axis_spec
+        levels: list[tuple[QPen, list[QLineF]]] = []
+        for tick_pen, p1, p2 in tick_specs:
+            if not levels or levels[-1][0] is not tick_pen:
+                levels.append((tick_pen, []))
+            levels[-1][1].append(QLineF(p1, p2))
+        return (pen, QLineF(a, b)), levels, text_specs

@@ -82,3 +82,55 @@ def test_the_timeline_case_is_its_own_and_others_are_pyqtgraphs(shown_timeline, 
     axis.setTicks([[(0.0, "start"), (0.001, "one ms")]])
     specs = _specs(axis, TimeAxisItem.generateDrawSpecs)
     assert called == [axis] and {text for *_, text in specs[2]} <= {"start", "one ms"}
+
+
+def _painted(axis, paint) -> bytes:
+    """``paint(axis, painter)`` onto an image of the axis' bounding rectangle (white, the painter moved to
+    its top left), as ARGB32 bytes."""
+    from PySide6.QtGui import QColor, QImage
+
+    rect = axis.boundingRect().toAlignedRect()
+    image = QImage(rect.width(), rect.height(), QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    try:
+        painter.translate(-rect.left(), -rect.top())
+        paint(axis, painter)
+    finally:
+        painter.end()
+    return bytes(image.constBits())
+
+
+def _pyqtgraphs_paint(axis, painter) -> None:
+    """pyqtgraph's ``AxisItem.paint`` of the same layout: recorded into a QPicture, a drawLine a tick, played."""
+    axis.picture = None
+    pg.AxisItem.paint(axis, painter, None, None)
+    axis.picture = None
+
+
+@pytest.mark.parametrize("width", [1200, 420])
+def test_painted_as_pyqtgraphs_picture(shown_timeline, sched_model, monkeypatch, width: int) -> None:
+    """TimeAxisItem.paint (its layout drawn straight into the painter, a drawLines a tick level) gives the
+    pixels pyqtgraph's paint gives (the layout recorded into a QPicture and played back, a drawLine a tick),
+    over views from nanoseconds to the whole trace; a second paint of an unchanged view reuses the layout,
+    and a layout change (a new range) makes it again."""
+    timeline = shown_timeline(sched_model, width=width)
+    axis = timeline.plot.getAxis("bottom")
+    vb = timeline.plot.getViewBox()
+    duration = (sched_model.end_ns - sched_model.start_ns) / 1e9
+    made = []
+    real = TimeAxisItem.generateDrawSpecs
+    monkeypatch.setattr(TimeAxisItem, "generateDrawSpecs", lambda self, p: made.append(1) or real(self, p))
+    labelled = 0
+    for x0, x1 in _views(duration)[::3]:
+        vb.setXRange(x0, x1, padding=0)
+        axis.picture = None  # (as pyqtgraph marks a new range)
+        ours = _painted(axis, lambda a, p: a.paint(p, None, None))
+        layouts = len(made)
+        assert _painted(axis, lambda a, p: a.paint(p, None, None)) == ours and len(made) == layouts
+        theirs = _painted(axis, _pyqtgraphs_paint)
+        assert ours == theirs, (x0, x1)
+        blank = _painted(axis, lambda a, p: None)
+        labelled += ours != blank
+    assert labelled >= 8 and len(made) >= labelled
+
