@@ -1699,6 +1699,19 @@ static inline int64_t search_i32(const int32_t *keys, int64_t lo, int64_t hi, in
     return lo;
 }
 
+/* First position in v[lo:hi] (ascending int64) whose value is > k (right) or >= k (left). */
+static inline int64_t search_i64(const int64_t *v, int64_t lo, int64_t hi, int64_t k, int right)
+{
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (right ? v[mid] <= k : v[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* How many entries a query of lanes ptr[0..n_ptr) reads (those with a bucket in [lo_key, hi_key]), after
    checking lane_ptr against the level's entries; -1 with ValueError set when it is out of range. */
 static int64_t query_entries(const char *what, const int64_t *ptr, int64_t n_ptr, int64_t n_entries,
@@ -2128,14 +2141,7 @@ static void search_ascending_run(const int64_t *v, int64_t n, const int64_t *key
                 hi = n;
         }
         const int64_t before = at;
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (v[mid] < k)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        out[j] = at = lo;
+        out[j] = at = search_i64(v, lo, hi, k, 0);
         stride = at - before;
         /* where the key PREFETCH_KEYS on will land if the spacing holds: its cache line requested now,
            so that the misses of several keys overlap (one after the other, a zoomed-out frame's edges
@@ -2181,15 +2187,7 @@ static void search_sampled_run(const int64_t *v, int64_t n, const int64_t *sampl
             continue;
         }
         /* v[(g - 1) * S] < k, and v[g * S] >= k (or g * S >= n): the answer is in ((g - 1) * S, min(g * S, n)] */
-        int64_t lo = (g - 1) * S + 1, hi = g * S < n ? g * S : n;
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (v[mid] < k)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        out[j] = lo;
+        out[j] = search_i64(v, (g - 1) * S + 1, g * S < n ? g * S : n, k, 0);
     }
 }
 
@@ -3113,27 +3111,8 @@ static PyObject *counter_strip(PyObject *self, PyObject *args)
         int64_t m = 0;
         Py_BEGIN_ALLOW_THREADS
         /* a = max(searchsorted(ts, first_ns, "right") - 1, 0); b = searchsorted(ts, w1, "left") */
-        int64_t a = 0, b = 0;
-        {
-            int64_t lo = 0, hi = n;  /* side right: the first value > first_ns */
-            while (lo < hi) {
-                const int64_t mid = lo + (hi - lo) / 2;
-                if (ts[mid] <= first_ns)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            a = lo - 1 > 0 ? lo - 1 : 0;
-            lo = 0, hi = n;
-            while (lo < hi) {
-                const int64_t mid = lo + (hi - lo) / 2;
-                if (ts[mid] < (int64_t)w1)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            b = lo;
-        }
+        const int64_t after_first = search_i64(ts, 0, n, first_ns, 1); /* side right: the first value > first_ns */
+        const int64_t a = after_first - 1 > 0 ? after_first - 1 : 0, b = search_i64(ts, 0, n, (int64_t)w1, 0);
         if (b > a) {
             /* the buckets' samples in force, indices from a: carry (the last at or before the bucket's start) and
                stop (the first at or after its end), as lod's exact case: keys anchor + floor(e) + 1, anchor + ceil(e)
