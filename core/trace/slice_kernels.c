@@ -2570,7 +2570,7 @@ static inline void bounded_min_max2(const double *v, int64_t a, int64_t b, int64
     /* (with fine blocks, a run of two blocks reads its whole one from its bounds: its ends then cost a few fine
        blocks, not up to a block of values each) */
     const int64_t from = F > 0 ? 2 : BOUNDS_FROM_BLOCKS;
-    if (B <= 0 || b - a < from * B || (b / B) <= (a + B - 1) / B) {
+    if (B <= 0 || b - a < from * B) { /* (a run of two blocks or more holds a whole one) */
         fine_min_max(v, a, b, F, fmin, fmax, &lo, &hi, &nan);
         *out_min = nan ? NAN : lo, *out_max = nan ? NAN : hi;
         return;

@@ -30,6 +30,12 @@ SAMPLE_STEP = 8
 SAMPLED_FROM = 1 << 14
 
 
+def sample_of(values: np.ndarray) -> np.ndarray:
+    """Every :data:`SAMPLE_STEP`-th value of ``values`` (int64, contiguous): what slice_kernels.search_sampled
+    places its keys among first (a :class:`SampledColumn`'s, a counter's times: ``CounterSeries.fine_bounds``)."""
+    return np.ascontiguousarray(values[::SAMPLE_STEP], np.int64)
+
+
 class SampledColumn:
     """An ascending int64 column that a view searches every frame (a thread's instant times, a marker
     track's points), with every :data:`SAMPLE_STEP`-th value kept (made on first search). Zoomed out over a
@@ -49,7 +55,7 @@ class SampledColumn:
         if kernels is None or n < SAMPLED_FROM or not compiled.plain(self.values, np.int64):
             return search_ascending(self.values[a:b], keys)
         if self._sample is None:
-            self._sample = np.ascontiguousarray(self.values[::SAMPLE_STEP])
+            self._sample = sample_of(self.values)
         keys = np.ascontiguousarray(keys, np.int64)
         out = np.empty(len(keys), np.int64)
         kernels.search_sampled(self.values, self._sample, SAMPLE_STEP, keys, out)
